@@ -1,0 +1,29 @@
+/** Minimal `--flag value` parsing for the rampart command (node:util parseArgs underneath). */
+import { parseArgs } from 'node:util';
+
+export function parseFlags(argv: string[], flags: Record<string, { required?: boolean; description: string }>) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: Object.fromEntries(Object.keys(flags).map((k) => [k, { type: 'string' as const }])),
+    allowPositionals: true,
+    strict: true,
+  });
+  const missing = Object.entries(flags).filter(([k, f]) => f.required && !values[k]).map(([k]) => `--${k}`);
+  if (missing.length) throw new UsageError(`missing ${missing.join(', ')}`);
+  return { values: values as Record<string, string | undefined>, positionals };
+}
+
+export class UsageError extends Error {}
+
+export const USAGE = `Usage: rampart <command>
+
+Commands:
+  start                      API + workers + scheduler in one process (default of npm start)
+  serve                      API only
+  worker                     background workers and scheduler only
+  migrate                    apply database migrations and exit
+  admin org create --name N --admin-email E [--admin-name A]
+                             create an organization with a Super Admin user and API key;
+                             prints {organization, user, apiKey} as JSON
+
+Configuration comes from the environment; see the README.`;

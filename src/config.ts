@@ -1,0 +1,80 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Environment → validated, frozen configuration. There are no secret defaults: the secret key
+ * comes from RAMPART_SECRET_KEY or, with the embedded database, from a file generated once in
+ * the data dir (see platform/secrets.ts).
+ */
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  RAMPART_DATA_DIR: z.string().min(1).default('./.rampart'),
+  RAMPART_BASE_URL: z.url().optional(),
+  RAMPART_SECRET_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9+/=_-]{43,}$/, 'must be at least 32 bytes, base64 or base64url encoded')
+    .optional(),
+  RAMPART_BOOTSTRAP_API_KEY: z
+    .string()
+    .regex(/^rmp_[a-z0-9]{8}_[A-Za-z0-9_-]{43}$/, 'must look like a Rampart API key (rmp_<8 chars>_<43 chars>)')
+    .optional(),
+  RAMPART_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
+  RAMPART_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
+  RAMPART_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  RAMPART_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  RAMPART_EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  baseUrl: string;
+  secretKey: string | undefined;
+  bootstrapApiKey: string | undefined;
+  allowPrivateNetworks: boolean;
+  rateLimitPerMinute: number;
+  bodyLimitBytes: number;
+  workerConcurrency: number;
+  embeddedPgPort: number;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  // Empty strings in the environment mean "unset", as shells and compose files often leave them.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.RAMPART_DATA_DIR),
+    baseUrl: (e.RAMPART_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? '127.0.0.1' : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
+    secretKey: e.RAMPART_SECRET_KEY,
+    bootstrapApiKey: e.RAMPART_BOOTSTRAP_API_KEY,
+    allowPrivateNetworks: e.RAMPART_ALLOW_PRIVATE_NETWORKS,
+    rateLimitPerMinute: e.RAMPART_RATE_LIMIT_PER_MINUTE,
+    bodyLimitBytes: e.RAMPART_BODY_LIMIT_BYTES,
+    workerConcurrency: e.RAMPART_WORKER_CONCURRENCY,
+    embeddedPgPort: e.RAMPART_EMBEDDED_PG_PORT,
+    logLevel: e.LOG_LEVEL,
+  });
+}

@@ -1,0 +1,120 @@
+import type { FastifyInstance } from 'fastify';
+import { ConfigError, loadConfig } from './config.js';
+import { buildApp } from './app.js';
+import { buildJobCatalog } from './jobs.js';
+import { createLogger } from './platform/logger.js';
+import { DataDirLockedError } from './platform/db/embedded.js';
+import { startWorkers, type WorkerRunner } from './platform/jobs/runner.js';
+import { PLATFORM_CRONTAB } from './platform/jobs/maintenance.jobs.js';
+import { openRuntime, type Runtime } from './runtime.js';
+import { bootstrapIfEmpty, createOrganization } from './modules/organizations/organizations.service.js';
+import { parseFlags, USAGE, UsageError } from './cli/args.js';
+
+type Role = 'start' | 'serve' | 'worker';
+
+async function runRole(role: Role, runtime: Runtime): Promise<void> {
+  const { config, logger } = runtime;
+  await bootstrapIfEmpty(runtime.database.db, {
+    dataDir: config.dataDir,
+    logger,
+    ...(config.bootstrapApiKey ? { apiKeyValue: config.bootstrapApiKey } : {}),
+  });
+
+  let app: FastifyInstance | null = null;
+  let stopListening: (() => Promise<void>) | null = null;
+  let workers: WorkerRunner | null = null;
+  if (role !== 'worker') {
+    app = await buildApp(runtime);
+    stopListening = await runtime.authenticator.listen(runtime.database.pool);
+    await app.listen({ port: config.port, host: config.host });
+  }
+  if (role !== 'serve') {
+    workers = await startWorkers({
+      db: runtime.database.db,
+      pool: runtime.database.pool,
+      catalog: buildJobCatalog(runtime.database.db),
+      logger: logger.child({ role: 'worker' }),
+      concurrency: config.workerConcurrency,
+      crontab: PLATFORM_CRONTAB,
+    });
+  }
+  logger.info({ role, url: app ? config.baseUrl : undefined, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'rampart ready');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
+    // Stop accepting requests and let in-flight ones finish, then stop taking jobs.
+    await app?.close().catch((err) => logger.error({ err }, 'error closing the HTTP server'));
+    await stopListening?.().catch(() => {});
+    await workers?.stop();
+    await runtime.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+async function adminCommand(args: string[], runtimeFor: () => Promise<Runtime>): Promise<void> {
+  const [noun, verb, ...rest] = args;
+  if (noun !== 'org' || verb !== 'create') throw new UsageError(`unknown admin command "${[noun, verb].filter(Boolean).join(' ')}"`);
+  const { values } = parseFlags(rest, {
+    name: { required: true, description: 'organization name' },
+    'admin-email': { required: true, description: 'email of its Super Admin' },
+    'admin-name': { description: 'display name of its Super Admin' },
+  });
+  const email = values['admin-email']!;
+  if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new UsageError('--admin-email must be an email address');
+  const runtime = await runtimeFor();
+  try {
+    const created = await createOrganization(runtime.database.db, {
+      name: values.name!,
+      adminEmail: email,
+      ...(values['admin-name'] ? { adminName: values['admin-name'] } : {}),
+    });
+    process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command = 'start', ...rest] = argv;
+  if (command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  switch (command) {
+    case 'start':
+    case 'serve':
+    case 'worker':
+      return runRole(command, await openRuntime(config, logger));
+    case 'migrate': {
+      const runtime = await openRuntime(config, logger);
+      logger.info('database is up to date');
+      return runtime.close();
+    }
+    case 'admin':
+      // Attaches to the embedded database of a running server, or starts it for the command.
+      return adminCommand(rest, () => openRuntime(config, createLogger('warn'), { attachIfRunning: true, poolSize: 2 }));
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError) {
+    process.stderr.write(`rampart: ${err.message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (err instanceof ConfigError || err instanceof DataDirLockedError) {
+    process.stderr.write(`rampart: ${err.message}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`rampart: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

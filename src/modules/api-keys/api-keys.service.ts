@@ -1,0 +1,70 @@
+import { uuidv7 } from 'uuidv7';
+import type { Database, Queryable } from '../../platform/db/database.js';
+import type { Authenticator } from '../../platform/auth/authenticator.js';
+import { generateApiKey } from '../../platform/auth/api-keys.js';
+import type { RequestContext } from '../../platform/context.js';
+import { writeAudit } from '../../platform/audit.js';
+import { NotFoundError, ValidationError } from '../../platform/http/errors.js';
+import { iso } from '../../platform/time.js';
+import type { ApiKeyDto } from './api-keys.schemas.js';
+
+const COLUMNS = ['id', 'organizationId', 'userId', 'name', 'prefix', 'createdAt', 'lastUsedAt', 'expiresAt', 'revokedAt'] as const;
+
+function toDto(r: { id: string; organizationId: string; userId: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; expiresAt: Date | null; revokedAt: Date | null }): ApiKeyDto {
+  return { ...r, createdAt: iso(r.createdAt), lastUsedAt: iso(r.lastUsedAt), expiresAt: iso(r.expiresAt), revokedAt: iso(r.revokedAt) };
+}
+
+async function findKey(db: Queryable, organizationId: string, id: string) {
+  const row = await db.selectFrom('apiKeys').select(COLUMNS).where('organizationId', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  return row ? toDto(row) : null;
+}
+
+/**
+ * Keys are created for the calling user (a key acts as its user, spec §5.3) and revoked by
+ * anyone holding `setting.apiKey.manage` in the organization.
+ */
+export function createApiKeysService(deps: { db: Database; authenticator: Pick<Authenticator, 'invalidate'> }) {
+  const { db } = deps;
+  return {
+    async list(ctx: RequestContext, q: { limit: number; offset: number; includeRevoked: boolean }) {
+      const orgId = ctx.actor.organizationId;
+      let base = db.selectFrom('apiKeys').where('organizationId', '=', orgId);
+      if (!q.includeRevoked) base = base.where('revokedAt', 'is', null);
+      const [rows, count] = await Promise.all([
+        base.select(COLUMNS).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { apiKeys: rows.map(toDto), totalCount: Number(count.n) };
+    },
+
+    async create(ctx: RequestContext, input: { name: string; expiresAt?: string | undefined }) {
+      const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+      if (expiresAt && expiresAt.getTime() <= Date.now()) throw ValidationError.single('expiresAt', 'must be in the future', 'too_small');
+      const generated = generateApiKey();
+      const id = uuidv7();
+      await db.transaction().execute(async (tx) => {
+        await tx
+          .insertInto('apiKeys')
+          .values({ id, organizationId: ctx.actor.organizationId, userId: ctx.actor.userId, name: input.name, prefix: generated.prefix, keyHash: generated.hash, createdAt: new Date(), expiresAt })
+          .execute();
+        await writeAudit(tx, ctx, { action: 'apiKey.create', resourceType: 'apiKey', resourceId: id, metadata: { name: input.name, prefix: generated.prefix } });
+      });
+      return { apiKey: (await findKey(db, ctx.actor.organizationId, id))!, key: generated.key };
+    },
+
+    async revoke(ctx: RequestContext, id: string) {
+      const apiKey = await db.transaction().execute(async (tx) => {
+        const existing = await findKey(tx, ctx.actor.organizationId, id);
+        if (!existing) throw new NotFoundError('API key');
+        if (existing.revokedAt) return existing; // revoking twice is a no-op
+        await tx.updateTable('apiKeys').set({ revokedAt: new Date() }).where('id', '=', id).execute();
+        await writeAudit(tx, ctx, { action: 'apiKey.revoke', resourceType: 'apiKey', resourceId: id, metadata: { prefix: existing.prefix } });
+        return (await findKey(tx, ctx.actor.organizationId, id))!;
+      });
+      await deps.authenticator.invalidate();
+      return { success: true, apiKey };
+    },
+  };
+}
+
+export type ApiKeysService = ReturnType<typeof createApiKeysService>;

@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { contextOf } from '../../platform/context.js';
+import { IdParams, LimitOffsetQuery } from '../../platform/http/pagination.js';
+import { withErrors } from '../../platform/http/responses.js';
+import { DeleteResult, DeliveryList, Destination, DestinationInput, DestinationList } from './destinations.schemas.js';
+import type { DestinationsService } from './destinations.service.js';
+
+export function registerDestinationsRoutes(root: FastifyInstance, service: DestinationsService): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const tags = ['Output Destinations'];
+  const read = { permissions: ['destination.read' as const] };
+  const manage = { permissions: ['destination.manage' as const] };
+
+  app.get('/api/output-destinations', {
+    config: read,
+    schema: {
+      tags,
+      summary: 'List all output destinations of the organization',
+      description: 'A JSON array; each element is one of the six variants. `token` appears only for callers with `destination.manage`; `hasToken` always.',
+      response: withErrors({ 200: DestinationList }),
+    },
+  }, async (req) => service.list(contextOf(req)));
+
+  app.get('/api/output-destinations/:id', {
+    config: read,
+    schema: { tags, summary: 'Get one output destination', params: IdParams, response: withErrors({ 200: Destination }, 404) },
+  }, async (req) => service.get(contextOf(req), req.params.id));
+
+  app.post('/api/output-destinations', {
+    config: manage,
+    schema: { tags, summary: 'Create an output destination', body: DestinationInput, response: withErrors({ 200: Destination }) },
+  }, async (req) => service.create(contextOf(req), req.body));
+
+  app.put('/api/output-destinations/:id', {
+    config: manage,
+    schema: {
+      tags,
+      summary: 'Replace an output destination',
+      description: 'Replaces name, type and config. Omitting `token` keeps the stored token; `token: null` clears it.',
+      params: IdParams,
+      body: DestinationInput,
+      response: withErrors({ 200: Destination }, 404),
+    },
+  }, async (req) => service.update(contextOf(req), req.params.id, req.body));
+
+  app.delete('/api/output-destinations/:id', {
+    config: manage,
+    schema: { tags, summary: 'Delete an output destination (and its delivery log)', params: IdParams, response: withErrors({ 200: DeleteResult }, 404) },
+  }, async (req) => service.remove(contextOf(req), req.params.id));
+
+  app.get('/api/output-destinations/:id/deliveries', {
+    config: read,
+    schema: {
+      tags,
+      summary: 'Delivery log of a destination, newest first',
+      params: IdParams,
+      querystring: LimitOffsetQuery,
+      response: withErrors({ 200: DeliveryList }, 404),
+    },
+  }, async (req) => service.deliveries(contextOf(req), req.params.id, req.query.limit, req.query.offset));
+}

@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import { uuidv7 } from 'uuidv7';
+import type { Database } from '../../platform/db/database.js';
+import { generateApiKey, keyFromValue } from '../../platform/auth/api-keys.js';
+import { SUPER_ADMIN_ROLE, SYSTEM_ROLES } from '../../platform/auth/permissions.js';
+import { writeAudit } from '../../platform/audit.js';
+import { iso } from '../../platform/time.js';
+
+/**
+ * Organizations are created by the operator only (CLI and first-start bootstrap), never through
+ * an API key (spec §5.4). Each gets the system roles, a Super Admin user and that user's first
+ * API key, all in one transaction.
+ */
+export interface CreatedOrganization {
+  organization: { id: string; name: string; createdAt: string };
+  user: { id: string; email: string; name: string; roleId: string; roleName: string };
+  apiKey: { id: string; name: string; prefix: string; key: string };
+}
+
+export async function createOrganization(
+  db: Database,
+  input: { name: string; adminEmail: string; adminName?: string; apiKeyValue?: string },
+): Promise<CreatedOrganization> {
+  return db.transaction().execute(async (tx) => {
+    const orgId = uuidv7();
+    const now = new Date();
+    await tx.insertInto('organizations').values({ id: orgId, name: input.name, createdAt: now, updatedAt: now }).execute();
+    const roles = SYSTEM_ROLES.map((r) => ({
+      id: uuidv7(),
+      organizationId: orgId,
+      name: r.name,
+      description: r.description,
+      permissions: [...r.permissions],
+      isSystem: true,
+      createdAt: now,
+      updatedAt: now,
+    }));
+    await tx.insertInto('roles').values(roles).execute();
+    const adminRole = roles.find((r) => r.name === SUPER_ADMIN_ROLE)!;
+    const userId = uuidv7();
+    const userName = input.adminName ?? input.adminEmail.split('@')[0] ?? 'admin';
+    await tx
+      .insertInto('users')
+      .values({ id: userId, organizationId: orgId, email: input.adminEmail, name: userName, roleId: adminRole.id, createdAt: now, updatedAt: now })
+      .execute();
+    const generated = input.apiKeyValue ? keyFromValue(input.apiKeyValue) : generateApiKey();
+    const keyId = uuidv7();
+    await tx
+      .insertInto('apiKeys')
+      .values({ id: keyId, organizationId: orgId, userId, name: 'Initial admin key', prefix: generated.prefix, keyHash: generated.hash, createdAt: now })
+      .execute();
+    const actor = { type: 'system' as const, organizationId: orgId };
+    await writeAudit(tx, { actor }, { action: 'organization.create', resourceType: 'organization', resourceId: orgId, metadata: { name: input.name } });
+    await writeAudit(tx, { actor }, { action: 'user.create', resourceType: 'user', resourceId: userId, metadata: { email: input.adminEmail, role: SUPER_ADMIN_ROLE } });
+    await writeAudit(tx, { actor }, { action: 'apiKey.create', resourceType: 'apiKey', resourceId: keyId, metadata: { prefix: generated.prefix } });
+    return {
+      organization: { id: orgId, name: input.name, createdAt: iso(now) },
+      user: { id: userId, email: input.adminEmail, name: userName, roleId: adminRole.id, roleName: SUPER_ADMIN_ROLE },
+      apiKey: { id: keyId, name: 'Initial admin key', prefix: generated.prefix, key: generated.key },
+    };
+  });
+}
+
+// Serialises concurrent first starts so exactly one of them bootstraps.
+const BOOTSTRAP_LOCK_ID = 7_241_305_002;
+
+/**
+ * First start with an empty database: one organization, a Super Admin and an API key, written
+ * to `<dataDir>/bootstrap-api-key` (0600) unless RAMPART_BOOTSTRAP_API_KEY supplied the value.
+ * The log says where the key is, never the key.
+ */
+export async function bootstrapIfEmpty(
+  db: Database,
+  opts: { dataDir: string; apiKeyValue?: string; logger: Logger },
+): Promise<CreatedOrganization | null> {
+  const created = await db.connection().execute(async (conn) => {
+    await sql`SELECT pg_advisory_lock(${BOOTSTRAP_LOCK_ID})`.execute(conn);
+    try {
+      const existing = await conn.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
+      if (existing) return null;
+      return await createOrganization(conn, {
+        name: 'Default organization',
+        adminEmail: 'admin@localhost',
+        adminName: 'Administrator',
+        ...(opts.apiKeyValue ? { apiKeyValue: opts.apiKeyValue } : {}),
+      });
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${BOOTSTRAP_LOCK_ID})`.execute(conn);
+    }
+  });
+  if (!created) return null;
+  if (opts.apiKeyValue) {
+    opts.logger.info({ organizationId: created.organization.id }, 'bootstrapped the first organization with RAMPART_BOOTSTRAP_API_KEY');
+  } else {
+    const file = path.join(opts.dataDir, 'bootstrap-api-key');
+    fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o711 });
+    fs.writeFileSync(file, `${created.apiKey.key}\n`, { mode: 0o600 });
+    fs.chmodSync(file, 0o600);
+    opts.logger.info({ organizationId: created.organization.id, file }, 'bootstrapped the first organization; its admin API key is in the file named here');
+  }
+  return created;
+}

@@ -1,0 +1,8 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../index.js';
+import { registerRolesRoutes } from './roles.routes.js';
+import { createRolesService } from './roles.service.js';
+
+export function registerRolesModule(app: FastifyInstance, deps: ModuleDeps): void {
+  registerRolesRoutes(app, createRolesService({ db: deps.database.db, authenticator: deps.authenticator }));
+}

@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_platform.js';
+
+/**
+ * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
+ * compiled output and bundlers. Never edit a migration that has shipped: add a new one.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_platform': m0001,
+};

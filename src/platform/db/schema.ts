@@ -1,0 +1,115 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Column types as Kysely sees them (CamelCasePlugin maps snake_case columns to these names). */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T = unknown> = ColumnType<T, string, string>;
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface RolesTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  description: Generated<string>;
+  permissions: string[];
+  isSystem: Generated<boolean>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface UsersTable {
+  id: string;
+  organizationId: string;
+  email: string;
+  name: Generated<string>;
+  roleId: string;
+  deactivatedAt: NullableTimestamp;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  organizationId: string;
+  userId: string;
+  name: string;
+  prefix: string;
+  keyHash: Buffer;
+  createdAt: Timestamp;
+  lastUsedAt: NullableTimestamp;
+  expiresAt: NullableTimestamp;
+  revokedAt: NullableTimestamp;
+}
+
+export interface AuditLogsTable {
+  id: string;
+  organizationId: string;
+  actorType: string;
+  actorUserId: string | null;
+  actorApiKeyId: string | null;
+  action: string;
+  resourceType: string;
+  resourceId: string | null;
+  requestId: string | null;
+  metadata: Json<Record<string, unknown>>;
+  createdAt: Timestamp;
+}
+
+export interface OutputDestinationsTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  type: string;
+  config: Json<Record<string, unknown>>;
+  tokenCiphertext: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface DestinationDeliveriesTable {
+  id: string;
+  organizationId: string;
+  destinationId: string;
+  eventKind: string;
+  status: string;
+  attemptCount: Generated<number>;
+  responseStatus: number | null;
+  error: string | null;
+  payload: Json<Record<string, unknown>>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface WorkerHeartbeatsTable {
+  workerId: string;
+  poolId: string;
+  seenAt: Timestamp;
+}
+
+export interface JobFailuresTable {
+  id: Generated<string>;
+  jobId: string;
+  taskIdentifier: string;
+  payload: Json<unknown>;
+  attempts: number;
+  lastError: string;
+  failedAt: Timestamp;
+}
+
+export interface DB {
+  organizations: OrganizationsTable;
+  roles: RolesTable;
+  users: UsersTable;
+  apiKeys: ApiKeysTable;
+  auditLogs: AuditLogsTable;
+  outputDestinations: OutputDestinationsTable;
+  destinationDeliveries: DestinationDeliveriesTable;
+  workerHeartbeats: WorkerHeartbeatsTable;
+  jobFailures: JobFailuresTable;
+}

@@ -1,0 +1,70 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { AppError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError, type ValidationIssue } from './errors.js';
+
+const LOCATION: Record<string, ValidationIssue['location']> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'params',
+  headers: 'headers',
+};
+
+/** The one place where errors become HTTP responses (spec §7). */
+export function installErrorHandling(app: FastifyInstance, opts: { bodyLimit: number }): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const appError = toAppError(err, opts.bodyLimit);
+    if (appError) return send(reply, appError);
+    // Anything else is a bug or an outage: log it whole, answer without internals.
+    request.log.error({ err }, 'unhandled error');
+    return reply.code(500).send({ error: 'Internal server error' });
+  });
+
+  app.setNotFoundHandler((request: FastifyRequest, reply) => {
+    send(reply, new AppError(404, `Route ${request.method} ${request.url.split('?')[0]} not found`));
+  });
+}
+
+function send(reply: FastifyReply, err: AppError) {
+  for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  return reply.code(err.statusCode).send(err.body());
+}
+
+function toAppError(err: FastifyError, bodyLimit: number): AppError | null {
+  if (err instanceof AppError) return err;
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const location = LOCATION[(err as FastifyError & { validationContext?: string }).validationContext ?? 'body'] ?? 'body';
+    return new ValidationError(
+      err.validation.map((v) => ({
+        path: v.instancePath.replace(/^\//, '').replaceAll('/', '.'),
+        message: v.message ?? 'Invalid value',
+        code: v.keyword,
+        location,
+      })),
+    );
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return ValidationError.single('', `Malformed JSON body: ${err.message.replace(/^.*?: /, '')}`, 'invalid_json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return ValidationError.single('', 'Body cannot be empty when content-type is application/json', 'invalid_json');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new PayloadTooLargeError(bodyLimit);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+        ? new UnsupportedMediaTypeError(String(err.message.match(/'([^']*)'/)?.[1] ?? 'unknown'))
+        : ValidationError.single('', 'Invalid Content-Length header', 'invalid_header', 'headers');
+    case 'FST_ERR_VALIDATION':
+      return ValidationError.single('', err.message, 'invalid');
+    case 'FST_ERR_NOT_FOUND':
+      return new NotFoundError('Route');
+  }
+  // Fastify's own client errors (e.g. malformed JSON on older versions, bad encodings).
+  if (err instanceof SyntaxError && (err as FastifyError).statusCode === 400) {
+    return ValidationError.single('', `Malformed JSON body: ${err.message}`, 'invalid_json');
+  }
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+    return new AppError(err.statusCode, err.message);
+  }
+  return null;
+}

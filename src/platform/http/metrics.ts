@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { sql } from 'kysely';
+import type { Database } from '../db/database.js';
+
+/**
+ * Prometheus metrics at /metrics: request counts and latency by route (the route pattern, not
+ * the raw URL, so ids do not explode the label set), process metrics, and job counts read from
+ * graphile-worker's tables at scrape time.
+ */
+export function installMetrics(app: FastifyInstance, db: Database): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'rampart_http_requests_total',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'rampart_http_request_duration_seconds',
+    help: 'HTTP request latency by method and route',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'rampart_jobs',
+    help: 'Background jobs by task and state (queued, running, failed: retries exhausted)',
+    labelNames: ['task', 'state'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const { rows } = await sql<{ task: string; state: string; n: number }>`
+        SELECT t.identifier AS task,
+               CASE WHEN j.locked_at IS NOT NULL THEN 'running'
+                    WHEN j.attempts >= j.max_attempts THEN 'failed'
+                    ELSE 'queued' END AS state,
+               count(*)::int AS n
+        FROM graphile_worker._private_jobs j
+        JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+        GROUP BY 1, 2`.execute(db).catch(() => ({ rows: [] }));
+      for (const r of rows) this.set({ task: r.task, state: r.state }, r.n);
+    },
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? (request.is404 ? 'unmatched' : 'unknown');
+    requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+  return registry;
+}

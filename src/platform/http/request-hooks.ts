@@ -1,0 +1,56 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Actor } from '../auth/actor.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Permission } from '../auth/permissions.js';
+import { assertNotSunset, deprecationHeaders, type DeprecationInfo } from './deprecation.js';
+import { requirePermissions, UnauthorizedError } from './errors.js';
+import type { RateLimiter } from './rate-limit.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** No API key needed (health, metrics, docs). */
+    public?: boolean;
+    /** Checked before the body is read, so a caller without them gets 403, not a 400. */
+    permissions?: Permission[];
+    deprecated?: DeprecationInfo;
+  }
+  interface FastifyRequest {
+    actor?: Actor;
+  }
+}
+
+/** The authenticated actor of a non-public route (set by the onRequest hook). */
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw new UnauthorizedError();
+  return request.actor;
+}
+
+/**
+ * Per request, in this order: sunset check (410 is about the endpoint, whoever asks), API key
+ * (401), rate limit (429), declared permissions (403). All before the body is parsed.
+ */
+export function installRequestHooks(
+  app: FastifyInstance,
+  deps: { authenticator: Authenticator; rateLimiter: RateLimiter },
+): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config;
+    if (config.deprecated) {
+      assertNotSunset(config.deprecated);
+      reply.headers(deprecationHeaders(config.deprecated));
+    }
+    if (request.is404 || config.public) {
+      deps.rateLimiter.hit(`ip:${request.ip}`);
+      return;
+    }
+    try {
+      request.actor = await deps.authenticator.authenticate(request.headers.authorization);
+    } catch (err) {
+      // Failed attempts count against the address so key guessing is throttled too.
+      deps.rateLimiter.hit(`ip:${request.ip}`);
+      throw err;
+    }
+    deps.rateLimiter.hit(`key:${request.actor.apiKeyId}`);
+    if (config.permissions?.length) requirePermissions(request.actor, ...config.permissions);
+  });
+}

@@ -1,0 +1,26 @@
+import type { z } from 'zod';
+import { errorDescriptions, errorSchemaFor } from './error-schemas.js';
+
+/** Statuses every authenticated operation can answer. */
+const AUTHENTICATED = [400, 401, 403, 429, 500];
+
+/**
+ * The response map of an authenticated operation: its success schemas plus the error bodies
+ * of spec §7 (400, 401, 403, 429, 500 always; add 404, 409, … as the operation needs).
+ */
+export function withErrors<T extends Record<number, z.ZodType>>(success: T, ...extra: number[]) {
+  return addErrors(success, [...AUTHENTICATED, ...extra]);
+}
+
+/** The response map of a public operation (no API key): only the errors it can produce. */
+export function publicResponses<T extends Record<number, z.ZodType>>(success: T, ...extra: number[]) {
+  return addErrors(success, [429, 500, ...extra]);
+}
+
+function addErrors<T extends Record<number, z.ZodType>>(success: T, statuses: number[]) {
+  const map: Record<number, z.ZodType> = { ...success };
+  for (const status of new Set(statuses).values()) {
+    map[status] = errorSchemaFor(status).describe(errorDescriptions[status] ?? 'Error');
+  }
+  return map as T & Record<number, z.ZodType>;
+}

@@ -1,0 +1,51 @@
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+
+/**
+ * A job type: a name, the payload schema (ids only: the handler re-reads state, so a retry
+ * sees the current truth), its attempt budget and its handler. Handlers must be idempotent:
+ * a job can run again after a crash, or after a failure half-way.
+ */
+export interface JobContext {
+  jobId: string;
+  attempt: number;
+  maxAttempts: number;
+  logger: Logger;
+  /** Fires when the worker is shutting down; long handlers should stop early and throw. */
+  signal: AbortSignal;
+}
+
+export interface JobDefinition<P = unknown> {
+  name: string;
+  payload: z.ZodType<P>;
+  /** Attempts before the job is left failed (visible in metrics and `job_failures`). Default 5. */
+  maxAttempts?: number;
+  run(payload: P, ctx: JobContext): Promise<void>;
+}
+
+export function defineJob<P>(def: JobDefinition<P>): JobDefinition<P> {
+  return def;
+}
+
+/** Jobs are registered by modules; a name may be registered once. */
+export class JobCatalog {
+  private readonly jobs = new Map<string, JobDefinition<unknown>>();
+
+  register(...defs: JobDefinition<any>[]): this {
+    for (const def of defs) {
+      // graphile-worker task identifiers: letters, digits, `_`, `-`, `:` and `/`.
+      if (!/^[_a-zA-Z][_a-zA-Z0-9:/-]*$/.test(def.name)) throw new Error(`Invalid job name ${def.name}`);
+      if (this.jobs.has(def.name)) throw new Error(`Job ${def.name} is registered twice`);
+      this.jobs.set(def.name, def as JobDefinition<unknown>);
+    }
+    return this;
+  }
+
+  get(name: string): JobDefinition<unknown> | undefined {
+    return this.jobs.get(name);
+  }
+
+  all(): JobDefinition<unknown>[] {
+    return [...this.jobs.values()];
+  }
+}

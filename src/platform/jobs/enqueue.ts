@@ -1,0 +1,33 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../db/database.js';
+import type { JobDefinition } from './catalog.js';
+
+export interface EnqueueOptions {
+  /** At most one pending job per key: enqueuing again replaces the pending one's payload. */
+  jobKey?: string;
+  runAt?: Date;
+  priority?: number;
+}
+
+/**
+ * Enqueue a job in the caller's transaction (or connection): if the transaction rolls back, the
+ * job never existed. Returns graphile-worker's job id.
+ */
+export async function enqueue<P>(
+  db: Queryable,
+  job: JobDefinition<P>,
+  payload: P,
+  opts: EnqueueOptions = {},
+): Promise<string> {
+  const checked = job.payload.parse(payload);
+  const { rows } = await sql<{ id: string }>`
+    SELECT (graphile_worker.add_job(
+      identifier => ${job.name},
+      payload => ${JSON.stringify(checked)}::json,
+      max_attempts => ${job.maxAttempts ?? 5},
+      job_key => ${opts.jobKey ?? null},
+      run_at => ${opts.runAt ?? null},
+      priority => ${opts.priority ?? null}
+    )).id::text AS id`.execute(db);
+  return rows[0]!.id;
+}

@@ -1,0 +1,64 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { openDatabase, type DatabaseHandle } from './platform/db/database.js';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from './platform/db/embedded.js';
+import { migrateToLatest } from './platform/db/migrate.js';
+import { createAuthenticator, type Authenticator } from './platform/auth/authenticator.js';
+import { createSecretBox, loadSecretKey, type SecretBox } from './platform/secrets.js';
+
+/**
+ * The shared runtime of every role: the database (embedded or external), migrations, the
+ * secret box and the authenticator. Roles (serve, worker, admin) build on it.
+ */
+export interface Runtime {
+  config: Readonly<Config>;
+  logger: Logger;
+  database: DatabaseHandle;
+  secrets: SecretBox;
+  authenticator: Authenticator;
+  close(): Promise<void>;
+}
+
+export async function openRuntime(
+  config: Readonly<Config>,
+  logger: Logger,
+  opts: { attachIfRunning?: boolean; migrate?: boolean; poolSize?: number } = {},
+): Promise<Runtime> {
+  let embedded: EmbeddedDatabase | null = null;
+  let connectionString = config.databaseUrl;
+  if (!connectionString) {
+    embedded = await startEmbeddedDatabase(config.dataDir, {
+      preferredPort: config.embeddedPgPort,
+      attachIfRunning: opts.attachIfRunning ?? false,
+      log: (m) => logger.warn(m),
+    });
+    connectionString = embedded.connectionString;
+    logger.debug({ dataDir: config.dataDir, owner: embedded.owner }, 'embedded postgres ready');
+  }
+  const database = openDatabase(connectionString, { max: opts.poolSize ?? 20 });
+  try {
+    if (opts.migrate !== false) {
+      const { applied } = await migrateToLatest(database.db, database.pool);
+      if (applied.length) logger.info({ applied }, 'migrations applied');
+    }
+  } catch (err) {
+    await database.close();
+    await embedded?.stop();
+    throw err;
+  }
+  const secrets = createSecretBox(loadSecretKey(config.secretKey, config.dataDir));
+  if (!config.secretKey && config.databaseUrl) {
+    logger.warn({ file: `${config.dataDir}/secret-key` }, 'RAMPART_SECRET_KEY is not set: using a key generated in the data dir; every instance on this database must use the same key');
+  }
+  return {
+    config,
+    logger,
+    database,
+    secrets,
+    authenticator: createAuthenticator(database.db),
+    async close() {
+      await database.close();
+      await embedded?.stop();
+    },
+  };
+}
