@@ -22,6 +22,18 @@ export interface AppDeps {
   secrets: SecretBox;
 }
 
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  hidden: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    registeredRoutes: RegisteredRoute[];
+  }
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The HTTP application, without listening (tests inject or listen on port 0). */
@@ -42,6 +54,15 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance;
+
+  // Every route registered, so tests can prove the OpenAPI document lists them all.
+  const routes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', routes);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
+    for (const method of methods) if (method !== 'HEAD') routes.push({ method, url: route.url, hidden });
+  });
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

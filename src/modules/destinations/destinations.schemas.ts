@@ -77,7 +77,7 @@ export const DestinationInput = z
     inputVariant('linear', LinearConfig),
     inputVariant('tines', TinesConfig),
   ])
-  .meta({ id: 'OutputDestinationInput', description: 'Create or replace a destination. Every field of the variant is checked.' });
+  .meta({ id: 'OutputDestinationWrite', description: 'Create or replace a destination. Every field of the variant is checked.' });
 export type DestinationInputT = z.infer<typeof DestinationInput>;
 
 const outputVariant = <T extends DestinationType, C extends z.ZodType>(type: T, config: C, id: string) =>
