@@ -1,0 +1,128 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The `rampart` command as an operator runs it: real processes, the embedded PostgreSQL in a
+ * temporary data dir, HTTP over loopback.
+ */
+const ROOT = path.resolve(import.meta.dirname, '..');
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-cli-'));
+let port = 0;
+let server: ChildProcess | null = null;
+let serverLog = '';
+
+function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _ignored, ...rest } = process.env;
+  return { ...rest, RAMPART_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', ...extra };
+}
+
+function rampart(args: string[], extra: Record<string, string> = {}) {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: env(extra), encoding: 'utf8', timeout: 60_000 });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(p));
+    });
+  });
+}
+
+async function waitReady(timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      if (res.status === 200) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`server not ready in ${timeoutMs} ms:\n${serverLog}`);
+}
+
+beforeAll(async () => {
+  port = await freePort();
+  server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], { cwd: ROOT, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stdout!.on('data', (d) => (serverLog += d));
+  server.stderr!.on('data', (d) => (serverLog += d));
+  await waitReady();
+}, 60_000);
+
+afterAll(async () => {
+  if (server && server.exitCode === null) server.kill('SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('rampart start', () => {
+  it('bootstraps an organization and writes its key to a 0600 file, never to the log', async () => {
+    const file = path.join(dataDir, 'bootstrap-api-key');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const key = fs.readFileSync(file, 'utf8').trim();
+    expect(key).toMatch(/^rmp_[a-z0-9]{8}_[A-Za-z0-9_-]{43}$/);
+    expect(serverLog).not.toContain(key);
+    expect(serverLog).toContain(file);
+    const res = await fetch(`http://127.0.0.1:${port}/api/output-destinations`, { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual([]);
+  });
+
+  it('writes JSON logs with request ids', async () => {
+    await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { 'x-request-id': 'cli-test-req-1' } });
+    await new Promise((r) => setTimeout(r, 200));
+    const line = serverLog.split('\n').find((l) => l.includes('cli-test-req-1'));
+    expect(line).toBeTruthy();
+    expect(JSON.parse(line!)).toMatchObject({ reqId: 'cli-test-req-1', route: '/healthz', status: 200 });
+  });
+
+  it('refuses a second start on the same data dir with a clear message', () => {
+    const second = rampart(['start'], { PORT: '0' });
+    expect(second.status).toBe(1);
+    expect(second.stderr).toContain('Another Rampart process');
+    expect(second.stderr).toContain(dataDir);
+  });
+
+  it('creates an organization with `admin org create` while the server runs', async () => {
+    const res = rampart(['admin', 'org', 'create', '--name', 'Blue Team', '--admin-email', 'lead@blue.test']);
+    expect(res.status, res.stderr).toBe(0);
+    const out = JSON.parse(res.stdout);
+    expect(out.organization).toMatchObject({ name: 'Blue Team', id: expect.any(String) });
+    expect(out.user).toMatchObject({ email: 'lead@blue.test', roleName: 'Super Admin' });
+    expect(out.apiKey.key).toMatch(/^rmp_/);
+    const list = await fetch(`http://127.0.0.1:${port}/api/users`, { headers: { authorization: `Bearer ${out.apiKey.key}` } });
+    expect(list.status).toBe(200);
+    const users = (await list.json()) as { users: Array<{ email: string }> };
+    expect(users.users.map((u) => u.email)).toEqual(['lead@blue.test']);
+  });
+
+  it('explains usage errors with exit code 2', () => {
+    const res = rampart(['admin', 'org', 'create', '--name', 'X']);
+    expect(res.status).toBe(2);
+    expect(res.stderr).toContain('missing --admin-email');
+  });
+
+  it('rejects invalid configuration with a clear message', () => {
+    const res = rampart(['start'], { PORT: 'eighty' });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toContain('Invalid configuration');
+    expect(res.stderr).toContain('PORT');
+  });
+
+  it('stops gracefully on SIGTERM, then admin commands work without the server', async () => {
+    const exited = new Promise<number | null>((resolve) => server!.once('exit', (code) => resolve(code)));
+    server!.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(serverLog).toContain('stopped');
+    expect(fs.existsSync(path.join(dataDir, 'rampart.lock'))).toBe(false);
+
+    const res = rampart(['admin', 'org', 'create', '--name', 'Red Team', '--admin-email', 'lead@red.test']);
+    expect(res.status, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout).organization.name).toBe('Red Team');
+  }, 60_000);
+});
