@@ -5,6 +5,15 @@ import { openDatabase, type DatabaseHandle } from '../../src/platform/db/databas
 
 /** A fresh, migrated database for one test file (a clone of the run's template). */
 export async function createTestDatabase(): Promise<DatabaseHandle & { url: string }> {
+  return createDatabase(inject('pgTemplate'));
+}
+
+/** A fresh database with nothing in it (for migration tests). */
+export async function createEmptyDatabase(): Promise<DatabaseHandle & { url: string }> {
+  return createDatabase('template0');
+}
+
+async function createDatabase(template: string): Promise<DatabaseHandle & { url: string }> {
   const adminUrl = inject('pgAdminUrl');
   const name = `rampart_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -12,7 +21,7 @@ export async function createTestDatabase(): Promise<DatabaseHandle & { url: stri
   // Cloning locks the template briefly; files starting together take turns.
   for (let attempt = 0; ; attempt++) {
     try {
-      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('pgTemplate')}`);
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
       break;
     } catch (err) {
       if (attempt > 50 || !/being accessed by other users/.test(String(err))) throw err;
