@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './platform/db/database.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './platform/db/embedded.js';
 import { migrateToLatest } from './platform/db/migrate.js';
+import { seedReferenceData } from './seed.js';
 import { createAuthenticator, type Authenticator } from './platform/auth/authenticator.js';
 import { createSecretBox, loadSecretKey, type SecretBox } from './platform/secrets.js';
 
@@ -38,7 +39,7 @@ export async function openRuntime(
   const database = openDatabase(connectionString, { max: opts.poolSize ?? 20 });
   try {
     if (opts.migrate !== false) {
-      const { applied } = await migrateToLatest(database.db, database.pool);
+      const { applied } = await migrateToLatest(database.db, database.pool, { seed: seedReferenceData });
       if (applied.length) logger.info({ applied }, 'migrations applied');
     }
   } catch (err) {

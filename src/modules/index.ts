@@ -7,6 +7,7 @@ import { registerRolesModule } from './roles/index.js';
 import { registerApiKeysModule } from './api-keys/index.js';
 import { registerAuditLogsModule } from './audit-logs/audit-logs.routes.js';
 import { registerDestinationsModule } from './destinations/index.js';
+import { registerIntelModule } from './intel/index.js';
 
 export interface ModuleDeps extends AppDeps {
   metrics: Registry;
@@ -20,4 +21,5 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerApiKeysModule(app, deps);
   registerAuditLogsModule(app, deps);
   registerDestinationsModule(app, deps);
+  registerIntelModule(app, deps);
 }

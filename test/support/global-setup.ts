@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/platform/db/embedded.js';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import { seedReferenceData } from '../../src/seed.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -37,7 +38,7 @@ export async function setup(project: TestProject): Promise<void> {
   const templateUrl = new URL(adminUrl);
   templateUrl.pathname = `/${template}`;
   const handle = openDatabase(templateUrl.toString(), { max: 2 });
-  await migrateToLatest(handle.db, handle.pool);
+  await migrateToLatest(handle.db, handle.pool, { seed: seedReferenceData });
   await handle.close();
   project.provide('pgAdminUrl', adminUrl);
   project.provide('pgTemplate', template);

@@ -11,7 +11,11 @@ const MIGRATION_LOCK_ID = 7_241_305_001;
  * Brings the schema (ours and graphile-worker's) up to date. Safe when several instances start
  * at once: a session-level advisory lock serialises them, and the second finds nothing to do.
  */
-export async function migrateToLatest(db: Database, pool: pg.Pool): Promise<{ applied: string[] }> {
+export async function migrateToLatest(
+  db: Database,
+  pool: pg.Pool,
+  opts: { seed?: (db: Database) => Promise<void> } = {},
+): Promise<{ applied: string[] }> {
   const lockClient = await pool.connect();
   try {
     await lockClient.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
@@ -22,6 +26,8 @@ export async function migrateToLatest(db: Database, pool: pg.Pool): Promise<{ ap
       throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`);
     }
     await runWorkerMigrations({ pgPool: pool, logger: silentLogger() });
+    // Reference data (e.g. built-in intel sources) is upserted under the same lock.
+    await opts.seed?.(db);
     return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
   } finally {
     await lockClient.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});

@@ -112,4 +112,84 @@ export interface DB {
   destinationDeliveries: DestinationDeliveriesTable;
   workerHeartbeats: WorkerHeartbeatsTable;
   jobFailures: JobFailuresTable;
+  intelSources: IntelSourcesTable;
+  intelSourceStates: IntelSourceStatesTable;
+  intelSyncJobs: IntelSyncJobsTable;
+  intelItems: IntelItemsTable;
+}
+
+export interface IntelSourcesTable {
+  id: string;
+  organizationId: string | null;
+  builtinKey: string | null;
+  name: string;
+  displayName: string;
+  description: Generated<string>;
+  kind: 'rss' | 'api';
+  apiType: 'misp' | 'misp_feed' | 'taxii' | null;
+  feedUrl: string | null;
+  serverUrl: string | null;
+  collectionId: string | null;
+  authType: 'bearer' | 'basic' | 'header' | null;
+  username: string | null;
+  apiKeyCiphertext: string | null;
+  sourceEnabled: Generated<boolean>;
+  scheduleCron: string;
+  maxEntries: number;
+  createdBy: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface IntelSourceStatesTable {
+  organizationId: string;
+  sourceId: string;
+  subscriptionEnabled: Generated<boolean>;
+  lastFetchedAt: NullableTimestamp;
+  lastStatus: 'ok' | 'not_modified' | 'error' | null;
+  lastError: string | null;
+  etag: string | null;
+  lastModified: string | null;
+  cursor: ColumnType<Record<string, unknown>, string | undefined, string>;
+  nextSyncAt: NullableTimestamp;
+  updatedAt: Timestamp;
+}
+
+export interface IntelSyncJobsTable {
+  id: string;
+  organizationId: string;
+  sourceId: string;
+  status: 'pending' | 'running' | 'succeeded' | 'failed';
+  trigger: Generated<string>;
+  queuedAt: Timestamp;
+  startedAt: NullableTimestamp;
+  finishedAt: NullableTimestamp;
+  updatedAt: Timestamp;
+  attemptCount: Generated<number>;
+  error: string | null;
+  stats: ColumnType<Record<string, unknown>, string | undefined, string>;
+}
+
+export interface IntelItemsTable {
+  id: string;
+  organizationId: string;
+  sourceId: string;
+  externalId: string;
+  title: string;
+  url: string | null;
+  publisher: string | null;
+  publishedAt: NullableTimestamp;
+  sourceUpdatedAt: NullableTimestamp;
+  language: string | null;
+  contentText: string;
+  contentHtml: string | null;
+  structuredIndicators: Json<unknown[]>;
+  referenceUrls: Json<string[]>;
+  tags: string[];
+  raw: ColumnType<unknown, string | null, string | null>;
+  contentHash: string;
+  version: Generated<number>;
+  status: Generated<string>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
 }

@@ -23,6 +23,9 @@ export interface JobDefinition<P = unknown> {
   run(payload: P, ctx: JobContext): Promise<void>;
 }
 
+/** What enqueueing needs: a job's name, payload schema and attempt budget (not its handler). */
+export type JobType<P> = Pick<JobDefinition<P>, 'name' | 'payload' | 'maxAttempts'>;
+
 export function defineJob<P>(def: JobDefinition<P>): JobDefinition<P> {
   return def;
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.js';
-import type { JobDefinition } from './catalog.js';
+import type { JobType } from './catalog.js';
 
 export interface EnqueueOptions {
   /** At most one pending job per key: enqueuing again replaces the pending one's payload. */
@@ -15,7 +15,7 @@ export interface EnqueueOptions {
  */
 export async function enqueue<P>(
   db: Queryable,
-  job: JobDefinition<P>,
+  job: JobType<P>,
   payload: P,
   opts: EnqueueOptions = {},
 ): Promise<string> {

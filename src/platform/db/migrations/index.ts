@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_platform.js';
+import * as m0002 from './0002_intel_sources.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -7,4 +8,5 @@ import * as m0001 from './0001_platform.js';
  */
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
+  '0002_intel_sources': m0002,
 };

@@ -1,0 +1,48 @@
+import type { IntelEntry } from './types.js';
+
+/**
+ * One interface for every kind of source: fetch → entries. A connector reads everything it
+ * will return before returning (nothing partial is stored), respects maxEntries, and throws
+ * a ConnectorError (or OutboundError/ConnectorParseError) whose message a person can act on.
+ */
+export interface HttpClient {
+  request(
+    url: string,
+    init?: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number; maxResponseBytes?: number },
+  ): Promise<{ status: number; headers: Record<string, string>; url: string; body: Buffer; text(): string; json<T = unknown>(): T }>;
+}
+
+export interface SourceConfig {
+  displayName: string;
+  kind: 'rss' | 'api';
+  apiType: 'misp' | 'misp_feed' | 'taxii' | null;
+  feedUrl: string | null;
+  serverUrl: string | null;
+  collectionId: string | null;
+  authType: 'bearer' | 'basic' | 'header' | null;
+  username: string | null;
+  /** Decrypted credential, only in memory for the duration of the sync. */
+  apiKey: string | null;
+  maxEntries: number;
+}
+
+export interface SyncState {
+  etag: string | null;
+  lastModified: string | null;
+  /** Connector-specific incremental position (MISP timestamp, TAXII added_after per collection…). */
+  cursor: Record<string, unknown>;
+}
+
+export interface FetchResult {
+  status: 'ok' | 'not_modified';
+  entries: IntelEntry[];
+  etag?: string | null;
+  lastModified?: string | null;
+  cursor?: Record<string, unknown>;
+}
+
+export interface Connector {
+  fetch(source: SourceConfig, state: SyncState, http: HttpClient): Promise<FetchResult>;
+}
+
+export class ConnectorError extends Error {}
