@@ -7,7 +7,7 @@ import pino from 'pino';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createAuthenticator } from '../../src/platform/auth/authenticator.js';
-import { createSecretBox } from '../../src/platform/secrets.js';
+import { createSecretBox, type SecretBox } from '../../src/platform/secrets.js';
 import type { DatabaseHandle } from '../../src/platform/db/database.js';
 import { createOrganization, type CreatedOrganization } from '../../src/modules/organizations/organizations.service.js';
 import { createTestDatabase } from './db.js';
@@ -16,6 +16,7 @@ export interface TestContext {
   app: FastifyInstance;
   database: DatabaseHandle;
   config: Readonly<Config>;
+  secrets: SecretBox;
   /** Organization A, with a Super Admin key. */
   orgA: CreatedOrganization;
   /** Organization B, to prove cross-organization isolation (404). */
@@ -33,13 +34,14 @@ export async function createTestApp(opts: TestOptions = {}): Promise<TestContext
   const database = await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-app-'));
   const config = loadConfig({ RAMPART_DATA_DIR: dataDir, LOG_LEVEL: 'silent', DATABASE_URL: database.url, ...opts.env });
+  const secrets = createSecretBox(randomBytes(32));
   const app = await buildApp(
     {
       config,
       database,
       logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
       authenticator: createAuthenticator(database.db),
-      secrets: createSecretBox(randomBytes(32)),
+      secrets,
     },
     opts.extend,
   );
@@ -49,6 +51,7 @@ export async function createTestApp(opts: TestOptions = {}): Promise<TestContext
     app,
     database,
     config,
+    secrets,
     orgA,
     orgB,
     async close() {

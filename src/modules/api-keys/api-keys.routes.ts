@@ -20,8 +20,8 @@ export function registerApiKeysRoutes(root: FastifyInstance, service: ApiKeysSer
     config,
     schema: {
       tags,
-      summary: 'Create an API key for the calling user',
-      description: 'The key acts as the calling user (same organization, role and permissions). `key` is shown in this response only.',
+      summary: 'Create an API key for the calling user or another user',
+      description: 'The key acts as its user (same organization, role and permissions): the caller, or `userId` (e.g. a dedicated integration user), who must be active and may not hold a permission the caller lacks. `key` is shown in this response only.',
       body: CreateApiKeyBody,
       response: withErrors({ 200: CreatedApiKey }),
     },

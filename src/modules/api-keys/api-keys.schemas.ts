@@ -23,6 +23,10 @@ export const ApiKeyList = z.object({ apiKeys: z.array(ApiKeySchema), totalCount:
 
 export const CreateApiKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(255),
+  userId: z
+    .uuid()
+    .optional()
+    .describe('The user the key acts as (default: the caller). Another user must be active, in this organization, and have no permission the caller lacks (403 otherwise).'),
   expiresAt: z.iso.datetime({ offset: true }).optional().describe('Optional expiry (ISO 8601); after it the key answers 401'),
 });
 

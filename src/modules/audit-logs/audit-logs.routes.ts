@@ -23,10 +23,17 @@ const AuditLogSchema = z
   })
   .meta({ id: 'AuditLog' });
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const Query = LimitOffsetQuery.extend({
   action: z.string().max(100).optional().describe('Exact action, e.g. `apiKey.create`'),
   resourceType: z.string().max(100).optional(),
-  resourceId: z.string().max(200).optional(),
+  // Ids are written lowercased (as PostgreSQL prints uuids); an upper-case uuid finds them too.
+  resourceId: z
+    .string()
+    .max(200)
+    .optional()
+    .transform((v) => (v !== undefined && UUID.test(v) ? v.toLowerCase() : v)),
   actorUserId: z.uuid().optional(),
 });
 

@@ -17,7 +17,7 @@ export function registerRolesRoutes(root: FastifyInstance, service: RolesService
 
   app.post('/api/roles', {
     config: manage,
-    schema: { tags, summary: 'Create a custom role', body: CreateRoleBody, response: withErrors({ 200: RoleSchema }, 409) },
+    schema: { tags, summary: 'Create a custom role', description: 'The caller must hold every permission the role grants (403 naming the others).', body: CreateRoleBody, response: withErrors({ 200: RoleSchema }, 409) },
   }, async (req) => service.create(contextOf(req), req.body));
 
   app.put('/api/roles/:id', {
@@ -37,7 +37,7 @@ export function registerRolesRoutes(root: FastifyInstance, service: RolesService
     schema: {
       tags,
       summary: 'Add and remove permissions of a custom role in one change',
-      description: 'Body `{toAdd, toRemove}`: permission strings of the catalog. Takes effect for every key of the role\'s users at once. System roles answer 400.',
+      description: 'Body `{toAdd, toRemove}`: permission strings of the catalog. Takes effect for every key of the role\'s users at once. System roles answer 400. The caller must hold every permission in `toAdd` (403 naming the others).',
       params: IdParams,
       body: ChangeRolePermsBody,
       response: withErrors({ 200: RolePerms }, 404),

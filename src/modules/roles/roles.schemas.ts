@@ -27,7 +27,8 @@ export const CreateRoleBody = z.strictObject({
 
 export const UpdateRoleBody = z
   .strictObject({ name: z.string().trim().min(1).max(100).optional(), description: z.string().max(1000).optional() })
-  .refine((b) => b.name !== undefined || b.description !== undefined, { message: 'Give name or description' });
+  // `when`: only once the fields are valid, so an unknown key is reported alone, not also as "nothing given".
+  .refine((b) => b.name !== undefined || b.description !== undefined, { message: 'Give name or description', when: (p) => p.issues.length === 0 });
 
 export const RolePerms = z.object({ roleId: z.uuid(), permissions: z.array(z.string()) });
 
@@ -36,4 +37,8 @@ export const ChangeRolePermsBody = z
     toAdd: z.array(PermissionSchema).default([]),
     toRemove: z.array(PermissionSchema).default([]),
   })
-  .refine((b) => !b.toAdd.some((p) => b.toRemove.includes(p)), { message: 'A permission cannot be both added and removed', path: ['toRemove'] });
+  .refine((b) => !b.toAdd.some((p) => b.toRemove.includes(p)), {
+    message: 'A permission cannot be both added and removed',
+    path: ['toRemove'],
+    when: (p) => p.issues.length === 0,
+  });

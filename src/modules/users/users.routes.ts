@@ -26,7 +26,7 @@ export function registerUsersRoutes(root: FastifyInstance, service: UsersService
     schema: {
       tags,
       summary: 'Add a user to the organization with a role',
-      description: 'The user signs in through API keys created for them. Email is unique per organization (409 otherwise).',
+      description: 'The user signs in through API keys created for them (`POST /api/api-keys` with `userId`). Email is unique per organization, case-insensitively (409 otherwise). The caller must hold every permission of the role (403 otherwise).',
       body: CreateUserBody,
       response: withErrors({ 200: UserSchema }, 409),
     },
@@ -37,7 +37,7 @@ export function registerUsersRoutes(root: FastifyInstance, service: UsersService
     schema: {
       tags,
       summary: 'Change a user\'s name or role, or (de)activate them',
-      description: 'Deactivating a user makes every API key of theirs answer 401 at once. You cannot deactivate yourself or change your own role (400).',
+      description: 'Deactivating a user makes every API key of theirs answer 401 at once; a role change applies to their keys at once. You cannot deactivate yourself or change your own role (400). The caller must hold every permission of a new role (403 otherwise).',
       params: IdParams,
       body: UpdateUserBody,
       response: withErrors({ 200: UserSchema }, 404),

@@ -32,4 +32,5 @@ export const UpdateUserBody = z
     roleId: z.uuid().optional(),
     deactivated: z.boolean().optional().describe('true deactivates the user: all their API keys stop working (401)'),
   })
-  .refine((b) => Object.keys(b).length > 0, { message: 'Give at least one of name, roleId, deactivated' });
+  // `when`: only once the fields are valid, so an unknown key is reported alone, not also as "nothing given".
+  .refine((b) => Object.keys(b).length > 0, { message: 'Give at least one of name, roleId, deactivated', when: (p) => p.issues.length === 0 });

@@ -2,17 +2,35 @@ import { uuidv7 } from 'uuidv7';
 import type { Database } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
 import type { Authenticator } from '../../platform/auth/authenticator.js';
+import { PERMISSIONS } from '../../platform/auth/permissions.js';
 import { writeAudit } from '../../platform/audit.js';
-import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../../platform/http/errors.js';
+import { ConflictError, NotFoundError, requirePermissions, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
 import { findUser, listUsers } from './users.repo.js';
 import type { UserDto } from './users.schemas.js';
+
+const EMAIL_TAKEN = 'A user with this email already exists in the organization';
+
+/** PostgreSQL unique_violation: two concurrent creates passed the "is it free?" check together. */
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
+}
 
 export function createUsersService(deps: { db: Database; authenticator: Pick<Authenticator, 'invalidate'> }) {
   const { db } = deps;
 
-  async function assertRoleInOrg(tx: Database, organizationId: string, roleId: string): Promise<void> {
-    const role = await tx.selectFrom('roles').select('id').where('id', '=', roleId).where('organizationId', '=', organizationId).executeTakeFirst();
+  /**
+   * The role must be of this organization, and the caller must hold every permission it grants:
+   * whoever manages users cannot hand out more power than they have (no escalation by delegation).
+   */
+  async function assertAssignableRole(tx: Database, ctx: RequestContext, roleId: string): Promise<void> {
+    const role = await tx
+      .selectFrom('roles')
+      .select(['id', 'permissions'])
+      .where('id', '=', roleId)
+      .where('organizationId', '=', ctx.actor.organizationId)
+      .executeTakeFirst();
     if (!role) throw ValidationError.single('roleId', 'No such role in this organization', 'not_found');
+    requirePermissions(ctx.actor, ...PERMISSIONS.filter((p) => role.permissions.includes(p)));
   }
 
   return {
@@ -28,31 +46,45 @@ export function createUsersService(deps: { db: Database; authenticator: Pick<Aut
 
     async create(ctx: RequestContext, input: { email: string; name?: string | undefined; roleId: string }): Promise<UserDto> {
       const orgId = ctx.actor.organizationId;
-      return db.transaction().execute(async (tx) => {
-        await assertRoleInOrg(tx, orgId, input.roleId);
-        const taken = await tx.selectFrom('users').select('id').where('organizationId', '=', orgId).where('email', '=', input.email).executeTakeFirst();
-        if (taken) throw new ConflictError('A user with this email already exists in the organization');
-        const id = uuidv7();
-        const now = new Date();
-        await tx
-          .insertInto('users')
-          .values({ id, organizationId: orgId, email: input.email, name: input.name ?? input.email.split('@')[0]!, roleId: input.roleId, createdAt: now, updatedAt: now })
-          .execute();
-        await writeAudit(tx, ctx, { action: 'user.create', resourceType: 'user', resourceId: id, metadata: { email: input.email, roleId: input.roleId } });
-        return (await findUser(tx, orgId, id))!;
-      });
+      try {
+        return await db.transaction().execute(async (tx) => {
+          await assertAssignableRole(tx, ctx, input.roleId);
+          const taken = await tx.selectFrom('users').select('id').where('organizationId', '=', orgId).where('email', '=', input.email).executeTakeFirst();
+          if (taken) throw new ConflictError(EMAIL_TAKEN);
+          const id = uuidv7();
+          const now = new Date();
+          await tx
+            .insertInto('users')
+            .values({ id, organizationId: orgId, email: input.email, name: input.name ?? input.email.split('@')[0]!, roleId: input.roleId, createdAt: now, updatedAt: now })
+            .execute();
+          await writeAudit(tx, ctx, { action: 'user.create', resourceType: 'user', resourceId: id, metadata: { email: input.email, roleId: input.roleId.toLowerCase() } });
+          return (await findUser(tx, orgId, id))!;
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new ConflictError(EMAIL_TAKEN);
+        throw err;
+      }
     },
 
     async update(ctx: RequestContext, id: string, input: { name?: string | undefined; roleId?: string | undefined; deactivated?: boolean | undefined }): Promise<UserDto> {
       const orgId = ctx.actor.organizationId;
-      if (id === ctx.actor.userId && (input.deactivated === true || input.roleId !== undefined)) {
+      // UUIDs are case-insensitive (PostgreSQL matches `01AB…` to `01ab…`): compare them lowercased,
+      // or an upper-case path would slip past the self-lockout guard.
+      if (id.toLowerCase() === ctx.actor.userId) {
         // Guard against locking yourself out; another administrator can do it.
-        throw new BadRequestError('You cannot deactivate yourself or change your own role');
+        const issues: ValidationIssue[] = [];
+        if (input.deactivated === true) {
+          issues.push({ path: 'deactivated', message: 'You cannot deactivate yourself; another user with setting.users.manage can', code: 'self_change', location: 'body' });
+        }
+        if (input.roleId !== undefined && input.roleId.toLowerCase() !== ctx.actor.roleId) {
+          issues.push({ path: 'roleId', message: 'You cannot change your own role; another user with setting.users.manage can', code: 'self_change', location: 'body' });
+        }
+        if (issues.length > 0) throw new ValidationError(issues);
       }
       const updated = await db.transaction().execute(async (tx) => {
         const existing = await findUser(tx, orgId, id);
         if (!existing) throw new NotFoundError('User');
-        if (input.roleId) await assertRoleInOrg(tx, orgId, input.roleId);
+        if (input.roleId) await assertAssignableRole(tx, ctx, input.roleId);
         await tx
           .updateTable('users')
           .set({
@@ -67,8 +99,8 @@ export function createUsersService(deps: { db: Database; authenticator: Pick<Aut
         await writeAudit(tx, ctx, {
           action: input.deactivated === true ? 'user.deactivate' : input.deactivated === false ? 'user.reactivate' : 'user.update',
           resourceType: 'user',
-          resourceId: id,
-          metadata: { changed: Object.keys(input), ...(input.roleId ? { roleId: input.roleId } : {}) },
+          resourceId: existing.id,
+          metadata: { changed: Object.keys(input), ...(input.roleId ? { roleId: input.roleId.toLowerCase() } : {}) },
         });
         return (await findUser(tx, orgId, id))!;
       });

@@ -35,9 +35,11 @@ interface CacheEntry {
 
 export function createAuthenticator(db: Database): Authenticator {
   const cache = new Map<string, CacheEntry>();
+  // Bumped by every invalidation: a lookup that started before one must not cache its result.
+  let generation = 0;
   const lastUsedWrites = new Map<string, number>();
 
-  async function lookup(key: string, hash: Buffer): Promise<Actor> {
+  async function lookup(key: string, hash: Buffer): Promise<{ actor: Actor; keyExpiresAt: number | null }> {
     const parsed = parseApiKey(key);
     if (!parsed) throw new UnauthorizedError('Invalid API key');
     const row = await db
@@ -63,12 +65,15 @@ export function createAuthenticator(db: Database): Authenticator {
     if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) throw new UnauthorizedError('API key has expired');
     if (row.deactivatedAt) throw new UnauthorizedError('The user of this API key is deactivated');
     return {
-      type: 'user',
-      userId: row.userId,
-      organizationId: row.organizationId,
-      apiKeyId: row.keyId,
-      roleId: row.roleId,
-      permissions: new Set(row.permissions),
+      actor: {
+        type: 'user',
+        userId: row.userId,
+        organizationId: row.organizationId,
+        apiKeyId: row.keyId,
+        roleId: row.roleId,
+        permissions: new Set(row.permissions),
+      },
+      keyExpiresAt: row.expiresAt?.getTime() ?? null,
     };
   }
 
@@ -93,19 +98,27 @@ export function createAuthenticator(db: Database): Authenticator {
         touchLastUsed(hit.actor);
         return hit.actor;
       }
-      const actor = await lookup(key, hash);
-      if (cache.size >= CACHE_MAX) cache.clear();
-      cache.set(cacheKey, { actor, expiresAt: now + CACHE_TTL_MS });
+      const startedAt = generation;
+      const { actor, keyExpiresAt } = await lookup(key, hash);
+      if (startedAt === generation) {
+        if (cache.size >= CACHE_MAX) cache.clear();
+        // Never cache an identity past its key's own expiry.
+        cache.set(cacheKey, { actor, expiresAt: Math.min(now + CACHE_TTL_MS, keyExpiresAt ?? Infinity) });
+      }
       touchLastUsed(actor);
       return actor;
     },
     async invalidate() {
+      generation++;
       cache.clear();
       await sql.raw(`NOTIFY ${AUTH_CHANNEL}`).execute(db).catch(() => {});
     },
     async listen(pool) {
       const client = await pool.connect();
-      const onNotification = () => cache.clear();
+      const onNotification = () => {
+        generation++;
+        cache.clear();
+      };
       client.on('notification', onNotification);
       await client.query(`LISTEN ${AUTH_CHANNEL}`);
       return async () => {

@@ -34,12 +34,15 @@ function toAppError(err: FastifyError, bodyLimit: number): AppError | null {
   if (hasZodFastifySchemaValidationErrors(err)) {
     const location = LOCATION[(err as FastifyError & { validationContext?: string }).validationContext ?? 'body'] ?? 'body';
     return new ValidationError(
-      err.validation.map((v) => ({
-        path: v.instancePath.replace(/^\//, '').replaceAll('/', '.'),
-        message: v.message ?? 'Invalid value',
-        code: v.keyword,
-        location,
-      })),
+      err.validation.flatMap((v) => {
+        const path = v.instancePath.replace(/^\//, '').replaceAll('/', '.');
+        // One issue per unknown field, named by its own path.
+        const keys = (v.params as { keys?: unknown }).keys;
+        if (v.keyword === 'unrecognized_keys' && Array.isArray(keys)) {
+          return keys.map((k) => ({ path: path ? `${path}.${String(k)}` : String(k), message: 'Unknown field', code: v.keyword, location }));
+        }
+        return [{ path, message: v.message ?? 'Invalid value', code: v.keyword, location }];
+      }),
     );
   }
   switch (err.code) {

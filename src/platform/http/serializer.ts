@@ -11,6 +11,15 @@ import { z } from 'zod';
  */
 export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema }) => {
   if (!(schema instanceof z.ZodType)) return (data) => JSON.stringify(data);
-  const jsonSchema = z.toJSONSchema(schema, { target: 'draft-07', io: 'output', unrepresentable: 'any' });
+  const jsonSchema = stripPropertyNames(z.toJSONSchema(schema, { target: 'draft-07', io: 'output', unrepresentable: 'any' }));
   return fastJsonStringify(jsonSchema as Parameters<typeof fastJsonStringify>[0]);
 };
+
+/** `propertyNames` (from z.record) means nothing to serialization and makes ajv warn. */
+function stripPropertyNames(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(stripPropertyNames);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) if (k !== 'propertyNames') out[k] = stripPropertyNames(v);
+  return out;
+}
