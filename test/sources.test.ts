@@ -116,7 +116,7 @@ describe('POST /sources', () => {
     ['maxEntries too big', { ...rss, maxEntries: 100001 }, 'maxEntries'],
     ['unknown kind', { ...rss, kind: 'csv' }, 'kind'],
     ['empty name', { ...rss, name: '' }, 'name'],
-    ['unknown field', { ...rss, colour: 'red' }, ''],
+    ['unknown field', { ...rss, colour: 'red' }, 'colour'],
     ['basic auth without username', { kind: 'api', apiType: 'taxii', name: 'x', serverUrl: 'https://a.example', authType: 'basic', apiKey: 'p' }, 'username'],
   ];
   for (const [label, body, path] of invalid) {

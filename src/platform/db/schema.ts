@@ -4,6 +4,7 @@ import type { ColumnType, Generated } from 'kysely';
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Json<T = unknown> = ColumnType<T, string, string>;
+type JsonDefault<T> = ColumnType<T, string | undefined, string>;
 
 export interface OrganizationsTable {
   id: string;
@@ -116,6 +117,9 @@ export interface DB {
   intelSourceStates: IntelSourceStatesTable;
   intelSyncJobs: IntelSyncJobsTable;
   intelItems: IntelItemsTable;
+  intelIndicators: IntelIndicatorsTable;
+  intelIndicatorChecks: IntelIndicatorChecksTable;
+  attackCatalog: AttackCatalogTable;
 }
 
 export interface IntelSourcesTable {
@@ -191,5 +195,60 @@ export interface IntelItemsTable {
   version: Generated<number>;
   status: Generated<string>;
   createdAt: Timestamp;
+  updatedAt: Timestamp;
+  processedAt: NullableTimestamp;
+  severity: Generated<string>;
+  relevance: Generated<number>;
+  platforms: Generated<string[]>;
+  summary: Generated<string>;
+  tldr: Generated<string>;
+  abstract: Generated<string>;
+  attackPath: JsonDefault<string[]>;
+  classification: JsonDefault<Record<string, unknown>>;
+  affectedProducts: JsonDefault<unknown[]>;
+  iocs: JsonDefault<Record<string, unknown[]>>;
+  provenance: JsonDefault<{ supportingPassages: unknown[] }>;
+  droppedCandidates: JsonDefault<unknown[]>;
+  eventConfidence: Generated<number>;
+  canonicalKey: string | null;
+  duplicateOf: string | null;
+}
+
+export interface IntelIndicatorsTable {
+  id: string;
+  organizationId: string;
+  itemId: string;
+  type: string;
+  value: string;
+  normalizedValue: string;
+  confidence: number;
+  firstSeen: Timestamp;
+  lastSeen: Timestamp;
+  ttlDays: number;
+  intelTitle: string;
+  sourceLabel: string;
+  status: Generated<'found' | 'clean' | 'unchecked' | 'unknown'>;
+  lastCheckedAt: NullableTimestamp;
+  createdAt: Timestamp;
+}
+
+export interface IntelIndicatorChecksTable {
+  id: string;
+  organizationId: string;
+  indicatorId: string;
+  outcome: 'found' | 'clean' | 'unknown';
+  evidence: string | null;
+  checkedAt: Timestamp;
+  createdBy: string | null;
+  createdAt: Timestamp;
+}
+
+export interface AttackCatalogTable {
+  id: string;
+  kind: 'technique' | 'group' | 'malware' | 'tool';
+  name: string;
+  aliases: string[];
+  tactics: string[];
+  platforms: string[];
   updatedAt: Timestamp;
 }
