@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+export const IOC_STATUSES = ['found', 'clean', 'unchecked', 'unknown'] as const;
+
+export const IocRowSchema = z
+  .object({
+    id: z.uuid(),
+    value: z.string(),
+    type: z.string(),
+    intelItemId: z.uuid(),
+    intelTitle: z.string(),
+    sourceLabel: z.string(),
+    status: z.enum(IOC_STATUSES).describe('found: a check saw it; clean: checked, not seen; unchecked: never checked; unknown: the last check was inconclusive or failed'),
+    lastCheckedAt: z.string().nullable(),
+  })
+  .meta({ id: 'IocRow' });
+
+export const IocListQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  perPage: z.coerce.number().int().min(1).max(200).default(50).describe('Page size, 1..200 (default 50)'),
+  status: z.enum(IOC_STATUSES).optional(),
+  type: z.string().trim().min(1).max(50).optional().describe('Indicator type, e.g. ipv4, domain, url, sha256 (see availableTypes)'),
+  search: z.string().trim().min(1).max(500).optional().describe('Substring of the (normalized) value, case-insensitive'),
+});
+export type IocListQueryT = z.infer<typeof IocListQuery>;
+
+export const IocList = z.object({
+  rows: z.array(IocRowSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  perPage: z.number().int(),
+  hasNext: z.boolean(),
+  statusCounts: z.object({ found: z.number().int(), clean: z.number().int(), unchecked: z.number().int(), unknown: z.number().int() }).describe('Over the whole filtered set (search and type), whatever the status filter'),
+  availableTypes: z.array(z.string()).describe('Indicator types present in this organization'),
+});
+
+export const CheckBody = z.strictObject({
+  outcome: z.enum(['found', 'clean', 'unknown']),
+  evidence: z.string().max(10_000).optional().describe('What the check saw, e.g. "3 hits in proxy logs, 2026-11-20"'),
+  checkedAt: z.iso.datetime({ offset: true }).optional().describe('When the check ran (default: now)'),
+});
+
+export const CheckResult = z.object({
+  id: z.uuid(),
+  indicatorId: z.uuid(),
+  outcome: z.enum(['found', 'clean', 'unknown']),
+  evidence: z.string().nullable(),
+  checkedAt: z.string(),
+  ioc: IocRowSchema,
+});

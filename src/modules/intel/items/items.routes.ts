@@ -1,0 +1,90 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { contextOf } from '../../../platform/context.js';
+import { IdParams } from '../../../platform/http/pagination.js';
+import { withErrors } from '../../../platform/http/responses.js';
+import type { Database } from '../../../platform/db/database.js';
+import { createDetectionService } from '../detection/detection.service.js';
+import { CheckBody, CheckResult, IocList, IocListQuery } from '../iocs/iocs.schemas.js';
+import type { IocsService } from '../iocs/iocs.service.js';
+import { IntelItemSchema, ItemList, ItemListQuery } from './items.schemas.js';
+import type { ItemsService } from './items.service.js';
+import { feedStats } from './stats.service.js';
+
+const DetectionContextResult = z
+  .object({
+    chatUrl: z.string().describe('Where this context can be fetched again (GET)'),
+    asset: z.object({ id: z.string(), title: z.string(), type: z.string().describe('`sigma_rule`'), content: z.string().describe('Sigma YAML (one rule per indicator family, `---`-separated)') }),
+    detectionContext: z.unknown().describe('itemId, title, severity, cves, indicators (by type), techniques, affectedProducts, logSources, summary'),
+  })
+  .meta({ id: 'DetectionContextResult' });
+
+const Stats = z.object({
+  totalItems: z.number().int(),
+  severityBreakdown: z.object({ critical: z.number().int(), high: z.number().int(), medium: z.number().int(), low: z.number().int(), none: z.number().int() }),
+  platformBreakdown: z.record(z.string(), z.number().int()),
+  sourcePublishers: z.array(z.string()),
+  recentItems: z.array(z.object({ id: z.string(), title: z.string(), severity: z.string(), publishTime: z.string() })),
+});
+
+export function registerItemsRoutes(root: FastifyInstance, deps: { items: ItemsService; iocs: IocsService; db: Database; baseUrl: string }): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const tags = ['Intel'];
+  const read = { permissions: ['intel.read' as const] };
+  const detection = createDetectionService({ db: deps.db, baseUrl: deps.baseUrl });
+
+  app.get('/items', {
+    config: read,
+    schema: {
+      tags,
+      summary: 'List intel items',
+      description: 'Newest first. `validations` echoes the filters as applied (and warnings, e.g. an unknown source); `outputs` holds facets over the whole filtered set: counts by severity and by source.',
+      querystring: ItemListQuery,
+      response: withErrors({ 200: ItemList }),
+    },
+  }, async (req) => deps.items.list(contextOf(req), req.query));
+
+  app.get('/items/:id', {
+    config: read,
+    schema: { tags, summary: 'Get one intel item', params: IdParams, response: withErrors({ 200: IntelItemSchema }, 404) },
+  }, async (req) => deps.items.get(contextOf(req), req.params.id));
+
+  const detectionSchema = { tags, params: IdParams, response: withErrors({ 200: DetectionContextResult }, 404) };
+  app.post('/items/:id/detection-context', {
+    config: read,
+    schema: { ...detectionSchema, summary: 'Generate detection context and a draft Sigma rule set for an item' },
+  }, async (req) => detection.build(contextOf(req), req.params.id));
+  app.get('/items/:id/detection-context', {
+    config: read,
+    schema: { ...detectionSchema, summary: 'Fetch the detection context of an item again (the chatUrl)' },
+  }, async (req) => detection.build(contextOf(req), req.params.id));
+
+  app.get('/iocs', {
+    config: read,
+    schema: {
+      tags,
+      summary: 'Indicators of all intel items, flattened, with hunt status',
+      description: 'Newest first. `search` matches a substring of the normalized value; `type` one indicator type; `status` the hunt status. `statusCounts` covers the filtered set whatever `status` says.',
+      querystring: IocListQuery,
+      response: withErrors({ 200: IocList }),
+    },
+  }, async (req) => deps.iocs.list(contextOf(req), req.query));
+
+  app.post('/iocs/:id/checks', {
+    config: { permissions: ['intel.manage'] },
+    schema: {
+      tags,
+      summary: 'Record a check of an indicator (found, clean or unknown)',
+      description: 'Hunts, agents and integrations report what they saw. The indicator\'s status becomes the outcome of its most recent check (by checkedAt).',
+      params: IdParams,
+      body: CheckBody,
+      response: withErrors({ 200: CheckResult }, 404),
+    },
+  }, async (req) => deps.iocs.recordCheck(contextOf(req), req.params.id, req.body));
+
+  app.get('/stats', {
+    config: read,
+    schema: { tags, summary: 'Aggregated statistics of the intel feed', response: withErrors({ 200: Stats }) },
+  }, async (req) => feedStats(deps.db, contextOf(req)));
+}
