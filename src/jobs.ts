@@ -1,8 +1,19 @@
+import type { Logger } from 'pino';
 import type { Database } from './platform/db/database.js';
+import type { SecretBox } from './platform/secrets.js';
 import { JobCatalog } from './platform/jobs/catalog.js';
 import { maintenanceJobs } from './platform/jobs/maintenance.jobs.js';
+import type { HttpClient } from './modules/intel/connectors/connector.js';
+import { createSyncSourceJob } from './modules/intel/sources/sync.jobs.js';
+
+export interface JobDeps {
+  db: Database;
+  secrets: SecretBox;
+  http: HttpClient;
+  logger: Logger;
+}
 
 /** Every job type of the service; modules add theirs here as they gain background work. */
-export function buildJobCatalog(db: Database): JobCatalog {
-  return new JobCatalog().register(...maintenanceJobs(db));
+export function buildJobCatalog(deps: JobDeps): JobCatalog {
+  return new JobCatalog().register(...maintenanceJobs(deps.db), createSyncSourceJob(deps));
 }

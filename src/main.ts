@@ -7,6 +7,7 @@ import { DataDirLockedError } from './platform/db/embedded.js';
 import { startWorkers, type WorkerRunner } from './platform/jobs/runner.js';
 import { PLATFORM_CRONTAB } from './platform/jobs/maintenance.jobs.js';
 import { openRuntime, type Runtime } from './runtime.js';
+import { startSourceScheduler } from './modules/intel/sources/scheduler.js';
 import { bootstrapIfEmpty, createOrganization } from './modules/organizations/organizations.service.js';
 import { parseFlags, USAGE, UsageError } from './cli/args.js';
 
@@ -23,6 +24,7 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
   let app: FastifyInstance | null = null;
   let stopListening: (() => Promise<void>) | null = null;
   let workers: WorkerRunner | null = null;
+  let scheduler: { stop(): Promise<void> } | null = null;
   if (role !== 'worker') {
     app = await buildApp(runtime);
     stopListening = await runtime.authenticator.listen(runtime.database.pool);
@@ -32,11 +34,12 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
     workers = await startWorkers({
       db: runtime.database.db,
       pool: runtime.database.pool,
-      catalog: buildJobCatalog(runtime.database.db),
+      catalog: buildJobCatalog({ db: runtime.database.db, secrets: runtime.secrets, http: runtime.http, logger }),
       logger: logger.child({ role: 'worker' }),
       concurrency: config.workerConcurrency,
       crontab: PLATFORM_CRONTAB,
     });
+    scheduler = startSourceScheduler({ db: runtime.database.db, logger: logger.child({ role: 'scheduler' }) });
   }
   logger.info({ role, url: app ? config.baseUrl : undefined, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'rampart ready');
 
@@ -48,6 +51,7 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
     // Stop accepting requests and let in-flight ones finish, then stop taking jobs.
     await app?.close().catch((err) => logger.error({ err }, 'error closing the HTTP server'));
     await stopListening?.().catch(() => {});
+    await scheduler?.stop();
     await workers?.stop();
     await runtime.close();
     logger.info('stopped');

@@ -6,6 +6,7 @@ import { migrateToLatest } from './platform/db/migrate.js';
 import { seedReferenceData } from './seed.js';
 import { createAuthenticator, type Authenticator } from './platform/auth/authenticator.js';
 import { createSecretBox, loadSecretKey, type SecretBox } from './platform/secrets.js';
+import { createGuardedClient, type GuardedClient } from './platform/outbound/index.js';
 
 /**
  * The shared runtime of every role: the database (embedded or external), migrations, the
@@ -17,6 +18,8 @@ export interface Runtime {
   database: DatabaseHandle;
   secrets: SecretBox;
   authenticator: Authenticator;
+  /** The SSRF-guarded client every outbound call goes through. */
+  http: GuardedClient;
   close(): Promise<void>;
 }
 
@@ -57,6 +60,7 @@ export async function openRuntime(
     database,
     secrets,
     authenticator: createAuthenticator(database.db),
+    http: createGuardedClient({ allowPrivateNetworks: config.allowPrivateNetworks }),
     async close() {
       await database.close();
       await embedded?.stop();

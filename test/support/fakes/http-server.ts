@@ -8,7 +8,7 @@ export interface RecordedRequest {
   body: string;
 }
 
-export type Handler = (req: RecordedRequest, res: http.ServerResponse) => void | Promise<void>;
+export type Handler = (req: RecordedRequest, res: http.ServerResponse) => unknown;
 
 /** A local HTTP server on 127.0.0.1 that records every request (for protocol fakes). */
 export async function startServer(handler: Handler): Promise<{ url: string; requests: RecordedRequest[]; close(): Promise<void> }> {
