@@ -1,10 +1,19 @@
+import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { Logger as WorkerLogger, run, type Runner, type Task, type TaskList } from 'graphile-worker';
+import { Logger as WorkerLogger, run, type Runner, type Task, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { JobCatalog } from './catalog.js';
+
+declare global {
+  namespace GraphileConfig {
+    interface Plugins {
+      RampartHeartbeatPlugin: true;
+    }
+  }
+}
 
 export interface WorkerRunnerOptions {
   db: Database;
@@ -26,19 +35,35 @@ export interface WorkerRunner {
   stop(): Promise<void>;
 }
 
+// Any constant: only one pool at a time sweeps for dead workers' jobs.
+const SWEEP_LOCK_ID = 7_241_305_002;
+const DEAD_WORKER_ERROR = 'The worker running this job stopped reporting (crashed or lost) and no attempt is left';
+
 /**
  * Runs the job catalog on graphile-worker. graphile-worker only reclaims the jobs of a worker
- * that died after 4 hours; a heartbeat table shortens that: every pool records its workers'
- * liveness, and every pool releases the jobs of workers silent for `deadWorkerAfterMs`
+ * that died after 4 hours; a heartbeat table shortens that: every pool records that it is
+ * alive, and every pool releases the jobs locked by a pool silent for `deadWorkerAfterMs`
  * (default 60 s) so another worker retries them.
+ *
+ * Lock owners: graphile-worker 0.17 writes the *pool's* id (`pool-…`) into `locked_by`, not a
+ * worker's id, so the pool id is what the heartbeat records and what `force_unlock_workers`
+ * gets. It is recorded by a `startWorker` hook, which graphile-worker awaits before a worker's
+ * first job fetch: the heartbeat row exists before any lock the pool takes. (Listening to
+ * `worker:create` on `runner.events` cannot work: the workers are created inside `run()`,
+ * before it returns an emitter to listen on.)
  */
 export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRunner> {
   const { db, catalog, logger } = opts;
   const heartbeatMs = opts.heartbeatMs ?? 10_000;
   const deadAfterMs = opts.deadWorkerAfterMs ?? 60_000;
-  const poolId = randomUUID();
+  // A live pool must get at least two beats in before it can be taken for dead.
+  if (deadAfterMs < 2 * heartbeatMs) {
+    throw new Error(`deadWorkerAfterMs (${deadAfterMs}) must be at least twice heartbeatMs (${heartbeatMs})`);
+  }
+  const instanceId = randomUUID();
   const abort = new AbortController();
-  const workerIds = new Set<string>();
+  /** The ids graphile-worker writes into `locked_by` for this runner (its pool's id). */
+  const lockerIds = new Set<string>();
 
   const taskList: TaskList = {};
   for (const def of catalog.all()) {
@@ -55,12 +80,120 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
     taskList[def.name] = task;
   }
 
+  async function beat(): Promise<void> {
+    if (lockerIds.size === 0) return;
+    // seen_at is the database's clock, the same clock as graphile-worker's locked_at.
+    await db
+      .insertInto('workerHeartbeats')
+      .values([...lockerIds].map((workerId) => ({ workerId, poolId: instanceId })))
+      .onConflict((oc) => oc.column('workerId').doUpdateSet({ seenAt: sql<Date>`now()`, poolId: instanceId }))
+      .execute()
+      .catch((err) => logger.warn({ err }, 'worker heartbeat failed'));
+  }
+
+  let firstBeat: Promise<void> | null = null;
+  const heartbeatPlugin: GraphileConfig.Plugin = {
+    name: 'RampartHeartbeatPlugin',
+    version: '1.0.0',
+    worker: {
+      hooks: {
+        async startWorker(_ctx, { worker }) {
+          lockerIds.add(worker.workerPool.id);
+          await (firstBeat ??= beat());
+        },
+      },
+    },
+  };
+
+  // Passed to run() so that listeners exist before the pool and its workers are created.
+  const events: WorkerEvents = new EventEmitter();
+  events.on('job:error', ({ job, error }) => {
+    logger.warn({ job: job.task_identifier, jobId: job.id, attempt: job.attempts, err: error }, 'job attempt failed');
+  });
+  events.on('job:failed', ({ job, error }) => {
+    logger.error({ job: job.task_identifier, jobId: job.id, attempts: job.attempts, err: error }, 'job failed permanently');
+    recordFailure({
+      jobId: job.id,
+      taskIdentifier: job.task_identifier,
+      payload: job.payload,
+      attempts: job.attempts,
+      lastError: error instanceof Error ? error.message : String(error),
+    }).catch((err) => logger.error({ err, jobId: job.id }, 'could not record job failure'));
+  });
+
+  async function recordFailure(f: { jobId: string; taskIdentifier: string; payload: unknown; attempts: number; lastError: string }, q = db) {
+    await q
+      .insertInto('jobFailures')
+      .values({ ...f, payload: JSON.stringify(f.payload ?? null) })
+      .onConflict((oc) =>
+        oc.column('jobId').doUpdateSet((eb) => ({ lastError: eb.ref('excluded.lastError'), attempts: eb.ref('excluded.attempts'), failedAt: sql<Date>`now()` })),
+      )
+      .execute();
+  }
+
+  /**
+   * Releases the jobs locked for longer than `deadAfterMs` by a pool without a fresh heartbeat
+   * (its row went stale, or it never wrote one). A released job with attempts left is retried
+   * at once; one without is left failed with a reason, like any other terminal failure.
+   */
+  async function releaseDeadWorkers(): Promise<void> {
+    try {
+      const released = await db.transaction().execute(async (tx) => {
+        const { rows: lock } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(${SWEEP_LOCK_ID}) AS ok`.execute(tx);
+        if (!lock[0]?.ok) return null;
+        const deadAfter = sql`make_interval(secs => ${deadAfterMs / 1000})`;
+        await tx.deleteFrom('workerHeartbeats').where('seenAt', '<', sql<Date>`now() - ${deadAfter}`).execute();
+        const { rows: orphans } = await sql<{ id: string; lockedBy: string; taskIdentifier: string; attempts: number; maxAttempts: number }>`
+          SELECT j.id::text AS id, j.locked_by, j.task_identifier, j.attempts, j.max_attempts
+          FROM graphile_worker.jobs j
+          WHERE j.locked_by IS NOT NULL
+            AND j.locked_at < now() - ${deadAfter}
+            AND NOT EXISTS (SELECT 1 FROM worker_heartbeats h WHERE h.worker_id = j.locked_by)`.execute(tx);
+        if (orphans.length === 0) return orphans;
+        const lockers = [...new Set(orphans.map((o) => o.lockedBy))];
+        await sql`SELECT graphile_worker.force_unlock_workers(${lockers}::text[])`.execute(tx);
+        const exhausted = orphans.filter((o) => o.attempts >= o.maxAttempts);
+        if (exhausted.length > 0) {
+          const { rows: failed } = await sql<{ id: string; payload: unknown; attempts: number }>`
+            SELECT id::text AS id, payload, attempts
+            FROM graphile_worker.permanently_fail_jobs(${exhausted.map((o) => o.id)}::bigint[], ${DEAD_WORKER_ERROR})`.execute(tx);
+          for (const f of failed) {
+            const taskIdentifier = exhausted.find((o) => o.id === f.id)?.taskIdentifier ?? 'unknown';
+            await recordFailure({ jobId: f.id, taskIdentifier, payload: f.payload, attempts: f.attempts, lastError: DEAD_WORKER_ERROR }, tx);
+          }
+        }
+        return orphans;
+      });
+      if (!released || released.length === 0) return;
+      for (const o of released) {
+        const retried = o.attempts < o.maxAttempts;
+        const entry = { job: o.taskIdentifier, jobId: o.id, attempts: o.attempts, deadWorker: o.lockedBy };
+        if (retried) logger.warn(entry, 'released the job of a worker that stopped reporting; it will be retried');
+        else logger.error(entry, 'job failed permanently: its worker stopped reporting and no attempt is left');
+      }
+    } catch (err) {
+      logger.warn({ err }, 'dead worker sweep failed');
+    }
+  }
+
   const runner: Runner = await run({
     pgPool: opts.pool,
     concurrency: opts.concurrency,
     noHandleSignals: true,
     pollInterval: opts.pollIntervalMs ?? 2_000,
     taskList,
+    events,
+    preset: {
+      plugins: [heartbeatPlugin],
+      worker: {
+        // Unbatched (the default, -1), graphile-worker 0.17 writes a job's completion or failure
+        // without awaiting it, and stop() can resolve before it lands: a process exiting then
+        // leaves a finished job locked, to run again once its pool is presumed dead. Batched
+        // writes (delay 0: same tick) are flushed by the pool's shutdown before stop() resolves.
+        completeJobBatchDelay: 0,
+        failJobBatchDelay: 0,
+      },
+    },
     ...(opts.crontab ? { crontab: opts.crontab } : {}),
     logger: new WorkerLogger((scope) => (level, message, meta) => {
       const fn = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
@@ -68,57 +201,8 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
     }),
   });
 
-  runner.events.on('worker:create', ({ worker }) => {
-    workerIds.add(worker.workerId);
-    void beat();
-  });
-  runner.events.on('job:error', ({ job, error }) => {
-    logger.warn({ job: job.task_identifier, jobId: job.id, attempt: job.attempts, err: error }, 'job attempt failed');
-  });
-  runner.events.on('job:failed', ({ job, error }) => {
-    logger.error({ job: job.task_identifier, jobId: job.id, attempts: job.attempts, err: error }, 'job failed permanently');
-    db.insertInto('jobFailures')
-      .values({
-        jobId: job.id,
-        taskIdentifier: job.task_identifier,
-        payload: JSON.stringify(job.payload ?? null),
-        attempts: job.attempts,
-        lastError: error instanceof Error ? error.message : String(error),
-      })
-      .onConflict((oc) => oc.column('jobId').doUpdateSet((eb) => ({ lastError: eb.ref('excluded.lastError'), failedAt: new Date() })))
-      .execute()
-      .catch((err) => logger.error({ err }, 'could not record job failure'));
-  });
-
-  async function beat(): Promise<void> {
-    if (workerIds.size === 0) return;
-    const rows = [...workerIds].map((workerId) => ({ workerId, poolId, seenAt: new Date() }));
-    await db
-      .insertInto('workerHeartbeats')
-      .values(rows)
-      .onConflict((oc) => oc.column('workerId').doUpdateSet({ seenAt: new Date() }))
-      .execute()
-      .catch((err) => logger.warn({ err }, 'worker heartbeat failed'));
-  }
-
-  async function releaseDeadWorkers(): Promise<void> {
-    try {
-      const dead = await db
-        .deleteFrom('workerHeartbeats')
-        .where('seenAt', '<', sql<Date>`now() - make_interval(secs => ${deadAfterMs / 1000})`)
-        .returning('workerId')
-        .execute();
-      if (dead.length === 0) return;
-      const ids = dead.map((d) => d.workerId);
-      await sql`SELECT graphile_worker.force_unlock_workers(${ids}::text[])`.execute(db);
-      logger.warn({ workerIds: ids }, 'released the jobs of workers that stopped reporting');
-    } catch (err) {
-      logger.warn({ err }, 'dead worker sweep failed');
-    }
-  }
-
   const heartbeat = setInterval(() => void beat(), heartbeatMs);
-  const sweeper = setInterval(() => void releaseDeadWorkers(), Math.max(1_000, Math.floor(deadAfterMs / 2)));
+  const sweeper = setInterval(() => void releaseDeadWorkers(), Math.max(500, Math.floor(deadAfterMs / 2)));
   heartbeat.unref();
   sweeper.unref();
   void releaseDeadWorkers();
@@ -127,14 +211,15 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
   return {
     stop() {
       stopped ??= (async () => {
-        clearInterval(heartbeat);
-        clearInterval(sweeper);
         // Graceful: no new jobs are taken and running jobs may finish; after the grace period
-        // their signal fires so long handlers stop (and are retried later).
+        // their signal fires so long handlers stop (and are retried later). The heartbeat goes
+        // on meanwhile, or another pool would take the still-running jobs for orphans.
         const grace = setTimeout(() => abort.abort(), opts.shutdownGraceMs ?? 10_000);
         await runner.stop().catch((err) => logger.warn({ err }, 'worker stop failed'));
         clearTimeout(grace);
-        await db.deleteFrom('workerHeartbeats').where('poolId', '=', poolId).execute().catch(() => {});
+        clearInterval(heartbeat);
+        clearInterval(sweeper);
+        await db.deleteFrom('workerHeartbeats').where('poolId', '=', instanceId).execute().catch(() => {});
       })();
       return stopped;
     },
