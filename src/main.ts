@@ -39,6 +39,11 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
       concurrency: config.workerConcurrency,
       crontab: PLATFORM_CRONTAB,
     });
+    // A worker pool that dies (not one we stopped) must not leave a process that looks alive.
+    workers.done.catch((err: unknown) => {
+      logger.fatal({ err }, 'the worker pool stopped unexpectedly; exiting');
+      process.exit(1);
+    });
     scheduler = startSourceScheduler({ db: runtime.database.db, logger: logger.child({ role: 'scheduler' }) });
   }
   logger.info({ role, url: app ? config.baseUrl : undefined, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'rampart ready');

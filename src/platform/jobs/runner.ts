@@ -33,10 +33,12 @@ export interface WorkerRunnerOptions {
 
 export interface WorkerRunner {
   stop(): Promise<void>;
+  /** Settles when the worker pool ends; rejects if it dies (e.g. a long database outage). */
+  done: Promise<void>;
 }
 
 // Any constant: only one pool at a time sweeps for dead workers' jobs.
-const SWEEP_LOCK_ID = 7_241_305_002;
+const SWEEP_LOCK_ID = 7_241_305_003;
 const DEAD_WORKER_ERROR = 'The worker running this job stopped reporting (crashed or lost) and no attempt is left';
 
 /**
@@ -209,6 +211,7 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
 
   let stopped: Promise<void> | null = null;
   return {
+    done: runner.promise,
     stop() {
       stopped ??= (async () => {
         // Graceful: no new jobs are taken and running jobs may finish; after the grace period
