@@ -1,0 +1,147 @@
+/**
+ * Extractive summaries of an intel item: every output is made of the item's own sentences (with
+ * whitespace collapsed, and "…" where a sentence had to be cut). Pure, no I/O.
+ *
+ * - tldr: the first informative sentence, ≤ 200 characters (title when the text has none);
+ * - summary: up to 3 sentences, ≤ 600 characters, chosen by position (lead first), overlap with the
+ *   title and security keywords, kept in text order;
+ * - abstract: the first paragraph with an informative sentence, ≤ 1200 characters cut at a sentence
+ *   end;
+ * - attackPath: the display names of `killChain` tactics in ATT&CK order when classification found
+ *   techniques; otherwise the sentences (≤ 8, text order) that describe attack stages ("initial
+ *   access", "moved laterally", "exfiltrated", …).
+ */
+
+import { sortTactics, tacticName } from './attack-catalog.fns.js';
+import { splitSentences, type Sentence } from './sentences.fns.js';
+
+export interface Summary {
+  summary: string;
+  tldr: string;
+  abstract: string;
+  attackPath: string[];
+}
+
+export const TLDR_MAX = 200;
+export const SUMMARY_MAX = 600;
+export const ABSTRACT_MAX = 1200;
+const SUMMARY_SENTENCES = 3;
+const ATTACK_PATH_MAX = 8;
+const ATTACK_PATH_SENTENCE_MAX = 300;
+
+const BOILERPLATE_RE =
+  /^(?:click|share|read more|subscribe|follow us|sign up|copyright|©|all rights reserved|cookies?|table of contents|related|tags?:|posted (?:by|in|on)|updated:)/i;
+const KEYWORD_RE =
+  /\b(?:CVE-\d{4}-\d+|exploit\w*|vulnerab\w*|ransomware|malware|backdoor|threat actors?|APT\d*|attack\w*|compromis\w*|phishing|patch\w*|breach\w*|campaign)\b/gi;
+const STAGE_RE =
+  /\b(?:initial access|gain(?:ed|s|ing)? (?:initial )?access|persistence|privilege escalation|escalat(?:e|ed|ing) (?:their )?privileges|defen[cs]e evasion|credential (?:access|dumping|theft|harvesting)|dump(?:ed|ing)? credentials|lateral(?:ly)? movement|mov(?:e|ed|ing) laterally|command[- ]and[- ]control|C2 (?:server|channel|infrastructure|traffic)|exfiltrat\w+|deploy(?:ed|ing|s)? (?:the )?ransomware|encrypt(?:ed|ing|s)? (?:files|systems|hosts|servers)|reconnaissance)\b/i;
+const STOP_WORDS = new Set(['this', 'that', 'with', 'from', 'have', 'been', 'were', 'their', 'about', 'into', 'after', 'over', 'what', 'when', 'which', 'will', 'more', 'than']);
+
+/** Collapses whitespace and drops a leading list marker. */
+export function cleanSentence(s: string): string {
+  return s
+    .replace(/\s+/g, ' ')
+    .replace(/^(?:[-*•▪‣◦–]|\d{1,2}[.)])\s+/, '')
+    .trim();
+}
+
+/** Cuts at a word boundary so that the result, with "…", is at most `max` characters. */
+export function truncate(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const cut = s.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max * 0.5 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, '')}…`;
+}
+
+function informative(s: string): boolean {
+  if (s.length < 25 || s.split(' ').length < 4) return false;
+  if (BOILERPLATE_RE.test(s) || /:$/.test(s)) return false;
+  const letters = (s.match(/\p{L}/gu) ?? []).length;
+  return letters / s.length > 0.5;
+}
+
+function titleWords(title: string): Set<string> {
+  return new Set(
+    (title.toLowerCase().match(/[\p{L}\p{N}-]{4,}/gu) ?? []).filter((w) => !STOP_WORDS.has(w)),
+  );
+}
+
+interface Candidate {
+  index: number;
+  text: string;
+}
+
+function candidates(sentences: readonly Sentence[]): Candidate[] {
+  const out: Candidate[] = [];
+  sentences.forEach((s, index) => {
+    const text = cleanSentence(s.text);
+    if (informative(text)) out.push({ index, text });
+  });
+  return out;
+}
+
+function pickSummary(list: readonly Candidate[], title: string): string {
+  if (list.length === 0) return '';
+  const words = titleWords(title);
+  const scored = list.map((c, rankInText) => {
+    const tokens = c.text.toLowerCase().match(/[\p{L}\p{N}-]{4,}/gu) ?? [];
+    const overlap = words.size === 0 ? 0 : new Set(tokens.filter((t) => words.has(t))).size / words.size;
+    const keywords = Math.min(3, (c.text.match(KEYWORD_RE) ?? []).length);
+    return { c, score: 1 / (1 + rankInText * 0.5) + overlap * 0.6 + keywords * 0.15 };
+  });
+  const chosen = scored
+    .sort((a, b) => b.score - a.score || a.c.index - b.c.index)
+    .slice(0, SUMMARY_SENTENCES)
+    .map((x) => x.c)
+    .sort((a, b) => a.index - b.index);
+  let out = '';
+  for (const c of chosen) {
+    const next = out === '' ? c.text : `${out} ${c.text}`;
+    if (next.length <= SUMMARY_MAX) out = next;
+    else if (out === '') out = truncate(c.text, SUMMARY_MAX);
+  }
+  return out;
+}
+
+function pickAbstract(text: string): string {
+  for (const paragraph of text.split(/\n[ \t]*\n/)) {
+    const all = splitSentences(paragraph).map((s) => cleanSentence(s.text)).filter((s) => s !== '');
+    const from = all.findIndex(informative);
+    if (from < 0) continue;
+    // Leading headings ("Overview") are not part of the abstract.
+    const sentences = all.slice(from);
+    let out = '';
+    for (const s of sentences) {
+      const next = out === '' ? s : `${out} ${s}`;
+      if (next.length > ABSTRACT_MAX) return out === '' ? truncate(s, ABSTRACT_MAX) : out;
+      out = next;
+    }
+    return out;
+  }
+  return '';
+}
+
+function pickAttackPath(sentences: readonly Sentence[], killChain: readonly string[]): string[] {
+  if (killChain.length > 0) return sortTactics(killChain).map(tacticName);
+  const out: string[] = [];
+  for (const s of sentences) {
+    const text = cleanSentence(s.text);
+    if (!STAGE_RE.test(text) || out.includes(text)) continue;
+    out.push(truncate(text, ATTACK_PATH_SENTENCE_MAX));
+    if (out.length >= ATTACK_PATH_MAX) break;
+  }
+  return out;
+}
+
+export function summarize(title: string, text: string, opts: { killChain?: readonly string[] } = {}): Summary {
+  const sentences = splitSentences(text);
+  const list = candidates(sentences);
+  const cleanTitle = cleanSentence(title);
+  const first = list[0]?.text ?? '';
+  return {
+    summary: pickSummary(list, title) || truncate(cleanTitle, SUMMARY_MAX),
+    tldr: truncate(first || cleanTitle, TLDR_MAX),
+    abstract: pickAbstract(text),
+    attackPath: pickAttackPath(sentences, opts.killChain ?? []),
+  };
+}
