@@ -1,6 +1,7 @@
 import type { IntelEntry, StructuredIndicator } from '../types.js';
 import { NON_INDICATOR_TYPES, typedValuesForAttribute } from './misp.indicators.js';
 import { mispFlag, mispUnixSeconds, type MispAttribute, type MispEvent } from './misp.schema.js';
+import { isHttpUrl, normaliseText } from '../text.fns.js';
 
 /**
  * Pure MISP connector functions: parse REST/feed documents (misp.parse.ts), map an event to an
@@ -53,23 +54,7 @@ function isoFromDate(date: string | null | undefined): string | null {
   return t.toISOString();
 }
 
-function isHttpUrl(s: string): boolean {
-  try {
-    const u = new URL(s);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
 
-function normaliseText(s: string): string {
-  return s
-    .replace(/\r\n?/g, '\n')
-    .replace(/[^\S\n]+/g, ' ')
-    .replace(/ *\n */g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-}
 
 function attrValue(a: MispAttribute): string {
   return String(a.value).trim();

@@ -1,5 +1,6 @@
 import { ConnectorParseError, type IntelEntry, type StructuredIndicator } from '../types.js';
 import { indicatorsFromPattern } from './stix-pattern.fns.js';
+import { isHttpUrl, normaliseText } from '../text.fns.js';
 
 /**
  * Pure TAXII 2.1 / STIX 2.1 functions: judge a TAXII envelope, map STIX objects to entries.
@@ -112,23 +113,7 @@ function iso(v: unknown): string | null {
   return Number.isNaN(t.getTime()) ? null : t.toISOString();
 }
 
-function normaliseText(s: string): string {
-  return s
-    .replace(/\r\n?/g, '\n')
-    .replace(/[^\S\n]+/g, ' ')
-    .replace(/ *\n */g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-}
 
-function isHttpUrl(s: string): boolean {
-  try {
-    const u = new URL(s);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
 
 interface ExternalReference {
   sourceName: string;
