@@ -15,35 +15,8 @@ export function startSourceScheduler(deps: { db: Database; logger: Logger; inter
   const { db, logger } = deps;
   let running: Promise<void> | null = null;
 
-  async function tick(): Promise<void> {
-    await ensureBuiltinStates(db);
-    for (;;) {
-      const n = await db.transaction().execute(async (tx) => {
-        const due = await sql<{ organizationId: string; sourceId: string; scheduleCron: string }>`
-          SELECT st.organization_id AS "organizationId", st.source_id AS "sourceId", s.schedule_cron AS "scheduleCron"
-          FROM intel_source_states st JOIN intel_sources s ON s.id = st.source_id
-          WHERE st.subscription_enabled AND s.source_enabled
-            AND (st.next_sync_at IS NULL OR st.next_sync_at <= now())
-          ORDER BY st.next_sync_at NULLS FIRST
-          LIMIT 50
-          FOR UPDATE OF st SKIP LOCKED`.execute(tx);
-        for (const row of due.rows) {
-          await requestSync(tx, row.organizationId, row.sourceId, 'schedule');
-          await tx
-            .updateTable('intelSourceStates')
-            .set({ nextSyncAt: nextRun(row.scheduleCron) })
-            .where('organizationId', '=', row.organizationId)
-            .where('sourceId', '=', row.sourceId)
-            .execute();
-        }
-        return due.rows.length;
-      });
-      if (n < 50) return;
-    }
-  }
-
   const timer = setInterval(() => {
-    running ??= tick()
+    running ??= scheduleDueSyncs(db)
       .catch((err) => logger.warn({ err }, 'source scheduler tick failed'))
       .finally(() => (running = null));
   }, deps.intervalMs ?? 30_000);
@@ -56,8 +29,39 @@ export function startSourceScheduler(deps: { db: Database; logger: Logger; inter
   };
 }
 
+/** One scheduler pass: enqueue every due sync and move its next run forward. Returns how many. */
+export async function scheduleDueSyncs(db: Database): Promise<number> {
+  await ensureBuiltinStates(db);
+  let total = 0;
+  for (;;) {
+    const n = await db.transaction().execute(async (tx) => {
+      const due = await sql<{ organizationId: string; sourceId: string; scheduleCron: string }>`
+        SELECT st.organization_id AS "organizationId", st.source_id AS "sourceId", s.schedule_cron AS "scheduleCron"
+        FROM intel_source_states st JOIN intel_sources s ON s.id = st.source_id
+        WHERE st.subscription_enabled AND s.source_enabled
+          AND (st.next_sync_at IS NULL OR st.next_sync_at <= now())
+        ORDER BY st.next_sync_at NULLS FIRST
+        LIMIT 50
+        FOR UPDATE OF st SKIP LOCKED`.execute(tx);
+      for (const row of due.rows) {
+        await requestSync(tx, row.organizationId, row.sourceId, 'schedule');
+        await tx
+          .updateTable('intelSourceStates')
+          .set({ nextSyncAt: nextRun(row.scheduleCron) })
+          .where('organizationId', '=', row.organizationId)
+          .where('sourceId', '=', row.sourceId)
+          .execute();
+      }
+      return due.rows.length;
+    });
+    total += n;
+    if (n < 50) return total;
+  }
+}
+
 export function nextRun(cron: string, from = new Date()): Date {
-  const next = new Cron(cron, { paused: true }).nextRun(from);
+  // Schedules are evaluated in UTC, whatever the server's time zone.
+  const next = new Cron(cron, { paused: true, timezone: 'UTC' }).nextRun(from);
   // A valid 5-field cron always has a next run; fall back to an hour rather than never.
   return next ?? new Date(from.getTime() + 3_600_000);
 }
