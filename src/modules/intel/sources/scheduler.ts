@@ -17,6 +17,7 @@ export function startSourceScheduler(deps: { db: Database; logger: Logger; inter
 
   const timer = setInterval(() => {
     running ??= scheduleDueSyncs(db)
+      .then(() => undefined)
       .catch((err) => logger.warn({ err }, 'source scheduler tick failed'))
       .finally(() => (running = null));
   }, deps.intervalMs ?? 30_000);
