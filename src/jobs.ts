@@ -5,6 +5,7 @@ import { JobCatalog } from './platform/jobs/catalog.js';
 import { maintenanceJobs } from './platform/jobs/maintenance.jobs.js';
 import type { HttpClient } from './modules/intel/connectors/connector.js';
 import { createSyncSourceJob } from './modules/intel/sources/sync.jobs.js';
+import { createProcessItemsJob, enqueueProcessing } from './modules/intel/pipeline/process.jobs.js';
 
 export interface JobDeps {
   db: Database;
@@ -15,5 +16,9 @@ export interface JobDeps {
 
 /** Every job type of the service; modules add theirs here as they gain background work. */
 export function buildJobCatalog(deps: JobDeps): JobCatalog {
-  return new JobCatalog().register(...maintenanceJobs(deps.db), createSyncSourceJob(deps));
+  return new JobCatalog().register(
+    ...maintenanceJobs(deps.db),
+    createSyncSourceJob({ ...deps, onItemsChanged: (tx, _org, ids) => enqueueProcessing(tx, ids) }),
+    createProcessItemsJob({ db: deps.db }),
+  );
 }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Database } from '../../../platform/db/database.js';
+import type { Database, Queryable } from '../../../platform/db/database.js';
 import { defineJob, type JobDefinition } from '../../../platform/jobs/catalog.js';
 import type { SecretBox } from '../../../platform/secrets.js';
 import { ConnectorError, type Connector, type HttpClient, type SourceConfig } from '../connectors/connector.js';
@@ -49,7 +49,7 @@ export function userMessage(err: unknown): string {
  * nothing partial. Re-running a sync job (a retry after a crash) is harmless: items upsert by
  * (source, externalId) and a finished job is not run again.
  */
-export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; http: HttpClient; logger: Logger; onItemsChanged?: (db: Database, organizationId: string, ids: string[]) => Promise<void> }): JobDefinition<{ syncJobId: string }> {
+export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; http: HttpClient; logger: Logger; onItemsChanged?: (tx: Queryable, organizationId: string, ids: string[]) => Promise<void> }): JobDefinition<{ syncJobId: string }> {
   const { db } = deps;
   return defineJob({
     ...syncSourceJob,
@@ -102,7 +102,7 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
             .execute();
           const stats = { fetched: result.entries.length, created: stored.created, updated: stored.updated, unchanged: stored.unchanged };
           await tx.updateTable('intelSyncJobs').set({ status: 'succeeded', error: null, finishedAt: now, updatedAt: now, stats: JSON.stringify(stats) }).where('id', '=', syncJobId).execute();
-          if (deps.onItemsChanged && stored.changedIds.length) await deps.onItemsChanged(tx as unknown as Database, job.organizationId, stored.changedIds);
+          if (deps.onItemsChanged && stored.changedIds.length) await deps.onItemsChanged(tx, job.organizationId, stored.changedIds);
           return stats;
         });
         log.info({ ...stored, status: result.status }, 'source synced');

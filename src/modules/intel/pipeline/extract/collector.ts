@@ -1,0 +1,126 @@
+/**
+ * Accumulates extracted indicators (deduplicated by kind + normalizedValue, every occurrence kept as a span) and
+ * dropped candidates (one record per occurrence, with the reason).
+ */
+import type { DropCategory, DroppedCandidate, ExtractedIoc, ExtractResult, IocKind } from './types.js';
+
+/** Default time-to-live per kind, in days (how long an indicator stays actionable without new sightings). */
+export const DEFAULT_TTL_DAYS: Record<IocKind, number> = {
+  ipv4: 30,
+  ipv6: 30,
+  domain: 90,
+  url: 60,
+  email: 180,
+  md5: 365,
+  sha1: 365,
+  sha256: 365,
+  sha512: 365,
+  ssdeep: 365,
+  filename: 180,
+  'registry-key': 365,
+  process: 180,
+  cert: 365,
+  'cloud-id': 180,
+  'mobile-id': 365,
+  cve: 3650,
+  'attack-technique': 3650,
+  btc: 365,
+  eth: 365,
+  xmr: 365,
+  onion: 90,
+  asn: 365,
+};
+
+/** Base confidence per kind before per-occurrence adjustments (defanged +0.1, weak context −…). */
+export const BASE_CONFIDENCE: Record<IocKind, number> = {
+  ipv4: 0.7,
+  ipv6: 0.7,
+  domain: 0.65,
+  url: 0.8,
+  email: 0.65,
+  md5: 0.85,
+  sha1: 0.85,
+  sha256: 0.9,
+  sha512: 0.9,
+  ssdeep: 0.8,
+  filename: 0.5,
+  'registry-key': 0.7,
+  process: 0.5,
+  cert: 0.8,
+  'cloud-id': 0.6,
+  'mobile-id': 0.6,
+  cve: 0.95,
+  'attack-technique': 0.9,
+  btc: 0.85,
+  eth: 0.75,
+  xmr: 0.85,
+  onion: 0.9,
+  asn: 0.7,
+};
+
+/** Defanging is deliberate: the author marked the value as dangerous. */
+const DEFANG_BONUS = 0.1;
+
+const round2 = (x: number): number => Math.round(x * 100) / 100;
+
+export class Collector {
+  private readonly byKey = new Map<string, ExtractedIoc>();
+  readonly dropped: DroppedCandidate[] = [];
+
+  constructor(
+    readonly text: string,
+    readonly fileContext: boolean,
+  ) {}
+
+  add(
+    kind: IocKind,
+    start: number,
+    end: number,
+    normalizedValue: string,
+    defanged: boolean,
+    opts: { confidenceDelta?: number; subtype?: string } = {},
+  ): void {
+    const key = `${kind}\u0000${normalizedValue}`;
+    const confidence = round2(
+      Math.min(0.99, Math.max(0.05, BASE_CONFIDENCE[kind] + (defanged ? DEFANG_BONUS : 0) + (opts.confidenceDelta ?? 0))),
+    );
+    const existing = this.byKey.get(key);
+    if (existing) {
+      const last = existing.spans[existing.spans.length - 1];
+      if (last && last.start === start && last.end === end) return;
+      existing.spans.push({ start, end });
+      if (defanged) existing.defanged = true;
+      if (confidence > existing.confidence) existing.confidence = confidence;
+      return;
+    }
+    const ioc: ExtractedIoc = {
+      kind,
+      value: this.text.slice(start, end),
+      normalizedValue,
+      confidence,
+      spans: [{ start, end }],
+      defanged,
+    };
+    if (opts.subtype) ioc.subtype = opts.subtype;
+    this.byKey.set(key, ioc);
+  }
+
+  drop(kind: IocKind, start: number, end: number, reason: string, category: DropCategory, normalizedValue?: string): void {
+    const d: DroppedCandidate = { kind, value: this.text.slice(start, end), reason, span: { start, end }, category };
+    if (normalizedValue !== undefined) d.normalizedValue = normalizedValue;
+    this.dropped.push(d);
+  }
+
+  result(): ExtractResult {
+    const iocs = [...this.byKey.values()];
+    for (const ioc of iocs) {
+      if (ioc.spans.length < 2) continue;
+      ioc.spans.sort((a, b) => a.start - b.start);
+      const first = ioc.spans[0] as { start: number; end: number };
+      ioc.value = this.text.slice(first.start, first.end);
+    }
+    iocs.sort((a, b) => (a.spans[0]?.start ?? 0) - (b.spans[0]?.start ?? 0));
+    this.dropped.sort((a, b) => a.span.start - b.span.start);
+    return { iocs, dropped: this.dropped };
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * What is a host-like token (`a.b.c`, possibly defanged)? An IPv4 address, a domain, an onion service, a file or
+ * process name, a mobile app id — or nothing worth reporting. Pure and cached: reports repeat the same hosts.
+ */
+import { parse } from 'tldts';
+import {
+  benignDomainVerdict,
+  FILE_EXTS,
+  type FpVerdict,
+  ipv4Verdict,
+  isAmbiguousExt,
+  PROCESS_EXTS,
+  proseHostVerdict,
+  reservedDomainVerdict,
+  REVERSE_DNS_PREFIXES,
+} from './false-positives.fns.js';
+import { normalizeHost } from './normalize.fns.js';
+import { refang } from './refang.fns.js';
+import { checkHostnameSyntax, ipv4ToString, isOnionLabel, parseIpv4 } from './validate.fns.js';
+
+export type HostWhere = 'text' | 'url' | 'email';
+
+export type HostAssessment =
+  /** An address/name of that kind; `drop` set when it must not be kept (with the reason). */
+  | { kind: 'ipv4' | 'domain' | 'onion'; normalized: string; drop?: FpVerdict }
+  /** Not a host at all but a file/process name or app id; `domainDrop` records why it is not a domain. */
+  | { kind: 'filename' | 'process' | 'mobile-id'; normalized: string; domainDrop?: FpVerdict }
+  /** Nothing to report (numbers like 3.14, abbreviations like e.g, single labels). */
+  | { kind: 'ignore' };
+
+const IGNORE: HostAssessment = { kind: 'ignore' };
+const DOTTED_QUAD_RE = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+const ALPHA_TLD_RE = /^(?:[a-z\u00c0-\uffff]{2,63}|xn--[a-z0-9-]{2,59})$/;
+const MOBILE_STRONG_PREFIXES = new Set(['com', 'org', 'net', 'io']);
+const MOBILE_NOT_LAST = new Set(['com', 'net', 'org', 'io', 'html', 'htm', 'php']);
+
+const tldCache = new Map<string, boolean>();
+/** Is `tld` (lowercase, may be Unicode) a public ICANN top-level domain? */
+export function isKnownTld(tld: string): boolean {
+  let known = tldCache.get(tld);
+  if (known === undefined) {
+    const ascii = normalizeHost(`x.${tld}`);
+    const p = ascii ? parse(ascii, { extractHostname: false, detectIp: false }) : null;
+    known = !!p && p.isIcann === true && p.publicSuffix === ascii.slice(2);
+    tldCache.set(tld, known);
+  }
+  return known;
+}
+
+const cache = new Map<string, HostAssessment>();
+const CACHE_MAX = 20_000;
+
+/**
+ * @param raw host as written (may be defanged), no port/path
+ * @param defanged whether `raw` contains a defang form
+ * @param spacedDefang whether the defang form is the " dot " kind (weaker evidence)
+ * @param mobileContext whether text before it mentions a package/bundle/app id
+ */
+export function assessHost(
+  raw: string,
+  defanged: boolean,
+  where: HostWhere,
+  fileContext: boolean,
+  spacedDefang = false,
+  mobileContext = false,
+): HostAssessment {
+  const key = `${where}${defanged ? 1 : 0}${fileContext ? 1 : 0}${spacedDefang ? 1 : 0}${mobileContext ? 1 : 0}${raw}`;
+  let a = cache.get(key);
+  if (a === undefined) {
+    a = assessUncached(raw, defanged, where, fileContext, spacedDefang, mobileContext);
+    if (cache.size >= CACHE_MAX) cache.clear();
+    cache.set(key, a);
+  }
+  return a;
+}
+
+function assessUncached(
+  raw: string,
+  defanged: boolean,
+  where: HostWhere,
+  fileContext: boolean,
+  spacedDefang: boolean,
+  mobileContext: boolean,
+): HostAssessment {
+  const host = defanged ? refang(raw) : raw;
+  if (DOTTED_QUAD_RE.test(host)) {
+    const ip = parseIpv4(host);
+    if (!ip.ok) return { kind: 'ipv4', normalized: host, drop: { reason: ip.reason, category: 'invalid' } };
+    const normalized = ipv4ToString(ip.value);
+    const verdict = ipv4Verdict(ip.value, normalized);
+    return verdict ? { kind: 'ipv4', normalized, drop: verdict } : { kind: 'ipv4', normalized };
+  }
+  const labels = host.split('.');
+  const tld = (labels[labels.length - 1] as string).toLowerCase();
+  if (labels.length < 2 || !ALPHA_TLD_RE.test(tld)) return IGNORE;
+  const tldKnown = isKnownTld(tld);
+
+  if (where === 'text') {
+    // file names that only look like domains
+    if (FILE_EXTS.has(tld) && !tldKnown) {
+      return { kind: PROCESS_EXTS.has(tld) ? 'process' : 'filename', normalized: host.toLowerCase() };
+    }
+    if ((isAmbiguousExt(tld, fileContext) || (FILE_EXTS.has(tld) && tldKnown)) && (!defanged || fileContext)) {
+      return {
+        kind: 'filename',
+        normalized: host.toLowerCase(),
+        domainDrop: { reason: 'looks like a file name', category: 'ambiguous' },
+      };
+    }
+    // reverse-DNS app ids: com.example.app, org.telegram.messenger
+    const first = (labels[0] as string).toLowerCase();
+    if (
+      !defanged &&
+      labels.length >= 3 &&
+      ((MOBILE_STRONG_PREFIXES.has(first) && !MOBILE_NOT_LAST.has(tld)) || (mobileContext && REVERSE_DNS_PREFIXES.has(first)))
+    ) {
+      return {
+        kind: 'mobile-id',
+        normalized: host,
+        domainDrop: { reason: 'looks like a mobile app id (reverse-DNS package name)', category: 'ambiguous' },
+      };
+    }
+    if (!defanged || spacedDefang) {
+      const prose = proseHostVerdict(host, labels, spacedDefang);
+      if (prose) return { kind: 'domain', normalized: host.toLowerCase(), drop: prose };
+    }
+  }
+
+  const ascii = normalizeHost(host);
+  if (!ascii) return { kind: 'domain', normalized: host.toLowerCase(), drop: { reason: 'invalid hostname', category: 'invalid' } };
+  const syntax = checkHostnameSyntax(ascii);
+  if (syntax) return { kind: 'domain', normalized: ascii, drop: { reason: syntax, category: 'invalid' } };
+  const asciiTld = ascii.slice(ascii.lastIndexOf('.') + 1);
+
+  const reserved = reservedDomainVerdict(ascii, asciiTld);
+  if (reserved) return { kind: 'domain', normalized: ascii, drop: reserved };
+
+  if (asciiTld === 'onion') {
+    const sld = ascii.slice(ascii.lastIndexOf('.', ascii.length - 7) + 1, -6);
+    return isOnionLabel(sld)
+      ? { kind: 'onion', normalized: `${sld}.onion` }
+      : { kind: 'onion', normalized: ascii, drop: { reason: 'invalid onion address', category: 'invalid' } };
+  }
+  if (!tldKnown) {
+    // only report plausible attempts, not abbreviations such as "e.g" or "U.S"
+    if (labels.some((l) => l.length >= 2)) {
+      return { kind: 'domain', normalized: ascii, drop: { reason: 'invalid top-level domain', category: 'invalid' } };
+    }
+    return IGNORE;
+  }
+  const parsed = parse(ascii, { extractHostname: false, detectIp: false });
+  if (!parsed.domain) {
+    return { kind: 'domain', normalized: ascii, drop: { reason: 'public suffix, not a registrable domain', category: 'invalid' } };
+  }
+  const benign = benignDomainVerdict(parsed.domain, ascii);
+  if (benign) return { kind: 'domain', normalized: ascii, drop: benign };
+  return { kind: 'domain', normalized: ascii };
+}
+
+/** Registrable domain (eTLD+1) of a normalized host, or null. */
+export function registrableDomain(ascii: string): string | null {
+  return parse(ascii, { extractHostname: false, detectIp: false }).domain;
+}

@@ -1,0 +1,69 @@
+/**
+ * Normalization into `normalizedValue`: refanged, lowercase hosts, punycode, canonical IPv6, normalized URLs,
+ * canonical registry roots.
+ */
+import { domainToASCII } from 'node:url';
+import { refang } from './refang.fns.js';
+
+/** Refanged, lowercase, punycoded hostname without a trailing dot ('' when not convertible). */
+export function normalizeHost(host: string): string {
+  let h = refang(host).toLowerCase();
+  if (h.endsWith('.')) h = h.slice(0, -1);
+  // ASCII fast path: domainToASCII is only needed for non-ASCII labels
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(h)) return h;
+  return domainToASCII(h);
+}
+
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { http: '80', https: '443', ftp: '21', ws: '80', wss: '443' };
+
+export interface UrlParts {
+  scheme: string; // refanged, lowercase
+  userinfo: string; // as written ('' if none), without the '@'
+  host: string; // normalized host (punycode / canonical IPv6 in brackets / dotted quad)
+  port: string; // '' if none
+  path: string; // as written (possibly defanged), '' if none
+}
+
+/** scheme://[userinfo@]host[:port]path, lowercase scheme + host, default port removed, path refanged but kept. */
+export function normalizeUrl(p: UrlParts): string {
+  const port = p.port && DEFAULT_PORTS[p.scheme] !== p.port.replace(/^0+(?=\d)/, '') ? `:${Number(p.port)}` : '';
+  const user = p.userinfo ? `${refang(p.userinfo)}@` : '';
+  return `${p.scheme}://${user}${p.host}${port}${refang(p.path)}`;
+}
+
+const REG_ROOTS: Readonly<Record<string, string>> = {
+  HKLM: 'HKEY_LOCAL_MACHINE',
+  HKCU: 'HKEY_CURRENT_USER',
+  HKCR: 'HKEY_CLASSES_ROOT',
+  HKU: 'HKEY_USERS',
+  HKCC: 'HKEY_CURRENT_CONFIG',
+};
+
+/** Full root name, single backslashes, no trailing backslash, path lowercased (the registry is case-insensitive). */
+export function normalizeRegistryKey(root: string, path: string): string {
+  const r = REG_ROOTS[root.toUpperCase()] ?? root.toUpperCase();
+  const rest = path.replace(/\\{2}/g, '\\').replace(/\\+$/, '').toLowerCase();
+  return r + rest;
+}
+
+/** Lowercase local part + normalized domain. */
+export function normalizeEmail(local: string, asciiHost: string): string {
+  return `${refang(local).toLowerCase()}@${asciiHost}`;
+}
+
+/** Windows paths and names are case-insensitive: lowercase them; collapse doubled backslashes. */
+export function normalizeWindowsPath(path: string): string {
+  return path.replace(/\\{2}/g, '\\').toLowerCase();
+}
+
+/** Colon-separated or contiguous fingerprint → lowercase hex without separators. */
+export function normalizeFingerprint(fp: string): string {
+  return fp.replace(/:/g, '').toLowerCase();
+}
+
+/** CVE id as CVE-YYYY-NNNN (upper case, ASCII hyphens). */
+export const normalizeCve = (year: string, num: string): string => `CVE-${year}-${num}`;
+
+/** ATT&CK id as T1234 or T1234.001. */
+export const normalizeTechnique = (raw: string): string => raw.replace('/', '.');

@@ -1,0 +1,236 @@
+/**
+ * Pure validators: IP syntax, hash shapes, wallet checksums (Base58Check, Bech32/Bech32m), onion v3 checksums,
+ * hostname syntax, ssdeep block sizes, CVE years, ASN ranges. Each returns either a value or a reason string.
+ */
+import { createHash } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
+
+export type Check<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+const ok = <T>(value: T): Check<T> => ({ ok: true, value });
+const fail = <T>(reason: string): Check<T> => ({ ok: false, reason });
+
+// ---- IPv4 -----------------------------------------------------------------------------------------------------
+
+/** Parse a refanged dotted quad to a uint32. Rejects octets > 255 and ambiguous leading zeros (octal?). */
+export function parseIpv4(dotted: string): Check<number> {
+  const parts = dotted.split('.');
+  if (parts.length !== 4) return fail('invalid IPv4 address');
+  let n = 0;
+  for (const p of parts) {
+    if (p.length === 0 || p.length > 3) return fail('invalid IPv4 address');
+    if (p.length > 1 && p.charCodeAt(0) === 48) return fail('ambiguous IPv4 (leading zeros)');
+    const v = Number(p);
+    if (!(v <= 255)) return fail('invalid IPv4 address (octet > 255)');
+    n = n * 256 + v;
+  }
+  return ok(n);
+}
+
+export const ipv4ToString = (n: number): string =>
+  `${Math.floor(n / 16777216) % 256}.${Math.floor(n / 65536) % 256}.${Math.floor(n / 256) % 256}.${n % 256}`;
+
+// ---- IPv6 -----------------------------------------------------------------------------------------------------
+
+/** Canonical (RFC 5952) form of a valid IPv6 address, or a reason. */
+export function parseIpv6(candidate: string): Check<{ canonical: string; addr: ipaddr.IPv6 }> {
+  const v = candidate.toLowerCase();
+  if (v.includes('%') || !ipaddr.IPv6.isValid(v)) return fail('invalid IPv6 address');
+  const addr = ipaddr.IPv6.parse(v);
+  if (addr.isIPv4MappedAddress()) return ok({ canonical: `::ffff:${addr.toIPv4Address().toString()}`, addr });
+  return ok({ canonical: addr.toRFC5952String(), addr });
+}
+
+/** Is a colon-run worth reporting when it fails IPv6 validation (vs. a time like 12:30:45)? */
+export function looksLikeIpv6Attempt(candidate: string): boolean {
+  let colons = 0;
+  for (let i = candidate.indexOf(':'); i !== -1; i = candidate.indexOf(':', i + 1)) colons++;
+  return candidate.includes('::') ? colons >= 3 : colons >= 7;
+}
+
+// ---- hashes -----------------------------------------------------------------------------------------------------
+
+export const HASH_KIND_BY_LENGTH: Readonly<Record<number, 'md5' | 'sha1' | 'sha256' | 'sha512'>> = {
+  32: 'md5',
+  40: 'sha1',
+  64: 'sha256',
+  128: 'sha512',
+};
+
+const HEX_RE = /^[0-9a-f]+$/i;
+const ALL_SAME_RE = /^(.)\1*$/;
+const DIGITS_RE = /^\d+$/;
+
+export const isHex = (s: string): boolean => HEX_RE.test(s);
+
+/** A hex run of length ≥ 32: which hash is it, or why not. */
+export function classifyHex(hex: string): Check<'md5' | 'sha1' | 'sha256' | 'sha512'> {
+  const kind = HASH_KIND_BY_LENGTH[hex.length];
+  if (!kind) return fail(`invalid hash length (${hex.length} hex chars)`);
+  if (ALL_SAME_RE.test(hex)) return fail('degenerate hash (one repeated character)');
+  if (DIGITS_RE.test(hex)) return fail('looks like a number, not a hash (digits only)');
+  return ok(kind);
+}
+
+// ---- ssdeep ---------------------------------------------------------------------------------------------------
+
+export function isSsdeepBlockSize(n: number): boolean {
+  if (!Number.isInteger(n) || n < 3 || n % 3 !== 0) return false;
+  let q = n / 3;
+  while (q > 1 && q % 2 === 0) q /= 2;
+  return q === 1;
+}
+
+// ---- Base58Check / Bech32 (Bitcoin) ----------------------------------------------------------------------------
+
+const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const B58_MAP = new Int16Array(128).fill(-1);
+for (let i = 0; i < B58.length; i++) B58_MAP[B58.charCodeAt(i)] = i;
+
+/** Decode Base58 to bytes (null on a bad char). */
+export function base58Decode(s: string): Uint8Array | null {
+  const bytes: number[] = [0];
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const v = c < 128 ? (B58_MAP[c] as number) : -1;
+    if (v < 0) return null;
+    let carry = v;
+    for (let j = 0; j < bytes.length; j++) {
+      carry += (bytes[j] as number) * 58;
+      bytes[j] = carry & 0xff;
+      carry >>= 8;
+    }
+    while (carry > 0) {
+      bytes.push(carry & 0xff);
+      carry >>= 8;
+    }
+  }
+  for (let i = 0; i < s.length && s[i] === '1'; i++) bytes.push(0);
+  return Uint8Array.from(bytes.reverse());
+}
+
+const sha256 = (b: Uint8Array): Buffer => createHash('sha256').update(b).digest();
+
+/** Base58Check payload version byte, or null when the checksum is wrong. */
+export function base58CheckVersion(s: string): number | null {
+  const raw = base58Decode(s);
+  if (!raw || raw.length < 5) return null;
+  const body = raw.subarray(0, raw.length - 4);
+  const sum = sha256(sha256(body));
+  for (let i = 0; i < 4; i++) if (sum[i] !== raw[raw.length - 4 + i]) return null;
+  return raw[0] ?? null;
+}
+
+const BECH32_CHARS = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+
+function bech32Polymod(values: number[]): number {
+  const GEN = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
+  let chk = 1;
+  for (const v of values) {
+    const b = chk >>> 25;
+    chk = ((chk & 0x1ffffff) << 5) ^ v;
+    for (let i = 0; i < 5; i++) if ((b >>> i) & 1) chk ^= GEN[i] as number;
+  }
+  return chk >>> 0;
+}
+
+/** Valid Bech32 (BIP-173) or Bech32m (BIP-350) string with the given human-readable part? */
+export function isValidBech32(s: string, hrp: string): boolean {
+  if (s !== s.toLowerCase() && s !== s.toUpperCase()) return false;
+  const str = s.toLowerCase();
+  const pos = str.lastIndexOf('1');
+  if (str.slice(0, pos) !== hrp || str.length - pos - 1 < 6) return false;
+  const data: number[] = [];
+  for (let i = pos + 1; i < str.length; i++) {
+    const d = BECH32_CHARS.indexOf(str[i] as string);
+    if (d < 0) return false;
+    data.push(d);
+  }
+  const exp: number[] = [];
+  for (let i = 0; i < hrp.length; i++) exp.push(hrp.charCodeAt(i) >> 5);
+  exp.push(0);
+  for (let i = 0; i < hrp.length; i++) exp.push(hrp.charCodeAt(i) & 31);
+  const pm = bech32Polymod([...exp, ...data]);
+  return pm === 1 || pm === 0x2bc830a3;
+}
+
+const BTC_B58_RE = /^[13][1-9A-HJ-NP-Za-km-z]{25,34}$/;
+const BTC_BECH32_RE = /^bc1[02-9ac-hj-np-z]{11,71}$/i;
+
+export function isBitcoinAddress(s: string): boolean {
+  if (BTC_B58_RE.test(s)) {
+    const v = base58CheckVersion(s);
+    return v === 0x00 || v === 0x05;
+  }
+  return BTC_BECH32_RE.test(s) && isValidBech32(s, 'bc');
+}
+
+const XMR_RE = /^[48][0-9AB][1-9A-HJ-NP-Za-km-z]{93}$/;
+export const isMoneroAddress = (s: string): boolean => XMR_RE.test(s);
+
+const ETH_RE = /^0x[0-9a-f]{40}$/i;
+export const isEthereumAddress = (s: string): boolean => ETH_RE.test(s) && !/^0x0+$/i.test(s);
+
+// ---- Tor onion ------------------------------------------------------------------------------------------------
+
+const B32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+function base32Decode(s: string): Uint8Array | null {
+  const out: number[] = [];
+  let bits = 0;
+  let acc = 0;
+  for (const ch of s) {
+    const v = B32.indexOf(ch);
+    if (v < 0) return null;
+    acc = (acc << 5) | v;
+    bits += 5;
+    if (bits >= 8) {
+      out.push((acc >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  return Uint8Array.from(out);
+}
+
+/** v3 onion label (56 chars) with a valid SHA3 checksum and version 3, or a v2 label (16 chars, legacy). */
+export function isOnionLabel(label: string): boolean {
+  const l = label.toLowerCase();
+  if (l.length === 16) return /^[a-z2-7]{16}$/.test(l);
+  if (l.length !== 56 || !/^[a-z2-7]{55}d$/.test(l)) return false;
+  const raw = base32Decode(l);
+  if (!raw || raw.length !== 35 || raw[34] !== 3) return false;
+  const h = createHash('sha3-256')
+    .update(Buffer.from('.onion checksum'))
+    .update(raw.subarray(0, 32))
+    .update(Uint8Array.of(3))
+    .digest();
+  return h[0] === raw[32] && h[1] === raw[33];
+}
+
+// ---- hostnames --------------------------------------------------------------------------------------------------
+
+/** RFC 1035-ish syntax check on an ASCII (punycoded) hostname. */
+export function checkHostnameSyntax(ascii: string): string | null {
+  if (ascii.length === 0 || ascii.length > 253) return 'invalid hostname (length)';
+  for (const label of ascii.split('.')) {
+    if (label.length === 0 || label.length > 63) return 'invalid hostname (label length)';
+    if (label.startsWith('-') || label.endsWith('-')) return 'invalid hostname (label starts/ends with hyphen)';
+  }
+  return null;
+}
+
+// ---- CVE / ASN --------------------------------------------------------------------------------------------------
+
+export function checkCveYear(year: number, now = new Date()): boolean {
+  return year >= 1999 && year <= now.getUTCFullYear() + 1;
+}
+
+/** Reason an AS number is not a routable public ASN, or null. */
+export function asnReservedReason(n: number): string | null {
+  if (n === 0 || n === 65535 || n === 4294967295) return 'reserved ASN (RFC 7607/7300)';
+  if (n === 23456) return 'reserved ASN (AS_TRANS, RFC 6793)';
+  if ((n >= 64496 && n <= 64511) || (n >= 65536 && n <= 65551)) return 'documentation ASN (RFC 5398)';
+  if ((n >= 64512 && n <= 65534) || (n >= 4200000000 && n <= 4294967294)) return 'private ASN (RFC 6996)';
+  if (n > 4294967295) return 'invalid ASN (out of range)';
+  return null;
+}
