@@ -4,11 +4,22 @@
  * All spans come from regex indices into the original text, so text.slice(start, end) is always the match.
  */
 import type { Collector } from './collector.js';
-import { CERT_CONTEXT_RE, hashVerdict, HASH_IN_PATH_HOSTS, ipv4ContextVerdict, ipv6Verdict, MOBILE_CONTEXT_RE, PROCESS_EXTS, FILE_EXTS, REVERSE_DNS_PREFIXES } from './false-positives.fns.js';
-import { assessHost, type HostAssessment, type HostWhere, registrableDomain } from './host.fns.js';
+import {
+  FILE_EXTS,
+  type FpVerdict,
+  HASH_IN_PATH_HOSTS,
+  hasCertContext,
+  hashVerdict,
+  hasMobileContext,
+  ipv4ContextVerdict,
+  ipv6Verdict,
+  PROCESS_EXTS,
+  REVERSE_DNS_PREFIXES,
+} from './false-positives.fns.js';
+import { assessHost, type HostAssessment, type HostWhere } from './host.fns.js';
 import { normalizeEmail, normalizeFingerprint, normalizeRegistryKey, normalizeUrl, normalizeWindowsPath } from './normalize.fns.js';
 import * as P from './patterns.js';
-import { isDefanged, refangScheme } from './refang.fns.js';
+import { refangScheme } from './refang.fns.js';
 import type { IocKind } from './types.js';
 import { classifyHex, isBitcoinAddress, isEthereumAddress, isHex, isMoneroAddress, isOnionLabel, isSsdeepBlockSize, looksLikeIpv6Attempt, parseIpv6 } from './validate.fns.js';
 
@@ -18,6 +29,9 @@ const URL_RE = P.sticky(P.URL_SRC);
 const EMAIL_RE = P.sticky(P.EMAIL_SRC);
 const REGISTRY_RE = P.sticky(P.REGISTRY_SRC, 'y'); // case-sensitive: roots and Title-Case continuation
 const WINPATH_RE = P.sticky(P.WINPATH_SRC, 'y');
+/** A host-like value is defanged when it holds anything but label characters and dots. */
+const HOST_DEFANG_RE = /[^\w.\-\u0080-\uffff]/;
+const hostDefanged = (raw: string): boolean => HOST_DEFANG_RE.test(raw);
 const ARN_RE = P.sticky(P.ARN_SRC);
 const CERT_COLON_RE = P.sticky(P.CERT_COLON_SRC);
 const SSDEEP_RE = P.sticky(P.SSDEEP_SRC, 'y');
@@ -25,9 +39,14 @@ const IPV6_RE = P.sticky(P.IPV6_SRC);
 const VERSION_IP_RE = P.sticky(P.VERSION_IP_SRC);
 const IPV4_RE = P.sticky(P.IPV4_SRC);
 const HOST_RE = P.sticky(P.HOST_SRC);
+const HOST_PLAIN_RE = P.sticky(P.HOST_PLAIN_SRC);
+const IPV4_PLAIN_RE = P.sticky(P.IPV4_PLAIN_SRC);
+const HEX_RUN_RE = P.sticky(P.HEX_RUN_SRC);
+const TAIL_RE = P.sticky(P.TAIL_SRC);
 const LONG_RE = P.sticky(P.LONG_SRC);
 
 const WEB_SCHEMES = new Set(['http', 'https', 'ftp', 'ftps', 'sftp', 'ws', 'wss']);
+const PATH_DEFANG_RE = /\[(?:\.|\/|dot|:|@)\]|\{(?:\.|dot)\}/i;
 const TRAILING_PUNCT_RE = /[.,;:!?'"]+$/;
 const TRAILING_PUNCT_ARN_RE = /[.,;:'"]+$/;
 const HEX_IN_PATH_RE = /(?<![0-9a-f])(?:[0-9a-f]{128}|[0-9a-f]{64}|[0-9a-f]{40}|[0-9a-f]{32})(?![0-9a-f])/gi;
@@ -38,10 +57,42 @@ function execAt(re: RegExp, text: string, s: number): RegExpExecArray | null {
   return re.exec(text);
 }
 
-const idx = (m: RegExpExecArray, g: number): [number, number] => (m.indices?.[g] ?? [-1, -1]) as [number, number];
+/** End of a sticky match at `s`, or -1 (no match array, no capture strings). */
+function testAt(re: RegExp, text: string, s: number): number {
+  re.lastIndex = s;
+  return re.test(text) ? re.lastIndex : -1;
+}
+
+/** End of the port/path tail after a host ending at `he` (or `he` itself). */
+function tailEnd(text: string, he: number): number {
+  const ch = text.charCodeAt(he);
+  // ':' '/' '?' '#' '[' '(' '{' can start a port or path
+  if (ch !== 58 && ch !== 47 && ch !== 63 && ch !== 35 && ch !== 91 && ch !== 40 && ch !== 123) return he;
+  const e = testAt(TAIL_RE, text, he);
+  return e > he ? e : he;
+}
+
+/** Characters after a plain match that may continue it in a defanged form: '[' '(' '{' ' ' '\'. */
+const mayContinueDefanged = (ch: number): boolean => ch === 91 || ch === 40 || ch === 123 || ch === 32 || ch === 92;
+
+/**
+ * End of a host-like token at `s` and whether it is defanged: the plain regex first, the defang-aware one only
+ * when the plain one fails or stops where a defang form could follow.
+ */
+function hostEnd(text: string, s: number, plain: RegExp, full: RegExp): { end: number; defanged: boolean } | null {
+  const pe = testAt(plain, text, s);
+  if (pe > 0 && !mayContinueDefanged(text.charCodeAt(pe))) return { end: pe, defanged: false };
+  const fe = testAt(full, text, s);
+  if (fe < 0) return pe > 0 ? { end: pe, defanged: false } : null;
+  return { end: fe, defanged: fe !== pe };
+}
 
 /** Drop unbalanced closing brackets and trailing punctuation at the end of [from, end). */
+/** Characters that may need trimming at the end of a URL / key: . , ; : ! ? ' " ) ] } */
+const TRIM_CANDIDATE = new Set([46, 44, 59, 58, 33, 63, 39, 34, 41, 93, 125]);
+
 function trimEnd(text: string, from: number, end: number, punct = TRAILING_PUNCT_RE): number {
+  if (end <= from || !TRIM_CANDIDATE.has(text.charCodeAt(end - 1))) return end;
   for (;;) {
     const seg = text.slice(from, end);
     const p = punct.exec(seg);
@@ -60,12 +111,14 @@ function trimEnd(text: string, from: number, end: number, punct = TRAILING_PUNCT
   }
 }
 
-const hasSpacedDefang = (raw: string): boolean => raw.includes(' ');
+const LOCAL_DEFANG_RE = /[[({]/;
+/** The bare " dot " form (weak evidence: prose can produce it). */
+const SPACED_DOT_RE = / dot /i;
 
 function mobileContext(text: string, s: number, raw: string): boolean {
   const dot = raw.indexOf('.');
   if (dot < 0 || !REVERSE_DNS_PREFIXES.has(raw.slice(0, dot).toLowerCase())) return false;
-  return MOBILE_CONTEXT_RE.test(text.slice(Math.max(0, s - 48), s));
+  return hasMobileContext(text, s);
 }
 
 /** Record a host assessment at [hs, he). Returns the assessment for callers that build on it. */
@@ -77,11 +130,11 @@ function emitHost(c: Collector, a: HostAssessment, hs: number, he: number, defan
     case 'process':
     case 'mobile-id':
       if (a.domainDrop) c.drop('domain', hs, he, a.domainDrop.reason, a.domainDrop.category, a.normalized);
-      c.add(a.kind, hs, he, a.normalized, defanged, { confidenceDelta: conf });
+      c.add(a.kind, hs, he, a.normalized, defanged, conf);
       return;
     default:
       if (a.drop) c.drop(a.kind, hs, he, a.drop.reason, a.drop.category, a.drop.category === 'invalid' ? undefined : a.normalized);
-      else c.add(a.kind, hs, he, a.normalized, defanged, { confidenceDelta: conf });
+      else c.add(a.kind, hs, he, a.normalized, defanged, conf);
   }
 }
 
@@ -89,15 +142,18 @@ const tryUrl: Classifier = (c, s) => {
   const { text } = c;
   const m = execAt(URL_RE, text, s);
   if (!m) return -1;
-  const scheme = refangScheme(m[1] as string);
-  let end = s + m[0].length;
-  const [ps] = idx(m, 7);
-  if (ps >= 0) end = Math.max(ps, trimEnd(text, ps, end));
+  const rawScheme = m[1] as string;
+  const scheme = refangScheme(rawScheme);
   const hostRaw = m[4] as string;
-  let [hs, he] = idx(m, 4);
+  // capture groups are contiguous: scheme, sep, userinfo, host, colon, port, path
+  let hs = s + rawScheme.length + (m[2] as string).length + (m[3] as string).length;
+  let he = hs + hostRaw.length;
+  const ps = m[7] === undefined ? -1 : he + (m[5]?.length ?? 0) + (m[6]?.length ?? 0);
+  let end = s + m[0].length;
+  if (ps >= 0) end = Math.max(ps, trimEnd(text, ps, end));
   let hostNorm: string;
-  let hostDrop: { reason: string; category: 'invalid' | 'reserved' | 'benign' | 'ambiguous' } | undefined;
-  const hostDefanged = isDefanged(hostRaw);
+  let hostDrop: FpVerdict | undefined;
+  const hDefanged = hostDefanged(hostRaw);
   if (hostRaw.startsWith('[')) {
     hs += 1;
     he -= 1;
@@ -108,18 +164,16 @@ const tryUrl: Classifier = (c, s) => {
       c.drop('ipv6', hs, he, v6.reason, 'invalid');
     } else {
       hostNorm = `[${v6.value.canonical}]`;
-      const verdict = ipv6Verdict(v6.value.addr, v6.value.canonical);
-      if (verdict) {
-        hostDrop = verdict;
-        c.drop('ipv6', hs, he, verdict.reason, verdict.category, v6.value.canonical);
-      } else c.add('ipv6', hs, he, v6.value.canonical, false);
+      hostDrop = ipv6Verdict(v6.value.parts, v6.value.canonical) ?? undefined;
+      if (hostDrop) c.drop('ipv6', hs, he, hostDrop.reason, hostDrop.category, v6.value.canonical);
+      else c.add('ipv6', hs, he, v6.value.canonical, false);
     }
   } else {
-    const a = assessHost(hostRaw, hostDefanged, 'url', c.fileContext, hasSpacedDefang(hostRaw));
+    const a = assessHost(hostRaw, hDefanged, 'url', c.fileContext, hDefanged && SPACED_DOT_RE.test(hostRaw));
     if (a.kind === 'ipv4' || a.kind === 'domain' || a.kind === 'onion') {
       hostNorm = a.normalized;
       hostDrop = a.drop;
-      emitHost(c, a, hs, he, hostDefanged);
+      emitHost(c, a, hs, he, hDefanged);
     } else {
       hostNorm = hostRaw.toLowerCase();
       hostDrop = { reason: 'invalid URL host', category: 'invalid' };
@@ -128,8 +182,9 @@ const tryUrl: Classifier = (c, s) => {
   if (!WEB_SCHEMES.has(scheme)) return end; // tcp://, udp://, ssh://…: the host is the indicator
   const port = m[6] ?? '';
   if (port && Number(port) > 65535) hostDrop = { reason: 'invalid URL (port > 65535)', category: 'invalid' };
-  const normalized = normalizeUrl({ scheme, userinfo: (m[3] ?? '').replace(/(?:@|\[@\])$/, ''), host: hostNorm, port, path: ps >= 0 ? text.slice(ps, end) : '' });
-  const defanged = hostDefanged || scheme !== (m[1] as string) || m[2] !== '://' || isDefanged(text.slice(he, end));
+  const path = ps >= 0 ? text.slice(ps, end) : '';
+  const normalized = normalizeUrl({ scheme, userinfo: (m[3] as string).replace(/(?:@|\[@\])$/, ''), host: hostNorm, port, path });
+  const defanged = hDefanged || scheme !== rawScheme || m[2] !== '://' || m[5] === '[:]' || PATH_DEFANG_RE.test(path);
   if (hostDrop) c.drop('url', s, end, hostDrop.reason, hostDrop.category, hostDrop.category === 'invalid' ? undefined : normalized);
   else c.add('url', s, end, normalized, defanged);
   if (ps >= 0 && hostDrop?.category === 'benign') extractFromReferenceUrl(c, hostNorm, ps, end);
@@ -137,10 +192,19 @@ const tryUrl: Classifier = (c, s) => {
 };
 
 /** Hashes in analysis-service links (virustotal.com/gui/file/<sha256>) and app ids in store links. */
+function hostIn(set: ReadonlySet<string>, host: string): boolean {
+  if (set.has(host)) return true;
+  for (let i = host.indexOf('.'); i >= 0 && i < host.length - 1; i = host.indexOf('.', i + 1)) {
+    if (set.has(host.slice(i + 1))) return true;
+  }
+  return false;
+}
+
 function extractFromReferenceUrl(c: Collector, host: string, ps: number, end: number): void {
-  const reg = registrableDomain(host);
+  const isAnalysis = hostIn(HASH_IN_PATH_HOSTS, host);
+  if (!isAnalysis && host !== 'play.google.com') return;
   const path = c.text.slice(ps, end);
-  if (reg && (HASH_IN_PATH_HOSTS.has(reg) || HASH_IN_PATH_HOSTS.has(host))) {
+  if (isAnalysis) {
     HEX_IN_PATH_RE.lastIndex = 0;
     for (let m = HEX_IN_PATH_RE.exec(path); m; m = HEX_IN_PATH_RE.exec(path)) {
       emitHex(c, ps + m.index, ps + m.index + m[0].length, m[0]);
@@ -150,7 +214,7 @@ function extractFromReferenceUrl(c: Collector, host: string, ps: number, end: nu
     const m = PLAY_ID_RE.exec(path);
     if (m?.[1]) {
       const st = ps + m.index + m[0].length - m[1].length;
-      c.add('mobile-id', st, st + m[1].length, m[1], false, { confidenceDelta: 0.2, subtype: 'android' });
+      c.add('mobile-id', st, st + m[1].length, m[1], false, 0.2, 'android');
     }
   }
 }
@@ -161,8 +225,8 @@ const tryEmail: Classifier = (c, s) => {
   if (!m) return -1;
   const end = s + m[0].length;
   const hostRaw = m[3] as string;
-  const defanged = isDefanged(m[0]);
-  const a = assessHost(hostRaw, isDefanged(hostRaw), 'email', c.fileContext);
+  const defanged = (m[2] as string) !== '@' || hostDefanged(hostRaw) || LOCAL_DEFANG_RE.test(m[1] as string);
+  const a = assessHost(hostRaw, hostDefanged(hostRaw), 'email', c.fileContext);
   if (a.kind !== 'domain' && a.kind !== 'onion') return -1;
   const normalized = normalizeEmail(m[1] as string, a.normalized);
   // a mailbox at a benign provider (gmail.com…) is still an indicator; reserved/invalid domains are not
@@ -216,7 +280,7 @@ const tryWinPath: Classifier = (c, s) => {
   if (nameLen <= 0) return -1; // a directory, not a file
   const nameStart = s + lastSep + 1;
   const end = nameStart + nameLen;
-  c.add('filename', s, end, normalizeWindowsPath(text.slice(s, end)), false, { subtype: 'path' });
+  c.add('filename', s, end, normalizeWindowsPath(text.slice(s, end)), false, 0, 'path');
   if (PROCESS_EXTS.has(ext)) c.add('process', nameStart, end, text.slice(nameStart, end).toLowerCase(), false);
   return end;
 };
@@ -225,7 +289,7 @@ const tryArn: Classifier = (c, s) => {
   const m = execAt(ARN_RE, c.text, s);
   if (!m) return -1;
   const end = trimEnd(c.text, s + 12, s + m[0].length, TRAILING_PUNCT_ARN_RE);
-  c.add('cloud-id', s, end, c.text.slice(s, end), false, { subtype: 'aws-arn', confidenceDelta: 0.2 });
+  c.add('cloud-id', s, end, c.text.slice(s, end), false, 0.2, 'aws-arn');
   return end;
 };
 
@@ -233,9 +297,9 @@ const tryCertColon: Classifier = (c, s) => {
   const m = execAt(CERT_COLON_RE, c.text, s);
   if (!m) return -1;
   const end = s + m[0].length;
-  const ctx = CERT_CONTEXT_RE.test(c.text.slice(Math.max(0, s - 64), s));
+  const ctx = hasCertContext(c.text, s);
   const subtype = m[0].length === 59 ? 'sha1' : 'sha256';
-  c.add('cert', s, end, normalizeFingerprint(m[0]), false, { subtype, confidenceDelta: ctx ? 0.1 : -0.15 });
+  c.add('cert', s, end, normalizeFingerprint(m[0]), false, ctx ? 0.1 : -0.15, subtype);
   return end;
 };
 
@@ -249,15 +313,15 @@ const trySsdeep: Classifier = (c, s) => {
 
 const tryIpv6: Classifier = (c, s) => {
   const m = execAt(IPV6_RE, c.text, s);
-  if (!m) return -1;
+  // times (12:30:45) and other short colon runs are not candidates
+  if (!m || !looksLikeIpv6Attempt(m[0])) return -1;
   const end = s + m[0].length;
   const v6 = parseIpv6(m[0]);
   if (!v6.ok) {
-    if (!looksLikeIpv6Attempt(m[0])) return -1;
     c.drop('ipv6', s, end, v6.reason, 'invalid');
     return end;
   }
-  const verdict = ipv6Verdict(v6.value.addr, v6.value.canonical);
+  const verdict = ipv6Verdict(v6.value.parts, v6.value.canonical);
   if (verdict) c.drop('ipv6', s, end, verdict.reason, verdict.category, v6.value.canonical);
   else c.add('ipv6', s, end, v6.value.canonical, false);
   return end;
@@ -266,44 +330,57 @@ const tryIpv6: Classifier = (c, s) => {
 const tryVersionIp: Classifier = (c, s) => {
   const m = execAt(VERSION_IP_RE, c.text, s);
   if (!m) return -1;
-  const [vs, ve] = idx(m, 1);
-  c.drop('ipv4', vs, ve, 'looks like a version number', 'ambiguous');
-  return s + m[0].length;
+  const end = s + m[0].length;
+  c.drop('ipv4', end - (m[1] as string).length, end, 'looks like a version number', 'ambiguous');
+  return end;
 };
 
 const tryIpv4: Classifier = (c, s) => {
-  const m = execAt(IPV4_RE, c.text, s);
-  if (!m) return -1;
-  const raw = m[1] as string;
-  const ipEnd = s + raw.length;
-  const defanged = raw.length > 15 || isDefanged(raw);
+  const { text } = c;
+  const h = hostEnd(text, s, IPV4_PLAIN_RE, IPV4_RE);
+  if (!h) return -1;
+  const ipEnd = h.end;
+  const raw = text.slice(s, ipEnd);
+  const defanged = h.defanged;
   const a = assessHost(raw, defanged, 'text', c.fileContext);
   if (a.kind === 'ipv4' && !a.drop && !defanged) {
-    const ctx = ipv4ContextVerdict(c.text, s, ipEnd);
+    const ctx = ipv4ContextVerdict(text, s, ipEnd);
     if (ctx) {
       c.drop('ipv4', s, ipEnd, ctx.reason, ctx.category, a.normalized);
-      return s + m[0].length;
+      return tailEnd(text, ipEnd);
     }
   }
   emitHost(c, a, s, ipEnd, defanged);
-  return s + m[0].length;
+  return tailEnd(text, ipEnd);
 };
 
-const tryHost: Classifier = (c, s) => {
+/** A host-like token at `s` (end `he` from hostEnd) that is not followed by an '@' form. */
+function tryHostAt(c: Collector, s: number, he: number, defanged: boolean): number {
   const { text } = c;
-  const m = execAt(HOST_RE, text, s);
-  if (!m) return -1;
-  const raw = m[1] as string;
-  const he = s + raw.length;
-  const defanged = isDefanged(raw);
-  const spaced = defanged && hasSpacedDefang(raw);
+  const raw = text.slice(s, he);
+  const spaced = defanged && SPACED_DOT_RE.test(raw);
   const mctx = !defanged && mobileContext(text, s, raw);
   const a = assessHost(raw, defanged, 'text', c.fileContext, spaced, mctx);
   if (a.kind === 'ipv4') return -1;
   const conf = a.kind === 'mobile-id' ? (mctx ? 0.25 : 0) : spaced ? -0.2 : 0;
   emitHost(c, a, s, he, defanged, conf);
   // a file name is not followed by a URL path: only skip the tail for hosts
-  return a.kind === 'filename' || a.kind === 'process' ? he : s + m[0].length;
+  return a.kind === 'filename' || a.kind === 'process' ? he : tailEnd(text, he);
+}
+
+/** Email if an '@' form follows the local part, else a host. */
+const tryHostOrEmail: Classifier = (c, s) => {
+  const { text } = c;
+  const h = hostEnd(text, s, HOST_PLAIN_RE, HOST_RE);
+  if (h) {
+    const next = text.charCodeAt(h.end);
+    if (next === 64 || (mayContinueDefanged(next) && atFollows(text, s))) {
+      const e = tryEmail(c, s);
+      if (e > 0) return e;
+    }
+    return tryHostAt(c, s, h.end, h.defanged);
+  }
+  return atFollows(text, s) ? tryEmail(c, s) : -1;
 };
 
 function emitHex(c: Collector, s: number, end: number, hex: string): void {
@@ -319,8 +396,8 @@ function emitHex(c: Collector, s: number, end: number, hex: string): void {
     c.drop(k.value, s, end, benign.reason, benign.category, lower);
     return;
   }
-  if ((k.value === 'sha1' || k.value === 'sha256') && CERT_CONTEXT_RE.test(c.text.slice(Math.max(0, s - 64), s))) {
-    c.add('cert', s, end, lower, false, { subtype: k.value });
+  if ((k.value === 'sha1' || k.value === 'sha256') && hasCertContext(c.text, s)) {
+    c.add('cert', s, end, lower, false, 0, k.value);
     return;
   }
   c.add(k.value, s, end, lower, false);
@@ -329,34 +406,107 @@ function emitHex(c: Collector, s: number, end: number, hex: string): void {
 const AWS_KEY_PREFIX_RE = /^(?:AKIA|ASIA|AROA|AIDA|AGPA|AIPA|ANPA|ANVA|APKA|ABIA|ACCA)[A-Z0-9]{16}$/;
 
 const tryLong: Classifier = (c, s) => {
-  const m = execAt(LONG_RE, c.text, s);
-  if (!m) return -1;
-  const v = m[0];
-  const end = s + v.length;
+  const hexEnd = testAt(HEX_RUN_RE, c.text, s);
+  if (hexEnd > 0) {
+    emitHex(c, s, hexEnd, c.text.slice(s, hexEnd));
+    return hexEnd;
+  }
+  const end = testAt(LONG_RE, c.text, s);
+  if (end < 0) return -1;
+  const v = c.text.slice(s, end);
   if (v.length >= 32 && isHex(v)) emitHex(c, s, end, v);
   else if (v.length === 42 && isEthereumAddress(v)) c.add('eth', s, end, v.toLowerCase(), false);
   else if (v.length <= 35 && (v[0] === '1' || v[0] === '3') && isBitcoinAddress(v)) c.add('btc', s, end, v, false);
   else if (v.length >= 14 && (v[0] === 'b' || v[0] === 'B') && /^bc1/i.test(v) && isBitcoinAddress(v)) c.add('btc', s, end, v.toLowerCase(), false);
   else if (v.length === 95 && isMoneroAddress(v)) c.add('xmr', s, end, v, false);
-  else if (v.length === 56 && isOnionLabel(v)) c.add('onion', s, end, `${v.toLowerCase()}.onion`, false, { confidenceDelta: -0.1 });
+  else if (v.length === 56 && isOnionLabel(v)) c.add('onion', s, end, `${v.toLowerCase()}.onion`, false, -0.1);
   else if (AWS_KEY_PREFIX_RE.test(v)) return end; // handled by the AWS key pass
   return end;
 };
 
-/** Classifiers in MASTER_ALTS order. */
-export const CLASSIFIERS: readonly Classifier[] = [
-  tryUrl,
-  tryEmail,
-  tryRegistry,
-  tryWinPath,
-  tryArn,
-  tryCertColon,
-  trySsdeep,
-  tryIpv6,
-  tryVersionIp,
-  tryIpv4,
-  tryHost,
-  tryLong,
-];
+const isDigit = (ch: number): boolean => ch >= 48 && ch <= 57;
+
+/** Local-part run followed by an '@' form ('@', '[@]', '(at)', ' [at] '…)? Sticky, no allocation. */
+const AT_FOLLOWS_RE = /[\w%+-]+(?:(?:\.|\[\.\]|\(\.\))[\w%+-]+)*(?:@|[[({](?:@|at)[\])}]| [[(](?:@|at)[\])] )/iy;
+function atFollows(text: string, s: number): boolean {
+  AT_FOLLOWS_RE.lastIndex = s;
+  return AT_FOLLOWS_RE.test(text);
+}
+const isLetter = (ch: number): boolean => (ch | 32) >= 97 && (ch | 32) <= 122;
+const isHexCh = (ch: number): boolean => isDigit(ch) || ((ch | 32) >= 97 && (ch | 32) <= 102);
+
+/**
+ * Classify the token starting at `s`, reached through a trigger character `trig` (the char code at the trigger:
+ * '.', '@', ':', '\', a bracket, a digit, or a space for " dot "). Only classifiers that can start at `s` given
+ * that trigger are tried, cheapest/most specific first. Returns the end of what was consumed, or -1.
+ */
+export function classifyAt(c: Collector, s: number, trig: number): number {
+  const { text } = c;
+  const ch = text.charCodeAt(s);
+  let end = -1;
+  switch (trig) {
+    case 58: // ':'
+      if (isLetter(ch)) {
+        end = tryUrl(c, s);
+        if (end > 0) return end;
+        if (text.charCodeAt(s + 1) === 58) {
+          end = tryWinPath(c, s);
+          if (end > 0) return end;
+        }
+        if (ch === 72) {
+          end = tryRegistry(c, s);
+          if (end > 0) return end;
+        }
+        if ((ch | 32) === 97 && text.startsWith('rn:', s + 1)) {
+          end = tryArn(c, s);
+          if (end > 0) return end;
+        }
+      }
+      if (isHexCh(ch) && text.charCodeAt(s + 2) === 58) {
+        end = tryCertColon(c, s);
+        if (end > 0) return end;
+      }
+      if (isDigit(ch)) {
+        end = trySsdeep(c, s);
+        if (end > 0) return end;
+      }
+      if (isHexCh(ch) || ch === 58) return tryIpv6(c, s);
+      return -1;
+    case 92: // '\'
+      if (ch === 72) {
+        end = tryRegistry(c, s);
+        if (end > 0) return end;
+      }
+      return ch === 37 || ch === 92 ? tryWinPath(c, s) : -1;
+    case 46: // '.'
+      if (isDigit(ch)) {
+        end = tryIpv4(c, s);
+        if (end > 0) return end;
+      } else if ((ch | 32) === 118) {
+        end = tryVersionIp(c, s);
+        if (end > 0) return end;
+      }
+      // most dotted tokens are hosts; an email's local part looks like a host followed by an '@' form
+      return tryHostOrEmail(c, s);
+    case 64: // '@'
+      return tryEmail(c, s);
+    default:
+      if (isDigit(trig)) {
+        end = tryLong(c, s);
+        if (end > 0) return end;
+        return tryHostOrEmail(c, s);
+      }
+      // defang bracket or a space-led " dot " / " [at] "
+      if (isLetter(ch)) {
+        end = tryUrl(c, s);
+        if (end > 0) return end;
+      }
+      if (isDigit(ch)) {
+        end = tryIpv4(c, s);
+        if (end > 0) return end;
+      }
+      return tryHostOrEmail(c, s);
+  }
+}
 
 export type { HostWhere };

@@ -62,9 +62,16 @@ export const BASE_CONFIDENCE: Record<IocKind, number> = {
 const DEFANG_BONUS = 0.1;
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
+const BASE_MAP = new Map(Object.entries(BASE_CONFIDENCE) as Array<[IocKind, number]>);
+const confidenceFor = (kind: IocKind, defanged: boolean, delta: number): number => {
+  const base = BASE_MAP.get(kind) as number;
+  if (!defanged && delta === 0) return base;
+  return round2(Math.min(0.99, Math.max(0.05, base + (defanged ? DEFANG_BONUS : 0) + delta)));
+};
 
 export class Collector {
-  private readonly byKey = new Map<string, ExtractedIoc>();
+  /** kind → normalizedValue → ioc (no key strings built per occurrence). */
+  private readonly byKind = new Map<IocKind, Map<string, ExtractedIoc>>();
   readonly dropped: DroppedCandidate[] = [];
 
   constructor(
@@ -78,21 +85,27 @@ export class Collector {
     end: number,
     normalizedValue: string,
     defanged: boolean,
-    opts: { confidenceDelta?: number; subtype?: string } = {},
+    confidenceDelta = 0,
+    subtype?: string,
   ): void {
-    const key = `${kind}\u0000${normalizedValue}`;
-    const confidence = round2(
-      Math.min(0.99, Math.max(0.05, BASE_CONFIDENCE[kind] + (defanged ? DEFANG_BONUS : 0) + (opts.confidenceDelta ?? 0))),
-    );
-    const existing = this.byKey.get(key);
+    let byValue = this.byKind.get(kind);
+    if (byValue === undefined) {
+      byValue = new Map();
+      this.byKind.set(kind, byValue);
+    }
+    const existing = byValue.get(normalizedValue);
     if (existing) {
       const last = existing.spans[existing.spans.length - 1];
       if (last && last.start === start && last.end === end) return;
       existing.spans.push({ start, end });
-      if (defanged) existing.defanged = true;
-      if (confidence > existing.confidence) existing.confidence = confidence;
+      if (defanged || confidenceDelta > 0) {
+        if (defanged) existing.defanged = true;
+        const confidence = confidenceFor(kind, defanged, confidenceDelta);
+        if (confidence > existing.confidence) existing.confidence = confidence;
+      }
       return;
     }
+    const confidence = confidenceFor(kind, defanged, confidenceDelta);
     const ioc: ExtractedIoc = {
       kind,
       value: this.text.slice(start, end),
@@ -101,8 +114,8 @@ export class Collector {
       spans: [{ start, end }],
       defanged,
     };
-    if (opts.subtype) ioc.subtype = opts.subtype;
-    this.byKey.set(key, ioc);
+    if (subtype) ioc.subtype = subtype;
+    byValue.set(normalizedValue, ioc);
   }
 
   drop(kind: IocKind, start: number, end: number, reason: string, category: DropCategory, normalizedValue?: string): void {
@@ -112,7 +125,8 @@ export class Collector {
   }
 
   result(): ExtractResult {
-    const iocs = [...this.byKey.values()];
+    const iocs: ExtractedIoc[] = [];
+    for (const byValue of this.byKind.values()) for (const ioc of byValue.values()) iocs.push(ioc);
     for (const ioc of iocs) {
       if (ioc.spans.length < 2) continue;
       ioc.spans.sort((a, b) => a.start - b.start);

@@ -8,81 +8,78 @@
  * - Single pass per pattern family, precompiled regexes; see patterns.ts for the speed design.
  */
 import { Collector } from './collector.js';
-import { CLASSIFIERS } from './classify.fns.js';
-import { scanAsns, scanAwsKeys, scanAzureIds, scanCves, scanGcpProjects, scanTechniques } from './passes.fns.js';
-import { MASTER_GROUP, MASTER_RE, SPACED_TRIGGER_RE, TRIGGER_RE, WORD_AFTER_RE, WORD_BEFORE_RE } from './patterns.js';
+import { classifyAt } from './classify.fns.js';
+import { scanAwsKeys, scanAzureIds, scanGcpProjects, scanIds } from './passes.fns.js';
+import { LONG_TRIGGER_RE, SPACED_TRIGGER_RE, TOKEN_CHAR, TRIGGER_RE, WORD_AFTER_RE } from './patterns.js';
 import type { ExtractOptions, ExtractResult } from './types.js';
 
 export type { DropCategory, DroppedCandidate, ExtractedIoc, ExtractOptions, ExtractResult, IocKind, Span } from './types.js';
 export { DEFAULT_TTL_DAYS, BASE_CONFIDENCE } from './collector.js';
 export { refang, refangWithMap, isDefanged, type RefangMap } from './refang.fns.js';
 
-const N_ALTS = MASTER_GROUP.length;
-
-/** Try the classifiers at token start `s`; returns the end of what was consumed, or -1. */
-function classifyAt(c: Collector, s: number): number {
-  MASTER_RE.lastIndex = s;
-  const m = MASTER_RE.exec(c.text);
-  if (m === null) return -1;
-  let k = 0;
-  while (k < N_ALTS && m[MASTER_GROUP[k] as number] === undefined) k++;
-  for (; k < N_ALTS; k++) {
-    const end = (CLASSIFIERS[k] as (c: Collector, s: number) => number)(c, s);
-    if (end > s) return end;
-  }
-  return -1;
-}
-
-/** Next match of a global regex at or after `from`, or null. */
-function nextFrom(re: RegExp, text: string, from: number): RegExpExecArray | null {
+/**
+ * Position of the next trigger at or after `from`, or -1 (`back`: match length, so that the position is that of
+ * the match start — or of the space before " dot "). No match array is allocated.
+ */
+function nextTrigger(re: RegExp, text: string, from: number, back: number): number {
   re.lastIndex = from;
-  return re.exec(text);
+  return re.test(text) ? re.lastIndex - back : -1;
 }
+
+const mainRe = TRIGGER_RE;
+const longRe = LONG_TRIGGER_RE;
+const spacedRe = SPACED_TRIGGER_RE;
+const tokenChar = TOKEN_CHAR;
+const wordAfter = WORD_AFTER_RE;
 
 /**
- * The trigger loop: jump between structural characters, classify each token once. Two trigger streams (the
- * main one and the rare space-led " dot " one) are merged in position order.
+ * The trigger loop: jump between structural characters, classify each token once. Three trigger streams (the
+ * structural characters, long alphanumeric runs, and the rare " dot ") are merged in position order.
  */
 function scanStructured(c: Collector): void {
   const { text } = c;
   let lastEnd = 0;
   let failedStart = -1;
-  let main = nextFrom(TRIGGER_RE, text, 0);
-  let spaced = nextFrom(SPACED_TRIGGER_RE, text, 0);
-  while (main !== null || spaced !== null) {
-    const fromSpaced = main === null || (spaced !== null && spaced.index < main.index);
-    const t = fromSpaced ? (spaced as RegExpExecArray).index : (main as RegExpExecArray).index;
-    WORD_BEFORE_RE.lastIndex = t;
-    const wb = WORD_BEFORE_RE.exec(text);
-    let s = t - (wb?.[1]?.length ?? 0);
-    if (s < lastEnd) s = lastEnd;
+  let main = nextTrigger(mainRe, text, 0, 1);
+  let long = nextTrigger(longRe, text, 0, 16);
+  let spaced = nextTrigger(spacedRe, text, 0, 5);
+  const INF = Number.MAX_SAFE_INTEGER;
+  for (;;) {
+    const a = main < 0 ? INF : main;
+    const b = long < 0 ? INF : long;
+    const d = spaced < 0 ? INF : spaced;
+    const t = a < b ? (a < d ? a : d) : b < d ? b : d;
+    if (t === INF) break;
+    const trig = text.charCodeAt(t);
+    // start of the token: back over word characters (a few chars; bounded by the previous token's end). A
+    // space-led defang (" [dot] ", " dot ") belongs to the word before the space.
+    let s = (trig === 91 || trig === 40 || trig === 123) && t - 1 > lastEnd && text.charCodeAt(t - 1) === 32 ? t - 1 : t;
+    while (s > lastEnd && tokenChar[text.charCodeAt(s - 1)] === 1) s--;
     while (s < t && text.charCodeAt(s) === 45 /* '-' */) s++;
-    const end = s === failedStart ? -1 : classifyAt(c, s);
+    const end = s === failedStart ? -1 : classifyAt(c, s, trig);
     let next: number;
     if (end > s) {
       lastEnd = end;
       next = end > t ? end : t + 1;
     } else {
       failedStart = s;
-      const ch = text.charCodeAt(t);
-      if (ch >= 48 && ch <= 57) {
+      if (trig >= 48 && trig <= 57) {
         // a digit trigger inside a long run that matched nothing: skip the rest of the run
-        WORD_AFTER_RE.lastIndex = t;
-        WORD_AFTER_RE.exec(text);
-        next = Math.max(t + 1, WORD_AFTER_RE.lastIndex);
+        wordAfter.lastIndex = t;
+        wordAfter.test(text);
+        next = Math.max(t + 1, wordAfter.lastIndex);
       } else next = t + 1;
     }
-    if (main !== null && main.index < next) main = nextFrom(TRIGGER_RE, text, next);
-    if (spaced !== null && spaced.index < next) spaced = nextFrom(SPACED_TRIGGER_RE, text, next);
+    if (main >= 0 && main < next) main = nextTrigger(mainRe, text, next, 1);
+    if (long >= 0 && long < next) long = nextTrigger(longRe, text, next, 16);
+    if (spaced >= 0 && spaced < next) spaced = nextTrigger(spacedRe, text, next + 1, 5);
   }
 }
 
 export function extractIocs(text: string, opts: ExtractOptions = {}): ExtractResult {
   const c = new Collector(text, opts.fileContext === true);
   scanStructured(c);
-  scanCves(c);
-  scanTechniques(c);
-  scanAsns(c);
+  scanIds(c);
   scanAwsKeys(c);
   scanAzureIds(c);
   scanGcpProjects(c);

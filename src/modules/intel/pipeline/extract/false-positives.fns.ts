@@ -2,7 +2,6 @@
  * False-positive control. Every rule returns a human-readable reason (and a category) so dropped candidates can be
  * recorded instead of silently lost.
  */
-import type ipaddr from 'ipaddr.js';
 import type { DropCategory } from './types.js';
 
 export interface FpVerdict {
@@ -77,53 +76,59 @@ export function ipv4Verdict(n: number, dotted: string): FpVerdict | null {
 
 // ---- IPv6 ranges ---------------------------------------------------------------------------------------------
 
-export function ipv6Verdict(addr: ipaddr.IPv6, canonical: string): FpVerdict | null {
-  const p = addr.parts;
-  const p0 = p[0] ?? 0;
-  if (p0 === 0x2001 && p[1] === 0x0db8) return v('documentation range (RFC 3849)', 'reserved');
-  if ((p0 & 0xfff0) === 0x3ff0) return v('documentation range (RFC 9637)', 'reserved');
-  switch (addr.range() as string) {
-    case 'unspecified':
-      return v('unspecified address', 'reserved');
-    case 'loopback':
-      return v('loopback address', 'reserved');
-    case 'linkLocal':
-      return v('link-local address', 'reserved');
-    case 'uniqueLocal':
-      return v('private address (unique local, RFC 4193)', 'reserved');
-    case 'multicast':
-      return v('multicast address', 'reserved');
-    case 'deprecatedSiteLocal':
-      return v('private address (deprecated site-local)', 'reserved');
-    case 'benchmarking':
-      return v('benchmarking range (RFC 5180)', 'reserved');
-    case 'discard':
-      return v('discard-only range (RFC 6666)', 'reserved');
-    case 'ipv4Mapped': {
-      const v4 = addr.toIPv4Address();
-      return ipv4Verdict(v4.toByteArray().reduce((a, b) => a * 256 + b, 0), v4.toString());
-    }
-    default:
-      break;
-  }
+/** `p`: the 8 groups of a valid address; `canonical`: its RFC 5952 form. */
+export function ipv6Verdict(p: readonly number[], canonical: string): FpVerdict | null {
+  const [p0 = 0, p1 = 0, p2 = 0, p3 = 0, p4 = 0, p5 = 0, p6 = 0, p7 = 0] = p;
+  const upperZero = p0 === 0 && p1 === 0 && p2 === 0 && p3 === 0 && p4 === 0;
+  if (upperZero && p5 === 0 && p6 === 0 && p7 === 0) return v('unspecified address', 'reserved');
+  if (upperZero && p5 === 0 && p6 === 0 && p7 === 1) return v('loopback address', 'reserved');
+  if (upperZero && p5 === 0xffff) return ipv4Verdict(p6 * 65536 + p7, `${p6 >> 8}.${p6 & 255}.${p7 >> 8}.${p7 & 255}`);
+  if (p0 === 0x2001 && p1 === 0x0db8) return v('documentation range (RFC 3849)', 'reserved');
+  if (p0 === 0x3fff && p1 >> 12 === 0) return v('documentation range (RFC 9637)', 'reserved');
+  if (p0 === 0x2001 && p1 === 0x0002 && p2 === 0) return v('benchmarking range (RFC 5180)', 'reserved');
+  if (p0 === 0x0100 && p1 === 0 && p2 === 0 && p3 === 0) return v('discard-only range (RFC 6666)', 'reserved');
+  if ((p0 & 0xffc0) === 0xfe80) return v('link-local address', 'reserved');
+  if ((p0 & 0xffc0) === 0xfec0) return v('private address (deprecated site-local)', 'reserved');
+  if ((p0 & 0xfe00) === 0xfc00) return v('private address (unique local, RFC 4193)', 'reserved');
+  if (p0 >> 8 === 0xff) return v('multicast address', 'reserved');
+  if (p0 >> 13 !== 1) return v('reserved address (outside global unicast 2000::/3)', 'reserved');
   if (PUBLIC_RESOLVERS_V6.has(canonical)) return v('benign infrastructure (public DNS resolver)', 'benign');
   return null;
 }
 
 // ---- IP context: version numbers, phone numbers ------------------------------------------------------------
 
-const VERSION_BEFORE_RE =
-  /(?:\bv|\bver\.?|\bversion|\bbuild|\brelease|\bfirmware|\brev\.?|\brevision|\bpatch(?:ed)?|\bupdate|\bupgrade|\bkernel|\bfixed in|\bprior to|\bbefore|\bthrough|\bup to)\s*[:#]?\s*$/i;
-const VERSION_AFTER_RE = /^(?:-(?:alpha|beta|rc|dev|snapshot|release)|\+build|\s*\((?:build|x64|x86)|\s+(?:and (?:earlier|later|prior)|or (?:earlier|later)|(?:build|release)\b))/i;
-const PHONE_BEFORE_RE = /(?:\+\d{1,3}[\s.-]*|\(\d{1,4}\)\s*|\b(?:tel|phone|fax|call|mobile|cell|ph|hotline|whatsapp)\b\.?\s*[:#]?\s*(?:\+?\d{1,3}[\s.-]*)?)$/i;
-const PHONE_AFTER_RE = /^[-.\s]\d{2,4}\b(?![.]\d)/;
+// Sticky lookbehinds/lookaheads evaluated once at the candidate's ends (no slicing, no scanning). The combined
+// CONTEXT_* regexes are cheap "anything at all?" tests; the specific ones only run when they match.
+const VERSION_WORDS = String.raw`\bv|\bver\.?|\bversion|\bbuild|\brelease|\bfirmware|\brev\.?|\brevision|\bpatch(?:ed)?|\bupdate|\bupgrade|\bkernel|\bfixed in|\bprior to|\bbefore|\bthrough|\bup to`;
+const PHONE_BEFORE = String.raw`\+\d{1,3}[\s.-]{0,3}|\(\d{1,4}\)\s{0,2}|\b(?:tel|phone|fax|call|mobile|cell|ph|hotline|whatsapp)\b\.?\s{0,3}[:#]?\s{0,3}(?:\+?\d{1,3}[\s.-]{0,3})?`;
+const VERSION_BEFORE_RE = new RegExp(String.raw`(?<=(?:${VERSION_WORDS})\s{0,3}[:#]?\s{0,3})`, 'iy');
+const PHONE_BEFORE_RE = new RegExp(String.raw`(?<=${PHONE_BEFORE})`, 'iy');
+const VERSION_AFTER = String.raw`-(?:alpha|beta|rc|dev|snapshot|release)|\+build|\s*\((?:build|x64|x86)|\s+(?:and (?:earlier|later|prior)|or (?:earlier|later)|(?:build|release)\b)`;
+const PHONE_AFTER = String.raw`[-.\s]\d{2,4}\b(?![.]\d)`;
+const VERSION_AFTER_RE = new RegExp(VERSION_AFTER, 'iy');
+const CONTEXT_AFTER_RE = new RegExp(`${VERSION_AFTER}|${PHONE_AFTER}`, 'iy');
+
+function stickyTest(re: RegExp, text: string, at: number): boolean {
+  re.lastIndex = at;
+  return re.test(text);
+}
 
 /** Context-based rejection of a dotted quad (plain, non-defanged occurrences only). */
 export function ipv4ContextVerdict(text: string, start: number, end: number): FpVerdict | null {
-  const before = text.slice(Math.max(0, start - 24), start);
-  const after = text.slice(end, end + 24);
-  if (VERSION_BEFORE_RE.test(before) || VERSION_AFTER_RE.test(after)) return v('looks like a version number', 'ambiguous');
-  if (PHONE_BEFORE_RE.test(before) || PHONE_AFTER_RE.test(after)) return v('looks like a phone number', 'ambiguous');
+  // what precedes: skip up to 3 spaces/':'/'#' and look at one character
+  let i = start - 1;
+  while (i >= 0 && i > start - 5 && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 58 || text.charCodeAt(i) === 35)) i--;
+  const prev = i >= 0 ? text.charCodeAt(i) | 32 : 0;
+  const isLetter = prev >= 97 && prev <= 122;
+  if (isLetter && stickyTest(VERSION_BEFORE_RE, text, start)) return v('looks like a version number', 'ambiguous');
+  if (prev !== 0 && prev !== 42 /* newline|32 */ && stickyTest(PHONE_BEFORE_RE, text, start)) return v('looks like a phone number', 'ambiguous');
+  const next = text.charCodeAt(end);
+  if (next === 45 || next === 43 || next === 32 || next === 46 || next === 40 || next === 9) {
+    if (stickyTest(CONTEXT_AFTER_RE, text, end)) {
+      return stickyTest(VERSION_AFTER_RE, text, end) ? v('looks like a version number', 'ambiguous') : v('looks like a phone number', 'ambiguous');
+    }
+  }
   return null;
 }
 
@@ -281,7 +286,18 @@ export function awsKeyVerdict(key: string): FpVerdict | null {
   return null;
 }
 
-/** Preceding context that makes a 40/64-hex string a certificate fingerprint rather than a file hash. */
-export const CERT_CONTEXT_RE = /(?:thumbprint|fingerprint|certificate|\bcert\b|x\.?509|\bssl\b|\btls\b)[^\n]{0,40}$/i;
-/** Preceding context that makes a reverse-DNS name a mobile app id with high confidence. */
-export const MOBILE_CONTEXT_RE = /(?:package|bundle|app(?:lication)?[ _-]?id|apk|android|ios|play store|app store)[^\n]{0,40}$/i;
+const CERT_WORDS_RE = /thumbprint|fingerprint|certificate|\bcert\b|x\.?509|\bssl\b|\btls\b/i;
+const MOBILE_WORDS_RE = /package|bundle|app(?:lication)?[ _-]?id|\bapk\b|android|\bios\b|play store|app store/i;
+
+/** Does the same line, within `width` characters before `start`, match `re`? (forward scan of a short slice) */
+function lineContext(re: RegExp, text: string, start: number, width: number): boolean {
+  let seg = text.slice(Math.max(0, start - width), start);
+  const nl = seg.lastIndexOf('\n');
+  if (nl >= 0) seg = seg.slice(nl + 1);
+  return re.test(seg);
+}
+
+/** Context that makes 40/64 hex a certificate fingerprint rather than a file hash. */
+export const hasCertContext = (text: string, start: number): boolean => lineContext(CERT_WORDS_RE, text, start, 48);
+/** Context that makes a reverse-DNS name a mobile app id with high confidence. */
+export const hasMobileContext = (text: string, start: number): boolean => lineContext(MOBILE_WORDS_RE, text, start, 48);

@@ -15,7 +15,7 @@ import {
   REVERSE_DNS_PREFIXES,
 } from './false-positives.fns.js';
 import { normalizeHost } from './normalize.fns.js';
-import { refang } from './refang.fns.js';
+import { refangHost } from './refang.fns.js';
 import { checkHostnameSyntax, ipv4ToString, isOnionLabel, parseIpv4 } from './validate.fns.js';
 
 export type HostWhere = 'text' | 'url' | 'email';
@@ -47,8 +47,10 @@ export function isKnownTld(tld: string): boolean {
   return known;
 }
 
-const cache = new Map<string, HostAssessment>();
+/** One cache per flag combination (keyed by the raw host, no string building on lookup). */
+const caches: Array<Map<string, HostAssessment>> = Array.from({ length: 48 }, () => new Map());
 const CACHE_MAX = 20_000;
+const WHERE_BITS: Record<HostWhere, number> = { text: 0, url: 16, email: 32 };
 
 /**
  * @param raw host as written (may be defanged), no port/path
@@ -64,12 +66,14 @@ export function assessHost(
   spacedDefang = false,
   mobileContext = false,
 ): HostAssessment {
-  const key = `${where}${defanged ? 1 : 0}${fileContext ? 1 : 0}${spacedDefang ? 1 : 0}${mobileContext ? 1 : 0}${raw}`;
-  let a = cache.get(key);
+  const cache = caches[
+    WHERE_BITS[where] | (defanged ? 8 : 0) | (fileContext ? 4 : 0) | (spacedDefang ? 2 : 0) | (mobileContext ? 1 : 0)
+  ] as Map<string, HostAssessment>;
+  let a = cache.get(raw);
   if (a === undefined) {
     a = assessUncached(raw, defanged, where, fileContext, spacedDefang, mobileContext);
     if (cache.size >= CACHE_MAX) cache.clear();
-    cache.set(key, a);
+    cache.set(raw, a);
   }
   return a;
 }
@@ -82,7 +86,7 @@ function assessUncached(
   spacedDefang: boolean,
   mobileContext: boolean,
 ): HostAssessment {
-  const host = defanged ? refang(raw) : raw;
+  const host = defanged ? refangHost(raw) : raw;
   if (DOTTED_QUAD_RE.test(host)) {
     const ip = parseIpv4(host);
     if (!ip.ok) return { kind: 'ipv4', normalized: host, drop: { reason: ip.reason, category: 'invalid' } };

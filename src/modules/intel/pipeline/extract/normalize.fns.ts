@@ -5,14 +5,15 @@
 import { domainToASCII } from 'node:url';
 import { refang } from './refang.fns.js';
 
-/** Refanged, lowercase, punycoded hostname without a trailing dot ('' when not convertible). */
+// eslint-disable-next-line no-control-regex
+const NON_ASCII_RE = /[^\x00-\x7f]/;
+
+/** Lowercase, punycoded hostname without a trailing dot ('' when not convertible). `host` is already refanged. */
 export function normalizeHost(host: string): string {
-  let h = refang(host).toLowerCase();
+  let h = host.toLowerCase();
   if (h.endsWith('.')) h = h.slice(0, -1);
   // ASCII fast path: domainToASCII is only needed for non-ASCII labels
-  // eslint-disable-next-line no-control-regex
-  if (/^[\x00-\x7f]*$/.test(h)) return h;
-  return domainToASCII(h);
+  return NON_ASCII_RE.test(h) ? domainToASCII(h) : h;
 }
 
 const DEFAULT_PORTS: Readonly<Record<string, string>> = { http: '80', https: '443', ftp: '21', ws: '80', wss: '443' };

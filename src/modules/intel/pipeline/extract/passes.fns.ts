@@ -6,7 +6,7 @@
 import type { Collector } from './collector.js';
 import { awsKeyVerdict } from './false-positives.fns.js';
 import { normalizeCve, normalizeTechnique } from './normalize.fns.js';
-import { ASN_RE, ATTACK_RE, AWS_KEY_RE, AZURE_ID_RE, CVE_RE, GCP_PROJECT_RE } from './patterns.js';
+import { AWS_KEY_RE, AZURE_ID_RE, GCP_PROJECT_RE, ID_RE } from './patterns.js';
 import { asnReservedReason, checkCveYear } from './validate.fns.js';
 
 /** Is the char before `i` a letter/digit/underscore (i.e. `i` is not at a word start)? */
@@ -16,48 +16,30 @@ function wordCharBefore(text: string, i: number): boolean {
   return (ch >= 48 && ch <= 57) || (ch >= 65 && ch <= 90) || (ch >= 97 && ch <= 122) || ch === 95;
 }
 
-export function scanCves(c: Collector): void {
+/** CVE ids, ATT&CK technique ids and AS numbers (one regex, see ID_RE). */
+export function scanIds(c: Collector): void {
   const { text } = c;
-  const re = CVE_RE;
+  const re = ID_RE;
   re.lastIndex = 0;
   const now = new Date();
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (wordCharBefore(text, m.index)) continue;
-    const start = m.index;
-    const end = start + m[0].length;
-    const year = m[1] as string;
-    if (!checkCveYear(Number(year), now)) {
-      c.drop('cve', start, end, 'invalid CVE id (year out of range)', 'invalid');
-      continue;
-    }
-    c.add('cve', start, end, normalizeCve(year, m[2] as string), false);
-  }
-}
-
-export function scanTechniques(c: Collector): void {
-  const { text } = c;
-  const re = ATTACK_RE;
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const i = m.index;
-    // a word start; "-T1059" (a flag), "AT1234" or "x.T1234" are not technique ids
-    if (wordCharBefore(text, i) || (i > 0 && (text[i - 1] === '-' || text[i - 1] === '.'))) continue;
-    c.add('attack-technique', i, i + m[0].length, normalizeTechnique(m[0]), false);
-  }
-}
-
-export function scanAsns(c: Collector): void {
-  const { text } = c;
-  const re = ASN_RE;
-  re.lastIndex = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const i = m.index;
     if (wordCharBefore(text, i)) continue;
     const end = i + m[0].length;
-    const n = Number(m[1]);
-    const reserved = asnReservedReason(n);
-    if (reserved) c.drop('asn', i, end, reserved, reserved.startsWith('invalid') ? 'invalid' : 'reserved', `AS${n}`);
-    else c.add('asn', i, end, `AS${n}`, false);
+    if (m[1] !== undefined) {
+      const year = m[1];
+      if (!checkCveYear(Number(year), now)) c.drop('cve', i, end, 'invalid CVE id (year out of range)', 'invalid');
+      else c.add('cve', i, end, normalizeCve(year, m[2] as string), false);
+    } else if (m[3] !== undefined) {
+      // a technique id starts a word: "-T1059" (a flag) or "x.T1234" are not technique ids
+      if (i > 0 && (text[i - 1] === '-' || text[i - 1] === '.')) continue;
+      c.add('attack-technique', i, end, normalizeTechnique(m[3]), false);
+    } else {
+      const n = Number(m[4]);
+      const reserved = asnReservedReason(n);
+      if (reserved) c.drop('asn', i, end, reserved, reserved.startsWith('invalid') ? 'invalid' : 'reserved', `AS${n}`);
+      else c.add('asn', i, end, `AS${n}`, false);
+    }
   }
 }
 
@@ -71,7 +53,7 @@ export function scanAwsKeys(c: Collector): void {
     const end = i + m[0].length;
     const verdict = awsKeyVerdict(m[0]);
     if (verdict) c.drop('cloud-id', i, end, verdict.reason, verdict.category, m[0]);
-    else c.add('cloud-id', i, end, m[0], false, { subtype: 'aws-access-key', confidenceDelta: 0.2 });
+    else c.add('cloud-id', i, end, m[0], false, 0.2, 'aws-access-key');
   }
 }
 
@@ -87,7 +69,7 @@ export function scanAzureIds(c: Collector): void {
       c.drop('cloud-id', start, start + guid.length, 'placeholder GUID (all zeros)', 'reserved', guid);
       continue;
     }
-    c.add('cloud-id', start, start + guid.length, guid.toLowerCase(), false, { subtype });
+    c.add('cloud-id', start, start + guid.length, guid.toLowerCase(), false, 0, subtype);
   }
 }
 
@@ -104,6 +86,6 @@ export function scanGcpProjects(c: Collector): void {
       c.drop('cloud-id', start, start + id.length, 'documentation placeholder', 'reserved', id);
       continue;
     }
-    c.add('cloud-id', start, start + id.length, id, false, { subtype: 'gcp-project', confidenceDelta: -0.1 });
+    c.add('cloud-id', start, start + id.length, id, false, -0.1, 'gcp-project');
   }
 }

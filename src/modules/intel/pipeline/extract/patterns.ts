@@ -3,10 +3,10 @@
  *
  * Speed design: the text is never walked character by character in JS. A global TRIGGER regex jumps straight to
  * the few "structural" characters an indicator needs (a dot followed by a word char, '@', ':', '\', a defang
- * bracket, ' dot ', or a digit that starts a long alphanumeric run); irregexp scans for those at several hundred
- * MB/s. Only at a trigger do we look back to the start of the word (WORD_BEFORE, a sticky lookbehind) and run
- * the sticky MASTER alternation there once. Literal-prefixed indicators (CVE, ATT&CK, ASN, AWS keys…) get their
- * own global regexes, which irregexp scans with a fast first-character search.
+ * bracket, ' dot ', or a digit that starts a long alphanumeric run); irregexp scans for those at well over
+ * 100 MB/s. Only at a trigger do we look back to the start of the word (WORD_BEFORE, a sticky lookbehind) and
+ * run, at that token start, the few sticky classifiers that the trigger character makes possible.
+ * Literal-prefixed indicators (CVE, ATT&CK, ASN, AWS keys…) get their own global regexes, which irregexp scans with a fast first-character search.
  *
  * Defanged forms are part of the patterns, so every match is an exact span of the ORIGINAL text.
  */
@@ -37,7 +37,7 @@ const HOST_TAIL = String.raw`(?:${SEP_COLON}\d{1,5}(?!\d))?(?:${PATH})?`;
 
 const IPV4_DEF = String.raw`\d{1,3}${SEP_DOT}\d{1,3}${SEP_DOT}\d{1,3}${SEP_DOT}\d{1,3}`;
 
-// ---- sticky sub-patterns tried at a token start (each its own regex, with indices) -------------------------
+// ---- sticky sub-patterns tried at a token start (capture groups are contiguous so offsets can be summed) ---
 
 export const URL_SRC = String.raw`(${SCHEME})(${SCHEME_SEP})((?:[\w.%+-]+(?::[^\s@/\[\]]*)?(?:@|\[@\]))?)(\[[0-9a-f:.]+\]|${HOSTNAME}|${LABEL})(?:(${SEP_COLON})(\d{1,5})(?!\d))?(${PATH})?`;
 export const EMAIL_SRC = String.raw`([\w%+-]+(?:(?:\.|\[\.\]|\(\.\))[\w%+-]+)*)(${SEP_AT})(${HOSTNAME})(?![${LABEL_CHARS}-])`;
@@ -51,75 +51,73 @@ export const CERT_COLON_SRC = String.raw`[0-9a-f]{2}(?::[0-9a-f]{2}){19}(?:(?::[
 export const SSDEEP_SRC = String.raw`(\d{1,6}):([A-Za-z0-9/+]{3,64}):([A-Za-z0-9/+]{3,64})(?![\w/+:])`;
 export const IPV6_SRC = String.raw`(?:[0-9a-f]{1,4}|:)(?::[0-9a-f]{0,4}){1,8}(?:(?:\.\d{1,3}){3})?(?![\w:]|\.\d)`;
 export const VERSION_IP_SRC = String.raw`(?:v|ver\.? ?|version ?)(\d{1,3}(?:\.\d{1,3}){3})(?![\w.]|\.\d)`;
-export const IPV4_SRC = String.raw`(${IPV4_DEF})(?![\w]|${SEP_DOT}\d)(${HOST_TAIL})`;
-export const HOST_SRC = String.raw`(${HOSTNAME})(?![${LABEL_CHARS}-])(${HOST_TAIL})`;
+export const IPV4_SRC = String.raw`${IPV4_DEF}(?![\w]|${SEP_DOT}\d)`;
+export const HOST_SRC = String.raw`${HOSTNAME}(?![${LABEL_CHARS}-])`;
+/** Plain (non-defanged) fast paths, tried first: no defang alternations. */
+export const IPV4_PLAIN_SRC = String.raw`\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\w]|\.\d|\[\.|\(\.|\[dot|\(dot)`;
+export const HOST_PLAIN_SRC = String.raw`${LABEL}(?:\.${LABEL})+(?![${LABEL_CHARS}-])`;
+export const HEX_RUN_SRC = String.raw`[0-9a-f]{32,}(?!\w)`;
+/** Port and path after a host or IP outside a URL (consumed so that path segments are not re-scanned). */
+export const TAIL_SRC = HOST_TAIL;
 export const LONG_SRC = String.raw`[a-z0-9]{20,}(?!\w)`;
 
-/** The alternation of everything above, in priority order; one exec per token decides which classifier runs. */
-export const MASTER_ALTS = [
-  URL_SRC,
-  EMAIL_SRC,
-  String.raw`HK(?:EY_|LM|CU|CR|U|CC)[A-Z_]*:?\\`, // registry: prefix only, the classifier has the full pattern
-  String.raw`(?:[A-Za-z]:|%[A-Za-z_()0-9]+%|\\\\[\w.$-]+)\\`, // Windows path: prefix only
-  ARN_SRC,
-  CERT_COLON_SRC,
-  SSDEEP_SRC,
-  IPV6_SRC,
-  VERSION_IP_SRC,
-  IPV4_SRC,
-  HOST_SRC,
-  LONG_SRC,
-] as const;
-
-const groupCount = (src: string): number => (new RegExp(`(?:${src})|`).exec('') as RegExpExecArray).length - 1;
-
-export const MASTER_RE = new RegExp(MASTER_ALTS.map((s) => `(${s})`).join('|'), 'iy');
-/** MASTER_GROUP[k] = index of the capture group that wraps alternative k in MASTER_RE. */
-export const MASTER_GROUP: readonly number[] = (() => {
-  const out: number[] = [];
-  let g = 1;
-  for (const src of MASTER_ALTS) {
-    out.push(g);
-    g += 1 + groupCount(src);
-  }
-  return out;
-})();
-
-export const sticky = (src: string, flags = 'iy'): RegExp => new RegExp(src, `${flags}d`);
+export const sticky = (src: string, flags = 'iy'): RegExp => new RegExp(src, flags);
 
 // ---- the trigger scan ---------------------------------------------------------------------------------------
 
 /**
  * Positions worth looking at. One leading character class (so irregexp can scan for it quickly), then a
- * lookbehind-dispatched check. Digits only count when followed by 15+ alphanumerics (hashes, wallets, onion);
- * ':' only before a word char, '/', '\' or '['; '.' only before a label char (so sentence ends don't fire).
+ * lookbehind-dispatched check. ':' only before a word char, '/', '\' or '['; '.' only before a label char (so
+ * sentence ends don't fire).
  */
 export const TRIGGER_RE = new RegExp(
-  String.raw`[.@:\\\[({0-9](?:` +
+  String.raw`[.@:\\\[({](?:` +
     [
-      String.raw`(?<=[.@])(?=[\w\u0080-\uffff])`,
+      String.raw`(?<=[.@])(?=[^\s.,;:!?'"()\[\]{}<>])`,
       String.raw`(?<=:)(?=[\w/\\\[:])`,
       String.raw`(?<=\\)(?=[\w\\])`,
-      String.raw`(?<=[0-9])(?=[a-z0-9]{15})`,
-      String.raw`(?<=[\[({])(?:\.|dot|@|at|:|\/|:\/\/| \. )[\])}]`,
+      String.raw`(?<=[\[({])(?=(?:\.|dot|@|at|:|\/|:\/\/| \. )[\])}])`,
     ].join('|') +
     ')',
   'gi',
 );
 
-/** The only triggers that start with a space (" dot ", " [at] "…): a second, rarely matching, stream. */
-export const SPACED_TRIGGER_RE = / (?:dot|\[dot\]|\(dot\)|\{dot\}|\[\.\]|\[at\]|\(at\)|\[@\]) /gi;
+/**
+ * Long alphanumeric runs (hashes, wallets, bare onion names): a digit followed by 15 more alphanumerics. Kept out
+ * of TRIGGER_RE because digits are frequent; as its own consuming regex it costs a fraction. Match length 16.
+ */
+export const LONG_TRIGGER_RE = /[0-9][a-z0-9]{15}/gi;
 
-/** Sticky lookbehind: the word right before a trigger (token start = trigger index − match length). */
-export const WORD_BEFORE_RE = new RegExp(String.raw`(?<=([\w%\-${UNICODE_LETTERS}]*))`, 'y');
+/**
+ * The bare " dot " defang (bracketed ones are caught by TRIGGER_RE at the bracket): a second, rarely matching
+ * stream keyed on the letter 'd' so that irregexp does not stop at every space. The match is "dot " preceded by
+ * "x " and followed by a non-space; the trigger position is the space before "dot" (lastIndex − 5).
+ */
+export const SPACED_TRIGGER_RE = /dot (?<=[^\s] dot )(?=[^\s])/gi;
+// Every TRIGGER_RE match is exactly one character long, so `re.test()` + `lastIndex - 1` gives its position
+// without allocating a match array.
+
+/**
+ * Characters that continue a token to the left of a trigger: the token start is found by stepping back over
+ * these (a handful of characters, never past the previous token's end). Index: UTF-16 code unit.
+ */
+export const TOKEN_CHAR: Uint8Array = (() => {
+  const t = new Uint8Array(65536);
+  const re = new RegExp(`[\\w%+\\-${UNICODE_LETTERS}]`);
+  for (let i = 0; i < 65536; i++) if (re.test(String.fromCharCode(i))) t[i] = 1;
+  return t;
+})();
 /** Sticky: rest of an alphanumeric run (to skip past a long run after a digit trigger). */
 export const WORD_AFTER_RE = /\w*/y;
 
 // ---- literal-prefixed passes --------------------------------------------------------------------------------
 
-export const CVE_RE = /CVE[-\u2010\u2011\u2013_ ]?(\d{4})[-\u2010\u2011\u2013_ ](\d{4,7})(?!\d)/gi;
-export const ATTACK_RE = /T1\d{3}(?:\.\d{3}|\/\d{3}(?!\d))?(?![\w]|\.\d)/g;
-export const ASN_RE = /AS(?:N ?)?(\d{1,10})(?!\d|\.\d)/g;
+/**
+ * CVE ids (groups 1, 2), ATT&CK technique ids (group 3) and AS numbers (group 4) in one pass: their first
+ * characters (C/c, T, A) are distinct, so one scan costs about as much as the CVE scan alone.
+ */
+export const ID_RE =
+  /(?:CVE|cve|Cve)[-\u2010\u2011\u2013_ ]?(\d{4})[-\u2010\u2011\u2013_ ](\d{4,7})(?!\d)|(T1\d{3}(?:\.\d{3}|\/\d{3}(?!\d))?)(?![\w]|\.\d)|AS(?:N ?)?(\d{1,10})(?!\d|\.\d)/g;
 export const AWS_KEY_RE = /(?:AKIA|ASIA|AROA|AIDA|AGPA|AIPA|ANPA|ANVA|APKA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g;
 export const AZURE_ID_RE =
   /(?:subscriptions?|tenant)(?:[ _-]?ids?)?[^\n\w]{0,4}(?:(?:is|=|:)[^\n\w]{0,3})?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?![\w-])/gi;

@@ -25,9 +25,19 @@ const DEFANG_RE = new RegExp(
 
 /** Non-global twin of DEFANG_RE: does a value contain anything refang() would change? */
 const HAS_DEFANG_RE = new RegExp(DEFANG_RE.source, 'i');
+/** Cheap necessary condition for HAS_DEFANG_RE (a plain first-character search). */
+const MAYBE_DEFANG_RE = /[[({\\]| dot |h[x*t][x*t]p|fxp/i;
 
 export function isDefanged(value: string): boolean {
-  return HAS_DEFANG_RE.test(value);
+  return MAYBE_DEFANG_RE.test(value) && HAS_DEFANG_RE.test(value);
+}
+
+/** Defanged dot forms only (for hosts): '[.]', '(dot)', ' dot ', '\.'… → '.'. */
+const HOST_DOTS_RE = / ?\[(?:\.|dot| \. )\] ?| ?\((?:\.|dot)\) ?| ?\{(?:\.|dot)\} ?| dot |\\\./gi;
+
+/** Refang a host written with defanged dots ('evil[.]com', 'evil dot com'); other text is left alone. */
+export function refangHost(host: string): string {
+  return host.replace(HOST_DOTS_RE, '.');
 }
 
 function replacementFor(m: RegExpExecArray): string {
@@ -42,7 +52,7 @@ function replacementFor(m: RegExpExecArray): string {
 
 /** Refang a whole text (or a single value). */
 export function refang(text: string): string {
-  if (!HAS_DEFANG_RE.test(text)) return text;
+  if (!MAYBE_DEFANG_RE.test(text)) return text;
   DEFANG_RE.lastIndex = 0;
   let out = '';
   let last = 0;
