@@ -5,6 +5,7 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Json<T = unknown> = ColumnType<T, string, string>;
 type JsonDefault<T> = ColumnType<T, string | undefined, string>;
+type NullableJson<T> = ColumnType<T | null, string | null | undefined, string | null>;
 
 export interface OrganizationsTable {
   id: string;
@@ -83,6 +84,7 @@ export interface DestinationDeliveriesTable {
   responseStatus: number | null;
   error: string | null;
   payload: Json<Record<string, unknown>>;
+  runId: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -120,6 +122,13 @@ export interface DB {
   intelIndicators: IntelIndicatorsTable;
   intelIndicatorChecks: IntelIndicatorChecksTable;
   attackCatalog: AttackCatalogTable;
+  modelProviders: ModelProvidersTable;
+  modelAliases: ModelAliasesTable;
+  mcpServers: McpServersTable;
+  agents: AgentsTable;
+  agentTriggers: AgentTriggersTable;
+  agentRuns: AgentRunsTable;
+  triggerDeliveries: TriggerDeliveriesTable;
 }
 
 export interface IntelSourcesTable {
@@ -251,4 +260,108 @@ export interface AttackCatalogTable {
   tactics: string[];
   platforms: string[];
   updatedAt: Timestamp;
+}
+
+export interface ModelProvidersTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  type: 'openai' | 'anthropic' | 'openai-compatible';
+  baseUrl: string | null;
+  apiKeyCiphertext: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface ModelAliasesTable {
+  organizationId: string;
+  alias: string;
+  providerId: string;
+  modelId: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface McpServersTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  url: string;
+  tokenCiphertext: string | null;
+  enabled: Generated<boolean>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface AgentsTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  description: Generated<string>;
+  systemPrompt: string;
+  modelAlias: string;
+  toolNames: string[];
+  inputs: JsonDefault<unknown[]>;
+  structuredOutputSchema: NullableJson<Record<string, unknown>>;
+  agentType: 'response' | 'detection';
+  outputDestinationIds: string[];
+  maxSteps: number;
+  maxDurationMs: number;
+  createdBy: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface AgentTriggersTable {
+  id: string;
+  organizationId: string;
+  agentId: string;
+  source: string;
+  name: Generated<string>;
+  status: 'draft' | 'active';
+  enabled: Generated<boolean>;
+  secretCiphertext: string | null;
+  signingSecretCiphertext: string | null;
+  additionalFields: JsonDefault<Record<string, unknown>>;
+  cronSchedule: string | null;
+  nextRunAt: NullableTimestamp;
+  lastRunAttemptedAt: NullableTimestamp;
+  lastRunSucceededAt: NullableTimestamp;
+  createdBy: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export type AgentRunStatus = 'waiting' | 'running' | 'done' | 'error' | 'interrupted';
+export type AgentRunMode = 'sync' | 'async' | 'trigger' | 'cron';
+
+export interface AgentRunsTable {
+  id: string;
+  organizationId: string;
+  agentId: string;
+  status: AgentRunStatus;
+  statusMessage: string | null;
+  mode: AgentRunMode;
+  input: JsonDefault<unknown>;
+  triggerId: string | null;
+  triggerSource: string | null;
+  actorUserId: string | null;
+  actorApiKeyId: string | null;
+  result: NullableJson<Record<string, unknown>>;
+  stepCount: Generated<number>;
+  inputTokens: Generated<number>;
+  outputTokens: Generated<number>;
+  attemptCount: Generated<number>;
+  interruptRequestedAt: NullableTimestamp;
+  queuedAt: Timestamp;
+  startedAt: NullableTimestamp;
+  finishedAt: NullableTimestamp;
+  updatedAt: Timestamp;
+}
+
+export interface TriggerDeliveriesTable {
+  triggerId: string;
+  deliveryKey: string;
+  runId: string;
+  receivedAt: Timestamp;
 }

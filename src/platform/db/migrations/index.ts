@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_platform.js';
 import * as m0002 from './0002_intel_sources.js';
 import * as m0003 from './0003_intel_pipeline.js';
+import * as m0004 from './0004_agents.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
   '0002_intel_sources': m0002,
   '0003_intel_pipeline': m0003,
+  '0004_agents': m0004,
 };

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import type { JobType } from '../../platform/jobs/catalog.js';
+
+/**
+ * The agent-run job's type. Payload: the run id only; the handler re-reads the run, so a retry
+ * after a crash sees its current state. Two attempts: a run that crashed its worker is retried
+ * once (it starts over: model calls are not resumable), a run that failed cleanly is not retried
+ * (its error is recorded on the run and the handler returns normally).
+ */
+export const agentRunJob: JobType<{ runId: string }> = {
+  name: 'agents:run',
+  payload: z.object({ runId: z.uuid() }),
+  maxAttempts: 2,
+};

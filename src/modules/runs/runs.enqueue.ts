@@ -1,0 +1,47 @@
+import { uuidv7 } from 'uuidv7';
+import type { Queryable } from '../../platform/db/database.js';
+import type { AgentRunMode } from '../../platform/db/schema.js';
+import { enqueue } from '../../platform/jobs/enqueue.js';
+import { agentRunJob } from './run.job-def.js';
+
+export interface NewRun {
+  organizationId: string;
+  agentId: string;
+  mode: AgentRunMode;
+  /** Any JSON value: the agent's input (a webhook body, a run request's `input`). */
+  input: unknown;
+  /** The user whose permissions the run's tools act with. */
+  actorUserId: string | null;
+  actorApiKeyId?: string | null;
+  triggerId?: string | null;
+  triggerSource?: string | null;
+}
+
+/**
+ * Record a run (status `waiting`) and enqueue its job in the caller's transaction: the run
+ * exists exactly when its job does. Returns the run id. The caller checks that the agent
+ * belongs to the organization.
+ */
+export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {
+  const id = uuidv7();
+  const now = new Date();
+  await tx
+    .insertInto('agentRuns')
+    .values({
+      id,
+      organizationId: run.organizationId,
+      agentId: run.agentId,
+      status: 'waiting',
+      mode: run.mode,
+      input: JSON.stringify(run.input ?? null),
+      actorUserId: run.actorUserId,
+      actorApiKeyId: run.actorApiKeyId ?? null,
+      triggerId: run.triggerId ?? null,
+      triggerSource: run.triggerSource ?? null,
+      queuedAt: now,
+      updatedAt: now,
+    })
+    .execute();
+  await enqueue(tx, agentRunJob, { runId: id }, { jobKey: `agent-run:${id}` });
+  return id;
+}
