@@ -8,6 +8,7 @@ import { registerApiKeysModule } from './api-keys/index.js';
 import { registerAuditLogsModule } from './audit-logs/audit-logs.routes.js';
 import { registerDestinationsModule } from './destinations/index.js';
 import { registerIntelModule } from './intel/index.js';
+import { registerAgentsModule } from './agents/index.js';
 
 export interface ModuleDeps extends AppDeps {
   metrics: Registry;
@@ -22,4 +23,5 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerAuditLogsModule(app, deps);
   registerDestinationsModule(app, deps);
   registerIntelModule(app, deps);
+  registerAgentsModule(app, deps);
 }

@@ -1,0 +1,35 @@
+import type { Selectable } from 'kysely';
+import type { Queryable } from '../../platform/db/database.js';
+import type { AgentsTable } from '../../platform/db/schema.js';
+
+export type AgentRow = Selectable<AgentsTable>;
+
+export async function findAgentRow(db: Queryable, organizationId: string, id: string, forUpdate = false): Promise<AgentRow | undefined> {
+  let q = db.selectFrom('agents').selectAll().where('organizationId', '=', organizationId).where('id', '=', id);
+  if (forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+export async function listAgentRows(db: Queryable, organizationId: string, limit: number, offset: number): Promise<{ rows: AgentRow[]; total: number }> {
+  const [rows, count] = await Promise.all([
+    db.selectFrom('agents').selectAll().where('organizationId', '=', organizationId).orderBy('createdAt').orderBy('id').limit(limit).offset(offset).execute(),
+    db.selectFrom('agents').select((eb) => eb.fn.countAll<number>().as('n')).where('organizationId', '=', organizationId).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+/** Ids among `ids` that are not destinations of the organization. */
+export async function unknownDestinationIds(db: Queryable, organizationId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const found = await db.selectFrom('outputDestinations').select('id').where('organizationId', '=', organizationId).where('id', 'in', ids).execute();
+  const known = new Set(found.map((r) => r.id));
+  return ids.filter((id) => !known.has(id));
+}
+
+/** MCP server names among `names` that the organization has not registered. */
+export async function unknownMcpServers(db: Queryable, organizationId: string, names: readonly string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const found = await db.selectFrom('mcpServers').select('name').where('organizationId', '=', organizationId).where('name', 'in', names).execute();
+  const known = new Set(found.map((r) => r.name));
+  return names.filter((n) => !known.has(n));
+}

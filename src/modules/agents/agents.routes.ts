@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { contextOf } from '../../platform/context.js';
+import { LimitOffsetQuery } from '../../platform/http/pagination.js';
+import { withErrors } from '../../platform/http/responses.js';
+import { Agent, AgentCreate, AgentIdParams, AgentList, AgentUpdate } from './agents.schemas.js';
+import type { AgentsService } from './agents.service.js';
+
+const DeleteResult = z.object({ success: z.boolean() });
+
+export function registerAgentsRoutes(root: FastifyInstance, service: AgentsService): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const tags = ['Agents'];
+
+  app.get('/api/agents', {
+    config: { permissions: ['agent.read'] },
+    schema: { tags, summary: 'List agents', querystring: LimitOffsetQuery, response: withErrors({ 200: AgentList }) },
+  }, async (req) => service.list(contextOf(req), req.query.limit, req.query.offset));
+
+  app.post('/api/agents', {
+    config: { permissions: ['agent.create'] },
+    schema: {
+      tags,
+      summary: 'Create an agent',
+      description: 'Output destination ids and MCP servers named in `toolNames` must belong to the organization (400 otherwise). The model alias is resolved when a run starts: an alias with no provider fails the run with a clear `statusMessage`.',
+      body: AgentCreate,
+      response: withErrors({ 200: Agent }),
+    },
+  }, async (req) => service.create(contextOf(req), req.body));
+
+  app.get('/api/agents/:agentId', {
+    config: { permissions: ['agent.read'] },
+    schema: { tags, summary: 'Get an agent', params: AgentIdParams, response: withErrors({ 200: Agent }, 404) },
+  }, async (req) => service.get(contextOf(req), req.params.agentId));
+
+  app.put('/api/agents/:agentId', {
+    config: { permissions: ['agent.manage'] },
+    schema: { tags, summary: 'Replace an agent', description: 'Omitted optional fields take their defaults.', params: AgentIdParams, body: AgentUpdate, response: withErrors({ 200: Agent }, 404) },
+  }, async (req) => service.update(contextOf(req), req.params.agentId, req.body));
+
+  app.delete('/api/agents/:agentId', {
+    config: { permissions: ['agent.manage'] },
+    schema: { tags, summary: 'Delete an agent with its triggers and runs', params: AgentIdParams, response: withErrors({ 200: DeleteResult }, 404) },
+  }, async (req) => service.remove(contextOf(req), req.params.agentId));
+}

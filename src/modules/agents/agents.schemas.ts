@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { BUILTIN_TOOL_NAMES, isBuiltinTool, MCP_TOOL_RE } from '../tools/tool-names.js';
+
+/**
+ * Agents: a system prompt, a model alias and tools, run on demand or from triggers.
+ * `inputs` declares the named inputs a caller may pass (documentation for UIs and for the
+ * prompt: the run input is given to the model as JSON). `structuredOutputSchema` is a JSON
+ * Schema (type object) the final answer must satisfy; when set, the run result carries
+ * `structuredOutputResult` once the output validated.
+ */
+export const AgentInputSpec = z.strictObject({
+  name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be an identifier (letters, digits, _)'),
+  description: z.string().max(2000).optional(),
+  type: z.enum(['string', 'number', 'boolean', 'object', 'array']).default('string'),
+  required: z.boolean().default(false),
+});
+
+const toolName = z
+  .string()
+  .refine((n) => isBuiltinTool(n) || MCP_TOOL_RE.test(n), {
+    error: `must be a built-in tool (${BUILTIN_TOOL_NAMES.join(', ')}) or mcp:<server>/<tool>`,
+  });
+
+const JsonSchemaObject = z
+  .record(z.string(), z.unknown())
+  .refine((s) => s.type === 'object', { error: 'must be a JSON Schema with "type": "object"' })
+  .describe('JSON Schema (type object) the final answer must satisfy');
+
+const agentFields = {
+  name: z.string().trim().min(1).max(255),
+  description: z.string().max(4000).default(''),
+  systemPrompt: z.string().min(1).max(100_000),
+  modelAlias: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'must be a model alias (lowercase letters, digits, . _ -)')
+    .default('default')
+    .describe('Alias of a configured model (see /api/model-aliases); `default` if omitted'),
+  toolNames: z.array(toolName).max(64).default([]),
+  inputs: z.array(AgentInputSpec).max(64).default([]),
+  structuredOutputSchema: JsonSchemaObject.nullable().default(null),
+  agentType: z.enum(['response', 'detection']).default('response'),
+  outputDestinationIds: z.array(z.uuid()).max(32).default([]).describe('Destinations that receive each finished run'),
+  maxSteps: z.number().int().min(1).max(100).default(10).describe('Model calls per run (each tool round-trip is one step)'),
+  maxDurationMs: z.number().int().min(1000).max(3_600_000).default(300_000).describe('Wall-time limit of a run'),
+};
+
+export const AgentCreate = z.strictObject(agentFields);
+export type AgentCreateT = z.infer<typeof AgentCreate>;
+
+/** PUT replaces the agent; omitted optional fields take their defaults. */
+export const AgentUpdate = AgentCreate;
+
+export const Agent = z.object({
+  id: z.uuid(),
+  organizationId: z.uuid(),
+  name: z.string(),
+  description: z.string(),
+  systemPrompt: z.string(),
+  modelAlias: z.string(),
+  toolNames: z.array(z.string()),
+  inputs: z.array(z.object({ name: z.string(), description: z.string().optional(), type: z.string(), required: z.boolean() })),
+  structuredOutputSchema: z.record(z.string(), z.unknown()).nullable(),
+  agentType: z.enum(['response', 'detection']),
+  outputDestinationIds: z.array(z.uuid()),
+  maxSteps: z.number().int(),
+  maxDurationMs: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type AgentDto = z.infer<typeof Agent>;
+
+export const AgentList = z.object({ agents: z.array(Agent), totalCount: z.number().int() });
+export const AgentIdParams = z.object({ agentId: z.uuid({ error: 'must be a UUID' }) });
