@@ -6,7 +6,8 @@ export type OutboundErrorCode =
   | 'response_too_large'
   | 'too_many_redirects'
   | 'network'
-  | 'dns';
+  | 'dns'
+  | 'aborted';
 
 export class OutboundError extends Error {
   constructor(

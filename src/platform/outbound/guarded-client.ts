@@ -45,6 +45,8 @@ export interface OutboundRequestInit {
   retryOn?: readonly number[];
   /** Retry POST/PATCH too (only when the receiver deduplicates). */
   retryNonIdempotent?: boolean;
+  /** The caller gives up (an interrupted agent run): fails with code `aborted`, never retried. */
+  signal?: AbortSignal;
 }
 
 export interface OutboundResponse {
@@ -123,7 +125,8 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
 
   /** One attempt: the request and every redirect hop, under a single deadline. */
   async function attempt(start: URL, init: OutboundRequestInit, baseHeaders: Record<string, string>): Promise<OutboundResponse> {
-    const signal = AbortSignal.timeout(init.timeoutMs ?? timeoutMs);
+    const deadline = AbortSignal.timeout(init.timeoutMs ?? timeoutMs);
+    const signal = init.signal ? AbortSignal.any([deadline, init.signal]) : deadline;
     const limit = init.maxResponseBytes ?? maxBytes;
     let method = (init.method ?? 'GET').toUpperCase();
     let body = init.body === undefined ? null : Buffer.from(init.body);
@@ -171,11 +174,11 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
           res = await attempt(url, init, headers);
         } catch (err) {
           const transient = err instanceof OutboundError && (err.code === 'network' || err.code === 'timeout');
-          if (!transient || n >= attempts) throw err;
+          if (!transient || n >= attempts || init.signal?.aborted) throw err;
           await sleep(delayFor(n, undefined, baseDelay, maxDelay));
           continue;
         }
-        if (n >= attempts || !retryOn.has(res.status)) return res;
+        if (n >= attempts || !retryOn.has(res.status) || init.signal?.aborted) return res;
         await sleep(delayFor(n, res.headers['retry-after'], baseDelay, maxDelay));
       }
     },
@@ -238,6 +241,7 @@ function toOutboundError(err: unknown, url: URL, signal: AbortSignal): OutboundE
     // Raised by our lookup, which only knew the host name: re-issue with the request URL.
     if (e instanceof OutboundError) return new OutboundError(e.code, e.message, where);
   }
+  if (signal.aborted && !isTimeout(signal.reason)) return new OutboundError('aborted', `Request to ${url.host} was cancelled`, where);
   if (signal.aborted) return new OutboundError('timeout', `Request to ${url.host} timed out`, where);
   const code = errorCode(err);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new OutboundError('dns', `Cannot resolve ${url.hostname} (${code})`, where);
@@ -248,6 +252,10 @@ function toOutboundError(err: unknown, url: URL, signal: AbortSignal): OutboundE
     : /CERT|TLS|SSL/.test(code) ? `TLS error ${code}`
     : code || 'network error';
   return new OutboundError('network', `Cannot reach ${url.host} (${reason})`, where);
+}
+
+function isTimeout(reason: unknown): boolean {
+  return reason instanceof DOMException && reason.name === 'TimeoutError';
 }
 
 function errorCode(err: unknown): string {
