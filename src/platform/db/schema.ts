@@ -324,6 +324,8 @@ export interface AgentTriggersTable {
   signingSecretCiphertext: string | null;
   additionalFields: JsonDefault<Record<string, unknown>>;
   cronSchedule: string | null;
+  /** The input a cron trigger passes to its agent (migration 0005). */
+  input: NullableJson<unknown>;
   nextRunAt: NullableTimestamp;
   lastRunAttemptedAt: NullableTimestamp;
   lastRunSucceededAt: NullableTimestamp;

@@ -3,6 +3,7 @@ import * as m0001 from './0001_platform.js';
 import * as m0002 from './0002_intel_sources.js';
 import * as m0003 from './0003_intel_pipeline.js';
 import * as m0004 from './0004_agents.js';
+import * as m0005 from './0005_triggers.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '0002_intel_sources': m0002,
   '0003_intel_pipeline': m0003,
   '0004_agents': m0004,
+  '0005_triggers': m0005,
 };
