@@ -9,6 +9,7 @@ import { registerAuditLogsModule } from './audit-logs/audit-logs.routes.js';
 import { registerDestinationsModule } from './destinations/index.js';
 import { registerIntelModule } from './intel/index.js';
 import { registerAgentsModule } from './agents/index.js';
+import { registerModelsModule } from './models/index.js';
 
 export interface ModuleDeps extends AppDeps {
   metrics: Registry;
@@ -24,4 +25,5 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerDestinationsModule(app, deps);
   registerIntelModule(app, deps);
   registerAgentsModule(app, deps);
+  registerModelsModule(app, deps);
 }

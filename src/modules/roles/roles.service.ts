@@ -7,12 +7,9 @@ import { writeAudit } from '../../platform/audit.js';
 import { ConflictError, NotFoundError, requirePermissions, ValidationError } from '../../platform/http/errors.js';
 import { findRole, listRoles } from './roles.repo.js';
 import type { RoleDto } from './roles.schemas.js';
+import { isUniqueViolation } from '../../platform/db/errors.js';
 
 /** PostgreSQL unique_violation: two concurrent writes passed the "is the name free?" check together. */
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
-}
-
 /** Catalog order, duplicates dropped: the stored and the reported order never depend on the caller's. */
 function catalogOrder(perms: readonly string[]) {
   return PERMISSIONS.filter((p) => perms.includes(p));

@@ -7,14 +7,11 @@ import { writeAudit } from '../../platform/audit.js';
 import { ConflictError, NotFoundError, requirePermissions, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
 import { findUser, listUsers } from './users.repo.js';
 import type { UserDto } from './users.schemas.js';
+import { isUniqueViolation } from '../../platform/db/errors.js';
 
 const EMAIL_TAKEN = 'A user with this email already exists in the organization';
 
 /** PostgreSQL unique_violation: two concurrent creates passed the "is it free?" check together. */
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
-}
-
 export function createUsersService(deps: { db: Database; authenticator: Pick<Authenticator, 'invalidate'> }) {
   const { db } = deps;
 

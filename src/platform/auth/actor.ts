@@ -1,11 +1,14 @@
 import type { Permission } from './permissions.js';
 
-/** Who is making a request: a user acting through one of their API keys. */
+/**
+ * Who is acting: a user, through one of their API keys, or an agent run acting for the user
+ * who started it (or who created its trigger), where `apiKeyId` may be null.
+ */
 export interface Actor {
   type: 'user';
   userId: string;
   organizationId: string;
-  apiKeyId: string;
+  apiKeyId: string | null;
   roleId: string;
   permissions: ReadonlySet<string>;
 }

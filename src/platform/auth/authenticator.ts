@@ -78,10 +78,11 @@ export function createAuthenticator(db: Database): Authenticator {
   }
 
   function touchLastUsed(actor: Actor): void {
+    const keyId = actor.apiKeyId;
     const now = Date.now();
-    if ((lastUsedWrites.get(actor.apiKeyId) ?? 0) > now - LAST_USED_WRITE_INTERVAL_MS) return;
-    lastUsedWrites.set(actor.apiKeyId, now);
-    db.updateTable('apiKeys').set({ lastUsedAt: new Date() }).where('id', '=', actor.apiKeyId).execute().catch(() => {});
+    if (keyId === null || (lastUsedWrites.get(keyId) ?? 0) > now - LAST_USED_WRITE_INTERVAL_MS) return;
+    lastUsedWrites.set(keyId, now);
+    db.updateTable('apiKeys').set({ lastUsedAt: new Date() }).where('id', '=', keyId).execute().catch(() => {});
   }
 
   return {

@@ -1,0 +1,8 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../index.js';
+import { registerModelsRoutes } from './models.routes.js';
+import { createModelsService } from './models.service.js';
+
+export function registerModelsModule(app: FastifyInstance, deps: ModuleDeps): void {
+  registerModelsRoutes(app, createModelsService({ db: deps.database.db, secrets: deps.secrets }));
+}

@@ -1,0 +1,45 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+import type { Queryable } from '../../platform/db/database.js';
+import type { SecretBox } from '../../platform/secrets.js';
+import { findAliasTarget } from './models.repo.js';
+
+export type ModelResolution = { ok: true; model: LanguageModel; label: string } | { ok: false; message: string };
+
+/**
+ * The language model an alias names in an organization, built with the provider's SDK over
+ * the given (guarded) fetch. A missing alias is an ordinary outcome with a message a person
+ * can act on: the run fails with it, the worker does not crash.
+ */
+export async function resolveModel(
+  deps: { db: Queryable; secrets: SecretBox; fetch: typeof fetch },
+  organizationId: string,
+  alias: string,
+): Promise<ModelResolution> {
+  const target = await findAliasTarget(deps.db, organizationId, alias);
+  if (!target) {
+    return { ok: false, message: `Model alias "${alias}" is not configured: add a provider (POST /api/model-providers) and point the alias at one of its models (PUT /api/model-aliases/${alias})` };
+  }
+  const { provider, modelId } = target;
+  const apiKey = provider.apiKeyCiphertext ? deps.secrets.decrypt(provider.apiKeyCiphertext) : undefined;
+  const baseURL = provider.baseUrl ? provider.baseUrl.replace(/\/+$/, '') : undefined;
+  const common = { fetch: deps.fetch, ...(baseURL ? { baseURL } : {}) };
+  const label = `${provider.name}/${modelId}`;
+  switch (provider.type) {
+    case 'openai':
+      // Chat Completions rather than the Responses API: every OpenAI-compatible gateway and
+      // proxy (Azure, LiteLLM…) speaks it, and it carries tools and JSON-schema output alike.
+      return { ok: true, label, model: createOpenAI({ ...common, apiKey: apiKey ?? '' }).chat(modelId) };
+    case 'anthropic':
+      return { ok: true, label, model: createAnthropic({ ...common, apiKey: apiKey ?? '' })(modelId) };
+    case 'openai-compatible':
+      if (!baseURL) return { ok: false, message: `Model provider "${provider.name}" has no base URL` };
+      return {
+        ok: true,
+        label,
+        model: createOpenAICompatible({ name: provider.name, baseURL, fetch: deps.fetch, ...(apiKey ? { apiKey } : {}), supportsStructuredOutputs: true })(modelId),
+      };
+  }
+}

@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { contextOf } from '../../platform/context.js';
+import { IdParams } from '../../platform/http/pagination.js';
+import { withErrors } from '../../platform/http/responses.js';
+import { Alias, AliasInput, AliasList, AliasParams, Provider, ProviderInput, ProviderList } from './models.schemas.js';
+import type { ModelsService } from './models.service.js';
+
+const DeleteResult = z.object({ success: z.boolean() });
+
+/** Model configuration is agent configuration: read with `agent.read`, change with `agent.manage`. */
+export function registerModelsRoutes(root: FastifyInstance, service: ModelsService): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const tags = ['Agents'];
+  const read = { permissions: ['agent.read' as const] };
+  const manage = { permissions: ['agent.manage' as const] };
+
+  app.get('/api/model-providers', {
+    config: read,
+    schema: { tags, summary: 'List model providers', description: 'API keys are never returned; `hasApiKey` tells.', response: withErrors({ 200: ProviderList }) },
+  }, async (req) => service.listProviders(contextOf(req)));
+
+  app.get('/api/model-providers/:id', {
+    config: read,
+    schema: { tags, summary: 'Get a model provider', params: IdParams, response: withErrors({ 200: Provider }, 404) },
+  }, async (req) => service.getProvider(contextOf(req), req.params.id));
+
+  app.post('/api/model-providers', {
+    config: manage,
+    schema: {
+      tags,
+      summary: 'Add a model provider',
+      description: 'Model traffic goes through the guarded outbound client: a provider on a private address (a local Ollama or vLLM) needs `RAMPART_ALLOW_PRIVATE_NETWORKS=true`.',
+      body: ProviderInput,
+      response: withErrors({ 200: Provider }, 409),
+    },
+  }, async (req) => service.createProvider(contextOf(req), req.body));
+
+  app.put('/api/model-providers/:id', {
+    config: manage,
+    schema: { tags, summary: 'Replace a model provider', description: 'Omitting `apiKey` keeps the stored key; `apiKey: null` clears it.', params: IdParams, body: ProviderInput, response: withErrors({ 200: Provider }, 404, 409) },
+  }, async (req) => service.updateProvider(contextOf(req), req.params.id, req.body));
+
+  app.delete('/api/model-providers/:id', {
+    config: manage,
+    schema: { tags, summary: 'Delete a model provider and the aliases that use it', params: IdParams, response: withErrors({ 200: DeleteResult }, 404) },
+  }, async (req) => service.removeProvider(contextOf(req), req.params.id));
+
+  app.get('/api/model-aliases', {
+    config: read,
+    schema: { tags, summary: 'List model aliases', description: 'Agents name a model by alias (`default` when they name none).', response: withErrors({ 200: AliasList }) },
+  }, async (req) => service.listAliases(contextOf(req)));
+
+  app.put('/api/model-aliases/:alias', {
+    config: manage,
+    schema: { tags, summary: 'Point an alias at a provider\'s model (creates or replaces it)', params: AliasParams, body: AliasInput, response: withErrors({ 200: Alias }) },
+  }, async (req) => service.putAlias(contextOf(req), req.params.alias, req.body));
+
+  app.delete('/api/model-aliases/:alias', {
+    config: manage,
+    schema: { tags, summary: 'Delete a model alias', params: AliasParams, response: withErrors({ 200: DeleteResult }, 404) },
+  }, async (req) => service.removeAlias(contextOf(req), req.params.alias));
+}

@@ -1,0 +1,131 @@
+import { uuidv7 } from 'uuidv7';
+import type { Database } from '../../platform/db/database.js';
+import { isUniqueViolation } from '../../platform/db/errors.js';
+import type { RequestContext } from '../../platform/context.js';
+import type { SecretBox } from '../../platform/secrets.js';
+import { writeAudit } from '../../platform/audit.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../platform/http/errors.js';
+import { iso } from '../../platform/time.js';
+import { findProviderRow, listAliasRows, listProviderRows, type ProviderRow } from './models.repo.js';
+import type { AliasDto, ProviderDto, ProviderInputT } from './models.schemas.js';
+
+function toProviderDto(row: ProviderRow): ProviderDto {
+  return { id: row.id, name: row.name, type: row.type, baseUrl: row.baseUrl, hasApiKey: row.apiKeyCiphertext !== null, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
+}
+
+const nameTaken = (name: string) => new ConflictError(`A model provider named "${name}" already exists`);
+
+export function createModelsService(deps: { db: Database; secrets: SecretBox }) {
+  const { db, secrets } = deps;
+
+  async function mustFindProvider(ctx: RequestContext, id: string): Promise<ProviderRow> {
+    const row = await findProviderRow(db, ctx.actor.organizationId, id);
+    if (!row) throw new NotFoundError('Model provider');
+    return row;
+  }
+
+  return {
+    async listProviders(ctx: RequestContext) {
+      return { providers: (await listProviderRows(db, ctx.actor.organizationId)).map(toProviderDto) };
+    },
+
+    async getProvider(ctx: RequestContext, id: string) {
+      return toProviderDto(await mustFindProvider(ctx, id));
+    },
+
+    async createProvider(ctx: RequestContext, input: ProviderInputT): Promise<ProviderDto> {
+      const now = new Date();
+      try {
+        return await db.transaction().execute(async (tx) => {
+          const row = await tx
+            .insertInto('modelProviders')
+            .values({
+              id: uuidv7(),
+              organizationId: ctx.actor.organizationId,
+              name: input.name,
+              type: input.type,
+              baseUrl: input.baseUrl ?? null,
+              apiKeyCiphertext: input.apiKey ? secrets.encrypt(input.apiKey) : null,
+              createdAt: now,
+              updatedAt: now,
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          await writeAudit(tx, ctx, { action: 'modelProvider.create', resourceType: 'modelProvider', resourceId: row.id, metadata: { name: row.name, type: row.type, hasApiKey: !!input.apiKey } });
+          return toProviderDto(row);
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw nameTaken(input.name);
+        throw err;
+      }
+    },
+
+    /** Replaces name, type and base URL; an omitted apiKey keeps the stored one, null clears it. */
+    async updateProvider(ctx: RequestContext, id: string, input: ProviderInputT): Promise<ProviderDto> {
+      await mustFindProvider(ctx, id);
+      try {
+        return await db.transaction().execute(async (tx) => {
+          const row = await tx
+            .updateTable('modelProviders')
+            .set({
+              name: input.name,
+              type: input.type,
+              baseUrl: input.baseUrl ?? null,
+              ...(input.apiKey !== undefined ? { apiKeyCiphertext: input.apiKey ? secrets.encrypt(input.apiKey) : null } : {}),
+              updatedAt: new Date(),
+            })
+            .where('organizationId', '=', ctx.actor.organizationId)
+            .where('id', '=', id)
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          await writeAudit(tx, ctx, { action: 'modelProvider.update', resourceType: 'modelProvider', resourceId: id, metadata: { name: row.name, apiKeyChanged: input.apiKey !== undefined } });
+          return toProviderDto(row);
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw nameTaken(input.name);
+        throw err;
+      }
+    },
+
+    /** Deleting a provider deletes the aliases that point at it. */
+    async removeProvider(ctx: RequestContext, id: string) {
+      const row = await mustFindProvider(ctx, id);
+      await db.transaction().execute(async (tx) => {
+        await tx.deleteFrom('modelProviders').where('organizationId', '=', ctx.actor.organizationId).where('id', '=', id).execute();
+        await writeAudit(tx, ctx, { action: 'modelProvider.delete', resourceType: 'modelProvider', resourceId: id, metadata: { name: row.name } });
+      });
+      return { success: true };
+    },
+
+    async listAliases(ctx: RequestContext): Promise<{ aliases: AliasDto[] }> {
+      const rows = await listAliasRows(db, ctx.actor.organizationId);
+      return { aliases: rows.map((r) => ({ ...r, updatedAt: iso(r.updatedAt) })) };
+    },
+
+    async putAlias(ctx: RequestContext, alias: string, input: { providerId: string; modelId: string }): Promise<AliasDto> {
+      const provider = await findProviderRow(db, ctx.actor.organizationId, input.providerId);
+      if (!provider) throw ValidationError.single('providerId', `no model provider ${input.providerId}`, 'unknown_reference');
+      const now = new Date();
+      await db.transaction().execute(async (tx) => {
+        await tx
+          .insertInto('modelAliases')
+          .values({ organizationId: ctx.actor.organizationId, alias, providerId: provider.id, modelId: input.modelId, createdAt: now, updatedAt: now })
+          .onConflict((oc) => oc.columns(['organizationId', 'alias']).doUpdateSet({ providerId: provider.id, modelId: input.modelId, updatedAt: now }))
+          .execute();
+        await writeAudit(tx, ctx, { action: 'modelAlias.put', resourceType: 'modelAlias', resourceId: alias, metadata: { providerId: provider.id, modelId: input.modelId } });
+      });
+      return { alias, providerId: provider.id, providerName: provider.name, providerType: provider.type, modelId: input.modelId, updatedAt: iso(now) };
+    },
+
+    async removeAlias(ctx: RequestContext, alias: string) {
+      await db.transaction().execute(async (tx) => {
+        const gone = await tx.deleteFrom('modelAliases').where('organizationId', '=', ctx.actor.organizationId).where('alias', '=', alias).executeTakeFirst();
+        if (gone.numDeletedRows === 0n) throw new NotFoundError('Model alias');
+        await writeAudit(tx, ctx, { action: 'modelAlias.delete', resourceType: 'modelAlias', resourceId: alias });
+      });
+      return { success: true };
+    },
+  };
+}
+
+export type ModelsService = ReturnType<typeof createModelsService>;
