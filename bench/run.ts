@@ -1,0 +1,96 @@
+/**
+ * `npm run bench`: every benchmark in BENCHES, one after another, each on its own embedded
+ * PostgreSQL; then one summary table (figure, target, ratio, pass/fail) with the machine it ran
+ * on, and bench/results/latest.json.
+ *
+ *   npm run bench                        all of them
+ *   npm run bench -- http ingest         only those named (in the order given)
+ *   npm run bench -- iocs --explain      arguments after a name go to the benches
+ *   BENCH_QUICK=1 npm run bench          smoke run: small data, short durations
+ *
+ * Each bench's own knobs are documented at the top of its file. Exit code: 0 when every bench
+ * ran (a missed target is a measurement, not an error), 1 when one threw (bad answers, a server
+ * that died…), 2 for an unknown bench name.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { extractBench } from './extract.bench.js';
+import { httpBench } from './http.bench.js';
+import { ingestBench } from './ingest.bench.js';
+import { iocsBench } from './iocs.bench.js';
+import { QUICK, runPendingCleanups, type BenchDefinition, type BenchOutcome } from './support/harness.js';
+import { describeMachine, formatFigures, formatSummary, machineInfo, type SummaryRow } from './support/report.js';
+
+/**
+ * The registry. To add a benchmark (e.g. trigger intake latency, bench/triggers.bench.ts):
+ *   1. in the new file, export `const triggersBench: BenchDefinition = { name: 'triggers',
+ *      title, run }`, where `run(ctx)` honours ctx.quick, starts what it needs through
+ *      bench/support (startBenchDatabase, startChildServer, runLoad; all clean up on failure and
+ *      Ctrl-C) and returns { figures, notes, details }; a figure with a `target` lands in the
+ *      summary table with its ratio and pass/fail;
+ *   2. import it here and append it to BENCHES.
+ * Nothing else changes: selection by name, quick mode, the summary and latest.json follow.
+ */
+const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench];
+
+const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
+
+function select(argv: string[]): { benches: BenchDefinition[]; args: string[] } | string {
+  const names = argv.filter((a) => !a.startsWith('-'));
+  const args = argv.filter((a) => a.startsWith('-'));
+  if (!names.length) return { benches: BENCHES, args };
+  const unknown = names.filter((n) => !BENCHES.some((b) => b.name === n));
+  if (unknown.length) return `unknown bench ${unknown.join(', ')}; choose from: ${BENCHES.map((b) => b.name).join(', ')}`;
+  return { benches: names.map((n) => BENCHES.find((b) => b.name === n)!), args };
+}
+
+async function main(): Promise<number> {
+  const chosen = select(process.argv.slice(2));
+  if (typeof chosen === 'string') {
+    console.error(chosen);
+    return 2;
+  }
+  const before = machineInfo();
+  const startedAt = new Date();
+  console.log(`rampart bench${QUICK ? ' (BENCH_QUICK=1)' : ''}: ${chosen.benches.map((b) => b.name).join(', ')}`);
+  console.log(`machine: ${describeMachine(before)}`);
+
+  const results: Array<{ name: string; title: string; seconds: number; outcome?: BenchOutcome; error?: string }> = [];
+  for (const bench of chosen.benches) {
+    console.log(`\n######## ${bench.name}: ${bench.title}`);
+    const t0 = performance.now();
+    try {
+      const outcome = await bench.run({ quick: QUICK, args: chosen.args, log: (m) => console.log(`[${bench.name}] ${m}`) });
+      console.log(formatFigures(bench.title, outcome.figures, outcome.notes));
+      results.push({ name: bench.name, title: bench.title, seconds: (performance.now() - t0) / 1000, outcome });
+    } catch (err) {
+      const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      console.error(`\n[${bench.name}] FAILED: ${message}`);
+      results.push({ name: bench.name, title: bench.title, seconds: (performance.now() - t0) / 1000, error: message });
+    } finally {
+      await runPendingCleanups(); // whatever a failed bench left (servers, databases, temp dirs)
+    }
+  }
+
+  const after = machineInfo();
+  const rows: SummaryRow[] = results.flatMap((r) => (r.outcome?.figures ?? []).filter((f) => f.target).map((figure) => ({ bench: r.name, figure })));
+  const errors = results.filter((r) => r.error).map((r) => ({ bench: r.name, message: r.error! }));
+  console.log(formatSummary(after, rows, errors, QUICK));
+  console.log(`load average before ${before.loadAverage.join(' / ')}, after ${after.loadAverage.join(' / ')} (1/5/15 min; above ~0.5 per core the machine was shared)`);
+
+  fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
+  const json = { startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), quick: QUICK, machine: { ...after, loadAverageBefore: before.loadAverage }, benches: results };
+  fs.writeFileSync(RESULTS, `${JSON.stringify(json, null, 2)}\n`);
+  console.log(`results: ${path.relative(process.cwd(), RESULTS)}`);
+  return errors.length ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  async (err: unknown) => {
+    console.error(`\nbench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    await runPendingCleanups();
+    process.exit(1);
+  },
+);

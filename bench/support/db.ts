@@ -1,0 +1,49 @@
+/**
+ * A throw-away embedded PostgreSQL per benchmark: its own temp dir, migrated and seeded exactly
+ * as `rampart serve` does, removed (server stopped, files deleted) when the bench ends, throws,
+ * or is interrupted. One cluster per bench keeps the benches independent of each other's data.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startEmbeddedDatabase } from '../../src/platform/db/embedded.js';
+import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.js';
+import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import { seedReferenceData } from '../../src/seed.js';
+import { onCleanup } from './harness.js';
+
+export interface BenchDatabase extends DatabaseHandle {
+  /** A scratch directory beside the cluster (RAMPART_DATA_DIR for an app, server logs…). */
+  dataDir: string;
+  /** The PostgreSQL cluster directory (holds postmaster.pid). */
+  clusterDir: string;
+  close(): Promise<void>;
+}
+
+/** Pool of 20: openRuntime's default, which `rampart serve` uses. */
+export const POOL_SIZE = 20;
+
+export async function startBenchDatabase(label: string): Promise<BenchDatabase> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `rampart-bench-${label}-`));
+  // 0711: as root, postgres runs as its own user and must traverse into the cluster dir.
+  fs.chmodSync(root, 0o711);
+  let embedded: Awaited<ReturnType<typeof startEmbeddedDatabase>> | null = null;
+  let handle: DatabaseHandle | null = null;
+  const close = onCleanup(async () => {
+    await handle?.close().catch(() => {});
+    await embedded?.stop().catch(() => {});
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+  try {
+    const dbDir = path.join(root, 'db');
+    embedded = await startEmbeddedDatabase(dbDir);
+    handle = openDatabase(embedded.connectionString, { max: POOL_SIZE });
+    await migrateToLatest(handle.db, handle.pool, { seed: seedReferenceData });
+    const dataDir = path.join(root, 'app');
+    fs.mkdirSync(dataDir, { recursive: true });
+    return { ...handle, dataDir, clusterDir: path.join(dbDir, 'pg'), close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

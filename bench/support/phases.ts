@@ -1,0 +1,60 @@
+/**
+ * Where a sync's time goes, without touching the handler: the job gets a Kysely on the same pool
+ * (same CamelCase plugin as openDatabase) whose query log marks when the first INSERT INTO
+ * intel_items started, and an HTTP client wrapper that sums the time spent in requests.
+ *   http        = time inside http.request (connect → last body byte), summed
+ *   parse + map = from the handler's start to the first item INSERT, minus http
+ *   store       = from the first item INSERT to the handler's return (incl. COMMIT)
+ * (Never destroy() that Kysely: it would end the shared pool.)
+ */
+import { performance } from 'node:perf_hooks';
+import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely';
+import type pg from 'pg';
+import type { Database } from '../../src/platform/db/database.js';
+import type { DB } from '../../src/platform/db/schema.js';
+import type { HttpClient } from '../../src/modules/intel/connectors/connector.js';
+
+export interface Phases {
+  httpSeconds: number;
+  parseSeconds: number;
+  storeSeconds: number;
+  storeStatements: number;
+}
+
+export function instrument(pool: pg.Pool, http: HttpClient) {
+  let httpMs = 0;
+  let storeStart: number | null = null;
+  let storeStatements = 0;
+  const db: Database = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool }),
+    plugins: [new CamelCasePlugin()],
+    log: (e) => {
+      if (e.level !== 'query' || !/^insert into "intel_items"/.test(e.query.sql)) return;
+      storeStatements++;
+      storeStart ??= performance.now() - e.queryDurationMillis;
+    },
+  });
+  const timedHttp: HttpClient = {
+    async request(url, init) {
+      const t0 = performance.now();
+      try {
+        return await http.request(url, init);
+      } finally {
+        httpMs += performance.now() - t0;
+      }
+    },
+  };
+  return {
+    db,
+    http: timedHttp,
+    reset() {
+      httpMs = 0;
+      storeStart = null;
+      storeStatements = 0;
+    },
+    phases(start: number, end: number): Phases {
+      const s = storeStart ?? end;
+      return { httpSeconds: httpMs / 1000, parseSeconds: (s - start - httpMs) / 1000, storeSeconds: (end - s) / 1000, storeStatements };
+    },
+  };
+}
