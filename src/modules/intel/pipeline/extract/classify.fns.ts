@@ -259,7 +259,8 @@ const tryRegistry: Classifier = (c, s) => {
   return end;
 };
 
-const FILE_IN_COMP_RE = /\.([A-Za-z0-9]{1,12})(?= |$)/g;
+/** A file extension that ends the name: before a space, closing punctuation, a sentence end, or the end. */
+const FILE_IN_COMP_RE = /\.([A-Za-z0-9]{1,12})(?=[ ,;)\]}]|\.(?:\s|$)|$)/g;
 
 const tryWinPath: Classifier = (c, s) => {
   const { text } = c;
@@ -374,7 +375,8 @@ const tryHostOrEmail: Classifier = (c, s) => {
   const h = hostEnd(text, s, HOST_PLAIN_RE, HOST_RE);
   if (h) {
     const next = text.charCodeAt(h.end);
-    if (next === 64 || (mayContinueDefanged(next) && atFollows(text, s))) {
+    // '+' and '%' continue a local part ("first.last+tag@…") but not a host
+    if (next === 64 || ((mayContinueDefanged(next) || next === 43 || next === 37) && atFollows(text, s))) {
       const e = tryEmail(c, s);
       if (e > 0) return e;
     }
@@ -403,6 +405,7 @@ function emitHex(c: Collector, s: number, end: number, hex: string): void {
   c.add(k.value, s, end, lower, false);
 }
 
+const ONION_SUFFIX_RE = /^\.onion(?![\w-])/i;
 const AWS_KEY_PREFIX_RE = /^(?:AKIA|ASIA|AROA|AIDA|AGPA|AIPA|ANPA|ANVA|APKA|ABIA|ACCA)[A-Z0-9]{16}$/;
 
 const tryLong: Classifier = (c, s) => {
@@ -419,7 +422,11 @@ const tryLong: Classifier = (c, s) => {
   else if (v.length <= 35 && (v[0] === '1' || v[0] === '3') && isBitcoinAddress(v)) c.add('btc', s, end, v, false);
   else if (v.length >= 14 && (v[0] === 'b' || v[0] === 'B') && /^bc1/i.test(v) && isBitcoinAddress(v)) c.add('btc', s, end, v.toLowerCase(), false);
   else if (v.length === 95 && isMoneroAddress(v)) c.add('xmr', s, end, v, false);
-  else if (v.length === 56 && isOnionLabel(v)) c.add('onion', s, end, `${v.toLowerCase()}.onion`, false, -0.1);
+  else if (v.length === 56 && isOnionLabel(v)) {
+    // "<label>.onion" is a host: let the host classifier take the whole name (span and confidence)
+    if (ONION_SUFFIX_RE.test(c.text.slice(end, end + 7))) return -1;
+    c.add('onion', s, end, `${v.toLowerCase()}.onion`, false, -0.1);
+  }
   else if (AWS_KEY_PREFIX_RE.test(v)) return end; // handled by the AWS key pass
   return end;
 };

@@ -33,6 +33,27 @@ const tokenChar = TOKEN_CHAR;
 const wordAfter = WORD_AFTER_RE;
 
 /**
+ * A '\.' escaped dot ("evil\.com"): the word walk stops at the backslash, so step over it and take the word
+ * before. Not after another backslash or slash: "C:\Windows\.hidden" is a path component, not a host.
+ */
+function escapedDotStart(text: string, t: number, lastEnd: number): number {
+  let s = t - 1;
+  while (s > lastEnd && tokenChar[text.charCodeAt(s - 1)] === 1) s--;
+  if (s === t - 1) return t;
+  const before = s > 0 ? text.charCodeAt(s - 1) : 0;
+  return before === 92 || before === 47 ? t : s;
+}
+
+/** Defanged schemes written with non-word characters ("h[tt]p://", "h[xx]ps://", "h**p://"): the word walk stops inside them. */
+const BRACKET_SCHEME_RE = /h\[(?:tt|xx)\]$/i;
+function defangedSchemeStart(text: string, s: number, lastEnd: number): number {
+  const prev = text.charCodeAt(s - 1);
+  if (prev === 93 /* ']' */ && s - 5 >= lastEnd && BRACKET_SCHEME_RE.test(text.slice(s - 5, s))) return s - 5;
+  if (prev === 42 /* '*' */ && s - 3 >= lastEnd && text.charCodeAt(s - 2) === 42 && (text.charCodeAt(s - 3) | 32) === 104) return s - 3;
+  return s;
+}
+
+/**
  * The trigger loop: jump between structural characters, classify each token once. Three trigger streams (the
  * structural characters, long alphanumeric runs, and the rare " dot ") are merged in position order.
  */
@@ -56,6 +77,8 @@ function scanStructured(c: Collector): void {
     let s = (trig === 91 || trig === 40 || trig === 123) && t - 1 > lastEnd && text.charCodeAt(t - 1) === 32 ? t - 1 : t;
     while (s > lastEnd && tokenChar[text.charCodeAt(s - 1)] === 1) s--;
     while (s < t && text.charCodeAt(s) === 45 /* '-' */) s++;
+    if (s === t && trig === 46 && t - 1 > lastEnd && text.charCodeAt(t - 1) === 92) s = escapedDotStart(text, t, lastEnd);
+    else if (trig === 58 && s > lastEnd) s = defangedSchemeStart(text, s, lastEnd);
     const end = s === failedStart ? -1 : classifyAt(c, s, trig);
     let next: number;
     if (end > s) {

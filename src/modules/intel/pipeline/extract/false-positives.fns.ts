@@ -100,7 +100,7 @@ export function ipv6Verdict(p: readonly number[], canonical: string): FpVerdict 
 
 // Sticky lookbehinds/lookaheads evaluated once at the candidate's ends (no slicing, no scanning). The combined
 // CONTEXT_* regexes are cheap "anything at all?" tests; the specific ones only run when they match.
-const VERSION_WORDS = String.raw`\bv|\bver\.?|\bversion|\bbuild|\brelease|\bfirmware|\brev\.?|\brevision|\bpatch(?:ed)?|\bupdate|\bupgrade|\bkernel|\bfixed in|\bprior to|\bbefore|\bthrough|\bup to`;
+const VERSION_WORDS = String.raw`\bv|\bver\.?|\bversion|\bbuild|\brelease|\bfirmware|\brev\.?|\brevision|\bpatch(?:ed)?|\bupdate|\bupgrade(?: to)?|\bkernel|\bfixed in|\bprior to|\bbefore|\bthrough|\bup to`;
 const PHONE_BEFORE = String.raw`\+\d{1,3}[\s.-]{0,3}|\(\d{1,4}\)\s{0,2}|\b(?:tel|phone|fax|call|mobile|cell|ph|hotline|whatsapp)\b\.?\s{0,3}[:#]?\s{0,3}(?:\+?\d{1,3}[\s.-]{0,3})?`;
 const VERSION_BEFORE_RE = new RegExp(String.raw`(?<=(?:${VERSION_WORDS})\s{0,3}[:#]?\s{0,3})`, 'iy');
 const PHONE_BEFORE_RE = new RegExp(String.raw`(?<=${PHONE_BEFORE})`, 'iy');
@@ -242,6 +242,8 @@ const CODE_OBJECTS = new Set([
 
 /** Well-known product names written like domains that are not cited as indicators. */
 const TECH_NAMES = new Set(['node.js', 'vue.js', 'next.js', 'nuxt.js', 'react.js', 'express.js', 'three.js', 'd3.js', 'chart.js', 'ember.js', 'angular.js', 'asp.net', 'ado.net', 'vb.net']);
+
+export const isTechName = (lowerHost: string): boolean => TECH_NAMES.has(lowerHost);
 
 const STOPWORDS = new Set([
   'a', 'an', 'the', 'of', 'to', 'in', 'on', 'at', 'by', 'for', 'and', 'or', 'is', 'are', 'was', 'be', 'as', 'it',

@@ -9,6 +9,7 @@ import {
   type FpVerdict,
   ipv4Verdict,
   isAmbiguousExt,
+  isTechName,
   PROCESS_EXTS,
   proseHostVerdict,
   reservedDomainVerdict,
@@ -100,6 +101,10 @@ function assessUncached(
   const tldKnown = isKnownTld(tld);
 
   if (where === 'text') {
+    // product names written like file names (node.js, asp.net) before the file-extension rule
+    if (!defanged && isTechName(host.toLowerCase())) {
+      return { kind: 'domain', normalized: host.toLowerCase(), drop: { reason: 'product name, not an indicator', category: 'ambiguous' } };
+    }
     // file names that only look like domains
     if (FILE_EXTS.has(tld) && !tldKnown) {
       return { kind: PROCESS_EXTS.has(tld) ? 'process' : 'filename', normalized: host.toLowerCase() };

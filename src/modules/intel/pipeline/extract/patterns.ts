@@ -51,10 +51,11 @@ export const CERT_COLON_SRC = String.raw`[0-9a-f]{2}(?::[0-9a-f]{2}){19}(?:(?::[
 export const SSDEEP_SRC = String.raw`(\d{1,6}):([A-Za-z0-9/+]{3,64}):([A-Za-z0-9/+]{3,64})(?![\w/+:])`;
 export const IPV6_SRC = String.raw`(?:[0-9a-f]{1,4}|:)(?::[0-9a-f]{0,4}){1,8}(?:(?:\.\d{1,3}){3})?(?![\w:]|\.\d)`;
 export const VERSION_IP_SRC = String.raw`(?:v|ver\.? ?|version ?)(\d{1,3}(?:\.\d{1,3}){3})(?![\w.]|\.\d)`;
-export const IPV4_SRC = String.raw`${IPV4_DEF}(?![\w]|${SEP_DOT}\d)`;
+/** Not followed by another label: "1.0.0.127.in-addr.arpa" and "45.77.12.9.sslip.io" are host names, not addresses. */
+export const IPV4_SRC = String.raw`${IPV4_DEF}(?![\w]|${SEP_DOT}\d|\.[a-z])`;
 export const HOST_SRC = String.raw`${HOSTNAME}(?![${LABEL_CHARS}-])`;
 /** Plain (non-defanged) fast paths, tried first: no defang alternations. */
-export const IPV4_PLAIN_SRC = String.raw`\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\w]|\.\d|\[\.|\(\.|\[dot|\(dot)`;
+export const IPV4_PLAIN_SRC = String.raw`\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\w]|\.\d|\.[a-z]|\[\.|\(\.|\[dot|\(dot)`;
 export const HOST_PLAIN_SRC = String.raw`${LABEL}(?:\.${LABEL})+(?![${LABEL_CHARS}-])`;
 export const HEX_RUN_SRC = String.raw`[0-9a-f]{32,}(?!\w)`;
 /** Port and path after a host or IP outside a URL (consumed so that path segments are not re-scanned). */
@@ -76,7 +77,7 @@ export const TRIGGER_RE = new RegExp(
       String.raw`(?<=[.@])(?=[^\s.,;:!?'"()\[\]{}<>])`,
       String.raw`(?<=:)(?=[\w/\\\[:])`,
       String.raw`(?<=\\)(?=[\w\\])`,
-      String.raw`(?<=[\[({])(?=(?:\.|dot|@|at|:|\/|:\/\/| \. )[\])}])`,
+      String.raw`(?<=[\[({])(?=(?:\.|dot|@|at|:|\/|:\/\/|:\/| \. )[\])}])`,
     ].join('|') +
     ')',
   'gi',
