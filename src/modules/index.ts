@@ -9,6 +9,7 @@ import { registerAuditLogsModule } from './audit-logs/audit-logs.routes.js';
 import { registerDestinationsModule } from './destinations/index.js';
 import { registerIntelModule } from './intel/index.js';
 import { registerAgentsModule } from './agents/index.js';
+import { registerTriggersModule } from './triggers/index.js';
 import { registerModelsModule } from './models/index.js';
 
 export interface ModuleDeps extends AppDeps {
@@ -25,5 +26,6 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerDestinationsModule(app, deps);
   registerIntelModule(app, deps);
   registerAgentsModule(app, deps);
+  registerTriggersModule(app, deps);
   registerModelsModule(app, deps);
 }

@@ -1,0 +1,14 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../index.js';
+import { registerIntakeRoutes } from './intake.routes.js';
+import { createIntakeService } from './intake.service.js';
+import { registerTriggersRoutes } from './triggers.routes.js';
+import { createTriggersService } from './triggers.service.js';
+
+export function registerTriggersModule(app: FastifyInstance, deps: ModuleDeps): void {
+  const { db } = deps.database;
+  registerTriggersRoutes(app, createTriggersService({ db, secrets: deps.secrets, baseUrl: deps.config.baseUrl }));
+  registerIntakeRoutes(app, createIntakeService({ db, secrets: deps.secrets, authenticator: deps.authenticator }), {
+    bodyLimit: deps.config.bodyLimitBytes,
+  });
+}

@@ -1,0 +1,114 @@
+import { uuidv7 } from 'uuidv7';
+import type { Database } from '../../platform/db/database.js';
+import type { Authenticator } from '../../platform/auth/authenticator.js';
+import { hasPermission } from '../../platform/auth/actor.js';
+import { parseApiKey } from '../../platform/auth/api-keys.js';
+import type { SecretBox } from '../../platform/secrets.js';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.js';
+import { enqueueRun } from '../runs/runs.enqueue.js';
+import { deliveryKeyOf, slackDecision } from './intake.fns.js';
+import { header, secretsEqual, verifySenderSignature, type Headers, type WebhookSource } from './signatures.fns.js';
+import { claimDelivery, findTriggerForIntake, markAttempted, recordDeliveryRun, type TriggerRow } from './triggers.repo.js';
+import type { IntakeResponseT } from './triggers.schemas.js';
+
+/** The header a sender that can set headers but not `Authorization` puts the trigger secret in. */
+export const SECRET_HEADER = 'x-rampart-secret';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface IntakeRequest {
+  source: WebhookSource;
+  triggerId: string;
+  headers: Headers;
+  rawBody: Buffer;
+  body: unknown;
+}
+
+interface Caller {
+  userId: string | null;
+  apiKeyId: string | null;
+}
+
+/**
+ * Incoming webhook → at most one queued agent run. The request does only this: find the
+ * trigger, authenticate the sender, claim the delivery id, queue the run, all in one short
+ * transaction; the agent itself runs in a worker.
+ */
+export function createIntakeService(deps: { db: Database; secrets: SecretBox; authenticator: Authenticator; now?: () => number }) {
+  const { db, secrets, authenticator } = deps;
+  const clock = deps.now ?? Date.now;
+
+  /** One answer for unknown, draft, foreign and mismatched triggers: nothing to learn from it. */
+  const notFound = () => new NotFoundError('Trigger');
+
+  async function authenticate(trigger: TriggerRow, req: IntakeRequest): Promise<Caller> {
+    const authorization = header(req.headers, 'authorization');
+    const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
+    const fallbackCaller: Caller = { userId: trigger.createdBy, apiKeyId: null };
+
+    if (bearer && parseApiKey(bearer)) {
+      const actor = await authenticator.authenticate(authorization);
+      // A key of another organization learns nothing about this trigger.
+      if (actor.organizationId !== trigger.organizationId) throw notFound();
+      if (!hasPermission(actor, 'agent.execute')) throw new ForbiddenError(['agent.execute']);
+      return { userId: actor.userId, apiKeyId: actor.apiKeyId };
+    }
+
+    const secret = trigger.secretCiphertext ? secrets.decrypt(trigger.secretCiphertext) : null;
+    const presented = bearer ?? header(req.headers, SECRET_HEADER);
+    if (presented !== undefined) {
+      if (secret !== null && secretsEqual(presented, secret)) return fallbackCaller;
+      throw new UnauthorizedError('Invalid credentials');
+    }
+
+    const key = trigger.signingSecretCiphertext ? secrets.decrypt(trigger.signingSecretCiphertext) : secret;
+    const verdict = key ? verifySenderSignature(req.source, { headers: req.headers, rawBody: req.rawBody, body: req.body, now: clock() }, key) : null;
+    if (verdict?.ok) return fallbackCaller;
+    if (verdict?.reason === 'stale') throw new UnauthorizedError('Stale timestamp: the request was signed more than 5 minutes away from now');
+    if (verdict) throw new UnauthorizedError('Signature mismatch');
+    throw new UnauthorizedError(
+      'Missing credentials: send "Authorization: Bearer <trigger secret or API key>", the trigger secret in X-Rampart-Secret, or the sender\'s signature',
+    );
+  }
+
+  return {
+    async invoke(req: IntakeRequest): Promise<IntakeResponseT> {
+      if (!UUID.test(req.triggerId)) throw notFound();
+      const trigger = await findTriggerForIntake(db, req.triggerId);
+      if (!trigger || trigger.status !== 'active' || trigger.source !== req.source) throw notFound();
+
+      const caller = await authenticate(trigger, req);
+
+      if (req.source === 'slack') {
+        const decision = slackDecision(req.body);
+        // The URL handshake works while the trigger is disabled: setting Slack up needs it.
+        if (decision.kind === 'challenge') return { challenge: decision.challenge };
+        if (decision.kind === 'ignore' && trigger.enabled) return { skipped: true, message: decision.message };
+      }
+      if (!trigger.enabled) return { skipped: true, message: 'Trigger is disabled' };
+
+      const deliveryKey = deliveryKeyOf(req.source, req.headers, req.body);
+      return db.transaction().execute(async (tx) => {
+        if (deliveryKey) {
+          const original = await claimDelivery(tx, trigger.id, deliveryKey, uuidv7());
+          if (original) return { skipped: true as const, message: 'Duplicate delivery: already received', executionId: original };
+        }
+        const runId = await enqueueRun(tx, {
+          organizationId: trigger.organizationId,
+          agentId: trigger.agentId,
+          mode: 'trigger',
+          input: req.body ?? null,
+          actorUserId: caller.userId,
+          actorApiKeyId: caller.apiKeyId,
+          triggerId: trigger.id,
+          triggerSource: trigger.source,
+        });
+        if (deliveryKey) await recordDeliveryRun(tx, trigger.id, deliveryKey, runId);
+        await markAttempted(tx, trigger.id, new Date());
+        return { executionId: runId };
+      });
+    },
+  };
+}
+
+export type IntakeService = ReturnType<typeof createIntakeService>;

@@ -1,0 +1,187 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../../platform/db/database.js';
+
+export interface TriggerRow {
+  id: string;
+  organizationId: string;
+  agentId: string;
+  source: string;
+  name: string;
+  status: 'draft' | 'active';
+  enabled: boolean;
+  secretCiphertext: string | null;
+  signingSecretCiphertext: string | null;
+  additionalFields: Record<string, unknown>;
+  cronSchedule: string | null;
+  input: unknown;
+  nextRunAt: Date | null;
+  lastRunAttemptedAt: Date | null;
+  lastRunSucceededAt: Date | null;
+  createdBy: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const COLUMNS = [
+  'id',
+  'organizationId',
+  'agentId',
+  'source',
+  'name',
+  'status',
+  'enabled',
+  'secretCiphertext',
+  'signingSecretCiphertext',
+  'additionalFields',
+  'cronSchedule',
+  'input',
+  'nextRunAt',
+  'lastRunAttemptedAt',
+  'lastRunSucceededAt',
+  'createdBy',
+  'createdAt',
+  'updatedAt',
+] as const;
+
+export async function agentExists(db: Queryable, organizationId: string, agentId: string): Promise<boolean> {
+  const row = await db.selectFrom('agents').select('id').where('organizationId', '=', organizationId).where('id', '=', agentId).executeTakeFirst();
+  return !!row;
+}
+
+export async function insertTriggerRow(db: Queryable, row: TriggerRow): Promise<void> {
+  await db
+    .insertInto('agentTriggers')
+    .values({ ...row, additionalFields: JSON.stringify(row.additionalFields), input: row.input == null ? null : JSON.stringify(row.input) })
+    .execute();
+}
+
+export async function findTriggerRow(db: Queryable, organizationId: string, agentId: string, id: string, forUpdate = false): Promise<TriggerRow | null> {
+  let q = db
+    .selectFrom('agentTriggers')
+    .select(COLUMNS)
+    .where('organizationId', '=', organizationId)
+    .where('agentId', '=', agentId)
+    .where('id', '=', id);
+  if (forUpdate) q = q.forUpdate();
+  return ((await q.executeTakeFirst()) as TriggerRow | undefined) ?? null;
+}
+
+/** Intake: the trigger by its id alone (the caller proves which organization it acts in). */
+export async function findTriggerForIntake(db: Queryable, id: string): Promise<TriggerRow | null> {
+  const row = await db.selectFrom('agentTriggers').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  return (row as TriggerRow | undefined) ?? null;
+}
+
+export async function listActiveTriggerRows(db: Queryable, organizationId: string, agentId: string): Promise<TriggerRow[]> {
+  const rows = await db
+    .selectFrom('agentTriggers')
+    .select(COLUMNS)
+    .where('organizationId', '=', organizationId)
+    .where('agentId', '=', agentId)
+    .where('status', '=', 'active')
+    .orderBy('createdAt')
+    .orderBy('id')
+    .execute();
+  return rows as TriggerRow[];
+}
+
+export async function updateTriggerRow(db: Queryable, row: TriggerRow): Promise<void> {
+  await db
+    .updateTable('agentTriggers')
+    .set({
+      name: row.name,
+      status: row.status,
+      enabled: row.enabled,
+      signingSecretCiphertext: row.signingSecretCiphertext,
+      additionalFields: JSON.stringify(row.additionalFields),
+      cronSchedule: row.cronSchedule,
+      input: row.input == null ? null : JSON.stringify(row.input),
+      nextRunAt: row.nextRunAt,
+      updatedAt: row.updatedAt,
+    })
+    .where('id', '=', row.id)
+    .where('organizationId', '=', row.organizationId)
+    .execute();
+}
+
+export async function deleteTriggerRow(db: Queryable, organizationId: string, agentId: string, id: string): Promise<boolean> {
+  const res = await db
+    .deleteFrom('agentTriggers')
+    .where('organizationId', '=', organizationId)
+    .where('agentId', '=', agentId)
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
+
+/**
+ * Claims a delivery id for a run about to be queued. `null`: claimed now (the caller queues the
+ * run and then records its id); a string: an earlier delivery with this id started that run.
+ * A concurrent duplicate waits on the unique key until the first transaction ends.
+ */
+export async function claimDelivery(db: Queryable, triggerId: string, deliveryKey: string, placeholderRunId: string): Promise<string | null> {
+  for (let attempt = 0; ; attempt++) {
+    const inserted = await db
+      .insertInto('triggerDeliveries')
+      .values({ triggerId, deliveryKey, runId: placeholderRunId, receivedAt: new Date() })
+      .onConflict((oc) => oc.columns(['triggerId', 'deliveryKey']).doNothing())
+      .returning('runId')
+      .executeTakeFirst();
+    if (inserted) return null;
+    const existing = await db
+      .selectFrom('triggerDeliveries')
+      .select('runId')
+      .where('triggerId', '=', triggerId)
+      .where('deliveryKey', '=', deliveryKey)
+      .executeTakeFirst();
+    if (existing) return existing.runId;
+    // Deleted between the two statements (retention cleanup): claim it again.
+    if (attempt >= 2) throw new Error('Could not claim a trigger delivery id');
+  }
+}
+
+export async function recordDeliveryRun(db: Queryable, triggerId: string, deliveryKey: string, runId: string): Promise<void> {
+  await db.updateTable('triggerDeliveries').set({ runId }).where('triggerId', '=', triggerId).where('deliveryKey', '=', deliveryKey).execute();
+}
+
+export async function markAttempted(db: Queryable, triggerId: string, at: Date): Promise<void> {
+  await db.updateTable('agentTriggers').set({ lastRunAttemptedAt: at }).where('id', '=', triggerId).execute();
+}
+
+export interface DueCronTrigger {
+  id: string;
+  organizationId: string;
+  agentId: string;
+  cronSchedule: string;
+  input: unknown;
+  nextRunAt: Date;
+  createdBy: string | null;
+}
+
+/** One due cron trigger, locked for this transaction; other schedulers skip it. */
+export async function takeDueCronTrigger(db: Queryable, now: Date): Promise<DueCronTrigger | null> {
+  const { rows } = await sql<DueCronTrigger>`
+    SELECT id, organization_id AS "organizationId", agent_id AS "agentId", cron_schedule AS "cronSchedule",
+           input, next_run_at AS "nextRunAt", created_by AS "createdBy"
+    FROM agent_triggers
+    WHERE source = 'cron' AND status = 'active' AND enabled AND next_run_at <= ${now}
+    ORDER BY next_run_at
+    LIMIT 1
+    FOR UPDATE SKIP LOCKED`.execute(db);
+  return rows[0] ?? null;
+}
+
+export async function advanceCronTrigger(db: Queryable, id: string, attemptedAt: Date, nextRunAt: Date): Promise<void> {
+  await db.updateTable('agentTriggers').set({ lastRunAttemptedAt: attemptedAt, nextRunAt }).where('id', '=', id).execute();
+}
+
+export async function deleteDraftsCreatedBefore(db: Queryable, before: Date): Promise<number> {
+  const res = await db.deleteFrom('agentTriggers').where('status', '=', 'draft').where('createdAt', '<', before).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+export async function deleteDeliveriesReceivedBefore(db: Queryable, before: Date): Promise<number> {
+  const res = await db.deleteFrom('triggerDeliveries').where('receivedAt', '<', before).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

@@ -1,0 +1,110 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { contextOf } from '../../platform/context.js';
+import { withErrors } from '../../platform/http/responses.js';
+import {
+  AgentIdParams,
+  DeleteResult,
+  FieldsParams,
+  FieldsQuery,
+  FieldsResponse,
+  SaveBody,
+  StatusBody,
+  Trigger,
+  TriggerList,
+  TriggerParams,
+  UpdateBody,
+} from './triggers.schemas.js';
+import type { TriggersService } from './triggers.service.js';
+
+export function registerTriggersRoutes(root: FastifyInstance, service: TriggersService): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const tags = ['Agent Triggers'];
+  const read = { permissions: ['agent.read' as const] };
+  const manage = { permissions: ['agent.manage' as const] };
+
+  app.get('/api/agents/:agentId/trigger/:source/fields', {
+    config: manage,
+    schema: {
+      tags,
+      summary: 'Generate the webhook URL, secret and additional fields for a new trigger',
+      description: [
+        'Creates a **draft** trigger with a new id and a new random secret (32 bytes, `whsec_<base64>`; stored encrypted and shown only here) and answers',
+        '`{success, data: {secret, webhookUrl, additionalFields: {type, jiraUrl?}}}`. Configure the sender with `webhookUrl` and `secret`, then activate the trigger',
+        'with `POST /api/agents/{agentId}/trigger/save` `{triggerId, source}` (the trigger id is the last segment of `webhookUrl`). Drafts accept no deliveries',
+        'and are deleted when not saved within 24 h. `source`: one of jira, jira-automation, slack, linear, webhook, bugcrowd, hackerone, zscaler, darktrace.',
+        '',
+        '**jiraUrl** (jira only): give your site as the `jiraUrl` query parameter (e.g. `https://acme.atlassian.net`) and `additionalFields.jiraUrl` is that',
+        'site\'s webhook admin page (`…/plugins/servlet/webhooks`), where you paste `webhookUrl` and `secret`; without it, `jiraUrl` is "".',
+      ].join('\n'),
+      params: FieldsParams,
+      querystring: FieldsQuery,
+      response: withErrors({ 200: FieldsResponse }, 404),
+    },
+  }, async (req) => service.fields(contextOf(req), req.params.agentId, req.params.source, req.query.jiraUrl));
+
+  app.get('/api/agents/:agentId/trigger', {
+    config: read,
+    schema: {
+      tags,
+      summary: 'List the active triggers of an agent',
+      description: 'Saved webhook and cron triggers (not drafts). Secrets are never returned: `hasSecret` and `hasSigningSecret` say whether one is stored.',
+      params: AgentIdParams,
+      response: withErrors({ 200: TriggerList }, 404),
+    },
+  }, async (req) => service.list(contextOf(req), req.params.agentId));
+
+  app.post('/api/agents/:agentId/trigger/save', {
+    config: manage,
+    schema: {
+      tags,
+      summary: 'Activate a webhook trigger, or create a cron trigger',
+      description: [
+        'Webhook: `{triggerId, source, name?, enabled?, signingSecret?, additionalFields?}` activates the draft `…/fields` created (`source` must be the',
+        'draft\'s: else 400; unknown id: 404). Saving an active trigger again updates it. `signingSecret` is the secret a sender generates itself (Slack',
+        'Signing Secret, Linear signing secret, Bugcrowd webhook secret): signatures are then checked with it instead of the trigger secret.',
+        '',
+        'Cron: `{source: "cron", cronSchedule, name?, enabled?, input?}`: a 5-field cron expression evaluated in UTC; each run gets `input` (default',
+        '`{trigger: "cron", scheduledAt}`). A schedule missed while Rampart was down runs once, then continues at the next future time.',
+      ].join('\n'),
+      params: AgentIdParams,
+      body: SaveBody,
+      response: withErrors({ 200: Trigger }, 404),
+    },
+  }, async (req) => service.save(contextOf(req), req.params.agentId, req.body));
+
+  app.put('/api/agents/:agentId/trigger/:triggerId', {
+    config: manage,
+    schema: {
+      tags,
+      summary: 'Update a trigger',
+      description: 'Changes `name`, `additionalFields` (merged), `signingSecret` (webhook triggers; omit to keep, null to clear), `cronSchedule` and `input` (cron triggers). Omitted fields are kept.',
+      params: TriggerParams,
+      body: UpdateBody,
+      response: withErrors({ 200: Trigger }, 404),
+    },
+  }, async (req) => service.update(contextOf(req), req.params.agentId, req.params.triggerId, req.body));
+
+  app.patch('/api/agents/:agentId/trigger/:triggerId/status', {
+    config: manage,
+    schema: {
+      tags,
+      summary: 'Enable or disable a trigger',
+      description: 'A disabled webhook trigger answers deliveries with `{skipped: true, message}` and starts nothing; a disabled cron trigger does not run. Re-enabling a cron trigger schedules it from now.',
+      params: TriggerParams,
+      body: StatusBody,
+      response: withErrors({ 200: Trigger }, 404),
+    },
+  }, async (req) => service.setEnabled(contextOf(req), req.params.agentId, req.params.triggerId, req.body.enabled));
+
+  app.delete('/api/agents/:agentId/trigger/:triggerId', {
+    config: manage,
+    schema: {
+      tags,
+      summary: 'Delete a trigger',
+      description: 'Its webhook URL stops working at once (404). Runs it started are kept.',
+      params: TriggerParams,
+      response: withErrors({ 200: DeleteResult }, 404),
+    },
+  }, async (req) => service.remove(contextOf(req), req.params.agentId, req.params.triggerId));
+}

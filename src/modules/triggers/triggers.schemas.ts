@@ -1,0 +1,143 @@
+import { Cron } from 'croner';
+import { z } from 'zod';
+import { WEBHOOK_SOURCES } from './signatures.fns.js';
+
+/**
+ * Agent triggers: signed incoming webhooks (one per sender kind) and cron schedules. A webhook
+ * trigger starts as a draft from `GET …/trigger/{source}/fields` (which hands out its URL and
+ * secret) and becomes active with `POST …/trigger/save`. Secrets are write-only after that:
+ * responses say `hasSecret` / `hasSigningSecret`, never the values.
+ */
+const sourceList = WEBHOOK_SOURCES.join(', ');
+export const WebhookSourceSchema = z.enum(WEBHOOK_SOURCES, { error: `must be one of ${sourceList}` });
+export const TriggerSourceSchema = z.enum([...WEBHOOK_SOURCES, 'cron']);
+
+export const cronExpression = z
+  .string()
+  .trim()
+  .max(120)
+  .refine((v) => {
+    try {
+      new Cron(v, { paused: true, timezone: 'UTC' });
+      return v.split(/\s+/).length === 5;
+    } catch {
+      return false;
+    }
+  }, 'must be a 5-field cron expression evaluated in UTC, e.g. "0 * * * *"');
+
+const name = z.string().trim().max(255, 'must be at most 255 characters');
+const signingSecret = z
+  .string()
+  .min(1)
+  .max(4096)
+  .nullable()
+  .describe(
+    'The signing secret the sender generated (Slack app Signing Secret, Linear webhook signing secret, Bugcrowd webhook secret, HackerOne webhook secret when you let it generate one). Write-only; signatures are checked with it instead of the trigger secret. On update: omit to keep, null to clear.',
+  );
+const additionalFields = z
+  .record(z.string().max(100), z.unknown())
+  .refine((r) => Object.keys(r).length <= 50, 'at most 50 fields')
+  .describe('Free-form settings kept with the trigger (e.g. `jiraUrl`); `type` is always the source');
+const input = z.unknown().describe('Any JSON value: the agent input of each scheduled run (default `{trigger: "cron", scheduledAt}`)');
+
+export const AgentIdParams = z.object({ agentId: z.uuid({ error: 'must be a UUID' }) });
+export const FieldsParams = z.object({ agentId: z.uuid({ error: 'must be a UUID' }), source: WebhookSourceSchema });
+export const TriggerParams = z.object({ agentId: z.uuid({ error: 'must be a UUID' }), triggerId: z.uuid({ error: 'must be a UUID' }) });
+
+export const FieldsQuery = z.strictObject({
+  jiraUrl: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .max(2048)
+    .optional()
+    .describe('jira only: your Jira site, e.g. `https://acme.atlassian.net`; the answer\'s `jiraUrl` is then that site\'s webhook admin page'),
+});
+
+export const FieldsResponse = z
+  .object({
+    success: z.boolean(),
+    data: z.object({
+      secret: z.string().describe('The trigger secret (shown once here; stored encrypted)'),
+      webhookUrl: z.string().describe('Where the sender posts: `<RAMPART_BASE_URL>/api/trigger/{source}/{triggerId}`'),
+      additionalFields: z.object({
+        type: z.string().describe('The source'),
+        jiraUrl: z.string().optional().describe('jira only: the page to create the webhook on (`<site>/plugins/servlet/webhooks`), or "" when no `jiraUrl` was given'),
+      }),
+    }),
+  })
+  .meta({ id: 'WebhookFieldSet' });
+
+export const WebhookSave = z.strictObject({
+  source: WebhookSourceSchema,
+  triggerId: z.uuid({ error: 'must be a UUID' }).describe('The id in the `webhookUrl` that `…/fields` answered'),
+  name: name.optional(),
+  enabled: z.boolean().optional().describe('Default true'),
+  signingSecret: signingSecret.optional(),
+  additionalFields: additionalFields.optional(),
+});
+export const CronSave = z.strictObject({
+  source: z.literal('cron'),
+  cronSchedule: cronExpression,
+  name: name.optional(),
+  enabled: z.boolean().optional().describe('Default true'),
+  input: input.optional(),
+});
+export const SaveBody = z.discriminatedUnion('source', [WebhookSave, CronSave]).meta({ id: 'TriggerSave' });
+export type SaveBodyT = z.infer<typeof SaveBody>;
+
+export const UpdateBody = z
+  .strictObject({
+    name: name.optional(),
+    signingSecret: signingSecret.optional(),
+    cronSchedule: cronExpression.optional().describe('cron triggers only'),
+    additionalFields: additionalFields.optional(),
+    input: input.optional().describe('cron triggers only'),
+  })
+  .meta({ id: 'TriggerUpdate' });
+export type UpdateBodyT = z.infer<typeof UpdateBody>;
+
+export const StatusBody = z.strictObject({ enabled: z.boolean() });
+
+export const Trigger = z
+  .object({
+    id: z.uuid(),
+    agentId: z.uuid(),
+    source: TriggerSourceSchema,
+    name: z.string(),
+    enabled: z.boolean(),
+    webhookUrl: z.string().nullable().describe('null for cron triggers'),
+    hasSecret: z.boolean(),
+    hasSigningSecret: z.boolean(),
+    cronSchedule: z.string().nullable(),
+    nextRunAt: z.string().nullable().describe('cron triggers: the next scheduled run (UTC)'),
+    input: z.unknown().describe('cron triggers: the input of each run; null otherwise'),
+    additionalFields: z.record(z.string(), z.unknown()),
+    lastRunAttemptedAt: z.string().nullable(),
+    lastRunSucceededAt: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'AgentTrigger' });
+export type TriggerDto = z.infer<typeof Trigger>;
+
+export const TriggerList = z.object({ triggers: z.array(Trigger) });
+export const DeleteResult = z.object({ success: z.boolean() });
+
+// Intake ------------------------------------------------------------------------------------
+
+export const IntakeParams = z.object({
+  source: WebhookSourceSchema,
+  triggerId: z.string().max(64).describe('The trigger id of the webhook URL'),
+});
+
+export const IntakeResponse = z
+  .union([
+    z.object({ executionId: z.string().describe('Id of the queued agent run') }),
+    z.object({
+      skipped: z.literal(true),
+      message: z.string(),
+      executionId: z.string().optional().describe('Repeated delivery: the run the first delivery started'),
+    }),
+    z.object({ challenge: z.string().describe('Slack `url_verification` handshake: the challenge, echoed') }),
+  ])
+  .meta({ id: 'TriggerInvocation' });
+export type IntakeResponseT = z.infer<typeof IntakeResponse>;

@@ -1,0 +1,241 @@
+import { randomBytes } from 'node:crypto';
+import { uuidv7 } from 'uuidv7';
+import type { Database } from '../../platform/db/database.js';
+import type { RequestContext } from '../../platform/context.js';
+import type { SecretBox } from '../../platform/secrets.js';
+import { writeAudit } from '../../platform/audit.js';
+import { NotFoundError, ValidationError } from '../../platform/http/errors.js';
+import { iso } from '../../platform/time.js';
+import { nextCronRun } from './cron.js';
+import type { WebhookSource } from './signatures.fns.js';
+import {
+  agentExists,
+  deleteTriggerRow,
+  findTriggerRow,
+  insertTriggerRow,
+  listActiveTriggerRows,
+  updateTriggerRow,
+  type TriggerRow,
+} from './triggers.repo.js';
+import type { SaveBodyT, TriggerDto, UpdateBodyT } from './triggers.schemas.js';
+
+/**
+ * A new trigger secret: 32 random bytes in the Standard Webhooks form (`whsec_<base64>`), so the
+ * same value works as a bearer token, as an HMAC key for senders that sign with a shared string
+ * (GitHub style, Jira) and as a Standard Webhooks signing key.
+ */
+export function newTriggerSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** The webhook admin page of a Jira site (Jira Cloud and Data Center: System → WebHooks). */
+export function jiraWebhookAdminUrl(site: string | undefined): string {
+  if (!site) return '';
+  const url = new URL(site);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}/plugins/servlet/webhooks`;
+}
+
+export function createTriggersService(deps: { db: Database; secrets: SecretBox; baseUrl: string }) {
+  const { db, secrets, baseUrl } = deps;
+
+  const webhookUrl = (source: string, id: string) => `${baseUrl}/api/trigger/${source}/${id}`;
+
+  function toDto(row: TriggerRow): TriggerDto {
+    const cron = row.source === 'cron';
+    return {
+      id: row.id,
+      agentId: row.agentId,
+      source: row.source as TriggerDto['source'],
+      name: row.name,
+      enabled: row.enabled,
+      webhookUrl: cron ? null : webhookUrl(row.source, row.id),
+      hasSecret: row.secretCiphertext !== null,
+      hasSigningSecret: row.signingSecretCiphertext !== null,
+      cronSchedule: row.cronSchedule,
+      nextRunAt: iso(row.nextRunAt),
+      input: cron ? (row.input ?? null) : null,
+      additionalFields: row.additionalFields,
+      lastRunAttemptedAt: iso(row.lastRunAttemptedAt),
+      lastRunSucceededAt: iso(row.lastRunSucceededAt),
+      createdAt: iso(row.createdAt),
+      updatedAt: iso(row.updatedAt),
+    };
+  }
+
+  async function requireAgent(ctx: RequestContext, agentId: string, q: Database = db): Promise<void> {
+    if (!(await agentExists(q, ctx.actor.organizationId, agentId))) throw new NotFoundError('Agent');
+  }
+
+  return {
+    /** Creates a draft trigger with a fresh id and secret; saving it makes it accept deliveries. */
+    async fields(ctx: RequestContext, agentId: string, source: WebhookSource, jiraUrl: string | undefined) {
+      const secret = newTriggerSecret();
+      const additionalFields: { type: string; jiraUrl?: string } = { type: source };
+      if (source === 'jira') additionalFields.jiraUrl = jiraWebhookAdminUrl(jiraUrl);
+      const now = new Date();
+      const row: TriggerRow = {
+        id: uuidv7(),
+        organizationId: ctx.actor.organizationId,
+        agentId,
+        source,
+        name: '',
+        status: 'draft',
+        enabled: true,
+        secretCiphertext: secrets.encrypt(secret),
+        signingSecretCiphertext: null,
+        additionalFields,
+        cronSchedule: null,
+        input: null,
+        nextRunAt: null,
+        lastRunAttemptedAt: null,
+        lastRunSucceededAt: null,
+        createdBy: ctx.actor.userId,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await db.transaction().execute(async (tx) => {
+        await requireAgent(ctx, agentId, tx);
+        await insertTriggerRow(tx, row);
+        await writeAudit(tx, ctx, { action: 'trigger.draft', resourceType: 'agent_trigger', resourceId: row.id, metadata: { agentId, source } });
+      });
+      return { success: true, data: { secret, webhookUrl: webhookUrl(source, row.id), additionalFields } };
+    },
+
+    async list(ctx: RequestContext, agentId: string): Promise<{ triggers: TriggerDto[] }> {
+      await requireAgent(ctx, agentId);
+      const rows = await listActiveTriggerRows(db, ctx.actor.organizationId, agentId);
+      return { triggers: rows.map(toDto) };
+    },
+
+    /** Activates a draft webhook trigger, or creates a cron trigger. */
+    async save(ctx: RequestContext, agentId: string, body: SaveBodyT): Promise<TriggerDto> {
+      return db.transaction().execute(async (tx) => {
+        await requireAgent(ctx, agentId, tx);
+        const now = new Date();
+        let row: TriggerRow;
+        let action: string;
+        if (body.source === 'cron') {
+          action = 'trigger.create';
+          row = {
+            id: uuidv7(),
+            organizationId: ctx.actor.organizationId,
+            agentId,
+            source: 'cron',
+            name: body.name ?? '',
+            status: 'active',
+            enabled: body.enabled ?? true,
+            secretCiphertext: null,
+            signingSecretCiphertext: null,
+            additionalFields: { type: 'cron' },
+            cronSchedule: body.cronSchedule,
+            input: body.input ?? null,
+            nextRunAt: nextCronRun(body.cronSchedule, now),
+            lastRunAttemptedAt: null,
+            lastRunSucceededAt: null,
+            createdBy: ctx.actor.userId,
+            createdAt: now,
+            updatedAt: now,
+          };
+          await insertTriggerRow(tx, row);
+        } else {
+          action = 'trigger.save';
+          const existing = await findTriggerRow(tx, ctx.actor.organizationId, agentId, body.triggerId, true);
+          if (!existing) throw new NotFoundError('Trigger');
+          if (existing.source !== body.source) {
+            throw ValidationError.single('source', `does not match the trigger's source "${existing.source}"`, 'source_mismatch');
+          }
+          row = {
+            ...existing,
+            status: 'active',
+            name: body.name ?? existing.name,
+            enabled: body.enabled ?? existing.enabled,
+            signingSecretCiphertext: signingCiphertext(body.signingSecret, existing.signingSecretCiphertext),
+            additionalFields: { ...existing.additionalFields, ...(body.additionalFields ?? {}), type: existing.source },
+            updatedAt: now,
+          };
+          await updateTriggerRow(tx, row);
+        }
+        await writeAudit(tx, ctx, {
+          action,
+          resourceType: 'agent_trigger',
+          resourceId: row.id,
+          metadata: { agentId, source: row.source, enabled: row.enabled, hasSigningSecret: row.signingSecretCiphertext !== null },
+        });
+        return toDto(row);
+      });
+    },
+
+    async update(ctx: RequestContext, agentId: string, triggerId: string, body: UpdateBodyT): Promise<TriggerDto> {
+      return db.transaction().execute(async (tx) => {
+        const existing = await findActive(tx, ctx, agentId, triggerId);
+        const cron = existing.source === 'cron';
+        if (!cron && (body.cronSchedule !== undefined || body.input !== undefined)) {
+          const field = body.cronSchedule !== undefined ? 'cronSchedule' : 'input';
+          throw ValidationError.single(field, 'applies to cron triggers only', 'not_applicable');
+        }
+        if (cron && body.signingSecret !== undefined) {
+          throw ValidationError.single('signingSecret', 'applies to webhook triggers only', 'not_applicable');
+        }
+        const now = new Date();
+        const scheduleChanged = cron && body.cronSchedule !== undefined && body.cronSchedule !== existing.cronSchedule;
+        const row: TriggerRow = {
+          ...existing,
+          name: body.name ?? existing.name,
+          signingSecretCiphertext: signingCiphertext(body.signingSecret, existing.signingSecretCiphertext),
+          additionalFields: { ...existing.additionalFields, ...(body.additionalFields ?? {}), type: existing.source },
+          cronSchedule: body.cronSchedule ?? existing.cronSchedule,
+          input: body.input !== undefined ? body.input : existing.input,
+          nextRunAt: scheduleChanged ? nextCronRun(body.cronSchedule!, now) : existing.nextRunAt,
+          updatedAt: now,
+        };
+        await updateTriggerRow(tx, row);
+        await writeAudit(tx, ctx, {
+          action: 'trigger.update',
+          resourceType: 'agent_trigger',
+          resourceId: triggerId,
+          metadata: {
+            agentId,
+            fields: Object.keys(body).filter((k) => k !== 'signingSecret'),
+            signingSecret: body.signingSecret === undefined ? 'kept' : body.signingSecret === null ? 'cleared' : 'replaced',
+          },
+        });
+        return toDto(row);
+      });
+    },
+
+    async setEnabled(ctx: RequestContext, agentId: string, triggerId: string, enabled: boolean): Promise<TriggerDto> {
+      return db.transaction().execute(async (tx) => {
+        const existing = await findActive(tx, ctx, agentId, triggerId);
+        const now = new Date();
+        // Re-enabling a schedule starts from now: no catch-up of the time it was off.
+        const nextRunAt = existing.source === 'cron' && enabled && !existing.enabled ? nextCronRun(existing.cronSchedule!, now) : existing.nextRunAt;
+        const row: TriggerRow = { ...existing, enabled, nextRunAt, updatedAt: now };
+        await updateTriggerRow(tx, row);
+        await writeAudit(tx, ctx, { action: 'trigger.status', resourceType: 'agent_trigger', resourceId: triggerId, metadata: { agentId, enabled } });
+        return toDto(row);
+      });
+    },
+
+    async remove(ctx: RequestContext, agentId: string, triggerId: string): Promise<{ success: boolean }> {
+      await db.transaction().execute(async (tx) => {
+        if (!(await deleteTriggerRow(tx, ctx.actor.organizationId, agentId, triggerId))) throw new NotFoundError('Trigger');
+        await writeAudit(tx, ctx, { action: 'trigger.delete', resourceType: 'agent_trigger', resourceId: triggerId, metadata: { agentId } });
+      });
+      return { success: true };
+    },
+  };
+
+  /** undefined keeps, null clears, a string replaces. */
+  function signingCiphertext(given: string | null | undefined, current: string | null): string | null {
+    if (given === undefined) return current;
+    return given === null ? null : secrets.encrypt(given);
+  }
+
+  async function findActive(tx: Database, ctx: RequestContext, agentId: string, triggerId: string): Promise<TriggerRow> {
+    const row = await findTriggerRow(tx, ctx.actor.organizationId, agentId, triggerId, true);
+    if (!row || row.status !== 'active') throw new NotFoundError('Trigger');
+    return row;
+  }
+}
+
+export type TriggersService = ReturnType<typeof createTriggersService>;
