@@ -233,6 +233,13 @@ const tryEmail: Classifier = (c, s) => {
   if (a.drop && a.drop.category !== 'benign') {
     c.drop('email', s, end, a.drop.reason, a.drop.category, a.drop.category === 'invalid' ? undefined : normalized);
   } else c.add('email', s, end, normalized, defanged);
+  // the mail domain is a domain indicator too (as a URL's host is), unless it was dropped (reserved, benign
+  // provider…): the email record already carries that reason
+  if (!a.drop) {
+    const hs = end - hostRaw.length;
+    const hd = hostDefanged(hostRaw);
+    c.add(a.kind, hs, end, a.normalized, hd);
+  }
   return end;
 };
 

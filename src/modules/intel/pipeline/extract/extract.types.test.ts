@@ -50,11 +50,15 @@ describe('each indicator type is extracted with its kind and normalized value', 
   });
 
   it('email (lowercased)', () => {
-    expect(kept('Reply to Billing.Dept+x@Evil-Corp.COM now')).toEqual([['email', 'billing.dept+x@evil-corp.com']]);
+    expect(kept('Reply to Billing.Dept+x@Evil-Corp.COM now')).toEqual([
+      ['email', 'billing.dept+x@evil-corp.com'],
+      ['domain', 'evil-corp.com'],
+    ]);
   });
 
-  it('a mailbox at a benign provider is still an indicator', () => {
+  it('a mailbox at a benign provider is still an indicator (the provider domain is not)', () => {
     expect(kept('sender attacker1987@gmail.com')).toEqual([['email', 'attacker1987@gmail.com']]);
+    expect(extractIocs('sender attacker1987@gmail.com').dropped).toEqual([]);
   });
 
   it('hashes: md5, sha1, sha256, sha512 (lowercased)', () => {

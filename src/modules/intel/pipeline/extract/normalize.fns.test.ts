@@ -132,7 +132,10 @@ describe('other kinds', () => {
 
   it('emails: lowercase, refanged local part, punycode domain', () => {
     expect(normalizeEmail('John[.]Doe', 'evil.com')).toBe('john.doe@evil.com');
-    expect(norm('John[.]Doe[@]MÜNCHEN-bank[.]de')).toEqual([['email', 'john.doe@xn--mnchen-bank-thb.de']]);
+    expect(norm('John[.]Doe[@]MÜNCHEN-bank[.]de')).toEqual([
+      ['email', 'john.doe@xn--mnchen-bank-thb.de'],
+      ['domain', 'xn--mnchen-bank-thb.de'],
+    ]);
   });
 
   it('windows paths: lowercase, doubled backslashes collapsed', () => {

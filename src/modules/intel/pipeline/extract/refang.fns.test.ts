@@ -162,7 +162,10 @@ describe('the extractor refangs every defang form', () => {
     ['user [at] evil[.]com'],
     ['user (at) evil.com'],
   ])('email %s', (input) => {
-    expect(one(`mail ${input} now`)).toEqual([['email', 'user@evil.com', input, true]]);
+    const r = one(`mail ${input} now`);
+    expect(r.filter(([k]) => k === 'email')).toEqual([['email', 'user@evil.com', input, true]]);
+    // the mail domain is reported as a domain too
+    expect(r.filter(([k]) => k === 'domain').map(([, v]) => v)).toEqual(['evil.com']);
   });
 
   it('a defanged occurrence raises confidence by 0.1', () => {

@@ -30,7 +30,7 @@ describe('exact spans', () => {
     const r = extractIocs(text);
     expect(r.iocs.map((i) => [i.kind, i.spans])).toEqual([
       ['ipv4', [{ start: 3, end: 13 }]],
-      ['domain', [{ start: 18, end: 26 }]],
+      ['domain', [{ start: 18, end: 26 }, { start: 35, end: 43 }]],
       ['email', [{ start: 33, end: 43 }]],
     ]);
     expectExactSpans(text, r);
@@ -44,6 +44,7 @@ describe('exact spans', () => {
       ['ipv4', '45[.]77[.]12[.]9'],
       ['domain', 'bad [dot] site(.)ru'],
       ['email', 'u [at] evil(.)com'],
+      ['domain', 'evil(.)com'],
     ]);
     expectExactSpans(text, extractIocs(text));
   });
