@@ -28,7 +28,7 @@ import { startFakeTaxii } from '../test/support/fakes/taxii-server.js';
 import { startBenchDatabase } from './support/db.js';
 import { generateRssFeed, generateStixIndicators } from './support/feeds.js';
 import { envNumber, onCleanup, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
-import { instrument, type Phases } from './support/phases.js';
+import { instrument, statementLog, type Phases } from './support/phases.js';
 
 export const TARGET_ENTRIES_PER_SEC = 2_000;
 const WORKER_CONCURRENCY = 4;
@@ -61,13 +61,15 @@ interface SourceRun {
   totalSeconds: number;
   indicators: number;
   phases: Phases;
+  /** Enrichment statements by client-side time (round trips included). */
+  enrichStatements: ReturnType<ReturnType<typeof statementLog>['top']>;
 }
 
 type Probe = ReturnType<typeof instrument>;
 const jobCtx = (label: string) => ({ jobId: `bench-${label}`, attempt: 1, maxAttempts: 1, logger: pino({ level: 'silent' }), signal: new AbortController().signal });
 
 /** Sync then enrich one source, timed from the sync handler's start to the last batch's commit. */
-async function ingest(db: Database, probe: Probe, changed: string[], organizationId: string, sourceId: string, label: string, entries: number): Promise<SourceRun> {
+async function ingest(db: Database, probe: Probe, stmts: ReturnType<typeof statementLog>, changed: string[], organizationId: string, sourceId: string, label: string, entries: number): Promise<SourceRun> {
   const sync = createSyncSourceJob({
     db: probe.db,
     secrets: createSecretBox(randomBytes(32)),
@@ -75,10 +77,11 @@ async function ingest(db: Database, probe: Probe, changed: string[], organizatio
     logger: pino({ level: 'silent' }),
     onItemsChanged: async (_tx, _org, ids) => void changed.push(...ids),
   });
-  const enrich = createProcessItemsJob({ db });
+  const enrich = createProcessItemsJob({ db: stmts.db });
   const syncJobId = await db.transaction().execute((tx) => requestSync(tx, organizationId, sourceId, 'manual'));
   changed.length = 0;
   probe.reset();
+  stmts.reset();
   const t0 = performance.now();
   await sync.run({ syncJobId }, jobCtx(`${label}-sync`));
   const t1 = performance.now();
@@ -112,7 +115,7 @@ async function ingest(db: Database, probe: Probe, changed: string[], organizatio
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .where('i.sourceId', '=', sourceId)
     .executeTakeFirstOrThrow();
-  return { entries, syncSeconds: (t1 - t0) / 1000, enrichSeconds: (t2 - t1) / 1000, totalSeconds: (t2 - t0) / 1000, indicators: Number(indicators), phases: probe.phases(t0, t1) };
+  return { entries, syncSeconds: (t1 - t0) / 1000, enrichSeconds: (t2 - t1) / 1000, totalSeconds: (t2 - t0) / 1000, indicators: Number(indicators), phases: probe.phases(t0, t1), enrichStatements: stmts.top() };
 }
 
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
@@ -125,6 +128,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const org = await createOrganization(db, { name: 'Bench Org', adminEmail: 'bench@ingest.test' });
     const orgId = org.organization.id;
     const probe = instrument(database.pool, createGuardedClient({ allowPrivateNetworks: true, maxResponseBytes: 100 * 1024 * 1024, timeoutMs: 120_000 }));
+    const stmts = statementLog(database.pool);
     const changed: string[] = [];
 
     // RSS 2.0: the document is generated (and encoded) before the clock starts.
@@ -135,16 +139,18 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     });
     closers.push(onCleanup(rssServer.close));
     const rssId = await insertSource(db, orgId, { name: 'Bench RSS', kind: 'rss', apiType: null, feedUrl: `${rssServer.url}/feed.xml`, serverUrl: null }, entries);
-    const rss = await ingest(db, probe, changed, orgId, rssId, 'rss', entries);
+    const rss = await ingest(db, probe, stmts, changed, orgId, rssId, 'rss', entries);
     ctx.log(`rss: ${entries} items, ${(feed.length / 2 ** 20).toFixed(1)} MiB; sync ${rss.syncSeconds.toFixed(2)} s + enrichment ${rss.enrichSeconds.toFixed(2)} s`);
 
     // TAXII 2.1: STIX indicators, 10 pages (discovery → API root → collections → pages).
     const taxiiServer = await startFakeTaxii({ pageSize, collections: { 'bench-indicators': { title: 'Bench indicators', objects: generateStixIndicators(entries) } } });
     closers.push(onCleanup(taxiiServer.close));
     const taxiiId = await insertSource(db, orgId, { name: 'Bench TAXII', kind: 'api', apiType: 'taxii', feedUrl: null, serverUrl: `${taxiiServer.url}/taxii2/` }, entries);
-    const taxii = await ingest(db, probe, changed, orgId, taxiiId, 'taxii', entries);
+    const taxii = await ingest(db, probe, stmts, changed, orgId, taxiiId, 'taxii', entries);
     ctx.log(`taxii: ${entries} objects in ${taxiiServer.requests.length} requests; sync ${taxii.syncSeconds.toFixed(2)} s + enrichment ${taxii.enrichSeconds.toFixed(2)} s`);
 
+    const perItem = (r: SourceRun) => r.enrichStatements.map((st) => `${(st.count / r.entries).toFixed(1)}× ${st.meanMs.toFixed(2)} ms  ${st.sql}`);
+    console.log(`\nenrichment statements per item (count × mean client-side ms, round trip included):\n  RSS:\n    ${perItem(rss).join('\n    ')}\n  TAXII:\n    ${perItem(taxii).join('\n    ')}`);
     const target = { value: TARGET_ENTRIES_PER_SEC, kind: 'min' as const };
     const perSource = (label: string, r: SourceRun) => [
       { name: `${label} end to end`, value: r.entries / r.totalSeconds, unit: 'entries/s', target },

@@ -58,3 +58,30 @@ export function instrument(pool: pg.Pool, http: HttpClient) {
     },
   };
 }
+
+/**
+ * A Kysely on the same pool that sums client-side time and count per statement (first 60
+ * characters of its SQL): for the enrichment, whose cost is mostly round trips, this names the
+ * statements that take the time. The time includes waiting for the event loop, so with
+ * concurrent batches it is an upper bound on the database's own share.
+ */
+export function statementLog(pool: pg.Pool) {
+  const stats = new Map<string, { n: number; ms: number }>();
+  const db: Database = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool }),
+    plugins: [new CamelCasePlugin()],
+    log: (e) => {
+      const key = e.query.sql.replace(/\s+/g, ' ').trim().slice(0, 60);
+      const s = stats.get(key) ?? { n: 0, ms: 0 };
+      s.n++;
+      s.ms += e.queryDurationMillis;
+      stats.set(key, s);
+    },
+  });
+  return {
+    db,
+    reset: () => stats.clear(),
+    /** Statements by total time, largest first. */
+    top: (n = 8) => [...stats].sort((a, b) => b[1].ms - a[1].ms).slice(0, n).map(([sql, s]) => ({ sql, count: s.n, totalMs: Math.round(s.ms), meanMs: s.ms / s.n })),
+  };
+}
