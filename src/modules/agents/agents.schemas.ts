@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BUILTIN_TOOL_NAMES, isBuiltinTool, MCP_TOOL_RE } from '../tools/tool-names.js';
+import { schemaCompileError } from '../runs/output-schema.fns.js';
 
 /**
  * Agents: a system prompt, a model alias and tools, run on demand or from triggers.
@@ -14,6 +15,7 @@ export const AgentInputSpec = z.strictObject({
   type: z.enum(['string', 'number', 'boolean', 'object', 'array']).default('string'),
   required: z.boolean().default(false),
 });
+export type AgentInputSpecT = z.infer<typeof AgentInputSpec>;
 
 const toolName = z
   .string()
@@ -24,6 +26,10 @@ const toolName = z
 const JsonSchemaObject = z
   .record(z.string(), z.unknown())
   .refine((s) => s.type === 'object', { error: 'must be a JSON Schema with "type": "object"' })
+  .superRefine((s, ctx) => {
+    const error = s.type === 'object' ? schemaCompileError(s) : null;
+    if (error) ctx.addIssue({ code: 'custom', message: `is not a valid JSON Schema: ${error}` });
+  })
   .describe('JSON Schema (type object) the final answer must satisfy');
 
 const agentFields = {

@@ -1,0 +1,30 @@
+import { APICallError, NoObjectGeneratedError, NoOutputGeneratedError, RetryError } from 'ai';
+
+/**
+ * A run failure as a message a person can act on: the model provider's status and message for
+ * API errors, never a stack trace or a request body (which could hold secrets).
+ */
+export function describeRunError(err: unknown): string {
+  if (RetryError.isInstance(err)) return describeRunError(err.lastError);
+  if (APICallError.isInstance(err)) {
+    const where = safeHost(err.url);
+    const status = err.statusCode ? `HTTP ${err.statusCode}` : 'no response';
+    return `Model call to ${where} failed (${status}): ${truncate(err.message)}`;
+  }
+  if (NoObjectGeneratedError.isInstance(err)) return truncate(err.cause instanceof Error ? err.cause.message : err.message);
+  if (NoOutputGeneratedError.isInstance(err)) return truncate(err.message);
+  if (err instanceof Error) return truncate(err.message);
+  return 'Unknown error';
+}
+
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the model provider';
+  }
+}
+
+function truncate(s: string, max = 500): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}

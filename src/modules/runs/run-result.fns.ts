@@ -1,0 +1,104 @@
+/**
+ * The async run result of spec §2.8, built from the AI SDK's steps. Pure, so partial runs
+ * (interrupted, out of time) map the same way as finished ones.
+ *
+ * Naming follows the spec, not the SDK: a tool call carries `args` (SDK: `input`), a tool result
+ * carries `result` (SDK: `output`) and `isError`. `messages` hold the four roles: `system` and
+ * `user` with string content; `assistant` with text and tool-call parts; `tool` with
+ * tool-result parts.
+ */
+export interface ToolCallPart {
+  type: 'tool-call';
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+}
+export interface ToolResultPart {
+  type: 'tool-result';
+  toolCallId: string;
+  toolName: string;
+  result: unknown;
+  isError: boolean;
+}
+export type RunMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: Array<{ type: 'text'; text: string } | ToolCallPart> }
+  | { role: 'tool'; content: ToolResultPart[] };
+
+export interface RunResult {
+  finalAssistantMessage: string;
+  allToolCallsMade: ToolCallPart[];
+  allToolResultsReceived: ToolResultPart[];
+  messages: RunMessage[];
+  structuredOutputResult?: string;
+}
+
+/** The parts of an AI SDK step this mapping reads (StepResult['content']). */
+export type StepContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown }
+  | { type: 'tool-result'; toolCallId: string; toolName: string; output: unknown }
+  | { type: 'tool-error'; toolCallId: string; toolName: string; error: unknown }
+  | { type: string };
+
+/** An error as a tool result: its message, never a stack. */
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === 'string' ? error : JSON.stringify(error);
+}
+
+/** The user message an input becomes: a string as given, anything else as JSON. */
+export function inputToPrompt(input: unknown): string {
+  if (typeof input === 'string') return input;
+  if (input === null || input === undefined) return 'Run now. There is no input.';
+  return `Input (JSON):\n${JSON.stringify(input, null, 2)}`;
+}
+
+export function buildRunResult(args: {
+  systemPrompt: string;
+  userPrompt: string;
+  steps: ReadonlyArray<{ content: readonly StepContentPart[] }>;
+  structuredOutput?: unknown;
+}): RunResult {
+  const messages: RunMessage[] = [
+    { role: 'system', content: args.systemPrompt },
+    { role: 'user', content: args.userPrompt },
+  ];
+  const calls: ToolCallPart[] = [];
+  const results: ToolResultPart[] = [];
+  let finalText = '';
+  for (const step of args.steps) {
+    const assistant: Array<{ type: 'text'; text: string } | ToolCallPart> = [];
+    const toolResults: ToolResultPart[] = [];
+    let stepText = '';
+    for (const part of step.content) {
+      if (isPart(part, 'text')) {
+        stepText += part.text;
+        assistant.push({ type: 'text', text: part.text });
+      } else if (isPart(part, 'tool-call')) {
+        const call: ToolCallPart = { type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, args: part.input ?? null };
+        calls.push(call);
+        assistant.push(call);
+      } else if (isPart(part, 'tool-result')) {
+        toolResults.push({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, result: part.output ?? null, isError: false });
+      } else if (isPart(part, 'tool-error')) {
+        toolResults.push({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, result: errorText(part.error), isError: true });
+      }
+    }
+    if (assistant.length) messages.push({ role: 'assistant', content: assistant });
+    if (toolResults.length) {
+      messages.push({ role: 'tool', content: toolResults });
+      results.push(...toolResults);
+    }
+    // The final answer is the text of the last step that produced any.
+    if (stepText) finalText = stepText;
+  }
+  const result: RunResult = { finalAssistantMessage: finalText, allToolCallsMade: calls, allToolResultsReceived: results, messages };
+  if (args.structuredOutput !== undefined) result.structuredOutputResult = JSON.stringify(args.structuredOutput);
+  return result;
+}
+
+function isPart<T extends StepContentPart['type']>(part: StepContentPart, type: T): part is Extract<StepContentPart, { type: T }> {
+  return part.type === type;
+}

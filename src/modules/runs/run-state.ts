@@ -1,0 +1,115 @@
+import { uuidv7 } from 'uuidv7';
+import { sql } from 'kysely';
+import type { Database } from '../../platform/db/database.js';
+import type { AgentRunStatus } from '../../platform/db/schema.js';
+import type { AgentRow } from '../agents/agents.repo.js';
+import type { RunResult } from './run-result.fns.js';
+import type { RunRow } from './runs.repo.js';
+
+/** Run state transitions, each a single guarded UPDATE so concurrent actors cannot clobber them. */
+
+/** A run interrupted while it waited ends here without starting. Returns whether it did. */
+export async function markInterruptedBeforeStart(db: Database, runId: string): Promise<boolean> {
+  const now = new Date();
+  const r = await db
+    .updateTable('agentRuns')
+    .set({ status: 'interrupted', statusMessage: 'Interrupted before it started', finishedAt: now, updatedAt: now })
+    .where('id', '=', runId)
+    .where('status', '=', 'waiting')
+    .where('interruptRequestedAt', 'is not', null)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+/** `waiting` (or `running` again after a crashed attempt) → `running`; undefined when finished. */
+export async function claimRun(db: Database, runId: string): Promise<RunRow | undefined> {
+  const now = new Date();
+  return db
+    .updateTable('agentRuns')
+    .set((eb) => ({
+      status: 'running',
+      statusMessage: null,
+      startedAt: eb.fn.coalesce('startedAt', sql<Date>`${now}`),
+      attemptCount: eb('attemptCount', '+', 1),
+      updatedAt: now,
+    }))
+    .where('id', '=', runId)
+    .where('status', 'in', ['waiting', 'running'])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+interface StepLike {
+  usage: { inputTokens?: number | undefined; outputTokens?: number | undefined };
+}
+
+function usageOf(steps: readonly StepLike[]): { inputTokens: number; outputTokens: number } {
+  let inputTokens = 0;
+  let outputTokens = 0;
+  for (const s of steps) {
+    inputTokens += s.usage.inputTokens ?? 0;
+    outputTokens += s.usage.outputTokens ?? 0;
+  }
+  return { inputTokens, outputTokens };
+}
+
+/** Step count and token usage so far, visible in the run listing while the run works. */
+export async function recordProgress(db: Database, runId: string, steps: readonly StepLike[]): Promise<void> {
+  await db
+    .updateTable('agentRuns')
+    .set({ stepCount: steps.length, ...usageOf(steps), updatedAt: new Date() })
+    .where('id', '=', runId)
+    .where('status', '=', 'running')
+    .execute();
+}
+
+/**
+ * Records the outcome. When the run is `done`, its output is queued for each of the agent's
+ * destinations (one pending delivery per destination and run: a retried completion never
+ * queues twice) and a triggered run marks its trigger's last success, in the same transaction.
+ */
+export async function finishRun(
+  db: Database,
+  run: RunRow,
+  agent: AgentRow,
+  outcome: { status: AgentRunStatus; statusMessage: string | null; result: RunResult; steps: readonly StepLike[] },
+): Promise<void> {
+  const now = new Date();
+  await db.transaction().execute(async (tx) => {
+    const updated = await tx
+      .updateTable('agentRuns')
+      .set({
+        status: outcome.status,
+        statusMessage: outcome.statusMessage,
+        result: JSON.stringify(outcome.result),
+        stepCount: outcome.steps.length,
+        ...usageOf(outcome.steps),
+        finishedAt: now,
+        updatedAt: now,
+      })
+      .where('id', '=', run.id)
+      .where('status', '=', 'running')
+      .returning('id')
+      .executeTakeFirst();
+    if (!updated || outcome.status !== 'done') return;
+    if (agent.outputDestinationIds.length) {
+      const destinations = await tx.selectFrom('outputDestinations').select('id').where('organizationId', '=', run.organizationId).where('id', 'in', agent.outputDestinationIds).execute();
+      const payload = JSON.stringify({
+        runId: run.id,
+        agentId: agent.id,
+        agentName: agent.name,
+        finishedAt: now.toISOString(),
+        finalAssistantMessage: outcome.result.finalAssistantMessage,
+        ...(outcome.result.structuredOutputResult !== undefined ? { structuredOutputResult: outcome.result.structuredOutputResult } : {}),
+      });
+      for (const d of destinations) {
+        await tx
+          .insertInto('destinationDeliveries')
+          .values({ id: uuidv7(), organizationId: run.organizationId, destinationId: d.id, runId: run.id, eventKind: 'agent_run.completed', status: 'pending', payload, createdAt: now, updatedAt: now })
+          .onConflict((oc) => oc.columns(['destinationId', 'runId']).where('runId', 'is not', null).doNothing())
+          .execute();
+      }
+    }
+    if (run.triggerId) await tx.updateTable('agentTriggers').set({ lastRunSucceededAt: now }).where('id', '=', run.triggerId).execute();
+  });
+}

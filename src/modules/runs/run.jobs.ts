@@ -1,0 +1,148 @@
+import { generateText, Output, stepCountIs, type StepResult, type ToolSet } from 'ai';
+import type { Logger } from 'pino';
+import type { Database } from '../../platform/db/database.js';
+import type { AgentRunStatus } from '../../platform/db/schema.js';
+import type { Actor } from '../../platform/auth/actor.js';
+import { defineJob, type JobContext, type JobDefinition } from '../../platform/jobs/catalog.js';
+import { guardedFetch, type GuardedClient } from '../../platform/outbound/index.js';
+import type { SecretBox } from '../../platform/secrets.js';
+import { findAgentRow, type AgentRow } from '../agents/agents.repo.js';
+import { resolveModel } from '../models/model-resolver.js';
+import { agentRunJob } from './run.job-def.js';
+import { buildRunResult, inputToPrompt, type RunResult, type StepContentPart } from './run-result.fns.js';
+import { finishRun, markInterruptedBeforeStart, claimRun, recordProgress } from './run-state.js';
+import { loadRunActor } from './runs.repo.js';
+import { structuredOutputSchema } from './output-schema.fns.js';
+import { describeRunError } from './run-errors.fns.js';
+
+/** What a run's tools know about it (the tool set is built per run). */
+export interface ToolRunContext {
+  organizationId: string;
+  actor: Actor;
+  runId: string;
+  agentId: string;
+  signal: AbortSignal;
+  requestId: string;
+}
+export type BuildTools = (ctx: ToolRunContext, toolNames: readonly string[]) => Promise<{ tools: ToolSet; close(): Promise<void> }>;
+
+export interface RunJobDeps {
+  db: Database;
+  secrets: SecretBox;
+  http: GuardedClient;
+  logger: Logger;
+  buildTools: BuildTools;
+  /** Per model call (a long completion can take minutes); the run's own limit still applies. */
+  modelCallTimeoutMs?: number;
+  /** How often a running run looks for an interrupt request. */
+  interruptPollMs?: number;
+}
+
+class RunStop extends Error {
+  constructor(readonly status: AgentRunStatus, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * Executes one agent run: the model loop with the agent's tools, bounded by its step limit and
+ * wall-time limit, interruptible. Every outcome is recorded on the run (`done`, `error`,
+ * `interrupted`); only a worker shutdown throws, so the job is retried by another worker.
+ */
+export function createAgentRunJob(deps: RunJobDeps): JobDefinition<{ runId: string }> {
+  return defineJob({ ...agentRunJob, run: ({ runId }, ctx) => executeRun(deps, runId, ctx) });
+}
+
+async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Promise<void> {
+  const { db } = deps;
+  if (await markInterruptedBeforeStart(db, runId)) return;
+  const run = await claimRun(db, runId);
+  if (!run) return; // finished already (a duplicate delivery of the job), or deleted with its agent
+  const agent = await findAgentRow(db, run.organizationId, run.agentId);
+  if (!agent) return;
+  const log = deps.logger.child({ runId, agentId: agent.id });
+
+  const userPrompt = inputToPrompt(run.input);
+  const steps: Array<StepResult<ToolSet>> = [];
+  const partial = (): RunResult => buildRunResult({ systemPrompt: agent.systemPrompt, userPrompt, steps: steps as Array<{ content: StepContentPart[] }> });
+
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(new RunStop('error', `Time limit of ${agent.maxDurationMs / 1000}s exceeded`)), agent.maxDurationMs);
+  const poll = setInterval(() => {
+    void db
+      .selectFrom('agentRuns')
+      .select('interruptRequestedAt')
+      .where('id', '=', runId)
+      .executeTakeFirst()
+      .then((r) => {
+        if (!r || r.interruptRequestedAt) limit.abort(new RunStop('interrupted', 'Interrupted on request'));
+      })
+      .catch(() => {});
+  }, deps.interruptPollMs ?? 1000);
+  const signal = AbortSignal.any([limit.signal, job.signal]);
+  let closeTools = async () => {};
+
+  try {
+    const actor = run.actorUserId ? await loadRunActor(db, run.organizationId, run.actorUserId, run.actorApiKeyId) : null;
+    if (!actor) throw new RunStop('error', 'The user this run acts for is deactivated or no longer exists');
+    const fetch = guardedFetch(deps.http, { timeoutMs: deps.modelCallTimeoutMs ?? 300_000, maxResponseBytes: 32 * 1024 * 1024 });
+    const model = await resolveModel({ db, secrets: deps.secrets, fetch }, run.organizationId, agent.modelAlias);
+    if (!model.ok) throw new RunStop('error', model.message);
+    const toolset = await deps
+      .buildTools({ organizationId: run.organizationId, actor, runId, agentId: agent.id, signal, requestId: `run:${runId}` }, agent.toolNames)
+      .catch((err: unknown) => {
+        throw new RunStop('error', `Tools unavailable: ${err instanceof Error ? err.message : String(err)}`);
+      });
+    closeTools = toolset.close;
+
+    log.info({ model: model.label, attempt: job.attempt }, 'agent run started');
+    const result = await generateText({
+      model: model.model,
+      system: agent.systemPrompt,
+      prompt: userPrompt,
+      tools: toolset.tools,
+      stopWhen: stepCountIs(agent.maxSteps),
+      abortSignal: signal,
+      maxRetries: 2,
+      ...(agent.structuredOutputSchema ? { output: Output.object({ schema: structuredOutputSchema(agent.structuredOutputSchema) }) } : {}),
+      onStepFinish: async (step) => {
+        steps.push(step);
+        await recordProgress(db, runId, steps).catch(() => {});
+      },
+    });
+
+    const outcome = conclude(agent, result.steps, () => result.output);
+    await finishRun(db, run, agent, { ...outcome, result: buildRunResult({ systemPrompt: agent.systemPrompt, userPrompt, steps: result.steps as Array<{ content: StepContentPart[] }>, ...(outcome.structured !== undefined ? { structuredOutput: outcome.structured } : {}) }), steps: result.steps });
+    log.info({ status: outcome.status, steps: result.steps.length }, 'agent run finished');
+  } catch (err) {
+    if (job.signal.aborted && !limit.signal.aborted) {
+      // The worker is stopping: leave the run for the retry (it starts over).
+      await db.updateTable('agentRuns').set({ status: 'waiting', statusMessage: 'The worker stopped; the run will be retried', updatedAt: new Date() }).where('id', '=', runId).where('status', '=', 'running').execute();
+      throw err;
+    }
+    const stop = limit.signal.aborted ? (limit.signal.reason as RunStop) : err instanceof RunStop ? err : null;
+    const status = stop?.status ?? 'error';
+    const message = stop?.message ?? describeRunError(err);
+    if (!stop) log.warn({ err: message }, 'agent run failed');
+    await finishRun(db, run, agent, { status, statusMessage: message, result: partial(), steps });
+  } finally {
+    clearTimeout(timer);
+    clearInterval(poll);
+    await closeTools().catch(() => {});
+  }
+}
+
+/** Status of a loop that returned: the step limit without a final answer is an error. */
+function conclude(agent: AgentRow, steps: ReadonlyArray<StepResult<ToolSet>>, output: () => unknown): { status: AgentRunStatus; statusMessage: string | null; structured?: unknown } {
+  const last = steps.at(-1);
+  if (last?.finishReason === 'tool-calls' && steps.length >= agent.maxSteps) {
+    return { status: 'error', statusMessage: `Step limit reached: the agent used all ${agent.maxSteps} steps without a final answer` };
+  }
+  if (!agent.structuredOutputSchema) return { status: 'done', statusMessage: null };
+  try {
+    return { status: 'done', statusMessage: null, structured: output() };
+  } catch (err) {
+    return { status: 'done', statusMessage: `The final answer is not valid structured output (${describeRunError(err)}); structuredOutputResult is absent` };
+  }
+}
+

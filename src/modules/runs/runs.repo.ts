@@ -1,0 +1,49 @@
+import type { Selectable } from 'kysely';
+import type { Queryable } from '../../platform/db/database.js';
+import type { AgentRunMode, AgentRunStatus, AgentRunsTable } from '../../platform/db/schema.js';
+import type { Actor } from '../../platform/auth/actor.js';
+
+export type RunRow = Selectable<AgentRunsTable>;
+
+export async function findRunRow(db: Queryable, organizationId: string, agentId: string, runId: string, forUpdate = false): Promise<RunRow | undefined> {
+  let q = db.selectFrom('agentRuns').selectAll().where('organizationId', '=', organizationId).where('agentId', '=', agentId).where('id', '=', runId);
+  if (forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+export interface RunFilters {
+  agentId?: string | undefined;
+  status?: AgentRunStatus[] | undefined;
+  mode?: AgentRunMode | undefined;
+  triggerId?: string | undefined;
+}
+
+export async function listRunRows(db: Queryable, organizationId: string, f: RunFilters, limit: number, offset: number): Promise<{ rows: RunRow[]; total: number }> {
+  let q = db.selectFrom('agentRuns').where('organizationId', '=', organizationId);
+  if (f.agentId) q = q.where('agentId', '=', f.agentId);
+  if (f.status?.length) q = q.where('status', 'in', f.status);
+  if (f.mode) q = q.where('mode', '=', f.mode);
+  if (f.triggerId) q = q.where('triggerId', '=', f.triggerId);
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('queuedAt', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+/**
+ * The actor a run's tools act as: the user who started the run (or created its trigger), with
+ * the permissions of their role now, not when the run was queued. A deactivated or deleted
+ * user gives null.
+ */
+export async function loadRunActor(db: Queryable, organizationId: string, userId: string, apiKeyId: string | null): Promise<Actor | null> {
+  const row = await db
+    .selectFrom('users as u')
+    .innerJoin('roles as r', 'r.id', 'u.roleId')
+    .select(['u.id', 'u.roleId', 'u.deactivatedAt', 'r.permissions'])
+    .where('u.organizationId', '=', organizationId)
+    .where('u.id', '=', userId)
+    .executeTakeFirst();
+  if (!row || row.deactivatedAt) return null;
+  return { type: 'user', userId: row.id, organizationId, apiKeyId, roleId: row.roleId, permissions: new Set(row.permissions) };
+}

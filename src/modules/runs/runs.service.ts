@@ -1,0 +1,134 @@
+import type { Database } from '../../platform/db/database.js';
+import type { RequestContext } from '../../platform/context.js';
+import { writeAudit } from '../../platform/audit.js';
+import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
+import { iso } from '../../platform/time.js';
+import { findAgentRow, type AgentRow } from '../agents/agents.repo.js';
+import type { AgentInputSpecT } from '../agents/agents.schemas.js';
+import { enqueueRun } from './runs.enqueue.js';
+import { findRunRow, listRunRows, type RunRow } from './runs.repo.js';
+import type { RunResult } from './run-result.fns.js';
+import type { RunListQueryT, RunSummaryDto } from './runs.schemas.js';
+
+const TERMINAL = new Set(['done', 'error', 'interrupted']);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function toSummary(r: RunRow): RunSummaryDto {
+  return {
+    id: r.id,
+    agentId: r.agentId,
+    status: r.status,
+    statusMessage: r.statusMessage,
+    mode: r.mode,
+    triggerId: r.triggerId,
+    triggerSource: r.triggerSource,
+    stepCount: r.stepCount,
+    usage: { inputTokens: r.inputTokens, outputTokens: r.outputTokens, totalTokens: r.inputTokens + r.outputTokens },
+    attemptCount: r.attemptCount,
+    queuedAt: iso(r.queuedAt),
+    startedAt: iso(r.startedAt),
+    finishedAt: iso(r.finishedAt),
+  };
+}
+
+const statusView = (r: RunRow) => ({ status: r.status, ...(r.statusMessage ? { statusMessage: r.statusMessage } : {}) });
+
+/** Named inputs the agent declares as required must be present, with the declared JSON type. */
+function checkInputs(agent: AgentRow, input: unknown): void {
+  const specs = agent.inputs as AgentInputSpecT[];
+  if (!specs.length) return;
+  const given = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : null;
+  const issues: ValidationIssue[] = [];
+  for (const spec of specs) {
+    const value = given?.[spec.name];
+    if (value === undefined) {
+      if (spec.required) issues.push({ path: `input.${spec.name}`, message: 'is required by this agent', code: 'required', location: 'body' });
+      continue;
+    }
+    const actual = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+    if (actual !== spec.type) issues.push({ path: `input.${spec.name}`, message: `must be of type ${spec.type}`, code: 'invalid_type', location: 'body' });
+  }
+  if (issues.length) throw new ValidationError(issues);
+}
+
+export function createRunsService(deps: { db: Database }) {
+  const { db } = deps;
+
+  async function mustFindRun(ctx: RequestContext, agentId: string, runId: string): Promise<RunRow> {
+    const run = await findRunRow(db, ctx.actor.organizationId, agentId, runId);
+    if (!run) throw new NotFoundError('Run');
+    return run;
+  }
+
+  /** Queues a run as the caller (its tools act with the caller's user's permissions). */
+  async function start(ctx: RequestContext, agentId: string, input: unknown, mode: 'sync' | 'async'): Promise<string> {
+    return db.transaction().execute(async (tx) => {
+      const agent = await findAgentRow(tx, ctx.actor.organizationId, agentId);
+      if (!agent) throw new NotFoundError('Agent');
+      checkInputs(agent, input);
+      const runId = await enqueueRun(tx, { organizationId: agent.organizationId, agentId, mode, input, actorUserId: ctx.actor.userId, actorApiKeyId: ctx.actor.apiKeyId });
+      await writeAudit(tx, ctx, { action: 'agent.run', resourceType: 'agentRun', resourceId: runId, metadata: { agentId, mode } });
+      return runId;
+    });
+  }
+
+  return {
+    async runAsync(ctx: RequestContext, agentId: string, input: unknown) {
+      return { runId: await start(ctx, agentId, input, 'async') };
+    },
+
+    /** Queues the run and waits for it, up to `timeoutMs`; a run still going answers its status. */
+    async runSync(ctx: RequestContext, agentId: string, input: unknown, timeoutMs: number) {
+      const runId = await start(ctx, agentId, input, 'sync');
+      const deadline = Date.now() + timeoutMs;
+      for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
+        const run = await mustFindRun(ctx, agentId, runId);
+        if (TERMINAL.has(run.status) || Date.now() >= deadline) {
+          const still = TERMINAL.has(run.status) ? {} : { statusMessage: `Still ${run.status} after ${timeoutMs} ms; poll /api/agents/${agentId}/run-async/${runId}/status` };
+          return { runId, ...statusView(run), ...still, ...(run.status === 'done' && run.result ? { result: run.result as unknown as RunResult } : {}) };
+        }
+        await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
+      }
+    },
+
+    async status(ctx: RequestContext, agentId: string, runId: string) {
+      return statusView(await mustFindRun(ctx, agentId, runId));
+    },
+
+    async result(ctx: RequestContext, agentId: string, runId: string): Promise<RunResult> {
+      const run = await mustFindRun(ctx, agentId, runId);
+      if (run.status !== 'done' || !run.result) {
+        const why = run.statusMessage ? `: ${run.statusMessage}` : '';
+        throw new ConflictError(`Run is ${run.status}${why}; the result is available once the run is done`);
+      }
+      return run.result as unknown as RunResult;
+    },
+
+    /** A waiting run stops at once; a running one at its next check (about a second). */
+    async interrupt(ctx: RequestContext, agentId: string, runId: string) {
+      return db.transaction().execute(async (tx) => {
+        const run = await findRunRow(tx, ctx.actor.organizationId, agentId, runId, true);
+        if (!run) throw new NotFoundError('Run');
+        if (TERMINAL.has(run.status)) throw new ConflictError(`Run already finished (${run.status})`);
+        const now = new Date();
+        const waiting = run.status === 'waiting';
+        await tx
+          .updateTable('agentRuns')
+          .set(waiting ? { status: 'interrupted', statusMessage: 'Interrupted before it started', interruptRequestedAt: now, finishedAt: now, updatedAt: now } : { interruptRequestedAt: now, updatedAt: now })
+          .where('id', '=', runId)
+          .execute();
+        await writeAudit(tx, ctx, { action: 'agentRun.interrupt', resourceType: 'agentRun', resourceId: runId, metadata: { agentId } });
+        return waiting
+          ? { runId, status: 'interrupted' as const, statusMessage: 'Interrupted before it started' }
+          : { runId, status: run.status, statusMessage: 'Interrupt requested; the run stops at its next check' };
+      });
+    },
+
+    async list(ctx: RequestContext, q: RunListQueryT) {
+      const { rows, total } = await listRunRows(db, ctx.actor.organizationId, q, q.pageSize, (q.page - 1) * q.pageSize);
+      return { runs: rows.map(toSummary), totalCount: total, page: q.page, pageSize: q.pageSize, hasNext: q.page * q.pageSize < total };
+    },
+  };
+}
+
+export type RunsService = ReturnType<typeof createRunsService>;
