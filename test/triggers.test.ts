@@ -116,7 +116,7 @@ describe('POST /api/agents/{agentId}/trigger/save', () => {
       method: 'POST',
       url: `/api/agents/${agentId}/trigger/save`,
       headers: admin,
-      payload: { triggerId: idOf(data.webhookUrl), source: 'slack', name: 'Slack alerts', signingSecret: 'slack-signing-canary-991', additionalFields: { channel: 'C1', type: 'x' } },
+      payload: { triggerId: idOf(data.webhookUrl), source: 'slack', name: 'Slack alerts', signingSecret: 'slack-signing-canary-991', additionalFields: { channel_id: 'C1', type: 'x' } },
     });
     expect(res.statusCode).toBe(200);
     const trigger = res.json();
@@ -130,7 +130,7 @@ describe('POST /api/agents/{agentId}/trigger/save', () => {
       hasSecret: true,
       hasSigningSecret: true,
       cronSchedule: null,
-      additionalFields: { type: 'slack', channel: 'C1' },
+      additionalFields: { type: 'slack', channel_id: 'C1' },
       lastRunAttemptedAt: null,
       lastRunSucceededAt: null,
     });
@@ -168,11 +168,14 @@ describe('POST /api/agents/{agentId}/trigger/save', () => {
       method: 'POST',
       url: `/api/agents/${agentId}/trigger/save`,
       headers: admin,
-      payload: { source: 'cron', cronSchedule: '0 * * * *', name: 'Hourly', input: { scope: 'all' } },
+      payload: { source: 'cron', cronSchedule: '0 * * * *', name: 'Hourly', input: { scope_name: 'all' } },
     });
     expect(res.statusCode).toBe(200);
     const trigger = res.json();
-    expect(trigger).toMatchObject({ source: 'cron', cronSchedule: '0 * * * *', name: 'Hourly', webhookUrl: null, hasSecret: false, input: { scope: 'all' } });
+    expect(trigger).toMatchObject({ source: 'cron', cronSchedule: '0 * * * *', name: 'Hourly', webhookUrl: null, hasSecret: false, input: { scope_name: 'all' } });
+    // Stored keys come back as given (not camel-cased by the query layer).
+    const listed = (await t.app.inject({ url: `/api/agents/${agentId}/trigger`, headers: admin })).json().triggers;
+    expect(listed.find((x: { id: string }) => x.id === trigger.id).input).toEqual({ scope_name: 'all' });
     const next = new Date(trigger.nextRunAt);
     expect(next.getTime()).toBeGreaterThan(before);
     expect(next.getTime() - before).toBeLessThanOrEqual(3_600_000);
