@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../../../platform/db/database.js';
 import { BUILTIN_SOURCES } from './builtin-sources.js';
 import { requestSync } from './sources.service.js';
+import { runTriggerSchedulerPass } from '../../triggers/cron.js';
 
 /**
  * Runs every source on its `scheduleCron`. Each tick (every 30 s by default) takes the due
@@ -16,9 +17,12 @@ export function startSourceScheduler(deps: { db: Database; logger: Logger; inter
   let running: Promise<void> | null = null;
 
   const timer = setInterval(() => {
-    running ??= scheduleDueSyncs(db)
+    // Agent cron triggers (and trigger housekeeping) share the tick: one timer, one stop().
+    running ??= Promise.all([
+      scheduleDueSyncs(db).catch((err) => logger.warn({ err }, 'source scheduler tick failed')),
+      runTriggerSchedulerPass(db).catch((err) => logger.warn({ err }, 'trigger scheduler tick failed')),
+    ])
       .then(() => undefined)
-      .catch((err) => logger.warn({ err }, 'source scheduler tick failed'))
       .finally(() => (running = null));
   }, deps.intervalMs ?? 30_000);
   timer.unref();
