@@ -1,4 +1,4 @@
-import { generateText, Output, stepCountIs, type StepResult, type ToolSet } from 'ai';
+import { generateText, NoObjectGeneratedError, Output, stepCountIs, type StepResult, type ToolSet } from 'ai';
 import type { Logger } from 'pino';
 import type { Database } from '../../platform/db/database.js';
 import type { AgentRunStatus } from '../../platform/db/schema.js';
@@ -120,6 +120,11 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
       await db.updateTable('agentRuns').set({ status: 'waiting', statusMessage: 'The worker stopped; the run will be retried', updatedAt: new Date() }).where('id', '=', runId).where('status', '=', 'running').execute();
       throw err;
     }
+    if (agent.structuredOutputSchema && NoObjectGeneratedError.isInstance(err) && steps.length) {
+      // The agent finished, but its answer does not fit the schema: done, without the structured result.
+      await finishRun(db, run, agent, { status: 'done', statusMessage: invalidOutputMessage(err), result: partial(), steps });
+      return;
+    }
     const stop = limit.signal.aborted ? (limit.signal.reason as RunStop) : err instanceof RunStop ? err : null;
     const status = stop?.status ?? 'error';
     const message = stop?.message ?? describeRunError(err);
@@ -142,7 +147,9 @@ function conclude(agent: AgentRow, steps: ReadonlyArray<StepResult<ToolSet>>, ou
   try {
     return { status: 'done', statusMessage: null, structured: output() };
   } catch (err) {
-    return { status: 'done', statusMessage: `The final answer is not valid structured output (${describeRunError(err)}); structuredOutputResult is absent` };
+    return { status: 'done', statusMessage: invalidOutputMessage(err) };
   }
 }
+
+const invalidOutputMessage = (err: unknown) => `The final answer is not valid structured output (${describeRunError(err)}); structuredOutputResult is absent`;
 

@@ -1,0 +1,68 @@
+import pino from 'pino';
+import { tool, type ToolSet } from 'ai';
+import { z } from 'zod';
+import { expect } from 'vitest';
+import { JobCatalog } from '../../src/platform/jobs/catalog.js';
+import { startWorkers, type WorkerRunner } from '../../src/platform/jobs/runner.js';
+import { createGuardedClient } from '../../src/platform/outbound/index.js';
+import { createAgentRunJob, type BuildTools } from '../../src/modules/runs/run.jobs.js';
+import { bearer, type TestContext } from './app.js';
+
+/**
+ * Tools with scripted behaviour under built-in names (agents may only name known tools): what
+ * the run loop does with results, errors and slow tools, independent of the real tools' data.
+ */
+export const scriptedTools: BuildTools = async (ctx, names) => {
+  const all: ToolSet = {
+    lookup_indicator: tool({
+      description: 'Look up an indicator',
+      inputSchema: z.object({ value: z.string() }),
+      execute: async ({ value }) => ({ value, status: 'found', organizationId: ctx.organizationId }),
+    }),
+    http_request: tool({
+      description: 'Fails',
+      inputSchema: z.object({ url: z.string() }),
+      execute: async (): Promise<string> => {
+        throw new Error('kaboom: refused');
+      },
+    }),
+  };
+  return { tools: Object.fromEntries(Object.entries(all).filter(([n]) => names.includes(n))), close: async () => {} };
+};
+
+/** A worker pool running agent-run jobs against the test database. */
+export async function startRunWorker(t: TestContext, buildTools: BuildTools = scriptedTools): Promise<WorkerRunner> {
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const catalog = new JobCatalog().register(
+    createAgentRunJob({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger, buildTools, interruptPollMs: 100 }),
+  );
+  return startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 2, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+}
+
+/** A provider and an alias pointing at it, through the API. Returns the provider id. */
+export async function configureModel(t: TestContext, key: string, p: { name: string; type: string; baseUrl: string; apiKey?: string; alias: string; modelId: string }): Promise<string> {
+  const created = await t.app.inject({ method: 'POST', url: '/api/model-providers', headers: bearer(key), payload: { name: p.name, type: p.type, baseUrl: p.baseUrl, apiKey: p.apiKey ?? null } });
+  expect(created.statusCode).toBe(200);
+  const providerId = created.json().id as string;
+  const alias = await t.app.inject({ method: 'PUT', url: `/api/model-aliases/${p.alias}`, headers: bearer(key), payload: { providerId, modelId: p.modelId } });
+  expect(alias.statusCode).toBe(200);
+  return providerId;
+}
+
+export async function createAgent(t: TestContext, key: string, body: Record<string, unknown>): Promise<string> {
+  const res = await t.app.inject({ method: 'POST', url: '/api/agents', headers: bearer(key), payload: { name: 'Agent', systemPrompt: 'You are a SOC analyst.', ...body } });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().id as string;
+}
+
+/** Polls the status endpoint until the run reaches one of `statuses`. */
+export async function waitForRun(t: TestContext, key: string, agentId: string, runId: string, statuses = ['done', 'error', 'interrupted'], timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await t.app.inject({ url: `/api/agents/${agentId}/run-async/${runId}/status`, headers: bearer(key) });
+    const body = res.json() as { status: string; statusMessage?: string };
+    if (statuses.includes(body.status)) return body;
+    if (Date.now() > deadline) throw new Error(`run ${runId} still ${body.status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
