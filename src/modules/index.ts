@@ -11,6 +11,7 @@ import { registerIntelModule } from './intel/index.js';
 import { registerAgentsModule } from './agents/index.js';
 import { registerTriggersModule } from './triggers/index.js';
 import { registerModelsModule } from './models/index.js';
+import { registerToolsModule } from './tools/index.js';
 import { registerRunsModule } from './runs/index.js';
 
 export interface ModuleDeps extends AppDeps {
@@ -29,5 +30,6 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerAgentsModule(app, deps);
   registerTriggersModule(app, deps);
   registerModelsModule(app, deps);
+  registerToolsModule(app, deps);
   registerRunsModule(app, deps);
 }

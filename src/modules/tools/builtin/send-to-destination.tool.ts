@@ -1,0 +1,52 @@
+import { tool } from 'ai';
+import { uuidv7 } from 'uuidv7';
+import { z } from 'zod';
+import { writeAudit } from '../../../platform/audit.js';
+import { findDestinationRow } from '../../destinations/destinations.repo.js';
+import { requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
+
+/**
+ * Queues a message for one of the organization's output destinations: a `pending` row in
+ * destination_deliveries (event kind `agent.message`) that the delivery worker sends. The row's
+ * `run_id` stays null: that column (unique per destination) marks the run's own output delivery,
+ * and a run may send several messages to one destination; the payload names the run.
+ */
+export function sendToDestinationTool(deps: ToolDeps, ctx: ToolRunContext) {
+  return tool({
+    description:
+      'Send a message to one of the organization\'s output destinations (Slack, Teams, PagerDuty, Linear, Tines or a webhook), by destination id. The message is queued for delivery.',
+    inputSchema: z.object({
+      destinationId: z.uuid().describe('Id of the output destination'),
+      message: z.string().trim().min(1).max(20_000).describe('The message (plain text or Markdown)'),
+      title: z.string().trim().min(1).max(255).optional().describe('A short title, where the destination shows one'),
+    }),
+    execute: async ({ destinationId, message, title }) => {
+      requireToolPermissions(ctx, 'send_to_destination');
+      const reqCtx = requestContextOf(ctx);
+      const destination = await findDestinationRow(deps.db, ctx.organizationId, destinationId);
+      if (!destination) throw new Error(`No output destination ${destinationId} in this organization`);
+      const id = uuidv7();
+      const now = new Date();
+      await deps.db.transaction().execute(async (tx) => {
+        await tx
+          .insertInto('destinationDeliveries')
+          .values({
+            id,
+            organizationId: ctx.organizationId,
+            destinationId,
+            eventKind: 'agent.message',
+            status: 'pending',
+            responseStatus: null,
+            error: null,
+            payload: JSON.stringify({ runId: ctx.runId, agentId: ctx.agentId, title: title ?? null, message }),
+            runId: null,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .execute();
+        await writeAudit(tx, reqCtx, { action: 'destination.message', resourceType: 'destination', resourceId: destinationId, metadata: { deliveryId: id, runId: ctx.runId, agentId: ctx.agentId } });
+      });
+      return { deliveryId: id, destinationId, destinationName: destination.name, destinationType: destination.type, status: 'pending' as const };
+    },
+  });
+}

@@ -1,0 +1,17 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../index.js';
+import { createGuardedClient } from '../../platform/outbound/guarded-client.js';
+import { registerMcpServersRoutes } from './mcp-servers.routes.js';
+import { createMcpServersService } from './mcp-servers.service.js';
+
+export { buildToolSet, type ToolDeps, type ToolRunContext, type BuiltToolSet } from './toolset.js';
+
+export function registerToolsModule(app: FastifyInstance, deps: ModuleDeps): void {
+  // The API process has no shared outbound client; the live tool listing gets its own, under
+  // the same policy (RAMPART_ALLOW_PRIVATE_NETWORKS) as every other outbound call.
+  const http = createGuardedClient({ allowPrivateNetworks: deps.config.allowPrivateNetworks, retries: 0 });
+  app.addHook('onClose', async () => {
+    await http.close();
+  });
+  registerMcpServersRoutes(app, createMcpServersService({ db: deps.database.db, secrets: deps.secrets, http }));
+}

@@ -1,0 +1,114 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { guardedFetch } from '../../platform/outbound/fetch-adapter.js';
+import type { GuardedClient } from '../../platform/outbound/guarded-client.js';
+import { OutboundError } from '../../platform/outbound/errors.js';
+
+/**
+ * One MCP client session over Streamable HTTP. Every byte goes through the guarded client (via
+ * its fetch adapter): the server's address is vetted after DNS resolution like any other
+ * outbound call, and responses are size-capped.
+ */
+export interface McpServerTarget {
+  name: string;
+  url: string;
+  /** Decrypted bearer token, or null. */
+  token: string | null;
+}
+
+export interface McpConnection {
+  client: Client;
+  /** Every tool the server offers (all pages). */
+  listTools(opts?: { signal?: AbortSignal }): Promise<McpTool[]>;
+  close(): Promise<void>;
+}
+
+export interface McpConnectOptions {
+  signal?: AbortSignal;
+  /** Limit of the connection handshake and of each tool listing request (default 15 s). */
+  timeoutMs?: number;
+  /** The longest tool call the caller will make; HTTP exchanges may last this long (default 60 s). */
+  maxCallMs?: number;
+}
+
+export class McpConnectionError extends Error {
+  constructor(
+    readonly server: string,
+    reason: string,
+  ) {
+    super(`Cannot use MCP server "${server}": ${reason}`);
+    this.name = 'McpConnectionError';
+  }
+}
+
+const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+const MAX_TOOL_PAGES = 20;
+
+export async function connectMcp(http: GuardedClient, target: McpServerTarget, opts: McpConnectOptions = {}): Promise<McpConnection> {
+  const timeout = opts.timeoutMs ?? 15_000;
+  const transport = new StreamableHTTPClientTransport(new URL(target.url), {
+    // A margin over the longest MCP request, so the SDK's own timeout speaks first.
+    fetch: guardedFetch(http, { timeoutMs: Math.max(timeout, opts.maxCallMs ?? 60_000) + 5_000, maxResponseBytes: MAX_RESPONSE_BYTES }),
+    ...(target.token ? { requestInit: { headers: { authorization: `Bearer ${target.token}` } } } : {}),
+  });
+  const client = new Client({ name: 'rampart', version: '1.0.0' });
+  // The optional standalone SSE stream (GET) fails harmlessly on servers without one; its
+  // errors arrive here rather than as unhandled rejections.
+  client.onerror = () => {};
+  try {
+    await client.connect(transport, { timeout, ...(opts.signal ? { signal: opts.signal } : {}) });
+  } catch (err) {
+    await client.close().catch(() => {});
+    throw new McpConnectionError(target.name, describeMcpError(err, target.url));
+  }
+  return {
+    client,
+    async listTools(o = {}) {
+      const tools: McpTool[] = [];
+      let cursor: string | undefined;
+      try {
+        for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+          const res = await client.listTools(cursor ? { cursor } : {}, { timeout, ...(o.signal ? { signal: o.signal } : {}) });
+          tools.push(...res.tools);
+          cursor = res.nextCursor;
+          if (!cursor) break;
+        }
+      } catch (err) {
+        throw new McpConnectionError(target.name, `listing tools failed: ${describeMcpError(err, target.url)}`);
+      }
+      return tools;
+    },
+    close: () => client.close().catch(() => {}),
+  };
+}
+
+/** A reason a person can act on; never a header value or a token. */
+export function describeMcpError(err: unknown, url: string): string {
+  if (err instanceof StreamableHTTPError) {
+    const status = err.code;
+    if (status === 401 || status === 403) return `the server refused the credentials (HTTP ${status}); check the token`;
+    if (status === 404) return `no MCP endpoint at ${safeUrl(url)} (HTTP 404)`;
+    if (status === -1) return 'the server did not answer with MCP (unexpected content type)';
+    return typeof status === 'number' && status > 0 ? `the server answered HTTP ${status}` : clip(err.message);
+  }
+  if (err instanceof OutboundError) return err.message;
+  if (err instanceof McpError) return clip(err.message);
+  if (err instanceof Error && err.name === 'TimeoutError') return 'timed out';
+  if (err instanceof Error && err.name === 'AbortError') return 'cancelled';
+  if (err instanceof SyntaxError) return 'the server did not answer with MCP (invalid JSON)';
+  return clip(err instanceof Error ? err.message : String(err));
+}
+
+function clip(s: string): string {
+  return s.length > 300 ? `${s.slice(0, 297)}...` : s;
+}
+
+function safeUrl(u: string): string {
+  try {
+    const x = new URL(u);
+    return `${x.origin}${x.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}

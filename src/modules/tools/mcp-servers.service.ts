@@ -1,0 +1,158 @@
+import { uuidv7 } from 'uuidv7';
+import type { Database } from '../../platform/db/database.js';
+import { isUniqueViolation } from '../../platform/db/errors.js';
+import type { RequestContext } from '../../platform/context.js';
+import type { SecretBox } from '../../platform/secrets.js';
+import type { GuardedClient } from '../../platform/outbound/guarded-client.js';
+import { writeAudit } from '../../platform/audit.js';
+import { AppError, ConflictError, NotFoundError } from '../../platform/http/errors.js';
+import { iso } from '../../platform/time.js';
+import { connectMcp, McpConnectionError } from './mcp-client.js';
+import {
+  agentsUsingMcpServer,
+  deleteMcpServerRow,
+  findMcpServerRow,
+  insertMcpServerRow,
+  listMcpServerRows,
+  updateMcpServerRow,
+  type McpServerRow,
+} from './mcp-servers.repo.js';
+import type { McpServerDto, McpServerInputT } from './mcp-servers.schemas.js';
+
+/** How long the live tool listing may take, connection included. */
+const LIST_TIMEOUT_MS = 15_000;
+
+function toDto(row: McpServerRow): McpServerDto {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    name: row.name,
+    url: row.url,
+    enabled: row.enabled,
+    hasToken: row.tokenCiphertext !== null,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+}
+
+const nameTaken = (name: string) => new ConflictError(`An MCP server named "${name}" already exists`);
+const inUse = (name: string, agents: string[], what: string) =>
+  new ConflictError(`MCP server "${name}" is used by agent${agents.length > 1 ? 's' : ''} ${agents.map((a) => `"${a}"`).join(', ')}; remove its tools from their toolNames before ${what} it`);
+
+export function createMcpServersService(deps: { db: Database; secrets: SecretBox; http: GuardedClient }) {
+  const { db, secrets, http } = deps;
+
+  async function mustFind(ctx: RequestContext, id: string): Promise<McpServerRow> {
+    const row = await findMcpServerRow(db, ctx.actor.organizationId, id);
+    if (!row) throw new NotFoundError('MCP server');
+    return row;
+  }
+
+  return {
+    async list(ctx: RequestContext) {
+      return { mcpServers: (await listMcpServerRows(db, ctx.actor.organizationId)).map(toDto) };
+    },
+
+    async get(ctx: RequestContext, id: string): Promise<McpServerDto> {
+      return toDto(await mustFind(ctx, id));
+    },
+
+    async create(ctx: RequestContext, input: McpServerInputT): Promise<McpServerDto> {
+      const now = new Date();
+      const row: McpServerRow = {
+        id: uuidv7(),
+        organizationId: ctx.actor.organizationId,
+        name: input.name,
+        url: input.url,
+        tokenCiphertext: input.token ? secrets.encrypt(input.token) : null,
+        enabled: input.enabled ?? true,
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        await db.transaction().execute(async (tx) => {
+          await insertMcpServerRow(tx, row);
+          await writeAudit(tx, ctx, { action: 'mcpServer.create', resourceType: 'mcpServer', resourceId: row.id, metadata: { name: row.name, enabled: row.enabled, hasToken: row.tokenCiphertext !== null } });
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw nameTaken(input.name);
+        throw err;
+      }
+      return toDto(row);
+    },
+
+    /**
+     * Replaces name and URL; an omitted token keeps the stored one (null clears it), an omitted
+     * `enabled` keeps the current state. Renaming a server that agents reference is refused:
+     * their `mcp:<name>/…` tool names would silently stop resolving.
+     */
+    async update(ctx: RequestContext, id: string, input: McpServerInputT): Promise<McpServerDto> {
+      try {
+        return await db.transaction().execute(async (tx) => {
+          const existing = await findMcpServerRow(tx, ctx.actor.organizationId, id, true);
+          if (!existing) throw new NotFoundError('MCP server');
+          if (input.name !== existing.name) {
+            const agents = await agentsUsingMcpServer(tx, ctx.actor.organizationId, existing.name);
+            if (agents.length) throw inUse(existing.name, agents, 'renaming');
+          }
+          const tokenCiphertext = input.token === undefined ? existing.tokenCiphertext : input.token === null ? null : secrets.encrypt(input.token);
+          const row: McpServerRow = { ...existing, name: input.name, url: input.url, tokenCiphertext, enabled: input.enabled ?? existing.enabled, updatedAt: new Date() };
+          await updateMcpServerRow(tx, row);
+          await writeAudit(tx, ctx, {
+            action: 'mcpServer.update',
+            resourceType: 'mcpServer',
+            resourceId: id,
+            metadata: {
+              name: row.name,
+              changed: (['name', 'url', 'enabled'] as const).filter((k) => row[k] !== existing[k]),
+              token: input.token === undefined ? 'kept' : input.token === null ? 'cleared' : 'replaced',
+            },
+          });
+          return toDto(row);
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw nameTaken(input.name);
+        throw err;
+      }
+    },
+
+    async remove(ctx: RequestContext, id: string): Promise<{ success: boolean }> {
+      await db.transaction().execute(async (tx) => {
+        const existing = await findMcpServerRow(tx, ctx.actor.organizationId, id, true);
+        if (!existing) throw new NotFoundError('MCP server');
+        const agents = await agentsUsingMcpServer(tx, ctx.actor.organizationId, existing.name);
+        if (agents.length) throw inUse(existing.name, agents, 'deleting');
+        await deleteMcpServerRow(tx, ctx.actor.organizationId, id);
+        await writeAudit(tx, ctx, { action: 'mcpServer.delete', resourceType: 'mcpServer', resourceId: id, metadata: { name: existing.name } });
+      });
+      return { success: true };
+    },
+
+    /** Connects now and lists the server's tools (enabled or not: this is how one tries a server). */
+    async listTools(ctx: RequestContext, id: string) {
+      const row = await mustFind(ctx, id);
+      const signal = AbortSignal.timeout(LIST_TIMEOUT_MS);
+      let conn;
+      try {
+        conn = await connectMcp(http, { name: row.name, url: row.url, token: row.tokenCiphertext ? secrets.decrypt(row.tokenCiphertext) : null }, { signal, timeoutMs: LIST_TIMEOUT_MS });
+        const tools = await conn.listTools({ signal });
+        return {
+          tools: tools.map((t) => ({
+            name: t.name,
+            toolName: `mcp:${row.name}/${t.name}`,
+            ...(t.title ? { title: t.title } : {}),
+            description: t.description ?? '',
+            inputSchema: t.inputSchema as Record<string, unknown>,
+          })),
+        };
+      } catch (err) {
+        if (err instanceof McpConnectionError) throw new AppError(502, err.message);
+        throw err;
+      } finally {
+        await conn?.close();
+      }
+    },
+  };
+}
+
+export type McpServersService = ReturnType<typeof createMcpServersService>;

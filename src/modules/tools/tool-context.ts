@@ -1,0 +1,45 @@
+import type { Logger } from 'pino';
+import type { Actor } from '../../platform/auth/actor.js';
+import type { Database } from '../../platform/db/database.js';
+import type { GuardedClient } from '../../platform/outbound/guarded-client.js';
+import type { SecretBox } from '../../platform/secrets.js';
+import type { RequestContext } from '../../platform/context.js';
+import { missingPermissions } from '../../platform/auth/permissions.js';
+import { BUILTIN_TOOL_PERMISSIONS, type BuiltinToolName } from './tool-names.js';
+
+/** Who a run's tools act for, and for which run. */
+export interface ToolRunContext {
+  organizationId: string;
+  /** The user the run acts for, with their permissions: every tool call is checked against them. */
+  actor: Actor;
+  runId: string;
+  agentId: string;
+  /** Aborted when the run is interrupted or times out. */
+  signal: AbortSignal;
+  /** Written to the audit log of what the tools change. */
+  requestId: string;
+}
+
+export interface ToolDeps {
+  db: Database;
+  secrets: SecretBox;
+  http: GuardedClient;
+  logger: Logger;
+}
+
+/**
+ * Throws (→ a tool-error result the model sees) when the run's user lacks a permission the tool
+ * needs. Checked at each call, not when the tool set is built: a role can change mid-run.
+ */
+export function requireToolPermissions(ctx: ToolRunContext, tool: BuiltinToolName): void {
+  const missing = missingPermissions(ctx.actor.permissions, BUILTIN_TOOL_PERMISSIONS[tool]);
+  if (missing.length > 0) {
+    throw new Error(`Permission denied: ${tool} needs ${missing.join(', ')}, which the user this run acts for does not have`);
+  }
+}
+
+/** The services' view of a tool call: the run's actor, the run's request id. */
+export function requestContextOf(ctx: ToolRunContext): RequestContext {
+  if (ctx.actor.organizationId !== ctx.organizationId) throw new Error('The run\'s actor belongs to another organization');
+  return { actor: ctx.actor, requestId: ctx.requestId };
+}
