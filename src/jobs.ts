@@ -3,14 +3,16 @@ import type { Database } from './platform/db/database.js';
 import type { SecretBox } from './platform/secrets.js';
 import { JobCatalog } from './platform/jobs/catalog.js';
 import { maintenanceJobs } from './platform/jobs/maintenance.jobs.js';
-import type { HttpClient } from './modules/intel/connectors/connector.js';
+import type { GuardedClient } from './platform/outbound/index.js';
 import { createSyncSourceJob } from './modules/intel/sources/sync.jobs.js';
 import { createProcessItemsJob, enqueueProcessing } from './modules/intel/pipeline/process.jobs.js';
+import { createAgentRunJob } from './modules/runs/run.jobs.js';
+import { buildToolSet } from './modules/tools/toolset.js';
 
 export interface JobDeps {
   db: Database;
   secrets: SecretBox;
-  http: HttpClient;
+  http: GuardedClient;
   logger: Logger;
 }
 
@@ -20,5 +22,6 @@ export function buildJobCatalog(deps: JobDeps): JobCatalog {
     ...maintenanceJobs(deps.db),
     createSyncSourceJob({ ...deps, onItemsChanged: (tx, _org, ids) => enqueueProcessing(tx, ids) }),
     createProcessItemsJob({ db: deps.db }),
+    createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet(deps, ctx, names) }),
   );
 }

@@ -2,7 +2,7 @@ import { generateText, NoObjectGeneratedError, Output, stepCountIs, type StepRes
 import type { Logger } from 'pino';
 import type { Database } from '../../platform/db/database.js';
 import type { AgentRunStatus } from '../../platform/db/schema.js';
-import type { Actor } from '../../platform/auth/actor.js';
+import type { ToolRunContext } from '../tools/tool-context.js';
 import { defineJob, type JobContext, type JobDefinition } from '../../platform/jobs/catalog.js';
 import { guardedFetch, type GuardedClient } from '../../platform/outbound/index.js';
 import type { SecretBox } from '../../platform/secrets.js';
@@ -15,15 +15,7 @@ import { loadRunActor } from './runs.repo.js';
 import { structuredOutputSchema } from './output-schema.fns.js';
 import { describeRunError } from './run-errors.fns.js';
 
-/** What a run's tools know about it (the tool set is built per run). */
-export interface ToolRunContext {
-  organizationId: string;
-  actor: Actor;
-  runId: string;
-  agentId: string;
-  signal: AbortSignal;
-  requestId: string;
-}
+/** The run's tool set, built per run (tools/toolset.ts in the service; scripted tools in tests). */
 export type BuildTools = (ctx: ToolRunContext, toolNames: readonly string[]) => Promise<{ tools: ToolSet; close(): Promise<void> }>;
 
 export interface RunJobDeps {
