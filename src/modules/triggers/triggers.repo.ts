@@ -157,8 +157,14 @@ export async function recordDeliveryRun(db: Queryable, triggerId: string, delive
   await db.updateTable('triggerDeliveries').set({ runId }).where('triggerId', '=', triggerId).where('deliveryKey', '=', deliveryKey).execute();
 }
 
+/** Moves `last_run_attempted_at` forward (never back: writers of several processes race). */
 export async function markAttempted(db: Queryable, triggerId: string, at: Date): Promise<void> {
-  await db.updateTable('agentTriggers').set({ lastRunAttemptedAt: at }).where('id', '=', triggerId).execute();
+  await db
+    .updateTable('agentTriggers')
+    .set({ lastRunAttemptedAt: at })
+    .where('id', '=', triggerId)
+    .where((eb) => eb.or([eb('lastRunAttemptedAt', 'is', null), eb('lastRunAttemptedAt', '<', at)]))
+    .execute();
 }
 
 export interface DueCronTrigger {

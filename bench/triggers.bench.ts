@@ -1,0 +1,177 @@
+/**
+ * Trigger intake: `POST /api/trigger/webhook/{id}` with the trigger's bearer secret, at a
+ * sustained open-loop rate (requests are sent on a fixed schedule whether or not earlier ones
+ * answered, so a slow server shows up as latency, not as a lower rate) against the real app
+ * wired as `rampart serve`, in a child process (DESIGN.md §7: p99 < 50 ms, work queued, never
+ * done inline).
+ *
+ * The server runs no worker: an answer that waited on the agent could never come. After the
+ * load, every answered `executionId` must be a run still `waiting` with its graphile job queued.
+ *
+ * Latency is measured from each request's scheduled send time to its last response byte (so
+ * queueing in the client counts against the server, no coordinated omission).
+ *
+ * Knobs: BENCH_TRIGGER_RPS (200), BENCH_DURATION_S (10; quick 3), BENCH_WARMUP_S (2; quick 1),
+ * BENCH_LOG_LEVEL (server LOG_LEVEL, info).
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { Pool, request } from 'undici';
+import { createOrganization } from '../src/modules/organizations/organizations.service.js';
+import { startBenchDatabase } from './support/db.js';
+import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
+import { startChildServer, waitReady } from './support/http-children.js';
+import { table } from './support/report.js';
+import { percentile } from './support/stats.js';
+
+export const TARGETS = { p99Ms: 50 } as const;
+
+const f = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
+
+async function json(url: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown } = {}) {
+  const res = await request(url, {
+    method: init.method ?? 'GET',
+    headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
+  const body = (await res.body.json()) as Record<string, unknown>;
+  if (res.statusCode !== 200) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.statusCode} ${JSON.stringify(body).slice(0, 300)}`);
+  return body;
+}
+
+interface OpenLoopResult {
+  sent: number;
+  latencies: Float64Array;
+  statusCounts: Record<string, number>;
+  errors: string[];
+  executionIds: string[];
+  achievedRps: number;
+}
+
+/** Sends `rate` req/s for `durationMs` on a fixed schedule; results of requests scheduled in the measured window. */
+async function openLoop(origin: string, reqPath: string, headers: Record<string, string>, rate: number, warmupMs: number, durationMs: number): Promise<OpenLoopResult> {
+  const pool = new Pool(origin, { connections: 64, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 10_000, bodyTimeout: 10_000 });
+  const interval = 1000 / rate;
+  const total = Math.round(((warmupMs + durationMs) / 1000) * rate);
+  const warmupCount = Math.round((warmupMs / 1000) * rate);
+  const latencies: number[] = [];
+  const statusCounts: Record<string, number> = {};
+  const errors: string[] = [];
+  const executionIds: string[] = [];
+  const inflight: Promise<void>[] = [];
+  const start = performance.now() + 20;
+  let measuredFirst = NaN;
+  let measuredLast = NaN;
+  try {
+    for (let i = 0; i < total; i++) {
+      const scheduled = start + i * interval;
+      const wait = scheduled - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      const measured = i >= warmupCount;
+      if (measured && Number.isNaN(measuredFirst)) measuredFirst = performance.now();
+      inflight.push(
+        (async () => {
+          try {
+            const res = await pool.request({ method: 'POST', path: reqPath, headers, body: JSON.stringify({ alert: { id: i, severity: 'high', host: `host-${i % 50}` } }) });
+            const body = (await res.body.json()) as { executionId?: string };
+            const done = performance.now();
+            if (!measured) return;
+            statusCounts[res.statusCode] = (statusCounts[res.statusCode] ?? 0) + 1;
+            latencies.push(done - scheduled);
+            if (body.executionId) executionIds.push(body.executionId);
+          } catch (err) {
+            if (measured && errors.length < 5) errors.push(String(err));
+            if (measured) statusCounts.error = (statusCounts.error ?? 0) + 1;
+          }
+        })(),
+      );
+      if (measured) measuredLast = performance.now();
+    }
+    await Promise.all(inflight);
+  } finally {
+    await pool.close().catch(() => pool.destroy());
+  }
+  const sorted = Float64Array.from(latencies).sort();
+  return { sent: total - warmupCount, latencies: sorted, statusCounts, errors, executionIds, achievedRps: (total - warmupCount - 1) / ((measuredLast - measuredFirst) / 1000) };
+}
+
+async function run(ctx: BenchContext): Promise<BenchOutcome> {
+  const rate = envNumber('BENCH_TRIGGER_RPS', 200);
+  const warmupMs = envNumber('BENCH_WARMUP_S', ctx.quick ? 1 : 2) * 1000;
+  const durationMs = envNumber('BENCH_DURATION_S', ctx.quick ? 3 : 10) * 1000;
+  const logLevel = process.env.BENCH_LOG_LEVEL || 'info';
+  const database = await startBenchDatabase('triggers');
+  try {
+    const org = await createOrganization(database.db, { name: 'Bench Org', adminEmail: 'bench@triggers.test' });
+    const server = await startChildServer(
+      'server-a',
+      'rampart.ts',
+      {
+        DATABASE_URL: database.connectionString,
+        RAMPART_SECRET_KEY: randomBytes(32).toString('base64url'),
+        RAMPART_DATA_DIR: path.join(database.dataDir, 'rampart-a'),
+        // Webhooks are public routes, limited per client address; the bench is one address.
+        RAMPART_RATE_LIMIT_PER_MINUTE: '0',
+        LOG_LEVEL: logLevel,
+      },
+      path.join(database.dataDir, 'server-a.log'),
+    );
+    try {
+      await waitReady(server);
+      const auth = { authorization: `Bearer ${org.apiKey.key}` };
+      const agent = await json(`${server.origin}/api/agents`, { method: 'POST', headers: auth, body: { name: 'Bench triage', systemPrompt: 'Triage the alert.' } });
+      const fields = (await json(`${server.origin}/api/agents/${agent.id}/trigger/webhook/fields`, { headers: auth })).data as { secret: string; webhookUrl: string };
+      const triggerId = fields.webhookUrl.split('/').pop()!;
+      await json(`${server.origin}/api/agents/${agent.id}/trigger/save`, { method: 'POST', headers: auth, body: { triggerId, source: 'webhook', name: 'bench' } });
+      const reqPath = `/api/trigger/webhook/${triggerId}`;
+      const headers = { authorization: `Bearer ${fields.secret}`, 'content-type': 'application/json' };
+      const probe = await json(`${server.origin}${reqPath}`, { method: 'POST', headers, body: { probe: true } });
+      if (typeof probe.executionId !== 'string') throw new Error(`intake answered ${JSON.stringify(probe)}`);
+
+      ctx.log(`open loop: ${rate} req/s, ${warmupMs / 1000} s warm-up + ${durationMs / 1000} s measured, bearer trigger secret, no worker running`);
+      const r = await openLoop(server.origin, reqPath, headers, rate, warmupMs, durationMs);
+      const ok = r.statusCounts['200'] ?? 0;
+      if (ok !== r.sent) throw new Error(`expected ${r.sent} answers 200, got ${JSON.stringify(r.statusCounts)} ${r.errors.join(' | ')}`);
+
+      // Every answered run is still queued: the request never did agent work.
+      const ids = r.executionIds;
+      const { rows } = await sql<{ status: string; n: number; jobs: number }>`
+        SELECT r.status, count(*)::int AS n, count(j.id)::int AS jobs
+        FROM agent_runs r LEFT JOIN graphile_worker.jobs j ON j.key = 'agent-run:' || r.id::text
+        WHERE r.id = ANY(${ids}::uuid[]) GROUP BY r.status`.execute(database.db);
+      const waiting = rows.find((x) => x.status === 'waiting');
+      if (rows.length !== 1 || !waiting || waiting.n !== ids.length || waiting.jobs !== ids.length) {
+        throw new Error(`expected ${ids.length} waiting runs with queued jobs, found ${JSON.stringify(rows)}`);
+      }
+
+      const p = (q: number) => percentile(r.latencies, q);
+      console.log(
+        `\n${table(
+          ['rate req/s', 'answered', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'runs waiting / jobs'],
+          [[f(r.achievedRps, 0), String(ok), f(p(50)), f(p(90)), f(p(99)), f(p(99.9)), f(r.latencies[r.latencies.length - 1] ?? NaN, 1), `${waiting.n} / ${waiting.jobs}`]],
+          [0, 1, 2, 3, 4, 5, 6],
+        )}`,
+      );
+      return {
+        figures: [
+          { name: 'intake rate sustained', value: r.achievedRps, unit: 'req/s', digits: 0 },
+          { name: 'intake p50 latency', value: p(50), unit: 'ms', digits: 2 },
+          { name: 'intake p99 latency', value: p(99), unit: 'ms', digits: 2, target: { value: TARGETS.p99Ms, kind: 'max' } },
+        ],
+        notes: [
+          'latency from each request\'s scheduled send time to its last byte (open loop: no coordinated omission)',
+          `every one of the ${ids.length} answered executionIds is a run still waiting with its job queued (no worker ran): the request only enqueues`,
+          `server LOG_LEVEL=${logLevel} to a file, rate limit off; body ~70 bytes of JSON`,
+        ],
+        details: { rate, warmupMs, durationMs, statusCounts: r.statusCounts, latencyMs: { p50: p(50), p90: p(90), p99: p(99), p999: p(99.9), max: r.latencies[r.latencies.length - 1] } },
+      };
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+export const triggersBench: BenchDefinition = { name: 'triggers', title: 'Webhook intake latency under sustained load', run };
