@@ -24,7 +24,7 @@ export function httpRequestTool(deps: ToolDeps, ctx: ToolRunContext) {
       headers: z.record(z.string().min(1).max(256), z.string().max(8192)).optional().describe('Request headers, e.g. {"accept": "application/json"}'),
       body: z.string().max(1_000_000).optional().describe('Request body (send a content-type header with it)'),
     }),
-    execute: async ({ url, method, headers, body }, options) => {
+    execute: async ({ url, method = 'GET', headers, body }, options) => {
       requireToolPermissions(ctx, 'http_request');
       if (body !== undefined && (method === 'GET' || method === 'HEAD')) throw new Error(`A ${method} request cannot have a body`);
       const signals = [ctx.signal, options.abortSignal].filter((s): s is AbortSignal => s !== undefined);

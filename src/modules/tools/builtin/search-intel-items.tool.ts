@@ -20,7 +20,7 @@ export function searchIntelItemsTool(deps: ToolDeps, ctx: ToolRunContext) {
     }),
     execute: async ({ query, severity, limit }) => {
       requireToolPermissions(ctx, 'search_intel_items');
-      const res = await items.list(requestContextOf(ctx), { page: 1, perPage: limit, search: query, scope: 'all', ...(severity ? { severity } : {}) });
+      const res = await items.list(requestContextOf(ctx), { page: 1, perPage: limit ?? 10, search: query, scope: 'all', ...(severity ? { severity } : {}) });
       return {
         total: res.total,
         items: res.items.map((it) => ({
