@@ -1,13 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { contextOf } from '../../platform/context.js';
 import { LimitOffsetQuery } from '../../platform/http/pagination.js';
-import { withErrors } from '../../platform/http/responses.js';
+import { DeleteResult, withErrors } from '../../platform/http/responses.js';
 import { Agent, AgentCreate, AgentIdParams, AgentList, AgentUpdate } from './agents.schemas.js';
 import type { AgentsService } from './agents.service.js';
-
-const DeleteResult = z.object({ success: z.boolean() });
 
 export function registerAgentsRoutes(root: FastifyInstance, service: AgentsService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();

@@ -109,7 +109,7 @@ export type DestinationDto = z.infer<typeof Destination>;
 
 export const DestinationList = z.array(Destination);
 
-export const DeleteResult = z.object({ success: z.boolean() });
+export { DeleteResult } from '../../platform/http/responses.js';
 
 export const Delivery = z
   .object({

@@ -1,13 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { contextOf } from '../../platform/context.js';
 import { IdParams } from '../../platform/http/pagination.js';
-import { withErrors } from '../../platform/http/responses.js';
+import { DeleteResult, withErrors } from '../../platform/http/responses.js';
 import { Alias, AliasInput, AliasList, AliasParams, Provider, ProviderInput, ProviderList } from './models.schemas.js';
 import type { ModelsService } from './models.service.js';
-
-const DeleteResult = z.object({ success: z.boolean() });
 
 /** Model configuration is agent configuration: read with `agent.read`, change with `agent.manage`. */
 export function registerModelsRoutes(root: FastifyInstance, service: ModelsService): void {

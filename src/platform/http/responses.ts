@@ -1,5 +1,8 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { errorDescriptions, errorSchemaFor } from './error-schemas.js';
+
+/** The answer of a successful DELETE (and similar removals). */
+export const DeleteResult = z.object({ success: z.boolean() });
 
 /** Statuses every authenticated operation can answer. */
 const AUTHENTICATED = [400, 401, 403, 429, 500];

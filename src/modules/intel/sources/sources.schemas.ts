@@ -104,7 +104,7 @@ export const UpdateSourceBody = z
 export type UpdateSourceInput = z.infer<typeof UpdateSourceBody>;
 
 export const SyncResult = z.object({ source: SourceSchema, jobId: z.uuid() });
-export const DeleteResult = z.object({ success: z.boolean() });
+export { DeleteResult } from '../../../platform/http/responses.js';
 
 export const CustomFeedSchema = z
   .object({
