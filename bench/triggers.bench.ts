@@ -15,6 +15,7 @@
  * BENCH_LOG_LEVEL (server LOG_LEVEL, info).
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { Pool, request } from 'undici';
@@ -22,10 +23,35 @@ import { createOrganization } from '../src/modules/organizations/organizations.s
 import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { startChildServer, waitReady } from './support/http-children.js';
+import { postmasterPid } from './support/http-measure.js';
 import { table } from './support/report.js';
 import { percentile } from './support/stats.js';
 
 export const TARGETS = { p99Ms: 50 } as const;
+
+/** utime + stime in seconds of `pid`, or of every process whose parent is `pid` too (Linux /proc; null elsewhere). */
+function cpuSeconds(pid: number | null | undefined, withChildren = false): number | null {
+  if (!pid) return null;
+  const read = (d: string | number) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    } catch {
+      return null;
+    }
+  };
+  let total = 0;
+  let found = false;
+  const dirs = withChildren ? fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)) : [String(pid)];
+  for (const d of dirs) {
+    const f = read(d);
+    if (f && (Number(d) === pid || (withChildren && Number(f[1]) === pid))) {
+      total += (Number(f[11]) + Number(f[12])) / 100;
+      found = true;
+    }
+  }
+  return found ? total : null;
+}
 
 const f = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
 
@@ -130,7 +156,13 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       if (typeof probe.executionId !== 'string') throw new Error(`intake answered ${JSON.stringify(probe)}`);
 
       ctx.log(`open loop: ${rate} req/s, ${warmupMs / 1000} s warm-up + ${durationMs / 1000} s measured, bearer trigger secret, no worker running`);
+      const pgPid = postmasterPid(database.clusterDir);
+      const cpu0 = { server: cpuSeconds(server.child.pid), pg: cpuSeconds(pgPid, true) };
       const r = await openLoop(server.origin, reqPath, headers, rate, warmupMs, durationMs);
+      const requests = Math.round(((warmupMs + durationMs) / 1000) * rate);
+      const perReqUs = (a: number | null, b: number | null) => (a === null || b === null ? NaN : ((b - a) * 1e6) / requests);
+      const serverUs = perReqUs(cpu0.server, cpuSeconds(server.child.pid));
+      const pgUs = perReqUs(cpu0.pg, cpuSeconds(pgPid, true));
       const ok = r.statusCounts['200'] ?? 0;
       if (ok !== r.sent) throw new Error(`expected ${r.sent} answers 200, got ${JSON.stringify(r.statusCounts)} ${r.errors.join(' | ')}`);
 
@@ -148,9 +180,9 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       const p = (q: number) => percentile(r.latencies, q);
       console.log(
         `\n${table(
-          ['rate req/s', 'answered', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'runs waiting / jobs'],
-          [[f(r.achievedRps, 0), String(ok), f(p(50)), f(p(90)), f(p(99)), f(p(99.9)), f(r.latencies[r.latencies.length - 1] ?? NaN, 1), `${waiting.n} / ${waiting.jobs}`]],
-          [0, 1, 2, 3, 4, 5, 6],
+          ['rate req/s', 'answered', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'server µs/req', 'PG µs/req', 'runs waiting / jobs'],
+          [[f(r.achievedRps, 0), String(ok), f(p(50)), f(p(90)), f(p(99)), f(p(99.9)), f(r.latencies[r.latencies.length - 1] ?? NaN, 1), f(serverUs, 0), f(pgUs, 0), `${waiting.n} / ${waiting.jobs}`]],
+          [0, 1, 2, 3, 4, 5, 6, 7, 8],
         )}`,
       );
       return {
@@ -158,13 +190,16 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
           { name: 'intake rate sustained', value: r.achievedRps, unit: 'req/s', digits: 0 },
           { name: 'intake p50 latency', value: p(50), unit: 'ms', digits: 2 },
           { name: 'intake p99 latency', value: p(99), unit: 'ms', digits: 2, target: { value: TARGETS.p99Ms, kind: 'max' } },
+          { name: 'intake server CPU per request', value: serverUs, unit: 'µs', digits: 0 },
+          { name: 'intake PostgreSQL CPU per request', value: pgUs, unit: 'µs', digits: 0 },
         ],
         notes: [
           'latency from each request\'s scheduled send time to its last byte (open loop: no coordinated omission)',
           `every one of the ${ids.length} answered executionIds is a run still waiting with its job queued (no worker ran): the request only enqueues`,
           `server LOG_LEVEL=${logLevel} to a file, rate limit off; body ~70 bytes of JSON`,
+          'CPU per request (server process; PostgreSQL postmaster and backends; warm-up included) depends far less on a shared machine than latency does',
         ],
-        details: { rate, warmupMs, durationMs, statusCounts: r.statusCounts, latencyMs: { p50: p(50), p90: p(90), p99: p(99), p999: p(99.9), max: r.latencies[r.latencies.length - 1] } },
+        details: { rate, warmupMs, durationMs, serverCpuUsPerRequest: serverUs, postgresCpuUsPerRequest: pgUs, statusCounts: r.statusCounts, latencyMs: { p50: p(50), p90: p(90), p99: p(99), p999: p(99.9), max: r.latencies[r.latencies.length - 1] } },
       };
     } finally {
       await server.stop();
