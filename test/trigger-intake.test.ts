@@ -190,9 +190,10 @@ describe('bodies', () => {
     const trig = await activeTrigger('webhook');
     const auth = { authorization: `Bearer ${trig.secret}` };
     expect((await post(trig.path, '[1,2]', auth)).statusCode).toBe(200);
+    expect((await post(trig.path, '"text"', auth, 'application/json; charset=utf-8')).statusCode).toBe(200);
     expect((await post(trig.path, 'a=1&b=two+words', auth, 'application/x-www-form-urlencoded')).statusCode).toBe(200);
     const inputs = (await runsOf(trig.id)).map((r) => r.input);
-    expect(inputs).toEqual(expect.arrayContaining([[1, 2], { a: '1', b: 'two words' }]));
+    expect(inputs).toEqual(expect.arrayContaining([[1, 2], 'text', { a: '1', b: 'two words' }]));
   });
 });
 
