@@ -191,6 +191,24 @@ describe('lookup_indicator and record_indicator_check', () => {
     expect(out.indicators.every((i: { id: string }) => orgAIds.has(i.id))).toBe(true);
   });
 
+  it('keeps the exact indicator even when many newer rows merely contain it', async () => {
+    const db = t.database.db;
+    const base = { organizationId: t.orgA.organization.id, itemId: seedA.itemIds[2]!, confidence: 0.8, firstSeen: new Date(), lastSeen: new Date(), ttlDays: 30, intelTitle: 'Crowd', sourceLabel: 'Seeded source' };
+    const domainId = uuidv7();
+    await db.insertInto('intelIndicators').values({ ...base, id: domainId, type: 'domain', value: 'crowd.example-bad.net', normalizedValue: 'crowd.example-bad.net', createdAt: new Date(Date.now() - 60_000) }).execute();
+    await db
+      .insertInto('intelIndicators')
+      .values(Array.from({ length: 60 }, (_, i) => ({ ...base, id: uuidv7(), type: 'url', value: `https://crowd.example-bad.net/p/${i}`, normalizedValue: `https://crowd.example-bad.net/p/${i}`, createdAt: new Date() })))
+      .execute();
+    const { tools } = await toolsFor(adminA, ['lookup_indicator']);
+    const out = await exec(tools, 'lookup_indicator', { value: 'crowd[.]example-bad[.]net' });
+    expect(out.known).toBe(true);
+    expect(out.totalMatches).toBe(61);
+    expect(out.indicators).toHaveLength(25);
+    expect(out.indicators[0]).toMatchObject({ id: domainId, exact: true, type: 'domain' });
+    expect(out.indicators.slice(1).every((i: { exact: boolean; type: string }) => !i.exact && i.type === 'url')).toBe(true);
+  });
+
   it('answers known: false for a value not in the intel', async () => {
     const { tools } = await toolsFor(adminA, ['lookup_indicator']);
     expect(await exec(tools, 'lookup_indicator', { value: 'nothing-here.example.org' })).toEqual({ value: 'nothing-here.example.org', known: false, status: null, totalMatches: 0, indicators: [] });

@@ -47,14 +47,17 @@ const MAX_TOOL_PAGES = 20;
 
 export async function connectMcp(http: GuardedClient, target: McpServerTarget, opts: McpConnectOptions = {}): Promise<McpConnection> {
   const timeout = opts.timeoutMs ?? 15_000;
+  // A margin over the longest MCP request, so the SDK's own timeout speaks first.
+  const post = guardedFetch(http, { timeoutMs: Math.max(timeout, opts.maxCallMs ?? 60_000) + 5_000, maxResponseBytes: MAX_RESPONSE_BYTES });
   const transport = new StreamableHTTPClientTransport(new URL(target.url), {
-    // A margin over the longest MCP request, so the SDK's own timeout speaks first.
-    fetch: guardedFetch(http, { timeoutMs: Math.max(timeout, opts.maxCallMs ?? 60_000) + 5_000, maxResponseBytes: MAX_RESPONSE_BYTES }),
+    // The optional standalone SSE stream (a GET held open for server-initiated messages) is of
+    // no use to a tool caller, and the guarded fetch buffers whole responses: answer it as a
+    // server without one would (405), which the SDK accepts, instead of holding a connection.
+    fetch: async (input, init) => ((init?.method ?? 'GET').toUpperCase() === 'GET' ? new Response(null, { status: 405 }) : post(input, init)),
     ...(target.token ? { requestInit: { headers: { authorization: `Bearer ${target.token}` } } } : {}),
   });
   const client = new Client({ name: 'rampart', version: '1.0.0' });
-  // The optional standalone SSE stream (GET) fails harmlessly on servers without one; its
-  // errors arrive here rather than as unhandled rejections.
+  // Transport errors also reject the request they belong to; this only keeps stray ones quiet.
   client.onerror = () => {};
   try {
     await client.connect(transport, { timeout, ...(opts.signal ? { signal: opts.signal } : {}) });

@@ -2,7 +2,7 @@ import { tool } from 'ai';
 import { z } from 'zod';
 import { createIocsService } from '../../intel/iocs/iocs.service.js';
 import { requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
-import { normalizeIndicatorValue } from './indicator.fns.js';
+import { normalizeIndicatorValue, parseIndicator } from './indicator.fns.js';
 
 const MAX_ROWS = 25;
 
@@ -21,10 +21,18 @@ export function lookupIndicatorTool(deps: ToolDeps, ctx: ToolRunContext) {
     }),
     execute: async ({ value }) => {
       requireToolPermissions(ctx, 'lookup_indicator');
-      const normalized = normalizeIndicatorValue(value);
+      const { value: normalized, type } = parseIndicator(value);
       if (normalized === '') throw new Error('The value is empty once refanged');
-      const res = await iocs.list(requestContextOf(ctx), { page: 1, perPage: MAX_ROWS * 2, search: normalized.slice(0, 500) });
-      const rows = res.rows
+      const reqCtx = requestContextOf(ctx);
+      const search = normalized.slice(0, 500);
+      // The search is a substring match: a domain also matches every URL that contains it. A
+      // second search restricted to the value's own type keeps exact rows from being crowded out.
+      const [res, typed] = await Promise.all([
+        iocs.list(reqCtx, { page: 1, perPage: MAX_ROWS * 2, search }),
+        type ? iocs.list(reqCtx, { page: 1, perPage: MAX_ROWS * 2, search, type }) : null,
+      ]);
+      const byId = new Map([...(typed?.rows ?? []), ...res.rows].map((r) => [r.id, r]));
+      const rows = [...byId.values()]
         .map((r) => ({ row: r, exact: normalizeIndicatorValue(r.value).toLowerCase() === normalized.toLowerCase() }))
         .sort((a, b) => Number(b.exact) - Number(a.exact))
         .slice(0, MAX_ROWS);
