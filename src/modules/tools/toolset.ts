@@ -70,7 +70,8 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
     await Promise.all(connections.splice(0).map((c) => c.close()));
   };
   try {
-    const listed = await Promise.all(
+    // allSettled, not all: a failure must not leave a slower connection to open after close().
+    const settled = await Promise.allSettled(
       [...wanted.entries()].map(async ([server, want]) => {
         const row = rows.get(server)!;
         const conn = await connectMcp(deps.http, { name: row.name, url: row.url, token: row.tokenCiphertext ? deps.secrets.decrypt(row.tokenCiphertext) : null }, {
@@ -89,6 +90,9 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
         return { row, conn, selected };
       }),
     );
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const listed = settled.map((r) => (r as PromiseFulfilledResult<{ row: McpServerRow; conn: McpConnection; selected: McpTool[] }>).value);
     for (const { row, conn, selected } of listed) {
       for (const t of selected) {
         const exposed = providerSafeMcpName(row.name, t.name);
