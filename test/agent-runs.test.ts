@@ -49,12 +49,13 @@ describe('async runs against an OpenAI-compatible model', () => {
       { text: 'Verdict: malicious.', usage: { inputTokens: 150, outputTokens: 10 } },
     ]);
     const agentId = await createAgent(t, key, { systemPrompt: 'You triage alerts.', toolNames: ['lookup_indicator'] });
-    const runId = await runAsync(agentId, { alert: 'beacon to 203.0.113.7' }, executor.key);
+    // snake_case keys inside the input are data: the model sees them as sent
+    const runId = await runAsync(agentId, { alert: 'beacon to 203.0.113.7', event_id: 'E1' }, executor.key);
     expect(await waitForRun(t, key, agentId, runId)).toEqual({ status: 'done' });
 
     const res = await result(agentId, runId);
     expect(res.statusCode).toBe(200);
-    const userPrompt = 'Input (JSON):\n{\n  "alert": "beacon to 203.0.113.7"\n}';
+    const userPrompt = 'Input (JSON):\n{\n  "alert": "beacon to 203.0.113.7",\n  "event_id": "E1"\n}';
     const toolResult = { type: 'tool-result', toolCallId: 'call_1', toolName: 'lookup_indicator', result: { value: '203.0.113.7', status: 'found', organizationId: t.orgA.organization.id }, isError: false };
     expect(res.json()).toEqual({
       finalAssistantMessage: 'Verdict: malicious.',

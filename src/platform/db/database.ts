@@ -28,7 +28,9 @@ export function openDatabase(connectionString: string, opts: { max?: number } = 
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
+  // Column names map snake_case ↔ camelCase; keys inside jsonb values are data (webhook bodies,
+  // STIX objects, tool results) and stay exactly as stored.
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })] });
   let closed = false;
   return {
     db,
