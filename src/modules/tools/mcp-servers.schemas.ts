@@ -61,6 +61,6 @@ export const McpToolInfo = z
   .meta({ id: 'McpTool' });
 export const McpToolList = z.object({ tools: z.array(McpToolInfo) });
 
-export const DeleteResult = z.object({ success: z.boolean() });
+export { DeleteResult } from '../../platform/http/responses.js';
 
 export const BadGatewayBody = ErrorBody.describe('The MCP server could not be reached or did not speak MCP; `error` says why');

@@ -39,20 +39,9 @@ const COLUMNS = [
   'createdBy',
   'createdAt',
   'updatedAt',
+  'additionalFields',
+  'input',
 ] as const;
-
-/**
- * JSON columns are read as text and parsed here: the CamelCasePlugin would otherwise rename the
- * keys inside them (`action_id` → `actionId`), changing what users stored.
- */
-const JSON_COLUMNS = [sql<string>`additional_fields::text`.as('additionalFieldsJson'), sql<string | null>`input::text`.as('inputJson')] as const;
-
-type SelectedRow = Omit<TriggerRow, 'additionalFields' | 'input'> & { additionalFieldsJson: string; inputJson: string | null };
-
-function fromDb(r: SelectedRow): TriggerRow {
-  const { additionalFieldsJson, inputJson, ...rest } = r;
-  return { ...rest, additionalFields: JSON.parse(additionalFieldsJson) as Record<string, unknown>, input: inputJson === null ? null : (JSON.parse(inputJson) as unknown) };
-}
 
 export async function agentExists(db: Queryable, organizationId: string, agentId: string): Promise<boolean> {
   const row = await db.selectFrom('agents').select('id').where('organizationId', '=', organizationId).where('id', '=', agentId).executeTakeFirst();
@@ -69,32 +58,32 @@ export async function insertTriggerRow(db: Queryable, row: TriggerRow): Promise<
 export async function findTriggerRow(db: Queryable, organizationId: string, agentId: string, id: string, forUpdate = false): Promise<TriggerRow | null> {
   let q = db
     .selectFrom('agentTriggers')
-    .select([...COLUMNS, ...JSON_COLUMNS])
+    .select(COLUMNS)
     .where('organizationId', '=', organizationId)
     .where('agentId', '=', agentId)
     .where('id', '=', id);
   if (forUpdate) q = q.forUpdate();
   const row = await q.executeTakeFirst();
-  return row ? fromDb(row as SelectedRow) : null;
+  return row ?? null;
 }
 
 /** Intake: the trigger by its id alone (the caller proves which organization it acts in). */
 export async function findTriggerForIntake(db: Queryable, id: string): Promise<TriggerRow | null> {
-  const row = await db.selectFrom('agentTriggers').select([...COLUMNS, ...JSON_COLUMNS]).where('id', '=', id).executeTakeFirst();
-  return row ? fromDb(row as SelectedRow) : null;
+  const row = await db.selectFrom('agentTriggers').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  return row ?? null;
 }
 
 export async function listActiveTriggerRows(db: Queryable, organizationId: string, agentId: string): Promise<TriggerRow[]> {
   const rows = await db
     .selectFrom('agentTriggers')
-    .select([...COLUMNS, ...JSON_COLUMNS])
+    .select(COLUMNS)
     .where('organizationId', '=', organizationId)
     .where('agentId', '=', agentId)
     .where('status', '=', 'active')
     .orderBy('createdAt')
     .orderBy('id')
     .execute();
-  return rows.map((r) => fromDb(r as SelectedRow));
+  return rows;
 }
 
 export async function updateTriggerRow(db: Queryable, row: TriggerRow): Promise<void> {
@@ -179,18 +168,15 @@ export interface DueCronTrigger {
 
 /** One due cron trigger, locked for this transaction; other schedulers skip it. */
 export async function takeDueCronTrigger(db: Queryable, now: Date): Promise<DueCronTrigger | null> {
-  const { rows } = await sql<Omit<DueCronTrigger, 'input'> & { inputJson: string | null }>`
+  const { rows } = await sql<DueCronTrigger>`
     SELECT id, organization_id AS "organizationId", agent_id AS "agentId", cron_schedule AS "cronSchedule",
-           input::text AS "inputJson", next_run_at AS "nextRunAt", created_by AS "createdBy"
+           input, next_run_at AS "nextRunAt", created_by AS "createdBy"
     FROM agent_triggers
     WHERE source = 'cron' AND status = 'active' AND enabled AND next_run_at <= ${now}
     ORDER BY next_run_at
     LIMIT 1
     FOR UPDATE SKIP LOCKED`.execute(db);
-  const row = rows[0];
-  if (!row) return null;
-  const { inputJson, ...rest } = row;
-  return { ...rest, input: inputJson === null ? null : (JSON.parse(inputJson) as unknown) };
+  return rows[0] ?? null;
 }
 
 export async function advanceCronTrigger(db: Queryable, id: string, attemptedAt: Date, nextRunAt: Date): Promise<void> {

@@ -120,7 +120,7 @@ export const Trigger = z
 export type TriggerDto = z.infer<typeof Trigger>;
 
 export const TriggerList = z.object({ triggers: z.array(Trigger) });
-export const DeleteResult = z.object({ success: z.boolean() });
+export { DeleteResult } from '../../platform/http/responses.js';
 
 // Intake ------------------------------------------------------------------------------------
 
