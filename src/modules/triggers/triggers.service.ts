@@ -96,7 +96,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
       await db.transaction().execute(async (tx) => {
         await requireAgent(ctx, agentId, tx);
         await insertTriggerRow(tx, row);
-        await writeAudit(tx, ctx, { action: 'trigger.draft', resourceType: 'agent_trigger', resourceId: row.id, metadata: { agentId, source } });
+        await writeAudit(tx, ctx, { action: 'trigger.draft', resourceType: 'agentTrigger', resourceId: row.id, metadata: { agentId, source } });
       });
       return { success: true, data: { secret, webhookUrl: webhookUrl(source, row.id), additionalFields } };
     },
@@ -157,7 +157,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         }
         await writeAudit(tx, ctx, {
           action,
-          resourceType: 'agent_trigger',
+          resourceType: 'agentTrigger',
           resourceId: row.id,
           metadata: { agentId, source: row.source, enabled: row.enabled, hasSigningSecret: row.signingSecretCiphertext !== null },
         });
@@ -191,7 +191,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         await updateTriggerRow(tx, row);
         await writeAudit(tx, ctx, {
           action: 'trigger.update',
-          resourceType: 'agent_trigger',
+          resourceType: 'agentTrigger',
           resourceId: triggerId,
           metadata: {
             agentId,
@@ -211,7 +211,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         const nextRunAt = existing.source === 'cron' && enabled && !existing.enabled ? nextCronRun(existing.cronSchedule!, now) : existing.nextRunAt;
         const row: TriggerRow = { ...existing, enabled, nextRunAt, updatedAt: now };
         await updateTriggerRow(tx, row);
-        await writeAudit(tx, ctx, { action: 'trigger.status', resourceType: 'agent_trigger', resourceId: triggerId, metadata: { agentId, enabled } });
+        await writeAudit(tx, ctx, { action: 'trigger.status', resourceType: 'agentTrigger', resourceId: triggerId, metadata: { agentId, enabled } });
         return toDto(row);
       });
     },
@@ -219,7 +219,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
     async remove(ctx: RequestContext, agentId: string, triggerId: string): Promise<{ success: boolean }> {
       await db.transaction().execute(async (tx) => {
         if (!(await deleteTriggerRow(tx, ctx.actor.organizationId, agentId, triggerId))) throw new NotFoundError('Trigger');
-        await writeAudit(tx, ctx, { action: 'trigger.delete', resourceType: 'agent_trigger', resourceId: triggerId, metadata: { agentId } });
+        await writeAudit(tx, ctx, { action: 'trigger.delete', resourceType: 'agentTrigger', resourceId: triggerId, metadata: { agentId } });
       });
       return { success: true };
     },
