@@ -5,6 +5,8 @@ import { enqueue } from '../../platform/jobs/enqueue.js';
 import { agentRunJob } from './run.job-def.js';
 
 export interface NewRun {
+  /** A run id chosen by the caller (to reference it before the run exists); a new one by default. */
+  id?: string;
   organizationId: string;
   agentId: string;
   mode: AgentRunMode;
@@ -23,7 +25,7 @@ export interface NewRun {
  * belongs to the organization.
  */
 export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {
-  const id = uuidv7();
+  const id = run.id ?? uuidv7();
   const now = new Date();
   await tx
     .insertInto('agentRuns')

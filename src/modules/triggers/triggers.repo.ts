@@ -117,15 +117,15 @@ export async function deleteTriggerRow(db: Queryable, organizationId: string, ag
 }
 
 /**
- * Claims a delivery id for a run about to be queued. `null`: claimed now (the caller queues the
- * run and then records its id); a string: an earlier delivery with this id started that run.
+ * Claims a delivery id for the run `runId` about to be queued in the same transaction. `null`:
+ * claimed now; a string: an earlier delivery with this id started that run.
  * A concurrent duplicate waits on the unique key until the first transaction ends.
  */
-export async function claimDelivery(db: Queryable, triggerId: string, deliveryKey: string, placeholderRunId: string): Promise<string | null> {
+export async function claimDelivery(db: Queryable, triggerId: string, deliveryKey: string, runId: string): Promise<string | null> {
   for (let attempt = 0; ; attempt++) {
     const inserted = await db
       .insertInto('triggerDeliveries')
-      .values({ triggerId, deliveryKey, runId: placeholderRunId, receivedAt: new Date() })
+      .values({ triggerId, deliveryKey, runId, receivedAt: new Date() })
       .onConflict((oc) => oc.columns(['triggerId', 'deliveryKey']).doNothing())
       .returning('runId')
       .executeTakeFirst();
@@ -140,10 +140,6 @@ export async function claimDelivery(db: Queryable, triggerId: string, deliveryKe
     // Deleted between the two statements (retention cleanup): claim it again.
     if (attempt >= 2) throw new Error('Could not claim a trigger delivery id');
   }
-}
-
-export async function recordDeliveryRun(db: Queryable, triggerId: string, deliveryKey: string, runId: string): Promise<void> {
-  await db.updateTable('triggerDeliveries').set({ runId }).where('triggerId', '=', triggerId).where('deliveryKey', '=', deliveryKey).execute();
 }
 
 /** Moves `last_run_attempted_at` forward (never back: writers of several processes race). */
