@@ -66,7 +66,19 @@ function periodIsPartOfWord(text: string, dot: number): boolean {
  * is not lower-case. Periods that are not followed by whitespace never split, so decimals, versions,
  * IPs (1.2.3.4), domains (evil.com) and defanged forms (evil[.]com, hxxp://x(.)y) stay whole.
  */
-export function splitSentences(text: string): Sentence[] {
+export function splitSentences(text: string): readonly Sentence[] {
+  // Enrichment splits the same item text in four places (spans, classification, products,
+  // summary): the last answer is kept, which was a sixth of the enrichment job's CPU time.
+  if (text === memo.text && memo.sentences) return memo.sentences;
+  const sentences = split(text);
+  memo.text = text;
+  memo.sentences = sentences;
+  return sentences;
+}
+
+const memo: { text: string; sentences: readonly Sentence[] | null } = { text: '', sentences: null };
+
+function split(text: string): readonly Sentence[] {
   const cuts: number[] = [];
   const n = text.length;
   for (let i = 0; i < n; i += 1) {
