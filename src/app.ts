@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './platform/db/database.js';
 import type { Authenticator } from './platform/auth/authenticator.js';
 import type { SecretBox } from './platform/secrets.js';
+import { createInvalidationBus, type InvalidationBus } from './platform/cache/invalidation-bus.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
 import { installRequestHooks } from './platform/http/request-hooks.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
@@ -20,6 +21,8 @@ export interface AppDeps {
   logger: Logger;
   authenticator: Authenticator;
   secrets: SecretBox;
+  /** Where in-process caches hear other processes' invalidations; without one, only local invalidation. */
+  invalidation?: InvalidationBus;
 }
 
 export interface RegisteredRoute {
@@ -84,7 +87,7 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
   });
   const metrics = installMetrics(app, deps.database.db);
   await registerOpenApi(app);
-  registerModules(app, { ...deps, metrics });
+  registerModules(app, { ...deps, invalidation: deps.invalidation ?? createInvalidationBus(), metrics });
   if (extend) await extend(app);
   await app.ready();
   return app;

@@ -27,7 +27,8 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
   let scheduler: { stop(): Promise<void> } | null = null;
   if (role !== 'worker') {
     app = await buildApp(runtime);
-    stopListening = await runtime.authenticator.listen(runtime.database.pool);
+    // One LISTEN connection for every in-process cache (API keys, destinations).
+    stopListening = await runtime.invalidation.listen(runtime.database.pool);
     await app.listen({ port: config.port, host: config.host });
   }
   if (role !== 'serve') {

@@ -5,6 +5,7 @@ import { startEmbeddedDatabase, type EmbeddedDatabase } from './platform/db/embe
 import { migrateToLatest } from './platform/db/migrate.js';
 import { seedReferenceData } from './seed.js';
 import { createAuthenticator, type Authenticator } from './platform/auth/authenticator.js';
+import { createInvalidationBus, type InvalidationBus } from './platform/cache/invalidation-bus.js';
 import { createSecretBox, loadSecretKey, type SecretBox } from './platform/secrets.js';
 import { createGuardedClient, type GuardedClient } from './platform/outbound/index.js';
 
@@ -18,6 +19,8 @@ export interface Runtime {
   database: DatabaseHandle;
   secrets: SecretBox;
   authenticator: Authenticator;
+  /** Invalidations of in-process caches (auth, destinations): `invalidation.listen(pool)` in API roles. */
+  invalidation: InvalidationBus;
   /** The SSRF-guarded client every outbound call goes through. */
   http: GuardedClient;
   close(): Promise<void>;
@@ -54,12 +57,14 @@ export async function openRuntime(
   if (!config.secretKey && config.databaseUrl) {
     logger.warn({ file: `${config.dataDir}/secret-key` }, 'RAMPART_SECRET_KEY is not set: using a key generated in the data dir; every instance on this database must use the same key');
   }
+  const invalidation = createInvalidationBus({ onError: (err) => logger.warn({ err }, 'cache invalidation listener error (on a lost connection: caches dropped, reconnecting)') });
   return {
     config,
     logger,
     database,
     secrets,
-    authenticator: createAuthenticator(database.db),
+    authenticator: createAuthenticator(database.db, { bus: invalidation }),
+    invalidation,
     http: createGuardedClient({ allowPrivateNetworks: config.allowPrivateNetworks }),
     async close() {
       await database.close();

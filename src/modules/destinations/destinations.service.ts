@@ -6,6 +6,9 @@ import type { SecretBox } from '../../platform/secrets.js';
 import { writeAudit } from '../../platform/audit.js';
 import { NotFoundError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
+import { createInvalidatedCache, type InvalidatedCache } from '../../platform/cache/invalidated-cache.js';
+import type { InvalidationBus } from '../../platform/cache/invalidation-bus.js';
+import { withTransaction } from '../../platform/cache/transaction.js';
 import {
   deleteDestinationRow,
   findDestinationRow,
@@ -17,8 +20,51 @@ import {
 } from './destinations.repo.js';
 import type { DestinationDto, DestinationInputT } from './destinations.schemas.js';
 
-export function createDestinationsService(deps: { db: Database; secrets: SecretBox }) {
-  const { db, secrets } = deps;
+/**
+ * The organization's destinations are read on every listing (the API's hottest route), so they
+ * are kept in an invalidated read cache (src/platform/cache): every change below invalidates
+ * its organization inside its transaction. Cached are the stored rows, token still encrypted;
+ * a token is decrypted only while building the response of a caller with `destination.manage`.
+ */
+export const DESTINATIONS_CHANNEL = 'rampart_destinations_invalidate';
+const CACHE_TTL_MS = 60_000;
+const CACHE_MAX_ORGANIZATIONS = 10_000;
+
+interface OrganizationDestinations {
+  rows: readonly DestinationRow[];
+  byId: ReadonlyMap<string, DestinationRow>;
+}
+
+export function createDestinationsCache(bus: InvalidationBus): InvalidatedCache<OrganizationDestinations> {
+  return createInvalidatedCache<OrganizationDestinations>({
+    channel: DESTINATIONS_CHANNEL,
+    bus,
+    ttlMs: CACHE_TTL_MS,
+    maxEntries: CACHE_MAX_ORGANIZATIONS,
+  });
+}
+
+/** Cached rows are shared by concurrent requests: nothing may change them. */
+function frozen(rows: DestinationRow[]): OrganizationDestinations {
+  for (const row of rows) {
+    deepFreeze(row.config);
+    Object.freeze(row);
+  }
+  return { rows: Object.freeze(rows), byId: new Map(rows.map((r) => [r.id, r])) };
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  for (const v of Object.values(value)) deepFreeze(v);
+  Object.freeze(value);
+}
+
+export function createDestinationsService(deps: { db: Database; secrets: SecretBox; cache: InvalidatedCache<OrganizationDestinations> }) {
+  const { db, secrets, cache } = deps;
+
+  function organizationDestinations(organizationId: string): Promise<OrganizationDestinations> {
+    return cache.get(organizationId, async () => frozen(await listDestinationRows(db, organizationId)));
+  }
 
   /** The token is revealed only to callers who could change it anyway. */
   function toDto(row: DestinationRow, revealToken: boolean): DestinationDto {
@@ -44,12 +90,12 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
   return {
     async list(ctx: RequestContext): Promise<DestinationDto[]> {
       const reveal = hasPermission(ctx.actor, 'destination.manage');
-      const rows = await listDestinationRows(db, ctx.actor.organizationId);
+      const { rows } = await organizationDestinations(ctx.actor.organizationId);
       return rows.map((r) => toDto(r, reveal));
     },
 
     async get(ctx: RequestContext, id: string): Promise<DestinationDto> {
-      const row = await findDestinationRow(db, ctx.actor.organizationId, id);
+      const row = (await organizationDestinations(ctx.actor.organizationId)).byId.get(id);
       if (!row) throw new NotFoundError('Output destination');
       return toDto(row, hasPermission(ctx.actor, 'destination.manage'));
     },
@@ -67,7 +113,8 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
         createdAt: now,
         updatedAt: now,
       };
-      await db.transaction().execute(async (tx) => {
+      await withTransaction(db, async (tx) => {
+        await cache.invalidate(tx, row.organizationId);
         await insertDestinationRow(tx, row);
         await writeAudit(tx, ctx, { action: 'destination.create', resourceType: 'destination', resourceId: row.id, metadata: { name: row.name, type: row.type, hasToken: !!token } });
       });
@@ -76,9 +123,10 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
 
     /** Replaces name, type and config. An omitted token keeps the stored one; null clears it. */
     async update(ctx: RequestContext, id: string, input: DestinationInputT): Promise<DestinationDto> {
-      return db.transaction().execute(async (tx) => {
+      return withTransaction(db, async (tx) => {
         const existing = await findDestinationRow(tx, ctx.actor.organizationId, id, true);
         if (!existing) throw new NotFoundError('Output destination');
+        await cache.invalidate(tx, ctx.actor.organizationId);
         const token = tokenOf(input);
         const tokenCiphertext =
           input.type === 'teams' ? null : token === undefined ? existing.tokenCiphertext : token === null ? null : secrets.encrypt(token);
@@ -95,8 +143,9 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
     },
 
     async remove(ctx: RequestContext, id: string): Promise<{ success: boolean }> {
-      await db.transaction().execute(async (tx) => {
+      await withTransaction(db, async (tx) => {
         if (!(await deleteDestinationRow(tx, ctx.actor.organizationId, id))) throw new NotFoundError('Output destination');
+        await cache.invalidate(tx, ctx.actor.organizationId);
         await writeAudit(tx, ctx, { action: 'destination.delete', resourceType: 'destination', resourceId: id });
       });
       return { success: true };

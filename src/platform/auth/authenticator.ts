@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
+import { createInvalidatedCache } from '../cache/invalidated-cache.js';
+import { createInvalidationBus, type InvalidationBus } from '../cache/invalidation-bus.js';
 import { UnauthorizedError } from '../http/errors.js';
 import type { Actor } from './actor.js';
 import { hashesMatch, parseApiKey } from './api-keys.js';
@@ -13,7 +14,8 @@ import { hashesMatch, parseApiKey } from './api-keys.js';
  * hits the cache). Anything that can take a key's power away (revoking it, deactivating its
  * user, changing a role) calls `invalidate()`, which clears this process's cache and sends
  * NOTIFY so every other API process clears its own: revocation is immediate everywhere, and
- * the TTL only bounds staleness if a notification is lost.
+ * the TTL only bounds staleness if a notification is lost. The cache and its listener are the
+ * shared machinery of src/platform/cache (one LISTEN connection per process for every cache).
  */
 export const AUTH_CHANNEL = 'rampart_auth_invalidate';
 const CACHE_TTL_MS = 10_000;
@@ -28,18 +30,26 @@ export interface Authenticator {
   listen(pool: pg.Pool): Promise<() => Promise<void>>;
 }
 
-interface CacheEntry {
+interface Identity {
   actor: Actor;
-  expiresAt: number;
+  keyExpiresAt: number | null;
 }
 
-export function createAuthenticator(db: Database): Authenticator {
-  const cache = new Map<string, CacheEntry>();
-  // Bumped by every invalidation: a lookup that started before one must not cache its result.
-  let generation = 0;
+/** `bus`: the process's shared invalidation listener (runtime.ts); a private one by default. */
+export function createAuthenticator(db: Database, opts: { bus?: InvalidationBus } = {}): Authenticator {
+  const bus = opts.bus ?? createInvalidationBus();
+  // A lookup that started before an invalidation does not cache its result (generation counter).
+  const cache = createInvalidatedCache<Identity>({
+    channel: AUTH_CHANNEL,
+    bus,
+    ttlMs: CACHE_TTL_MS,
+    maxEntries: CACHE_MAX,
+    // Never cache an identity past its key's own expiry.
+    expiresAt: (identity) => identity.keyExpiresAt ?? Infinity,
+  });
   const lastUsedWrites = new Map<string, number>();
 
-  async function lookup(key: string, hash: Buffer): Promise<{ actor: Actor; keyExpiresAt: number | null }> {
+  async function lookup(key: string, hash: Buffer): Promise<Identity> {
     const parsed = parseApiKey(key);
     if (!parsed) throw new UnauthorizedError('Invalid API key');
     const row = await db
@@ -92,41 +102,15 @@ export function createAuthenticator(db: Database): Authenticator {
       if (!match) throw new UnauthorizedError('Authorization header must be "Bearer <API key>"');
       const key = match[1]!;
       const hash = createHash('sha256').update(key, 'utf8').digest();
-      const cacheKey = hash.toString('base64');
-      const hit = cache.get(cacheKey);
-      const now = Date.now();
-      if (hit && hit.expiresAt > now) {
-        touchLastUsed(hit.actor);
-        return hit.actor;
-      }
-      const startedAt = generation;
-      const { actor, keyExpiresAt } = await lookup(key, hash);
-      if (startedAt === generation) {
-        if (cache.size >= CACHE_MAX) cache.clear();
-        // Never cache an identity past its key's own expiry.
-        cache.set(cacheKey, { actor, expiresAt: Math.min(now + CACHE_TTL_MS, keyExpiresAt ?? Infinity) });
-      }
+      const { actor } = await cache.get(hash.toString('base64'), () => lookup(key, hash));
       touchLastUsed(actor);
       return actor;
     },
     async invalidate() {
-      generation++;
-      cache.clear();
-      await sql.raw(`NOTIFY ${AUTH_CHANNEL}`).execute(db).catch(() => {});
+      await cache.invalidateAll(db).catch(() => {});
     },
-    async listen(pool) {
-      const client = await pool.connect();
-      const onNotification = () => {
-        generation++;
-        cache.clear();
-      };
-      client.on('notification', onNotification);
-      await client.query(`LISTEN ${AUTH_CHANNEL}`);
-      return async () => {
-        client.off('notification', onNotification);
-        await client.query(`UNLISTEN ${AUTH_CHANNEL}`).catch(() => {});
-        client.release();
-      };
+    listen(pool) {
+      return bus.listen(pool);
     },
   };
 }

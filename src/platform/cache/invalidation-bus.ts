@@ -1,0 +1,192 @@
+import type pg from 'pg';
+
+/**
+ * One LISTEN connection per process for every in-process cache that other processes must be
+ * able to invalidate (DESIGN §2: nothing another process must see lives only in memory).
+ *
+ * Caches `subscribe(channel, handler)`; the process calls `listen(pool)` once (the API role in
+ * src/main.ts). A handler receives the NOTIFY payload, or `null` when notifications may have
+ * been lost (the connection dropped and was re-established): it must then drop everything.
+ * Without `listen` the bus simply delivers nothing, which is what a single process needs.
+ */
+export type InvalidationHandler = (payload: string | null) => void;
+
+export interface InvalidationBus {
+  /** Receive the notifications of `channel`; returns an unsubscribe function. */
+  subscribe(channel: string, handler: InvalidationHandler): () => void;
+  /**
+   * LISTEN on every subscribed channel (also those subscribed later) over one connection of
+   * `pool`; returns a stop function. Calls nest: the connection is released by the last stop.
+   */
+  listen(pool: pg.Pool): Promise<() => Promise<void>>;
+}
+
+export interface InvalidationBusOptions {
+  /** Delay before re-connecting a lost LISTEN connection (doubles up to 30 s). */
+  reconnectDelayMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export function assertChannelName(channel: string): void {
+  if (!CHANNEL.test(channel)) throw new Error(`invalid notification channel name "${channel}"`);
+}
+
+interface ListenState {
+  pool: pg.Pool;
+  refs: number;
+  client: pg.PoolClient | null;
+  /** Our 'error'/'end' listener on the current client. */
+  lost: ((err?: unknown) => void) | null;
+  /** Channels LISTENed on the current client. */
+  listening: Set<string>;
+  timer: NodeJS.Timeout | null;
+  delayMs: number;
+  stopped: boolean;
+}
+
+export function createInvalidationBus(opts: InvalidationBusOptions = {}): InvalidationBus {
+  const baseDelay = opts.reconnectDelayMs ?? 1_000;
+  const onError = opts.onError ?? (() => {});
+  const handlers = new Map<string, Set<InvalidationHandler>>();
+  let state: ListenState | null = null;
+
+  function deliver(channel: string, payload: string | null): void {
+    for (const handler of handlers.get(channel) ?? []) {
+      try {
+        handler(payload);
+      } catch (err) {
+        onError(err);
+      }
+    }
+  }
+
+  function deliverToAll(payload: null): void {
+    for (const channel of handlers.keys()) deliver(channel, payload);
+  }
+
+  const onNotification = (msg: pg.Notification) => deliver(msg.channel, msg.payload ?? '');
+
+  async function ensureListening(s: ListenState, client: pg.PoolClient, channel: string): Promise<void> {
+    if (s.listening.has(channel)) return;
+    s.listening.add(channel);
+    await client.query(`LISTEN ${channel}`);
+  }
+
+  function detach(s: ListenState, client: pg.PoolClient): void {
+    client.off('notification', onNotification);
+    if (s.lost) {
+      client.off('error', s.lost);
+      client.off('end', s.lost);
+      s.lost = null;
+    }
+  }
+
+  async function connect(s: ListenState): Promise<void> {
+    const client = await s.pool.connect();
+    const lost = (err?: unknown) => onLost(s, client, err);
+    client.on('notification', onNotification);
+    client.on('error', lost);
+    client.on('end', lost);
+    s.client = client;
+    s.lost = lost;
+    s.listening = new Set();
+    try {
+      for (const channel of handlers.keys()) await ensureListening(s, client, channel);
+    } catch (err) {
+      onLost(s, client, err);
+      throw err;
+    }
+  }
+
+  function onLost(s: ListenState, client: pg.PoolClient, err?: unknown): void {
+    if (s.client !== client) return;
+    s.client = null;
+    detach(s, client);
+    client.release(err instanceof Error ? err : new Error('LISTEN connection lost'));
+    if (s.stopped) return;
+    if (err) onError(err);
+    // Whatever was notified while we were not listening is lost: every cache starts over.
+    deliverToAll(null);
+    scheduleReconnect(s);
+  }
+
+  function scheduleReconnect(s: ListenState): void {
+    if (s.stopped || s.timer) return;
+    s.timer = setTimeout(() => {
+      s.timer = null;
+      if (s.stopped) return;
+      connect(s).then(
+        () => {
+          s.delayMs = baseDelay;
+          deliverToAll(null);
+        },
+        (err: unknown) => {
+          onError(err);
+          s.delayMs = Math.min(s.delayMs * 2, 30_000);
+          scheduleReconnect(s);
+        },
+      );
+    }, s.delayMs);
+    s.timer.unref();
+  }
+
+  async function stop(s: ListenState): Promise<void> {
+    if (--s.refs > 0) return;
+    s.stopped = true;
+    if (state === s) state = null;
+    if (s.timer) clearTimeout(s.timer);
+    const client = s.client;
+    s.client = null;
+    if (!client) return;
+    detach(s, client);
+    await client.query('UNLISTEN *').catch(() => {});
+    client.release();
+  }
+
+  function stopFunction(s: ListenState): () => Promise<void> {
+    let done = false;
+    return async () => {
+      if (done) return;
+      done = true;
+      await stop(s);
+    };
+  }
+
+  return {
+    subscribe(channel, handler) {
+      assertChannelName(channel);
+      let set = handlers.get(channel);
+      if (!set) handlers.set(channel, (set = new Set()));
+      set.add(handler);
+      const s = state;
+      if (s?.client) {
+        const client = s.client;
+        ensureListening(s, client, channel).catch((err: unknown) => onLost(s, client, err));
+      }
+      return () => {
+        set.delete(handler);
+      };
+    },
+
+    async listen(pool) {
+      if (state) {
+        if (state.pool !== pool) throw new Error('this invalidation bus already listens on another pool');
+        state.refs++;
+        return stopFunction(state);
+      }
+      const s: ListenState = { pool, refs: 1, client: null, lost: null, listening: new Set(), timer: null, delayMs: baseDelay, stopped: false };
+      state = s;
+      try {
+        await connect(s);
+      } catch (err) {
+        s.stopped = true;
+        if (s.timer) clearTimeout(s.timer);
+        if (state === s) state = null;
+        throw err;
+      }
+      return stopFunction(s);
+    },
+  };
+}

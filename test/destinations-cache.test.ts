@@ -1,0 +1,208 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createAuthenticator } from '../src/platform/auth/authenticator.js';
+import { createInvalidationBus } from '../src/platform/cache/invalidation-bus.js';
+import { bearer, createTestApp, type TestContext } from './support/app.js';
+import { userWithPermissions, type TestUser } from './support/actors.js';
+
+/**
+ * The destinations listing is served from an in-process cache (src/platform/cache). These tests
+ * prove it never answers with rows older than a committed change: at once in the process that
+ * wrote, and as soon as the NOTIFY arrives in any other process on the same database.
+ */
+let t: TestContext;
+let admin: Record<string, string>;
+let reader: TestUser;
+let dataDir: string;
+
+/** "Another API process": its own app, caches, authenticator and LISTEN connection, same database. */
+interface Instance {
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+const instances: Instance[] = [];
+
+async function startInstance(listenPool: pg.Pool = t.database.pool): Promise<Instance> {
+  const config = loadConfig({ RAMPART_DATA_DIR: dataDir, LOG_LEVEL: 'silent', DATABASE_URL: t.database.connectionString, RAMPART_RATE_LIMIT_PER_MINUTE: '0' });
+  const bus = createInvalidationBus();
+  const app = await buildApp({
+    config,
+    database: t.database,
+    logger: pino({ level: 'silent' }),
+    authenticator: createAuthenticator(t.database.db, { bus }),
+    secrets: t.secrets,
+    invalidation: bus,
+  });
+  const stop = await bus.listen(listenPool);
+  const instance = {
+    app,
+    async close() {
+      await app.close();
+      await stop();
+    },
+  };
+  instances.push(instance);
+  return instance;
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ env: { RAMPART_RATE_LIMIT_PER_MINUTE: '0' } }); // the tests below read in loops
+  admin = bearer(t.orgA.apiKey.key);
+  reader = await userWithPermissions(t.database.db, t.orgA.organization.id, ['destination.read']);
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-cache-'));
+});
+afterAll(async () => {
+  for (const i of instances) await i.close().catch(() => {});
+  await t.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const slack = (name: string, token?: string) => ({ type: 'slack', name, config: { channelIds: ['C1'] }, ...(token ? { token } : {}) });
+
+async function list(app: FastifyInstance, headers = admin) {
+  const res = await app.inject({ url: '/api/output-destinations', headers });
+  expect(res.statusCode).toBe(200);
+  return res;
+}
+const names = async (app: FastifyInstance, headers = admin) => ((await list(app, headers)).json() as Array<{ name: string }>).map((d) => d.name);
+
+async function eventually(check: () => Promise<boolean>, ms = 3_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('same process: read-after-write', () => {
+  it('create, update and delete show in the very next list and get', async () => {
+    const headers = bearer(t.orgB.apiKey.key);
+    expect(await names(t.app, headers)).toEqual([]); // cached: empty
+
+    const created = await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers, payload: slack('one', 'xoxb-1') });
+    expect(created.statusCode).toBe(200);
+    const { id } = created.json() as { id: string };
+    expect(await names(t.app, headers)).toEqual(['one']);
+    expect((await t.app.inject({ url: `/api/output-destinations/${id}`, headers })).json()).toMatchObject({ name: 'one', token: 'xoxb-1' });
+
+    const updated = await t.app.inject({ method: 'PUT', url: `/api/output-destinations/${id}`, headers, payload: slack('renamed', 'xoxb-2') });
+    expect(updated.statusCode).toBe(200);
+    expect(await names(t.app, headers)).toEqual(['renamed']);
+    expect((await t.app.inject({ url: `/api/output-destinations/${id}`, headers })).json()).toMatchObject({ name: 'renamed', token: 'xoxb-2' });
+
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/output-destinations/${id}`, headers })).statusCode).toBe(200);
+    expect(await names(t.app, headers)).toEqual([]);
+    expect((await t.app.inject({ url: `/api/output-destinations/${id}`, headers })).statusCode).toBe(404);
+  });
+
+  it('stays right under concurrent reads: every list issued after a write returns sees it', async () => {
+    const headers = bearer(t.orgB.apiKey.key);
+    let stop = false;
+    const readers = Array.from({ length: 4 }, async () => {
+      // inject() answered from memory never leaves the microtask queue: yield so I/O runs.
+      while (!stop) {
+        await list(t.app, headers);
+        await new Promise((r) => setImmediate(r));
+      }
+    });
+    try {
+      for (let i = 0; i < 10; i++) {
+        const res = await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers, payload: slack(`c${i}`) });
+        expect(res.statusCode).toBe(200);
+        expect(await names(t.app, headers)).toContain(`c${i}`);
+      }
+    } finally {
+      stop = true;
+      await Promise.all(readers);
+    }
+  });
+
+  it('a cached answer is byte-identical to a fresh one, and never reveals tokens to a reader', async () => {
+    await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers: admin, payload: slack('secretive', 'xoxb-CANARY-42') });
+    const fresh = await startInstance(); // empty caches
+    for (const headers of [admin, bearer(reader.key)]) {
+      const first = await list(fresh.app, headers);
+      const cached = await list(fresh.app, headers);
+      const fromOther = await list(t.app, headers);
+      expect(cached.body).toBe(first.body);
+      expect(fromOther.body).toBe(first.body);
+    }
+    // Admin first (tokens decrypted), then the reader: the shared entry holds no plaintext.
+    expect((await list(fresh.app, admin)).body).toContain('xoxb-CANARY-42');
+    expect((await list(fresh.app, bearer(reader.key))).body).not.toContain('xoxb-CANARY-42');
+  });
+
+  it('a failed update (404) changes nothing and leaves the cache usable', async () => {
+    const before = (await list(t.app)).body;
+    const missing = await t.app.inject({ method: 'PUT', url: '/api/output-destinations/0190a8e0-0000-7000-8000-000000000000', headers: admin, payload: slack('x') });
+    expect(missing.statusCode).toBe(404);
+    expect((await list(t.app)).body).toBe(before);
+  });
+});
+
+describe('across processes: LISTEN/NOTIFY', () => {
+  it('a write through one instance is seen by another that had the list cached', async () => {
+    const a = await startInstance();
+    const b = await startInstance();
+    const before = await names(b.app); // cached in B
+    const created = await a.app.inject({ method: 'POST', url: '/api/output-destinations', headers: admin, payload: slack('from A') });
+    expect(created.statusCode).toBe(200);
+    const { id } = created.json() as { id: string };
+    await eventually(async () => (await names(b.app)).includes('from A'));
+    expect(await names(b.app)).toEqual([...before, 'from A']);
+
+    await b.app.inject({ method: 'PUT', url: `/api/output-destinations/${id}`, headers: admin, payload: slack('renamed by B') });
+    await eventually(async () => (await names(a.app)).includes('renamed by B'));
+    expect((await a.app.inject({ url: `/api/output-destinations/${id}`, headers: admin })).json()).toMatchObject({ name: 'renamed by B' });
+
+    await a.app.inject({ method: 'DELETE', url: `/api/output-destinations/${id}`, headers: admin });
+    await eventually(async () => (await b.app.inject({ url: `/api/output-destinations/${id}`, headers: admin })).statusCode === 404);
+    expect(await names(b.app)).toEqual(before);
+  });
+
+  it('a notification drops only the organization written to', async () => {
+    const b = await startInstance();
+    const orgB = bearer(t.orgB.apiKey.key);
+    await names(b.app);
+    await names(b.app, orgB);
+    // Org B's list is read from memory: prove it by changing the table behind the cache's back.
+    await t.database.db.updateTable('outputDestinations').set({ name: 'changed behind the cache' }).where('organizationId', '=', t.orgB.organization.id).execute();
+    const created = await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers: admin, payload: slack('org A change') });
+    expect(created.statusCode).toBe(200);
+    await eventually(async () => (await names(b.app)).includes('org A change'));
+    expect(await names(b.app, orgB)).not.toContain('changed behind the cache');
+  });
+
+  it('a lost LISTEN connection drops every cached list, and notifications work again after the reconnect', async () => {
+    const listenPool = new pg.Pool({ connectionString: t.database.connectionString, max: 1, application_name: 'rampart-cache-test-listener' });
+    try {
+      const b = await startInstance(listenPool);
+      await names(b.app); // cached
+      await t.database.db.updateTable('outputDestinations').set({ name: 'missed while disconnected' }).where('organizationId', '=', t.orgA.organization.id).execute();
+      expect(await names(b.app)).not.toContain('missed while disconnected');
+      const { rows } = await t.database.pool.query(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'rampart-cache-test-listener'`);
+      expect(rows).toHaveLength(1);
+      await eventually(async () => (await names(b.app)).includes('missed while disconnected'));
+
+      // Reconnected (after ~1 s): a change through another instance reaches B again.
+      await eventually(async () => {
+        const { rows: l } = await t.database.pool.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = 'rampart-cache-test-listener'`);
+        return l.length === 1;
+      });
+      await names(b.app);
+      await new Promise((r) => setTimeout(r, 100)); // the LISTEN statement follows the connect
+      await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers: admin, payload: slack('after the reconnect') });
+      await eventually(async () => (await names(b.app)).includes('after the reconnect'));
+    } finally {
+      for (const i of instances.splice(0)) await i.close().catch(() => {});
+      await listenPool.end();
+    }
+  });
+});
