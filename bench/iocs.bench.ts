@@ -7,7 +7,7 @@
  *
  * Knobs: BENCH_IOCS_ITEMS (20,000 items × 50 indicators; quick 2,000 → 100,000 indicators),
  * BENCH_IOCS_QUERIES (200; quick 50). `npm run bench -- iocs --explain` then EXPLAIN ANALYZEs
- * the slowest query shapes and times candidate indexes/rewrites (bench/support/iocs-explain.ts).
+ * the statements of the slowest requests and times them by query shape (bench/support/iocs-explain.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';

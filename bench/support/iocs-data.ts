@@ -6,10 +6,13 @@
  * 3 % unknown, 2 % found. About 5 % of the values are "hot" (documentation IP ranges,
  * *.evil-example.net) and recur across items, as real reporting repeats infrastructure.
  *
- * The secondary indexes of intel_indicators are dropped during the load and re-created from
- * their own definitions (pg_get_indexdef), which is much faster than maintaining a trigram GIN
- * row by row; the result is the schema exactly as migrated. Then VACUUM ANALYZE, the state
- * autovacuum would reach on its own after such an insert.
+ * The secondary indexes of intel_indicators and intel_indicator_search are dropped during the
+ * load and re-created from their own definitions (pg_get_indexdef), which is much faster than
+ * maintaining a trigram GIN row by row; the result is the schema exactly as migrated. The load
+ * runs with session_replication_role = replica (no FK checks), which also silences the triggers
+ * that keep intel_indicator_search (migration 0006) in step, so that copy is filled here with the
+ * same INSERT … SELECT the insert trigger runs. Then VACUUM ANALYZE, the state autovacuum would
+ * reach on its own after such an insert.
  */
 import { sql } from 'kysely';
 import type { Database } from '../../src/platform/db/database.js';
@@ -50,7 +53,7 @@ async function load(db: Database, organizationId: string, ITEMS: number, log: (m
         FROM bench_items`,
     sql`CREATE TEMP TABLE bench_index_defs AS
         SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS def
-        FROM pg_index i WHERE i.indrelid = 'intel_indicators'::regclass AND NOT i.indisprimary AND NOT i.indisunique`,
+        FROM pg_index i WHERE i.indrelid IN ('intel_indicators'::regclass, 'intel_indicator_search'::regclass) AND NOT i.indisprimary AND NOT i.indisunique`,
   ];
   for (const s of stmts) await s.execute(db);
   const defs = (await sql<{ name: string; def: string }>`SELECT name, def FROM bench_index_defs`.execute(db)).rows;
@@ -88,12 +91,17 @@ async function load(db: Database, organizationId: string, ITEMS: number, log: (m
     CROSS JOIN LATERAL (SELECT ty.type, n.norm, n.ttl, CASE WHEN ty.type = 'domain' AND g % 3 = 0 THEN replace(n.norm, '.', '[.]') ELSE n.norm END AS value) v
     ON CONFLICT DO NOTHING`.execute(db);
   const t1 = Date.now();
-  log(`iocs: indicators inserted in ${((t1 - t0) / 1000).toFixed(1)} s; re-creating ${defs.length} indexes`);
-  for (const d of defs) await sql`${sql.raw(d.def)}`.execute(db);
+  log(`iocs: indicators inserted in ${((t1 - t0) / 1000).toFixed(1)} s; filling intel_indicator_search, re-creating ${defs.length} indexes`);
+  // As trigger intel_indicators_search_insert would have done (it does not fire under replica).
+  await sql`
+    INSERT INTO intel_indicator_search (id, organization_id, type, status, created_at, search_value)
+    SELECT id, organization_id, type, status, created_at, lower(normalized_value) FROM intel_indicators WHERE organization_id = ${organizationId}`.execute(db);
+  // A partitioned table's index reads "ON ONLY parent" (no partitions); re-create it on all of them.
+  for (const d of defs) await sql`${sql.raw(d.def.replace(' ON ONLY ', ' ON '))}`.execute(db);
   await sql`SET session_replication_role = origin`.execute(db);
   await sql`RESET maintenance_work_mem`.execute(db);
   log(`iocs: indexes in ${((Date.now() - t1) / 1000).toFixed(1)} s; VACUUM ANALYZE`);
-  await sql`VACUUM ANALYZE intel_sources, intel_items, intel_indicators`.execute(db);
+  await sql`VACUUM ANALYZE intel_sources, intel_items, intel_indicators, intel_indicator_search`.execute(db);
   const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM intel_indicators WHERE organization_id = ${organizationId}`.execute(db);
   return { rows: rows[0]!.n, seconds: (Date.now() - t0) / 1000 };
 }
