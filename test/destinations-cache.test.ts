@@ -4,11 +4,14 @@ import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createAuthenticator } from '../src/platform/auth/authenticator.js';
 import { createInvalidationBus } from '../src/platform/cache/invalidation-bus.js';
+import { DestinationList } from '../src/modules/destinations/destinations.schemas.js';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions, type TestUser } from './support/actors.js';
 
@@ -32,14 +35,17 @@ const instances: Instance[] = [];
 async function startInstance(listenPool: pg.Pool = t.database.pool): Promise<Instance> {
   const config = loadConfig({ RAMPART_DATA_DIR: dataDir, LOG_LEVEL: 'silent', DATABASE_URL: t.database.connectionString, RAMPART_RATE_LIMIT_PER_MINUTE: '0' });
   const bus = createInvalidationBus();
-  const app = await buildApp({
-    config,
-    database: t.database,
-    logger: pino({ level: 'silent' }),
-    authenticator: createAuthenticator(t.database.db, { bus }),
-    secrets: t.secrets,
-    invalidation: bus,
-  });
+  const app = await buildApp(
+    {
+      config,
+      database: t.database,
+      logger: pino({ level: 'silent' }),
+      authenticator: createAuthenticator(t.database.db, { bus }),
+      secrets: t.secrets,
+      invalidation: bus,
+    },
+    registerReference,
+  );
   const stop = await bus.listen(listenPool);
   const instance = {
     app,
@@ -50,6 +56,38 @@ async function startInstance(listenPool: pg.Pool = t.database.pool): Promise<Ins
   };
   instances.push(instance);
   return instance;
+}
+
+/**
+ * The listing as it was rendered before the cache: straight from the table, same response
+ * schema and serializer (the authenticated actor's organization; tokens when `reveal=1`).
+ */
+function registerReference(root: FastifyInstance): void {
+  root.withTypeProvider<ZodTypeProvider>().get('/api/test-reference/destinations', {
+    schema: { querystring: z.object({ reveal: z.enum(['0', '1']) }), response: { 200: DestinationList } },
+  }, async (req) => {
+    const rows = await t.database.db
+      .selectFrom('outputDestinations')
+      .selectAll()
+      .where('organizationId', '=', req.actor!.organizationId)
+      .orderBy('createdAt')
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => {
+      const dto = {
+        id: row.id,
+        organizationId: row.organizationId,
+        name: row.name,
+        createdAt: row.createdAt.toISOString(),
+        updatedAt: row.updatedAt.toISOString(),
+        type: row.type,
+        config: row.config,
+        hasToken: row.tokenCiphertext !== null,
+      } as z.infer<typeof DestinationList>[number];
+      if (req.query.reveal === '1' && row.tokenCiphertext) dto.token = t.secrets.decrypt(row.tokenCiphertext);
+      return dto;
+    });
+  });
 }
 
 beforeAll(async () => {
@@ -125,7 +163,16 @@ describe('same process: read-after-write', () => {
   });
 
   it('a cached answer is byte-identical to a fresh one, and never reveals tokens to a reader', async () => {
-    await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers: admin, payload: slack('secretive', 'xoxb-CANARY-42') });
+    const variants = [
+      slack('secretive', 'xoxb-CANARY-42'),
+      { type: 'webhook', name: 'hook "quoted" \u00e9', config: { url: 'https://hooks.example.com/in', authType: 'header', headerName: 'X-Key' }, token: 'whk-1' },
+      { type: 'teams', name: 'Teams', config: { url: 'https://prod.workflows.example.com/x' } },
+      { type: 'slack', name: 'Slack blocked', config: { channelIds: ['C1', 'C2'], configurationRevision: 3, blockedChannels: { C2: { reason: 'archived', blockedAt: '2026-01-01T00:00:00.000Z' } } }, token: 'xoxb-2' },
+      { type: 'pagerduty', name: 'PD', config: { severity: 'critical' }, token: 'rk' },
+      { type: 'linear', name: 'Linear', config: { teamId: 'T', labelIds: ['L1'], labelNames: ['sec'] }, token: 'lin' },
+      { type: 'tines', name: 'Tines', config: { teamId: '42', teamName: 'SecOps' } },
+    ];
+    for (const payload of variants) expect((await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers: admin, payload })).statusCode).toBe(200);
     const fresh = await startInstance(); // empty caches
     for (const headers of [admin, bearer(reader.key)]) {
       const first = await list(fresh.app, headers);
@@ -133,6 +180,13 @@ describe('same process: read-after-write', () => {
       const fromOther = await list(t.app, headers);
       expect(cached.body).toBe(first.body);
       expect(fromOther.body).toBe(first.body);
+    }
+    // And byte-identical to the listing rendered straight from the table (as before the cache).
+    for (const [headers, reveal] of [[admin, '1'], [bearer(reader.key), '0']] as const) {
+      const reference = await fresh.app.inject({ url: `/api/test-reference/destinations?reveal=${reveal}`, headers });
+      expect(reference.statusCode).toBe(200);
+      expect(JSON.parse(reference.body)).toHaveLength(JSON.parse((await list(fresh.app, headers)).body).length);
+      expect((await list(fresh.app, headers)).body).toBe(reference.body);
     }
     // Admin first (tokens decrypted), then the reader: the shared entry holds no plaintext.
     expect((await list(fresh.app, admin)).body).toContain('xoxb-CANARY-42');

@@ -23,16 +23,26 @@ import type { DestinationDto, DestinationInputT } from './destinations.schemas.j
 /**
  * The organization's destinations are read on every listing (the API's hottest route), so they
  * are kept in an invalidated read cache (src/platform/cache): every change below invalidates
- * its organization inside its transaction. Cached are the stored rows, token still encrypted;
- * a token is decrypted only while building the response of a caller with `destination.manage`.
+ * its organization inside its transaction. Cached per destination: its response without the
+ * token (built once: ISO dates cost ~1 µs each) and the token still encrypted. A token is
+ * decrypted and added, into a copy made for that response, only for callers with
+ * `destination.manage`; nothing shared ever holds a plaintext token.
  */
 export const DESTINATIONS_CHANNEL = 'rampart_destinations_invalidate';
 const CACHE_TTL_MS = 60_000;
 const CACHE_MAX_ORGANIZATIONS = 10_000;
 
-interface OrganizationDestinations {
-  rows: readonly DestinationRow[];
-  byId: ReadonlyMap<string, DestinationRow>;
+interface CachedDestination {
+  /** Frozen; without `token`. */
+  dto: DestinationDto;
+  tokenCiphertext: string | null;
+}
+
+export interface OrganizationDestinations {
+  all: readonly CachedDestination[];
+  /** What a caller without `destination.manage` gets: the same frozen objects. */
+  withoutTokens: readonly DestinationDto[];
+  byId: ReadonlyMap<string, CachedDestination>;
 }
 
 export function createDestinationsCache(bus: InvalidationBus): InvalidatedCache<OrganizationDestinations> {
@@ -44,26 +54,28 @@ export function createDestinationsCache(bus: InvalidationBus): InvalidatedCache<
   });
 }
 
-/** Cached rows are shared by concurrent requests: nothing may change them. */
-function frozen(rows: DestinationRow[]): OrganizationDestinations {
-  for (const row of rows) {
-    deepFreeze(row.config);
-    Object.freeze(row);
-  }
-  return { rows: Object.freeze(rows), byId: new Map(rows.map((r) => [r.id, r])) };
-}
-
-function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+/** Entries are shared by concurrent requests: nothing may change them. */
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
   for (const v of Object.values(value)) deepFreeze(v);
-  Object.freeze(value);
+  return Object.freeze(value);
 }
 
 export function createDestinationsService(deps: { db: Database; secrets: SecretBox; cache: InvalidatedCache<OrganizationDestinations> }) {
   const { db, secrets, cache } = deps;
 
+  async function loadOrganization(organizationId: string): Promise<OrganizationDestinations> {
+    const all = (await listDestinationRows(db, organizationId)).map((row) => Object.freeze({ dto: deepFreeze(toDto(row, false)), tokenCiphertext: row.tokenCiphertext }));
+    return { all: Object.freeze(all), withoutTokens: Object.freeze(all.map((d) => d.dto)), byId: new Map(all.map((d) => [d.dto.id, d])) };
+  }
+
   function organizationDestinations(organizationId: string): Promise<OrganizationDestinations> {
-    return cache.get(organizationId, async () => frozen(await listDestinationRows(db, organizationId)));
+    return cache.get(organizationId, () => loadOrganization(organizationId));
+  }
+
+  /** The cached response, plus the token in a copy of it for a caller with `destination.manage`. */
+  function respond(d: CachedDestination, revealToken: boolean): DestinationDto {
+    return revealToken && d.tokenCiphertext ? { ...d.dto, token: secrets.decrypt(d.tokenCiphertext) } : d.dto;
   }
 
   /** The token is revealed only to callers who could change it anyway. */
@@ -90,14 +102,14 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
   return {
     async list(ctx: RequestContext): Promise<DestinationDto[]> {
       const reveal = hasPermission(ctx.actor, 'destination.manage');
-      const { rows } = await organizationDestinations(ctx.actor.organizationId);
-      return rows.map((r) => toDto(r, reveal));
+      const cached = await organizationDestinations(ctx.actor.organizationId);
+      return reveal ? cached.all.map((d) => respond(d, true)) : (cached.withoutTokens as DestinationDto[]);
     },
 
     async get(ctx: RequestContext, id: string): Promise<DestinationDto> {
-      const row = (await organizationDestinations(ctx.actor.organizationId)).byId.get(id);
-      if (!row) throw new NotFoundError('Output destination');
-      return toDto(row, hasPermission(ctx.actor, 'destination.manage'));
+      const cached = (await organizationDestinations(ctx.actor.organizationId)).byId.get(id);
+      if (!cached) throw new NotFoundError('Output destination');
+      return respond(cached, hasPermission(ctx.actor, 'destination.manage'));
     },
 
     async create(ctx: RequestContext, input: DestinationInputT): Promise<DestinationDto> {
