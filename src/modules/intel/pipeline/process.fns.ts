@@ -1,7 +1,7 @@
 import type { StructuredIndicator } from '../connectors/types.js';
 import type { AttackCatalog } from './classify/attack-catalog.fns.js';
 import { classifyText } from './classify/classify.fns.js';
-import { cvssFromText } from './classify/cvss.fns.js';
+import { tokenize } from './classify/phrase-matcher.fns.js';
 import { affectedProductsFrom } from './classify/products.fns.js';
 import { passageAround, splitSentences } from './classify/sentences.fns.js';
 import { severityOf, type Severity } from './classify/severity.fns.js';
@@ -78,7 +78,9 @@ const KNOWN_EXPLOITED = /\b(known[- ]exploited|exploited in the wild|actively ex
 
 export function processItem(input: ProcessInput, catalog: AttackCatalog): ProcessResult {
   const text = input.contentText;
+  // Split once; every classifier below reads the same sentences and tokens.
   const sentences = splitSentences(text);
+  const tokens = tokenize(text);
   const extracted = extractIocs(text);
   const fromTitle = extractIocs(input.title);
 
@@ -113,24 +115,23 @@ export function processItem(input: ProcessInput, catalog: AttackCatalog): Proces
     ...input.structuredIndicators.filter((s) => s.type === 'cve').map((s) => s.value.toUpperCase()),
   ])].sort();
   const techniqueIds = extracted.iocs.filter((i) => i.kind === 'attack-technique').map((i) => ({ id: i.normalizedValue, spans: i.spans }));
-  const classification = classifyText({ title: input.title, text, tags: input.tags, cves, techniqueIds }, catalog);
+  const classification = classifyText({ title: input.title, text, tags: input.tags, cves, techniqueIds, sentences, tokens }, catalog);
   for (const p of classification.passages) passages.push({ text: p.text, sourceUrl, charSpan: p.charSpan });
 
-  const products = affectedProductsFrom({ text, cpes: input.tags.filter((t) => t.startsWith('cpe:')) });
+  const products = affectedProductsFrom({ text, cpes: input.tags.filter((t) => t.startsWith('cpe:')), sentences, tokens });
   for (const p of products) if (p.passage) passages.push({ text: p.passage.text, sourceUrl, charSpan: p.passage.charSpan });
 
   const indicators = [...byKey.values()];
   const knownExploited = KNOWN_EXPLOITED.test(`${input.title}\n${text}`) || input.tags.some((t) => /kev|exploited/i.test(t));
-  const cvss = cvssFromText(text).flatMap((c) => (c.score === null ? [] : [c.score]));
   const sev = severityOf({
-    cvssScores: cvss,
+    cvssScores: [], // severityOf reads the scores and vectors in the text itself
     knownExploited,
     text: `${input.title}\n${text}`,
     cves,
     indicatorCount: indicators.length,
     namedThreats: classification.malware.length + classification.actor.length,
   });
-  const summary = summarize(input.title, text, { killChain: classification.killChain });
+  const summary = summarize(input.title, text, { killChain: classification.killChain, sentences });
   const seen = (input.publishedAt ?? input.now).toISOString();
 
   const iocs: ProcessResult['iocs'] = Object.fromEntries(IOC_LIST_NAMES.map((k) => [k, []]));

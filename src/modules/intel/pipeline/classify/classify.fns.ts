@@ -27,7 +27,7 @@ import { attackMatcher, type AttackPayload } from './attack-matchers.fns.js';
 import { signalsFromTags } from './classify-tags.fns.js';
 import { compilePhrases, findPhrases, tokenize, type Token } from './phrase-matcher.fns.js';
 import { platformOfTechnique, platformsFromText, sortPlatforms, type Platform } from './platforms.fns.js';
-import { passageAround, passageRef, splitSentences, type CharSpan, type Passage } from './sentences.fns.js';
+import { passageAround, passageRef, splitSentences, type CharSpan, type Passage, type Sentence } from './sentences.fns.js';
 
 export interface ClassifyInput {
   title: string;
@@ -37,6 +37,9 @@ export interface ClassifyInput {
   cves: string[];
   /** Technique ids found upstream, with their spans in `text` (may be empty). */
   techniqueIds: Array<{ id: string; spans: CharSpan[] }>;
+  /** `text` already split (enrichment splits an item once for every classifier). */
+  sentences?: readonly Sentence[];
+  tokens?: readonly Token[];
 }
 
 export interface AttackEntry {
@@ -155,7 +158,7 @@ function anchorFor(id: string, techniques: ReadonlyMap<string, Evidence>, text: 
 
 export function classifyText(input: ClassifyInput, catalog: AttackCatalog): Classification {
   const { text, title } = input;
-  const sentences = splitSentences(text);
+  const sentences = input.sentences ?? splitSentences(text);
   const techniques = new Map<string, Evidence>();
   const groups = new Map<string, Evidence>();
   const software = new Map<string, Evidence>();
@@ -181,7 +184,7 @@ export function classifyText(input: ClassifyInput, catalog: AttackCatalog): Clas
     if (p.kind === 'technique') note(techniques, p.id, p.confidence, span, order, 'name');
     else note(p.kind === 'group' ? groups : software, String(p.index), p.confidence, span, order, 'name');
   };
-  const textTokens = tokenize(text);
+  const textTokens = input.tokens ?? tokenize(text);
   if (matcher.size > 0) {
     for (const m of findPhrases(text, textTokens, matcher)) for (const p of m.payloads) record(p, { start: m.start, end: m.end }, m.start);
     for (const m of findPhrases(title, tokenize(title), matcher)) for (const p of m.payloads) record(p, null, -1);

@@ -16,7 +16,7 @@
 
 import { cpeCase, findingFromCpe, findingsFromConfigurations, findingsFromCve5Affected, type CpeFinding } from './cpe.fns.js';
 import { KNOWN_VENDORS, productId, vendorId, type KnownProduct } from './product-dictionary.js';
-import { compilePhrases, findPhrases, tokenize, type PhraseIndex, type PhraseMatch } from './phrase-matcher.fns.js';
+import { compilePhrases, findPhrases, tokenize, type PhraseIndex, type PhraseMatch, type Token } from './phrase-matcher.fns.js';
 import { passageAround, splitSentences, type CharSpan, type Passage, type Sentence } from './sentences.fns.js';
 import { parseVersionList, parseVersionsBefore } from './versions.fns.js';
 
@@ -24,6 +24,9 @@ export interface ProductsInput {
   text: string;
   cpes: string[];
   cveRecords?: Array<{ cve: string; configurations?: unknown; affected?: unknown }>;
+  /** `text` already split (enrichment splits an item once for every classifier). */
+  sentences?: readonly Sentence[];
+  tokens?: readonly Token[];
 }
 
 export interface AffectedProduct {
@@ -83,9 +86,8 @@ function productFor(m: PhraseMatch<Payload>, vendor: string | null): { vendor: s
 }
 
 /** Products named in text (known vendors/products, or a known vendor + unlisted product + versions). */
-export function productsFromText(text: string): Found[] {
-  const sentences = splitSentences(text);
-  const matches = findPhrases(text, tokenize(text), dictionary());
+export function productsFromText(text: string, sentences: readonly Sentence[] = splitSentences(text), tokens: readonly Token[] = tokenize(text)): Found[] {
+  const matches = findPhrases(text, tokens, dictionary());
   const out: Found[] = [];
   const emit = (vendor: string, product: string, span: CharSpan, versionsAt: number, qualified: boolean, mode: KnownProduct['match'] | 'generic'): void => {
     let list = parseVersionList(text, versionsAt);
@@ -150,15 +152,17 @@ function mentionNames(vendor: string, product: string): string[] {
   return words.length >= 3 ? [words] : [];
 }
 
-function firstMention(text: string, sentences: readonly Sentence[], vendor: string, product: string): Passage | undefined {
+function firstMention(text: string, sentences: readonly Sentence[], tokens: readonly Token[], vendor: string, product: string): Passage | undefined {
   const names = mentionNames(vendor, product);
   if (names.length === 0 || text === '') return undefined;
   const index = compilePhrases(names.map((n) => ({ phrase: n, caseSensitive: !/\s/.test(n) && n.length <= 4, payload: n })));
-  const hit = findPhrases(text, tokenize(text), index)[0];
+  const hit = findPhrases(text, tokens, index)[0];
   return hit ? passageAround(text, sentences, hit) : undefined;
 }
 
 export function affectedProductsFrom(input: ProductsInput): AffectedProduct[] {
+  const sentences = input.sentences ?? splitSentences(input.text);
+  const tokens = input.tokens ?? tokenize(input.text);
   const found: Found[] = [];
   let order = -1_000_000;
   const add = (f: CpeFinding, confidence: number): void => {
@@ -173,7 +177,7 @@ export function affectedProductsFrom(input: ProductsInput): AffectedProduct[] {
     for (const f of findingsFromConfigurations(r.configurations)) add(f, 0.9);
     for (const f of findingsFromCve5Affected(r.affected ?? r.configurations)) add(f, 0.9);
   }
-  found.push(...productsFromText(input.text));
+  found.push(...productsFromText(input.text, sentences, tokens));
 
   const merged = new Map<string, AffectedProduct & { order: number }>();
   for (const f of found) {
@@ -188,12 +192,11 @@ export function affectedProductsFrom(input: ProductsInput): AffectedProduct[] {
     if (f.passage && (!prev.passage || f.passage.charSpan.start < prev.passage.charSpan.start)) prev.passage = f.passage;
   }
 
-  const sentences = splitSentences(input.text);
   return [...merged.values()]
     .sort((a, b) => b.confidence - a.confidence || a.order - b.order)
     .map(({ order: _order, ...p }) => {
       if (!p.passage) {
-        const passage = firstMention(input.text, sentences, p.vendor, p.product);
+        const passage = firstMention(input.text, sentences, tokens, p.vendor, p.product);
         if (passage) p.passage = passage;
       }
       return p;

@@ -28,24 +28,42 @@ const ABBREVIATIONS = new Set([
   'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec', 'resp', 'min', 'max', 'incl',
 ]);
 
-const CLOSERS = '"\'”’)]»';
-const TERMINALS = '.!?…';
+/** . ! ? … */
+const isTerminal = (c: number): boolean => c === 46 || c === 33 || c === 63 || c === 0x2026;
+/** " ' ” ’ ) ] » */
+const isCloser = (c: number): boolean => c === 34 || c === 39 || c === 0x201d || c === 0x2019 || c === 41 || c === 93 || c === 0xbb;
 /** A line shorter than this, ended by a newline, is taken as a heading or a list line, not a wrapped line. */
 const SHORT_LINE = 60;
 const BULLET_RE = /^[ \t]*(?:[-*•▪‣◦–]|\d{1,2}[.)])[ \t]/;
 
+/** Whitespace as `\s` sees it, by code: this runs for most characters of every item. */
+function isSpaceCode(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  if (c < 160) return false;
+  return c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
 function isSpace(ch: string | undefined): boolean {
-  return ch !== undefined && /\s/.test(ch);
+  return ch !== undefined && isSpaceCode(ch.charCodeAt(0));
 }
 
 function isLower(ch: string | undefined): boolean {
-  return ch !== undefined && /\p{Ll}/u.test(ch);
+  if (ch === undefined) return false;
+  const c = ch.charCodeAt(0);
+  if (c < 128) return c >= 97 && c <= 122;
+  return /\p{Ll}/u.test(ch);
+}
+
+function isWordOrDot(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  if (c < 128) return c === 46 || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+  return /[\p{L}\p{N}]/u.test(text[at] as string);
 }
 
 /** True when the period at `dot` belongs to the word before it (abbreviation, initial, list number). */
 function periodIsPartOfWord(text: string, dot: number): boolean {
   let s = dot;
-  while (s > 0 && /[\p{L}\p{N}.]/u.test(text[s - 1] ?? '')) s -= 1;
+  while (s > 0 && isWordOrDot(text, s - 1)) s -= 1;
   const word = text.slice(s, dot);
   if (word === '') return false;
   if (ABBREVIATIONS.has(word.toLowerCase())) return true;
@@ -67,23 +85,11 @@ function periodIsPartOfWord(text: string, dot: number): boolean {
  * IPs (1.2.3.4), domains (evil.com) and defanged forms (evil[.]com, hxxp://x(.)y) stay whole.
  */
 export function splitSentences(text: string): readonly Sentence[] {
-  // Enrichment splits the same item text in four places (spans, classification, products,
-  // summary): the last answer is kept, which was a sixth of the enrichment job's CPU time.
-  if (text === memo.text && memo.sentences) return memo.sentences;
-  const sentences = split(text);
-  memo.text = text;
-  memo.sentences = sentences;
-  return sentences;
-}
-
-const memo: { text: string; sentences: readonly Sentence[] | null } = { text: '', sentences: null };
-
-function split(text: string): readonly Sentence[] {
   const cuts: number[] = [];
   const n = text.length;
   for (let i = 0; i < n; i += 1) {
-    const ch = text[i] as string;
-    if (ch === '\n') {
+    const c = text.charCodeAt(i);
+    if (c === 10) {
       const lineStart = text.lastIndexOf('\n', i - 1) + 1;
       const prevLine = text.slice(lineStart, i).trim();
       const nextLineEnd = text.indexOf('\n', i + 1);
@@ -91,15 +97,15 @@ function split(text: string): readonly Sentence[] {
       if (prevLine === '' || nextLine.trim() === '' || prevLine.length < SHORT_LINE || BULLET_RE.test(nextLine)) cuts.push(i);
       continue;
     }
-    if (!TERMINALS.includes(ch)) continue;
+    if (!isTerminal(c)) continue;
     let j = i + 1;
-    while (j < n && TERMINALS.includes(text[j] as string)) j += 1; // "?!", "..."
-    while (j < n && CLOSERS.includes(text[j] as string)) j += 1;
-    if (j < n && !isSpace(text[j])) continue;
+    while (j < n && isTerminal(text.charCodeAt(j))) j += 1; // "?!", "..."
+    while (j < n && isCloser(text.charCodeAt(j))) j += 1;
+    if (j < n && !isSpaceCode(text.charCodeAt(j))) continue;
     let k = j;
-    while (k < n && isSpace(text[k])) k += 1;
+    while (k < n && isSpaceCode(text.charCodeAt(k))) k += 1;
     if (k < n && isLower(text[k])) continue;
-    if (ch === '.' && j === i + 1 && periodIsPartOfWord(text, i)) continue;
+    if (c === 46 && j === i + 1 && periodIsPartOfWord(text, i)) continue;
     cuts.push(j);
     i = j - 1;
   }
@@ -110,8 +116,8 @@ function split(text: string): readonly Sentence[] {
   for (const cut of cuts) {
     let s = from;
     let e = cut;
-    while (s < e && isSpace(text[s])) s += 1;
-    while (e > s && isSpace(text[e - 1])) e -= 1;
+    while (s < e && isSpaceCode(text.charCodeAt(s))) s += 1;
+    while (e > s && isSpaceCode(text.charCodeAt(e - 1))) e -= 1;
     if (e > s) out.push({ start: s, end: e, text: text.slice(s, e) });
     from = cut;
   }

@@ -53,12 +53,22 @@ export function truncate(s: string, max: number): string {
   return `${(space > max * 0.5 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, '')}…`;
 }
 
+/** Prose, not a heading, a label or a run of values: ≥ 25 characters, ≥ 4 words, mostly letters. */
 function informative(s: string): boolean {
-  if (s.length < 25 || s.split(' ').length < 4) return false;
-  if (BOILERPLATE_RE.test(s) || /:$/.test(s)) return false;
-  const letters = (s.match(/\p{L}/gu) ?? []).length;
+  if (s.length < 25 || s.endsWith(':')) return false;
+  let spaces = 0;
+  let letters = 0;
+  for (let i = 0; i < s.length; i += 1) {
+    const c = s.charCodeAt(i);
+    if (c === 32) spaces += 1;
+    else if (c < 128 ? (c | 32) >= 97 && (c | 32) <= 122 : LETTER_RE.test(s[i] as string)) letters += 1;
+  }
+  // Words are separated by single spaces here (cleanSentence collapsed the rest).
+  if (spaces < 3 || BOILERPLATE_RE.test(s)) return false;
   return letters / s.length > 0.5;
 }
+
+const LETTER_RE = /\p{L}/u;
 
 function titleWords(title: string): Set<string> {
   return new Set(
@@ -71,10 +81,9 @@ interface Candidate {
   text: string;
 }
 
-function candidates(sentences: readonly Sentence[]): Candidate[] {
+function candidates(cleaned: readonly string[]): Candidate[] {
   const out: Candidate[] = [];
-  sentences.forEach((s, index) => {
-    const text = cleanSentence(s.text);
+  cleaned.forEach((text, index) => {
     if (informative(text)) out.push({ index, text });
   });
   return out;
@@ -103,9 +112,26 @@ function pickSummary(list: readonly Candidate[], title: string): string {
   return out;
 }
 
-function pickAbstract(text: string): string {
-  for (const paragraph of text.split(/\n[ \t]*\n/)) {
-    const all = splitSentences(paragraph).map((s) => cleanSentence(s.text)).filter((s) => s !== '');
+/** Sentences never span a blank line, so paragraphs are runs of sentences with no blank line between them. */
+function paragraphs(text: string, sentences: readonly Sentence[], cleaned: readonly string[]): string[][] {
+  const out: string[][] = [];
+  let current: string[] = [];
+  sentences.forEach((s, i) => {
+    const prev = sentences[i - 1];
+    if (prev && PARAGRAPH_BREAK_RE.test(text.slice(prev.end, s.start))) {
+      out.push(current);
+      current = [];
+    }
+    if (cleaned[i] !== '') current.push(cleaned[i] as string);
+  });
+  out.push(current);
+  return out;
+}
+
+const PARAGRAPH_BREAK_RE = /\n[ \t]*\n/;
+
+function pickAbstract(paragraphList: readonly string[][]): string {
+  for (const all of paragraphList) {
     const from = all.findIndex(informative);
     if (from < 0) continue;
     // Leading headings ("Overview") are not part of the abstract.
@@ -121,11 +147,10 @@ function pickAbstract(text: string): string {
   return '';
 }
 
-function pickAttackPath(sentences: readonly Sentence[], killChain: readonly string[]): string[] {
+function pickAttackPath(cleaned: readonly string[], killChain: readonly string[]): string[] {
   if (killChain.length > 0) return sortTactics(killChain).map(tacticName);
   const out: string[] = [];
-  for (const s of sentences) {
-    const text = cleanSentence(s.text);
+  for (const text of cleaned) {
     if (!STAGE_RE.test(text) || out.includes(text)) continue;
     out.push(truncate(text, ATTACK_PATH_SENTENCE_MAX));
     if (out.length >= ATTACK_PATH_MAX) break;
@@ -133,15 +158,17 @@ function pickAttackPath(sentences: readonly Sentence[], killChain: readonly stri
   return out;
 }
 
-export function summarize(title: string, text: string, opts: { killChain?: readonly string[] } = {}): Summary {
-  const sentences = splitSentences(text);
-  const list = candidates(sentences);
+/** `sentences`: the text's, when the caller already split it (enrichment does, once per item). */
+export function summarize(title: string, text: string, opts: { killChain?: readonly string[]; sentences?: readonly Sentence[] } = {}): Summary {
+  const sentences = opts.sentences ?? splitSentences(text);
+  const cleaned = sentences.map((s) => cleanSentence(s.text));
+  const list = candidates(cleaned);
   const cleanTitle = cleanSentence(title);
   const first = list[0]?.text ?? '';
   return {
     summary: pickSummary(list, title) || truncate(cleanTitle, SUMMARY_MAX),
     tldr: truncate(first || cleanTitle, TLDR_MAX),
-    abstract: pickAbstract(text),
-    attackPath: pickAttackPath(sentences, opts.killChain ?? []),
+    abstract: pickAbstract(paragraphs(text, sentences, cleaned)),
+    attackPath: pickAttackPath(cleaned, opts.killChain ?? []),
   };
 }
