@@ -38,6 +38,8 @@ interface ItemRow {
   organizationId: string;
   title: string;
   sourceLabel: string;
+  /** Null on an item's first enrichment: it has no indicators yet, so none can be stale. */
+  processedAt: Date | null;
 }
 
 /**
@@ -66,7 +68,7 @@ export function createProcessItemsJob(deps: { db: Database }): JobDefinition<{ i
       const rows = await db
         .selectFrom('intelItems as i')
         .innerJoin('intelSources as s', 's.id', 'i.sourceId')
-        .select(['i.id', 'i.organizationId', 'i.title', 'i.contentText', 'i.url', 'i.tags', 'i.structuredIndicators', 'i.publishedAt', 'i.createdAt', 's.displayName as sourceLabel'])
+        .select(['i.id', 'i.organizationId', 'i.title', 'i.processedAt', 'i.contentText', 'i.url', 'i.tags', 'i.structuredIndicators', 'i.publishedAt', 'i.createdAt', 's.displayName as sourceLabel'])
         // Only ATT&CK items need their raw STIX object (for the catalog): the others skip the transfer and JSON.parse.
         .select(sql<unknown>`CASE WHEN s.builtin_key = ${MITRE_SOURCE_KEY} THEN i.raw END`.as('raw'))
         .select(sql<boolean>`s.builtin_key IS NOT DISTINCT FROM ${MITRE_SOURCE_KEY}`.as('isAttack'))
@@ -150,7 +152,7 @@ async function writeResults(tx: Queryable, batch: Array<{ row: ItemRow; result: 
       processed_at = ${now}::timestamptz, severity = v.severity, relevance = v.relevance, platforms = v.platforms, summary = v.summary,
       tldr = v.tldr, abstract = v.abstract, attack_path = v.attack_path, classification = v.classification,
       affected_products = v.affected_products, iocs = v.iocs, provenance = v.provenance, dropped_candidates = v.dropped_candidates,
-      event_confidence = v.event_confidence, canonical_key = v.canonical_key,
+      event_confidence = v.event_confidence, canonical_key = v.canonical_key, search = intel_item_search(i.title, i.content_text),
       duplicate_of = CASE WHEN v.canonical_key IS NULL THEN NULL ELSE i.duplicate_of END,
       status = CASE WHEN v.retracted THEN 'retracted' ELSE i.status END
     FROM (VALUES ${sql.join(values)}) AS v(id, severity, relevance, platforms, summary, tldr, abstract, attack_path, classification,
@@ -203,10 +205,13 @@ async function writeResults(tx: Queryable, batch: Array<{ row: ItemRow; result: 
       .execute();
   }
 
-  // 4. Indicators the new content no longer carries go (with their checks).
+  // 4. Indicators the new content no longer carries go (with their checks). Only items enriched
+  //    before can have any: new items (most of a sync) skip the statement.
+  const reprocessed = batch.filter((b) => b.row.processedAt !== null);
+  if (reprocessed.length === 0) return;
   await sql`
     DELETE FROM intel_indicators d
-    WHERE d.item_id = ANY(${batch.map((b) => b.row.id)}::uuid[])
+    WHERE d.item_id = ANY(${reprocessed.map((b) => b.row.id)}::uuid[])
       AND NOT EXISTS (
         SELECT 1 FROM unnest(${indicators.map((i) => i.itemId)}::uuid[], ${indicators.map((i) => i.type)}::text[], ${indicators.map((i) => i.normalizedValue)}::text[]) AS k(item_id, type, normalized_value)
         WHERE k.item_id = d.item_id AND k.type = d.type AND k.normalized_value = d.normalized_value
