@@ -103,6 +103,46 @@ describe('RSS sync', () => {
     expect(job.stats).toMatchObject({ fetched: 3, created: 3 });
   });
 
+  it('stores a large feed in chunks of 1,000, each committed with its enrichment hand-off; a failure keeps the chunks before it', async () => {
+    // 2,501 entries, one id twice (the later one wins): 2,500 items in chunks of 1,000, 1,000 and 500.
+    const entries = Array.from({ length: 2_501 }, (_, i) => ({ guid: i === 1_600 ? 'big-5' : `big-${i}`, title: `Post ${i}`, body: `Body ${i}` }));
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/rss+xml' });
+      res.end(rssFeed(entries));
+    });
+    closers.push(server.close);
+    const id = await createSource({ kind: 'rss', name: 'Big feed', feedUrl: `${server.url}/feed`, maxEntries: 10_000 });
+
+    const handedOff: number[] = [];
+    let failOnCall = 2;
+    const chunked = syncRunner(t.database.db, {
+      secrets: t.secrets,
+      onItemsChanged: async (tx, _org, ids) => {
+        // Inside the chunk's transaction: what it sees is what commits with the chunk.
+        const { n } = await tx.selectFrom('intelItems').select((eb) => eb.fn.countAll<string>().as('n')).where('id', 'in', ids).executeTakeFirstOrThrow();
+        expect(Number(n)).toBe(ids.length);
+        if (handedOff.length + 1 === failOnCall) throw new Error('enqueue failed');
+        handedOff.push(ids.length);
+      },
+    });
+
+    const failed = await chunked.sync(org(), id);
+    expect(failed.job.status).toBe('failed');
+    expect(failed.state.lastStatus).toBe('error');
+    expect(handedOff).toEqual([1_000]);
+    expect(await items(id)).toHaveLength(1_000); // the first chunk stands, the second rolled back
+
+    failOnCall = 0;
+    handedOff.length = 0;
+    const ok = await chunked.sync(org(), id);
+    expect(ok.job).toMatchObject({ status: 'succeeded', stats: { fetched: 2_501, created: 1_500, updated: 0, unchanged: 1_000 } });
+    expect(ok.state.lastStatus).toBe('ok');
+    expect(handedOff).toEqual([1_000, 500]); // only what changed, per chunk
+    const stored = await items(id);
+    expect(stored).toHaveLength(2_500);
+    expect(stored.find((i) => i.externalId === 'big-5')?.title).toBe('Post 1600');
+  });
+
   const failures: Array<[string, (url: string) => Promise<{ url: string; close(): Promise<void> }> | { url: string; close(): Promise<void> }, RegExp, boolean]> = [
     ['an XXE document', async () => serve(200, '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><rss version="2.0"><channel><title>&x;</title></channel></rss>'), /DOCTYPE|entit/i, false],
     ['a billion-laughs document', async () => serve(200, '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><rss version="2.0"><channel><title>&lol2;</title></channel></rss>'), /DOCTYPE|entit/i, false],

@@ -1,7 +1,8 @@
 /**
  * Where a sync's time goes, without touching the handler: the job gets a Kysely on the same pool
  * (same CamelCase plugin as openDatabase) whose query log marks when the first INSERT INTO
- * intel_items started, and an HTTP client wrapper that sums the time spent in requests.
+ * intel_items started and calls `onCommit` after each COMMIT, and an HTTP client wrapper that
+ * sums the time spent in requests.
  *   http        = time inside http.request (connect → last body byte), summed
  *   parse + map = from the handler's start to the first item INSERT, minus http
  *   store       = from the first item INSERT to the handler's return (incl. COMMIT)
@@ -21,7 +22,7 @@ export interface Phases {
   storeStatements: number;
 }
 
-export function instrument(pool: pg.Pool, http: HttpClient) {
+export function instrument(pool: pg.Pool, http: HttpClient, onCommit: () => void = () => {}) {
   let httpMs = 0;
   let storeStart: number | null = null;
   let storeStatements = 0;
@@ -29,6 +30,7 @@ export function instrument(pool: pg.Pool, http: HttpClient) {
     dialect: new PostgresDialect({ pool }),
     plugins: [new CamelCasePlugin()],
     log: (e) => {
+      if (e.level === 'query' && e.query.sql === 'commit') onCommit();
       if (e.level !== 'query' || !/^insert into "intel_items"/.test(e.query.sql)) return;
       storeStatements++;
       storeStart ??= performance.now() - e.queryDurationMillis;

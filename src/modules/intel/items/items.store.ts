@@ -23,8 +23,7 @@ export interface StoreResult {
  * version + 1 and status `corrected`. Running it twice (a retried job) yields the same rows.
  */
 export async function storeEntries(db: Queryable, organizationId: string, sourceId: string, entries: IntelEntry[]): Promise<StoreResult> {
-  // The same externalId twice in one fetch: the last one wins (ON CONFLICT cannot touch a row twice).
-  const unique = [...new Map(entries.map((e) => [e.externalId, e])).values()];
+  const unique = uniqueByExternalId(entries);
   const result: StoreResult = { created: 0, updated: 0, unchanged: 0, changedIds: [] };
   for (let i = 0; i < unique.length; i += BATCH) {
     const batch = unique.slice(i, i + BATCH);
@@ -86,6 +85,11 @@ export async function storeEntries(db: Queryable, organizationId: string, source
     result.unchanged += batch.length - written.length;
   }
   return result;
+}
+
+/** The same externalId twice in one fetch: the last one wins (ON CONFLICT cannot touch a row twice). */
+export function uniqueByExternalId(entries: IntelEntry[]): IntelEntry[] {
+  return [...new Map(entries.map((e) => [e.externalId, e])).values()];
 }
 
 function contentHash(e: IntelEntry): string {

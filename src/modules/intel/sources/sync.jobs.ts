@@ -8,7 +8,7 @@ import { rssConnector } from '../connectors/rss/rss.connector.js';
 import { mispConnector } from '../connectors/misp/misp.connector.js';
 import { mispFeedConnector } from '../connectors/misp/misp-feed.connector.js';
 import { taxiiConnector } from '../connectors/taxii/taxii.connector.js';
-import { storeEntries } from '../items/items.store.js';
+import { storeEntries, uniqueByExternalId } from '../items/items.store.js';
 import { syncSourceJob } from './sync.job-def.js';
 
 function connectorFor(source: Pick<SourceConfig, 'kind' | 'apiType'>): Connector {
@@ -44,10 +44,21 @@ export function userMessage(err: unknown): string {
 }
 
 /**
- * Sync one source for one organization. Everything is fetched and parsed first; items, source
- * state and the job's outcome are then written in ONE transaction, so a failure commits
- * nothing partial. Re-running a sync job (a retry after a crash) is harmless: items upsert by
- * (source, externalId) and a finished job is not run again.
+ * Entries stored per transaction. Each chunk commits with its enrichment jobs, so the worker
+ * enriches the first items while the sync is still storing the rest (a 10,000-entry feed no
+ * longer waits for its last row before enrichment starts), and no transaction grows with the
+ * feed.
+ */
+const STORE_CHUNK = 1_000;
+
+/**
+ * Sync one source for one organization. Everything is fetched and parsed first, then stored in
+ * chunks of STORE_CHUNK entries, each chunk in its own transaction with its enrichment jobs;
+ * the source state (ETag, cursor, lastStatus) and the job's outcome commit with the last chunk.
+ * A failure part-way leaves the chunks already committed (complete items, queued for
+ * enrichment) and the source state as before, so the retry fetches the same entries again and
+ * finds those items unchanged. Re-running a sync job (a retry after a crash) is harmless: items
+ * upsert by (source, externalId) and a finished job is not run again.
  */
 export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; http: HttpClient; logger: Logger; onItemsChanged?: (tx: Queryable, organizationId: string, ids: string[]) => Promise<void> }): JobDefinition<{ syncJobId: string }> {
   const { db } = deps;
@@ -83,29 +94,37 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
       const log = ctx.logger.child({ sourceId: source.id, organizationId: job.organizationId });
       try {
         const result = await connectorFor(config).fetch(config, { etag: state?.etag ?? null, lastModified: state?.lastModified ?? null, cursor: state?.cursor ?? {} }, deps.http);
-        const stored = await db.transaction().execute(async (tx) => {
-          const stored = await storeEntries(tx, job.organizationId, source.id, result.entries);
-          const now = new Date();
-          const stateValues = {
-            lastFetchedAt: now,
-            lastStatus: result.status,
-            lastError: null,
-            etag: result.etag ?? null,
-            lastModified: result.lastModified ?? null,
-            cursor: JSON.stringify(result.cursor ?? state?.cursor ?? {}),
-            updatedAt: now,
-          };
-          await tx
-            .insertInto('intelSourceStates')
-            .values({ organizationId: job.organizationId, sourceId: source.id, ...stateValues })
-            .onConflict((oc) => oc.columns(['organizationId', 'sourceId']).doUpdateSet(stateValues))
-            .execute();
-          const stats = { fetched: result.entries.length, created: stored.created, updated: stored.updated, unchanged: stored.unchanged };
-          await tx.updateTable('intelSyncJobs').set({ status: 'succeeded', error: null, finishedAt: now, updatedAt: now, stats: JSON.stringify(stats) }).where('id', '=', syncJobId).execute();
-          if (deps.onItemsChanged && stored.changedIds.length) await deps.onItemsChanged(tx, job.organizationId, stored.changedIds);
-          return stats;
-        });
-        log.info({ ...stored, status: result.status }, 'source synced');
+        const entries = uniqueByExternalId(result.entries);
+        const stats = { fetched: result.entries.length, created: 0, updated: 0, unchanged: 0 };
+        // At least one transaction, also for an empty or not-modified fetch: it records the outcome.
+        for (let from = 0; from === 0 || from < entries.length; from += STORE_CHUNK) {
+          const last = from + STORE_CHUNK >= entries.length;
+          await db.transaction().execute(async (tx) => {
+            const stored = await storeEntries(tx, job.organizationId, source.id, entries.slice(from, from + STORE_CHUNK));
+            stats.created += stored.created;
+            stats.updated += stored.updated;
+            stats.unchanged += stored.unchanged;
+            if (deps.onItemsChanged && stored.changedIds.length) await deps.onItemsChanged(tx, job.organizationId, stored.changedIds);
+            if (!last) return;
+            const now = new Date();
+            const stateValues = {
+              lastFetchedAt: now,
+              lastStatus: result.status,
+              lastError: null,
+              etag: result.etag ?? null,
+              lastModified: result.lastModified ?? null,
+              cursor: JSON.stringify(result.cursor ?? state?.cursor ?? {}),
+              updatedAt: now,
+            };
+            await tx
+              .insertInto('intelSourceStates')
+              .values({ organizationId: job.organizationId, sourceId: source.id, ...stateValues })
+              .onConflict((oc) => oc.columns(['organizationId', 'sourceId']).doUpdateSet(stateValues))
+              .execute();
+            await tx.updateTable('intelSyncJobs').set({ status: 'succeeded', error: null, finishedAt: now, updatedAt: now, stats: JSON.stringify(stats) }).where('id', '=', syncJobId).execute();
+          });
+        }
+        log.info({ ...stats, status: result.status }, 'source synced');
       } catch (err) {
         const message = userMessage(err);
         const retry = isTransient(err) && ctx.attempt < ctx.maxAttempts;
