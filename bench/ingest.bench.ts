@@ -30,6 +30,8 @@ import { startBenchDatabase } from './support/db.js';
 import { generateRssFeed, generateStixIndicators } from './support/feeds.js';
 import { envNumber, onCleanup, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { instrument, statementLog, type Phases } from './support/phases.js';
+import { cpuSeconds } from './support/cpu.js';
+import { postmasterPid } from './support/http-measure.js';
 
 export const TARGET_ENTRIES_PER_SEC = 2_000;
 const WORKER_CONCURRENCY = 4;
@@ -64,6 +66,9 @@ interface SourceRun {
   /** Sync start → first enrichment batch started. */
   firstEnrichSeconds: number;
   totalSeconds: number;
+  /** CPU seconds over the run: this process (sync + enrichment + the feed server) and PostgreSQL (all backends). */
+  nodeCpuSeconds: number;
+  pgCpuSeconds: number | null;
   indicators: number;
   phases: Phases;
   /** Enrichment statements by client-side time (round trips included). */
@@ -123,7 +128,7 @@ type Probe = ReturnType<typeof instrument>;
 const jobCtx = (label: string) => ({ jobId: `bench-${label}`, attempt: 1, maxAttempts: 1, logger: pino({ level: 'silent' }), signal: new AbortController().signal });
 
 /** Sync and enrich one source, as the worker would run them, timed from the sync's start to the last batch's commit. */
-async function ingest(db: Database, probe: Probe, stmts: ReturnType<typeof statementLog>, queue: Handoff, organizationId: string, sourceId: string, label: string, entries: number): Promise<SourceRun> {
+async function ingest(db: Database, pgPid: number | null, probe: Probe, stmts: ReturnType<typeof statementLog>, queue: Handoff, organizationId: string, sourceId: string, label: string, entries: number): Promise<SourceRun> {
   const sync = createSyncSourceJob({
     db: probe.db,
     secrets: createSecretBox(randomBytes(32)),
@@ -137,6 +142,7 @@ async function ingest(db: Database, probe: Probe, stmts: ReturnType<typeof state
   probe.reset();
   stmts.reset();
   let firstEnrich: number | null = null;
+  const cpu0 = { node: process.cpuUsage(), pg: cpuSeconds(pgPid, true) };
   const t0 = performance.now();
   const workers = Promise.all(
     Array.from({ length: WORKER_CONCURRENCY }, async () => {
@@ -155,6 +161,8 @@ async function ingest(db: Database, probe: Probe, stmts: ReturnType<typeof state
   }
   await workers;
   const t2 = performance.now();
+  const nodeCpu = process.cpuUsage(cpu0.node);
+  const pgCpu = cpuSeconds(pgPid, true);
   const changed = queue.changed;
 
   const row = await db.selectFrom('intelSyncJobs').select(['status', 'error', 'stats']).where('id', '=', syncJobId).executeTakeFirstOrThrow();
@@ -174,11 +182,12 @@ async function ingest(db: Database, probe: Probe, stmts: ReturnType<typeof state
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .where('i.sourceId', '=', sourceId)
     .executeTakeFirstOrThrow();
-  return { entries, syncSeconds: (t1 - t0) / 1000, tailSeconds: (t2 - t1) / 1000, firstEnrichSeconds: ((firstEnrich ?? t2) - t0) / 1000, totalSeconds: (t2 - t0) / 1000, indicators: Number(indicators), phases: probe.phases(t0, t1), enrichStatements: stmts.top() };
+  return { entries, syncSeconds: (t1 - t0) / 1000, tailSeconds: (t2 - t1) / 1000, firstEnrichSeconds: ((firstEnrich ?? t2) - t0) / 1000, totalSeconds: (t2 - t0) / 1000, nodeCpuSeconds: (nodeCpu.user + nodeCpu.system) / 1e6, pgCpuSeconds: pgCpu === null || cpu0.pg === null ? null : pgCpu - cpu0.pg, indicators: Number(indicators), phases: probe.phases(t0, t1), enrichStatements: stmts.top() };
 }
 
 const timeline = (r: SourceRun) =>
-  `sync ${r.syncSeconds.toFixed(2)} s, enrichment from ${r.firstEnrichSeconds.toFixed(2)} s until ${r.tailSeconds.toFixed(2)} s after the sync (${r.totalSeconds.toFixed(2)} s in all)`;
+  `sync ${r.syncSeconds.toFixed(2)} s, enrichment from ${r.firstEnrichSeconds.toFixed(2)} s until ${r.tailSeconds.toFixed(2)} s after the sync (${r.totalSeconds.toFixed(2)} s in all); ` +
+  `CPU: Node ${r.nodeCpuSeconds.toFixed(2)} s + PostgreSQL ${r.pgCpuSeconds === null ? 'n/a' : `${r.pgCpuSeconds.toFixed(2)} s`} = ${((r.nodeCpuSeconds + (r.pgCpuSeconds ?? 0)) / r.totalSeconds).toFixed(2)} cores busy`;
 
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const entries = Math.round(envNumber('BENCH_INGEST_ENTRIES', ctx.quick ? 1_000 : 10_000));
@@ -189,6 +198,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const { db } = database;
     const org = await createOrganization(db, { name: 'Bench Org', adminEmail: 'bench@ingest.test' });
     const orgId = org.organization.id;
+    const pgPid = postmasterPid(database.clusterDir);
     const queue = handoffQueue();
     const probe = instrument(database.pool, createGuardedClient({ allowPrivateNetworks: true, maxResponseBytes: 100 * 1024 * 1024, timeoutMs: 120_000 }), queue.commit);
     const stmts = statementLog(database.pool);
@@ -201,14 +211,14 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     });
     closers.push(onCleanup(rssServer.close));
     const rssId = await insertSource(db, orgId, { name: 'Bench RSS', kind: 'rss', apiType: null, feedUrl: `${rssServer.url}/feed.xml`, serverUrl: null }, entries);
-    const rss = await ingest(db, probe, stmts, queue, orgId, rssId, 'rss', entries);
+    const rss = await ingest(db, pgPid, probe, stmts, queue, orgId, rssId, 'rss', entries);
     ctx.log(`rss: ${entries} items, ${(feed.length / 2 ** 20).toFixed(1)} MiB; ${timeline(rss)}`);
 
     // TAXII 2.1: STIX indicators, 10 pages (discovery → API root → collections → pages).
     const taxiiServer = await startFakeTaxii({ pageSize, collections: { 'bench-indicators': { title: 'Bench indicators', objects: generateStixIndicators(entries) } } });
     closers.push(onCleanup(taxiiServer.close));
     const taxiiId = await insertSource(db, orgId, { name: 'Bench TAXII', kind: 'api', apiType: 'taxii', feedUrl: null, serverUrl: `${taxiiServer.url}/taxii2/` }, entries);
-    const taxii = await ingest(db, probe, stmts, queue, orgId, taxiiId, 'taxii', entries);
+    const taxii = await ingest(db, pgPid, probe, stmts, queue, orgId, taxiiId, 'taxii', entries);
     ctx.log(`taxii: ${entries} objects in ${taxiiServer.requests.length} requests; ${timeline(taxii)}`);
 
     const perItem = (r: SourceRun) => r.enrichStatements.map((st) => `${(st.count / r.entries).toFixed(1)}× ${st.meanMs.toFixed(2)} ms  ${st.sql}`);

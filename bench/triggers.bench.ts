@@ -15,7 +15,6 @@
  * BENCH_LOG_LEVEL (server LOG_LEVEL, info).
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { Pool, request } from 'undici';
@@ -23,35 +22,12 @@ import { createOrganization } from '../src/modules/organizations/organizations.s
 import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { startChildServer, waitReady } from './support/http-children.js';
+import { cpuSeconds } from './support/cpu.js';
 import { postmasterPid } from './support/http-measure.js';
 import { table } from './support/report.js';
 import { percentile } from './support/stats.js';
 
 export const TARGETS = { p99Ms: 50 } as const;
-
-/** utime + stime in seconds of `pid`, or of every process whose parent is `pid` too (Linux /proc; null elsewhere). */
-function cpuSeconds(pid: number | null | undefined, withChildren = false): number | null {
-  if (!pid) return null;
-  const read = (d: string | number) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    } catch {
-      return null;
-    }
-  };
-  let total = 0;
-  let found = false;
-  const dirs = withChildren ? fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)) : [String(pid)];
-  for (const d of dirs) {
-    const f = read(d);
-    if (f && (Number(d) === pid || (withChildren && Number(f[1]) === pid))) {
-      total += (Number(f[11]) + Number(f[12])) / 100;
-      found = true;
-    }
-  }
-  return found ? total : null;
-}
 
 const f = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
 
