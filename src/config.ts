@@ -32,6 +32,7 @@ const envSchema = z.object({
   RAMPART_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   RAMPART_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   RAMPART_EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  RAMPART_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -48,6 +49,8 @@ export interface Config {
   bodyLimitBytes: number;
   workerConcurrency: number;
   embeddedPgPort: number;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
 
@@ -75,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     bodyLimitBytes: e.RAMPART_BODY_LIMIT_BYTES,
     workerConcurrency: e.RAMPART_WORKER_CONCURRENCY,
     embeddedPgPort: e.RAMPART_EMBEDDED_PG_PORT,
+    metricsToken: e.RAMPART_METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -1,6 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
+import { loadConfig } from '../src/config.js';
 
 let t: TestContext;
 let admin: Record<string, string>;
@@ -130,6 +131,29 @@ describe('operations', () => {
     expect(res.body).toMatch(/rampart_http_requests_total\{method="GET",route="\/api\/output-destinations",status="200"\} \d+/);
     expect(res.body).toContain('rampart_http_request_duration_seconds_bucket');
     expect(res.body).toContain('# TYPE rampart_jobs gauge');
+  });
+
+  it('asks for the metrics token when the operator sets one', async () => {
+    const token = 'metrics-token-0123456789';
+    const guarded = await createTestApp({ env: { RAMPART_METRICS_TOKEN: token } });
+    try {
+      for (const headers of [{}, { authorization: 'Bearer wrong-token-0123456789' }, { authorization: token }]) {
+        const res = await guarded.app.inject({ url: '/metrics', headers });
+        expect(res.statusCode).toBe(401);
+        expect(res.json()).toEqual({ error: 'Metrics require the metrics token: Authorization: Bearer <RAMPART_METRICS_TOKEN>' });
+      }
+      const ok = await guarded.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${token}` } });
+      expect(ok.statusCode).toBe(200);
+      expect(ok.body).toContain('rampart_http_requests_total');
+      // The probes stay open.
+      expect((await guarded.app.inject({ url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('refuses a metrics token shorter than 16 characters at start', () => {
+    expect(() => loadConfig({ RAMPART_METRICS_TOKEN: 'short' })).toThrow(/RAMPART_METRICS_TOKEN: must be at least 16 characters/);
   });
 });
 

@@ -2,13 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
+import { secretsEqual } from '../../platform/auth/secrets-equal.js';
 import { publicResponses } from '../../platform/http/responses.js';
 import type { ModuleDeps } from '../index.js';
 
 const Health = z.object({ status: z.literal('ok') });
 const Ready = z.object({ status: z.enum(['ready']), database: z.literal('ok'), migrations: z.literal('ok') });
 
-/** Probes for orchestrators and monitoring; no API key. */
+export const METRICS_TOKEN_REQUIRED = 'Metrics require the metrics token: Authorization: Bearer <RAMPART_METRICS_TOKEN>';
+
+/** Probes for orchestrators and monitoring; no API key (/metrics may require its own token). */
 export function registerOperationsRoutes(root: FastifyInstance, deps: ModuleDeps): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const tags = ['Operations'];
@@ -48,12 +51,19 @@ export function registerOperationsRoutes(root: FastifyInstance, deps: ModuleDeps
       schema: {
         tags,
         summary: 'Prometheus metrics (text exposition format)',
+        description:
+          'No API key. When the operator sets RAMPART_METRICS_TOKEN, the scraper must send `Authorization: Bearer <that token>`; without it or with another value the answer is 401.',
         security: [],
         produces: ['text/plain'],
-        response: publicResponses({ 200: z.string().describe('Prometheus text format') }),
+        response: publicResponses({ 200: z.string().describe('Prometheus text format') }, 401),
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
+      const token = deps.config.metricsToken;
+      if (token !== undefined) {
+        const presented = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+        if (!secretsEqual(presented, token)) return reply.code(401).send({ error: METRICS_TOKEN_REQUIRED });
+      }
       const body = await deps.metrics.metrics();
       return reply.type(deps.metrics.contentType).serializer((x) => x as string).send(body);
     },

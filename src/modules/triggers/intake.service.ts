@@ -7,7 +7,8 @@ import type { SecretBox } from '../../platform/secrets.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.js';
 import { enqueueRun } from '../runs/runs.enqueue.js';
 import { deliveryKeyOf, slackDecision } from './intake.fns.js';
-import { header, secretsEqual, verifySenderSignature, type Headers, type WebhookSource } from './signatures.fns.js';
+import { secretsEqual } from '../../platform/auth/secrets-equal.js';
+import { header, verifySenderSignature, type Headers, type WebhookSource } from './signatures.fns.js';
 import { claimDelivery, findTriggerForIntake, markAttempted, type TriggerRow } from './triggers.repo.js';
 import type { IntakeResponseT } from './triggers.schemas.js';
 

@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * Sender signing schemes of incoming trigger webhooks, as pure functions over the RAW body
@@ -40,16 +40,6 @@ export function hmacSha256(key: Buffer | string, ...parts: Array<Buffer | string
 /** Constant-time equality of two byte strings; different lengths are simply unequal. */
 export function safeEqual(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && a.length > 0 && timingSafeEqual(a, b);
-}
-
-/**
- * Constant-time equality of two secrets of possibly different lengths (a bearer value against
- * the stored secret): both are hashed first, so neither the content nor the length leaks.
- */
-export function secretsEqual(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given, 'utf8').digest();
-  const b = createHash('sha256').update(expected, 'utf8').digest();
-  return timingSafeEqual(a, b) && given.length === expected.length;
 }
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
