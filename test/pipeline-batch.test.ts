@@ -7,7 +7,7 @@ import type { IntelEntry, StructuredIndicator } from '../src/modules/intel/conne
 import { storeEntries } from '../src/modules/intel/items/items.store.js';
 import { loadAttackCatalog } from '../src/modules/intel/pipeline/catalog.repo.js';
 import { processItem, type ProcessResult } from '../src/modules/intel/pipeline/process.fns.js';
-import { createProcessItemsJob, enqueueProcessing } from '../src/modules/intel/pipeline/process.jobs.js';
+import { createProcessItemsJob, enqueueProcessing, writeResults } from '../src/modules/intel/pipeline/process.jobs.js';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
 import { createTestDatabase } from './support/db.js';
 
@@ -241,6 +241,47 @@ describe('batched enrichment writes', () => {
     const rows = await database.db.selectFrom('intelItems').select(['id', 'canonicalKey', 'duplicateOf']).where('sourceId', '=', s.sourceId).orderBy('externalId').execute();
     expect(rows.map((r) => r.canonicalKey)).toEqual(['CVE-2026-7777', 'CVE-2026-7777', 'CVE-2026-7777']);
     expect(rows.map((r) => r.duplicateOf)).toEqual([null, ids[0], ids[0]]);
+  });
+
+  it('two batches writing one story at once: the later writer waits for the earlier and links both', async () => {
+    const s = await newOrgAndSource('Concurrent story');
+    const [olderId, newerId] = await store(s.sourceId, s.orgId, [entry('k-1', { title: 'CVE-2026-8888 patched' }), entry('k-2', { title: 'CVE-2026-8888 exploited' })]);
+    const { db } = database;
+    const newer = await db.selectFrom('intelItems').selectAll().where('id', '=', newerId!).executeTakeFirstOrThrow();
+    const result = processItem({ title: newer.title, contentText: newer.contentText, url: newer.url, tags: newer.tags, structuredIndicators: [], publishedAt: newer.publishedAt, now: newer.createdAt }, await loadAttackCatalog(db));
+    expect(result.canonicalKey).toBe('CVE-2026-8888');
+
+    // Writer 1 writes the newer item and holds its transaction open…
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let written!: () => void;
+    const wasWritten = new Promise<void>((r) => (written = r));
+    const writer1 = db.transaction().execute(async (tx) => {
+      await writeResults(tx, [{ row: { id: newer.id, organizationId: s.orgId, title: newer.title, sourceLabel: 'Batch feed', processedAt: null }, result }]);
+      written();
+      await released;
+    });
+    await wasWritten;
+    // …while the job enriches the older item: it must wait for writer 1 (a lock not granted)
+    // rather than link the story without the newer item.
+    let jobDone = false;
+    const job = createProcessItemsJob({ db }).run({ itemIds: [olderId!] }, ctx()).finally(() => (jobDone = true));
+    let waiting = false;
+    try {
+      for (let i = 0; i < 100 && !jobDone && !waiting; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`.execute(db);
+        waiting = (rows[0]?.n ?? 0) > 0;
+      }
+      expect({ waiting, jobDone }).toEqual({ waiting: true, jobDone: false });
+    } finally {
+      release();
+      await writer1;
+      await job;
+    }
+
+    const rows = await db.selectFrom('intelItems').select(['id', 'duplicateOf']).where('sourceId', '=', s.sourceId).orderBy('externalId').execute();
+    expect(rows.map((r) => r.duplicateOf)).toEqual([null, olderId]);
   });
 
   it('a retried batch gives the same rows (same indicator ids)', async () => {

@@ -33,7 +33,7 @@ export async function enqueueProcessing(tx: Queryable, itemIds: string[]): Promi
     ) FROM unnest(${payloads}::json[]) WITH ORDINALITY AS p(payload, n) ORDER BY p.n`.execute(tx);
 }
 
-interface ItemRow {
+export interface ItemRow {
   id: string;
   organizationId: string;
   title: string;
@@ -136,9 +136,22 @@ export function createProcessItemsJob(deps: { db: Database }): JobDefinition<{ i
   });
 }
 
-/** Writes a batch's results: 4 statements whatever the batch size (plus one per 2,000 indicators). */
-async function writeResults(tx: Queryable, batch: Array<{ row: ItemRow; result: ProcessResult }>): Promise<void> {
+/**
+ * Writes a batch's results: 4–5 statements whatever the batch size (plus one per 2,000
+ * indicators). Exported for tests (the story lock is exercised with a writer held open).
+ */
+export async function writeResults(tx: Queryable, batch: Array<{ row: ItemRow; result: ProcessResult }>): Promise<void> {
   const now = new Date();
+
+  // 0. One writer per story at a time. Step 2 links a story's items from what its statement
+  //    sees; two batches writing items of the same story concurrently would each miss the
+  //    other's uncommitted item and could both leave theirs "first". A transaction-scoped
+  //    advisory lock per (organization, canonical key), taken in key order (no deadlock between
+  //    writers), makes the later writer wait for the earlier one's commit and then see its rows.
+  const storyKeys = [...new Set(batch.filter((b) => b.result.canonicalKey).map((b) => `${b.row.organizationId}\u001f${b.result.canonicalKey}`))].sort();
+  if (storyKeys.length) {
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(s.k, 0)) FROM (SELECT k FROM unnest(${storyKeys}::text[]) AS k ORDER BY k) s ORDER BY s.k`.execute(tx);
+  }
 
   // 1. Enrichment columns. An item without a canonical key is nobody's duplicate; one with a
   //    key keeps its link until step 2 recomputes its story (saves rewriting the row twice).
