@@ -314,6 +314,61 @@ describe('PUT, PATCH status, DELETE', () => {
   });
 });
 
+describe('POST /api/agents/{agentId}/trigger/{triggerId}/rotate-secret', () => {
+  const rotate = (id: string, headers = admin, agent = agentId) => t.app.inject({ method: 'POST', url: `/api/agents/${agent}/trigger/${id}/rotate-secret`, headers });
+  const deliver = (webhookUrl: string, secret: string) =>
+    t.app.inject({ method: 'POST', url: new URL(webhookUrl).pathname, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, payload: { event: 'rotation test' } });
+
+  it('gives a new secret at once: the old one is refused, the new one accepted, the URL unchanged', async () => {
+    const trig = await saved('webhook', { signingSecret: 'sender-generated' });
+    expect((await deliver(trig.webhookUrl, trig.secret)).statusCode).toBe(200);
+
+    const res = await rotate(trig.id);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(Object.keys(body).sort()).toEqual(['secret', 'webhookUrl']);
+    expect(body.webhookUrl).toBe(trig.webhookUrl);
+    expect(body.secret).not.toBe(trig.secret);
+    expect(Buffer.from(body.secret.replace(/^whsec_/, ''), 'base64')).toHaveLength(32);
+
+    expect((await deliver(trig.webhookUrl, trig.secret)).statusCode).toBe(401);
+    const accepted = await deliver(trig.webhookUrl, body.secret);
+    expect(accepted.statusCode).toBe(200);
+    expect(accepted.json().executionId).toBeDefined();
+
+    const row = await t.database.db.selectFrom('agentTriggers').selectAll().where('id', '=', trig.id).executeTakeFirstOrThrow();
+    expect(t.secrets.decrypt(row.secretCiphertext!)).toBe(body.secret);
+    expect(t.secrets.decrypt(row.signingSecretCiphertext!)).toBe('sender-generated');
+    const audit = await t.database.db.selectFrom('auditLogs').selectAll().where('resourceId', '=', trig.id).where('action', '=', 'trigger.rotateSecret').execute();
+    expect(audit).toHaveLength(1);
+    expect(JSON.stringify(audit)).not.toContain(body.secret.slice(6));
+  });
+
+  it('refuses cron triggers (400), answers 404 for drafts, unknown and foreign ids, 403 without agent.manage', async () => {
+    const cron = (await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/trigger/save`, headers: admin, payload: { source: 'cron', cronSchedule: '0 * * * *' } })).json();
+    const res = await rotate(cron.id);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'Validation failed', issues: [{ path: 'triggerId', message: 'is a cron trigger: it has no secret', code: 'not_applicable', location: 'params' }] });
+
+    const { data } = await draft('linear');
+    const foreign = (await t.app.inject({ method: 'POST', url: `/api/agents/${otherOrgAgentId}/trigger/save`, headers: bearer(t.orgB.apiKey.key), payload: { source: 'cron', cronSchedule: '0 * * * *' } })).json();
+    for (const [agent, id] of [
+      [agentId, idOf(data.webhookUrl)],
+      [agentId, '0190f2a0-0000-7000-8000-000000000000'],
+      [otherOrgAgentId, foreign.id],
+    ]) {
+      const missing = await rotate(id!, admin, agent);
+      expect(missing.statusCode).toBe(404);
+      expect(missing.json()).toEqual({ error: 'Trigger not found' });
+    }
+    const active = await saved('webhook');
+    const denied = await rotate(active.id, bearer(reader.key));
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json()).toEqual({ error: 'Missing required permissions', missingPerms: ['agent.manage'] });
+    expect((await rotate('not-a-uuid')).statusCode).toBe(400);
+  });
+});
+
 describe('OpenAPI', () => {
   it('documents the trigger operations and the three intake answers', async () => {
     const doc = (await t.app.inject({ url: '/api/docs/openapi.json' })).json();
@@ -322,7 +377,7 @@ describe('OpenAPI', () => {
     expect(intake.description).toMatch(/skipped: true/);
     expect(intake.responses['200']).toBeDefined();
     expect(intake.responses['401']).toBeDefined();
-    for (const p of ['/api/agents/{agentId}/trigger', '/api/agents/{agentId}/trigger/save', '/api/agents/{agentId}/trigger/{triggerId}', '/api/agents/{agentId}/trigger/{triggerId}/status']) {
+    for (const p of ['/api/agents/{agentId}/trigger', '/api/agents/{agentId}/trigger/save', '/api/agents/{agentId}/trigger/{triggerId}', '/api/agents/{agentId}/trigger/{triggerId}/status', '/api/agents/{agentId}/trigger/{triggerId}/rotate-secret']) {
       expect(doc.paths[p], p).toBeDefined();
     }
   });

@@ -105,6 +105,11 @@ export async function updateTriggerRow(db: Queryable, row: TriggerRow): Promise<
     .execute();
 }
 
+/** Replaces the trigger secret (rotation); the rest of the row is written by updateTriggerRow. */
+export async function setTriggerSecret(db: Queryable, organizationId: string, id: string, secretCiphertext: string, now: Date): Promise<void> {
+  await db.updateTable('agentTriggers').set({ secretCiphertext, updatedAt: now }).where('id', '=', id).where('organizationId', '=', organizationId).execute();
+}
+
 export async function deleteTriggerRow(db: Queryable, organizationId: string, agentId: string, id: string): Promise<boolean> {
   const res = await db
     .deleteFrom('agentTriggers')

@@ -8,6 +8,7 @@ import {
   FieldsParams,
   FieldsQuery,
   FieldsResponse,
+  RotatedSecret,
   SaveBody,
   StatusBody,
   Trigger,
@@ -96,6 +97,21 @@ export function registerTriggersRoutes(root: FastifyInstance, service: TriggersS
       response: withErrors({ 200: Trigger }, 404),
     },
   }, async (req) => service.setEnabled(contextOf(req), req.params.agentId, req.params.triggerId, req.body.enabled));
+
+  app.post('/api/agents/:agentId/trigger/:triggerId/rotate-secret', {
+    config: manage,
+    schema: {
+      tags,
+      summary: 'Replace the secret of a webhook trigger',
+      description: [
+        'Generates a new trigger secret (as `…/fields` does) and answers `{secret, webhookUrl}`; the previous secret stops working at once, so deliveries',
+        'signed or authenticated with it answer 401 until the sender is given the new one. The webhook URL and a stored `signingSecret` are unchanged',
+        '(replace that one with `PUT …/{triggerId}`). Cron triggers have no secret: 400. Drafts, unknown ids and other organizations\' triggers: 404.',
+      ].join('\n'),
+      params: TriggerParams,
+      response: withErrors({ 200: RotatedSecret }, 404),
+    },
+  }, async (req) => service.rotateSecret(contextOf(req), req.params.agentId, req.params.triggerId));
 
   app.delete('/api/agents/:agentId/trigger/:triggerId', {
     config: manage,

@@ -66,6 +66,13 @@ export const FieldsResponse = z
   })
   .meta({ id: 'WebhookFieldSet' });
 
+export const RotatedSecret = z
+  .object({
+    secret: z.string().describe('The new trigger secret (shown once here; stored encrypted). The previous one stops working at once.'),
+    webhookUrl: z.string().describe('Unchanged: `<RAMPART_BASE_URL>/api/trigger/{source}/{triggerId}`'),
+  })
+  .meta({ id: 'TriggerRotatedSecret' });
+
 export const WebhookSave = z.strictObject({
   source: WebhookSourceSchema,
   triggerId: z.uuid({ error: 'must be a UUID' }).describe('The id in the `webhookUrl` that `…/fields` answered'),

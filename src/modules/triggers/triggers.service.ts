@@ -14,6 +14,7 @@ import {
   findTriggerRow,
   insertTriggerRow,
   listActiveTriggerRows,
+  setTriggerSecret,
   updateTriggerRow,
   type TriggerRow,
 } from './triggers.repo.js';
@@ -213,6 +214,18 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         await updateTriggerRow(tx, row);
         await writeAudit(tx, ctx, { action: 'trigger.status', resourceType: 'agentTrigger', resourceId: triggerId, metadata: { agentId, enabled } });
         return toDto(row);
+      });
+    },
+
+    /** A new trigger secret for an active webhook trigger; the old one stops working at once. */
+    async rotateSecret(ctx: RequestContext, agentId: string, triggerId: string): Promise<{ secret: string; webhookUrl: string }> {
+      return db.transaction().execute(async (tx) => {
+        const existing = await findActive(tx, ctx, agentId, triggerId);
+        if (existing.source === 'cron') throw ValidationError.single('triggerId', 'is a cron trigger: it has no secret', 'not_applicable', 'params');
+        const secret = newTriggerSecret();
+        await setTriggerSecret(tx, existing.organizationId, existing.id, secrets.encrypt(secret), new Date());
+        await writeAudit(tx, ctx, { action: 'trigger.rotateSecret', resourceType: 'agentTrigger', resourceId: triggerId, metadata: { agentId, source: existing.source } });
+        return { secret, webhookUrl: webhookUrl(existing.source, existing.id) };
       });
     },
 
