@@ -45,6 +45,17 @@ const V6_REASONS: Record<string, string> = {
 // 64:ff9b:1::/48 is the *local-use* NAT64 prefix (RFC 8215): a private translator by definition.
 const LOCAL_NAT64: [IPv6, number] = ipaddr.IPv6.parseCIDR('64:ff9b:1::/48');
 
+/**
+ * The policy when private networks are allowed (RAMPART_ALLOW_PRIVATE_NETWORKS=true, for a
+ * local model server or an on-prem feed): everything goes except the instance metadata
+ * services, directly or through an IPv6 form, since nothing Rampart calls lives there and they
+ * hand out the host's cloud credentials.
+ */
+export function metadataOnly(ip: string): string | null {
+  const reason = isForbiddenAddress(ip);
+  return reason?.endsWith('cloud metadata') ? reason : null;
+}
+
 export function isForbiddenAddress(ip: string): string | null {
   let addr: IPv4 | IPv6;
   try {

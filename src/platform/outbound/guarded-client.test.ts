@@ -93,13 +93,17 @@ describe('guarded client: SSRF', () => {
     expect(lookups).toEqual(['good.test']);
   });
 
-  it('allows private networks when configured', async () => {
+  it('allows private networks when configured, but never cloud metadata', async () => {
     routes.set('/ok', (_q, res) => res.end('fine'));
     const open = createGuardedClient({ allowPrivateNetworks: true });
     const res = await open.request(`http://127.0.0.1:${port}/ok`);
     expect(res.status).toBe(200);
     expect(res.text()).toBe('fine');
     expect((await open.request(`http://localhost:${port}/ok`)).text()).toBe('fine');
+    // Cloud metadata stays refused: nothing Rampart calls lives there, and it hands out credentials.
+    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://[::ffff:169.254.169.254]/']) {
+      expect((await failure(open.request(url))).message, url).toMatch(/cloud metadata/);
+    }
     await open.close();
   });
 

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
-import { isForbiddenAddress } from './address-policy.js';
+import { isForbiddenAddress, metadataOnly } from './address-policy.js';
 import { OutboundError } from './errors.js';
 import { BodyTooLarge, decodeText, readBody } from './response-body.js';
 import { DEFAULT_RETRY_STATUSES, IDEMPOTENT_METHODS, delayFor } from './retry.js';
@@ -16,7 +16,7 @@ import { forbiddenError, systemLookup, vettingLookup, type AddressPolicy, type L
  * on network errors and 429/502/503/504 with exponential backoff honouring Retry-After.
  */
 export interface GuardedClientOptions {
-  /** RAMPART_ALLOW_PRIVATE_NETWORKS: skip the address policy (on-prem installs, tests). */
+  /** RAMPART_ALLOW_PRIVATE_NETWORKS: allow private, loopback and link-local addresses (on-prem installs, local model servers, tests); cloud metadata stays refused. */
   allowPrivateNetworks: boolean;
   /** Per attempt, connecting through reading the last body byte, redirects included. */
   timeoutMs?: number;
@@ -80,7 +80,7 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
   const baseDelay = opts.retryBaseDelayMs ?? 500;
   const maxDelay = opts.maxRetryDelayMs ?? 30_000;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const policy: AddressPolicy = opts.allowPrivateNetworks ? () => null : (opts.addressPolicy ?? isForbiddenAddress);
+  const policy: AddressPolicy = opts.allowPrivateNetworks ? metadataOnly : (opts.addressPolicy ?? isForbiddenAddress);
 
   // One pool for the client; the vetting lookup runs for every new connection it opens.
   const agent = new Agent({
