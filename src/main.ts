@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { buildJobCatalog } from './jobs.js';
 import { createLogger } from './platform/logger.js';
-import { DataDirLockedError } from './platform/db/embedded.js';
+import { DataDirLockedError, takeOverShutdownSignals } from './platform/db/embedded.js';
 import { startWorkers, type WorkerRunner } from './platform/jobs/runner.js';
 import { PLATFORM_CRONTAB } from './platform/jobs/maintenance.jobs.js';
 import { openRuntime, type Runtime } from './runtime.js';
@@ -63,6 +63,7 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
+  takeOverShutdownSignals();
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 }

@@ -119,6 +119,9 @@ describe('rampart start', () => {
     server!.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(serverLog).toContain('stopped');
+    // The database outlives the shutdown: no connection was cut under the workers or requests.
+    const afterSignal = serverLog.slice(serverLog.indexOf('shutting down'));
+    expect(afterSignal.split('\n').filter((l) => /"level":(50|60)/.test(l))).toEqual([]);
     expect(fs.existsSync(path.join(dataDir, 'rampart.lock'))).toBe(false);
 
     const res = rampart(['admin', 'org', 'create', '--name', 'Red Team', '--admin-email', 'lead@red.test']);

