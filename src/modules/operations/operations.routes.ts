@@ -9,7 +9,7 @@ import type { ModuleDeps } from '../index.js';
 const Health = z.object({ status: z.literal('ok') });
 const Ready = z.object({ status: z.enum(['ready']), database: z.literal('ok'), migrations: z.literal('ok') });
 
-export const METRICS_TOKEN_REQUIRED = 'Metrics require the metrics token: Authorization: Bearer <RAMPART_METRICS_TOKEN>';
+const METRICS_TOKEN_REQUIRED = 'Metrics require the metrics token: Authorization: Bearer <RAMPART_METRICS_TOKEN>';
 
 /** Probes for orchestrators and monitoring; no API key (/metrics may require its own token). */
 export function registerOperationsRoutes(root: FastifyInstance, deps: ModuleDeps): void {
