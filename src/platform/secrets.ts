@@ -15,6 +15,17 @@ export interface SecretBox {
 
 export class SecretDecryptionError extends Error {}
 
+export type SecretChange = 'kept' | 'cleared' | 'replaced';
+
+/**
+ * A write-only secret on update: omitted (undefined) keeps the stored ciphertext, null clears
+ * it, a string replaces it. `change` says which, for the audit log (which never holds secrets).
+ */
+export function updatedSecret(secrets: SecretBox, given: string | null | undefined, current: string | null): { ciphertext: string | null; change: SecretChange } {
+  if (given === undefined) return { ciphertext: current, change: 'kept' };
+  return given === null ? { ciphertext: null, change: 'cleared' } : { ciphertext: secrets.encrypt(given), change: 'replaced' };
+}
+
 // Decrypting costs ~17 µs (measured here); a list of 20 destinations would spend ~0.3 ms per
 // request on it. Plaintexts of recently used values are kept in process memory (bounded).
 const PLAINTEXT_CACHE_MAX = 5_000;

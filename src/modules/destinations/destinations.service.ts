@@ -2,7 +2,7 @@ import { uuidv7 } from 'uuidv7';
 import type { Database } from '../../platform/db/database.js';
 import { hasPermission } from '../../platform/auth/actor.js';
 import type { RequestContext } from '../../platform/context.js';
-import type { SecretBox } from '../../platform/secrets.js';
+import { updatedSecret, type SecretBox } from '../../platform/secrets.js';
 import { writeAudit } from '../../platform/audit.js';
 import { NotFoundError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
@@ -139,16 +139,15 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
         const existing = await findDestinationRow(tx, ctx.actor.organizationId, id, true);
         if (!existing) throw new NotFoundError('Output destination');
         await cache.invalidate(tx, ctx.actor.organizationId);
-        const token = tokenOf(input);
-        const tokenCiphertext =
-          input.type === 'teams' ? null : token === undefined ? existing.tokenCiphertext : token === null ? null : secrets.encrypt(token);
+        const token = updatedSecret(secrets, tokenOf(input), existing.tokenCiphertext);
+        const tokenCiphertext = input.type === 'teams' ? null : token.ciphertext;
         const row: DestinationRow = { ...existing, name: input.name, type: input.type, config: input.config as Record<string, unknown>, tokenCiphertext, updatedAt: new Date() };
         await updateDestinationRow(tx, row);
         await writeAudit(tx, ctx, {
           action: 'destination.update',
           resourceType: 'destination',
           resourceId: id,
-          metadata: { name: row.name, type: row.type, token: token === undefined ? 'kept' : token === null ? 'cleared' : 'replaced' },
+          metadata: { name: row.name, type: row.type, token: token.change },
         });
         return toDto(row, true);
       });

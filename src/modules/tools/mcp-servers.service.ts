@@ -2,7 +2,7 @@ import { uuidv7 } from 'uuidv7';
 import type { Database } from '../../platform/db/database.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import type { RequestContext } from '../../platform/context.js';
-import type { SecretBox } from '../../platform/secrets.js';
+import { updatedSecret, type SecretBox } from '../../platform/secrets.js';
 import type { GuardedClient } from '../../platform/outbound/guarded-client.js';
 import { writeAudit } from '../../platform/audit.js';
 import { AppError, ConflictError, NotFoundError } from '../../platform/http/errors.js';
@@ -95,8 +95,8 @@ export function createMcpServersService(deps: { db: Database; secrets: SecretBox
             const agents = await agentsUsingMcpServer(tx, ctx.actor.organizationId, existing.name);
             if (agents.length) throw inUse(existing.name, agents, 'renaming');
           }
-          const tokenCiphertext = input.token === undefined ? existing.tokenCiphertext : input.token === null ? null : secrets.encrypt(input.token);
-          const row: McpServerRow = { ...existing, name: input.name, url: input.url, tokenCiphertext, enabled: input.enabled ?? existing.enabled, updatedAt: new Date() };
+          const token = updatedSecret(secrets, input.token, existing.tokenCiphertext);
+          const row: McpServerRow = { ...existing, name: input.name, url: input.url, tokenCiphertext: token.ciphertext, enabled: input.enabled ?? existing.enabled, updatedAt: new Date() };
           await updateMcpServerRow(tx, row);
           await writeAudit(tx, ctx, {
             action: 'mcpServer.update',
@@ -105,7 +105,7 @@ export function createMcpServersService(deps: { db: Database; secrets: SecretBox
             metadata: {
               name: row.name,
               changed: (['name', 'url', 'enabled'] as const).filter((k) => row[k] !== existing[k]),
-              token: input.token === undefined ? 'kept' : input.token === null ? 'cleared' : 'replaced',
+              token: token.change,
             },
           });
           return toDto(row);

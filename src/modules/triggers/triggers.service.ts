@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { uuidv7 } from 'uuidv7';
 import type { Database } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
-import type { SecretBox } from '../../platform/secrets.js';
+import { updatedSecret, type SecretBox } from '../../platform/secrets.js';
 import { writeAudit } from '../../platform/audit.js';
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
@@ -150,7 +150,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
             status: 'active',
             name: body.name ?? existing.name,
             enabled: body.enabled ?? existing.enabled,
-            signingSecretCiphertext: signingCiphertext(body.signingSecret, existing.signingSecretCiphertext),
+            signingSecretCiphertext: updatedSecret(secrets, body.signingSecret, existing.signingSecretCiphertext).ciphertext,
             additionalFields: { ...existing.additionalFields, ...(body.additionalFields ?? {}), type: existing.source },
             updatedAt: now,
           };
@@ -178,11 +178,12 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
           throw ValidationError.single('signingSecret', 'applies to webhook triggers only', 'not_applicable');
         }
         const now = new Date();
+        const signing = updatedSecret(secrets, body.signingSecret, existing.signingSecretCiphertext);
         const scheduleChanged = cron && body.cronSchedule !== undefined && body.cronSchedule !== existing.cronSchedule;
         const row: TriggerRow = {
           ...existing,
           name: body.name ?? existing.name,
-          signingSecretCiphertext: signingCiphertext(body.signingSecret, existing.signingSecretCiphertext),
+          signingSecretCiphertext: signing.ciphertext,
           additionalFields: { ...existing.additionalFields, ...(body.additionalFields ?? {}), type: existing.source },
           cronSchedule: body.cronSchedule ?? existing.cronSchedule,
           input: body.input !== undefined ? body.input : existing.input,
@@ -197,7 +198,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
           metadata: {
             agentId,
             fields: Object.keys(body).filter((k) => k !== 'signingSecret'),
-            signingSecret: body.signingSecret === undefined ? 'kept' : body.signingSecret === null ? 'cleared' : 'replaced',
+            signingSecret: signing.change,
           },
         });
         return toDto(row);
@@ -237,12 +238,6 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
       return { success: true };
     },
   };
-
-  /** undefined keeps, null clears, a string replaces. */
-  function signingCiphertext(given: string | null | undefined, current: string | null): string | null {
-    if (given === undefined) return current;
-    return given === null ? null : secrets.encrypt(given);
-  }
 
   async function findActive(tx: Database, ctx: RequestContext, agentId: string, triggerId: string): Promise<TriggerRow> {
     const row = await findTriggerRow(tx, ctx.actor.organizationId, agentId, triggerId, true);
