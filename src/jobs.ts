@@ -20,7 +20,7 @@ export interface JobDeps {
 export function buildJobCatalog(deps: JobDeps): JobCatalog {
   return new JobCatalog().register(
     ...maintenanceJobs(deps.db),
-    createSyncSourceJob({ ...deps, onItemsChanged: (tx, _org, ids) => enqueueProcessing(tx, ids) }),
+    createSyncSourceJob({ ...deps, enqueueEnrichment: enqueueProcessing }),
     createProcessItemsJob({ db: deps.db }),
     createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet(deps, ctx, names) }),
   );

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { startServer, sendJson } from './support/fakes/http-server.js';
@@ -103,44 +104,55 @@ describe('RSS sync', () => {
     expect(job.stats).toMatchObject({ fetched: 3, created: 3 });
   });
 
-  it('stores a large feed in chunks of 1,000, each committed with its enrichment hand-off; a failure keeps the chunks before it', async () => {
-    // 2,501 entries, one id twice (the later one wins): 2,500 items in chunks of 1,000, 1,000 and 500.
-    const entries = Array.from({ length: 2_501 }, (_, i) => ({ guid: i === 1_600 ? 'big-5' : `big-${i}`, title: `Post ${i}`, body: `Body ${i}` }));
+  it('stores a large feed in chunks, enriched as they are stored; a failed chunk keeps the committed ones and the retry completes', async () => {
+    // 2,501 entries, one id twice (the later one wins): 2,500 items in chunks.
+    const entries = Array.from({ length: 2_501 }, (_, i) => ({ guid: i === 1_600 ? 'big-5' : `big-${i}`, title: `Post ${i}`, body: `Body ${i} calls 185.220.101.${i % 250}` }));
     const server = await startServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/rss+xml' });
       res.end(rssFeed(entries));
     });
     closers.push(server.close);
     const id = await createSource({ kind: 'rss', name: 'Big feed', feedUrl: `${server.url}/feed`, maxEntries: 10_000 });
+    const handedOff: string[] = [];
+    const chunked = syncRunner(t.database.db, { secrets: t.secrets, enqueueEnrichment: async (_tx, ids) => void handedOff.push(...ids) });
 
-    const handedOff: number[] = [];
-    let failOnCall = 2;
-    const chunked = syncRunner(t.database.db, {
-      secrets: t.secrets,
-      onItemsChanged: async (tx, _org, ids) => {
-        // Inside the chunk's transaction: what it sees is what commits with the chunk.
-        const { n } = await tx.selectFrom('intelItems').select((eb) => eb.fn.countAll<string>().as('n')).where('id', 'in', ids).executeTakeFirstOrThrow();
-        expect(Number(n)).toBe(ids.length);
-        if (handedOff.length + 1 === failOnCall) throw new Error('enqueue failed');
-        handedOff.push(ids.length);
-      },
-    });
-
-    const failed = await chunked.sync(org(), id);
+    // One entry the database refuses: its chunk rolls back, the sync fails and leaves the state as it was.
+    await sql`CREATE FUNCTION sync_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.external_id = 'big-2000' THEN RAISE EXCEPTION 'refused by test'; END IF; RETURN NEW; END $$`.execute(t.database.db);
+    await sql`CREATE TRIGGER sync_test_refuse BEFORE INSERT ON intel_items FOR EACH ROW EXECUTE FUNCTION sync_test_refuse()`.execute(t.database.db);
+    let failed;
+    try {
+      failed = await chunked.sync(org(), id);
+    } finally {
+      await sql`DROP TRIGGER sync_test_refuse ON intel_items`.execute(t.database.db);
+      await sql`DROP FUNCTION sync_test_refuse()`.execute(t.database.db);
+    }
     expect(failed.job.status).toBe('failed');
     expect(failed.state.lastStatus).toBe('error');
-    expect(handedOff).toEqual([1_000]);
-    expect(await items(id)).toHaveLength(1_000); // the first chunk stands, the second rolled back
+    expect(failed.state.etag).toBeNull();
+    const kept = await items(id);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(2_500);
+    expect(kept.some((i) => i.externalId === 'big-2000')).toBe(false);
+    expect(kept.every((i) => i.processedAt !== null)).toBe(true); // complete items, enriched in their chunk
 
-    failOnCall = 0;
-    handedOff.length = 0;
     const ok = await chunked.sync(org(), id);
-    expect(ok.job).toMatchObject({ status: 'succeeded', stats: { fetched: 2_501, created: 1_500, updated: 0, unchanged: 1_000 } });
+    expect(ok.job).toMatchObject({ status: 'succeeded', stats: { fetched: 2_501, created: 2_500 - kept.length, updated: 0, unchanged: kept.length } });
     expect(ok.state.lastStatus).toBe('ok');
-    expect(handedOff).toEqual([1_000, 500]); // only what changed, per chunk
     const stored = await items(id);
     expect(stored).toHaveLength(2_500);
     expect(stored.find((i) => i.externalId === 'big-5')?.title).toBe('Post 1600');
+    expect(stored.every((i) => i.processedAt !== null)).toBe(true);
+    const searchable = await sql<{ n: string }>`SELECT count(*) AS n FROM intel_items WHERE source_id = ${id} AND search @@ websearch_to_tsquery('simple', 'post')`.execute(t.database.db);
+    expect(Number(searchable.rows[0]!.n)).toBe(2_500); // searchable at once
+    expect(handedOff).toEqual([]); // nothing failed to enrich: nothing for the enrichment job
+    const { n } = await t.database.db
+      .selectFrom('intelIndicators as d')
+      .innerJoin('intelItems as i', 'i.id', 'd.itemId')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('i.sourceId', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(Number(n)).toBe(2_500); // one address (indicator) per post
   });
 
   const failures: Array<[string, (url: string) => Promise<{ url: string; close(): Promise<void> }> | { url: string; close(): Promise<void> }, RegExp, boolean]> = [

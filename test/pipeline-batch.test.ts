@@ -7,7 +7,9 @@ import type { IntelEntry, StructuredIndicator } from '../src/modules/intel/conne
 import { storeEntries } from '../src/modules/intel/items/items.store.js';
 import { loadAttackCatalog } from '../src/modules/intel/pipeline/catalog.repo.js';
 import { processItem, type ProcessResult } from '../src/modules/intel/pipeline/process.fns.js';
-import { createProcessItemsJob, enqueueProcessing, writeResults } from '../src/modules/intel/pipeline/process.jobs.js';
+import { createProcessItemsJob, enqueueProcessing } from '../src/modules/intel/pipeline/process.jobs.js';
+import { writeResults } from '../src/modules/intel/pipeline/results.store.js';
+import { knownItems, prepareEntries, writePrepared } from '../src/modules/intel/pipeline/ingest.store.js';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
 import { createTestDatabase } from './support/db.js';
 
@@ -354,5 +356,74 @@ describe('enqueueProcessing', () => {
     expect(rows.map((r) => r.payload.itemIds)).toEqual([ids.slice(0, 100), ids.slice(100, 200), ids.slice(200)]);
     expect(rows.every((r) => r.taskIdentifier === 'intel:processItems' && r.maxAttempts === 5 && r.key === null && r.priority === 0)).toBe(true);
     await sql`DELETE FROM graphile_worker._private_jobs`.execute(database.db);
+  });
+});
+
+describe("the sync's write path: entries enriched before they are stored (ingest.store.ts)", () => {
+  const target = (s: { orgId: string; sourceId: string }) => ({ organizationId: s.orgId, sourceId: s.sourceId, sourceLabel: 'Batch feed' });
+
+  /** One entry per transaction, as store() does: distinct created_at, so story order is defined. */
+  async function ingest(s: { orgId: string; sourceId: string }, entries: IntelEntry[]) {
+    const catalog = await loadAttackCatalog(database.db);
+    const totals = { created: 0, updated: 0, unchanged: 0 };
+    for (const e of entries) {
+      const known = await knownItems(database.db, target(s), [e]);
+      const chunk = await prepareEntries([e], known, catalog, new Date(), (_e, err) => {
+        throw err;
+      });
+      const out = await database.db.transaction().execute((tx) => writePrepared(tx, target(s), chunk));
+      expect(out.unenrichedIds).toEqual([]);
+      totals.created += out.created;
+      totals.updated += out.updated;
+      totals.unchanged += out.unchanged;
+    }
+    return totals;
+  }
+
+  it('writes the same items, stories and indicators as storing and then running the enrichment job', async () => {
+    const viaJob = await newOrgAndSource('Via job');
+    const viaSync = await newOrgAndSource('Via sync');
+    const ids = await store(viaJob.sourceId, viaJob.orgId, CORPUS);
+    const job = createProcessItemsJob({ db: database.db });
+    await job.run({ itemIds: ids }, ctx());
+    expect(await ingest(viaSync, CORPUS)).toEqual({ created: CORPUS.length, updated: 0, unchanged: 0 });
+    expect(await snapshot(viaSync.sourceId)).toEqual(await snapshot(viaJob.sourceId));
+
+    // Changed content: indicators an item no longer carries go, the ones it keeps keep their hunt status.
+    const change = (e: IntelEntry): IntelEntry =>
+      e.externalId === 'c-1' ? { ...e, contentText: e.contentText.replace('185.220.101[.]45', 'an address') } : e.externalId === 'c-5' ? { ...e, contentText: `Hash ${sha(5)} only.` } : e;
+    for (const s of [viaJob, viaSync]) {
+      await database.db
+        .updateTable('intelIndicators')
+        .set({ status: 'found' })
+        .where('normalizedValue', '=', sha(5))
+        .where('itemId', 'in', (eb) => eb.selectFrom('intelItems').select('id').where('sourceId', '=', s.sourceId))
+        .execute();
+    }
+    const changed = await storeEntries(database.db, viaJob.orgId, viaJob.sourceId, CORPUS.map(change));
+    await job.run({ itemIds: changed.changedIds }, ctx());
+    expect(await ingest(viaSync, CORPUS.map(change))).toEqual({ created: 0, updated: 2, unchanged: CORPUS.length - 2 });
+    const after = await snapshot(viaSync.sourceId);
+    expect(after).toEqual(await snapshot(viaJob.sourceId));
+    expect(after.items.find((i) => i.externalId === 'c-1')).toMatchObject({ version: 2, status: 'corrected', processed: true });
+    expect(after.indicators.filter((i) => i.externalId === 'c-1').map((i) => i.normalizedValue)).not.toContain('185.220.101.45');
+    expect(after.indicators.find((i) => i.externalId === 'c-5' && i.normalizedValue === sha(5))?.status).toBe('found');
+    expect(after.indicators.some((i) => i.externalId === 'c-5' && i.normalizedValue === 'evil-five.example.org')).toBe(false);
+  });
+
+  it('an entry whose enrichment throws is stored as is and handed on for the enrichment job; the rest are enriched', async () => {
+    const s = await newOrgAndSource('Sync enrichment failure');
+    // A structured indicator whose value is not a string: processItem throws on it.
+    const bad = entry('f-2', { indicators: [{ type: 'domain', value: 42 as unknown as string, confidence: 1, origin: 'x' }] });
+    const failed: string[] = [];
+    const chunk = await prepareEntries([entry('f-1', { contentText: 'Beacon to 185.220.101.70.' }), bad], new Map(), await loadAttackCatalog(database.db), new Date(), (e) => failed.push(e.externalId));
+    expect(failed).toEqual(['f-2']);
+    const out = await database.db.transaction().execute((tx) => writePrepared(tx, target(s), chunk));
+    expect(out).toMatchObject({ created: 2, updated: 0, unchanged: 0 });
+    const rows = await database.db.selectFrom('intelItems').select(['id', 'externalId', 'processedAt']).where('sourceId', '=', s.sourceId).orderBy('externalId').execute();
+    expect(rows.map((r) => [r.externalId, r.processedAt !== null])).toEqual([['f-1', true], ['f-2', false]]);
+    expect(out.unenrichedIds).toEqual([rows[1]!.id]);
+    const ind = await database.db.selectFrom('intelIndicators').select('normalizedValue').where('itemId', '=', rows[0]!.id).execute();
+    expect(ind.map((i) => i.normalizedValue)).toEqual(['185.220.101.70']);
   });
 });

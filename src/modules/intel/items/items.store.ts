@@ -28,27 +28,7 @@ export async function storeEntries(db: Queryable, organizationId: string, source
   for (let i = 0; i < unique.length; i += BATCH) {
     const batch = unique.slice(i, i + BATCH);
     const now = new Date();
-    const rows = batch.map((e) => ({
-      id: uuidv7(),
-      organizationId,
-      sourceId,
-      externalId: e.externalId.slice(0, 2048),
-      title: stripNul(e.title).slice(0, 1000) || '(untitled)',
-      url: e.url,
-      publisher: e.publisher,
-      publishedAt: e.publishedAt,
-      sourceUpdatedAt: e.updatedAt,
-      language: e.language,
-      contentText: stripNul(e.contentText),
-      contentHtml: e.contentHtml === null ? null : stripNul(e.contentHtml),
-      structuredIndicators: JSON.stringify(e.indicators),
-      referenceUrls: JSON.stringify(e.references),
-      tags: e.tags,
-      raw: boundedRaw(e.raw),
-      contentHash: contentHash(e),
-      createdAt: now,
-      updatedAt: now,
-    }));
+    const rows = batch.map((e) => ({ id: uuidv7(), organizationId, sourceId, ...itemFields(e), createdAt: now, updatedAt: now }));
     const written = await db
       .insertInto('intelItems')
       .values(rows)
@@ -86,6 +66,32 @@ export async function storeEntries(db: Queryable, organizationId: string, source
   }
   return result;
 }
+
+/** The external id as stored (bounded): the key an entry is matched to its item by. */
+export function storedExternalId(e: IntelEntry): string {
+  return e.externalId.slice(0, 2048);
+}
+
+/** An entry as an item row's own columns (bounded, NUL-free), with the hash that tells a change. */
+export function itemFields(e: IntelEntry) {
+  return {
+    externalId: storedExternalId(e),
+    title: stripNul(e.title).slice(0, 1000) || '(untitled)',
+    url: e.url,
+    publisher: e.publisher,
+    publishedAt: e.publishedAt,
+    sourceUpdatedAt: e.updatedAt,
+    language: e.language,
+    contentText: stripNul(e.contentText),
+    contentHtml: e.contentHtml === null ? null : stripNul(e.contentHtml),
+    structuredIndicators: JSON.stringify(e.indicators),
+    referenceUrls: JSON.stringify(e.references),
+    tags: e.tags,
+    raw: boundedRaw(e.raw),
+    contentHash: contentHash(e),
+  };
+}
+export type ItemFields = ReturnType<typeof itemFields>;
 
 /** The same externalId twice in one fetch: the last one wins (ON CONFLICT cannot touch a row twice). */
 export function uniqueByExternalId(entries: IntelEntry[]): IntelEntry[] {

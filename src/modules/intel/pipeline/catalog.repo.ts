@@ -6,6 +6,9 @@ import { EMPTY_CATALOG, catalogFromStixObjects, type AttackCatalog } from './cla
  * The ATT&CK catalog lives in the database (refreshed by items of the built-in MITRE ATT&CK
  * source) and is cached per process for a minute: every worker sees a refresh soon after it.
  */
+/** The built-in source whose items (ATT&CK STIX objects) refresh the catalog. */
+export const MITRE_SOURCE_KEY = 'mitre-attack-enterprise';
+
 let cached: { at: number; catalog: AttackCatalog } | null = null;
 const TTL_MS = 60_000;
 

@@ -1,15 +1,11 @@
 import { sql } from 'kysely';
-import { uuidv7 } from 'uuidv7';
 import type { Database, Queryable } from '../../../platform/db/database.js';
 import { defineJob, type JobDefinition } from '../../../platform/jobs/catalog.js';
 import type { StructuredIndicator } from '../connectors/types.js';
-import { loadAttackCatalog, refreshAttackCatalog } from './catalog.repo.js';
-import { processItem, type ProcessResult } from './process.fns.js';
+import { MITRE_SOURCE_KEY, loadAttackCatalog, refreshAttackCatalog } from './catalog.repo.js';
+import { processItem } from './process.fns.js';
 import { PROCESS_BATCH, processItemsJob } from './process.job-def.js';
-
-const MITRE_SOURCE_KEY = 'mitre-attack-enterprise';
-/** Indicator rows per INSERT: 13 parameters each, far below PostgreSQL's 65,535. */
-const INDICATOR_ROWS_PER_INSERT = 2_000;
+import { writeResults, type EnrichedItem } from './results.store.js';
 
 /**
  * Queue enrichment for changed items, in the caller's transaction (the sync's): one job per
@@ -31,15 +27,6 @@ export async function enqueueProcessing(tx: Queryable, itemIds: string[]): Promi
       run_at => NULL,
       priority => NULL
     ) FROM unnest(${payloads}::json[]) WITH ORDINALITY AS p(payload, n) ORDER BY p.n`.execute(tx);
-}
-
-export interface ItemRow {
-  id: string;
-  organizationId: string;
-  title: string;
-  sourceLabel: string;
-  /** Null on an item's first enrichment: it has no indicators yet, so none can be stale. */
-  processedAt: Date | null;
 }
 
 /**
@@ -80,7 +67,7 @@ export function createProcessItemsJob(deps: { db: Database }): JobDefinition<{ i
       if (attackObjects.length) await refreshAttackCatalog(db, attackObjects);
       const catalog = await loadAttackCatalog(db);
 
-      const done: Array<{ row: ItemRow; result: ProcessResult }> = [];
+      const done: EnrichedItem[] = [];
       const errors: unknown[] = [];
       let failed = 0;
       for (const row of rows) {
@@ -134,99 +121,4 @@ export function createProcessItemsJob(deps: { db: Database }): JobDefinition<{ i
       ctx.logger.debug({ items: rows.length }, 'items processed');
     },
   });
-}
-
-/**
- * Writes a batch's results: 4–5 statements whatever the batch size (plus one per 2,000
- * indicators). Exported for tests (the story lock is exercised with a writer held open).
- */
-export async function writeResults(tx: Queryable, batch: Array<{ row: ItemRow; result: ProcessResult }>): Promise<void> {
-  const now = new Date();
-
-  // 0. One writer per story at a time. Step 2 links a story's items from what its statement
-  //    sees; two batches writing items of the same story concurrently would each miss the
-  //    other's uncommitted item and could both leave theirs "first". A transaction-scoped
-  //    advisory lock per (organization, canonical key), taken in key order (no deadlock between
-  //    writers), makes the later writer wait for the earlier one's commit and then see its rows.
-  const storyKeys = [...new Set(batch.filter((b) => b.result.canonicalKey).map((b) => `${b.row.organizationId}\u001f${b.result.canonicalKey}`))].sort();
-  if (storyKeys.length) {
-    await sql`SELECT pg_advisory_xact_lock(hashtextextended(s.k, 0)) FROM (SELECT k FROM unnest(${storyKeys}::text[]) AS k ORDER BY k) s ORDER BY s.k`.execute(tx);
-  }
-
-  // 1. Enrichment columns. An item without a canonical key is nobody's duplicate; one with a
-  //    key keeps its link until step 2 recomputes its story (saves rewriting the row twice).
-  const values = batch.map(({ row, result: r }) => sql`(
-    ${row.id}::uuid, ${r.severity}::text, ${r.relevance}::integer, ${r.platforms}::text[], ${r.summary}::text, ${r.tldr}::text, ${r.abstract}::text,
-    ${JSON.stringify(r.attackPath)}::jsonb, ${JSON.stringify({ ...r.classification, passages: undefined })}::jsonb, ${JSON.stringify(r.affectedProducts)}::jsonb,
-    ${JSON.stringify(r.iocs)}::jsonb, ${JSON.stringify({ supportingPassages: r.passages })}::jsonb, ${JSON.stringify(r.dropped)}::jsonb,
-    ${r.eventConfidence}::real, ${r.canonicalKey}::text, ${r.retracted}::boolean)`);
-  await sql`
-    UPDATE intel_items i SET
-      processed_at = ${now}::timestamptz, severity = v.severity, relevance = v.relevance, platforms = v.platforms, summary = v.summary,
-      tldr = v.tldr, abstract = v.abstract, attack_path = v.attack_path, classification = v.classification,
-      affected_products = v.affected_products, iocs = v.iocs, provenance = v.provenance, dropped_candidates = v.dropped_candidates,
-      event_confidence = v.event_confidence, canonical_key = v.canonical_key, search = intel_item_search(i.title, i.content_text),
-      duplicate_of = CASE WHEN v.canonical_key IS NULL THEN NULL ELSE i.duplicate_of END,
-      status = CASE WHEN v.retracted THEN 'retracted' ELSE i.status END
-    FROM (VALUES ${sql.join(values)}) AS v(id, severity, relevance, platforms, summary, tldr, abstract, attack_path, classification,
-      affected_products, iocs, provenance, dropped_candidates, event_confidence, canonical_key, retracted)
-    WHERE i.id = v.id`.execute(tx);
-
-  // 2. Duplicate links. The first item of a story (oldest) stands; every later one points at it.
-  //    Recomputed for every story of the batch, after all its items are written, so the result
-  //    does not depend on processing order (two items of one batch sharing a key included).
-  //    Rows already pointing the right way are not rewritten.
-  const stories = [...new Map(batch.filter((b) => b.result.canonicalKey).map((b) => [`${b.row.organizationId}\u001f${b.result.canonicalKey}`, b])).values()];
-  if (stories.length) {
-    await sql`
-      WITH k AS (
-        SELECT * FROM unnest(${stories.map((s) => s.row.organizationId)}::uuid[], ${stories.map((s) => s.result.canonicalKey)}::text[]) AS k(organization_id, canonical_key)
-      ), g AS (
-        SELECT i.id, first_value(i.id) OVER (PARTITION BY i.organization_id, i.canonical_key ORDER BY i.created_at, i.id) AS first
-        FROM intel_items i JOIN k ON i.organization_id = k.organization_id AND i.canonical_key = k.canonical_key
-      )
-      UPDATE intel_items i SET duplicate_of = NULLIF(g.first, i.id)
-      FROM g WHERE i.id = g.id AND i.duplicate_of IS DISTINCT FROM NULLIF(g.first, i.id)`.execute(tx);
-  }
-
-  // 3. Indicators, upserted: an indicator the item already had keeps its id, first sighting and
-  //    hunt status. Keyed as the unique index is (item, type, normalized value cut at 4,096).
-  const indicators: Array<{ itemId: string; type: string; value: string; normalizedValue: string; confidence: number; ttlDays: number; intelTitle: string; sourceLabel: string; organizationId: string }> = [];
-  for (const { row, result } of batch) {
-    const seen = new Set<string>();
-    for (const ind of result.indicators) {
-      const normalizedValue = ind.normalizedValue.slice(0, 4096);
-      const key = `${ind.type}\u001f${normalizedValue}`;
-      if (seen.has(key)) continue; // one statement cannot upsert the same row twice
-      seen.add(key);
-      indicators.push({ itemId: row.id, organizationId: row.organizationId, type: ind.type, value: ind.value.slice(0, 4096), normalizedValue, confidence: ind.confidence, ttlDays: ind.ttlDays, intelTitle: row.title.slice(0, 500), sourceLabel: row.sourceLabel });
-    }
-  }
-  for (let i = 0; i < indicators.length; i += INDICATOR_ROWS_PER_INSERT) {
-    await tx
-      .insertInto('intelIndicators')
-      .values(indicators.slice(i, i + INDICATOR_ROWS_PER_INSERT).map((ind) => ({ id: uuidv7(), ...ind, firstSeen: now, lastSeen: now, createdAt: now })))
-      .onConflict((oc) =>
-        oc.columns(['itemId', 'type', 'normalizedValue']).doUpdateSet((eb) => ({
-          value: eb.ref('excluded.value'),
-          confidence: eb.ref('excluded.confidence'),
-          ttlDays: eb.ref('excluded.ttlDays'),
-          intelTitle: eb.ref('excluded.intelTitle'),
-          lastSeen: eb.ref('excluded.lastSeen'),
-        })),
-      )
-      .execute();
-  }
-
-  // 4. Indicators the new content no longer carries go (with their checks). Only items enriched
-  //    before can have any: new items (most of a sync) skip the statement.
-  const reprocessed = batch.filter((b) => b.row.processedAt !== null);
-  if (reprocessed.length === 0) return;
-  await sql`
-    DELETE FROM intel_indicators d
-    WHERE d.item_id = ANY(${reprocessed.map((b) => b.row.id)}::uuid[])
-      AND NOT EXISTS (
-        SELECT 1 FROM unnest(${indicators.map((i) => i.itemId)}::uuid[], ${indicators.map((i) => i.type)}::text[], ${indicators.map((i) => i.normalizedValue)}::text[]) AS k(item_id, type, normalized_value)
-        WHERE k.item_id = d.item_id AND k.type = d.type AND k.normalized_value = d.normalized_value
-      )`.execute(tx);
 }

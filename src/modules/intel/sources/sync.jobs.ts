@@ -2,13 +2,16 @@ import type { Logger } from 'pino';
 import type { Database, Queryable } from '../../../platform/db/database.js';
 import { defineJob, type JobDefinition } from '../../../platform/jobs/catalog.js';
 import type { SecretBox } from '../../../platform/secrets.js';
-import { ConnectorError, type Connector, type HttpClient, type SourceConfig } from '../connectors/connector.js';
+import { ConnectorError, type Connector, type FetchResult, type HttpClient, type SourceConfig } from '../connectors/connector.js';
 import { ConnectorParseError } from '../connectors/types.js';
 import { rssConnector } from '../connectors/rss/rss.connector.js';
 import { mispConnector } from '../connectors/misp/misp.connector.js';
 import { mispFeedConnector } from '../connectors/misp/misp-feed.connector.js';
 import { taxiiConnector } from '../connectors/taxii/taxii.connector.js';
-import { storeEntries, uniqueByExternalId } from '../items/items.store.js';
+import { uniqueByExternalId } from '../items/items.store.js';
+import type { IntelEntry } from '../connectors/types.js';
+import { MITRE_SOURCE_KEY, loadAttackCatalog, refreshAttackCatalog } from '../pipeline/catalog.repo.js';
+import { knownItems, prepareEntries, writePrepared } from '../pipeline/ingest.store.js';
 import { syncSourceJob } from './sync.job-def.js';
 
 function connectorFor(source: Pick<SourceConfig, 'kind' | 'apiType'>): Connector {
@@ -44,23 +47,25 @@ export function userMessage(err: unknown): string {
 }
 
 /**
- * Entries stored per transaction. Each chunk commits with its enrichment jobs, so the worker
- * enriches the first items while the sync is still storing the rest (a 10,000-entry feed no
- * longer waits for its last row before enrichment starts), and no transaction grows with the
- * feed.
+ * Entries per transaction. Each chunk commits with its items enriched (pipeline/ingest.store.ts),
+ * so a large sync shows its first items within a second, no transaction grows with the feed,
+ * and the next chunk is enriched (CPU, in Node) while this one is written (in PostgreSQL).
  */
-const STORE_CHUNK = 1_000;
+const STORE_CHUNK = 250;
+/** Chunks written at once (each its own transaction and connection), beside the enrichment of the next. */
+const WRITES_IN_FLIGHT = 2;
 
 /**
- * Sync one source for one organization. Everything is fetched and parsed first, then stored in
- * chunks of STORE_CHUNK entries, each chunk in its own transaction with its enrichment jobs;
- * the source state (ETag, cursor, lastStatus) and the job's outcome commit with the last chunk.
- * A failure part-way leaves the chunks already committed (complete items, queued for
- * enrichment) and the source state as before, so the retry fetches the same entries again and
- * finds those items unchanged. Re-running a sync job (a retry after a crash) is harmless: items
- * upsert by (source, externalId) and a finished job is not run again.
+ * Sync one source for one organization. Everything is fetched and parsed first, then enriched
+ * and stored in chunks of STORE_CHUNK entries, each chunk in its own transaction; the source
+ * state (ETag, cursor, lastStatus) and the job's outcome commit with the last chunk, after all
+ * the others. A failure part-way leaves the chunks already committed (complete, enriched items)
+ * and the source state as before, so the retry fetches the same entries again and finds those
+ * items unchanged. Re-running a sync job (a retry after a crash) is harmless: items upsert by
+ * (source, externalId) and a finished job is not run again. An entry whose enrichment throws is
+ * stored as is and handed to `enqueueEnrichment` in its chunk's transaction.
  */
-export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; http: HttpClient; logger: Logger; onItemsChanged?: (tx: Queryable, organizationId: string, ids: string[]) => Promise<void> }): JobDefinition<{ syncJobId: string }> {
+export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; http: HttpClient; logger: Logger; enqueueEnrichment?: (tx: Queryable, itemIds: string[]) => Promise<void> }): JobDefinition<{ syncJobId: string }> {
   const { db } = deps;
   return defineJob({
     ...syncSourceJob,
@@ -91,39 +96,37 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
         apiKey: source.apiKeyCiphertext ? deps.secrets.decrypt(source.apiKeyCiphertext) : null,
         maxEntries: source.maxEntries,
       };
+      const target = { organizationId: job.organizationId, sourceId: source.id, sourceLabel: source.displayName };
       const log = ctx.logger.child({ sourceId: source.id, organizationId: job.organizationId });
       try {
         const result = await connectorFor(config).fetch(config, { etag: state?.etag ?? null, lastModified: state?.lastModified ?? null, cursor: state?.cursor ?? {} }, deps.http);
         const entries = uniqueByExternalId(result.entries);
         const stats = { fetched: result.entries.length, created: 0, updated: 0, unchanged: 0 };
-        // At least one transaction, also for an empty or not-modified fetch: it records the outcome.
-        for (let from = 0; from === 0 || from < entries.length; from += STORE_CHUNK) {
-          const last = from + STORE_CHUNK >= entries.length;
-          await db.transaction().execute(async (tx) => {
-            const stored = await storeEntries(tx, job.organizationId, source.id, entries.slice(from, from + STORE_CHUNK));
+        const known = await knownItems(db, target, entries);
+        // ATT&CK objects refresh the catalog first, so every item of the sync can use the names.
+        if (source.builtinKey === MITRE_SOURCE_KEY) await refreshAttackCatalog(db, entries.map((e) => e.raw));
+        const catalog = await loadAttackCatalog(db);
+        const onError = (entry: IntelEntry, err: unknown) => log.warn({ err, externalId: entry.externalId }, 'entry could not be enriched; stored for the enrichment job');
+
+        // Chunk k + 1 is enriched while chunk k is written; at most WRITES_IN_FLIGHT writes at once.
+        const writes = new Set<Promise<void>>();
+        for (let from = 0; from < entries.length; from += STORE_CHUNK) {
+          const chunk = await prepareEntries(entries.slice(from, from + STORE_CHUNK), known, catalog, new Date(), onError);
+          if (writes.size >= WRITES_IN_FLIGHT) await Promise.race(writes); // a failed write ends the sync here
+          const write = db.transaction().execute(async (tx) => {
+            const stored = await writePrepared(tx, target, chunk);
             stats.created += stored.created;
             stats.updated += stored.updated;
             stats.unchanged += stored.unchanged;
-            if (deps.onItemsChanged && stored.changedIds.length) await deps.onItemsChanged(tx, job.organizationId, stored.changedIds);
-            if (!last) return;
-            const now = new Date();
-            const stateValues = {
-              lastFetchedAt: now,
-              lastStatus: result.status,
-              lastError: null,
-              etag: result.etag ?? null,
-              lastModified: result.lastModified ?? null,
-              cursor: JSON.stringify(result.cursor ?? state?.cursor ?? {}),
-              updatedAt: now,
-            };
-            await tx
-              .insertInto('intelSourceStates')
-              .values({ organizationId: job.organizationId, sourceId: source.id, ...stateValues })
-              .onConflict((oc) => oc.columns(['organizationId', 'sourceId']).doUpdateSet(stateValues))
-              .execute();
-            await tx.updateTable('intelSyncJobs').set({ status: 'succeeded', error: null, finishedAt: now, updatedAt: now, stats: JSON.stringify(stats) }).where('id', '=', syncJobId).execute();
+            if (deps.enqueueEnrichment && stored.unenrichedIds.length) await deps.enqueueEnrichment(tx, stored.unenrichedIds);
           });
+          writes.add(write);
+          write.then(() => writes.delete(write), () => {}); // a rejection is seen by the race above or the all below
         }
+        await Promise.all(writes);
+        // Once every chunk has committed: a crash before this point leaves the state as it was,
+        // and the retry finds the stored items unchanged.
+        await db.transaction().execute((tx) => recordSuccess(tx, job, result, state, stats));
         log.info({ ...stats, status: result.status }, 'source synced');
       } catch (err) {
         const message = userMessage(err);
@@ -147,4 +150,24 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
       }
     },
   });
+}
+
+/** The outcome of a successful sync: the source's state (validators, cursor, status) and the job's. */
+async function recordSuccess(tx: Queryable, job: { id: string; organizationId: string; sourceId: string }, result: FetchResult, state: { cursor: unknown } | undefined, stats: object): Promise<void> {
+  const now = new Date();
+  const stateValues = {
+    lastFetchedAt: now,
+    lastStatus: result.status,
+    lastError: null,
+    etag: result.etag ?? null,
+    lastModified: result.lastModified ?? null,
+    cursor: JSON.stringify(result.cursor ?? state?.cursor ?? {}),
+    updatedAt: now,
+  };
+  await tx
+    .insertInto('intelSourceStates')
+    .values({ organizationId: job.organizationId, sourceId: job.sourceId, ...stateValues })
+    .onConflict((oc) => oc.columns(['organizationId', 'sourceId']).doUpdateSet(stateValues))
+    .execute();
+  await tx.updateTable('intelSyncJobs').set({ status: 'succeeded', error: null, finishedAt: now, updatedAt: now, stats: JSON.stringify(stats) }).where('id', '=', job.id).execute();
 }

@@ -69,7 +69,8 @@ export function finishEntry(d: EntryDraft, feed: FeedContext): IntelEntry {
     indicators: [],
     references: [],
     tags: uniqueTags(d.tags),
-    raw: { format: feed.format, item: boundRaw(d.raw) },
+    // The body that became contentHtml is stored once, there: raw holds every other field.
+    raw: { format: feed.format, item: boundRaw(d.raw, 0, contentHtml === null ? undefined : d.html ?? undefined) },
   };
 }
 
@@ -161,12 +162,14 @@ function uniqueTags(tags: Array<string | null | undefined>): string[] {
 
 /**
  * A JSON-safe copy of the parsed item for audit/re-processing, bounded so one huge item cannot
- * bloat storage: strings over {@link RAW_MAX_STRING_BYTES} are dropped (the full content already
- * lives in contentHtml/contentText), arrays keep 100 elements, nesting stops at depth 8.
+ * bloat storage: strings over {@link RAW_MAX_STRING_BYTES} are dropped, and so is the `stored`
+ * string, the body kept as contentHtml (the full content lives in contentHtml/contentText, not
+ * twice per item); arrays keep 100 elements, nesting stops at depth 8.
  */
-export function boundRaw(value: unknown, depth = 0): unknown {
+export function boundRaw(value: unknown, depth = 0, stored?: string): unknown {
   if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
   if (typeof value === 'string') {
+    if (value === stored) return undefined;
     // Cheap length check first: UTF-8 never takes fewer bytes than UTF-16 code units.
     return value.length > RAW_MAX_STRING_BYTES || Buffer.byteLength(value) > RAW_MAX_STRING_BYTES ? undefined : value;
   }
@@ -174,13 +177,13 @@ export function boundRaw(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) {
     return value
       .slice(0, 100)
-      .map((v) => boundRaw(v, depth + 1))
+      .map((v) => boundRaw(v, depth + 1, stored))
       .filter((v) => v !== undefined);
   }
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     if (k === '__proto__') continue; // never let a feed's key reach an object's prototype
-    const b = boundRaw(v, depth + 1);
+    const b = boundRaw(v, depth + 1, stored);
     if (b !== undefined) out[k] = b;
   }
   return out;
