@@ -121,31 +121,49 @@ const timeline = (r: SourceRun) =>
 
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const entries = Math.round(envNumber('BENCH_INGEST_ENTRIES', ctx.quick ? 1_000 : 10_000));
-  const pageSize = Math.max(1, Math.round(entries / 10));
   const database = await startBenchDatabase('ingest');
   const closers: Array<() => Promise<void>> = [];
   try {
     const { db } = database;
+    for (const q of (process.env.PGALTER ?? '').split(';').filter((x) => x.trim())) await database.pool.query(q);
     const org = await createOrganization(db, { name: 'Bench Org', adminEmail: 'bench@ingest.test' });
     const orgId = org.organization.id;
     const pgPid = postmasterPid(database.clusterDir);
     const probe = instrument(database.pool, createGuardedClient({ allowPrivateNetworks: true, maxResponseBytes: 100 * 1024 * 1024, timeoutMs: 120_000 }));
 
-    // RSS 2.0: the document is generated (and encoded) before the clock starts.
-    const feed = Buffer.from(generateRssFeed(entries), 'utf8');
-    const rssServer = await startServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8', 'content-length': String(feed.length) });
-      res.end(feed);
-    });
-    closers.push(onCleanup(rssServer.close));
-    const rssId = await insertSource(db, orgId, { name: 'Bench RSS', kind: 'rss', apiType: null, feedUrl: `${rssServer.url}/feed.xml`, serverUrl: null }, entries);
+    // Each kind of source is first synced once from a smaller source of its own (other entries,
+    // ids and CVEs), untimed: the code is then JIT-compiled and PostgreSQL's caches are warm, as
+    // in a service that has synced before. The timed run is the steady state, not the first
+    // sync after a process start.
+    const warmup = Math.max(100, Math.round(entries / 10));
+
+    // RSS 2.0: the documents are generated (and encoded) before the clock starts.
+    const rssSource = async (label: string, count: number, first: number) => {
+      const feed = Buffer.from(generateRssFeed(count, 1, first), 'utf8');
+      const server = await startServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8', 'content-length': String(feed.length) });
+        res.end(feed);
+      });
+      closers.push(onCleanup(server.close));
+      const id = await insertSource(db, orgId, { name: label, kind: 'rss', apiType: null, feedUrl: `${server.url}/feed.xml`, serverUrl: null }, count);
+      return { id, feed };
+    };
+    const rssWarmup = await rssSource('Warm-up RSS', warmup, entries);
+    await ingest(db, pgPid, probe, orgId, rssWarmup.id, 'rss-warmup', warmup);
+    const { id: rssId, feed } = await rssSource('Bench RSS', entries, 0);
     const rss = await ingest(db, pgPid, probe, orgId, rssId, 'rss', entries);
     ctx.log(`rss: ${entries} items, ${(feed.length / 2 ** 20).toFixed(1)} MiB; ${timeline(rss)}`);
 
     // TAXII 2.1: STIX indicators, 10 pages (discovery → API root → collections → pages).
-    const taxiiServer = await startFakeTaxii({ pageSize, collections: { 'bench-indicators': { title: 'Bench indicators', objects: generateStixIndicators(entries) } } });
-    closers.push(onCleanup(taxiiServer.close));
-    const taxiiId = await insertSource(db, orgId, { name: 'Bench TAXII', kind: 'api', apiType: 'taxii', feedUrl: null, serverUrl: `${taxiiServer.url}/taxii2/` }, entries);
+    const taxiiSource = async (label: string, count: number, first: number) => {
+      const server = await startFakeTaxii({ pageSize: Math.max(1, Math.round(count / 10)), collections: { 'bench-indicators': { title: 'Bench indicators', objects: generateStixIndicators(count, 2, first) } } });
+      closers.push(onCleanup(server.close));
+      const id = await insertSource(db, orgId, { name: label, kind: 'api', apiType: 'taxii', feedUrl: null, serverUrl: `${server.url}/taxii2/` }, count);
+      return { id, server };
+    };
+    const taxiiWarmup = await taxiiSource('Warm-up TAXII', warmup, entries);
+    await ingest(db, pgPid, probe, orgId, taxiiWarmup.id, 'taxii-warmup', warmup);
+    const { id: taxiiId, server: taxiiServer } = await taxiiSource('Bench TAXII', entries, 0);
     const taxii = await ingest(db, pgPid, probe, orgId, taxiiId, 'taxii', entries);
     ctx.log(`taxii: ${entries} objects in ${taxiiServer.requests.length} requests; ${timeline(taxii)}`);
 
@@ -159,7 +177,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     return {
       figures: [...perSource('RSS 2.0', rss), ...perSource('TAXII 2.1', taxii)],
       notes: [
-        `${entries.toLocaleString('en')} entries per source, one cold run each; RSS feed ${(feed.length / 2 ** 20).toFixed(1)} MiB (${Math.round(feed.length / entries)} B/item), TAXII ${taxiiServer.requests.length} requests`,
+        `${entries.toLocaleString('en')} entries per source, one run each after an untimed warm-up sync of ${warmup.toLocaleString('en')} other entries of the same kind; RSS feed ${(feed.length / 2 ** 20).toFixed(1)} MiB (${Math.round(feed.length / entries)} B/item), TAXII ${taxiiServer.requests.length} requests`,
         `indicators stored: RSS ${rss.indicators.toLocaleString('en')}, TAXII ${taxii.indicators.toLocaleString('en')}`,
         ...([['RSS', rss], ['TAXII', taxii]] as const).map(([label, r]) => `${label} sync phases: http ${r.phases.httpSeconds.toFixed(2)} s, parse+map ${r.phases.parseSeconds.toFixed(2)} s, store+commit ${r.phases.storeSeconds.toFixed(2)} s; ${timeline(r)}`),
         '(http = inside http.request; parse+map = sync start → first INSERT INTO intel_items, minus http; store = first INSERT → last commit, with the enrichment of the later chunks beside the writes)',

@@ -38,12 +38,12 @@ function indicatorsFor(i: number, rand: () => number) {
   return { ip, domain, sha256: hex(`sample-${i}`), md5: hex(`dropper-${i}`, 'md5'), cve: `CVE-${2021 + (i % 5)}-${1000 + (i % 40000)}` };
 }
 
-/** One RSS 2.0 document with `count` items, newest first. */
-export function generateRssFeed(count: number, seed = 1): string {
+/** One RSS 2.0 document with `count` items, newest first; `first` numbers them (distinct ids, CVEs and indicators per range). */
+export function generateRssFeed(count: number, seed = 1, first = 0): string {
   const rand = prng(seed);
   const base = Date.UTC(2026, 10, 20, 12, 0, 0);
   const items: string[] = [];
-  for (let i = 0; i < count; i++) {
+  for (let i = first; i < first + count; i++) {
     const ioc = indicatorsFor(i, rand);
     const title = `${pick(rand, ACTORS)} ${pick(rand, VERBS)} ${ioc.cve} in ${pick(rand, PRODUCTS)} against ${pick(rand, SECTORS)} organisations`;
     const prose = Array.from({ length: 6 + Math.floor(rand() * 5) }, () => pick(rand, SENTENCES)).join(' ');
@@ -70,12 +70,12 @@ export function generateRssFeed(count: number, seed = 1): string {
 
 export type StixWithDate = Record<string, unknown> & { date_added: string };
 
-/** `count` STIX 2.1 indicators (a mix of pattern shapes), each with a TAXII date_added. */
-export function generateStixIndicators(count: number, seed = 2): StixWithDate[] {
+/** `count` STIX 2.1 indicators (a mix of pattern shapes), each with a TAXII date_added; `first` numbers them. */
+export function generateStixIndicators(count: number, seed = 2, first = 0): StixWithDate[] {
   const rand = prng(seed);
   const base = Date.UTC(2026, 9, 1);
   const out: StixWithDate[] = [];
-  for (let i = 0; i < count; i++) {
+  for (let i = first; i < first + count; i++) {
     const ioc = indicatorsFor(i, rand);
     const shape = i % 5;
     const pattern =
