@@ -125,7 +125,6 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const closers: Array<() => Promise<void>> = [];
   try {
     const { db } = database;
-    for (const q of (process.env.PGALTER ?? '').split(';').filter((x) => x.trim())) await database.pool.query(q);
     const org = await createOrganization(db, { name: 'Bench Org', adminEmail: 'bench@ingest.test' });
     const orgId = org.organization.id;
     const pgPid = postmasterPid(database.clusterDir);

