@@ -39,11 +39,12 @@ const STOP_WORDS = new Set(['this', 'that', 'with', 'from', 'have', 'been', 'wer
 
 /** Collapses whitespace and drops a leading list marker. */
 export function cleanSentence(s: string): string {
-  return s
-    .replace(/\s+/g, ' ')
-    .replace(/^(?:[-*•▪‣◦–]|\d{1,2}[.)])\s+/, '')
-    .trim();
+  // Most sentences have single spaces only: skip the copy then (same result).
+  return (ODD_SPACE_RE.test(s) ? s.replace(/\s+/g, ' ') : s).replace(/^(?:[-*•▪‣◦–]|\d{1,2}[.)])\s+/, '').trim();
 }
+
+/** Whitespace that `\s+ → ' '` would change: two in a row, or one that is not a plain space. */
+const ODD_SPACE_RE = /\s\s|[^\S ]/;
 
 /** Cuts at a word boundary so that the result, with "…", is at most `max` characters. */
 export function truncate(s: string, max: number): string {
@@ -70,10 +71,17 @@ function informative(s: string): boolean {
 
 const LETTER_RE = /\p{L}/u;
 
+/** Words of 4+ letters, digits or hyphens, lower-cased. */
+function longWords(s: string): string[] {
+  const lower = s.toLowerCase();
+  // ASCII text (most of it) takes the non-Unicode pattern: the same words, several times faster.
+  return lower.match(ASCII_RE.test(lower) ? /[a-z0-9-]{4,}/g : /[\p{L}\p{N}-]{4,}/gu) ?? [];
+}
+
+const ASCII_RE = /^[\x00-\x7f]*$/;
+
 function titleWords(title: string): Set<string> {
-  return new Set(
-    (title.toLowerCase().match(/[\p{L}\p{N}-]{4,}/gu) ?? []).filter((w) => !STOP_WORDS.has(w)),
-  );
+  return new Set(longWords(title).filter((w) => !STOP_WORDS.has(w)));
 }
 
 interface Candidate {
@@ -93,7 +101,7 @@ function pickSummary(list: readonly Candidate[], title: string): string {
   if (list.length === 0) return '';
   const words = titleWords(title);
   const scored = list.map((c, rankInText) => {
-    const tokens = c.text.toLowerCase().match(/[\p{L}\p{N}-]{4,}/gu) ?? [];
+    const tokens = longWords(c.text);
     const overlap = words.size === 0 ? 0 : new Set(tokens.filter((t) => words.has(t))).size / words.size;
     const keywords = Math.min(3, (c.text.match(KEYWORD_RE) ?? []).length);
     return { c, score: 1 / (1 + rankInText * 0.5) + overlap * 0.6 + keywords * 0.15 };
