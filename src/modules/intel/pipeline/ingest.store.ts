@@ -61,8 +61,12 @@ export interface PreparedChunk {
   unchanged: number;
 }
 
-/** Items processed between two turns of the event loop (~3 ms): a write in flight is not held up. */
-const ITEMS_PER_TURN = 20;
+/**
+ * Items processed between two turns of the event loop (~0.25 ms): a write in flight gets its
+ * next statement sent at once, not after a slice of enrichment (20 items per turn measured
+ * ~3% slower end to end on the ingest bench: the writers' connections sat idle between statements).
+ */
+const ITEMS_PER_TURN = 2;
 
 /**
  * The CPU half, no database: which entries are new or changed (by content hash against

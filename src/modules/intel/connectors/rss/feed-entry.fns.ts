@@ -50,21 +50,30 @@ export const RAW_MAX_STRING_BYTES = 100_000;
 
 export function finishEntry(d: EntryDraft, feed: FeedContext): IntelEntry {
   const contentHtml = nonEmpty(d.html);
-  const contentText = contentHtml ? htmlToPlainText(contentHtml) || plainText(d.text) : plainText(d.text);
   const url = firstUrl(d.links, d.base) ?? firstUrl(d.permalinkIds ?? [], null);
   const rawTitle = nonEmpty(d.title);
-  const title = (rawTitle ? (d.titleIsHtml ? htmlToPlainText(rawTitle).replace(/\s+/g, ' ') : plainTitle(rawTitle)) : '') || fallbackTitle(contentText, url);
+  const givenTitle = rawTitle ? (d.titleIsHtml ? htmlToPlainText(rawTitle).replace(/\s+/g, ' ') : plainTitle(rawTitle)) : '';
+  // The text of an HTML body (html-to-text: the costly part of reading a feed) is derived when
+  // first read, then kept: the sync reads it chunk by chunk while the chunks before are being
+  // written, instead of for the whole feed before the first write. It is read at once when it
+  // stands in for a missing title (and, with no id, link, title or date, for the id).
+  let text: string | null = contentHtml ? null : plainText(d.text);
+  const textOf = (): string => (text ??= (contentHtml ? htmlToPlainText(contentHtml) : '') || plainText(d.text));
   const publishedAt = firstDate(d.published);
-  const updatedAt = firstDate(d.updated);
   return {
-    externalId: externalId(d.id, url, rawTitle ?? '', publishedAt, contentText),
-    title,
+    externalId: externalId(d.id, url, rawTitle ?? '', publishedAt, givenTitle === '' ? textOf() : ''),
+    title: givenTitle || fallbackTitle(textOf(), url),
     url,
     publisher: feed.title ?? d.authors[0] ?? feed.authors[0] ?? null,
     publishedAt,
-    updatedAt,
+    updatedAt: firstDate(d.updated),
     language: nonEmpty(d.language) ?? feed.language,
-    contentText,
+    get contentText(): string {
+      return textOf();
+    },
+    set contentText(value: string) {
+      text = value;
+    },
     contentHtml,
     indicators: [],
     references: [],

@@ -72,6 +72,15 @@ describe('parseFeed: RSS 2.0', () => {
     expect(first?.raw).toMatchObject({ format: 'rss', item: { guid: { value: 'post-1', isPermaLink: false } } });
   });
 
+  it('derives the text of an HTML body when first read: copies and JSON carry it, and it can be replaced', () => {
+    const [entry] = parse(RSS2).entries;
+    const text = 'Attackers exploit & pivot. Read more\n\nSecond paragraph.';
+    expect({ ...entry }.contentText).toBe(text);
+    expect(JSON.parse(JSON.stringify(entry)).contentText).toBe(text);
+    entry!.contentText = 'replaced';
+    expect(entry!.contentText).toBe('replaced');
+  });
+
   it('keeps CDATA verbatim, resolves relative links against the channel link, reads dc:*', () => {
     expect(second).toMatchObject({
       title: 'CDATA title with tags & ampersand',

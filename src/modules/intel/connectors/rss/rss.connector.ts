@@ -15,9 +15,11 @@ export const rssConnector: Connector = {
     if (res.status >= 400) throw new ConnectorError(`The feed answered HTTP ${res.status} for ${res.url}`);
     if (res.status >= 300) throw new ConnectorError(`The feed answered HTTP ${res.status} without a usable redirect`);
     const feed = parseFeed(res.body, { contentType: res.headers['content-type'] ?? null, feedUrl: res.url, maxEntries: source.maxEntries });
+    // Set in place, not copied: copying would derive every entry's contentText now (feed-entry.fns.ts).
+    for (const e of feed.entries) e.publisher ??= feed.title ?? source.displayName;
     return {
       status: 'ok',
-      entries: feed.entries.map((e) => ({ ...e, publisher: e.publisher ?? feed.title ?? source.displayName })),
+      entries: feed.entries,
       etag: res.headers.etag ?? null,
       lastModified: res.headers['last-modified'] ?? null,
     };
