@@ -57,8 +57,9 @@ export function finishEntry(d: EntryDraft, feed: FeedContext): IntelEntry {
   // first read, then kept: the sync reads it chunk by chunk while the chunks before are being
   // written, instead of for the whole feed before the first write. It is read at once when it
   // stands in for a missing title (and, with no id, link, title or date, for the id).
-  let text: string | null = contentHtml ? null : plainText(d.text);
-  const textOf = (): string => (text ??= (contentHtml ? htmlToPlainText(contentHtml) : '') || plainText(d.text));
+  const altText = d.text; // not `d`: the closure would keep the whole parsed item alive
+  let text: string | null = contentHtml ? null : plainText(altText);
+  const textOf = (): string => (text ??= (contentHtml ? htmlToPlainText(contentHtml) : '') || plainText(altText));
   const publishedAt = firstDate(d.published);
   return {
     externalId: externalId(d.id, url, rawTitle ?? '', publishedAt, givenTitle === '' ? textOf() : ''),
