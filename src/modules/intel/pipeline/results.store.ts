@@ -99,8 +99,10 @@ export async function writeResults(tx: Queryable, batch: EnrichedItem[]): Promis
  */
 export async function writeStoriesAndIndicators(tx: Queryable, batch: EnrichedItem[], now: Date): Promise<void> {
   await linkStories(tx, batch);
+  const firstTime = new Set(batch.filter((b) => b.row.processedAt === null).map((b) => b.row.id));
   const indicators = indicatorRecords(batch);
-  await upsertIndicators(tx, indicators, now);
+  await writeIndicators(tx, indicators.filter((i) => firstTime.has(i.item_id)), now, 'insert');
+  await writeIndicators(tx, indicators.filter((i) => !firstTime.has(i.item_id)), now, 'upsert');
   await deleteStaleIndicators(tx, batch, indicators);
 }
 
@@ -158,16 +160,25 @@ function indicatorRecords(batch: EnrichedItem[]): IndicatorRecord[] {
 /** Indicator rows per statement: bounds one JSON parameter (~300 B per row) to a few MB. */
 const INDICATORS_PER_STATEMENT = 5_000;
 
-/** An indicator the item already had keeps its id, first sighting and hunt status. */
-async function upsertIndicators(tx: Queryable, indicators: IndicatorRecord[], now: Date): Promise<void> {
+/**
+ * An indicator the item already had keeps its id, first sighting and hunt status (`upsert`).
+ * An item enriched for the first time has no indicators yet (`insert`): a plain INSERT skips
+ * ON CONFLICT's speculative insertion (an extra index probe and WAL record per row), which
+ * cost ~10% of the indicators' write on the ingest bench.
+ */
+async function writeIndicators(tx: Queryable, indicators: IndicatorRecord[], now: Date, mode: 'insert' | 'upsert'): Promise<void> {
+  const onConflict =
+    mode === 'upsert'
+      ? sql`ON CONFLICT (item_id, type, normalized_value) DO UPDATE SET
+          value = excluded.value, confidence = excluded.confidence, ttl_days = excluded.ttl_days, intel_title = excluded.intel_title, last_seen = excluded.last_seen`
+      : sql``;
   for (let i = 0; i < indicators.length; i += INDICATORS_PER_STATEMENT) {
     await sql`
       INSERT INTO intel_indicators AS d (id, item_id, organization_id, type, value, normalized_value, confidence, ttl_days, intel_title, source_label, first_seen, last_seen, created_at)
       SELECT r.id, r.item_id, r.organization_id, r.type, r.value, r.normalized_value, r.confidence, r.ttl_days, r.intel_title, r.source_label, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
       FROM json_to_recordset(${JSON.stringify(indicators.slice(i, i + INDICATORS_PER_STATEMENT))}::json)
         AS r(id uuid, item_id uuid, organization_id uuid, type text, value text, normalized_value text, confidence real, ttl_days integer, intel_title text, source_label text)
-      ON CONFLICT (item_id, type, normalized_value) DO UPDATE SET
-        value = excluded.value, confidence = excluded.confidence, ttl_days = excluded.ttl_days, intel_title = excluded.intel_title, last_seen = excluded.last_seen`.execute(tx);
+      ${onConflict}`.execute(tx);
   }
 }
 
