@@ -6,9 +6,10 @@
  * indicators and full-text vector, each chunk committed, the next enriched while one is written.
  * Entries whose enrichment throws would be handed to the enrichment job: the bench runs that job
  * on them after the sync, inside the timing (none do in this corpus). Calling the handler
- * directly leaves out graphile-worker's job pickup (one job per sync: negligible). Two sources:
- * RSS 2.0 and a TAXII 2.1 collection of STIX indicators. Every run checks that all entries were
- * stored and enriched.
+ * directly leaves out graphile-worker's job pickup (one job per sync: negligible). Two kinds of
+ * source: RSS 2.0 and a TAXII 2.1 collection of STIX indicators; BENCH_INGEST_RUNS (3; quick: 1)
+ * timed runs of each after a warm-up, the median reported. Every run checks that all entries
+ * were stored and enriched.
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -115,12 +116,19 @@ async function ingest(db: Database, pgPid: number | null, probe: Probe, organiza
   return { entries, syncSeconds: (t1 - t0) / 1000, handedOff: handedOff.length, totalSeconds: (t2 - t0) / 1000, nodeCpuSeconds: (nodeCpu.user + nodeCpu.system) / 1e6, pgCpuSeconds: pgCpu === null || cpu0.pg === null ? null : pgCpu - cpu0.pg, indicators: Number(indicators), phases: probe.phases(t0, t1), statements: probe.top() };
 }
 
+/** The run with the median throughput (the lower middle one for an even count). */
+function medianRun(runs: SourceRun[]): SourceRun {
+  const sorted = [...runs].sort((a, b) => a.entries / a.totalSeconds - b.entries / b.totalSeconds);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
 const timeline = (r: SourceRun) =>
   `sync ${r.syncSeconds.toFixed(2)} s, ${r.handedOff} entries left to the enrichment job (${r.totalSeconds.toFixed(2)} s in all); ` +
   `CPU: Node ${r.nodeCpuSeconds.toFixed(2)} s + PostgreSQL ${r.pgCpuSeconds === null ? 'n/a' : `${r.pgCpuSeconds.toFixed(2)} s`} = ${((r.nodeCpuSeconds + (r.pgCpuSeconds ?? 0)) / r.totalSeconds).toFixed(2)} cores busy`;
 
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const entries = Math.round(envNumber('BENCH_INGEST_ENTRIES', ctx.quick ? 1_000 : 10_000));
+  const runs = Math.max(1, Math.round(envNumber('BENCH_INGEST_RUNS', ctx.quick ? 1 : 3)));
   const database = await startBenchDatabase('ingest');
   const closers: Array<() => Promise<void>> = [];
   try {
@@ -132,9 +140,12 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
 
     // Each kind of source is first synced once from a smaller source of its own (other entries,
     // ids and CVEs), untimed: the code is then JIT-compiled and PostgreSQL's caches are warm, as
-    // in a service that has synced before. The timed run is the steady state, not the first
-    // sync after a process start.
+    // in a service that has synced before. The timed runs are the steady state, not the first
+    // sync after a process start. Each timed run syncs a source of its own (entries numbered
+    // apart, so no run's stories link to another's); the figure is the median run, as one run on
+    // a shared 2-core VM moves by ±5%.
     const warmup = Math.max(100, Math.round(entries / 10));
+    const numbered = (run: number) => run * entries; // warm-up: run = runs
 
     // RSS 2.0: the documents are generated (and encoded) before the clock starts.
     const rssSource = async (label: string, count: number, first: number) => {
@@ -147,11 +158,16 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       const id = await insertSource(db, orgId, { name: label, kind: 'rss', apiType: null, feedUrl: `${server.url}/feed.xml`, serverUrl: null }, count);
       return { id, feed };
     };
-    const rssWarmup = await rssSource('Warm-up RSS', warmup, entries);
+    const rssWarmup = await rssSource('Warm-up RSS', warmup, numbered(runs));
     await ingest(db, pgPid, probe, orgId, rssWarmup.id, 'rss-warmup', warmup);
-    const { id: rssId, feed } = await rssSource('Bench RSS', entries, 0);
-    const rss = await ingest(db, pgPid, probe, orgId, rssId, 'rss', entries);
-    ctx.log(`rss: ${entries} items, ${(feed.length / 2 ** 20).toFixed(1)} MiB; ${timeline(rss)}`);
+    const rssRuns: SourceRun[] = [];
+    let feedBytes = 0;
+    for (let r = 0; r < runs; r++) {
+      const { id, feed } = await rssSource(`Bench RSS ${r + 1}`, entries, numbered(r));
+      feedBytes = feed.length;
+      rssRuns.push(await ingest(db, pgPid, probe, orgId, id, 'rss', entries));
+      ctx.log(`rss run ${r + 1}/${runs}: ${entries} items, ${(feed.length / 2 ** 20).toFixed(1)} MiB; ${timeline(rssRuns[r]!)}`);
+    }
 
     // TAXII 2.1: STIX indicators, 10 pages (discovery → API root → collections → pages).
     const taxiiSource = async (label: string, count: number, first: number) => {
@@ -160,11 +176,19 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       const id = await insertSource(db, orgId, { name: label, kind: 'api', apiType: 'taxii', feedUrl: null, serverUrl: `${server.url}/taxii2/` }, count);
       return { id, server };
     };
-    const taxiiWarmup = await taxiiSource('Warm-up TAXII', warmup, entries);
+    const taxiiWarmup = await taxiiSource('Warm-up TAXII', warmup, numbered(runs));
     await ingest(db, pgPid, probe, orgId, taxiiWarmup.id, 'taxii-warmup', warmup);
-    const { id: taxiiId, server: taxiiServer } = await taxiiSource('Bench TAXII', entries, 0);
-    const taxii = await ingest(db, pgPid, probe, orgId, taxiiId, 'taxii', entries);
-    ctx.log(`taxii: ${entries} objects in ${taxiiServer.requests.length} requests; ${timeline(taxii)}`);
+    const taxiiRuns: SourceRun[] = [];
+    let taxiiRequests = 0;
+    for (let r = 0; r < runs; r++) {
+      const { id, server } = await taxiiSource(`Bench TAXII ${r + 1}`, entries, numbered(r));
+      taxiiRuns.push(await ingest(db, pgPid, probe, orgId, id, 'taxii', entries));
+      taxiiRequests = server.requests.length;
+      ctx.log(`taxii run ${r + 1}/${runs}: ${entries} objects in ${server.requests.length} requests; ${timeline(taxiiRuns[r]!)}`);
+    }
+    const rss = medianRun(rssRuns);
+    const taxii = medianRun(taxiiRuns);
+    const rates = (rs: SourceRun[]) => rs.map((r) => Math.round(r.entries / r.totalSeconds).toLocaleString('en')).join(', ');
 
     const perStatement = (r: SourceRun) => r.statements.map((st) => `${st.count}× ${st.meanMs.toFixed(2)} ms = ${(st.totalMs / 1000).toFixed(2)} s  ${st.sql}`);
     console.log(`\nsync statements (count × mean client-side ms, round trip and event-loop wait included):\n  RSS:\n    ${perStatement(rss).join('\n    ')}\n  TAXII:\n    ${perStatement(taxii).join('\n    ')}`);
@@ -176,12 +200,13 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     return {
       figures: [...perSource('RSS 2.0', rss), ...perSource('TAXII 2.1', taxii)],
       notes: [
-        `${entries.toLocaleString('en')} entries per source, one run each after an untimed warm-up sync of ${warmup.toLocaleString('en')} other entries of the same kind; RSS feed ${(feed.length / 2 ** 20).toFixed(1)} MiB (${Math.round(feed.length / entries)} B/item), TAXII ${taxiiServer.requests.length} requests`,
+        `${entries.toLocaleString('en')} entries per source and run, ${runs} run(s) each after an untimed warm-up sync of ${warmup.toLocaleString('en')} other entries of the same kind; figures from the median run; RSS feed ${(feedBytes / 2 ** 20).toFixed(1)} MiB (${Math.round(feedBytes / entries)} B/item), TAXII ${taxiiRequests} requests`,
+        `every run, entries/s: RSS ${rates(rssRuns)}; TAXII ${rates(taxiiRuns)}`,
         `indicators stored: RSS ${rss.indicators.toLocaleString('en')}, TAXII ${taxii.indicators.toLocaleString('en')}`,
         ...([['RSS', rss], ['TAXII', taxii]] as const).map(([label, r]) => `${label} sync phases: http ${r.phases.httpSeconds.toFixed(2)} s, parse+map ${r.phases.parseSeconds.toFixed(2)} s, store+commit ${r.phases.storeSeconds.toFixed(2)} s; ${timeline(r)}`),
         '(http = inside http.request; parse+map = sync start → first INSERT INTO intel_items, minus http; store = first INSERT → last commit, with the enrichment of the later chunks beside the writes)',
       ],
-      details: { entries, rss: { ...rss, feedBytes: feed.length }, taxii: { ...taxii, requests: taxiiServer.requests.length } },
+      details: { entries, runs, rss: { median: rss, runs: rssRuns, feedBytes }, taxii: { median: taxii, runs: taxiiRuns, requests: taxiiRequests } },
     };
   } finally {
     for (const c of closers.reverse()) await c().catch(() => {});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { JobType } from '../../../platform/jobs/catalog.js';
 
-/** Enrich a batch of new or changed items (ids only; the handler reads the rows). */
+/** Enrich a batch of stored items (ids only; the handler reads the rows). */
 export const processItemsJob: JobType<{ itemIds: string[] }> = {
   name: 'intel:processItems',
   payload: z.object({ itemIds: z.array(z.uuid()).min(1).max(200) }),

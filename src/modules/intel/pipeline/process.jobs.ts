@@ -8,7 +8,8 @@ import { PROCESS_BATCH, processItemsJob } from './process.job-def.js';
 import { writeResults, type EnrichedItem } from './results.store.js';
 
 /**
- * Queue enrichment for changed items, in the caller's transaction (the sync's): one job per
+ * Queue enrichment for stored items, in the caller's transaction (the sync's, for entries it
+ * stored without enrichment because processing them threw): one job per
  * PROCESS_BATCH ids, all added in ONE statement (graphile_worker.add_job once per payload, in
  * order; the same jobs `enqueue` adds one round trip at a time).
  */
@@ -30,10 +31,12 @@ export async function enqueueProcessing(tx: Queryable, itemIds: string[]): Promi
 }
 
 /**
- * Enriches items: pure processing (process.fns.ts) of the whole batch first, then ONE
- * transaction for the batch with set-based statements: one UPDATE … FROM (VALUES …) for the
+ * Enriches stored items. A sync enriches what it stores itself (ingest.store.ts); this job is
+ * for the items it could not (processing threw: the job retries them and reports why) and for
+ * re-enriching stored items. Pure processing (process.fns.ts) of the whole batch first, then ONE
+ * transaction for the batch with set-based statements (results.store.ts): one UPDATE for the
  * enrichment columns, one for the duplicate links of every story the batch touches, one
- * multi-row upsert of all its indicators (keeping the hunt status of indicators it already had)
+ * multi-row write of all its indicators (keeping the hunt status of indicators it already had)
  * and one DELETE of the indicators its items no longer carry. Idempotent: re-running gives the
  * same rows.
  *

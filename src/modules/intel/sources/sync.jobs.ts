@@ -58,8 +58,8 @@ const WRITES_IN_FLIGHT = 2;
 /**
  * Sync one source for one organization. Everything is fetched and parsed first, then enriched
  * and stored in chunks of STORE_CHUNK entries, each chunk in its own transaction; the source
- * state (ETag, cursor, lastStatus) and the job's outcome commit with the last chunk, after all
- * the others. A failure part-way leaves the chunks already committed (complete, enriched items)
+ * state (ETag, cursor, lastStatus) and the job's outcome commit once every chunk has. A failure
+ * part-way leaves the chunks already committed (complete, enriched items)
  * and the source state as before, so the retry fetches the same entries again and finds those
  * items unchanged. Re-running a sync job (a retry after a crash) is harmless: items upsert by
  * (source, externalId) and a finished job is not run again. An entry whose enrichment throws is
@@ -98,6 +98,7 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
       };
       const target = { organizationId: job.organizationId, sourceId: source.id, sourceLabel: source.displayName };
       const log = ctx.logger.child({ sourceId: source.id, organizationId: job.organizationId });
+      const writes = new Set<Promise<void>>();
       try {
         const result = await connectorFor(config).fetch(config, { etag: state?.etag ?? null, lastModified: state?.lastModified ?? null, cursor: state?.cursor ?? {} }, deps.http);
         const entries = uniqueByExternalId(result.entries);
@@ -109,7 +110,6 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
         const onError = (entry: IntelEntry, err: unknown) => log.warn({ err, externalId: entry.externalId }, 'entry could not be enriched; stored for the enrichment job');
 
         // Chunk k + 1 is enriched while chunk k is written; at most WRITES_IN_FLIGHT writes at once.
-        const writes = new Set<Promise<void>>();
         for (let from = 0; from < entries.length; from += STORE_CHUNK) {
           const chunk = await prepareEntries(entries.slice(from, from + STORE_CHUNK), known, catalog, new Date(), onError);
           if (writes.size >= WRITES_IN_FLIGHT) await Promise.race(writes); // a failed write ends the sync here
@@ -129,6 +129,7 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
         await db.transaction().execute((tx) => recordSuccess(tx, job, result, state, stats));
         log.info({ ...stats, status: result.status }, 'source synced');
       } catch (err) {
+        await Promise.allSettled(writes); // the outcome is recorded after the last write, as on success
         const message = userMessage(err);
         const retry = isTransient(err) && ctx.attempt < ctx.maxAttempts;
         const now = new Date();
