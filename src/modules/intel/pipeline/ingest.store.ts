@@ -9,8 +9,9 @@ import { ENRICHMENT_RECORD_COLUMNS, enrichmentRecord, lockStories, writeStoriesA
 
 /**
  * The sync's write path: parse → extract → dedupe → store in one pass. New and changed entries
- * are enriched (processItem) BEFORE they are stored and written in one INSERT with their
- * enrichment, full-text vector, story links and indicators, in the chunk's transaction.
+ * are enriched (processItem) BEFORE they are stored, then written in the chunk's transaction:
+ * one INSERT of the rows with their enrichment and full-text vector, then their stories' links
+ * and their indicators.
  *
  * Why not store first and let the enrichment job update the rows: that UPDATE rewrote every new
  * row (a second heap tuple, entries in each of the table's six indexes again, the text read
