@@ -164,7 +164,9 @@ const INDICATORS_PER_STATEMENT = 5_000;
  * An indicator the item already had keeps its id, first sighting and hunt status (`upsert`).
  * An item enriched for the first time has no indicators yet (`insert`): a plain INSERT skips
  * ON CONFLICT's speculative insertion (an extra index probe and WAL record per row), which
- * cost ~10% of the indicators' write on the ingest bench.
+ * cost ~10% of the indicators' write (20,000 rows: 585 against 648 ms). Two writers enriching
+ * the same first-time item at once (two queued jobs for one item) would collide on the unique
+ * index: the later one fails, is retried, and then finds the item enriched and upserts.
  */
 async function writeIndicators(tx: Queryable, indicators: IndicatorRecord[], now: Date, mode: 'insert' | 'upsert'): Promise<void> {
   const onConflict =
