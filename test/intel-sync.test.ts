@@ -143,7 +143,7 @@ describe('RSS sync', () => {
     expect(stored).toHaveLength(2_500);
     expect(stored.find((i) => i.externalId === 'big-5')?.title).toBe('Post 1600');
     expect(stored.every((i) => i.processedAt !== null)).toBe(true);
-    const searchable = await sql<{ n: string }>`SELECT count(*) AS n FROM intel_items WHERE source_id = ${id} AND search @@ websearch_to_tsquery('simple', 'post')`.execute(t.database.db);
+    const searchable = await sql<{ n: string }>`SELECT count(*) AS n FROM intel_items WHERE source_id = ${id} AND intel_item_search(title, content_text) @@ websearch_to_tsquery('simple', 'post')`.execute(t.database.db);
     expect(Number(searchable.rows[0]!.n)).toBe(2_500); // searchable at once
     expect(handedOff).toEqual([]); // nothing failed to enrich: nothing for the enrichment job
     const { n } = await t.database.db

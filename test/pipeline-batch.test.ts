@@ -111,7 +111,6 @@ async function referenceWrite(tx: Queryable, row: { id: string; organizationId: 
     .where('id', '=', row.id)
     .execute();
   await tx.updateTable('intelItems').set({ duplicateOf: null }).where('id', '=', row.id).execute();
-  await sql`UPDATE intel_items SET search = intel_item_search(title, content_text) WHERE id = ${row.id}`.execute(tx);
   if (r.canonicalKey) {
     await sql`
       WITH g AS (

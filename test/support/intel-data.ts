@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Database } from '../../src/platform/db/database.js';
 
@@ -65,7 +64,5 @@ export async function seedIntel(db: Database, organizationId: string, opts: { it
         .execute();
     }
   }
-  // Seeded as already enriched: enrichment is what writes the full-text vector (migration 0007).
-  await sql`UPDATE intel_items SET search = intel_item_search(title, content_text) WHERE source_id = ${sourceId}`.execute(db);
   return { sourceId, itemIds, indicatorIds };
 }

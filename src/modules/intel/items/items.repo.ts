@@ -29,7 +29,7 @@ function applyFilters(q: ItemListQueryT, sourceIds: string[] | null) {
     if (q.status) conds.push(eb('i.status', '=', q.status));
     if (q.platform) conds.push(eb(sql.val(q.platform.toLowerCase()), '=', eb.fn.any('i.platforms')));
     if (sourceIds) conds.push(sourceIds.length ? eb('i.sourceId', 'in', sourceIds) : sql<boolean>`false`);
-    if (q.search) conds.push(sql<boolean>`i.search @@ websearch_to_tsquery('simple', ${q.search})`);
+    if (q.search) conds.push(sql<boolean>`intel_item_search(i.title, i.content_text) @@ websearch_to_tsquery('simple', ${q.search})`);
     const min = q.minRelevance ?? (q.scope === 'relevant' ? RELEVANT_THRESHOLD : undefined);
     if (min !== undefined) conds.push(eb('i.relevance', '>=', min));
     if (q.scope === 'relevant') conds.push(eb('i.duplicateOf', 'is', null));

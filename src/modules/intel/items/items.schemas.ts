@@ -64,7 +64,7 @@ export const ItemListQuery = z.object({
   platform: z.string().trim().min(1).max(100).optional().describe('e.g. windows, linux, macos, cloud'),
   status: z.enum(['active', 'corrected', 'retracted']).optional(),
   source: z.string().trim().min(1).max(255).optional().describe('Source id or name'),
-  search: z.string().trim().min(1).max(500).optional().describe('Full-text search over title and content (websearch syntax: words, "phrases", -excluded, or). An item is searchable once enriched: as its sync stores it (an entry whose enrichment failed, once the enrichment job has processed it).'),
+  search: z.string().trim().min(1).max(500).optional().describe('Full-text search over title and content (websearch syntax: words, "phrases", -excluded, or). An item is searchable as soon as its sync stores it.'),
   minRelevance: z.coerce.number().int().min(0).max(100).optional().describe('Only items with relevance ≥ this (0..100)'),
   scope: z.enum(['relevant', 'all']).default('all').describe('`relevant`: only items with relevance ≥ 40 (or minRelevance), duplicates hidden; `all`: everything'),
 });

@@ -10,8 +10,7 @@ import { ENRICHMENT_RECORD_COLUMNS, enrichmentRecord, lockStories, writeStoriesA
 /**
  * The sync's write path: parse → extract → dedupe → store in one pass. New and changed entries
  * are enriched (processItem) BEFORE they are stored, then written in the chunk's transaction:
- * one INSERT of the rows with their enrichment and full-text vector, then their stories' links
- * and their indicators.
+ * one INSERT of the rows with their enrichment, then their stories' links and their indicators.
  *
  * Why not store first and let the enrichment job update the rows: that UPDATE rewrote every new
  * row (a second heap tuple, entries in each of the table's six indexes again, the text read
@@ -188,8 +187,8 @@ function itemRecordJson(e: Enriched): string {
  * `known` was read at the start of this sync, and a source has one sync at a time
  * (intel_sync_jobs_active_idx), so nobody else inserts them meanwhile; ON CONFLICT's speculative
  * insertion would cost every new row an extra index probe and WAL record (~10% of a row's write,
- * measured on indicators). `search` is the full-text vector (intel_item_search, its single
- * definition).
+ * measured on indicators). The full-text index computes the vector from title and text
+ * (migration 0008).
  */
 async function insertEnriched(tx: Queryable, target: StoreTarget, rows: Enriched[], now: Date) {
   const written: Array<{ id: string; externalId: string; inserted: boolean }> = [];
@@ -209,7 +208,7 @@ async function insertEnriched(tx: Queryable, target: StoreTarget, rows: Enriched
               summary = excluded.summary, tldr = excluded.tldr, abstract = excluded.abstract, attack_path = excluded.attack_path,
               classification = excluded.classification, affected_products = excluded.affected_products, iocs = excluded.iocs,
               provenance = excluded.provenance, dropped_candidates = excluded.dropped_candidates, event_confidence = excluded.event_confidence,
-              canonical_key = excluded.canonical_key, search = excluded.search,
+              canonical_key = excluded.canonical_key,
               duplicate_of = CASE WHEN excluded.canonical_key IS NULL THEN NULL ELSE i.duplicate_of END
             WHERE i.content_hash <> excluded.content_hash`;
       const { rows: out } = await sql<{ id: string; externalId: string; inserted: boolean }>`
@@ -217,13 +216,13 @@ async function insertEnriched(tx: Queryable, target: StoreTarget, rows: Enriched
           id, organization_id, source_id, external_id, title, url, publisher, published_at, source_updated_at, language,
           content_text, content_html, structured_indicators, reference_urls, tags, raw, content_hash, created_at, updated_at,
           processed_at, severity, relevance, platforms, summary, tldr, abstract, attack_path, classification, affected_products,
-          iocs, provenance, dropped_candidates, event_confidence, canonical_key, status, search)
+          iocs, provenance, dropped_candidates, event_confidence, canonical_key, status)
         SELECT
           r.id, ${target.organizationId}::uuid, ${target.sourceId}::uuid, r.external_id, r.title, r.url, r.publisher, r.published_at, r.source_updated_at, r.language,
           r.content_text, r.content_html, r.structured_indicators, r.reference_urls, r.tags, r.raw, r.content_hash, ${now}::timestamptz, ${now}::timestamptz,
           ${now}::timestamptz, r.severity, r.relevance, r.platforms, r.summary, r.tldr, r.abstract, r.attack_path, r.classification, r.affected_products,
           r.iocs, r.provenance, r.dropped_candidates, r.event_confidence, r.canonical_key,
-          CASE WHEN r.retracted THEN 'retracted' ELSE 'active' END, intel_item_search(r.title, r.content_text)
+          CASE WHEN r.retracted THEN 'retracted' ELSE 'active' END
         FROM json_to_recordset(${records}::json) AS r(${ITEM_RECORD_COLUMNS}, ${ENRICHMENT_RECORD_COLUMNS})
         ${onConflict}
         RETURNING i.id, i.external_id AS "externalId", (i.xmax = 0) AS inserted`.execute(tx);

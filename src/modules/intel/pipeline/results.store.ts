@@ -83,7 +83,7 @@ export async function writeResults(tx: Queryable, batch: EnrichedItem[]): Promis
       processed_at = ${now}::timestamptz, severity = v.severity, relevance = v.relevance, platforms = v.platforms, summary = v.summary,
       tldr = v.tldr, abstract = v.abstract, attack_path = v.attack_path, classification = v.classification,
       affected_products = v.affected_products, iocs = v.iocs, provenance = v.provenance, dropped_candidates = v.dropped_candidates,
-      event_confidence = v.event_confidence, canonical_key = v.canonical_key, search = intel_item_search(i.title, i.content_text),
+      event_confidence = v.event_confidence, canonical_key = v.canonical_key,
       duplicate_of = CASE WHEN v.canonical_key IS NULL THEN NULL ELSE i.duplicate_of END,
       status = CASE WHEN v.retracted THEN 'retracted' ELSE i.status END
     FROM json_to_recordset(${JSON.stringify(records)}::json) AS v(id uuid, ${ENRICHMENT_RECORD_COLUMNS})
