@@ -339,6 +339,33 @@ describe('TAXII 2.1 sync', () => {
     expect(await items(id)).toHaveLength(5);
   });
 
+  it('the built-in ATT&CK source refreshes the technique catalog before enriching its own objects', async () => {
+    const phishing = {
+      type: 'attack-pattern',
+      spec_version: '2.1',
+      id: 'attack-pattern--a62a8db3-f23a-4d8f-afd6-9dbc77e7813b',
+      created: '2026-11-01T00:00:00.000Z',
+      modified: '2026-11-01T00:00:00.000Z',
+      name: 'Glasswing Lure',
+      description: 'Adversaries may send lures (T9566) to gain access to victim systems.',
+      kill_chain_phases: [{ kill_chain_name: 'mitre-attack', phase_name: 'initial-access' }],
+      external_references: [{ source_name: 'mitre-attack', external_id: 'T9566', url: 'https://attack.mitre.org/techniques/T9566' }],
+      date_added: '2026-11-01T00:00:00.000Z',
+    };
+    const taxii = await startFakeTaxii({ collections: { attack: { title: 'Enterprise ATT&CK', objects: [phishing] } } });
+    closers.push(taxii.close);
+    const { db } = t.database;
+    const builtin = await db.selectFrom('intelSources').select(['id']).where('builtinKey', '=', 'mitre-attack-enterprise').executeTakeFirstOrThrow();
+    await db.updateTable('intelSources').set({ serverUrl: `${taxii.url}/taxii2/`, collectionId: 'attack' }).where('id', '=', builtin.id).execute();
+
+    const { job } = await runner.sync(org(), builtin.id);
+    expect(job.status, String(job.error)).toBe('succeeded');
+    expect(await db.selectFrom('attackCatalog').select(['id', 'name']).where('id', '=', 'T9566').executeTakeFirst()).toEqual({ id: 'T9566', name: 'Glasswing Lure' });
+    const [item] = await db.selectFrom('intelItems').select(['classification', 'processedAt']).where('sourceId', '=', builtin.id).where('organizationId', '=', org()).execute();
+    expect(item?.processedAt).not.toBeNull();
+    expect(JSON.stringify(item?.classification)).toContain('Glasswing Lure'); // named from the catalog of this same sync
+  });
+
   it('accepts an API root or a collection URL as serverUrl, and an empty {} page', async () => {
     const taxii = await startFakeTaxii({ collections: { 'col-1': { title: 'Empty', objects: [] } } });
     closers.push(taxii.close);

@@ -59,9 +59,8 @@ const WRITES_IN_FLIGHT = 2;
  * Sync one source for one organization. Everything is fetched and parsed first, then enriched
  * and stored in chunks of STORE_CHUNK entries, each chunk in its own transaction; the source
  * state (ETag, cursor, lastStatus) and the job's outcome commit once every chunk has. A failure
- * part-way leaves the chunks already committed (complete, enriched items)
- * and the source state as before, so the retry fetches the same entries again and finds those
- * items unchanged. Re-running a sync job (a retry after a crash) is harmless: items upsert by
+ * part-way leaves the chunks already committed (complete, enriched items) and the source state
+ * as before, so the retry fetches the same entries again and finds those items unchanged. Re-running a sync job (a retry after a crash) is harmless: items upsert by
  * (source, externalId) and a finished job is not run again. An entry whose enrichment throws is
  * stored as is and handed to `enqueueEnrichment` in its chunk's transaction.
  */
