@@ -70,9 +70,10 @@ export async function lockStories(tx: Queryable, batch: EnrichedItem[]): Promise
 }
 
 /**
- * Re-enriches stored items (the enrichment job): up to 6 statements whatever the batch size (lock, columns, links, new and known indicators, stale ones). An item
- * without a canonical key is nobody's duplicate; one with a key keeps its link until the story
- * is recomputed (saves rewriting the row twice). Idempotent: re-running gives the same rows.
+ * Re-enriches stored items (the enrichment job): up to 6 statements whatever the batch size
+ * (lock, columns, links, new and known indicators, stale ones). An item without a canonical key
+ * is nobody's duplicate; one with a key keeps its link until the story is recomputed (saves
+ * rewriting the row twice). Idempotent: re-running gives the same rows.
  */
 export async function writeResults(tx: Queryable, batch: EnrichedItem[]): Promise<void> {
   const now = new Date();
