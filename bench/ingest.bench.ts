@@ -149,45 +149,41 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const warmup = Math.max(100, Math.round(entries * 0.3));
     const numbered = (run: number) => run * entries; // warm-up: run = runs
 
+    /** One kind of source: the untimed warm-up sync, then `runs` timed syncs, each of a source of its own. */
+    const timedRuns = async (kind: string, source: (label: string, count: number, first: number) => Promise<{ id: string; describe: () => string }>) => {
+      const warm = await source(`Warm-up ${kind}`, warmup, numbered(runs));
+      await ingest(db, pgPid, probe, orgId, warm.id, `${kind.toLowerCase()}-warmup`, warmup);
+      const out: SourceRun[] = [];
+      for (let r = 0; r < runs; r++) {
+        const timed = await source(`Bench ${kind} ${r + 1}`, entries, numbered(r));
+        out.push(await ingest(db, pgPid, probe, orgId, timed.id, kind.toLowerCase(), entries));
+        ctx.log(`${kind.toLowerCase()} run ${r + 1}/${runs}: ${timed.describe()}; ${timeline(out[r]!)}`);
+      }
+      return out;
+    };
+
     // RSS 2.0: the documents are generated (and encoded) before the clock starts.
-    const rssSource = async (label: string, count: number, first: number) => {
+    let feedBytes = 0;
+    const rssRuns = await timedRuns('RSS', async (label, count, first) => {
       const feed = Buffer.from(generateRssFeed(count, 1, first), 'utf8');
       const server = await startServer((_req, res) => {
         res.writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8', 'content-length': String(feed.length) });
         res.end(feed);
       });
       closers.push(onCleanup(server.close));
-      const id = await insertSource(db, orgId, { name: label, kind: 'rss', apiType: null, feedUrl: `${server.url}/feed.xml`, serverUrl: null }, count);
-      return { id, feed };
-    };
-    const rssWarmup = await rssSource('Warm-up RSS', warmup, numbered(runs));
-    await ingest(db, pgPid, probe, orgId, rssWarmup.id, 'rss-warmup', warmup);
-    const rssRuns: SourceRun[] = [];
-    let feedBytes = 0;
-    for (let r = 0; r < runs; r++) {
-      const { id, feed } = await rssSource(`Bench RSS ${r + 1}`, entries, numbered(r));
       feedBytes = feed.length;
-      rssRuns.push(await ingest(db, pgPid, probe, orgId, id, 'rss', entries));
-      ctx.log(`rss run ${r + 1}/${runs}: ${entries} items, ${(feed.length / 2 ** 20).toFixed(1)} MiB; ${timeline(rssRuns[r]!)}`);
-    }
+      const id = await insertSource(db, orgId, { name: label, kind: 'rss', apiType: null, feedUrl: `${server.url}/feed.xml`, serverUrl: null }, count);
+      return { id, describe: () => `${count} items, ${(feed.length / 2 ** 20).toFixed(1)} MiB` };
+    });
 
     // TAXII 2.1: STIX indicators, 10 pages (discovery → API root → collections → pages).
-    const taxiiSource = async (label: string, count: number, first: number) => {
+    let taxiiRequests = 0;
+    const taxiiRuns = await timedRuns('TAXII', async (label, count, first) => {
       const server = await startFakeTaxii({ pageSize: Math.max(1, Math.round(count / 10)), collections: { 'bench-indicators': { title: 'Bench indicators', objects: generateStixIndicators(count, 2, first) } } });
       closers.push(onCleanup(server.close));
       const id = await insertSource(db, orgId, { name: label, kind: 'api', apiType: 'taxii', feedUrl: null, serverUrl: `${server.url}/taxii2/` }, count);
-      return { id, server };
-    };
-    const taxiiWarmup = await taxiiSource('Warm-up TAXII', warmup, numbered(runs));
-    await ingest(db, pgPid, probe, orgId, taxiiWarmup.id, 'taxii-warmup', warmup);
-    const taxiiRuns: SourceRun[] = [];
-    let taxiiRequests = 0;
-    for (let r = 0; r < runs; r++) {
-      const { id, server } = await taxiiSource(`Bench TAXII ${r + 1}`, entries, numbered(r));
-      taxiiRuns.push(await ingest(db, pgPid, probe, orgId, id, 'taxii', entries));
-      taxiiRequests = server.requests.length;
-      ctx.log(`taxii run ${r + 1}/${runs}: ${entries} objects in ${server.requests.length} requests; ${timeline(taxiiRuns[r]!)}`);
-    }
+      return { id, describe: () => `${count} objects in ${(taxiiRequests = server.requests.length)} requests` };
+    });
     const rss = medianRun(rssRuns);
     const taxii = medianRun(taxiiRuns);
     const rates = (rs: SourceRun[]) => rs.map((r) => Math.round(r.entries / r.totalSeconds).toLocaleString('en')).join(', ');

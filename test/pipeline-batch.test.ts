@@ -86,6 +86,20 @@ const CORPUS: IntelEntry[] = [
   entry('c-7', { url: 'https://batch.example/shared-story#comments', contentText: 'Covered again.' }),
 ];
 
+/** The corpus's second version: c-1 loses an address, c-5 keeps only its hash. */
+const change = (e: IntelEntry): IntelEntry =>
+  e.externalId === 'c-1' ? { ...e, contentText: e.contentText.replace('185.220.101[.]45', 'an address') } : e.externalId === 'c-5' ? { ...e, contentText: `Hash ${sha(5)} only.` } : e;
+
+/** A hunt result on c-5's hash, which its second version keeps: the status must survive re-enrichment. */
+async function markHashFound(sourceId: string): Promise<void> {
+  await database.db
+    .updateTable('intelIndicators')
+    .set({ status: 'found' })
+    .where('normalizedValue', '=', sha(5))
+    .where('itemId', 'in', (eb) => eb.selectFrom('intelItems').select('id').where('sourceId', '=', sourceId))
+    .execute();
+}
+
 /** The per-item writer the batched one replaced (one transaction per item), as the reference. */
 async function referenceWrite(tx: Queryable, row: { id: string; organizationId: string; title: string; sourceLabel: string }, r: ProcessResult): Promise<void> {
   await tx
@@ -210,15 +224,8 @@ describe('batched enrichment writes', () => {
 
     // Changed content, re-processed in one batch: indicators an item no longer carries go, the
     // ones it keeps keep their hunt status.
-    const change = (e: IntelEntry): IntelEntry =>
-      e.externalId === 'c-1' ? { ...e, contentText: e.contentText.replace('185.220.101[.]45', 'an address') } : e.externalId === 'c-5' ? { ...e, contentText: `Hash ${sha(5)} only.` } : e;
     for (const s of [ref, bat]) {
-      await database.db
-        .updateTable('intelIndicators')
-        .set({ status: 'found' })
-        .where('normalizedValue', '=', sha(5))
-        .where('itemId', 'in', (eb) => eb.selectFrom('intelItems').select('id').where('sourceId', '=', s.sourceId))
-        .execute();
+      await markHashFound(s.sourceId);
       await storeEntries(database.db, s.orgId, s.sourceId, CORPUS.map(change));
     }
     await referenceRun([refIds[0]!, refIds[4]!]);
@@ -389,16 +396,7 @@ describe("the sync's write path: entries enriched before they are stored (ingest
     expect(await snapshot(viaSync.sourceId)).toEqual(await snapshot(viaJob.sourceId));
 
     // Changed content: indicators an item no longer carries go, the ones it keeps keep their hunt status.
-    const change = (e: IntelEntry): IntelEntry =>
-      e.externalId === 'c-1' ? { ...e, contentText: e.contentText.replace('185.220.101[.]45', 'an address') } : e.externalId === 'c-5' ? { ...e, contentText: `Hash ${sha(5)} only.` } : e;
-    for (const s of [viaJob, viaSync]) {
-      await database.db
-        .updateTable('intelIndicators')
-        .set({ status: 'found' })
-        .where('normalizedValue', '=', sha(5))
-        .where('itemId', 'in', (eb) => eb.selectFrom('intelItems').select('id').where('sourceId', '=', s.sourceId))
-        .execute();
-    }
+    for (const s of [viaJob, viaSync]) await markHashFound(s.sourceId);
     const changed = await storeEntries(database.db, viaJob.orgId, viaJob.sourceId, CORPUS.map(change));
     await job.run({ itemIds: changed.changedIds }, ctx());
     expect(await ingest(viaSync, CORPUS.map(change))).toEqual({ created: 0, updated: 2, unchanged: CORPUS.length - 2 });

@@ -109,14 +109,13 @@ export async function prepareEntries(entries: IntelEntry[], known: Map<string, K
  * The write half, in the caller's transaction. Returns the counts and the ids of the items
  * stored without enrichment (to queue for the enrichment job in the same transaction).
  */
-export async function writePrepared(tx: Queryable, target: StoreTarget, chunk: PreparedChunk): Promise<StoreResult & { unenrichedIds: string[] }> {
-  const out = { created: 0, updated: 0, unchanged: chunk.unchanged, changedIds: [] as string[], unenrichedIds: [] as string[] };
+export async function writePrepared(tx: Queryable, target: StoreTarget, chunk: PreparedChunk): Promise<Omit<StoreResult, 'changedIds'> & { unenrichedIds: string[] }> {
+  const out = { created: 0, updated: 0, unchanged: chunk.unchanged, unenrichedIds: [] as string[] };
   if (chunk.unenriched.length) {
     const stored = await storeEntries(tx, target.organizationId, target.sourceId, chunk.unenriched);
     out.created += stored.created;
     out.updated += stored.updated;
     out.unchanged += stored.unchanged;
-    out.changedIds.push(...stored.changedIds);
     out.unenrichedIds.push(...stored.changedIds);
   }
   if (chunk.enriched.length === 0) return out;
@@ -137,7 +136,6 @@ export async function writePrepared(tx: Queryable, target: StoreTarget, chunk: P
     const e = byExternalId.get(w.externalId)!;
     if (w.inserted) out.created++;
     else out.updated++;
-    out.changedIds.push(w.id);
     // Only an item enriched before can hold indicators its new content dropped.
     batch.push(asBatch(e, w.id, w.inserted ? null : (e.known?.processedAt ?? now)));
   }
