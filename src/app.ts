@@ -1,12 +1,8 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
-import type { Logger } from 'pino';
 import { uuidv7 } from 'uuidv7';
-import type { Config } from './config.js';
-import type { DatabaseHandle } from './platform/db/database.js';
-import type { Authenticator } from './platform/auth/authenticator.js';
-import type { SecretBox } from './platform/secrets.js';
-import { createInvalidationBus, type InvalidationBus } from './platform/cache/invalidation-bus.js';
+import type { AppDeps } from './platform/wiring.js';
+import { createInvalidationBus } from './platform/cache/invalidation-bus.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
 import { installRequestHooks } from './platform/http/request-hooks.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
@@ -15,15 +11,7 @@ import { serializerCompiler } from './platform/http/serializer.js';
 import { installMetrics } from './platform/http/metrics.js';
 import { registerModules } from './modules/index.js';
 
-export interface AppDeps {
-  config: Readonly<Config>;
-  database: DatabaseHandle;
-  logger: Logger;
-  authenticator: Authenticator;
-  secrets: SecretBox;
-  /** Where in-process caches hear other processes' invalidations; without one, only local invalidation. */
-  invalidation?: InvalidationBus;
-}
+export type { AppDeps } from './platform/wiring.js';
 
 export interface RegisteredRoute {
   method: string;

@@ -4,10 +4,9 @@ import type { SecretBox } from './platform/secrets.js';
 import { JobCatalog } from './platform/jobs/catalog.js';
 import { maintenanceJobs } from './platform/jobs/maintenance.jobs.js';
 import type { GuardedClient } from './platform/outbound/index.js';
-import { createSyncSourceJob } from './modules/intel/sources/sync.jobs.js';
-import { createProcessItemsJob, enqueueProcessing } from './modules/intel/pipeline/process.jobs.js';
-import { createAgentRunJob } from './modules/runs/run.jobs.js';
-import { buildToolSet } from './modules/tools/toolset.js';
+import { createProcessItemsJob, createSyncSourceJob, enqueueProcessing } from './modules/intel/index.js';
+import { createAgentRunJob } from './modules/runs/index.js';
+import { buildToolSet } from './modules/tools/index.js';
 
 export interface JobDeps {
   db: Database;

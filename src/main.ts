@@ -7,8 +7,8 @@ import { DataDirLockedError, takeOverShutdownSignals } from './platform/db/embed
 import { startWorkers, type WorkerRunner } from './platform/jobs/runner.js';
 import { PLATFORM_CRONTAB } from './platform/jobs/maintenance.jobs.js';
 import { openRuntime, type Runtime } from './runtime.js';
-import { startSourceScheduler } from './modules/intel/sources/scheduler.js';
-import { bootstrapIfEmpty, createOrganization } from './modules/organizations/organizations.service.js';
+import { startScheduler } from './scheduler.js';
+import { bootstrapIfEmpty, createOrganization } from './modules/organizations/index.js';
 import { parseFlags, USAGE, UsageError } from './cli/args.js';
 
 type Role = 'start' | 'serve' | 'worker';
@@ -45,7 +45,7 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
       logger.fatal({ err }, 'the worker pool stopped unexpectedly; exiting');
       process.exit(1);
     });
-    scheduler = startSourceScheduler({ db: runtime.database.db, logger: logger.child({ role: 'scheduler' }) });
+    scheduler = startScheduler({ db: runtime.database.db, logger: logger.child({ role: 'scheduler' }) });
   }
   logger.info({ role, url: app ? config.baseUrl : undefined, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'rampart ready');
 

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
-import { nextRun, scheduleDueSyncs } from '../src/modules/intel/sources/scheduler.js';
+import { nextCronRun as nextRun } from '../src/platform/cron.js';
+import { scheduleDueSyncs } from '../src/modules/intel/sources/scheduler.js';
 
 let t: TestContext;
 beforeAll(async () => {

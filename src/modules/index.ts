@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { Registry } from 'prom-client';
-import type { AppDeps } from '../app.js';
-import { registerOperationsRoutes } from './operations/operations.routes.js';
+import type { ModuleDeps } from '../platform/wiring.js';
+import { registerOperationsRoutes } from './operations/index.js';
 import { registerUsersModule } from './users/index.js';
 import { registerRolesModule } from './roles/index.js';
 import { registerApiKeysModule } from './api-keys/index.js';
-import { registerAuditLogsModule } from './audit-logs/audit-logs.routes.js';
+import { registerAuditLogsModule } from './audit-logs/index.js';
 import { registerDestinationsModule } from './destinations/index.js';
 import { registerIntelModule } from './intel/index.js';
 import { registerAgentsModule } from './agents/index.js';
@@ -13,10 +12,6 @@ import { registerTriggersModule } from './triggers/index.js';
 import { registerModelsModule } from './models/index.js';
 import { registerToolsModule } from './tools/index.js';
 import { registerRunsModule } from './runs/index.js';
-
-export interface ModuleDeps extends AppDeps {
-  metrics: Registry;
-}
 
 /** Each module wires its own routes and services; this list is the whole composition. */
 export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { BUILTIN_TOOL_NAMES, isBuiltinTool, MCP_TOOL_RE } from '../tools/tool-names.js';
-import { schemaCompileError } from '../runs/output-schema.fns.js';
+import { BUILTIN_TOOL_NAMES, isBuiltinTool, MCP_TOOL_RE } from '../tools/index.js';
+import { schemaCompileError } from './output-schema.fns.js';
 
 /**
  * Agents: a system prompt, a model alias and tools, run on demand or from triggers.

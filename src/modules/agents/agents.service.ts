@@ -4,7 +4,7 @@ import type { RequestContext } from '../../platform/context.js';
 import { writeAudit } from '../../platform/audit.js';
 import { NotFoundError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
-import { parseMcpToolName } from '../tools/tool-names.js';
+import { parseMcpToolName } from '../tools/index.js';
 import { findAgentRow, listAgentRows, unknownDestinationIds, unknownMcpServers, type AgentRow } from './agents.repo.js';
 import type { AgentCreateT, AgentDto } from './agents.schemas.js';
 

@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps } from '../index.js';
+import type { ModuleDeps } from '../../platform/wiring.js';
 import { registerAgentsRoutes } from './agents.routes.js';
 import { createAgentsService } from './agents.service.js';
+
+// The front door: what other modules (runs) may use of an agent.
+export { findAgentRow, type AgentRow } from './agents.repo.js';
+export { AgentIdParams, type AgentInputSpecT } from './agents.schemas.js';
+export { structuredOutputSchema } from './output-schema.fns.js';
 
 export function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerAgentsRoutes(app, createAgentsService({ db: deps.database.db }));

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps } from '../index.js';
+import type { ModuleDeps } from '../../platform/wiring.js';
 import { registerApiKeysRoutes } from './api-keys.routes.js';
 import { createApiKeysService } from './api-keys.service.js';
 

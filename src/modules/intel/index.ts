@@ -1,10 +1,20 @@
 import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps } from '../index.js';
+import type { ModuleDeps } from '../../platform/wiring.js';
 import { registerSourcesRoutes } from './sources/sources.routes.js';
 import { createSourcesService } from './sources/sources.service.js';
 import { registerItemsRoutes } from './items/items.routes.js';
 import { createItemsService } from './items/items.service.js';
 import { createIocsService } from './iocs/iocs.service.js';
+
+// The front door: indicator lookup and checks, item search, extraction, scheduling and jobs.
+export { createIocsService } from './iocs/iocs.service.js';
+export { createItemsService } from './items/items.service.js';
+export { IOC_LISTS, SEVERITIES } from './items/items.schemas.js';
+export { extractIocs, refang } from './pipeline/extract/extract.fns.js';
+export { scheduleDueSyncs } from './sources/scheduler.js';
+export { seedBuiltinSources } from './sources/sources.repo.js';
+export { createSyncSourceJob } from './sources/sync.jobs.js';
+export { createProcessItemsJob, enqueueProcessing } from './pipeline/process.jobs.js';
 
 export function registerIntelModule(app: FastifyInstance, deps: ModuleDeps): void {
   const db = deps.database.db;

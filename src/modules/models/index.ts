@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps } from '../index.js';
+import type { ModuleDeps } from '../../platform/wiring.js';
 import { registerModelsRoutes } from './models.routes.js';
 import { createModelsService } from './models.service.js';
+
+export { resolveModel } from './model-resolver.js';
 
 export function registerModelsModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerModelsRoutes(app, createModelsService({ db: deps.database.db, secrets: deps.secrets }));

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { secretsEqual } from '../../platform/auth/secrets-equal.js';
 import { publicResponses } from '../../platform/http/responses.js';
-import type { ModuleDeps } from '../index.js';
+import type { ModuleDeps } from '../../platform/wiring.js';
 
 const Health = z.object({ status: z.literal('ok') });
 const Ready = z.object({ status: z.enum(['ready']), database: z.literal('ok'), migrations: z.literal('ok') });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps } from '../index.js';
+import type { ModuleDeps } from '../../platform/wiring.js';
 import { registerRolesRoutes } from './roles.routes.js';
 import { createRolesService } from './roles.service.js';
 

@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps } from '../index.js';
+import type { ModuleDeps } from '../../platform/wiring.js';
 import { registerRunsRoutes } from './runs.routes.js';
 import { createRunsService } from './runs.service.js';
+
+export { enqueueRun } from './runs.enqueue.js';
+export { createAgentRunJob } from './run.jobs.js';
 
 export function registerRunsModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerRunsRoutes(app, createRunsService({ db: deps.database.db }));

@@ -2,7 +2,7 @@ import { uuidv7 } from 'uuidv7';
 import { sql } from 'kysely';
 import type { Database } from '../../platform/db/database.js';
 import type { AgentRunStatus } from '../../platform/db/schema.js';
-import type { AgentRow } from '../agents/agents.repo.js';
+import type { AgentRow } from '../agents/index.js';
 import type { RunResult } from './run-result.fns.js';
 import type { RunRow } from './runs.repo.js';
 

@@ -2,17 +2,16 @@ import { generateText, NoObjectGeneratedError, Output, stepCountIs, type StepRes
 import type { Logger } from 'pino';
 import type { Database } from '../../platform/db/database.js';
 import type { AgentRunStatus } from '../../platform/db/schema.js';
-import type { ToolRunContext } from '../tools/tool-context.js';
+import type { ToolRunContext } from '../tools/index.js';
 import { defineJob, type JobContext, type JobDefinition } from '../../platform/jobs/catalog.js';
 import { guardedFetch, type GuardedClient } from '../../platform/outbound/index.js';
 import type { SecretBox } from '../../platform/secrets.js';
-import { findAgentRow, type AgentRow } from '../agents/agents.repo.js';
-import { resolveModel } from '../models/model-resolver.js';
+import { findAgentRow, structuredOutputSchema, type AgentRow } from '../agents/index.js';
+import { resolveModel } from '../models/index.js';
 import { agentRunJob } from './run.job-def.js';
 import { buildRunResult, inputToPrompt, type RunResult, type StepContentPart } from './run-result.fns.js';
 import { finishRun, markInterruptedBeforeStart, claimRun, recordProgress } from './run-state.js';
 import { loadRunActor } from './runs.repo.js';
-import { structuredOutputSchema } from './output-schema.fns.js';
 import { describeRunError } from './run-errors.fns.js';
 
 /** The run's tool set, built per run (tools/toolset.ts in the service; scripted tools in tests). */

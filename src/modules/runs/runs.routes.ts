@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { contextOf } from '../../platform/context.js';
 import { withErrors } from '../../platform/http/responses.js';
-import { AgentIdParams } from '../agents/agents.schemas.js';
+import { AgentIdParams } from '../agents/index.js';
 import {
   InterruptResult,
   RunList,

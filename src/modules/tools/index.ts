@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps } from '../index.js';
+import type { ModuleDeps } from '../../platform/wiring.js';
 import { createGuardedClient } from '../../platform/outbound/guarded-client.js';
 import { registerMcpServersRoutes } from './mcp-servers.routes.js';
 import { createMcpServersService } from './mcp-servers.service.js';
 
 export { buildToolSet, type ToolDeps, type ToolRunContext, type BuiltToolSet } from './toolset.js';
+export { BUILTIN_TOOL_NAMES, isBuiltinTool, MCP_TOOL_RE, parseMcpToolName } from './tool-names.js';
 
 export function registerToolsModule(app: FastifyInstance, deps: ModuleDeps): void {
   // The API process has no shared outbound client; the live tool listing gets its own, under

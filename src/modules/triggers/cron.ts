@@ -1,19 +1,12 @@
-import { Cron } from 'croner';
 import type { Database } from '../../platform/db/database.js';
-import { enqueueRun } from '../runs/runs.enqueue.js';
+import { nextCronRun } from '../../platform/cron.js';
+import { enqueueRun } from '../runs/index.js';
 import { advanceCronTrigger, deleteDeliveriesReceivedBefore, deleteDraftsCreatedBefore, takeDueCronTrigger } from './triggers.repo.js';
 
 /** Drafts from `…/fields` that nobody saved within a day are deleted. */
 export const DRAFT_TTL_MS = 24 * 3600_000;
 /** Delivery ids are remembered this long: longer than any sender's retry schedule (Svix: ~5 days). */
 export const DELIVERY_RETENTION_MS = 14 * 24 * 3600_000;
-
-/** The next time `cron` fires strictly after `from`, in UTC. */
-export function nextCronRun(cron: string, from: Date): Date {
-  const next = new Cron(cron, { paused: true, timezone: 'UTC' }).nextRun(from);
-  // A valid 5-field cron always has a next run; fall back to an hour rather than never.
-  return next ?? new Date(from.getTime() + 3_600_000);
-}
 
 /**
  * One scheduler pass over cron triggers: every active, enabled trigger whose `next_run_at` has

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps } from '../index.js';
+import type { ModuleDeps } from '../../platform/wiring.js';
 import { registerIntakeRoutes } from './intake.routes.js';
 import { createIntakeService } from './intake.service.js';
 import { registerTriggersRoutes } from './triggers.routes.js';
 import { createTriggersService } from './triggers.service.js';
+
+export { runTriggerSchedulerPass } from './cron.js';
 
 export function registerTriggersModule(app: FastifyInstance, deps: ModuleDeps): void {
   const { db } = deps.database;

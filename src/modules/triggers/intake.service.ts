@@ -5,7 +5,7 @@ import { hasPermission } from '../../platform/auth/actor.js';
 import { parseApiKey } from '../../platform/auth/api-keys.js';
 import type { SecretBox } from '../../platform/secrets.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.js';
-import { enqueueRun } from '../runs/runs.enqueue.js';
+import { enqueueRun } from '../runs/index.js';
 import { deliveryKeyOf, slackDecision } from './intake.fns.js';
 import { secretsEqual } from '../../platform/auth/secrets-equal.js';
 import { header, verifySenderSignature, type Headers, type WebhookSource } from './signatures.fns.js';

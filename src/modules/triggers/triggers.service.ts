@@ -6,7 +6,7 @@ import { updatedSecret, type SecretBox } from '../../platform/secrets.js';
 import { writeAudit } from '../../platform/audit.js';
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
-import { nextCronRun } from './cron.js';
+import { nextCronRun } from '../../platform/cron.js';
 import type { WebhookSource } from './signatures.fns.js';
 import {
   agentExists,

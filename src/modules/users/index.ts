@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps } from '../index.js';
+import type { ModuleDeps } from '../../platform/wiring.js';
 import { registerUsersRoutes } from './users.routes.js';
 import { createUsersService } from './users.service.js';
 

@@ -1,40 +1,15 @@
-import { Cron } from 'croner';
 import { sql } from 'kysely';
-import type { Logger } from 'pino';
 import type { Database } from '../../../platform/db/database.js';
 import { BUILTIN_SOURCES } from './builtin-sources.js';
 import { requestSync } from './sources.service.js';
-import { runTriggerSchedulerPass } from '../../triggers/cron.js';
+import { nextCronRun } from '../../../platform/cron.js';
 
 /**
- * Runs every source on its `scheduleCron`. Each tick (every 30 s by default) takes the due
- * (organization, source) pairs with FOR UPDATE SKIP LOCKED, so several worker processes share
- * the work without double-scheduling, and enqueues each sync in the same transaction that
- * moves `next_sync_at` forward: a crash either does both or neither.
+ * One scheduler pass over sources: each due (organization, source) pair is taken with FOR UPDATE
+ * SKIP LOCKED, so several workers share the work without double-scheduling, and its sync is
+ * enqueued in the same transaction that moves `next_sync_at` forward (a crash does both or
+ * neither). Returns how many syncs were enqueued.
  */
-export function startSourceScheduler(deps: { db: Database; logger: Logger; intervalMs?: number }): { stop(): Promise<void> } {
-  const { db, logger } = deps;
-  let running: Promise<void> | null = null;
-
-  const timer = setInterval(() => {
-    // Agent cron triggers (and trigger housekeeping) share the tick: one timer, one stop().
-    running ??= Promise.all([
-      scheduleDueSyncs(db).catch((err) => logger.warn({ err }, 'source scheduler tick failed')),
-      runTriggerSchedulerPass(db).catch((err) => logger.warn({ err }, 'trigger scheduler tick failed')),
-    ])
-      .then(() => undefined)
-      .finally(() => (running = null));
-  }, deps.intervalMs ?? 30_000);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
-}
-
-/** One scheduler pass: enqueue every due sync and move its next run forward. Returns how many. */
 export async function scheduleDueSyncs(db: Database): Promise<number> {
   await ensureBuiltinStates(db);
   let total = 0;
@@ -52,7 +27,7 @@ export async function scheduleDueSyncs(db: Database): Promise<number> {
         await requestSync(tx, row.organizationId, row.sourceId, 'schedule');
         await tx
           .updateTable('intelSourceStates')
-          .set({ nextSyncAt: nextRun(row.scheduleCron) })
+          .set({ nextSyncAt: nextCronRun(row.scheduleCron) })
           .where('organizationId', '=', row.organizationId)
           .where('sourceId', '=', row.sourceId)
           .execute();
@@ -62,13 +37,6 @@ export async function scheduleDueSyncs(db: Database): Promise<number> {
     total += n;
     if (n < 50) return total;
   }
-}
-
-export function nextRun(cron: string, from = new Date()): Date {
-  // Schedules are evaluated in UTC, whatever the server's time zone.
-  const next = new Cron(cron, { paused: true, timezone: 'UTC' }).nextRun(from);
-  // A valid 5-field cron always has a next run; fall back to an hour rather than never.
-  return next ?? new Date(from.getTime() + 3_600_000);
 }
 
 /** Every organization gets a state row for every built-in source, subscribed per its default. */

@@ -1,4 +1,4 @@
-import { extractIocs, refang } from '../../intel/pipeline/extract/extract.fns.js';
+import { extractIocs, refang } from '../../intel/index.js';
 
 /**
  * The form an indicator is stored under, for a value a model or a person typed: refanged

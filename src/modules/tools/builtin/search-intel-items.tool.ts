@@ -1,7 +1,6 @@
 import { tool } from 'ai';
 import { z } from 'zod';
-import { createItemsService } from '../../intel/items/items.service.js';
-import { IOC_LISTS, SEVERITIES } from '../../intel/items/items.schemas.js';
+import { createItemsService, IOC_LISTS, SEVERITIES } from '../../intel/index.js';
 import { requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
 
 const TOP_INDICATORS = 10;

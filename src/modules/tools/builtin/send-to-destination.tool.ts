@@ -2,7 +2,7 @@ import { tool } from 'ai';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import { writeAudit } from '../../../platform/audit.js';
-import { findDestinationRow } from '../../destinations/destinations.repo.js';
+import { findDestinationRow } from '../../destinations/index.js';
 import { requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
 
 /**

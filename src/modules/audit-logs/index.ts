@@ -1,0 +1,1 @@
+export { registerAuditLogsModule } from './audit-logs.routes.js';

@@ -1,0 +1,30 @@
+import type { Logger } from 'pino';
+import type { Database } from './platform/db/database.js';
+import { scheduleDueSyncs } from './modules/intel/index.js';
+import { runTriggerSchedulerPass } from './modules/triggers/index.js';
+
+/**
+ * The worker role's clock: each tick (every 30 s by default) runs every module's scheduler
+ * pass — intel source syncs on their `scheduleCron`, agent cron triggers and trigger
+ * housekeeping. One timer, one stop(); each pass is safe to run from several processes.
+ */
+export function startScheduler(deps: { db: Database; logger: Logger; intervalMs?: number }): { stop(): Promise<void> } {
+  const { db, logger } = deps;
+  let running: Promise<void> | null = null;
+
+  const timer = setInterval(() => {
+    running ??= Promise.all([
+      scheduleDueSyncs(db).catch((err) => logger.warn({ err }, 'source scheduler tick failed')),
+      runTriggerSchedulerPass(db).catch((err) => logger.warn({ err }, 'trigger scheduler tick failed')),
+    ])
+      .then(() => undefined)
+      .finally(() => (running = null));
+  }, deps.intervalMs ?? 30_000);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
