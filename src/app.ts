@@ -4,6 +4,7 @@ import { uuidv7 } from 'uuidv7';
 import type { AppDeps } from './platform/wiring.js';
 import { createInvalidationBus } from './platform/cache/invalidation-bus.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
+import { installInputGuards } from './platform/http/hostile-input.js';
 import { installRequestHooks } from './platform/http/request-hooks.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
 import { registerOpenApi } from './platform/http/openapi.js';
@@ -73,6 +74,7 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
   });
 
   installErrorHandling(app, { bodyLimit: deps.config.bodyLimitBytes });
+  installInputGuards(app);
   installRequestHooks(app, {
     authenticator: deps.authenticator,
     rateLimiter: createRateLimiter(deps.config.rateLimitPerMinute),

@@ -60,3 +60,11 @@ describe('RAMPART_TRUST_PROXY', () => {
     expect(() => loadConfig({ RAMPART_TRUST_PROXY: 'proxy.internal' })).toThrow(/RAMPART_TRUST_PROXY/);
   });
 });
+
+describe('content types', () => {
+  it('a text/plain body on a JSON route is 415, not 400', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/alerts', headers: { ...bearer(t.orgA.apiKey.key), 'content-type': 'text/plain' }, payload: '{"title":"x"}' });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toEqual({ error: expect.stringContaining('text/plain') });
+  });
+});
