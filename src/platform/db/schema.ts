@@ -313,6 +313,7 @@ export interface AgentsTable {
   maxSteps: number;
   maxDurationMs: number;
   createdBy: string | null;
+  updatedBy: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -339,6 +340,8 @@ export interface AgentTriggersTable {
   lastRunAttemptedAt: NullableTimestamp;
   lastRunSucceededAt: NullableTimestamp;
   createdBy: string | null;
+  /** Who last changed the trigger (migration 0009); with the agent's, decides whom its runs act as. */
+  updatedBy: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
