@@ -7,12 +7,15 @@ import type { GuardedClient } from './platform/outbound/index.js';
 import { createProcessItemsJob, createSyncSourceJob, enqueueProcessing } from './modules/intel/index.js';
 import { createAgentRunJob } from './modules/runs/index.js';
 import { buildToolSet } from './modules/tools/index.js';
+import { createDeliveryJob } from './modules/delivery/index.js';
 
 export interface JobDeps {
   db: Database;
   secrets: SecretBox;
   http: GuardedClient;
   logger: Logger;
+  /** RAMPART_BASE_URL, for links in delivered messages. */
+  baseUrl?: string;
 }
 
 /** Every job type of the service; modules add theirs here as they gain background work. */
@@ -22,5 +25,6 @@ export function buildJobCatalog(deps: JobDeps): JobCatalog {
     createSyncSourceJob({ ...deps, enqueueEnrichment: enqueueProcessing }),
     createProcessItemsJob({ db: deps.db }),
     createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet(deps, ctx, names) }),
+    createDeliveryJob({ ...deps, baseUrl: deps.baseUrl ?? 'http://127.0.0.1:8080' }),
   );
 }

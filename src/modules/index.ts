@@ -12,6 +12,7 @@ import { registerTriggersModule } from './triggers/index.js';
 import { registerModelsModule } from './models/index.js';
 import { registerToolsModule } from './tools/index.js';
 import { registerRunsModule } from './runs/index.js';
+import { destinationHealth, registerDeliveryModule } from './delivery/index.js';
 
 /** Each module wires its own routes and services; this list is the whole composition. */
 export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
@@ -20,7 +21,9 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerRolesModule(app, deps);
   registerApiKeysModule(app, deps);
   registerAuditLogsModule(app, deps);
-  registerDestinationsModule(app, deps);
+  // Delivery reads destinations; destinations get delivery's health reader injected here.
+  registerDestinationsModule(app, deps, { healthOf: destinationHealth(deps.database.db) });
+  registerDeliveryModule(app, deps);
   registerIntelModule(app, deps);
   registerAgentsModule(app, deps);
   registerTriggersModule(app, deps);
