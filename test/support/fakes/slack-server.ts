@@ -15,6 +15,8 @@ export interface FakeSlack {
   archived: Set<string>;
   missing: Set<string>;
   rateLimitNext(n: number, retryAfterSeconds: number): void;
+  /** The next post to `channel` is rate limited. */
+  rateLimitChannelOnce(channel: string, retryAfterSeconds: number): void;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function startFakeSlack(opts: { token: string }): Promise<FakeSlack
   const archived = new Set<string>();
   const missing = new Set<string>();
   let limited: number[] = [];
+  const limitedChannels = new Map<string, number>();
   let ts = 1_700_000_000;
   const server = await startServer((req, res) => {
     if (req.method !== 'POST') return sendJson(res, 405, { ok: false, error: 'method_not_allowed' });
@@ -47,6 +50,11 @@ export async function startFakeSlack(opts: { token: string }): Promise<FakeSlack
     if (retryAfter !== undefined) return sendJson(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) });
     const body = JSON.parse(req.body) as { channel?: string; text?: string; blocks?: unknown[] };
     if (!body.channel) return sendJson(res, 200, { ok: false, error: 'channel_not_found' });
+    const channelLimit = limitedChannels.get(body.channel);
+    if (channelLimit !== undefined) {
+      limitedChannels.delete(body.channel);
+      return sendJson(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(channelLimit) });
+    }
     if (missing.has(body.channel)) return sendJson(res, 200, { ok: false, error: 'channel_not_found' });
     if (archived.has(body.channel)) return sendJson(res, 200, { ok: false, error: 'is_archived' });
     if (!body.text && !body.blocks?.length) return sendJson(res, 200, { ok: false, error: 'no_text' });
@@ -64,6 +72,9 @@ export async function startFakeSlack(opts: { token: string }): Promise<FakeSlack
     missing,
     rateLimitNext(n, s) {
       limited = [...limited, ...Array<number>(n).fill(s)];
+    },
+    rateLimitChannelOnce(channel, s) {
+      limitedChannels.set(channel, s);
     },
     close: server.close,
   };
