@@ -5,7 +5,7 @@ import { defineJob } from '../../platform/jobs/catalog.js';
 import { enqueue } from '../../platform/jobs/enqueue.js';
 import type { GuardedClient } from '../../platform/outbound/index.js';
 import type { SecretBox } from '../../platform/secrets.js';
-import { blockSlackChannels, findDestinationRow, type DestinationRow } from '../destinations/index.js';
+import { blockSlackChannels } from '../destinations/index.js';
 import { ADAPTERS, type SendOutcome, type Target } from './adapters/index.js';
 import { safeError } from './adapters/http.js';
 import { deliveryJob, deliveryJobKey } from './delivery.job-def.js';
@@ -27,7 +27,7 @@ export interface DeliveryDeps {
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
-export function targetOf(row: DestinationRow, secrets: SecretBox): Target {
+export function targetOf(row: Omit<Target, 'token'> & { tokenCiphertext: string | null }, secrets: SecretBox): Target {
   return { id: row.id, organizationId: row.organizationId, name: row.name, type: row.type, config: row.config, token: row.tokenCiphertext ? secrets.decrypt(row.tokenCiphertext) : null };
 }
 
@@ -51,9 +51,9 @@ function eventOf(row: DeliveryRow) {
 export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): Promise<AttemptOutcome | null> {
   const policy = deps.policy ?? DEFAULT_POLICY;
   const startedAt = new Date();
-  const row = await claimDelivery(deps.db, deliveryId, startedAt);
-  if (!row) return null; // finished, or its retry is not due (a replaced job): nothing to do
-  const destination = await findDestinationRow(deps.db, row.organizationId, row.destinationId);
+  const claimed = await claimDelivery(deps.db, deliveryId, startedAt);
+  if (!claimed) return null; // finished, or its retry is not due (a replaced job): nothing to do
+  const { row, destination } = claimed;
   if (!destination) {
     await skipDelivery(deps.db, row, 'The destination was deleted before delivery');
     return 'skipped';
@@ -82,27 +82,29 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
     }
   }
   const nextProgress = outcome.progress ? { ...outcome.progress, ...(roundStart ? { roundStart } : {}) } : undefined;
-  await deps.db.transaction().execute(async (tx) => {
-    await recordAttempt(
-      tx,
-      {
-        id: uuidv7(),
-        organizationId: row.organizationId,
-        deliveryId: row.id,
-        destinationId: row.destinationId,
-        attempt: row.attemptCount,
-        outcome: status,
-        responseStatus: outcome.status,
-        responseExcerpt: outcome.excerpt,
-        error,
-        startedAt,
-        durationMs,
-      },
-      { nextAttemptAt, ...(nextProgress ? { progress: nextProgress } : {}) },
-    );
-    if (outcome.blockChannels?.length) await blockSlackChannels(tx, row.organizationId, row.destinationId, outcome.blockChannels, new Date());
-    if (nextAttemptAt) await enqueue(tx, deliveryJob, { deliveryId: row.id }, { jobKey: deliveryJobKey(row.id), runAt: nextAttemptAt });
-  });
+  const attempt = {
+    id: uuidv7(),
+    organizationId: row.organizationId,
+    deliveryId: row.id,
+    destinationId: row.destinationId,
+    attempt: row.attemptCount,
+    outcome: status,
+    responseStatus: outcome.status,
+    responseExcerpt: outcome.excerpt,
+    error,
+    startedAt,
+    durationMs,
+  };
+  const next = { nextAttemptAt, ...(nextProgress ? { progress: nextProgress } : {}) };
+  if (!nextAttemptAt && !outcome.blockChannels?.length) {
+    await recordAttempt(deps.db, attempt, next); // one statement: the common case, one round trip
+  } else {
+    await deps.db.transaction().execute(async (tx) => {
+      await recordAttempt(tx, attempt, next);
+      if (outcome.blockChannels?.length) await blockSlackChannels(tx, row.organizationId, row.destinationId, outcome.blockChannels, new Date());
+      if (nextAttemptAt) await enqueue(tx, deliveryJob, { deliveryId: row.id }, { jobKey: deliveryJobKey(row.id), runAt: nextAttemptAt });
+    });
+  }
   const log = { deliveryId: row.id, destinationId: row.destinationId, type: destination.type, attempt: row.attemptCount, status, responseStatus: outcome.status, durationMs };
   if (status === 'failed') deps.logger.warn({ ...log, error }, 'delivery failed');
   else if (status === 'retrying') deps.logger.info({ ...log, error, nextAttemptAt }, 'delivery attempt failed; will retry');

@@ -36,20 +36,46 @@ export async function insertDelivery(db: Queryable, d: NewDelivery): Promise<boo
  * taken again: its worker died mid-attempt and the job came back (the receiver sees the same
  * idempotency id). A `retrying` row is taken only once its time has come.
  */
-export async function claimDelivery(db: Queryable, id: string, now: Date): Promise<DeliveryRow | undefined> {
-  return db
-    .updateTable('destinationDeliveries')
-    .set((eb) => ({
-      status: 'sending',
-      attemptCount: eb('attemptCount', '+', 1),
-      firstAttemptAt: eb.fn.coalesce('firstAttemptAt', sql<Date>`${now}`),
-      lastAttemptAt: now,
-      updatedAt: now,
-    }))
-    .where('id', '=', id)
-    .where((eb) => eb.or([eb('status', 'in', ['pending', 'sending']), eb.and([eb('status', '=', 'retrying'), eb('nextAttemptAt', '<=', new Date(now.getTime() + 1_000))])]))
-    .returningAll()
+export interface ClaimedDestination {
+  id: string;
+  organizationId: string;
+  name: string;
+  type: string;
+  config: Record<string, unknown>;
+  tokenCiphertext: string | null;
+}
+
+/**
+ * Takes a delivery for an attempt: `sending`, one more attempt; with its destination (null
+ * when deleted) read in the same statement (one round trip: this runs for every attempt). A
+ * row already `sending` is taken again: its worker died mid-attempt and the job came back (the
+ * receiver sees the same idempotency id). A `retrying` row is taken only once its time has come.
+ */
+export async function claimDelivery(db: Queryable, id: string, now: Date): Promise<{ row: DeliveryRow; destination: ClaimedDestination | null } | undefined> {
+  const r = await db
+    .with('c', (qc) =>
+      qc
+        .updateTable('destinationDeliveries')
+        .set((eb) => ({
+          status: 'sending',
+          attemptCount: eb('attemptCount', '+', 1),
+          firstAttemptAt: eb.fn.coalesce('firstAttemptAt', sql<Date>`${now}`),
+          lastAttemptAt: now,
+          updatedAt: now,
+        }))
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('status', 'in', ['pending', 'sending']), eb.and([eb('status', '=', 'retrying'), eb('nextAttemptAt', '<=', new Date(now.getTime() + 1_000))])]))
+        .returningAll(),
+    )
+    .selectFrom('c')
+    .leftJoin('outputDestinations as d', (j) => j.onRef('d.id', '=', 'c.destinationId').onRef('d.organizationId', '=', 'c.organizationId'))
+    .selectAll('c')
+    .select(['d.id as dId', 'd.name as dName', 'd.type as dType', 'd.config as dConfig', 'd.tokenCiphertext as dToken'])
     .executeTakeFirst();
+  if (!r) return undefined;
+  const { dId, dName, dType, dConfig, dToken, ...row } = r;
+  const destination = dId ? { id: dId, organizationId: row.organizationId, name: dName!, type: dType!, config: dConfig!, tokenCiphertext: dToken ?? null } : null;
+  return { row: row as DeliveryRow, destination };
 }
 
 export interface AttemptRecord {
@@ -66,10 +92,12 @@ export interface AttemptRecord {
   durationMs: number;
 }
 
+/** The attempt's row and the delivery's new state, in one statement (atomic on its own). */
 export async function recordAttempt(db: Queryable, a: AttemptRecord, next: { nextAttemptAt: Date | null; progress?: Record<string, unknown> }): Promise<void> {
-  await db.insertInto('destinationDeliveryAttempts').values(a).execute();
   const finished = a.outcome !== 'retrying';
+  const now = new Date();
   await db
+    .with('a', (qc) => qc.insertInto('destinationDeliveryAttempts').values(a))
     .updateTable('destinationDeliveries')
     .set({
       status: a.outcome,
@@ -77,8 +105,8 @@ export async function recordAttempt(db: Queryable, a: AttemptRecord, next: { nex
       responseExcerpt: a.responseExcerpt,
       error: a.error,
       nextAttemptAt: next.nextAttemptAt,
-      finishedAt: finished ? new Date() : null,
-      updatedAt: new Date(),
+      finishedAt: finished ? now : null,
+      updatedAt: now,
       ...(next.progress ? { progress: JSON.stringify(next.progress) } : {}),
     })
     .where('id', '=', a.deliveryId)
