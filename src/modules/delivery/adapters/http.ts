@@ -19,7 +19,8 @@ export interface Exchanged {
  */
 export function excerptOf(text: string, target: Pick<Target, 'token'>): string | null {
   if (!text) return null;
-  let t = text.slice(0, EXCERPT_CHARS * 2);
+  // Redact over the whole answer (≤ 64 KB) before cutting: a token crossing the cut stays hidden.
+  let t = text;
   if (target.token) t = t.split(target.token).join('[redacted]');
   t = t.replace(/(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1[redacted]').replace(/xox[a-z]-[A-Za-z0-9-]+/g, '[redacted]').replace(/lin_api_[A-Za-z0-9]+/g, '[redacted]');
   return t.length > EXCERPT_CHARS ? `${t.slice(0, EXCERPT_CHARS)}…` : t;
