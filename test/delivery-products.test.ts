@@ -234,4 +234,13 @@ describe('teams', () => {
     const test = await t.app.inject({ method: 'POST', url: `/api/output-destinations/${id}/test`, headers: bearer(key) });
     expect(test.json()).toEqual({ ok: true, status: 202, message: 'Delivered' });
   });
+
+  it('fails permanently when the workflow refuses the signature, without logging the URL\'s sig', async () => {
+    const id = await createDestination(t, key, { type: 'teams', name: 'Teams-bad', config: { url: teams.url.replace('sig=s3cr3t', 'sig=wrong') } });
+    const { ids } = await queue(t, org, [id]);
+    expect(await attemptDelivery(deps(), ids[0]!)).toBe('failed');
+    const d = (await deliveryLog(t, key, id)).deliveries[0]!;
+    expect(d).toMatchObject({ status: 'failed', responseStatus: 401, error: 'Teams answered HTTP 401' });
+    expect(JSON.stringify(d)).not.toContain('sig=wrong');
+  });
 });

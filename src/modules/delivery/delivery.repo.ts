@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
 import type { DestinationDeliveriesTable } from '../../platform/db/schema.js';
+import type { DestinationRow } from '../destinations/index.js';
 
 export type DeliveryRow = Selectable<DestinationDeliveriesTable>;
 export type DeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'retrying' | 'failed' | 'skipped';
@@ -36,14 +37,8 @@ export async function insertDelivery(db: Queryable, d: NewDelivery): Promise<boo
  * taken again: its worker died mid-attempt and the job came back (the receiver sees the same
  * idempotency id). A `retrying` row is taken only once its time has come.
  */
-export interface ClaimedDestination {
-  id: string;
-  organizationId: string;
-  name: string;
-  type: string;
-  config: Record<string, unknown>;
-  tokenCiphertext: string | null;
-}
+/** What an attempt reads of its destination. */
+export type ClaimedDestination = Pick<DestinationRow, 'id' | 'organizationId' | 'name' | 'type' | 'config' | 'tokenCiphertext'>;
 
 /**
  * Takes a delivery for an attempt: `sending`, one more attempt; with its destination (null
