@@ -30,6 +30,8 @@ import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { table } from './support/report.js';
 import { percentile } from './support/stats.js';
+import { cpuSeconds } from './support/cpu.js';
+import { postmasterPid } from './support/http-measure.js';
 
 export const TARGETS = { deliveriesPerSecond: 500, firstAttemptP95Ms: 1000 } as const;
 
@@ -87,6 +89,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const queueSeconds = (performance.now() - queueStart) / 1000;
     ctx.log(`queued in ${queueSeconds.toFixed(2)} s; draining with concurrency ${concurrency}`);
     const catalog = new JobCatalog().register(createDeliveryJob({ db, secrets, http: httpClient, logger, baseUrl: 'https://rampart.example.com' }));
+    const pgPid = postmasterPid(database.clusterDir);
+    const cpu0 = { node: process.cpuUsage(), pg: cpuSeconds(pgPid, true) };
     const drainStart = performance.now();
     workers = await startWorkers({ db, pool: database.pool, catalog, logger, concurrency, pollIntervalMs: 1000 });
     const deadline = Date.now() + 120_000;
@@ -97,7 +101,13 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const last = Math.max(...ids.map((id) => received.get(id)!));
     const drainSeconds = (last - drainStart) / 1000;
     const rate = n / drainSeconds;
-    ctx.log(`delivered ${n} in ${drainSeconds.toFixed(2)} s`);
+    const nodeCpuMs = (() => {
+      const u = process.cpuUsage(cpu0.node);
+      return (u.user + u.system) / 1000;
+    })();
+    const pgCpu1 = cpuSeconds(pgPid, true);
+    const pgCpuMs = cpu0.pg !== null && pgCpu1 !== null ? (pgCpu1 - cpu0.pg) * 1000 : NaN;
+    ctx.log(`delivered ${n} in ${drainSeconds.toFixed(2)} s; CPU per delivery: Node ${(nodeCpuMs / n).toFixed(2)} ms (worker + receiver), PostgreSQL ${(pgCpuMs / n).toFixed(2)} ms`);
     // The receiver answers before the worker records the outcome: wait for the ledger too.
     for (const until = Date.now() + 30_000; ; ) {
       const { rows } = await sql<{ status: string; n: number }>`SELECT status, count(*)::int AS n FROM destination_deliveries GROUP BY status`.execute(db);
@@ -137,7 +147,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         { name: 'delivery: run-done → first attempt p95', value: p95, unit: 'ms', target: { value: TARGETS.firstAttemptP95Ms, kind: 'max' }, digits: 1 },
       ],
       notes: [`${n} deliveries to a local signed-webhook receiver, worker concurrency ${concurrency}; latency over ${latencyEvents} events at ${latencyRps}/s, one per transaction`],
-      details: { n, concurrency, queuePerSecond: n / queueSeconds, deliveredPerSecond: rate, drainSeconds, latencyMs: { p50, p95, p99 } },
+      details: { n, concurrency, queuePerSecond: n / queueSeconds, deliveredPerSecond: rate, drainSeconds, cpuMsPerDelivery: { node: nodeCpuMs / n, postgres: pgCpuMs / n }, latencyMs: { p50, p95, p99 } },
     };
   } finally {
     await workers?.stop();
