@@ -120,6 +120,12 @@ describe('pagerduty', () => {
     const id = await createDestination(t, key, { type: 'pagerduty', name: 'On-call', config: { severity: 'warning', apiBaseUrl: pd.apiBaseUrl }, token: 'R0UTINGKEY', eventSubscriptions: ['alert.created', 'alert.status_changed'] });
     const unsubscribed = await createDestination(t, key, { type: 'pagerduty', name: 'Quiet', config: { severity: 'info', apiBaseUrl: pd.apiBaseUrl }, token: 'R0UTINGKEY' });
     expect((await t.app.inject({ url: `/api/output-destinations/${id}`, headers: bearer(key) })).json().eventSubscriptions).toEqual(['alert.created', 'alert.status_changed']);
+    // A PUT without the field keeps the subscriptions; a bad event type is a 400.
+    const put = await t.app.inject({ method: 'PUT', url: `/api/output-destinations/${id}`, headers: bearer(key), payload: { type: 'pagerduty', name: 'On-call', config: { severity: 'warning', apiBaseUrl: pd.apiBaseUrl } } });
+    expect(put.json().eventSubscriptions).toEqual(['alert.created', 'alert.status_changed']);
+    const bad = await t.app.inject({ method: 'PUT', url: `/api/output-destinations/${id}`, headers: bearer(key), payload: { type: 'pagerduty', name: 'On-call', config: { severity: 'warning' }, eventSubscriptions: ['Alert Created'] } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: 'Validation failed', issues: [expect.objectContaining({ path: 'eventSubscriptions.0', message: 'must be an event type such as alert.created' })] });
     const alertId = '0190a8e0-1111-7000-8000-00000000a1e7';
     const alert = { id: alertId, displayId: 'ALR-7', title: 'Impossible travel for jdoe', severity: 'high', status: 'open', source: 'okta', detectionName: 'Impossible travel' };
     await t.database.db.transaction().execute((tx) => recordOutboundEvent(tx, newEvent(org, 'alert.created', { alert })));

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildJobCatalog } from '../src/jobs.js';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions, type TestUser } from './support/actors.js';
 import { attemptDelivery, createDestination, deliveryDeps, deliveryLog, jobsFor, makeDue, queue } from './support/delivery.js';
@@ -218,6 +219,13 @@ describe('deleting a destination (issue 18 item 1)', () => {
     const re = await t.app.inject({ method: 'POST', url: `/api/output-destinations/${id}/deliveries/${ids[0]}/redeliver`, headers: bearer(key) });
     expect(re.statusCode).toBe(409);
     expect(re.json()).toEqual({ error: 'The destination of this delivery was deleted; it cannot be redelivered' });
+  });
+});
+
+describe('wiring', () => {
+  it('registers the delivery job in the service\'s job catalog', () => {
+    const catalog = buildJobCatalog({ ...deliveryDeps(t), baseUrl: 'https://rampart.example.com' });
+    expect(catalog.get('delivery:send')).toMatchObject({ name: 'delivery:send', maxAttempts: 5 });
   });
 });
 

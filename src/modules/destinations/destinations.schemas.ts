@@ -75,7 +75,7 @@ const token = z
 export const EventSubscriptions = z
   .array(z.string().regex(/^[a-z][a-z_]*(\.[a-z_]+)+$/, 'must be an event type such as alert.created').max(100))
   .max(20)
-  .describe('Extension: event types delivered to this destination besides agent output, e.g. `alert.created`, `alert.status_changed`. Default: none');
+  .describe('Extension: event types delivered to this destination besides agent output, e.g. `alert.created`, `alert.status_changed`. Default: none; omitted on PUT: kept');
 
 const inputVariant = <T extends DestinationType, C extends z.ZodType>(type: T, config: C, withToken = true) =>
   z.strictObject({ type: z.literal(type), name, config, eventSubscriptions: EventSubscriptions.optional(), ...(withToken ? { token } : {}) });

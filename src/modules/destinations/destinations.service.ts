@@ -180,7 +180,8 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
         await cache.invalidate(tx, ctx.actor.organizationId);
         const token = updatedSecret(secrets, tokenOf(input), existing.tokenCiphertext);
         const tokenCiphertext = input.type === 'teams' ? null : token.ciphertext;
-        const eventSubscriptions = [...new Set(input.eventSubscriptions ?? [])];
+        // Omitted keeps the subscriptions (as for the token): a client unaware of them cannot drop them.
+        const eventSubscriptions = input.eventSubscriptions === undefined ? existing.eventSubscriptions : [...new Set(input.eventSubscriptions)];
         const row: DestinationRow = { ...existing, name: input.name, type: input.type, config: input.config as Record<string, unknown>, tokenCiphertext, eventSubscriptions, updatedAt: new Date() };
         await updateDestinationRow(tx, row);
         await writeAudit(tx, ctx, {
