@@ -12,7 +12,8 @@
  * `webhook-id` of each request); the pool runs in this process too, as `rampart worker` does.
  *
  * Knobs: BENCH_DELIVERY_N (5000; quick 500), BENCH_DELIVERY_CONCURRENCY (16: the pool has 20 connections),
- * BENCH_DELIVERY_LATENCY_EVENTS (200; quick 50), BENCH_DELIVERY_LATENCY_RPS (20).
+ * BENCH_DELIVERY_LATENCY_EVENTS (200; quick 50), BENCH_DELIVERY_LATENCY_RPS (20),
+ * BENCH_DELIVERY_LOCAL_QUEUE (0: off; graphile-worker batch fetching, see the runner).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -92,7 +93,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const pgPid = postmasterPid(database.clusterDir);
     const cpu0 = { node: process.cpuUsage(), pg: cpuSeconds(pgPid, true) };
     const drainStart = performance.now();
-    workers = await startWorkers({ db, pool: database.pool, catalog, logger, concurrency, pollIntervalMs: 1000 });
+    const localQueueSize = envNumber('BENCH_DELIVERY_LOCAL_QUEUE', 0);
+    workers = await startWorkers({ db, pool: database.pool, catalog, logger, concurrency, pollIntervalMs: 1000, ...(localQueueSize ? { localQueueSize } : {}) });
     const deadline = Date.now() + 120_000;
     while (ids.some((id) => !received.has(id))) {
       if (Date.now() > deadline) throw new Error(`only ${ids.filter((id) => received.has(id)).length}/${n} deliveries arrived within 120 s`);
