@@ -7,7 +7,8 @@ import type { GuardedClient } from './platform/outbound/index.js';
 import { createProcessItemsJob, createSyncSourceJob, enqueueProcessing } from './modules/intel/index.js';
 import { createAgentRunJob } from './modules/runs/index.js';
 import { buildToolSet } from './modules/tools/index.js';
-import { createDeliveryJob } from './modules/delivery/index.js';
+import { createDeliveryJob, recordOutboundEvent } from './modules/delivery/index.js';
+import { alertTools } from './modules/alerts/index.js';
 
 export interface JobDeps {
   db: Database;
@@ -20,11 +21,13 @@ export interface JobDeps {
 
 /** Every job type of the service; modules add theirs here as they gain background work. */
 export function buildJobCatalog(deps: JobDeps): JobCatalog {
+  // Built-in tools implemented by modules above `tools` (which must not import them).
+  const provided = alertTools({ events: recordOutboundEvent });
   return new JobCatalog().register(
     ...maintenanceJobs(deps.db),
     createSyncSourceJob({ ...deps, enqueueEnrichment: enqueueProcessing }),
     createProcessItemsJob({ db: deps.db }),
-    createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet(deps, ctx, names) }),
+    createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet({ ...deps, provided }, ctx, names) }),
     createDeliveryJob({ ...deps, baseUrl: deps.baseUrl ?? 'http://127.0.0.1:8080' }),
   );
 }

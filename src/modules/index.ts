@@ -12,7 +12,8 @@ import { registerTriggersModule } from './triggers/index.js';
 import { registerModelsModule } from './models/index.js';
 import { registerToolsModule } from './tools/index.js';
 import { registerRunsModule } from './runs/index.js';
-import { destinationHealth, registerDeliveryModule } from './delivery/index.js';
+import { registerAlertsModule } from './alerts/index.js';
+import { destinationHealth, recordOutboundEvent, registerDeliveryModule } from './delivery/index.js';
 
 /** Each module wires its own routes and services; this list is the whole composition. */
 export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
@@ -26,8 +27,10 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerDeliveryModule(app, deps);
   registerIntelModule(app, deps);
   registerAgentsModule(app, deps);
-  registerTriggersModule(app, deps);
+  registerTriggersModule(app, deps, { events: recordOutboundEvent });
   registerModelsModule(app, deps);
   registerToolsModule(app, deps);
   registerRunsModule(app, deps);
+  // Alert events go out through delivery's sink (destinations subscribed to the event type).
+  registerAlertsModule(app, { ...deps, events: recordOutboundEvent });
 }

@@ -36,6 +36,9 @@ describe('messageOf', () => {
     expect(open).toMatchObject({ title: 'New alert: T', severity: 'high', alert: { id: 'a1', closed: false } });
     const closed = messageOf({ ...base, type: 'alert.status_changed', data: { alert: { id: 'a1', title: 'T', status: 'resolved' } } }, 'https://r');
     expect(closed.alert).toMatchObject({ id: 'a1', closed: true });
+    // The alerts module's shape: source is an object, closed statuses are closed_*.
+    const real = messageOf({ ...base, type: 'alert.status_changed', data: { alert: { id: 'a2', title: 'T', status: 'closed_benign', source: { category: 'trigger', name: 'Jira', triggerType: 'jira' }, detection: { name: 'Rule 7' } } } }, 'https://r');
+    expect(real).toMatchObject({ title: 'Alert closed benign: T', alert: { id: 'a2', closed: true, source: 'Jira', detectionName: 'Rule 7' } });
   });
 });
 

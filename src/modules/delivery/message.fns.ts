@@ -47,7 +47,9 @@ export function truncateBytes(text: string, max: number, marker = TRUNCATION_MAR
 }
 
 const SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
+/** The alerts module's closed statuses are `closed_true_positive`, `closed_false_positive`, `closed_benign`. */
 const CLOSED_STATUSES = new Set(['closed', 'resolved', 'dismissed', 'false_positive', 'done']);
+const isClosed = (status: string) => CLOSED_STATUSES.has(status) || status.startsWith('closed_');
 
 function str(v: unknown): string | null {
   return typeof v === 'string' && v.length > 0 ? v : null;
@@ -81,7 +83,8 @@ export function messageOf(event: OutboundEvent, baseUrl: string): Message {
     const id = str(alert.id) ?? event.id;
     const status = str(alert.status) ?? str(d.status);
     const detectionName = str(alert.detectionName) ?? str((alert.detection as Record<string, unknown> | undefined)?.name);
-    const source = str(alert.source);
+    const src = alert.source as { name?: unknown } | string | undefined;
+    const source = typeof src === 'object' && src !== null ? str(src.name) : str(src);
     const displayId = str(alert.displayId);
     const title = str(alert.title) ?? `Alert ${displayId ?? id}`;
     const fields = [
@@ -91,7 +94,7 @@ export function messageOf(event: OutboundEvent, baseUrl: string): Message {
       ...(detectionName ? [{ name: 'Detection', value: detectionName }] : []),
       ...(displayId ? [{ name: 'Alert', value: displayId }] : []),
     ];
-    const prefix = event.type === 'alert.created' ? 'New alert' : `Alert ${status ?? 'updated'}`;
+    const prefix = event.type === 'alert.created' ? 'New alert' : `Alert ${status?.replace(/_/g, ' ') ?? 'updated'}`;
     return {
       ...base,
       title: `${prefix}: ${title}`,
@@ -99,7 +102,7 @@ export function messageOf(event: OutboundEvent, baseUrl: string): Message {
       severity: severityOf(alert.severity),
       fields,
       links: [{ text: 'Alert', url: `${baseUrl}/api/alerts/${id}` }],
-      alert: { id, status, closed: status !== null && CLOSED_STATUSES.has(status), source, detectionName },
+      alert: { id, status, closed: status !== null && isClosed(status), source, detectionName },
     };
   }
   // Anything else (a test message, future event types): its title/message if any, else the data.
