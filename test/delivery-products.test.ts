@@ -153,6 +153,24 @@ describe('pagerduty', () => {
     expect(pd.alerts.get(alertId)).toBe('resolved');
   });
 
+  it('end to end through the alerts API: created → trigger, closed → resolve, one dedup_key', async () => {
+    const id = await createDestination(t, key, { type: 'pagerduty', name: 'Alerts PD', config: { severity: 'info', apiBaseUrl: pd.apiBaseUrl }, token: 'R0UTINGKEY', eventSubscriptions: ['alert.created', 'alert.status_changed'] });
+    const created = await t.app.inject({ method: 'POST', url: '/api/alerts', headers: bearer(key), payload: { title: 'Ransomware note on FS-01', severity: 'critical' } });
+    expect(created.statusCode, created.body).toBe(200);
+    const alertId = created.json().alert.id as string;
+    const first = (await deliveryLog(t, key, id)).deliveries[0]!;
+    expect(first).toMatchObject({ eventKind: 'alert.created', status: 'pending' });
+    expect(await attemptDelivery(deps(), first.id)).toBe('succeeded');
+    expect(pd.events.at(-1)).toMatchObject({ event_action: 'trigger', dedup_key: alertId, payload: { severity: 'critical', summary: 'New alert: Ransomware note on FS-01' } });
+    const closed = await t.app.inject({ method: 'POST', url: `/api/alerts/${alertId}/status`, headers: bearer(key), payload: { status: 'closed_true_positive', reason: 'contained' } });
+    expect(closed.statusCode, closed.body).toBe(200);
+    const second = (await deliveryLog(t, key, id, '?status=pending')).deliveries[0]!;
+    expect(second.eventKind).toBe('alert.status_changed');
+    expect(await attemptDelivery(deps(), second.id)).toBe('succeeded');
+    expect(pd.events.at(-1)).toEqual({ routing_key: 'R0UTINGKEY', event_action: 'resolve', dedup_key: alertId });
+    expect(pd.alerts.get(alertId)).toBe('resolved');
+  });
+
   it('uses config.severity and source, cuts the summary to 1,024, retries 429 and fails on 400', async () => {
     const id = await createDestination(t, key, { type: 'pagerduty', name: 'PD2', config: { severity: 'critical', source: 'rampart-prod', apiBaseUrl: pd.apiBaseUrl }, token: 'R0UTINGKEY' });
     const { ids, event } = await queue(t, org, [id], 'agent.message', { title: longText, message: 'body' });
