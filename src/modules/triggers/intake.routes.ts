@@ -61,7 +61,8 @@ export function registerIntakeRoutes(root: FastifyInstance, service: IntakeServi
 
     const app = scope.withTypeProvider<ZodTypeProvider>();
     app.post('/api/trigger/:source/:triggerId', {
-      config: { public: true },
+      // Limited per trigger, not per address: senders share addresses (SaaS egress, proxies).
+      config: { public: true, rateLimit: 'perTrigger' },
       bodyLimit: opts.bodyLimit,
       schema: {
         tags: ['Agent Triggers'],
