@@ -74,7 +74,7 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
   });
 
   installErrorHandling(app, { bodyLimit: deps.config.bodyLimitBytes });
-  installInputGuards(app);
+  installInputGuards(app, { allowPrivateNetworks: deps.config.allowPrivateNetworks });
   installRequestHooks(app, {
     authenticator: deps.authenticator,
     rateLimiter: createRateLimiter(deps.config.rateLimitPerMinute),

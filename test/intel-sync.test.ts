@@ -12,7 +12,8 @@ let runner: ReturnType<typeof syncRunner>;
 const closers: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
-  t = await createTestApp();
+  // The feeds are local servers: the API (which refuses literal private addresses when saved) and the worker share the setting, as in a deployment.
+  t = await createTestApp({ env: { RAMPART_ALLOW_PRIVATE_NETWORKS: 'true' } });
   runner = syncRunner(t.database.db, { secrets: t.secrets });
 });
 afterAll(async () => {

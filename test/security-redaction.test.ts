@@ -53,3 +53,29 @@ describe('credentials inside URLs', () => {
     expect(redactUrlSecrets('https://h.example/feed?page=2')).toBe('https://h.example/feed?page=2');
   });
 });
+
+describe('literal private addresses are refused when saved', () => {
+  it('names the rule in a 400 when private networks are not allowed (every spelling the URL parser knows)', async () => {
+    for (const url of ['http://127.0.0.1:8080/hook', 'http://2130706433/hook', 'http://0x7f.1/hook', 'http://[::ffff:10.0.0.5]/hook', 'http://169.254.169.254/latest', 'http://localhost/hook']) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers: admin, payload: { type: 'webhook', name: 'x', config: { url, authType: 'bearer' } } });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().issues[0], url).toMatchObject({ path: 'config.url', code: 'forbidden_address', message: expect.stringContaining('RAMPART_ALLOW_PRIVATE_NETWORKS') });
+    }
+    const feed = await t.app.inject({ method: 'POST', url: '/sources', headers: admin, payload: { kind: 'rss', name: 'x', feedUrl: 'http://192.168.1.20/feed.xml' } });
+    expect(feed.json().issues[0]).toMatchObject({ path: 'feedUrl', code: 'forbidden_address' });
+    // A public address, or a name (resolved and checked at fetch time), is fine.
+    expect((await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers: admin, payload: { type: 'webhook', name: 'ok', config: { url: 'https://hooks.example.com/in', authType: 'bearer' } } })).statusCode).toBe(200);
+  });
+
+  it('with private networks allowed, only cloud metadata stays refused', async () => {
+    const onPrem = await createTestApp({ env: { RAMPART_ALLOW_PRIVATE_NETWORKS: 'true' } });
+    try {
+      const headers = bearer(onPrem.orgA.apiKey.key);
+      const post = (url: string) => onPrem.app.inject({ method: 'POST', url: '/api/output-destinations', headers, payload: { type: 'webhook', name: 'x', config: { url, authType: 'bearer' } } });
+      expect((await post('http://10.1.2.3/hook')).statusCode).toBe(200);
+      expect((await post('http://169.254.169.254/latest/meta-data')).json().issues[0].code).toBe('forbidden_address');
+    } finally {
+      await onPrem.close();
+    }
+  });
+});

@@ -34,12 +34,12 @@ export function registerDestinationsRoutes(root: FastifyInstance, service: Desti
   }, async (req) => service.get(contextOf(req), req.params.id));
 
   app.post('/api/output-destinations', {
-    config: manage,
+    config: { ...manage, outboundUrls: ['config.url', 'config.apiBaseUrl', 'config.tenantUrl'] },
     schema: { tags, summary: 'Create an output destination', body: DestinationInput, response: withErrors({ 200: Destination }) },
   }, async (req) => service.create(contextOf(req), req.body));
 
   app.put('/api/output-destinations/:id', {
-    config: manage,
+    config: { ...manage, outboundUrls: ['config.url', 'config.apiBaseUrl', 'config.tenantUrl'] },
     schema: {
       tags,
       summary: 'Replace an output destination',

@@ -24,7 +24,7 @@ export function registerModelsRoutes(root: FastifyInstance, service: ModelsServi
   }, async (req) => service.getProvider(contextOf(req), req.params.id));
 
   app.post('/api/model-providers', {
-    config: manage,
+    config: { ...manage, outboundUrls: ['baseUrl'] },
     schema: {
       tags,
       summary: 'Add a model provider',
@@ -35,7 +35,7 @@ export function registerModelsRoutes(root: FastifyInstance, service: ModelsServi
   }, async (req) => service.createProvider(contextOf(req), req.body));
 
   app.put('/api/model-providers/:id', {
-    config: manage,
+    config: { ...manage, outboundUrls: ['baseUrl'] },
     schema: { tags, summary: 'Replace a model provider', description: 'Omitting `apiKey` keeps the stored key; `apiKey: null` clears it.', params: IdParams, body: ProviderInput, response: withErrors({ 200: Provider }, 404, 409) },
   }, async (req) => service.updateProvider(contextOf(req), req.params.id, req.body));
 

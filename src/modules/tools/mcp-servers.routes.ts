@@ -23,7 +23,7 @@ export function registerMcpServersRoutes(root: FastifyInstance, service: McpServ
   }, async (req) => service.get(contextOf(req), req.params.id));
 
   app.post('/api/mcp-servers', {
-    config: manage,
+    config: { ...manage, outboundUrls: ['url'] },
     schema: {
       tags,
       summary: 'Register an MCP server',
@@ -35,7 +35,7 @@ export function registerMcpServersRoutes(root: FastifyInstance, service: McpServ
   }, async (req) => service.create(contextOf(req), req.body));
 
   app.put('/api/mcp-servers/:id', {
-    config: manage,
+    config: { ...manage, outboundUrls: ['url'] },
     schema: {
       tags,
       summary: 'Replace an MCP server',

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ValidationError } from './errors.js';
+import { literalAddressRefusal } from '../outbound/address-policy.js';
 
 /**
  * Input PostgreSQL cannot store or our code cannot walk, refused (or made safe) at the edge,
@@ -73,7 +74,11 @@ export function sanitizeWebhookValue(value: unknown): unknown {
   return value;
 }
 
-export function installInputGuards(app: FastifyInstance): void {
+function at(value: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), value);
+}
+
+export function installInputGuards(app: FastifyInstance, opts: { allowPrivateNetworks: boolean }): void {
   const defaultJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -92,5 +97,15 @@ export function installInputGuards(app: FastifyInstance): void {
       const bad = findUnstorableString(values);
       if (bad) throw ValidationError.single(bad.path, bad.message, 'invalid_string', location);
     }
+    // A literal private, loopback or metadata address in a URL Rampart will call is refused when
+    // it is saved (400 naming the rule), not only when it is fetched.
+    const issues = (request.routeOptions.config.outboundUrls ?? []).flatMap((path) => {
+      const value = at(request.body, path);
+      const why = typeof value === 'string' ? literalAddressRefusal(value, opts.allowPrivateNetworks) : null;
+      return why
+        ? [{ path, message: `points at a ${why} address, which outbound calls refuse${opts.allowPrivateNetworks ? '' : ' (RAMPART_ALLOW_PRIVATE_NETWORKS is off)'}`, code: 'forbidden_address', location: 'body' as const }]
+        : [];
+    });
+    if (issues.length) throw new ValidationError(issues);
   });
 }

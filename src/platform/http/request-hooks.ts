@@ -19,6 +19,8 @@ declare module 'fastify' {
      * `perTrigger` (webhook intake: one noisy sender cannot starve the others).
      */
     rateLimit?: 'address' | 'none' | 'perTrigger';
+    /** Body fields (dotted paths) holding URLs Rampart will call: literal private addresses are refused at once. */
+    outboundUrls?: string[];
   }
   interface FastifyRequest {
     actor?: Actor;

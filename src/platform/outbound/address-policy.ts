@@ -56,6 +56,24 @@ export function metadataOnly(ip: string): string | null {
   return reason?.endsWith('cloud metadata') ? reason : null;
 }
 
+/**
+ * Why an outbound URL is refused before any lookup: its host is a literal address (in any
+ * spelling the URL parser normalizes: decimal, octal, hex, IPv4-mapped…) or `localhost` that
+ * the policy refuses. Null when nothing is known without DNS. The fetch-time check still runs
+ * on every request; this one only makes a configuration mistake visible when it is made.
+ */
+export function literalAddressRefusal(value: string, allowPrivateNetworks: boolean): string | null {
+  let host: string;
+  try {
+    host = new URL(value).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return null;
+  }
+  if (/^localhost\.?$/i.test(host) || /\.localhost\.?$/i.test(host)) return allowPrivateNetworks ? null : 'loopback';
+  if (!ipaddr.isValid(host)) return null;
+  return allowPrivateNetworks ? metadataOnly(host) : isForbiddenAddress(host);
+}
+
 export function isForbiddenAddress(ip: string): string | null {
   let addr: IPv4 | IPv6;
   try {

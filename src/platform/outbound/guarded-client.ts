@@ -81,6 +81,18 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
   const maxDelay = opts.maxRetryDelayMs ?? 30_000;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const policy: AddressPolicy = opts.allowPrivateNetworks ? metadataOnly : (opts.addressPolicy ?? isForbiddenAddress);
+  /** A wait between attempts that the caller's signal cuts short (a shutting-down job must not sit out a backoff). */
+  const pause = async (ms: number, signal: AbortSignal | undefined): Promise<void> => {
+    if (!signal) return sleep(ms);
+    const cancelled = () => new OutboundError('aborted', 'Request was cancelled while waiting to retry', '');
+    if (signal.aborted) throw cancelled();
+    let onAbort: () => void = () => {};
+    try {
+      await Promise.race([sleep(ms), new Promise<never>((_, reject) => signal.addEventListener('abort', (onAbort = () => reject(cancelled())), { once: true }))]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  };
 
   // One pool for the client; the vetting lookup runs for every new connection it opens.
   const agent = new Agent({
@@ -175,11 +187,11 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
         } catch (err) {
           const transient = err instanceof OutboundError && (err.code === 'network' || err.code === 'timeout');
           if (!transient || n >= attempts || init.signal?.aborted) throw err;
-          await sleep(delayFor(n, undefined, baseDelay, maxDelay));
+          await pause(delayFor(n, undefined, baseDelay, maxDelay), init.signal);
           continue;
         }
         if (n >= attempts || !retryOn.has(res.status) || init.signal?.aborted) return res;
-        await sleep(delayFor(n, res.headers['retry-after'], baseDelay, maxDelay));
+        await pause(delayFor(n, res.headers['retry-after'], baseDelay, maxDelay), init.signal);
       }
     },
     close: () => agent.close(),

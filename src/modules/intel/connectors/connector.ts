@@ -8,7 +8,7 @@ import type { IntelEntry } from './types.js';
 export interface HttpClient {
   request(
     url: string,
-    init?: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number; maxResponseBytes?: number },
+    init?: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number; maxResponseBytes?: number; signal?: AbortSignal },
   ): Promise<{ status: number; headers: Record<string, string>; url: string; body: Buffer; text(): string; json<T = unknown>(): T }>;
 }
 

@@ -27,7 +27,7 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
   });
 
   app.post('/sources', {
-    config: manage,
+    config: { ...manage, outboundUrls: ['feedUrl', 'serverUrl'] },
     schema: {
       tags,
       summary: 'Create a custom intel source (RSS/Atom/JSON Feed, MISP, MISP feed or TAXII 2.1)',
@@ -39,7 +39,7 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
   }, async (req) => service.create(contextOf(req), req.body));
 
   app.put('/sources/:id', {
-    config: manage,
+    config: { ...manage, outboundUrls: ['feedUrl', 'serverUrl'] },
     schema: {
       tags,
       summary: 'Update a custom source, or toggle the subscription of a built-in source',

@@ -100,7 +100,10 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
       const log = ctx.logger.child({ sourceId: source.id, organizationId: job.organizationId });
       const writes = new Set<Promise<void>>();
       try {
-        const result = await connectorFor(config).fetch(config, { etag: state?.etag ?? null, lastModified: state?.lastModified ?? null, cursor: state?.cursor ?? {} }, deps.http);
+        // Every request of the connector carries the job's signal: a worker shutting down cuts a slow
+        // download or a retry backoff short instead of waiting for it (the job is retried later).
+        const http: HttpClient = { request: (url, init) => deps.http.request(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, ctx.signal]) : ctx.signal }) };
+        const result = await connectorFor(config).fetch(config, { etag: state?.etag ?? null, lastModified: state?.lastModified ?? null, cursor: state?.cursor ?? {} }, http);
         const entries = uniqueByExternalId(result.entries);
         const stats = { fetched: result.entries.length, created: 0, updated: 0, unchanged: 0 };
         const known = await knownItems(db, target, entries);
