@@ -20,7 +20,8 @@ ${items.map((i) => `<item><guid>${i.guid}</guid><title>${i.title}</title><link>$
 }
 
 beforeAll(async () => {
-  t = await createTestApp();
+  // The feed is a local server: saving it needs private networks allowed (as the worker does).
+  t = await createTestApp({ env: { RAMPART_ALLOW_PRIVATE_NETWORKS: 'true' } });
   const server = await startServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/rss+xml' });
     res.end(
