@@ -7,6 +7,7 @@ import type { GuardedClient } from './platform/outbound/index.js';
 import { createProcessItemsJob, createSyncSourceJob, enqueueProcessing } from './modules/intel/index.js';
 import { createAgentRunJob } from './modules/runs/index.js';
 import { buildToolSet } from './modules/tools/index.js';
+import { createHuntReassessJob } from './modules/hunt/index.js';
 
 export interface JobDeps {
   db: Database;
@@ -22,5 +23,6 @@ export function buildJobCatalog(deps: JobDeps): JobCatalog {
     createSyncSourceJob({ ...deps, enqueueEnrichment: enqueueProcessing }),
     createProcessItemsJob({ db: deps.db }),
     createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet(deps, ctx, names) }),
+    createHuntReassessJob({ db: deps.db, alerts: null }),
   );
 }
