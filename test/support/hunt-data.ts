@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { uuidv7 } from 'uuidv7';
+import type { Database } from '../../src/platform/db/database.js';
+import { runReassess } from '../../src/modules/hunt/hunt.jobs.js';
+import type { HuntAlertPort } from '../../src/modules/hunt/index.js';
+
+/** An intel source of the organization that advisories are seeded into. */
+export async function seedAdvisorySource(db: Database, organizationId: string): Promise<string> {
+  const id = uuidv7();
+  const now = new Date();
+  await db.insertInto('intelSources').values({ id, organizationId, builtinKey: null, name: `adv-${id}`, displayName: 'Advisories', kind: 'rss', apiType: null, feedUrl: 'https://adv.example/feed', serverUrl: null, collectionId: null, authType: null, username: null, apiKeyCiphertext: null, scheduleCron: '0 * * * *', maxEntries: 100, createdBy: null, createdAt: now, updatedAt: now }).execute();
+  return id;
+}
+
+export interface Advisory {
+  title: string;
+  text: string;
+  cves: string[];
+  products?: Array<{ vendor: string; product: string; versions: string[] }>;
+  indicators?: Array<{ type: string; value: string }>;
+  tags?: string[];
+  publishedAt?: Date;
+  processedAt?: Date;
+}
+
+/** A processed intel item as the pipeline leaves it (classification mappings carry the CVEs). */
+export async function seedAdvisory(db: Database, organizationId: string, sourceId: string, a: Advisory): Promise<{ itemId: string; indicatorIds: string[] }> {
+  const itemId = uuidv7();
+  const now = a.processedAt ?? new Date();
+  const iocs: Record<string, unknown[]> = { ipv4: [], domains: [], hashes: [] };
+  await db.insertInto('intelItems').values({
+    id: itemId, organizationId, sourceId, externalId: randomUUID(), title: a.title, url: `https://adv.example/${itemId}`, publisher: 'Advisories', publishedAt: a.publishedAt ?? now,
+    language: 'en', contentText: a.text, contentHtml: null, structuredIndicators: '[]', referenceUrls: '[]', tags: a.tags ?? [], raw: null, contentHash: randomUUID(),
+    createdAt: now, updatedAt: now, processedAt: now, severity: 'high', relevance: 50, platforms: [], summary: a.text.slice(0, 200), tldr: a.title,
+    classification: JSON.stringify({ attack: [{ technique: 'T1190', subTechnique: '', techniqueName: 'Exploit Public-Facing Application', evidenceRef: 'p0', confidence: 0.9 }], actor: [], malware: [], mappings: a.cves.map((id) => ({ framework: 'cve', id, confidence: 1 })) }),
+    affectedProducts: JSON.stringify((a.products ?? []).map((p) => ({ ...p, confidence: 0.9 }))),
+    iocs: JSON.stringify(iocs),
+    canonicalKey: a.cves[0] ?? null,
+  }).execute();
+  const indicatorIds: string[] = [];
+  for (const ind of a.indicators ?? []) {
+    const id = uuidv7();
+    indicatorIds.push(id);
+    await db.insertInto('intelIndicators').values({ id, organizationId, itemId, type: ind.type, value: ind.value, normalizedValue: ind.value.toLowerCase(), confidence: 0.8, firstSeen: now, lastSeen: now, ttlDays: 30, intelTitle: a.title, sourceLabel: 'Advisories', createdAt: now }).execute();
+  }
+  return { itemId, indicatorIds };
+}
+
+/** Runs the pending `hunt:reassess` jobs the way a worker would, then removes them. */
+export async function runPendingHuntJobs(db: Database, alerts: HuntAlertPort | null = null): Promise<number> {
+  const { rows } = await sql<{ id: string; payload: unknown }>`SELECT j.id::text, j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'hunt:reassess' ORDER BY j.id`.execute(db);
+  for (const r of rows) {
+    await runReassess(db, r.payload as never, alerts);
+    await sql`DELETE FROM graphile_worker._private_jobs WHERE id = ${r.id}::bigint`.execute(db);
+  }
+  return rows.length;
+}
+
+/**
+ * The hunt-alert port as the alerts module will implement it (dedupe on dedupeKey, reopen a
+ * resolved alert, route to the hunt agent), held in memory: the alerts module is built on its
+ * own branch, and this stands in only until it is merged (see src/modules/hunt/hunt-alerts.ts).
+ */
+export function recordingAlertPort(huntAgentId: string) {
+  const alerts = new Map<string, { id: string; status: string; dedupeKey: string; huntQualifiedBy: string; assignedAgentId: string; duplicateCount: number; title: string; severity: string }>();
+  const calls: string[] = [];
+  const port: HuntAlertPort = {
+    async raise(_tx, input) {
+      const existing = alerts.get(input.dedupeKey);
+      if (!existing) {
+        const a = { id: uuidv7(), status: 'open', dedupeKey: input.dedupeKey, huntQualifiedBy: input.huntQualifiedBy, assignedAgentId: huntAgentId, duplicateCount: 1, title: input.title, severity: input.severity };
+        alerts.set(input.dedupeKey, a);
+        calls.push('created');
+        return { alertId: a.id, outcome: 'created', open: true };
+      }
+      if (existing.status === 'resolved') {
+        existing.status = 'open';
+        existing.huntQualifiedBy = input.huntQualifiedBy;
+        calls.push('reopened');
+        return { alertId: existing.id, outcome: 'reopened', open: true };
+      }
+      existing.duplicateCount++;
+      calls.push('deduplicated');
+      return { alertId: existing.id, outcome: 'deduplicated', open: true };
+    },
+    async list(_db, _org, dedupeKey) {
+      const a = alerts.get(dedupeKey);
+      return a ? [{ ...a }] : [];
+    },
+  };
+  return { port, alerts, calls, resolve: (dedupeKey: string) => void (alerts.get(dedupeKey)!.status = 'resolved') };
+}
