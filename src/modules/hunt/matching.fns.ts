@@ -54,8 +54,8 @@ const GENERIC = new Set([
  * in the text whatever the inventory size.
  */
 export function productsInText(text: string, orgKeys: ReadonlySet<string>): AdvisoryProduct[] {
-  const words: Array<{ w: string; end: number }> = [];
-  for (const m of text.matchAll(/[\p{L}\p{N}+#]+/gu)) words.push({ w: normalizeName(m[0]), end: m.index! + m[0].length });
+  const words: Array<{ w: string; start: number; end: number }> = [];
+  for (const m of text.matchAll(/[\p{L}\p{N}+#]+/gu)) words.push({ w: normalizeName(m[0]), start: m.index!, end: m.index! + m[0].length });
   const found = new Map<string, AdvisoryProduct>();
   for (let i = 0; i < words.length; i++) {
     let key = '';
@@ -64,7 +64,7 @@ export function productsInText(text: string, orgKeys: ReadonlySet<string>): Advi
       if (!key || key.length < 4 || !orgKeys.has(key) || (n === 0 && GENERIC.has(key))) continue;
       const versions = parseVersionList(text, words[i + n]!.end).versions;
       const prev = found.get(key);
-      if (!prev) found.set(key, { vendor: '', product: key, versions, via: 'text' });
+      if (!prev) found.set(key, { vendor: '', product: text.slice(words[i]!.start, words[i + n]!.end), versions, via: 'text' });
       else for (const v of versions) if (!prev.versions.includes(v)) prev.versions.push(v);
     }
   }
