@@ -146,7 +146,10 @@ async function assessBatch(
 
     const qualifiedBy = huntQualification(settings, exposure.exposureScore, exposure.exposureState);
     if (qualifiedBy) {
-      const escalated = !t.prev || t.prev.exposureScore < exposure.exposureScore || (!t.prev.hasFoundIoc && exposure.hasFoundIoc) || huntQualification(settings, t.prev.exposureScore, t.prev.exposureState) === null;
+      // New evidence (a higher score, more indicators seen) or a run that newly qualifies raises
+      // again: the alerts side reopens a resolved alert or dedupes into the open one.
+      const foundCount = (exposure.story.iocFindings as unknown[]).length;
+      const escalated = !t.prev || t.prev.exposureScore < exposure.exposureScore || t.prev.foundIocCount < foundCount || huntQualification(settings, t.prev.exposureScore, t.prev.exposureState) === null;
       if (!t.activeHuntAlertId || escalated) {
         events.push({ id: uuidv7(), organization_id: organizationId, threat_id: t.id, run_id: runId, kind: 'hunt_alert_qualified', actor_type: 'system', metadata: { score: exposure.exposureScore, hunting: exposure.hasFoundIoc, executionId: runId, canonicalKey: t.canonicalKey, label: qualifiedBy }, created_at: opts.now.toISOString() });
         if (opts.alerts) {

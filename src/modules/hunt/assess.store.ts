@@ -14,7 +14,7 @@ export interface ThreatForAssessment {
   title: string;
   latestRunId: string | null;
   activeHuntAlertId: string | null;
-  prev: { id: string; relevancyScore: number; exposureScore: number; exposureState: string; coverageState: string; hasFoundIoc: boolean } | null;
+  prev: { id: string; relevancyScore: number; exposureScore: number; exposureState: string; coverageState: string; hasFoundIoc: boolean; foundIocCount: number } | null;
 }
 
 export interface ItemEvidence {
@@ -31,10 +31,11 @@ export interface ItemEvidence {
 const KNOWN_EXPLOITED = /\b(known[- ]exploited|exploited in the wild|actively exploited|under active exploitation|CISA KEV|KEV catalog)\b/i;
 
 export async function loadThreats(db: Queryable, organizationId: string, threatIds: string[]): Promise<ThreatForAssessment[]> {
-  const { rows } = await sql<ThreatForAssessment & { prevId: string | null; prevRelevancy: number; prevExposure: number; prevState: string; prevCoverage: string; prevFound: boolean }>`
+  const { rows } = await sql<ThreatForAssessment & { prevId: string | null; prevRelevancy: number; prevExposure: number; prevState: string; prevCoverage: string; prevFound: boolean; prevFoundCount: number }>`
     SELECT t.id, t.canonical_key AS "canonicalKey", t.title, t.latest_run_id AS "latestRunId", t.active_hunt_alert_id AS "activeHuntAlertId",
            r.id AS "prevId", r.relevancy_score AS "prevRelevancy", r.exposure_score AS "prevExposure", r.exposure_state AS "prevState",
-           r.coverage_state AS "prevCoverage", r.has_found_ioc AS "prevFound"
+           r.coverage_state AS "prevCoverage", r.has_found_ioc AS "prevFound",
+           COALESCE(jsonb_array_length(r.exposure_story->'iocFindings'), 0) AS "prevFoundCount"
     FROM hunt_threats t LEFT JOIN hunt_threat_runs r ON r.id = t.latest_run_id
     WHERE t.organization_id = ${organizationId} AND t.id = ANY(${threatIds}::uuid[])`.execute(db);
   return rows.map((r) => ({
@@ -43,7 +44,7 @@ export async function loadThreats(db: Queryable, organizationId: string, threatI
     title: r.title,
     latestRunId: r.latestRunId,
     activeHuntAlertId: r.activeHuntAlertId,
-    prev: r.prevId ? { id: r.prevId, relevancyScore: r.prevRelevancy, exposureScore: r.prevExposure, exposureState: r.prevState, coverageState: r.prevCoverage, hasFoundIoc: r.prevFound } : null,
+    prev: r.prevId ? { id: r.prevId, relevancyScore: r.prevRelevancy, exposureScore: r.prevExposure, exposureState: r.prevState, coverageState: r.prevCoverage, hasFoundIoc: r.prevFound, foundIocCount: r.prevFoundCount } : null,
   }));
 }
 
