@@ -34,7 +34,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const post = (url: string, headers = key, payload?: unknown) => t.app.inject({ method: 'POST', url, headers, ...(payload === undefined ? {} : { payload }) });
+const post = (url: string, headers = key, payload?: Record<string, unknown>) => t.app.inject({ method: "POST", url, headers, ...(payload === undefined ? {} : { payload }) });
 
 describe('dismiss and restore (spec §3)', () => {
   // State table: (not dismissed, restore) → 409; (not dismissed, dismiss) → dismissed;
