@@ -108,8 +108,8 @@ describe('exposure from sightings and hunt alerts', () => {
     const v = await threats().view(ctx(), threatId);
     expect(v.threat).toMatchObject({ exposureState: 'compromise_signal_found', exposureScore: 90 });
     expect(v.runs[0]).toMatchObject({ kind: 'reassess', trigger: 'sighting', hasFoundIoc: true });
-    expect(v.runs[0].diff).toMatchObject({ beforeExposureState: 'vulnerable_software_present', afterExposureState: 'compromise_signal_found', beforeExposureScore: 75, afterExposureScore: 90 });
-    const story = v.runs[0].exposureStory as { iocFindings: unknown[]; exposureChecks: Array<{ checked: string; outcome: string }>; nextSteps: string[] };
+    expect(v.runs[0]!.diff).toMatchObject({ beforeExposureState: 'vulnerable_software_present', afterExposureState: 'compromise_signal_found', beforeExposureScore: 75, afterExposureScore: 90 });
+    const story = v.runs[0]!.exposureStory as { iocFindings: unknown[]; exposureChecks: Array<{ checked: string; outcome: string }>; nextSteps: string[] };
     expect(story.iocFindings).toEqual([expect.objectContaining({ iocType: 'ip', iocValue: '198.51.100.23', affectedSystems: ['vpn-1'], role: 'compromise', authoritative: true })]);
     expect(story.exposureChecks.find((c) => c.checked === '198.51.100.23')!.outcome).toBe('found');
     expect(story.nextSteps[0]).toMatch(/^Investigate/);
