@@ -12,6 +12,7 @@ import { registerTriggersModule } from './triggers/index.js';
 import { registerModelsModule } from './models/index.js';
 import { registerToolsModule } from './tools/index.js';
 import { registerRunsModule } from './runs/index.js';
+import { registerAlertsModule } from './alerts/index.js';
 import { registerHuntModule } from './hunt/index.js';
 
 /** Each module wires its own routes and services; this list is the whole composition. */
@@ -28,6 +29,7 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerModelsModule(app, deps);
   registerToolsModule(app, deps);
   registerRunsModule(app, deps);
+  registerAlertsModule(app, deps);
   // Hunt alerts: no port until the alerts module provides createAlert (see hunt/hunt-alerts.ts).
   registerHuntModule(app, deps, { alerts: null });
 }
