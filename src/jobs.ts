@@ -9,7 +9,7 @@ import { createAgentRunJob } from './modules/runs/index.js';
 import { buildToolSet } from './modules/tools/index.js';
 import { alertTools } from './modules/alerts/index.js';
 import { discardEvents } from './platform/events.js';
-import { createHuntReassessJob } from './modules/hunt/index.js';
+import { createHuntAlertPort, createHuntReassessJob } from './modules/hunt/index.js';
 
 export interface JobDeps {
   db: Database;
@@ -27,6 +27,6 @@ export function buildJobCatalog(deps: JobDeps): JobCatalog {
     createSyncSourceJob({ ...deps, enqueueEnrichment: enqueueProcessing }),
     createProcessItemsJob({ db: deps.db }),
     createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet({ ...deps, provided }, ctx, names) }),
-    createHuntReassessJob({ db: deps.db, alerts: null }),
+    createHuntReassessJob({ db: deps.db, alerts: createHuntAlertPort({ events: discardEvents }) }),
   );
 }

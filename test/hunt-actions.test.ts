@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions, type TestUser } from './support/actors.js';
-import { recordingAlertPort, runPendingHuntJobs, seedAdvisory, seedAdvisorySource } from './support/hunt-data.js';
+import { runPendingHuntJobs, seedAdvisory, seedAdvisorySource } from './support/hunt-data.js';
 import { syncThreatsFromIntel } from '../src/modules/hunt/index.js';
-import { createThreatsService } from '../src/modules/hunt/threats.service.js';
 
 const VIEW_KEYS = ['threat', 'runs', 'deliverables', 'intelItems', 'alerts', 'activeHuntAlert', 'latestAlert', 'activityEvents', 'capabilities'];
 
@@ -29,11 +28,13 @@ beforeAll(async () => {
     indicators: [{ type: 'ipv4', value: '198.51.100.23' }, { type: 'sha256', value: 'a'.repeat(64) }],
   });
   await syncThreatsFromIntel(t.database.db, org, {});
-  await runPendingHuntJobs(t.database.db);
+  // The inventory-change job, without alerts: the alert tests below start from no alert.
+  await runPendingHuntJobs(t.database.db, null);
   threatId = (await t.database.db.selectFrom('huntThreats').select('id').where('organizationId', '=', org).executeTakeFirstOrThrow()).id;
 });
 afterAll(async () => t?.close());
 
+const view = async () => (await t.app.inject({ method: 'GET', url: `/api/threats/${threatId}`, headers: key })).json();
 const post = (url: string, headers = key, payload?: Record<string, unknown>) => t.app.inject({ method: "POST", url, headers, ...(payload === undefined ? {} : { payload }) });
 
 describe('dismiss and restore (spec §3)', () => {
@@ -93,56 +94,76 @@ describe('hunt alert creation settings', () => {
   });
 });
 
-describe('exposure from sightings and hunt alerts', () => {
-  const huntAgentId = uuidv7();
-  const recorder = recordingAlertPort(huntAgentId);
-  const threats = () => createThreatsService({ db: t.database.db, alerts: recorder.port });
-  const ctx = () => ({ actor: { type: 'user' as const, userId: t.orgA.user.id, organizationId: org, apiKeyId: null, roleId: t.orgA.user.roleId, permissions: new Set(['hunt.read', 'hunt.manage', 'alert.triage']) }, requestId: 'test' });
+describe('exposure from sightings and hunt alerts (end to end through the alerts module)', () => {
+  let huntAgentId: string;
+  const alertsOf = async () => (await t.app.inject({ method: 'GET', url: '/api/alerts?limit=50', headers: key })).json().alerts as Array<Record<string, any>>;
+  const triageRuns = async () => (await t.database.db.selectFrom('agentRuns').select('id').where('agentId', '=', huntAgentId).execute()).length;
 
-  it('a sighting of an indicator → compromise_signal_found → one hunt alert, routed to the hunt agent, and a rule proposal', async () => {
-    // Band `critical` (≥ 80); vulnerable + internet-facing + critical = 75 is below it: no alert.
-    expect((await threats().view(ctx(), threatId)).threat.exposureScore).toBe(75);
-    const res = await post('/api/sightings', key, { sightings: [{ value: '198.51.100[.]23', source: 'zeek-conn', assetIdentifier: 'vpn-1', observedAt: '2026-11-20T10:00:00Z' }] });
-    expect(res.json()).toEqual({ accepted: 1, matchedIndicators: 1, reassessedThreats: 1 });
-    expect(await runPendingHuntJobs(t.database.db, recorder.port)).toBe(1);
-    const v = await threats().view(ctx(), threatId);
-    expect(v.threat).toMatchObject({ exposureState: 'compromise_signal_found', exposureScore: 90 });
-    expect(v.runs[0]).toMatchObject({ kind: 'reassess', trigger: 'sighting', hasFoundIoc: true });
-    expect(v.runs[0]!.diff).toMatchObject({ beforeExposureState: 'vulnerable_software_present', afterExposureState: 'compromise_signal_found', beforeExposureScore: 75, afterExposureScore: 90 });
-    const story = v.runs[0]!.exposureStory as { iocFindings: unknown[]; exposureChecks: Array<{ checked: string; outcome: string }>; nextSteps: string[] };
-    expect(story.iocFindings).toEqual([expect.objectContaining({ iocType: 'ip', iocValue: '198.51.100.23', affectedSystems: ['vpn-1'], role: 'compromise', authoritative: true })]);
-    expect(story.exposureChecks.find((c) => c.checked === '198.51.100.23')!.outcome).toBe('found');
-    expect(story.nextSteps[0]).toMatch(/^Investigate/);
-    expect(recorder.calls).toEqual(['created']);
-    expect(v.alerts).toHaveLength(1);
-    expect(v.activeHuntAlert).toMatchObject({ status: 'open', huntQualifiedBy: 'compromise_signal_found', assignedAgentId: huntAgentId, severity: 'critical' });
-    expect(v.latestAlert!.id).toBe(v.threat.latestAlertId);
-    expect(v.threat.activeHuntAlertId).toBe(v.threat.latestAlertId);
-    expect(v.activityEvents.map((e) => e.kind)).toEqual(expect.arrayContaining(['exposure_changed', 'hunt_alert_qualified', 'hunt_alert_created', 'deliverable_proposed']));
-    expect(v.deliverables).toEqual([expect.objectContaining({ kind: 'rule_proposal', pinning: 'ioc_pinned', lifecycleStatus: 'authoring', pinnedIocs: [{ type: 'ipv4', value: '198.51.100.23' }], targetLogSource: 'firewall' })]);
-    expect(v.deliverables[0]!.content).toContain('198.51.100.23');
+  beforeAll(async () => {
+    const agent = await t.app.inject({ method: 'POST', url: '/api/agents', headers: key, payload: { name: 'Hunt responder', systemPrompt: 'Investigate hunt alerts.', toolNames: [] } });
+    huntAgentId = agent.json().id;
+    const routing = await t.app.inject({ method: 'PUT', url: '/api/alert-triage-routes', headers: key, payload: { routes: [], huntResponseAgentId: huntAgentId } });
+    expect(routing.statusCode, routing.body).toBe(200);
   });
 
-  it('a reassessment with nothing new raises nothing; once the alert is resolved, new evidence reopens it once', async () => {
-    await threats().reassess(ctx(), threatId);
-    expect(recorder.calls).toEqual(['created']);
-    recorder.resolve(`hunt:${threatId}`);
+  it('a sighting of an indicator → compromise_signal_found → one hunt alert routed to the hunt agent, and a rule proposal', async () => {
+    // Band `critical` (≥ 80); vulnerable + internet-facing + critical = 75 is below it: no alert yet.
+    expect((await view()).threat.exposureScore).toBe(75);
+    expect(await alertsOf()).toEqual([]);
+    const res = await post('/api/sightings', key, { sightings: [{ value: '198.51.100[.]23', source: 'zeek-conn', assetIdentifier: 'vpn-1', observedAt: '2026-11-20T10:00:00Z' }] });
+    expect(res.json()).toEqual({ accepted: 1, matchedIndicators: 1, reassessedThreats: 1 });
+    expect(await runPendingHuntJobs(t.database.db)).toBe(1);
+    const v = await view();
+    expect(v.threat).toMatchObject({ exposureState: 'compromise_signal_found', exposureScore: 90 });
+    expect(v.runs[0]).toMatchObject({ kind: 'reassess', trigger: 'sighting', hasFoundIoc: true });
+    expect(v.runs[0].diff).toMatchObject({ beforeExposureState: 'vulnerable_software_present', afterExposureState: 'compromise_signal_found', beforeExposureScore: 75, afterExposureScore: 90 });
+    const story = v.runs[0].exposureStory;
+    expect(story.iocFindings).toEqual([expect.objectContaining({ iocType: 'ip', iocValue: '198.51.100.23', affectedSystems: ['vpn-1'], role: 'compromise', authoritative: true })]);
+    expect(story.exposureChecks.find((c: { checked: string }) => c.checked === '198.51.100.23').outcome).toBe('found');
+    expect(story.nextSteps[0]).toMatch(/^Investigate/);
+    const alerts = await alertsOf();
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ huntQualifiedBy: 'compromise_signal_found', assignedAgentId: huntAgentId, severity: 'critical', dedupeKey: `hunt:${threatId}`, duplicateCount: 1 });
+    expect(await triageRuns()).toBe(1);
+    expect(v.alerts.map((a: { id: string }) => a.id)).toEqual([alerts[0]!.id]);
+    expect(v.activeHuntAlert).toMatchObject({ id: alerts[0]!.id, huntQualifiedBy: 'compromise_signal_found' });
+    expect(v.latestAlert.id).toBe(v.threat.latestAlertId);
+    expect(v.threat.activeHuntAlertId).toBe(alerts[0]!.id);
+    expect(v.activityEvents.map((e: { kind: string }) => e.kind)).toEqual(expect.arrayContaining(['exposure_changed', 'hunt_alert_qualified', 'hunt_alert_created', 'deliverable_proposed']));
+    expect(v.deliverables).toEqual([expect.objectContaining({ kind: 'rule_proposal', pinning: 'ioc_pinned', lifecycleStatus: 'authoring', pinnedIocs: [{ type: 'ipv4', value: '198.51.100.23' }], targetLogSource: 'firewall' })]);
+    expect(v.deliverables[0].content).toContain('198.51.100.23');
+  });
+
+  it('nothing new raises nothing; after the alert is closed, new evidence reopens it once and routes it to the hunt agent again', async () => {
+    await post(`/api/threats/${threatId}/reassess`);
+    expect((await alertsOf())[0]).toMatchObject({ duplicateCount: 1 });
+    const alertId = (await alertsOf())[0]!.id;
+    const closed = await post(`/api/alerts/${alertId}/status`, key, { status: 'closed_benign', reason: 'Scanner traffic' });
+    expect(closed.statusCode, closed.body).toBe(200);
+    expect((await view()).activeHuntAlert).toBeNull();
     await post('/api/sightings', key, { sightings: [{ value: 'a'.repeat(64), type: 'sha256', source: 'edr', assetIdentifier: 'vpn-1' }] });
-    await runPendingHuntJobs(t.database.db, recorder.port);
-    expect(recorder.calls).toEqual(['created', 'reopened']);
-    const v = await threats().view(ctx(), threatId);
-    expect(v.alerts).toHaveLength(1);
-    expect(v.activeHuntAlert).toMatchObject({ status: 'open', assignedAgentId: huntAgentId });
-    expect(v.activityEvents.filter((e) => e.kind === 'hunt_alert_reopened')).toHaveLength(1);
+    await runPendingHuntJobs(t.database.db);
+    const alerts = await alertsOf();
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ id: alertId, resolvedAt: null, assignedAgentId: huntAgentId });
+    expect(['open', 'in_progress']).toContain(alerts[0]!.status);
+    expect(await triageRuns()).toBe(2);
+    const v = await view();
+    expect(v.activeHuntAlert).toMatchObject({ id: alertId });
+    expect(v.activityEvents.filter((e: { kind: string }) => e.kind === 'hunt_alert_created')).toHaveLength(1);
+    expect(v.activityEvents.filter((e: { kind: string }) => e.kind === 'hunt_alert_reopened')).toHaveLength(1);
+    const timeline = (await t.app.inject({ method: 'GET', url: `/api/alerts/${alertId}/timeline`, headers: key })).json();
+    expect(JSON.stringify(timeline)).toContain('reopened');
     // The new set of found indicators supersedes the first proposal.
     expect(v.deliverables).toHaveLength(2);
-    expect(v.deliverables[1]!.supersededById).toBe(v.deliverables[0]!.id);
-    await threats().reassess(ctx(), threatId);
-    expect(recorder.calls).toEqual(['created', 'reopened']);
+    expect(v.deliverables[1].supersededById).toBe(v.deliverables[0].id);
+    await post(`/api/threats/${threatId}/reassess`);
+    expect(await alertsOf()).toHaveLength(1);
+    expect((await view()).activityEvents.filter((e: { kind: string }) => e.kind === 'hunt_alert_reopened')).toHaveLength(1);
   });
 
   it('moves a rule proposal through its lifecycle; a deployed proposal is detection coverage', async () => {
-    const d = (await threats().view(ctx(), threatId)).deliverables[0]!;
+    const d = (await view()).deliverables[0];
     const url = `/api/threats/${threatId}/deliverables/${d.id}`;
     const skip = await t.app.inject({ method: 'PUT', url, headers: key, payload: { lifecycleStatus: 'deployed' } });
     expect(skip.statusCode).toBe(400);
@@ -150,8 +171,8 @@ describe('exposure from sightings and hunt alerts', () => {
     expect((await t.app.inject({ method: 'PUT', url, headers: key, payload: { lifecycleStatus: 'review' } })).json().lifecycleStatus).toBe('review');
     expect((await t.app.inject({ method: 'PUT', url, headers: key, payload: { lifecycleStatus: 'deployed' } })).json().lifecycleStatus).toBe('deployed');
     expect((await t.app.inject({ method: 'PUT', url, headers: bearer(t.orgB.apiKey.key), payload: { lifecycleStatus: 'retired' } })).statusCode).toBe(404);
-    const v = await threats().reassess(ctx(), threatId);
+    const v = (await post(`/api/threats/${threatId}/reassess`)).json();
     expect(v.threat.coverageState).toBe('full');
-    expect(v.runs[0]!.diff).toMatchObject({ beforeCoverageState: 'none', afterCoverageState: 'full' });
+    expect(v.runs[0].diff).toMatchObject({ beforeCoverageState: 'none', afterCoverageState: 'full' });
   });
 });

@@ -13,7 +13,8 @@ import { registerModelsModule } from './models/index.js';
 import { registerToolsModule } from './tools/index.js';
 import { registerRunsModule } from './runs/index.js';
 import { registerAlertsModule } from './alerts/index.js';
-import { registerHuntModule } from './hunt/index.js';
+import { createHuntAlertPort, registerHuntModule } from './hunt/index.js';
+import { discardEvents } from '../platform/events.js';
 
 /** Each module wires its own routes and services; this list is the whole composition. */
 export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
@@ -30,6 +31,6 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerToolsModule(app, deps);
   registerRunsModule(app, deps);
   registerAlertsModule(app, deps);
-  // Hunt alerts: no port until the alerts module provides createAlert (see hunt/hunt-alerts.ts).
-  registerHuntModule(app, deps, { alerts: null });
+  // Hunt alerts go through the alerts module (created, deduped or reopened; routed to huntAlertRouting).
+  registerHuntModule(app, deps, { alerts: createHuntAlertPort({ events: discardEvents }) });
 }

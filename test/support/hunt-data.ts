@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Database } from '../../src/platform/db/database.js';
 import { runReassess } from '../../src/modules/hunt/hunt.jobs.js';
-import type { HuntAlertPort } from '../../src/modules/hunt/index.js';
+import { createHuntAlertPort, type HuntAlertPort } from '../../src/modules/hunt/index.js';
+import { discardEvents } from '../../src/platform/events.js';
 
 /** An intel source of the organization that advisories are seeded into. */
 export async function seedAdvisorySource(db: Database, organizationId: string): Promise<string> {
@@ -47,47 +48,12 @@ export async function seedAdvisory(db: Database, organizationId: string, sourceI
   return { itemId, indicatorIds };
 }
 
-/** Runs the pending `hunt:reassess` jobs the way a worker would, then removes them. */
-export async function runPendingHuntJobs(db: Database, alerts: HuntAlertPort | null = null): Promise<number> {
+/** Runs the pending `hunt:reassess` jobs the way a worker would (with the alerts port src/jobs.ts wires), then removes them. */
+export async function runPendingHuntJobs(db: Database, alerts: HuntAlertPort | null = createHuntAlertPort({ events: discardEvents })): Promise<number> {
   const { rows } = await sql<{ id: string; payload: unknown }>`SELECT j.id::text, j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'hunt:reassess' ORDER BY j.id`.execute(db);
   for (const r of rows) {
     await runReassess(db, r.payload as never, alerts);
     await sql`DELETE FROM graphile_worker._private_jobs WHERE id = ${r.id}::bigint`.execute(db);
   }
   return rows.length;
-}
-
-/**
- * The hunt-alert port as the alerts module will implement it (dedupe on dedupeKey, reopen a
- * resolved alert, route to the hunt agent), held in memory: the alerts module is built on its
- * own branch, and this stands in only until it is merged (see src/modules/hunt/hunt-alerts.ts).
- */
-export function recordingAlertPort(huntAgentId: string) {
-  const alerts = new Map<string, { id: string; status: string; dedupeKey: string; huntQualifiedBy: string; assignedAgentId: string; duplicateCount: number; title: string; severity: string }>();
-  const calls: string[] = [];
-  const port: HuntAlertPort = {
-    async raise(_tx, input) {
-      const existing = alerts.get(input.dedupeKey);
-      if (!existing) {
-        const a = { id: uuidv7(), status: 'open', dedupeKey: input.dedupeKey, huntQualifiedBy: input.huntQualifiedBy, assignedAgentId: huntAgentId, duplicateCount: 1, title: input.title, severity: input.severity };
-        alerts.set(input.dedupeKey, a);
-        calls.push('created');
-        return { alertId: a.id, outcome: 'created', open: true };
-      }
-      if (existing.status === 'resolved') {
-        existing.status = 'open';
-        existing.huntQualifiedBy = input.huntQualifiedBy;
-        calls.push('reopened');
-        return { alertId: existing.id, outcome: 'reopened', open: true };
-      }
-      existing.duplicateCount++;
-      calls.push('deduplicated');
-      return { alertId: existing.id, outcome: 'deduplicated', open: true };
-    },
-    async list(_db, _org, dedupeKey) {
-      const a = alerts.get(dedupeKey);
-      return a ? [{ ...a }] : [];
-    },
-  };
-  return { port, alerts, calls, resolve: (dedupeKey: string) => void (alerts.get(dedupeKey)!.status = 'resolved') };
 }

@@ -154,7 +154,7 @@ async function assessBatch(
         events.push({ id: uuidv7(), organization_id: organizationId, threat_id: t.id, run_id: runId, kind: 'hunt_alert_qualified', actor_type: 'system', metadata: { score: exposure.exposureScore, hunting: exposure.hasFoundIoc, executionId: runId, canonicalKey: t.canonicalKey, label: qualifiedBy }, created_at: opts.now.toISOString() });
         if (opts.alerts) {
           const out = await opts.alerts.raise(tx, {
-            organizationId, threatId: t.id, runId, huntQualifiedBy: qualifiedBy, dedupeKey: huntDedupeKey(t.id), severity: bandOf(exposure.exposureScore) ?? 'low',
+            organizationId, threatId: t.id, runId, huntQualifiedBy: qualifiedBy, dedupeKey: huntDedupeKey(t.id), previousAlertId: t.latestAlertId, severity: bandOf(exposure.exposureScore) ?? 'low',
             title: `${t.canonicalKey}: ${exposure.story.headline as string}`,
             description: [...relevancy.explanation, ...(exposure.story.summary as string[])].join(' '),
           });

@@ -2,12 +2,10 @@ import type { Queryable } from '../../platform/db/database.js';
 import { BANDS, bandOf, type Band, type ExposureState } from './exposure.fns.js';
 
 /**
- * The hunt's way to raise alerts, injected at the composition root (src/modules/index.ts and
- * src/jobs.ts) so hunt does not depend on how alerts are stored. The alerts module (being built
- * on its own branch) provides `createAlert(tx, input)`, which dedupes on `dedupeKey`, reopens a
- * resolved alert with the same key, and routes hunt alerts to `huntAlertRouting`; wiring it is
- * one adapter from HuntAlertInput to that call. Until then no port is wired: runs still record
- * `hunt_alert_qualified` activity, and the threat view shows no alerts.
+ * The hunt's way to raise alerts, injected at the composition roots (src/modules/index.ts,
+ * src/jobs.ts, src/scheduler.ts): hunt-alerts.adapter.ts implements it over the alerts module
+ * (create, dedupe, reopen, route to `huntAlertRouting`). Without a port (null), runs still
+ * record `hunt_alert_qualified` activity and the threat view shows no alerts.
  */
 export interface HuntAlertInput {
   organizationId: string;
@@ -20,6 +18,8 @@ export interface HuntAlertInput {
   huntQualifiedBy: 'compromise_signal_found' | 'exposure_band';
   /** One hunt alert per threat: `hunt:<threatId>`. */
   dedupeKey: string;
+  /** The threat's latest hunt alert: reopened when it was closed. */
+  previousAlertId: string | null;
 }
 
 export interface HuntAlertOutcome {
@@ -51,3 +51,6 @@ export function huntQualification(settings: AlertSettings, exposureScore: number
 }
 
 export const huntDedupeKey = (threatId: string) => `hunt:${threatId}`;
+
+/** Alert statuses that make an alert the threat's active hunt alert. */
+export const OPEN_ALERT_STATUSES = ['open', 'in_progress', 'escalated'];

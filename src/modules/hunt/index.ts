@@ -10,6 +10,7 @@ export { runHuntIntelPass, syncThreatsFromIntel } from './threats.sync.js';
 export { createHuntReassessJob, REASSESS_JOB } from './hunt.jobs.js';
 export { assessThreats } from './assess.service.js';
 export type { HuntAlertPort, HuntAlertInput, HuntAlertOutcome } from './hunt-alerts.js';
+export { createHuntAlertPort } from './hunt-alerts.adapter.js';
 
 export function registerHuntModule(app: FastifyInstance, deps: ModuleDeps, opts: { alerts?: HuntAlertPort | null } = {}): void {
   const db = deps.database.db;

@@ -6,7 +6,7 @@ import { writeAudit } from '../../platform/audit.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/http/errors.js';
 import { assessThreats, insertEvents } from './assess.service.js';
 import { canMove, type Lifecycle } from './deliverables.store.js';
-import { huntDedupeKey, type AlertSettings, type HuntAlertPort } from './hunt-alerts.js';
+import { OPEN_ALERT_STATUSES, huntDedupeKey, type AlertSettings, type HuntAlertPort } from './hunt-alerts.js';
 import { readAlertSettings, writeAlertSettings } from './settings.repo.js';
 import { deliverableDto, deliverablesOf, eventsOf, findThreatRow, itemSummariesOf, listThreatRows, runsOf, threatDto } from './threats.repo.js';
 
@@ -32,7 +32,7 @@ export function createThreatsService(deps: { db: Database; alerts?: HuntAlertPor
       alerts ? alerts.list(q, ctx.actor.organizationId, huntDedupeKey(id)) : Promise.resolve([]),
     ]);
     const latestAlert = alertList.find((a) => a.id === row.latestAlertId) ?? alertList[0] ?? null;
-    const activeHuntAlert = alertList.find((a) => a.id === row.activeHuntAlertId && a.status !== 'resolved') ?? null;
+    const activeHuntAlert = alertList.find((a) => a.id === row.activeHuntAlertId && OPEN_ALERT_STATUSES.includes(a.status)) ?? null;
     return {
       threat: threatDto(row),
       runs,
