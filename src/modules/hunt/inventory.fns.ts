@@ -32,11 +32,14 @@ export function normalizeName(name: string): string {
     .trim();
 }
 
-/** The product name without its vendor's name in front ("Apache Log4j" by Apache → "log4j"). */
+/** The product name without its vendor's name (or the vendor's first word) in front ("Apache Log4j" by Apache → "log4j"). */
 export function productKey(vendor: string | undefined, product: string): string {
   const p = normalizeName(product);
   const v = normalizeName(vendor ?? '');
   if (v && p.startsWith(`${v} `)) return p.slice(v.length + 1);
+  // "Google Chrome" by "Google LLC", "Microsoft Exchange Server" by "Microsoft Corporation".
+  const first = v.split(' ')[0];
+  if (first && first.length >= 3 && p.startsWith(`${first} `)) return p.slice(first.length + 1);
   return p;
 }
 
