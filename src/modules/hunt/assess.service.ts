@@ -61,15 +61,19 @@ async function assessBatch(
 
   // The advisories of each threat, and the inventory keys they name, then one software read.
   const advisoriesByThreat = new Map<string, AdvisoryProduct[]>();
+  const keysByThreat = new Map<string, Set<string>>();
   const neededKeys = new Set<string>();
   for (const t of threats) {
     const its = itemsByThreat.get(t.id) ?? [];
     const advisories: AdvisoryProduct[] = its.flatMap((i) => i.affectedProducts);
     for (const i of its) advisories.push(...productsInText(i.text, orgKeys));
     advisoriesByThreat.set(t.id, advisories);
-    for (const a of advisories) for (const k of keysFor(a, orgKeys)) neededKeys.add(k);
+    const keys = new Set<string>();
+    for (const a of advisories) for (const k of keysFor(a, orgKeys)) keys.add(k), neededKeys.add(k);
+    keysByThreat.set(t.id, keys);
   }
-  const software = await softwareByKeys(tx, organizationId, [...neededKeys]);
+  // Each threat is matched only against the software of the keys it names (never the batch's whole set).
+  const softwareByKey = group(await softwareByKeys(tx, organizationId, [...neededKeys]), (s) => s.productKey);
   const itemIds = items.map((i) => i.id);
   const indicators = await indicatorsOf(tx, organizationId, itemIds);
   const sightings = await sightingsOf(tx, organizationId, itemIds);
@@ -105,7 +109,8 @@ async function assessBatch(
   const runIds: string[] = [];
   for (const t of threats) {
     const its = itemsByThreat.get(t.id) ?? [];
-    const matches = matchSoftware(advisoriesByThreat.get(t.id) ?? [], software);
+    const candidates = [...(keysByThreat.get(t.id) ?? [])].flatMap((k) => softwareByKey.get(k) ?? []);
+    const matches = matchSoftware(advisoriesByThreat.get(t.id) ?? [], candidates);
     const knownExploited = its.some((i) => i.knownExploited);
     const newest = newestOf(its);
     const relevancy = scoreRelevancy({ canonicalKey: t.canonicalKey, matches, knownExploited, newestReportAt: newest, now: opts.now });
