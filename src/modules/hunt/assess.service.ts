@@ -149,7 +149,9 @@ async function assessBatch(
     const pinned = found.length ? found : [];
     if (pinned.length) events.push(...(await proposeRules(tx, organizationId, t, pinned, its, runId, opts.now)));
 
-    const qualifiedBy = huntQualification(settings, exposure.exposureScore, exposure.exposureState);
+    // A dismissed threat raises a hunt alert only on a compromise signal (someone decided it does not matter; being hit still does).
+    const qualification = huntQualification(settings, exposure.exposureScore, exposure.exposureState);
+    const qualifiedBy = t.dismissed && exposure.exposureState !== 'compromise_signal_found' ? null : qualification;
     if (qualifiedBy) {
       // New evidence (a higher score, more indicators seen) or a run that newly qualifies raises
       // again: the alerts side reopens a resolved alert or dedupes into the open one.

@@ -15,6 +15,7 @@ export interface ThreatForAssessment {
   latestRunId: string | null;
   activeHuntAlertId: string | null;
   latestAlertId: string | null;
+  dismissed: boolean;
   prev: { id: string; relevancyScore: number; exposureScore: number; exposureState: string; coverageState: string; hasFoundIoc: boolean; foundIocCount: number } | null;
 }
 
@@ -33,7 +34,7 @@ const KNOWN_EXPLOITED = /\b(known[- ]exploited|exploited in the wild|actively ex
 
 export async function loadThreats(db: Queryable, organizationId: string, threatIds: string[]): Promise<ThreatForAssessment[]> {
   const { rows } = await sql<ThreatForAssessment & { prevId: string | null; prevRelevancy: number; prevExposure: number; prevState: string; prevCoverage: string; prevFound: boolean; prevFoundCount: number }>`
-    SELECT t.id, t.canonical_key AS "canonicalKey", t.title, t.latest_run_id AS "latestRunId", t.active_hunt_alert_id AS "activeHuntAlertId", t.latest_alert_id AS "latestAlertId",
+    SELECT t.id, t.canonical_key AS "canonicalKey", t.title, t.latest_run_id AS "latestRunId", t.active_hunt_alert_id AS "activeHuntAlertId", t.latest_alert_id AS "latestAlertId", t.dismissed_at IS NOT NULL AS dismissed,
            r.id AS "prevId", r.relevancy_score AS "prevRelevancy", r.exposure_score AS "prevExposure", r.exposure_state AS "prevState",
            r.coverage_state AS "prevCoverage", r.has_found_ioc AS "prevFound",
            COALESCE(jsonb_array_length(r.exposure_story->'iocFindings'), 0) AS "prevFoundCount"
@@ -46,6 +47,7 @@ export async function loadThreats(db: Queryable, organizationId: string, threatI
     latestRunId: r.latestRunId,
     activeHuntAlertId: r.activeHuntAlertId,
     latestAlertId: r.latestAlertId,
+    dismissed: r.dismissed,
     prev: r.prevId ? { id: r.prevId, relevancyScore: r.prevRelevancy, exposureScore: r.prevExposure, exposureState: r.prevState, coverageState: r.prevCoverage, hasFoundIoc: r.prevFound, foundIocCount: r.prevFoundCount } : null,
   }));
 }
