@@ -7,7 +7,7 @@ import type { GuardedClient } from './platform/outbound/index.js';
 import { createProcessItemsJob, createSyncSourceJob, enqueueProcessing } from './modules/intel/index.js';
 import { createAgentRunJob } from './modules/runs/index.js';
 import { buildToolSet } from './modules/tools/index.js';
-import { alertTools } from './modules/alerts/index.js';
+import { alertTools, noteTriageRunEnded } from './modules/alerts/index.js';
 import { discardEvents } from './platform/events.js';
 import { createHuntAlertPort, createHuntReassessJob } from './modules/hunt/index.js';
 
@@ -26,7 +26,7 @@ export function buildJobCatalog(deps: JobDeps): JobCatalog {
     ...maintenanceJobs(deps.db),
     createSyncSourceJob({ ...deps, enqueueEnrichment: enqueueProcessing }),
     createProcessItemsJob({ db: deps.db }),
-    createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet({ ...deps, provided }, ctx, names) }),
+    createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet({ ...deps, provided }, ctx, names), onRunEnded: noteTriageRunEnded }),
     createHuntReassessJob({ db: deps.db, alerts: createHuntAlertPort({ events: discardEvents }) }),
   );
 }

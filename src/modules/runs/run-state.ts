@@ -1,6 +1,6 @@
 import { uuidv7 } from 'uuidv7';
 import { sql } from 'kysely';
-import type { Database } from '../../platform/db/database.js';
+import type { Database, Queryable } from '../../platform/db/database.js';
 import type { AgentRunStatus } from '../../platform/db/schema.js';
 import type { AgentRow } from '../agents/index.js';
 import type { RunResult } from './run-result.fns.js';
@@ -68,10 +68,22 @@ export async function recordProgress(db: Database, runId: string, steps: readonl
  * destinations (one pending delivery per destination and run: a retried completion never
  * queues twice) and a triggered run marks its trigger's last success, in the same transaction.
  */
+export interface EndedRun {
+  runId: string;
+  organizationId: string;
+  agentId: string;
+  agentName: string;
+  status: AgentRunStatus;
+  statusMessage: string | null;
+  finalAssistantMessage: string;
+}
+export type RunEndedHook = (tx: Queryable, run: EndedRun) => Promise<void>;
+
 export async function finishRun(
   db: Database,
   run: RunRow,
   agent: AgentRow,
+  onEnded: RunEndedHook | undefined,
   outcome: { status: AgentRunStatus; statusMessage: string | null; result: RunResult; steps: readonly StepLike[] },
 ): Promise<void> {
   const now = new Date();
@@ -91,7 +103,17 @@ export async function finishRun(
       .where('status', '=', 'running')
       .returning('id')
       .executeTakeFirst();
-    if (!updated || outcome.status !== 'done') return;
+    if (!updated) return;
+    await onEnded?.(tx, {
+      runId: run.id,
+      organizationId: run.organizationId,
+      agentId: agent.id,
+      agentName: agent.name,
+      status: outcome.status,
+      statusMessage: outcome.statusMessage,
+      finalAssistantMessage: outcome.result.finalAssistantMessage,
+    });
+    if (outcome.status !== 'done') return;
     if (agent.outputDestinationIds.length) {
       const destinations = await tx.selectFrom('outputDestinations').select('id').where('organizationId', '=', run.organizationId).where('id', 'in', agent.outputDestinationIds).execute();
       const payload = JSON.stringify({
