@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions, type TestUser } from './support/actors.js';
 import { runPendingHuntJobs, seedAdvisory, seedAdvisorySource } from './support/hunt-data.js';
-import { syncThreatsFromIntel } from '../src/modules/hunt/index.js';
+import { runHuntIntelPass, syncThreatsFromIntel } from '../src/modules/hunt/index.js';
 
 const fixture = (name: string) => JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'fixtures/hunt', name), 'utf8'));
 const VIEW_KEYS = ['threat', 'runs', 'deliverables', 'intelItems', 'alerts', 'activeHuntAlert', 'latestAlert', 'activityEvents', 'capabilities'];
@@ -149,5 +149,32 @@ describe('reassess', () => {
     const v = (await view(log4shell)).json();
     expect(v.runs[0]).toMatchObject({ kind: 'reassess', trigger: 'inventory_change' });
     expect(v.runs[0].relevancyExplanation).toContain('reports-1 runs Log4j 2.14.0, inside the affected range >=2.0-beta9 <=2.14.1 of Apache Log4j.');
+  });
+});
+
+describe('the scheduler pass', () => {
+  it('reads only items whose processing settled, then links later items to the existing threat', async () => {
+    const db = t.database.db;
+    const source = await seedAdvisorySource(db, org);
+    const fresh = await seedAdvisory(db, org, source, { title: 'Acme Widget Server follow-up', text: 'More on CVE-2026-50001.', cves: ['CVE-2026-50001'] });
+    await syncThreatsFromIntel(db, org, { settledBefore: new Date(Date.now() - 60_000) });
+    const acme = await db.selectFrom('huntThreats').select('id').where('organizationId', '=', org).where('canonicalKey', '=', 'CVE-2026-50001').executeTakeFirstOrThrow();
+    const linked = async () => (await db.selectFrom('huntThreatItems').select('itemId').where('threatId', '=', acme.id).execute()).map((l) => l.itemId);
+    expect(await linked()).not.toContain(fresh.itemId);
+    await syncThreatsFromIntel(db, org, {});
+    expect(await linked()).toContain(fresh.itemId);
+    const v = (await view(acme.id)).json();
+    expect(v.runs[0]).toMatchObject({ kind: 'reassess', trigger: 'new_intel' });
+    expect(v.activityEvents.map((e: { kind: string }) => e.kind)).toContain('intel_linked');
+  });
+
+  it('runs for every organization with settled items past its watermark', async () => {
+    const db = t.database.db;
+    const orgB = t.orgB.organization.id;
+    const source = await seedAdvisorySource(db, orgB);
+    await seedAdvisory(db, orgB, source, { title: 'Org B advisory CVE-2026-50009', text: 'Nothing Org B runs.', cves: ['CVE-2026-50009'], processedAt: new Date(Date.now() - 120_000) });
+    await runHuntIntelPass(db);
+    const list = (await t.app.inject({ method: 'GET', url: '/api/threats', headers: bearer(t.orgB.apiKey.key) })).json();
+    expect(list.threats.map((x: { canonicalKey: string }) => x.canonicalKey)).toEqual(['CVE-2026-50009']);
   });
 });
