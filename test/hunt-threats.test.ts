@@ -145,10 +145,28 @@ describe('reassess', () => {
 
   it('reassesses after an inventory change through the job enqueued with it', async () => {
     await t.app.inject({ method: 'POST', url: '/api/assets/import', headers: key, payload: { format: 'csv', content: 'identifier,kind,platform,internetFacing,vendor,product,version\nreports-1,host,linux,false,Apache,Log4j,2.14.0\n' } });
-    expect(await runPendingHuntJobs(t.database.db)).toBe(1);
+    // Without the alerts port here: the hunt alert tests below start from no alert.
+    expect(await runPendingHuntJobs(t.database.db, null)).toBe(1);
     const v = (await view(log4shell)).json();
     expect(v.runs[0]).toMatchObject({ kind: 'reassess', trigger: 'inventory_change' });
     expect(v.runs[0].relevancyExplanation).toContain('reports-1 runs Log4j 2.14.0, inside the affected range >=2.0-beta9 <=2.14.1 of Apache Log4j.');
+  });
+});
+
+describe('dismissal and hunt alerts', () => {
+  it('a dismissed threat raises no hunt alert for exposure alone; restored, it does', async () => {
+    const acme = (await t.app.inject({ method: 'GET', url: '/api/threats?search=CVE-2026-50001', headers: key })).json().threats[0];
+    // vulnerable 50 + internet-facing 15 + high criticality 10 = 75: the default band `high`.
+    expect(acme).toMatchObject({ exposureState: 'vulnerable_software_present', exposureScore: 75 });
+    await t.app.inject({ method: 'POST', url: `/api/threats/${acme.id}/dismiss`, headers: key, payload: { reason: 'WAF rule in place' } });
+    const dismissed = (await t.app.inject({ method: 'POST', url: `/api/threats/${acme.id}/reassess`, headers: key })).json();
+    expect(dismissed.alerts).toEqual([]);
+    expect(dismissed.activityEvents.filter((e: { runId: string }) => e.runId === dismissed.runs[0].id).map((e: { kind: string }) => e.kind)).toEqual(['threat_assessed']);
+    await t.app.inject({ method: 'POST', url: `/api/threats/${acme.id}/restore`, headers: key });
+    const restored = (await t.app.inject({ method: 'POST', url: `/api/threats/${acme.id}/reassess`, headers: key })).json();
+    expect(restored.alerts).toHaveLength(1);
+    expect(restored.activeHuntAlert).toMatchObject({ huntQualifiedBy: 'exposure_band', severity: 'high' });
+    expect(restored.activityEvents.map((e: { kind: string }) => e.kind)).toContain('hunt_alert_created');
   });
 });
 
