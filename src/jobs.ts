@@ -7,8 +7,8 @@ import type { GuardedClient } from './platform/outbound/index.js';
 import { createProcessItemsJob, createSyncSourceJob, enqueueProcessing } from './modules/intel/index.js';
 import { createAgentRunJob } from './modules/runs/index.js';
 import { buildToolSet } from './modules/tools/index.js';
+import { createDeliveryJob, recordOutboundEvent } from './modules/delivery/index.js';
 import { alertTools, noteTriageRunEnded } from './modules/alerts/index.js';
-import { discardEvents } from './platform/events.js';
 import { createHuntAlertPort, createHuntReassessJob } from './modules/hunt/index.js';
 
 export interface JobDeps {
@@ -16,17 +16,20 @@ export interface JobDeps {
   secrets: SecretBox;
   http: GuardedClient;
   logger: Logger;
+  /** RAMPART_BASE_URL, for links in delivered messages. */
+  baseUrl?: string;
 }
 
 /** Every job type of the service; modules add theirs here as they gain background work. */
 export function buildJobCatalog(deps: JobDeps): JobCatalog {
   // Built-in tools implemented by modules above `tools` (which must not import them).
-  const provided = alertTools({ events: discardEvents });
+  const provided = alertTools({ events: recordOutboundEvent });
   return new JobCatalog().register(
     ...maintenanceJobs(deps.db),
     createSyncSourceJob({ ...deps, enqueueEnrichment: enqueueProcessing }),
     createProcessItemsJob({ db: deps.db }),
     createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet({ ...deps, provided }, ctx, names), onRunEnded: noteTriageRunEnded }),
-    createHuntReassessJob({ db: deps.db, alerts: createHuntAlertPort({ events: discardEvents }) }),
+    createDeliveryJob({ ...deps, baseUrl: deps.baseUrl ?? 'http://127.0.0.1:8080' }),
+    createHuntReassessJob({ db: deps.db, alerts: createHuntAlertPort({ events: recordOutboundEvent }) }),
   );
 }

@@ -3,7 +3,7 @@ import type { Database } from './platform/db/database.js';
 import { scheduleDueSyncs } from './modules/intel/index.js';
 import { runTriggerSchedulerPass } from './modules/triggers/index.js';
 import { createHuntAlertPort, runHuntIntelPass } from './modules/hunt/index.js';
-import { discardEvents } from './platform/events.js';
+import { recordOutboundEvent } from './modules/delivery/index.js';
 
 /**
  * The worker role's clock: each tick (every 30 s by default) runs every module's scheduler
@@ -19,7 +19,7 @@ export function startScheduler(deps: { db: Database; logger: Logger; intervalMs?
       scheduleDueSyncs(db).catch((err) => logger.warn({ err }, 'source scheduler tick failed')),
       runTriggerSchedulerPass(db).catch((err) => logger.warn({ err }, 'trigger scheduler tick failed')),
       // Threats from intel: CVEs named by newly processed items (intel never calls hunt).
-      runHuntIntelPass(db, createHuntAlertPort({ events: discardEvents })).catch((err) => logger.warn({ err }, 'hunt intel pass failed')),
+      runHuntIntelPass(db, createHuntAlertPort({ events: recordOutboundEvent })).catch((err) => logger.warn({ err }, 'hunt intel pass failed')),
     ])
       .then(() => undefined)
       .finally(() => (running = null));

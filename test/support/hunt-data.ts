@@ -4,7 +4,7 @@ import { uuidv7 } from 'uuidv7';
 import type { Database } from '../../src/platform/db/database.js';
 import { runReassess } from '../../src/modules/hunt/hunt.jobs.js';
 import { createHuntAlertPort, type HuntAlertPort } from '../../src/modules/hunt/index.js';
-import { discardEvents } from '../../src/platform/events.js';
+import { recordOutboundEvent } from '../../src/modules/delivery/index.js';
 
 /** An intel source of the organization that advisories are seeded into. */
 export async function seedAdvisorySource(db: Database, organizationId: string): Promise<string> {
@@ -49,7 +49,7 @@ export async function seedAdvisory(db: Database, organizationId: string, sourceI
 }
 
 /** Runs the pending `hunt:reassess` jobs the way a worker would (with the alerts port src/jobs.ts wires), then removes them. */
-export async function runPendingHuntJobs(db: Database, alerts: HuntAlertPort | null = createHuntAlertPort({ events: discardEvents })): Promise<number> {
+export async function runPendingHuntJobs(db: Database, alerts: HuntAlertPort | null = createHuntAlertPort({ events: recordOutboundEvent })): Promise<number> {
   const { rows } = await sql<{ id: string; payload: unknown }>`SELECT j.id::text, j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'hunt:reassess' ORDER BY j.id`.execute(db);
   for (const r of rows) {
     await runReassess(db, r.payload as never, alerts);

@@ -1,8 +1,8 @@
-import { uuidv7 } from 'uuidv7';
 import { sql } from 'kysely';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { AgentRunStatus } from '../../platform/db/schema.js';
 import type { AgentRow } from '../agents/index.js';
+import { queueDeliveries } from '../delivery/index.js';
 import type { RunResult } from './run-result.fns.js';
 import type { RunRow } from './runs.repo.js';
 
@@ -65,8 +65,8 @@ export async function recordProgress(db: Database, runId: string, steps: readonl
 
 /**
  * Records the outcome. When the run is `done`, its output is queued for each of the agent's
- * destinations (one pending delivery per destination and run: a retried completion never
- * queues twice) and a triggered run marks its trigger's last success, in the same transaction.
+ * destinations through delivery's front door (row and job in this transaction; one delivery
+ * per destination and run: a retried completion never queues twice) and a triggered run marks its trigger's last success, in the same transaction.
  */
 export interface EndedRun {
   runId: string;
@@ -115,22 +115,17 @@ export async function finishRun(
     });
     if (outcome.status !== 'done') return;
     if (agent.outputDestinationIds.length) {
-      const destinations = await tx.selectFrom('outputDestinations').select('id').where('organizationId', '=', run.organizationId).where('id', 'in', agent.outputDestinationIds).execute();
-      const payload = JSON.stringify({
+      // The run id is the event id: the idempotency id receivers see for this run's output.
+      const data = {
         runId: run.id,
         agentId: agent.id,
         agentName: agent.name,
         finishedAt: now.toISOString(),
         finalAssistantMessage: outcome.result.finalAssistantMessage,
         ...(outcome.result.structuredOutputResult !== undefined ? { structuredOutputResult: outcome.result.structuredOutputResult } : {}),
-      });
-      for (const d of destinations) {
-        await tx
-          .insertInto('destinationDeliveries')
-          .values({ id: uuidv7(), organizationId: run.organizationId, destinationId: d.id, runId: run.id, eventKind: 'agent_run.completed', status: 'pending', payload, createdAt: now, updatedAt: now })
-          .onConflict((oc) => oc.columns(['destinationId', 'runId']).where('runId', 'is not', null).doNothing())
-          .execute();
-      }
+      };
+      const event = { id: run.id, type: 'agent_run.completed', occurredAt: now.toISOString(), organizationId: run.organizationId, data };
+      await queueDeliveries(tx, event, agent.outputDestinationIds, run.id);
     }
     if (run.triggerId) await tx.updateTable('agentTriggers').set({ lastRunSucceededAt: now }).where('id', '=', run.triggerId).execute();
   });
