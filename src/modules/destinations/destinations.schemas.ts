@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hasUserinfo, NO_USERINFO_MESSAGE } from '../../platform/outbound/url-secrets.js';
 
 /**
  * Output destinations (spec §2.1): six variants discriminated by `type`. `token` is the
@@ -9,7 +10,8 @@ import { z } from 'zod';
  */
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .max(2048);
+  .max(2048)
+  .refine((u) => !hasUserinfo(u), NO_USERINFO_MESSAGE);
 
 export const WebhookConfig = z.strictObject({
   url: httpUrl.describe('URL that receives a POST'),

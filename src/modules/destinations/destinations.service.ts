@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError } from '../../platform/http/errors.js';
 import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
 import { iso } from '../../platform/time.js';
+import { hasUrlSecrets, redactUrlSecrets } from '../../platform/outbound/url-secrets.js';
 import { createInvalidatedCache, type InvalidatedCache } from '../../platform/cache/invalidated-cache.js';
 import type { InvalidationBus } from '../../platform/cache/invalidation-bus.js';
 import { withTransaction } from '../../platform/cache/transaction.js';
@@ -35,9 +36,11 @@ const CACHE_TTL_MS = 60_000;
 const CACHE_MAX_ORGANIZATIONS = 10_000;
 
 interface CachedDestination {
-  /** Frozen; without `token`. */
+  /** Frozen; without `token`, and with credentials inside URLs redacted. */
   dto: DestinationDto;
   tokenCiphertext: string | null;
+  /** The config as stored when it differs from `dto.config` (a URL carried a credential). */
+  fullConfig: DestinationDto['config'] | null;
 }
 
 export interface OrganizationDestinations {
@@ -100,7 +103,10 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
   const { db, secrets, cache, healthOf } = deps;
 
   async function loadOrganization(organizationId: string): Promise<OrganizationDestinations> {
-    const all = (await listDestinationRows(db, organizationId)).map((row) => Object.freeze({ dto: deepFreeze(toDto(row, false)), tokenCiphertext: row.tokenCiphertext }));
+    const all = (await listDestinationRows(db, organizationId)).map((row) => {
+      const dto = toDto(row, false);
+      return Object.freeze({ dto: deepFreeze(dto), tokenCiphertext: row.tokenCiphertext, fullConfig: dto.config === row.config ? null : deepFreeze(row.config as DestinationDto['config']) });
+    });
     return { all: Object.freeze(all), withoutTokens: Object.freeze(all.map((d) => d.dto)), byId: new Map(all.map((d) => [d.dto.id, d])) };
   }
 
@@ -108,9 +114,14 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
     return cache.get(organizationId, () => loadOrganization(organizationId));
   }
 
-  /** The cached response, plus the token in a copy of it for a caller with `destination.manage`. */
+  /**
+   * The cached response (URL credentials redacted), plus, in a copy for a caller with
+   * `destination.manage`, the token and the URL as stored.
+   */
   function respond(d: CachedDestination, revealToken: boolean): DestinationDto {
-    return revealToken && d.tokenCiphertext ? { ...d.dto, token: secrets.decrypt(d.tokenCiphertext) } : d.dto;
+    if (!revealToken) return d.dto;
+    const full = (d.fullConfig ? { ...d.dto, config: d.fullConfig } : d.dto) as DestinationDto;
+    return d.tokenCiphertext ? { ...full, token: secrets.decrypt(d.tokenCiphertext) } : full;
   }
 
   /** The token is revealed only to callers who could change it anyway. */
@@ -122,7 +133,8 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
       createdAt: iso(row.createdAt),
       updatedAt: iso(row.updatedAt),
       type: row.type,
-      config: row.config,
+      // A Teams workflow URL's `sig=` is its credential: whole only for those who could change it.
+      config: !revealToken && typeof row.config.url === 'string' && hasUrlSecrets(row.config.url) ? { ...row.config, url: redactUrlSecrets(row.config.url) } : row.config,
       hasToken: row.tokenCiphertext !== null,
       eventSubscriptions: row.eventSubscriptions,
     } as DestinationDto;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hasUserinfo, NO_USERINFO_MESSAGE } from '../../platform/outbound/url-secrets.js';
 
 /**
  * Model providers (OpenAI, Anthropic, or any OpenAI-compatible endpoint such as Ollama or vLLM)
@@ -8,6 +9,7 @@ import { z } from 'zod';
 const baseUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
   .max(2048)
+  .refine((u) => !hasUserinfo(u), NO_USERINFO_MESSAGE)
   .describe('API base URL, e.g. `https://api.openai.com/v1` or `http://ollama.internal:11434/v1`');
 
 export const ProviderType = z.enum(['openai', 'anthropic', 'openai-compatible']);

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { hasPermission } from '../../../platform/auth/actor.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { contextOf } from '../../../platform/context.js';
 import { deprecationDescription, type DeprecationInfo } from '../../../platform/http/deprecation.js';
@@ -20,7 +21,10 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
   app.get('/sources', {
     config: read,
     schema: { tags, summary: 'List built-in and custom intel sources', response: withErrors({ 200: SourceList }) },
-  }, async (req) => ({ sources: (await service.listViews(contextOf(req))).map(toSourceDto) }));
+  }, async (req) => {
+    const reveal = hasPermission(contextOf(req).actor, 'intel.manage');
+    return { sources: (await service.listViews(contextOf(req))).map((v) => toSourceDto(v, reveal)) };
+  });
 
   app.post('/sources', {
     config: manage,
@@ -68,7 +72,7 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
     },
   }, async (req) => {
     const { view, jobId } = await service.sync(contextOf(req), req.params.id);
-    return { source: toSourceDto(view), jobId };
+    return { source: toSourceDto(view, true), jobId };
   });
 
   app.get('/custom-rss-feeds', {
@@ -82,7 +86,8 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
     },
   }, async (req) => {
     const views = await service.listViews(contextOf(req));
-    return { feeds: views.filter((v) => !v.builtinKey && v.kind === 'rss').map(toCustomFeedDto) };
+    const reveal = hasPermission(contextOf(req).actor, 'intel.manage');
+    return { feeds: views.filter((v) => !v.builtinKey && v.kind === 'rss').map((v) => toCustomFeedDto(v, reveal)) };
   });
 
   app.post('/custom-rss-feeds/:id/sync', {
@@ -100,6 +105,6 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
     const view = await service.get(ctx, req.params.id);
     if (view.builtinKey || view.kind !== 'rss') throw new NotFoundError('Custom RSS feed');
     const { view: after, jobId } = await service.sync(ctx, req.params.id);
-    return { feed: toCustomFeedDto(after), jobId };
+    return { feed: toCustomFeedDto(after, true), jobId };
   });
 }

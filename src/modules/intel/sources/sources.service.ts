@@ -1,4 +1,5 @@
 import { uuidv7 } from 'uuidv7';
+import { redactUrlSecrets } from '../../../platform/outbound/url-secrets.js';
 import type { Database, Queryable } from '../../../platform/db/database.js';
 import type { RequestContext } from '../../../platform/context.js';
 import type { SecretBox } from '../../../platform/secrets.js';
@@ -13,7 +14,11 @@ import type { CreateSourceInput, CustomFeedDto, SourceDto, UpdateSourceInput } f
 const DEFAULT_CRON = { rss: '*/30 * * * *', api: '15 * * * *' } as const;
 const DEFAULT_MAX_ENTRIES = 200;
 
-export function toSourceDto(v: SourceView): SourceDto {
+/**
+ * `reveal`: the URLs as stored, for callers with `intel.manage`; others get credentials inside
+ * URLs (`?apikey=`, `user:pass@`) redacted.
+ */
+export function toSourceDto(v: SourceView, reveal = false): SourceDto {
   const subscriptionEnabled = v.subscriptionEnabled ?? defaultSubscription(v);
   return {
     id: v.id,
@@ -23,8 +28,8 @@ export function toSourceDto(v: SourceView): SourceDto {
     kind: v.kind,
     apiType: v.apiType,
     isBuiltIn: v.builtinKey !== null,
-    feedUrl: v.feedUrl,
-    serverUrl: v.serverUrl,
+    feedUrl: v.feedUrl && !reveal ? redactUrlSecrets(v.feedUrl) : v.feedUrl,
+    serverUrl: v.serverUrl && !reveal ? redactUrlSecrets(v.serverUrl) : v.serverUrl,
     collectionId: v.collectionId,
     authType: v.authType,
     organizationId: v.organizationId,
@@ -56,12 +61,12 @@ export function toSourceDto(v: SourceView): SourceDto {
   };
 }
 
-export function toCustomFeedDto(v: SourceView): CustomFeedDto {
+export function toCustomFeedDto(v: SourceView, reveal = false): CustomFeedDto {
   return {
     id: v.id,
     name: v.name,
     displayName: v.displayName,
-    feedUrl: v.feedUrl!,
+    feedUrl: reveal ? v.feedUrl! : redactUrlSecrets(v.feedUrl!),
     organizationId: v.organizationId!,
     createdBy: v.createdBy,
     enabled: v.sourceEnabled,
@@ -155,7 +160,7 @@ export function createSourcesService(deps: { db: Database; secrets: SecretBox })
         await upsertSubscription(tx, ctx.actor.organizationId, id, true);
         await writeAudit(tx, ctx, { action: 'intelSource.create', resourceType: 'intelSource', resourceId: id, metadata: { name: input.name, kind: input.kind, apiType: input.apiType ?? null, hasApiKey: !!input.apiKey } });
       });
-      return toSourceDto(await mustFind(db, ctx, id));
+      return toSourceDto(await mustFind(db, ctx, id), true);
     },
 
     /** Custom: update fields. Built-in: only `enabled`, which toggles this organization's subscription. */
@@ -192,7 +197,7 @@ export function createSourcesService(deps: { db: Database; secrets: SecretBox })
         }
         await writeAudit(tx, ctx, { action: 'intelSource.update', resourceType: 'intelSource', resourceId: id, metadata: { changed: Object.keys(input) } });
       });
-      return toSourceDto(await mustFind(db, ctx, id));
+      return toSourceDto(await mustFind(db, ctx, id), true);
     },
 
     /** Deletes a custom source with its items (and, through foreign keys, their indicators) in one transaction. */
