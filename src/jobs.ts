@@ -9,6 +9,7 @@ import { createAgentRunJob } from './modules/runs/index.js';
 import { buildToolSet } from './modules/tools/index.js';
 import { createDeliveryJob, recordOutboundEvent } from './modules/delivery/index.js';
 import { alertTools, noteTriageRunEnded } from './modules/alerts/index.js';
+import { createHuntAlertPort, createHuntReassessJob } from './modules/hunt/index.js';
 
 export interface JobDeps {
   db: Database;
@@ -29,5 +30,6 @@ export function buildJobCatalog(deps: JobDeps): JobCatalog {
     createProcessItemsJob({ db: deps.db }),
     createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet({ ...deps, provided }, ctx, names), onRunEnded: noteTriageRunEnded }),
     createDeliveryJob({ ...deps, baseUrl: deps.baseUrl ?? 'http://127.0.0.1:8080' }),
+    createHuntReassessJob({ db: deps.db, alerts: createHuntAlertPort({ events: recordOutboundEvent }) }),
   );
 }

@@ -14,6 +14,7 @@ import { registerToolsModule } from './tools/index.js';
 import { registerRunsModule } from './runs/index.js';
 import { registerAlertsModule } from './alerts/index.js';
 import { destinationHealth, recordOutboundEvent, registerDeliveryModule } from './delivery/index.js';
+import { createHuntAlertPort, registerHuntModule } from './hunt/index.js';
 
 /** Each module wires its own routes and services; this list is the whole composition. */
 export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
@@ -33,4 +34,6 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerRunsModule(app, deps);
   // Alert events go out through delivery's sink (destinations subscribed to the event type).
   registerAlertsModule(app, { ...deps, events: recordOutboundEvent });
+  // Hunt alerts go through the alerts module (created, deduped or reopened; routed to huntAlertRouting).
+  registerHuntModule(app, deps, { alerts: createHuntAlertPort({ events: recordOutboundEvent }) });
 }

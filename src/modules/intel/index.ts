@@ -11,6 +11,8 @@ export { createIocsService } from './iocs/iocs.service.js';
 export { createItemsService } from './items/items.service.js';
 export { IOC_LISTS, SEVERITIES } from './items/items.schemas.js';
 export { extractIocs, refang } from './pipeline/extract/extract.fns.js';
+export { parseVersionList } from './pipeline/classify/versions.fns.js';
+export { LOG_SOURCES, sigmaRules } from './detection/sigma.fns.js';
 export { scheduleDueSyncs } from './sources/scheduler.js';
 export { seedBuiltinSources } from './sources/sources.repo.js';
 export { createSyncSourceJob } from './sources/sync.jobs.js';

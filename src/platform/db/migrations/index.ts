@@ -10,6 +10,7 @@ import * as m0008 from './0008_items_storage.js';
 import * as m0009 from './0009_run_actors.js';
 import * as m0011 from './0011_alerts.js';
 import * as m0012 from './0012_delivery.js';
+import * as m0013 from './0013_hunt.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0009_run_actors': m0009,
   '0011_alerts': m0011,
   '0012_delivery': m0012,
+  '0013_hunt': m0013,
 };

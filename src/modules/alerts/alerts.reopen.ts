@@ -1,0 +1,52 @@
+import { uuidv7 } from 'uuidv7';
+import type { Queryable } from '../../platform/db/database.js';
+import { OPEN_STATUSES, isClosed } from './alerts.fns.js';
+import { addTimelineEntry, findAlert } from './alerts.repo.js';
+import { startTriage, type AlertDeps } from './alerts.create.js';
+import type { AlertDto } from './alerts.schemas.js';
+
+/**
+ * Reopening by the system (hunt): a closed alert whose signal came back is reopened rather than
+ * duplicated, the resolution cleared, a `reopened` timeline entry and `alert.status_changed`
+ * event recorded, and it is routed again to the hunt response agent (`huntAlertRouting`).
+ * Returns null when the alert is not closed (the caller then creates or dedupes as usual).
+ */
+export async function reopenAlertBySystem(
+  tx: Queryable,
+  deps: AlertDeps,
+  organizationId: string,
+  alertId: string,
+  change: { reason: string; huntQualifiedBy?: string | null; routeToHuntAgent: boolean },
+): Promise<AlertDto | null> {
+  const alert = await findAlert(tx, organizationId, alertId, true);
+  if (!alert || !isClosed(alert.status)) return null;
+  await tx
+    .updateTable('alerts')
+    .set({ status: 'open', updatedAt: new Date(), resolvedAt: null, resolvedByType: null, resolvedByUserId: null, resolvedByAgentName: null, resolvedReason: null, ...(change.huntQualifiedBy ? { huntQualifiedBy: change.huntQualifiedBy } : {}) })
+    .where('id', '=', alert.id)
+    .execute();
+  const entry = await addTimelineEntry(tx, { organizationId, alertId: alert.id, kind: 'reopened', actorType: 'system', body: change.reason, data: { from: alert.status, to: 'open' } });
+  if (change.routeToHuntAgent) {
+    const settings = await tx.selectFrom('alertRouting').select(['huntResponseAgentId', 'updatedBy']).where('organizationId', '=', organizationId).executeTakeFirst();
+    if (settings?.huntResponseAgentId) await startTriage(tx, { alertId: alert.id, organizationId, agentId: settings.huntResponseAgentId, actorUserId: settings.updatedBy, cause: 'routed' });
+  }
+  const { payload: _payload, ...updated } = (await findAlert(tx, organizationId, alert.id))!;
+  await deps.events(tx, { id: uuidv7(), type: 'alert.status_changed', occurredAt: entry.createdAt, organizationId, data: { alert: updated, from: alert.status, to: 'open', change: 'reopened', reason: change.reason } });
+  return updated;
+}
+
+/** Alerts carrying one dedupe key (e.g. one threat's hunt alerts), newest first, without payloads. */
+export async function alertsByDedupeKey(db: Queryable, organizationId: string, dedupeKey: string, limit = 50): Promise<AlertDto[]> {
+  const ids = await db.selectFrom('alerts').select('id').where('organizationId', '=', organizationId).where('dedupeKey', '=', dedupeKey).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  const out: AlertDto[] = [];
+  for (const { id } of ids) {
+    const a = await findAlert(db, organizationId, id);
+    if (a) {
+      const { payload: _payload, ...rest } = a;
+      out.push(rest);
+    }
+  }
+  return out;
+}
+
+export const isOpenStatus = (status: string) => (OPEN_STATUSES as readonly string[]).includes(status);

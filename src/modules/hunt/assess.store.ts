@@ -1,0 +1,129 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../../platform/db/database.js';
+import type { AdvisoryProduct, InventorySoftware } from './matching.fns.js';
+import type { CoveringDetection, ThreatIndicator } from './exposure.fns.js';
+
+/**
+ * The set-based reads of an assessment: one query per kind of evidence for a whole batch of
+ * threats (items, org product keys, matching software, indicators, sightings, detections), so a
+ * full reassessment costs a handful of round trips per batch, never one per threat.
+ */
+export interface ThreatForAssessment {
+  id: string;
+  canonicalKey: string;
+  title: string;
+  latestRunId: string | null;
+  activeHuntAlertId: string | null;
+  latestAlertId: string | null;
+  dismissed: boolean;
+  prev: { id: string; relevancyScore: number; exposureScore: number; exposureState: string; coverageState: string; hasFoundIoc: boolean; foundIocCount: number } | null;
+}
+
+export interface ItemEvidence {
+  id: string;
+  threatId: string;
+  title: string;
+  text: string;
+  publishedAt: Date | null;
+  knownExploited: boolean;
+  affectedProducts: AdvisoryProduct[];
+  techniques: string[];
+}
+
+const KNOWN_EXPLOITED = /\b(known[- ]exploited|exploited in the wild|actively exploited|under active exploitation|CISA KEV|KEV catalog)\b/i;
+
+export async function loadThreats(db: Queryable, organizationId: string, threatIds: string[]): Promise<ThreatForAssessment[]> {
+  const { rows } = await sql<ThreatForAssessment & { prevId: string | null; prevRelevancy: number; prevExposure: number; prevState: string; prevCoverage: string; prevFound: boolean; prevFoundCount: number }>`
+    SELECT t.id, t.canonical_key AS "canonicalKey", t.title, t.latest_run_id AS "latestRunId", t.active_hunt_alert_id AS "activeHuntAlertId", t.latest_alert_id AS "latestAlertId", t.dismissed_at IS NOT NULL AS dismissed,
+           r.id AS "prevId", r.relevancy_score AS "prevRelevancy", r.exposure_score AS "prevExposure", r.exposure_state AS "prevState",
+           r.coverage_state AS "prevCoverage", r.has_found_ioc AS "prevFound",
+           COALESCE(jsonb_array_length(r.exposure_story->'iocFindings'), 0) AS "prevFoundCount"
+    FROM hunt_threats t LEFT JOIN hunt_threat_runs r ON r.id = t.latest_run_id
+    WHERE t.organization_id = ${organizationId} AND t.id = ANY(${threatIds}::uuid[])`.execute(db);
+  return rows.map((r) => ({
+    id: r.id,
+    canonicalKey: r.canonicalKey,
+    title: r.title,
+    latestRunId: r.latestRunId,
+    activeHuntAlertId: r.activeHuntAlertId,
+    latestAlertId: r.latestAlertId,
+    dismissed: r.dismissed,
+    prev: r.prevId ? { id: r.prevId, relevancyScore: r.prevRelevancy, exposureScore: r.prevExposure, exposureState: r.prevState, coverageState: r.prevCoverage, hasFoundIoc: r.prevFound, foundIocCount: r.prevFoundCount } : null,
+  }));
+}
+
+export async function loadItems(db: Queryable, organizationId: string, threatIds: string[]): Promise<ItemEvidence[]> {
+  const { rows } = await sql<{ id: string; threatId: string; title: string; text: string; publishedAt: Date | null; tags: string[]; affectedProducts: unknown; attack: unknown }>`
+    SELECT i.id, l.threat_id AS "threatId", i.title,
+           concat_ws(E'\n', i.title, i.summary, i.tldr, left(i.content_text, 20000)) AS text,
+           i.published_at AS "publishedAt", i.tags, i.affected_products AS "affectedProducts", i.classification->'attack' AS attack
+    FROM hunt_threat_items l JOIN intel_items i ON i.id = l.item_id
+    WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${threatIds}::uuid[]) AND i.status <> 'retracted'`.execute(db);
+  return rows.map((r) => ({
+    id: r.id,
+    threatId: r.threatId,
+    title: r.title,
+    text: r.text,
+    publishedAt: r.publishedAt,
+    knownExploited: KNOWN_EXPLOITED.test(r.text) || r.tags.some((t) => /kev|exploited/i.test(t)),
+    affectedProducts: (Array.isArray(r.affectedProducts) ? r.affectedProducts : []).map((p: { vendor?: string; product?: string; versions?: string[] }) => ({
+      vendor: p.vendor ?? '',
+      product: p.product ?? '',
+      versions: Array.isArray(p.versions) ? p.versions.map(String) : [],
+      via: 'advisory' as const,
+    })).filter((p) => p.product),
+    techniques: (Array.isArray(r.attack) ? r.attack : []).map((a: { technique?: string; subTechnique?: string }) => a.subTechnique || a.technique || '').filter(Boolean),
+  }));
+}
+
+export async function orgProductKeys(db: Queryable, organizationId: string): Promise<Set<string>> {
+  const { rows } = await sql<{ k: string }>`SELECT DISTINCT product_key AS k FROM hunt_asset_software WHERE organization_id = ${organizationId}`.execute(db);
+  return new Set(rows.map((r) => r.k));
+}
+
+export async function softwareByKeys(db: Queryable, organizationId: string, keys: string[]): Promise<InventorySoftware[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await sql<InventorySoftware>`
+    SELECT a.id AS "assetId", a.identifier, a.kind, a.platform, a.internet_facing AS "internetFacing", a.criticality,
+           s.vendor, s.product, s.version, s.product_key AS "productKey"
+    FROM hunt_asset_software s JOIN hunt_assets a ON a.id = s.asset_id
+    WHERE s.organization_id = ${organizationId} AND s.product_key = ANY(${keys}::text[])`.execute(db);
+  return rows;
+}
+
+export async function indicatorsOf(db: Queryable, organizationId: string, itemIds: string[]): Promise<Array<ThreatIndicator & { itemId: string }>> {
+  if (itemIds.length === 0) return [];
+  return db
+    .selectFrom('intelIndicators')
+    .select(['id', 'itemId', 'type', 'value', 'normalizedValue', 'status', 'lastCheckedAt'])
+    .where('organizationId', '=', organizationId)
+    .where('itemId', 'in', itemIds)
+    .execute();
+}
+
+export async function sightingsOf(db: Queryable, organizationId: string, itemIds: string[]) {
+  if (itemIds.length === 0) return [];
+  const { rows } = await sql<{ indicatorId: string; value: string; source: string; assetIdentifier: string | null; observedAt: Date }>`
+    SELECT i.id AS "indicatorId", s.value, s.source, s.asset_identifier AS "assetIdentifier", s.observed_at AS "observedAt"
+    FROM intel_indicators i JOIN hunt_sightings s ON s.organization_id = i.organization_id AND s.normalized_value = i.normalized_value
+    WHERE i.organization_id = ${organizationId} AND i.item_id = ANY(${itemIds}::uuid[])
+    ORDER BY s.observed_at`.execute(db);
+  return rows;
+}
+
+/** Indicator types the organization reported sightings of in the 30 days before `now`: its telemetry. */
+export async function telemetryTypes(db: Queryable, organizationId: string, now: Date): Promise<Set<string>> {
+  const { rows } = await sql<{ type: string }>`SELECT DISTINCT type FROM hunt_sightings WHERE organization_id = ${organizationId} AND observed_at > ${new Date(now.getTime() - 30 * 86_400_000)}`.execute(db);
+  return new Set(rows.map((r) => r.type));
+}
+
+export async function detectionsOf(db: Queryable, organizationId: string, threatIds: string[]): Promise<Array<CoveringDetection & { threatId: string }>> {
+  const rows = await db
+    .selectFrom('huntDeliverables')
+    .select(['id', 'threatId', 'intent', 'targetProduct', 'lifecycleStatus', 'pinnedIocs'])
+    .where('organizationId', '=', organizationId)
+    .where('threatId', 'in', threatIds.length ? threatIds : ['00000000-0000-0000-0000-000000000000'])
+    .where('supersededById', 'is', null)
+    .execute();
+  return rows.map((r) => ({ id: r.id, threatId: r.threatId, name: r.intent, kind: 'rule_proposal' as const, platform: r.targetProduct, lifecycleStatus: r.lifecycleStatus, pinnedValues: r.pinnedIocs.map((p) => p.value) }));
+}

@@ -1,0 +1,56 @@
+import type { Queryable } from '../../platform/db/database.js';
+import { BANDS, bandOf, type Band, type ExposureState } from './exposure.fns.js';
+
+/**
+ * The hunt's way to raise alerts, injected at the composition roots (src/modules/index.ts,
+ * src/jobs.ts, src/scheduler.ts): hunt-alerts.adapter.ts implements it over the alerts module
+ * (create, dedupe, reopen, route to `huntAlertRouting`). Without a port (null), runs still
+ * record `hunt_alert_qualified` activity and the threat view shows no alerts.
+ */
+export interface HuntAlertInput {
+  organizationId: string;
+  threatId: string;
+  runId: string;
+  title: string;
+  description: string;
+  severity: Band;
+  /** `compromise_signal_found` (the override) or `exposure_band` (at or above the minimum band). */
+  huntQualifiedBy: 'compromise_signal_found' | 'exposure_band';
+  /** One hunt alert per threat: `hunt:<threatId>`. */
+  dedupeKey: string;
+  /** The threat's latest hunt alert: reopened when it was closed. */
+  previousAlertId: string | null;
+}
+
+export interface HuntAlertOutcome {
+  alertId: string;
+  outcome: 'created' | 'reopened' | 'deduplicated';
+  /** Whether the alert is open after the call (it is the threat's active hunt alert). */
+  open: boolean;
+}
+
+export interface HuntAlertPort {
+  raise(tx: Queryable, input: HuntAlertInput): Promise<HuntAlertOutcome>;
+  /** The §2.7 alert objects of a threat's hunt alerts, newest first, with their status. */
+  list(db: Queryable, organizationId: string, dedupeKey: string): Promise<Array<Record<string, unknown> & { id: string; status: string }>>;
+}
+
+export interface AlertSettings {
+  minimumExposureBand: Band;
+  alertOnCompromiseBelowThreshold: boolean;
+}
+
+export const DEFAULT_ALERT_SETTINGS: AlertSettings = { minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true };
+
+/** Whether a run qualifies for a hunt alert, and by what. */
+export function huntQualification(settings: AlertSettings, exposureScore: number, exposureState: ExposureState | string): HuntAlertInput['huntQualifiedBy'] | null {
+  const band = bandOf(exposureScore);
+  if (band && BANDS.indexOf(band) >= BANDS.indexOf(settings.minimumExposureBand)) return exposureState === 'compromise_signal_found' ? 'compromise_signal_found' : 'exposure_band';
+  if (exposureState === 'compromise_signal_found' && settings.alertOnCompromiseBelowThreshold) return 'compromise_signal_found';
+  return null;
+}
+
+export const huntDedupeKey = (threatId: string) => `hunt:${threatId}`;
+
+/** Alert statuses that make an alert the threat's active hunt alert. */
+export const OPEN_ALERT_STATUSES = ['open', 'in_progress', 'escalated'];

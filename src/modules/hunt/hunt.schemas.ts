@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { CRITICALITIES } from './inventory.fns.js';
+import { BANDS, COVERAGE_STATES, EXPOSURE_STATES } from './exposure.fns.js';
+import { LIFECYCLE } from './deliverables.store.js';
+
+/** Hunt (spec §2.6–§2.8, §3, §4.5): inventory, sightings, threats and their views, settings. */
+const Software = z.strictObject({
+  vendor: z.string().max(200).default(''),
+  product: z.string().min(1).max(300),
+  version: z.string().max(100).nullable().optional(),
+  cpe: z.string().max(500).nullable().optional(),
+  purl: z.string().max(1000).nullable().optional(),
+});
+
+export const AssetInput = z.strictObject({
+  identifier: z.string().min(1).max(255).describe('Host name, application name…; unique in the organization (imports upsert by it)'),
+  kind: z.string().min(1).max(50).default('other').describe('host, application, container, appliance, device, other…'),
+  platform: z.string().max(50).nullable().default(null),
+  internetFacing: z.boolean().default(false),
+  criticality: z.enum(CRITICALITIES).default('medium'),
+  software: z.array(Software).max(20_000).default([]),
+});
+export type AssetInputT = z.infer<typeof AssetInput>;
+
+export const Asset = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  identifier: z.string(),
+  kind: z.string(),
+  platform: z.string().nullable(),
+  internetFacing: z.boolean(),
+  criticality: z.string(),
+  source: z.string().describe('api, csv, cyclonedx or osquery: what last wrote the asset'),
+  software: z.array(z.object({ vendor: z.string(), product: z.string(), version: z.string().nullable(), cpe: z.string().nullable(), purl: z.string().nullable() })),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export const AssetList = z.object({ assets: z.array(Asset), totalCount: z.number().int() });
+export const AssetQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+  search: z.string().max(200).optional().describe('Substring of the identifier or of a software product'),
+});
+
+export const ImportInput = z.discriminatedUnion('format', [
+  z.strictObject({ format: z.literal('csv'), content: z.string().min(1).max(10_000_000).describe('identifier,kind,platform,internetFacing,vendor,product,version[,criticality]') }),
+  z.strictObject({ format: z.literal('cyclonedx'), content: z.record(z.string(), z.unknown()).describe('The parsed CycloneDX JSON BOM'), assetIdentifier: z.string().min(1).max(255).optional().describe('Defaults to metadata.component.name') }),
+  z.strictObject({ format: z.literal('osquery'), content: z.unknown().describe('osquery --json rows of programs, deb_packages or rpm_packages, or a result log line'), assetIdentifier: z.string().min(1).max(255).optional().describe('Defaults to the log line\'s hostIdentifier') }),
+]);
+export const ImportResult = z.object({
+  created: z.number().int(),
+  updated: z.number().int(),
+  errors: z.array(z.object({ row: z.number().int(), message: z.string() })),
+});
+
+export const SightingsInput = z.strictObject({
+  sightings: z.array(z.strictObject({
+    value: z.string().min(1).max(2048).describe('The observed value; defanged forms are accepted'),
+    type: z.enum(['ipv4', 'ipv6', 'domain', 'url', 'md5', 'sha1', 'sha256', 'sha512', 'filename', 'email']).optional().describe('Guessed from the value when omitted'),
+    source: z.string().min(1).max(200).describe('The log pipeline or tool that saw it (e.g. "zeek-dns")'),
+    assetIdentifier: z.string().max(255).optional(),
+    observedAt: z.iso.datetime({ offset: true }).optional().describe('Defaults to now'),
+  })).min(1).max(5000),
+});
+export const SightingsResult = z.object({
+  accepted: z.number().int(),
+  matchedIndicators: z.number().int().describe('Sightings whose value is an indicator of the organization\'s intel'),
+  reassessedThreats: z.number().int().describe('Threats reassessed (trigger `sighting`) because of a match'),
+});
+
+export const ThreatsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+  status: z.enum(['new', 'relevant', 'not_relevant', 'dismissed']).optional(),
+  minRelevancy: z.coerce.number().int().min(0).max(100).optional(),
+  exposureState: z.enum(EXPOSURE_STATES).optional(),
+  search: z.string().max(200).optional().describe('Substring of the CVE id, title or an alias'),
+});
+
+const Json = z.record(z.string(), z.unknown());
+export const Threat = z.object({
+  id: z.string(), organizationId: z.string(), canonicalType: z.string(), canonicalKeyType: z.string(), canonicalKey: z.string(), title: z.string(),
+  aliases: z.array(z.string()), actorId: z.string().nullable(), intelItemIds: z.array(z.string()),
+  relevancyScore: z.number(), exposureScore: z.number(),
+  exposureState: z.enum(EXPOSURE_STATES), coverageState: z.enum(COVERAGE_STATES), detectionEngineeringNote: z.string(),
+  latestRunId: z.string().nullable(), assessmentRunningExecutionId: z.string().nullable(), latestAlertId: z.string().nullable(), activeHuntAlertId: z.string().nullable(),
+  assessmentFailedAt: z.string().nullable(), dismissedAt: z.string().nullable(), dismissedByUserId: z.string().nullable(), dismissedReason: z.string().nullable(),
+  status: z.enum(['new', 'relevant', 'not_relevant', 'dismissed']).describe('dismissed when explicitly dismissed, else derived: new (no run yet), relevant (relevancy ≥ 40 or vulnerable/compromised), not_relevant'),
+  createdAt: z.string(), updatedAt: z.string(),
+});
+export const ThreatList = z.object({ threats: z.array(Threat), totalCount: z.number().int() });
+
+export const ThreatRun = z.object({
+  id: z.string(), threatId: z.string(), runAt: z.string(), relevancyExecutionId: z.string().nullable(), exposureExecutionId: z.string().nullable(),
+  relevancyHeadline: z.string(), kind: z.string(), trigger: z.string(), relevancyScore: z.number(), exposureScore: z.number(),
+  relevancyExplanation: z.array(z.string()), exposureState: z.string(), coverageState: z.string(), hasFoundIoc: z.boolean(), hasBlockingGap: z.boolean(),
+  exposureStory: Json, diff: Json,
+});
+export const Deliverable = z.object({
+  id: z.string(), organizationId: z.string(), threatId: z.string(), executionId: z.string().nullable(), createdAt: z.string(), supersededById: z.string().nullable(),
+  proposalId: z.string().nullable(), pullRequestUrl: z.string().nullable(), intent: z.string(), targetProduct: z.string(), targetLogSource: z.string(),
+  kind: z.string(), pinning: z.string(), pinnedIocs: z.array(z.object({ type: z.string(), value: z.string() })), lifecycleStatus: z.enum(LIFECYCLE),
+  content: z.string().describe('The Sigma rule(s), YAML'),
+});
+export const IntelItemSummary = z.object({
+  id: z.string(), title: z.string(), publisher: z.string().nullable(), url: z.string().nullable(), publishedAt: z.string().nullable(), tldr: z.string(),
+  sourceName: z.string(), summary: z.string(), eventFirstSeen: z.string().nullable(), eventLastSeen: z.string().nullable(),
+  attackPath: z.array(z.string()), malware: z.array(z.string()), actors: z.array(z.string()), platforms: z.array(z.string()),
+  attackTechniques: z.array(z.object({ id: z.string(), name: z.string() })), affectedProducts: z.array(z.object({ name: z.string(), versions: z.array(z.string()) })),
+});
+export const ActivityEvent = z.object({ id: z.string(), threatId: z.string(), runId: z.string().nullable(), createdAt: z.string(), kind: z.string(), actorType: z.string(), metadata: Json });
+export const Capabilities = z.object({ canReadEvidence: z.boolean(), canReassess: z.boolean(), canTriage: z.boolean() });
+export const ThreatView = z.object({
+  threat: Threat, runs: z.array(ThreatRun), deliverables: z.array(Deliverable), intelItems: z.array(IntelItemSummary),
+  alerts: z.array(Json).describe('Hunt alerts of the threat (spec §2.7), newest first'), activeHuntAlert: Json.nullable(), latestAlert: Json.nullable(),
+  activityEvents: z.array(ActivityEvent), capabilities: Capabilities,
+});
+export const DismissInput = z.strictObject({ reason: z.string().trim().min(1).max(2000) });
+export const DeliverableParams = z.object({ id: z.uuid({ error: 'must be a UUID' }), deliverableId: z.uuid({ error: 'must be a UUID' }) });
+export const DeliverableUpdate = z.strictObject({ lifecycleStatus: z.enum(LIFECYCLE), pullRequestUrl: z.url().max(2048).nullable().optional() });
+
+export const AlertSettings = z.strictObject({
+  minimumExposureBand: z.enum(BANDS).describe('low (score ≥ 1), medium (≥ 40), high (≥ 60), critical (≥ 80); default high'),
+  alertOnCompromiseBelowThreshold: z.boolean().describe('Also alert when compromise_signal_found scores below the band; default true'),
+});

@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../../platform/wiring.js';
+import { registerHuntRoutes } from './hunt.routes.js';
+import { createThreatsService } from './threats.service.js';
+import { createAssetsService } from './assets.service.js';
+import type { HuntAlertPort } from './hunt-alerts.js';
+
+// The front door: the intel pass and reassess job (composed in src/scheduler.ts, src/jobs.ts), the alert port.
+export { runHuntIntelPass, syncThreatsFromIntel } from './threats.sync.js';
+export { createHuntReassessJob, REASSESS_JOB } from './hunt.jobs.js';
+export { assessThreats } from './assess.service.js';
+export type { HuntAlertPort, HuntAlertInput, HuntAlertOutcome } from './hunt-alerts.js';
+export { createHuntAlertPort } from './hunt-alerts.adapter.js';
+
+export function registerHuntModule(app: FastifyInstance, deps: ModuleDeps, opts: { alerts?: HuntAlertPort | null } = {}): void {
+  const db = deps.database.db;
+  registerHuntRoutes(app, { threats: createThreatsService({ db, alerts: opts.alerts ?? null }), assets: createAssetsService({ db }) });
+}

@@ -1,0 +1,94 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../../platform/db/database.js';
+import { iso } from '../../platform/time.js';
+import { RELEVANT_AT } from './relevancy.fns.js';
+
+/** Reads of the threat views: each a single indexed query by threat id within the organization. */
+export type ThreatRow = Awaited<ReturnType<typeof findThreatRow>> & object;
+
+const STATUS_SQL = sql<string>`CASE WHEN t.dismissed_at IS NOT NULL THEN 'dismissed' WHEN t.latest_run_id IS NULL THEN 'new'
+  WHEN t.relevancy_score >= ${RELEVANT_AT} OR t.exposure_state IN ('vulnerable_software_present', 'compromise_signal_found') THEN 'relevant' ELSE 'not_relevant' END`;
+
+export async function findThreatRow(db: Queryable, organizationId: string, id: string) {
+  return db.selectFrom('huntThreats as t').selectAll().select(STATUS_SQL.as('status'))
+    .select(sql<string[]>`ARRAY(SELECT item_id::text FROM hunt_threat_items l WHERE l.threat_id = t.id ORDER BY l.linked_at, l.item_id)`.as('intelItemIds'))
+    .where('t.organizationId', '=', organizationId).where('t.id', '=', id).executeTakeFirst();
+}
+
+export async function listThreatRows(db: Queryable, organizationId: string, f: { limit: number; offset: number; status?: string; minRelevancy?: number; exposureState?: string; search?: string }) {
+  let q = db.selectFrom('huntThreats as t').where('t.organizationId', '=', organizationId);
+  if (f.status) q = q.where(sql<boolean>`${STATUS_SQL} = ${f.status}`);
+  if (f.minRelevancy !== undefined) q = q.where('t.relevancyScore', '>=', f.minRelevancy);
+  if (f.exposureState) q = q.where('t.exposureState', '=', f.exposureState);
+  if (f.search) {
+    const like = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    q = q.where(sql<boolean>`(t.canonical_key ILIKE ${like} OR t.title ILIKE ${like} OR EXISTS (SELECT 1 FROM unnest(t.aliases) a WHERE a ILIKE ${like}))`);
+  }
+  const [rows, count] = await Promise.all([
+    q.selectAll().select(STATUS_SQL.as('status'))
+      .select(sql<string[]>`ARRAY(SELECT item_id::text FROM hunt_threat_items l WHERE l.threat_id = t.id ORDER BY l.linked_at, l.item_id)`.as('intelItemIds'))
+      .orderBy('t.relevancyScore', 'desc').orderBy('t.exposureScore', 'desc').orderBy('t.id', 'desc').limit(f.limit).offset(f.offset).execute(),
+    q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, totalCount: Number(count.n) };
+}
+
+export function threatDto(r: NonNullable<ThreatRow>) {
+  return {
+    id: r.id, organizationId: r.organizationId, canonicalType: r.canonicalType, canonicalKeyType: r.canonicalKeyType, canonicalKey: r.canonicalKey, title: r.title,
+    aliases: r.aliases, actorId: r.actorId, intelItemIds: r.intelItemIds, relevancyScore: r.relevancyScore, exposureScore: r.exposureScore,
+    exposureState: r.exposureState as never, coverageState: r.coverageState as never, detectionEngineeringNote: r.detectionEngineeringNote,
+    latestRunId: r.latestRunId, assessmentRunningExecutionId: r.assessmentRunningExecutionId, latestAlertId: r.latestAlertId, activeHuntAlertId: r.activeHuntAlertId,
+    assessmentFailedAt: iso(r.assessmentFailedAt), dismissedAt: iso(r.dismissedAt), dismissedByUserId: r.dismissedByUserId, dismissedReason: r.dismissedReason,
+    status: r.status as never, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt),
+  };
+}
+
+export async function runsOf(db: Queryable, threatId: string, limit = 20) {
+  const rows = await db.selectFrom('huntThreatRuns').selectAll().where('threatId', '=', threatId).orderBy('runAt', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return rows.map((r) => ({
+    id: r.id, threatId: r.threatId, runAt: iso(r.runAt), relevancyExecutionId: r.relevancyExecutionId, exposureExecutionId: r.exposureExecutionId,
+    relevancyHeadline: r.relevancyHeadline, kind: r.kind, trigger: r.trigger, relevancyScore: r.relevancyScore, exposureScore: r.exposureScore,
+    relevancyExplanation: r.relevancyExplanation, exposureState: r.exposureState, coverageState: r.coverageState, hasFoundIoc: r.hasFoundIoc,
+    hasBlockingGap: r.hasBlockingGap, exposureStory: r.exposureStory, diff: r.diff,
+  }));
+}
+
+export async function deliverablesOf(db: Queryable, threatId: string) {
+  const rows = await db.selectFrom('huntDeliverables').selectAll().where('threatId', '=', threatId).orderBy('createdAt', 'desc').orderBy('id', 'desc').execute();
+  return rows.map(deliverableDto);
+}
+
+export function deliverableDto(r: { id: string; organizationId: string; threatId: string; executionId: string | null; createdAt: Date; supersededById: string | null; proposalId: string | null; pullRequestUrl: string | null; intent: string; targetProduct: string; targetLogSource: string; kind: string; pinning: string; pinnedIocs: Array<{ type: string; value: string }>; lifecycleStatus: string; content: string }) {
+  return {
+    id: r.id, organizationId: r.organizationId, threatId: r.threatId, executionId: r.executionId, createdAt: iso(r.createdAt), supersededById: r.supersededById,
+    proposalId: r.proposalId, pullRequestUrl: r.pullRequestUrl, intent: r.intent, targetProduct: r.targetProduct, targetLogSource: r.targetLogSource,
+    kind: r.kind, pinning: r.pinning, pinnedIocs: r.pinnedIocs, lifecycleStatus: r.lifecycleStatus as never, content: r.content,
+  };
+}
+
+export async function eventsOf(db: Queryable, threatId: string) {
+  const rows = await db.selectFrom('huntActivityEvents').selectAll().where('threatId', '=', threatId).orderBy('createdAt').orderBy('id').limit(200).execute();
+  return rows.map((r) => ({ id: r.id, threatId: r.threatId, runId: r.runId, createdAt: iso(r.createdAt), kind: r.kind, actorType: r.actorType, metadata: r.metadata }));
+}
+
+export async function itemSummariesOf(db: Queryable, threatId: string) {
+  const { rows } = await sql<{ id: string; title: string; publisher: string | null; url: string | null; publishedAt: Date | null; tldr: string; sourceName: string; summary: string; attackPath: string[]; classification: Record<string, unknown>; platforms: string[]; affectedProducts: Array<{ vendor?: string; product?: string; versions?: string[] }>; firstSeen: string | null; lastSeen: string | null }>`
+    SELECT i.id, i.title, i.publisher, i.url, i.published_at AS "publishedAt", i.tldr, s.display_name AS "sourceName", i.summary, i.attack_path AS "attackPath",
+           i.classification, i.platforms, i.affected_products AS "affectedProducts",
+           (SELECT min(first_seen) FROM intel_indicators x WHERE x.item_id = i.id)::text AS "firstSeen",
+           (SELECT max(last_seen) FROM intel_indicators x WHERE x.item_id = i.id)::text AS "lastSeen"
+    FROM hunt_threat_items l JOIN intel_items i ON i.id = l.item_id JOIN intel_sources s ON s.id = i.source_id
+    WHERE l.threat_id = ${threatId} ORDER BY i.published_at DESC NULLS LAST, i.id`.execute(db);
+  return rows.map((r) => {
+    const c = r.classification as { malware?: Array<{ name: string }>; actor?: Array<{ name: string }>; attack?: Array<{ technique: string; subTechnique?: string; techniqueName: string }> };
+    const published = iso(r.publishedAt);
+    return {
+      id: r.id, title: r.title, publisher: r.publisher, url: r.url, publishedAt: published, tldr: r.tldr, sourceName: r.sourceName, summary: r.summary,
+      eventFirstSeen: r.firstSeen ? new Date(r.firstSeen).toISOString() : published, eventLastSeen: r.lastSeen ? new Date(r.lastSeen).toISOString() : published,
+      attackPath: Array.isArray(r.attackPath) ? r.attackPath : [], malware: (c.malware ?? []).map((m) => m.name), actors: (c.actor ?? []).map((a) => a.name), platforms: r.platforms,
+      attackTechniques: (c.attack ?? []).map((a) => ({ id: a.subTechnique || a.technique, name: a.techniqueName })),
+      affectedProducts: (Array.isArray(r.affectedProducts) ? r.affectedProducts : []).map((p) => ({ name: [p.vendor, p.product].filter(Boolean).join(' '), versions: p.versions ?? [] })),
+    };
+  });
+}

@@ -1,0 +1,89 @@
+import { sql } from 'kysely';
+import { uuidv7 } from 'uuidv7';
+import type { Database } from '../../platform/db/database.js';
+import { assessThreats, insertEvents } from './assess.service.js';
+import type { HuntAlertPort } from './hunt-alerts.js';
+import { readWatermark, writeWatermark } from './settings.repo.js';
+
+/**
+ * Threats from intel: one per CVE an item names (classification mappings with framework `cve`),
+ * created when an item first mentions it and linked to every item that does. Runs as a pass of
+ * the worker's scheduler (intel never calls hunt): items processed after the organization's
+ * watermark are read, new threats get a create/new_threat run, threats with new items a
+ * reassess/new_intel run. The watermark is inclusive (`>=`): items at the mark are read again
+ * and their links are no-ops, so items sharing one processed_at across pages are not skipped.
+ */
+const PAGE = 5000;
+
+// Names given to vulnerabilities in prose ("Log4Shell", "Citrix Bleed", "regreSSHion").
+const ALIAS_RE = /\b((?:[A-Z][A-Za-z0-9]*\s)?[A-Za-z0-9]*(?:Shell|Bleed|SSHion|Hole|Jack|Ghost|Doom|Wrangler|Blue|Nightmare|Spoof|Spectre|Meltdown|Heist))\b/g;
+
+export function aliasesIn(text: string, cve: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(ALIAS_RE)) {
+    const a = m[1]!.trim();
+    if (a.length >= 6 && a.toUpperCase() !== cve && !/^(the|a|an|and|via) /i.test(a) && /[a-z]/.test(a)) out.add(a.replace(/^(?:The|A|An)\s/, ''));
+  }
+  return [...out].slice(0, 5);
+}
+
+export async function syncThreatsFromIntel(db: Database, organizationId: string, opts: { now?: Date; alerts?: HuntAlertPort | null; settledBefore?: Date } = {}): Promise<{ created: string[]; updated: string[] }> {
+  const now = opts.now ?? new Date();
+  const mark = await readWatermark(db, organizationId);
+  const { rows } = await sql<{ itemId: string; cve: string; title: string; text: string; processedAt: Date; actors: unknown }>`
+    SELECT i.id AS "itemId", upper(m->>'id') AS cve, i.title, concat_ws(' ', i.title, i.summary) AS text, i.processed_at AS "processedAt",
+           i.classification->'actor' AS actors
+    FROM intel_items i CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(i.classification->'mappings') = 'array' THEN i.classification->'mappings' ELSE '[]'::jsonb END) m
+    WHERE i.organization_id = ${organizationId} AND i.processed_at IS NOT NULL AND i.processed_at >= ${mark ?? new Date(0)} AND i.processed_at <= ${opts.settledBefore ?? now}
+      AND m->>'framework' = 'cve' AND m->>'id' ~* '^CVE-[0-9]{4}-[0-9]{4,}$'
+    ORDER BY i.processed_at LIMIT ${PAGE}`.execute(db);
+  if (rows.length === 0) return { created: [], updated: [] };
+
+  const created: string[] = [];
+  const touched = new Set<string>();
+  await db.transaction().execute(async (tx) => {
+    const byCve = new Map<string, typeof rows>();
+    for (const r of rows) byCve.set(r.cve, [...(byCve.get(r.cve) ?? []), r]);
+    for (const [cve, list] of byCve) {
+      const first = list[0]!;
+      const aliases = [...new Set(list.flatMap((r) => aliasesIn(r.text, cve)))];
+      const actors = list.flatMap((r) => (Array.isArray(r.actors) ? r.actors : []) as Array<{ name?: string }>).map((a) => a.name).filter((n): n is string => !!n);
+      const id = uuidv7();
+      const ins = await sql<{ id: string; inserted: boolean }>`
+        INSERT INTO hunt_threats (id, organization_id, canonical_key, title, aliases, actor_id, created_at, updated_at)
+        VALUES (${id}, ${organizationId}, ${cve}, ${first.title.includes(cve) ? first.title : `${cve}: ${first.title}`}, ${aliases}::text[], ${actors[0] ?? null}, ${now}, ${now})
+        ON CONFLICT (organization_id, canonical_key) DO UPDATE
+          SET aliases = ARRAY(SELECT DISTINCT unnest(hunt_threats.aliases || EXCLUDED.aliases)),
+              actor_id = COALESCE(hunt_threats.actor_id, EXCLUDED.actor_id), updated_at = EXCLUDED.updated_at
+        RETURNING id, (xmax = 0) AS inserted`.execute(tx);
+      const threat = ins.rows[0]!;
+      const linked = await sql<{ itemId: string }>`
+        INSERT INTO hunt_threat_items (organization_id, threat_id, item_id, linked_at)
+        SELECT ${organizationId}, ${threat.id}, x, ${now} FROM unnest(${list.map((r) => r.itemId)}::uuid[]) AS x
+        ON CONFLICT DO NOTHING RETURNING item_id AS "itemId"`.execute(tx);
+      if (threat.inserted) {
+        created.push(threat.id);
+        await insertEvents(tx, [{ id: uuidv7(), organization_id: organizationId, threat_id: threat.id, run_id: null, kind: 'threat_created', actor_type: 'system', metadata: { score: 0, hunting: false, canonicalKey: cve, label: first.title }, created_at: now.toISOString() }]);
+      } else if (linked.rows.length) {
+        touched.add(threat.id);
+        await insertEvents(tx, [{ id: uuidv7(), organization_id: organizationId, threat_id: threat.id, run_id: null, kind: 'intel_linked', actor_type: 'system', metadata: { score: linked.rows.length, hunting: false, canonicalKey: cve, label: linked.rows.map((l) => l.itemId).join(',') }, created_at: now.toISOString() }]);
+      }
+    }
+    await writeWatermark(tx, organizationId, rows.at(-1)!.processedAt);
+  });
+  await assessThreats(db, organizationId, created, { kind: 'create', trigger: 'new_threat', now, alerts: opts.alerts });
+  const updated = [...touched];
+  await assessThreats(db, organizationId, updated, { kind: 'reassess', trigger: 'new_intel', now, alerts: opts.alerts });
+  return { created, updated };
+}
+
+/** The scheduler pass: every organization with items processed after its watermark. */
+export async function runHuntIntelPass(db: Database, alerts: HuntAlertPort | null = null): Promise<void> {
+  const { rows } = await sql<{ organizationId: string }>`
+    SELECT o.id AS "organizationId" FROM organizations o LEFT JOIN hunt_settings s ON s.organization_id = o.id
+    WHERE EXISTS (SELECT 1 FROM intel_items i WHERE i.organization_id = o.id AND i.processed_at > COALESCE(s.intel_watermark, '-infinity'::timestamptz))`.execute(db);
+  // Items whose processing committed in the last minute may carry an earlier processed_at than
+  // ones already read; reading only settled items keeps the watermark from skipping them.
+  const settledBefore = new Date(Date.now() - 60_000);
+  for (const r of rows) await syncThreatsFromIntel(db, r.organizationId, { alerts, settledBefore });
+}

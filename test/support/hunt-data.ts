@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { uuidv7 } from 'uuidv7';
+import type { Database } from '../../src/platform/db/database.js';
+import { runReassess } from '../../src/modules/hunt/hunt.jobs.js';
+import { createHuntAlertPort, type HuntAlertPort } from '../../src/modules/hunt/index.js';
+import { recordOutboundEvent } from '../../src/modules/delivery/index.js';
+
+/** An intel source of the organization that advisories are seeded into. */
+export async function seedAdvisorySource(db: Database, organizationId: string): Promise<string> {
+  const id = uuidv7();
+  const now = new Date();
+  await db.insertInto('intelSources').values({ id, organizationId, builtinKey: null, name: `adv-${id}`, displayName: 'Advisories', kind: 'rss', apiType: null, feedUrl: 'https://adv.example/feed', serverUrl: null, collectionId: null, authType: null, username: null, apiKeyCiphertext: null, scheduleCron: '0 * * * *', maxEntries: 100, createdBy: null, createdAt: now, updatedAt: now }).execute();
+  return id;
+}
+
+export interface Advisory {
+  title: string;
+  text: string;
+  cves: string[];
+  products?: Array<{ vendor: string; product: string; versions: string[] }>;
+  indicators?: Array<{ type: string; value: string }>;
+  tags?: string[];
+  publishedAt?: Date;
+  processedAt?: Date;
+}
+
+/** A processed intel item as the pipeline leaves it (classification mappings carry the CVEs). */
+export async function seedAdvisory(db: Database, organizationId: string, sourceId: string, a: Advisory): Promise<{ itemId: string; indicatorIds: string[] }> {
+  const itemId = uuidv7();
+  const now = a.processedAt ?? new Date();
+  const iocs: Record<string, unknown[]> = { ipv4: [], domains: [], hashes: [] };
+  await db.insertInto('intelItems').values({
+    id: itemId, organizationId, sourceId, externalId: randomUUID(), title: a.title, url: `https://adv.example/${itemId}`, publisher: 'Advisories', publishedAt: a.publishedAt ?? now,
+    language: 'en', contentText: a.text, contentHtml: null, structuredIndicators: '[]', referenceUrls: '[]', tags: a.tags ?? [], raw: null, contentHash: randomUUID(),
+    createdAt: now, updatedAt: now, processedAt: now, severity: 'high', relevance: 50, platforms: [], summary: a.text.slice(0, 200), tldr: a.title,
+    classification: JSON.stringify({ attack: [{ technique: 'T1190', subTechnique: '', techniqueName: 'Exploit Public-Facing Application', evidenceRef: 'p0', confidence: 0.9 }], actor: [], malware: [], mappings: a.cves.map((id) => ({ framework: 'cve', id, confidence: 1 })) }),
+    affectedProducts: JSON.stringify((a.products ?? []).map((p) => ({ ...p, confidence: 0.9 }))),
+    iocs: JSON.stringify(iocs),
+    canonicalKey: a.cves[0] ?? null,
+  }).execute();
+  const indicatorIds: string[] = [];
+  for (const ind of a.indicators ?? []) {
+    const id = uuidv7();
+    indicatorIds.push(id);
+    await db.insertInto('intelIndicators').values({ id, organizationId, itemId, type: ind.type, value: ind.value, normalizedValue: ind.value.toLowerCase(), confidence: 0.8, firstSeen: now, lastSeen: now, ttlDays: 30, intelTitle: a.title, sourceLabel: 'Advisories', createdAt: now }).execute();
+  }
+  return { itemId, indicatorIds };
+}
+
+/** Runs the pending `hunt:reassess` jobs the way a worker would (with the alerts port src/jobs.ts wires), then removes them. */
+export async function runPendingHuntJobs(db: Database, alerts: HuntAlertPort | null = createHuntAlertPort({ events: recordOutboundEvent })): Promise<number> {
+  const { rows } = await sql<{ id: string; payload: unknown }>`SELECT j.id::text, j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'hunt:reassess' ORDER BY j.id`.execute(db);
+  for (const r of rows) {
+    await runReassess(db, r.payload as never, alerts);
+    await sql`DELETE FROM graphile_worker._private_jobs WHERE id = ${r.id}::bigint`.execute(db);
+  }
+  return rows.length;
+}
