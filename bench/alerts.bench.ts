@@ -27,11 +27,8 @@ const f = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : '
 /** 100k alerts in one statement: realistic spread of statuses, severities, sources and titles. */
 async function seedAlerts(db: Database, organizationId: string, count: number): Promise<void> {
   await sql`
-    INSERT INTO alert_counters (organization_id, last_number) VALUES (${organizationId}, ${count + 1000})
-    ON CONFLICT (organization_id) DO UPDATE SET last_number = alert_counters.last_number + ${count}`.execute(db);
-  await sql`
     INSERT INTO alerts (id, organization_id, number, title, description, severity, status, source_category, source_name, trigger_type, created_by, external_ref, dedupe_key, payload, created_at, updated_at)
-    SELECT gen_random_uuid(), ${organizationId}, 100000 + g,
+    SELECT gen_random_uuid(), ${organizationId}, 1000000 + g,
       (ARRAY['Impossible travel for user', 'Beacon to rare domain', 'Phishing reported by', 'Brute force against', 'Malware detected on'])[1 + g % 5] || ' ' || md5(g::text),
       'Generated alert ' || g,
       (ARRAY['low', 'medium', 'high', 'critical'])[1 + g % 4],

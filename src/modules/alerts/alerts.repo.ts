@@ -115,13 +115,30 @@ export async function listAlerts(db: Queryable, organizationId: string, f: Alert
   return { alerts: rows.map((r) => { const { payload: _payload, ...dto } = toAlertDto(r); return dto; }), totalCount: Number(count.n) };
 }
 
-/** The next display number of the organization (a row lock per organization serialises creators briefly). */
+/**
+ * The next display number of the organization, from a sequence of its own. A sequence, not a
+ * counter row: `nextval` holds no lock until commit, so concurrent alert intake in one
+ * organization does not queue behind each transaction's commit (a counter row serialised every
+ * trigger delivery of the organization). A rolled-back alert leaves a gap, as issue trackers do.
+ * The sequence is created on an organization's first alert (in a savepoint: two first alerts at
+ * once may both try).
+ */
 export async function nextAlertNumber(tx: Queryable, organizationId: string): Promise<number> {
-  const row = await sql<{ lastNumber: string }>`
-    INSERT INTO alert_counters (organization_id, last_number) VALUES (${organizationId}, 1)
-    ON CONFLICT (organization_id) DO UPDATE SET last_number = alert_counters.last_number + 1
-    RETURNING last_number AS "lastNumber"`.execute(tx);
-  return Number(row.rows[0]!.lastNumber);
+  const name = `alert_numbers_${organizationId.replace(/-/g, '').toLowerCase()}`;
+  if (!/^alert_numbers_[0-9a-f]{32}$/.test(name)) throw new Error('Invalid organization id');
+  const exists = await sql<{ oid: string | null }>`SELECT to_regclass(${name}) AS oid`.execute(tx);
+  if (!exists.rows[0]?.oid) {
+    await sql`SAVEPOINT alert_numbers`.execute(tx);
+    try {
+      await sql`CREATE SEQUENCE IF NOT EXISTS ${sql.id(name)}`.execute(tx);
+      await sql`RELEASE SAVEPOINT alert_numbers`.execute(tx);
+    } catch {
+      // Created by a concurrent first alert between our check and our create: use theirs.
+      await sql`ROLLBACK TO SAVEPOINT alert_numbers`.execute(tx);
+    }
+  }
+  const row = await sql<{ n: string }>`SELECT nextval(${name}::regclass) AS n`.execute(tx);
+  return Number(row.rows[0]!.n);
 }
 
 export interface NewTimelineEntry {

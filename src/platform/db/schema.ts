@@ -154,7 +154,6 @@ export interface DB {
   agentTriggers: AgentTriggersTable;
   agentRuns: AgentRunsTable;
   triggerDeliveries: TriggerDeliveriesTable;
-  alertCounters: AlertCountersTable;
   codeDetections: CodeDetectionsTable;
   alerts: AlertsTable;
   alertTimeline: AlertTimelineTable;
@@ -416,11 +415,6 @@ export interface TriggerDeliveriesTable {
 
 export type AlertSeverity = 'low' | 'medium' | 'high' | 'critical';
 export type AlertStatus = 'open' | 'in_progress' | 'escalated' | 'closed_true_positive' | 'closed_false_positive' | 'closed_benign';
-
-export interface AlertCountersTable {
-  organizationId: string;
-  lastNumber: number;
-}
 
 export interface CodeDetectionsTable {
   id: string;

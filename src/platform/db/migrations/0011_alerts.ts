@@ -1,18 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Alerts (spec §2.7): work items with a per-organization display number, a timeline, dedupe by
+ * Alerts (spec §2.7): work items with a per-organization display number (a sequence per
+ * organization, created with its first alert: alerts.repo.ts), a timeline, dedupe by
  * key among alerts that are not closed, code detections that report hits, and the triage
  * routing settings (§4.2). Triggers gain `create_alert` (null: the source's default) and an
  * optional alert field mapping.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`
-    CREATE TABLE alert_counters (
-      organization_id uuid PRIMARY KEY REFERENCES organizations(id) ON DELETE CASCADE,
-      last_number bigint NOT NULL
-    )`.execute(db);
-
   await sql`
     CREATE TABLE code_detections (
       id uuid PRIMARY KEY,
@@ -127,5 +122,11 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DELETE FROM agent_runs WHERE mode = 'triage'`.execute(db);
   await sql`ALTER TABLE agent_runs DROP CONSTRAINT agent_runs_mode_check`.execute(db);
   await sql`ALTER TABLE agent_runs ADD CONSTRAINT agent_runs_mode_check CHECK (mode IN ('sync', 'async', 'trigger', 'cron'))`.execute(db);
-  await sql`DROP TABLE IF EXISTS alert_routing, alert_timeline, alerts, code_detections, alert_counters`.execute(db);
+  await sql`DROP TABLE IF EXISTS alert_routing, alert_timeline, alerts, code_detections`.execute(db);
+  await sql`
+    DO $$ DECLARE r record; BEGIN
+      FOR r IN SELECT sequencename FROM pg_sequences WHERE sequencename LIKE 'alert_numbers_%' LOOP
+        EXECUTE format('DROP SEQUENCE %I', r.sequencename);
+      END LOOP;
+    END $$`.execute(db);
 }
