@@ -5,7 +5,7 @@ import type { AlertSeverity } from '../../platform/db/schema.js';
 import type { EventSink } from '../../platform/events.js';
 import { enqueueRun, type EndedRun } from '../runs/index.js';
 import { OPEN_STATUSES, displayIdOf } from './alerts.fns.js';
-import { addTimelineEntry, findAlert, listTimeline, nextAlertNumber } from './alerts.repo.js';
+import { addTimelineEntries, addTimelineEntry, findAlert, listTimeline, nextAlertNumber } from './alerts.repo.js';
 import type { AlertDto } from './alerts.schemas.js';
 import { decideRoute, type Route } from './routing.fns.js';
 
@@ -80,7 +80,20 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
   const now = new Date();
   const id = uuidv7();
   const number = await nextAlertNumber(tx, orgId);
-  const depth = await routingDepthOf(tx, input.originRunId ?? null);
+  // Only alerts created by agents can be part of a triage chain.
+  const depth = input.createdBy === 'agent' ? await routingDepthOf(tx, input.originRunId ?? null) : 0;
+  const triage = input.triage;
+  // A trigger's alert is born assigned: its run (queued with it) triages it.
+  const triggerTriage =
+    triage.kind === 'trigger'
+      ? {
+          assignedAgentId: triage.agentId,
+          triageRunId: triage.runId,
+          status: 'in_progress' as const,
+          firstTriagedAt: now,
+          routing: JSON.stringify({ outcome: 'trigger', routeId: null, routeName: null, reason: `Created by the trigger "${triage.triggerName}"; its run triages the alert` }),
+        }
+      : {};
   const values = {
     id,
     organizationId: orgId,
@@ -108,6 +121,7 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     huntQualifiedBy: input.huntQualifiedBy ?? null,
     createdAt: now,
     updatedAt: now,
+    ...triggerTriage,
   };
   // Lost a race to an identical signal: the other insert's row takes the duplicate.
   const inserted = await sql<{ id: string; inserted: boolean }>`
@@ -119,17 +133,25 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
   const row = inserted.rows[0]!;
   if (!row.inserted) return duplicateOf(tx, orgId, row.id, input);
 
-  await addTimelineEntry(tx, {
+  const created = {
     organizationId: orgId,
     alertId: id,
     kind: 'created',
-    actorType: input.createdBy === 'agent' ? 'agent' : input.createdBy === 'user' ? 'human' : 'system',
+    actorType: input.createdBy === 'agent' ? ('agent' as const) : input.createdBy === 'user' ? ('human' as const) : ('system' as const),
     actorUserId: input.createdByUserId ?? null,
     actorAgentId: input.originAgentId ?? null,
     runId: input.originRunId ?? null,
     body: `${displayIdOf(number)} created from ${input.source.name}`,
-  });
-  await route(tx, id, orgId, input, depth);
+  };
+  if (triage.kind === 'trigger') {
+    await addTimelineEntries(tx, [
+      created,
+      { organizationId: orgId, alertId: id, kind: 'triage_started', actorType: 'system', actorAgentId: triage.agentId, runId: triage.runId, body: "The trigger's run triages this alert" },
+    ]);
+  } else {
+    await addTimelineEntries(tx, [created]);
+    await route(tx, id, orgId, input, depth);
+  }
   const alert = (await findAlert(tx, orgId, id))!;
   await deps.events(tx, { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert: withoutPayload(alert) } });
   return { alert: withoutPayload(alert), created: true };
@@ -157,16 +179,7 @@ async function routingDepthOf(tx: Queryable, originRunId: string | null): Promis
 
 async function route(tx: Queryable, alertId: string, orgId: string, input: NewAlert, depth: number): Promise<void> {
   const triage = input.triage;
-  if (triage.kind === 'none') return;
-  if (triage.kind === 'trigger') {
-    await tx
-      .updateTable('alerts')
-      .set({ assignedAgentId: triage.agentId, triageRunId: triage.runId, status: 'in_progress', firstTriagedAt: new Date(), routing: JSON.stringify({ outcome: 'trigger', routeId: null, routeName: null, reason: `Created by the trigger "${triage.triggerName}"; its run triages the alert` }) })
-      .where('id', '=', alertId)
-      .execute();
-    await addTimelineEntry(tx, { organizationId: orgId, alertId, kind: 'triage_started', actorType: 'system', actorAgentId: triage.agentId, runId: triage.runId, body: "The trigger's run triages this alert" });
-    return;
-  }
+  if (triage.kind === 'none' || triage.kind === 'trigger') return;
   const settings = await tx.selectFrom('alertRouting').selectAll().where('organizationId', '=', orgId).executeTakeFirst();
   if (triage.kind === 'hunt') {
     const agentId = settings?.huntResponseAgentId ?? null;

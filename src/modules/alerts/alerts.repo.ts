@@ -123,11 +123,14 @@ export async function listAlerts(db: Queryable, organizationId: string, f: Alert
  * The sequence is created on an organization's first alert (in a savepoint: two first alerts at
  * once may both try).
  */
+const knownSequences = new Set<string>();
+
 export async function nextAlertNumber(tx: Queryable, organizationId: string): Promise<number> {
   const name = `alert_numbers_${organizationId.replace(/-/g, '').toLowerCase()}`;
   if (!/^alert_numbers_[0-9a-f]{32}$/.test(name)) throw new Error('Invalid organization id');
-  const exists = await sql<{ oid: string | null }>`SELECT to_regclass(${name}) AS oid`.execute(tx);
-  if (!exists.rows[0]?.oid) {
+  // Sequences are never dropped while the service runs: once seen, no need to look again.
+  const exists = knownSequences.has(name) || !!(await sql<{ oid: string | null }>`SELECT to_regclass(${name}) AS oid`.execute(tx)).rows[0]?.oid;
+  if (!exists) {
     await sql`SAVEPOINT alert_numbers`.execute(tx);
     try {
       await sql`CREATE SEQUENCE IF NOT EXISTS ${sql.id(name)}`.execute(tx);
@@ -138,6 +141,8 @@ export async function nextAlertNumber(tx: Queryable, organizationId: string): Pr
     }
   }
   const row = await sql<{ n: string }>`SELECT nextval(${name}::regclass) AS n`.execute(tx);
+  if (knownSequences.size > 100_000) knownSequences.clear();
+  knownSequences.add(name);
   return Number(row.rows[0]!.n);
 }
 
@@ -170,6 +175,30 @@ export async function addTimelineEntry(tx: Queryable, e: NewTimelineEntry): Prom
   await tx.insertInto('alertTimeline').values({ ...entry, data: JSON.stringify(entry.data) }).execute();
   const { organizationId: _org, ...dto } = entry;
   return { ...dto, createdAt: iso(entry.createdAt)! };
+}
+
+/** Several entries in one statement (an alert's first entries are written together). */
+export async function addTimelineEntries(tx: Queryable, entries: NewTimelineEntry[]): Promise<void> {
+  const base = Date.now();
+  await tx
+    .insertInto('alertTimeline')
+    .values(
+      entries.map((e, i) => ({
+        id: uuidv7(),
+        organizationId: e.organizationId,
+        alertId: e.alertId,
+        kind: e.kind,
+        actorType: e.actorType,
+        actorUserId: e.actorUserId ?? null,
+        actorAgentId: e.actorAgentId ?? null,
+        runId: e.runId ?? null,
+        body: e.body ?? '',
+        data: JSON.stringify(e.data ?? {}),
+        // A millisecond apart, so the timeline's order is the order given.
+        createdAt: new Date(base + i),
+      })),
+    )
+    .execute();
 }
 
 export async function listTimeline(db: Queryable, alertId: string, limit: number, offset: number) {
