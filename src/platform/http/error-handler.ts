@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError, type ValidationIssue } from './errors.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
+import { databaseHealth } from '../db/health.js';
+import { AppError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError, UnsupportedMediaTypeError, ValidationError, type ValidationIssue } from './errors.js';
 
 const LOCATION: Record<string, ValidationIssue['location']> = {
   body: 'body',
@@ -14,6 +16,12 @@ export function installErrorHandling(app: FastifyInstance, opts: { bodyLimit: nu
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const appError = toAppError(err, opts.bodyLimit);
     if (appError) return send(reply, appError);
+    if (isDatabaseUnavailable(err)) {
+      // An outage, not a bug: one warning line, and an answer clients know to retry.
+      databaseHealth.unavailableResponses++;
+      request.log.warn({ err: { message: err.message, code: err.code } }, 'database unavailable');
+      return send(reply, new ServiceUnavailableError());
+    }
     // Anything else is a bug or an outage: log it whole, answer without internals.
     request.log.error({ err }, 'unhandled error');
     return reply.code(500).send({ error: 'Internal server error' });
