@@ -182,3 +182,21 @@ describe('an external PostgreSQL restarting', () => {
       .toBe(true);
   }, 60_000);
 });
+
+describe('router-level errors', () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers an over-long path parameter and a malformed path with the standard 400 body', async () => {
+    const headers = { authorization: `Bearer ${t.orgA.apiKey.key}` };
+    const long = await t.app.inject({ url: `/api/mcp-servers/${'a'.repeat(500)}`, headers });
+    expect(long.statusCode).toBe(400);
+    expect(long.json()).toEqual({ error: 'Validation failed', issues: [{ path: '', message: 'A path parameter is too long', code: 'too_big', location: 'params' }] });
+    const bad = await t.app.inject({ url: '/api/mcp-servers/%E0%A4%A', headers });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: 'Validation failed', issues: [{ code: 'invalid_url', location: 'params' }] });
+  });
+});
