@@ -7,6 +7,8 @@ import type { GuardedClient } from './platform/outbound/index.js';
 import { createProcessItemsJob, createSyncSourceJob, enqueueProcessing } from './modules/intel/index.js';
 import { createAgentRunJob } from './modules/runs/index.js';
 import { buildToolSet } from './modules/tools/index.js';
+import { alertTools } from './modules/alerts/index.js';
+import { discardEvents } from './platform/events.js';
 
 export interface JobDeps {
   db: Database;
@@ -17,10 +19,12 @@ export interface JobDeps {
 
 /** Every job type of the service; modules add theirs here as they gain background work. */
 export function buildJobCatalog(deps: JobDeps): JobCatalog {
+  // Built-in tools implemented by modules above `tools` (which must not import them).
+  const provided = alertTools({ events: discardEvents });
   return new JobCatalog().register(
     ...maintenanceJobs(deps.db),
     createSyncSourceJob({ ...deps, enqueueEnrichment: enqueueProcessing }),
     createProcessItemsJob({ db: deps.db }),
-    createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet(deps, ctx, names) }),
+    createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet({ ...deps, provided }, ctx, names) }),
   );
 }

@@ -219,9 +219,9 @@ describe('GET /api/agents/{agentId}/trigger', () => {
     const { triggers } = res.json();
     expect(triggers).toHaveLength(1);
     expect(Object.keys(triggers[0]).sort()).toEqual(
-      ['additionalFields', 'agentId', 'createdAt', 'cronSchedule', 'enabled', 'hasSecret', 'hasSigningSecret', 'id', 'input', 'lastRunAttemptedAt', 'lastRunSucceededAt', 'name', 'nextRunAt', 'source', 'updatedAt', 'webhookUrl'].sort(),
+      ['additionalFields', 'agentId', 'alertMapping', 'createAlert', 'createdAt', 'cronSchedule', 'enabled', 'hasSecret', 'hasSigningSecret', 'id', 'input', 'lastRunAttemptedAt', 'lastRunSucceededAt', 'name', 'nextRunAt', 'source', 'updatedAt', 'webhookUrl'].sort(),
     );
-    expect(triggers[0]).toMatchObject({ source: 'hackerone', name: 'H1', hasSecret: true, hasSigningSecret: false });
+    expect(triggers[0]).toMatchObject({ source: 'hackerone', name: 'H1', hasSecret: true, hasSigningSecret: false, createAlert: true, alertMapping: null });
     expect(res.body).not.toContain(data.secret);
   });
 

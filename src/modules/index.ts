@@ -12,6 +12,7 @@ import { registerTriggersModule } from './triggers/index.js';
 import { registerModelsModule } from './models/index.js';
 import { registerToolsModule } from './tools/index.js';
 import { registerRunsModule } from './runs/index.js';
+import { registerAlertsModule } from './alerts/index.js';
 
 /** Each module wires its own routes and services; this list is the whole composition. */
 export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
@@ -27,4 +28,5 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerModelsModule(app, deps);
   registerToolsModule(app, deps);
   registerRunsModule(app, deps);
+  registerAlertsModule(app, deps);
 }

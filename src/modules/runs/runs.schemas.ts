@@ -4,7 +4,7 @@ import { z } from 'zod';
 export const RunStatus = z.enum(['waiting', 'running', 'done', 'error', 'interrupted']).describe(
   '`waiting`: queued for a worker; `running`; `done`: finished, result available; `error`: failed or hit a limit (see statusMessage); `interrupted`: stopped on request',
 );
-export const RunMode = z.enum(['sync', 'async', 'trigger', 'cron']);
+export const RunMode = z.enum(['sync', 'async', 'trigger', 'cron', 'triage']);
 
 export const RunParams = z.object({ agentId: z.uuid({ error: 'must be a UUID' }), runId: z.uuid({ error: 'must be a UUID' }) });
 

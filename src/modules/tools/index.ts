@@ -4,7 +4,8 @@ import { createGuardedClient } from '../../platform/outbound/guarded-client.js';
 import { registerMcpServersRoutes } from './mcp-servers.routes.js';
 import { createMcpServersService } from './mcp-servers.service.js';
 
-export { buildToolSet, type ToolDeps, type ToolRunContext, type BuiltToolSet } from './toolset.js';
+export { buildToolSet, type ToolDeps, type ToolRunContext, type BuiltToolSet, type ToolFactory, type ProvidedTools } from './toolset.js';
+export { requestContextOf, requireToolPermissions } from './tool-context.js';
 export { BUILTIN_TOOL_NAMES, isBuiltinTool, MCP_TOOL_RE, parseMcpToolName } from './tool-names.js';
 
 export function registerToolsModule(app: FastifyInstance, deps: ModuleDeps): void {

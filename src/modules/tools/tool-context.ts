@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Tool } from 'ai';
 import type { Actor } from '../../platform/auth/actor.js';
 import type { Database } from '../../platform/db/database.js';
 import type { GuardedClient } from '../../platform/outbound/guarded-client.js';
@@ -25,7 +26,13 @@ export interface ToolDeps {
   secrets: SecretBox;
   http: GuardedClient;
   logger: Logger;
+  /** Built-in tools implemented by higher modules (alerts), wired at the composition root. */
+  provided?: ProvidedTools;
 }
+
+/** A built-in tool's factory: the tool a run gets, bound to the run's context. */
+export type ToolFactory = (deps: ToolDeps, ctx: ToolRunContext) => Tool;
+export type ProvidedTools = Partial<Record<BuiltinToolName, ToolFactory>>;
 
 /**
  * Throws (→ a tool-error result the model sees) when the run's user lacks a permission the tool

@@ -11,6 +11,12 @@ export const BUILTIN_TOOL_PERMISSIONS = {
   record_indicator_check: ['intel.manage'],
   send_to_destination: ['destination.read'],
   http_request: ['tool.use'],
+  // Alert tools: implemented by the alerts module, passed into the tool set at composition (src/jobs.ts).
+  get_alert: ['alert.read'],
+  comment_on_alert: ['alert.triage'],
+  update_alert: ['alert.triage'],
+  set_alert_status: ['alert.triage'],
+  create_alert: ['alert.triage'],
 } as const satisfies Record<string, readonly Permission[]>;
 
 export type BuiltinToolName = keyof typeof BUILTIN_TOOL_PERMISSIONS;

@@ -5,14 +5,14 @@ import { connectMcp, describeMcpError, type McpConnection } from './mcp-client.j
 import { findMcpServersByName, type McpServerRow } from './mcp-servers.repo.js';
 import { providerSafeMcpName } from './mcp-names.fns.js';
 import { isBuiltinTool, parseMcpToolName, type BuiltinToolName } from './tool-names.js';
-import type { ToolDeps, ToolRunContext } from './tool-context.js';
+import type { ToolDeps, ToolFactory, ToolRunContext } from './tool-context.js';
 import { searchIntelItemsTool } from './builtin/search-intel-items.tool.js';
 import { lookupIndicatorTool } from './builtin/lookup-indicator.tool.js';
 import { recordIndicatorCheckTool } from './builtin/record-indicator-check.tool.js';
 import { sendToDestinationTool } from './builtin/send-to-destination.tool.js';
 import { httpRequestTool } from './builtin/http-request.tool.js';
 
-export type { ToolDeps, ToolRunContext } from './tool-context.js';
+export type { ToolDeps, ToolRunContext, ToolFactory, ProvidedTools } from './tool-context.js';
 
 export interface BuiltToolSet {
   /** Keyed by the name the model sees: built-in names as they are, MCP tools as `mcp__<server>__<tool>`. */
@@ -21,7 +21,7 @@ export interface BuiltToolSet {
   close(): Promise<void>;
 }
 
-const BUILTIN: Record<BuiltinToolName, (deps: ToolDeps, ctx: ToolRunContext) => Tool> = {
+const BUILTIN: Partial<Record<BuiltinToolName, ToolFactory>> = {
   search_intel_items: searchIntelItemsTool,
   lookup_indicator: lookupIndicatorTool,
   record_indicator_check: recordIndicatorCheckTool,
@@ -46,7 +46,9 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
   const wanted = new Map<string, { all: boolean; names: string[] }>();
   for (const name of new Set(toolNames)) {
     if (isBuiltinTool(name)) {
-      tools[name] = BUILTIN[name](deps, ctx);
+      const factory = BUILTIN[name] ?? deps.provided?.[name];
+      if (!factory) throw new Error(`The built-in tool "${name}" is not available in this process`);
+      tools[name] = factory(deps, ctx);
       continue;
     }
     const mcp = parseMcpToolName(name);

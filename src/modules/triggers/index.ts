@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
+import { discardEvents } from '../../platform/events.js';
 import { registerIntakeRoutes } from './intake.routes.js';
 import { createIntakeService } from './intake.service.js';
 import { registerTriggersRoutes } from './triggers.routes.js';
@@ -10,7 +11,7 @@ export { runTriggerSchedulerPass } from './cron.js';
 export function registerTriggersModule(app: FastifyInstance, deps: ModuleDeps): void {
   const { db } = deps.database;
   registerTriggersRoutes(app, createTriggersService({ db, secrets: deps.secrets, baseUrl: deps.config.baseUrl }));
-  registerIntakeRoutes(app, createIntakeService({ db, secrets: deps.secrets, authenticator: deps.authenticator }), {
+  registerIntakeRoutes(app, createIntakeService({ db, secrets: deps.secrets, authenticator: deps.authenticator, events: discardEvents }), {
     bodyLimit: deps.config.bodyLimitBytes,
   });
 }

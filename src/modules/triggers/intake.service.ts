@@ -6,6 +6,7 @@ import { parseApiKey } from '../../platform/auth/api-keys.js';
 import type { SecretBox } from '../../platform/secrets.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.js';
 import { enqueueRun } from '../runs/index.js';
+import { alertFieldsFromPayload, createAlert, createsAlertByDefault, type AlertDeps } from '../alerts/index.js';
 import { deliveryKeyOf, slackDecision } from './intake.fns.js';
 import { secretsEqual } from '../../platform/auth/secrets-equal.js';
 import { header, verifySenderSignature, type Headers, type WebhookSource } from './signatures.fns.js';
@@ -37,7 +38,7 @@ interface Caller {
  * trigger, authenticate the sender, claim the delivery id, queue the run, all in one short
  * transaction; the agent itself runs in a worker.
  */
-export function createIntakeService(deps: { db: Database; secrets: SecretBox; authenticator: Authenticator; now?: () => number }) {
+export function createIntakeService(deps: { db: Database; secrets: SecretBox; authenticator: Authenticator; now?: () => number } & AlertDeps) {
   const { db, secrets, authenticator } = deps;
   const clock = deps.now ?? Date.now;
 
@@ -123,6 +124,26 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
           triggerId: trigger.id,
           triggerSource: trigger.source,
         });
+        if (trigger.createAlert ?? createsAlertByDefault(trigger.source)) {
+          // The alert and the run commit together: the trigger's run is the alert's triage run.
+          const fields = alertFieldsFromPayload(trigger.source, req.body, trigger.alertMapping, trigger.name);
+          await createAlert(
+            tx,
+            {
+              organizationId: trigger.organizationId,
+              ...fields,
+              source: { category: 'trigger', name: trigger.name || `${trigger.source} trigger`, triggerType: trigger.source },
+              createdBy: 'trigger',
+              createdByUserId: caller.userId,
+              payload: req.body ?? null,
+              originAgentId: trigger.agentId,
+              originTriggerId: trigger.id,
+              originRunId: runId,
+              triage: { kind: 'trigger', agentId: trigger.agentId, runId, triggerName: trigger.name || trigger.source },
+            },
+            deps,
+          );
+        }
         return { executionId: runId };
       });
       if ('executionId' in answer && !('skipped' in answer)) await noteAttempt(trigger.id);

@@ -14,6 +14,9 @@ export interface TriggerRow {
   additionalFields: Record<string, unknown>;
   cronSchedule: string | null;
   input: unknown;
+  /** null: the source's default (alerts' createsAlertByDefault). */
+  createAlert: boolean | null;
+  alertMapping: Record<string, string> | null;
   nextRunAt: Date | null;
   lastRunAttemptedAt: Date | null;
   lastRunSucceededAt: Date | null;
@@ -41,6 +44,8 @@ const COLUMNS = [
   'updatedAt',
   'additionalFields',
   'input',
+  'createAlert',
+  'alertMapping',
 ] as const;
 
 export async function agentExists(db: Queryable, organizationId: string, agentId: string): Promise<boolean> {
@@ -51,7 +56,7 @@ export async function agentExists(db: Queryable, organizationId: string, agentId
 export async function insertTriggerRow(db: Queryable, row: TriggerRow): Promise<void> {
   await db
     .insertInto('agentTriggers')
-    .values({ ...row, additionalFields: JSON.stringify(row.additionalFields), input: row.input == null ? null : JSON.stringify(row.input) })
+    .values({ ...row, additionalFields: JSON.stringify(row.additionalFields), input: row.input == null ? null : JSON.stringify(row.input), alertMapping: row.alertMapping ? JSON.stringify(row.alertMapping) : null })
     .execute();
 }
 
@@ -97,6 +102,8 @@ export async function updateTriggerRow(db: Queryable, row: TriggerRow): Promise<
       additionalFields: JSON.stringify(row.additionalFields),
       cronSchedule: row.cronSchedule,
       input: row.input == null ? null : JSON.stringify(row.input),
+      createAlert: row.createAlert,
+      alertMapping: row.alertMapping ? JSON.stringify(row.alertMapping) : null,
       nextRunAt: row.nextRunAt,
       updatedAt: row.updatedAt,
     })

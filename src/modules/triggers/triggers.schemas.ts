@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { isJsonPointer, MAPPABLE_FIELDS } from '../alerts/index.js';
 import { WEBHOOK_SOURCES } from './signatures.fns.js';
 
 /**
@@ -73,6 +74,14 @@ export const RotatedSecret = z
   })
   .meta({ id: 'TriggerRotatedSecret' });
 
+const createAlert = z
+  .boolean()
+  .describe('Each delivery also creates an alert (default: on for webhook, jira, jira-automation, linear, bugcrowd, hackerone, zscaler, darktrace; off for slack and cron)');
+const alertMapping = z
+  .record(z.enum(MAPPABLE_FIELDS), z.string().max(500).refine(isJsonPointer, 'must be an RFC 6901 JSON pointer such as /detail/title'))
+  .nullable()
+  .describe('Optional JSON pointers into the payload for the alert title, description, severity, externalRef, externalUrl and dedupeKey; they win over what Rampart reads per source');
+
 export const WebhookSave = z.strictObject({
   source: WebhookSourceSchema,
   triggerId: z.uuid({ error: 'must be a UUID' }).describe('The id in the `webhookUrl` that `…/fields` answered'),
@@ -80,6 +89,8 @@ export const WebhookSave = z.strictObject({
   enabled: z.boolean().optional().describe('Default true'),
   signingSecret: signingSecret.optional(),
   additionalFields: additionalFields.optional(),
+  createAlert: createAlert.optional(),
+  alertMapping: alertMapping.optional(),
 });
 export const CronSave = z.strictObject({
   source: z.literal('cron'),
@@ -98,6 +109,8 @@ export const UpdateBody = z
     cronSchedule: cronExpression.optional().describe('cron triggers only'),
     additionalFields: additionalFields.optional(),
     input: input.optional().describe('cron triggers only'),
+    createAlert: createAlert.optional(),
+    alertMapping: alertMapping.optional(),
   })
   .meta({ id: 'TriggerUpdate' });
 export type UpdateBodyT = z.infer<typeof UpdateBody>;
@@ -118,6 +131,8 @@ export const Trigger = z
     nextRunAt: z.string().nullable().describe('cron triggers: the next scheduled run (UTC)'),
     input: z.unknown().describe('cron triggers: the input of each run; null otherwise'),
     additionalFields: z.record(z.string(), z.unknown()),
+    createAlert: z.boolean().describe('Whether each delivery also creates an alert (assigned to this agent; the run triages it)'),
+    alertMapping: z.record(z.string(), z.string()).nullable().describe('JSON pointers into the payload for alert fields'),
     lastRunAttemptedAt: z.string().nullable(),
     lastRunSucceededAt: z.string().nullable(),
     createdAt: z.string(),

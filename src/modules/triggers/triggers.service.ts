@@ -7,6 +7,8 @@ import { writeAudit } from '../../platform/audit.js';
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
 import { nextCronRun } from '../../platform/cron.js';
+import { createsAlertByDefault } from '../alerts/index.js';
+
 import type { WebhookSource } from './signatures.fns.js';
 import {
   agentExists,
@@ -56,6 +58,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
       nextRunAt: iso(row.nextRunAt),
       input: cron ? (row.input ?? null) : null,
       additionalFields: row.additionalFields,
+      createAlert: row.createAlert ?? createsAlertByDefault(row.source),
+      alertMapping: row.alertMapping,
       lastRunAttemptedAt: iso(row.lastRunAttemptedAt),
       lastRunSucceededAt: iso(row.lastRunSucceededAt),
       createdAt: iso(row.createdAt),
@@ -87,6 +91,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         additionalFields,
         cronSchedule: null,
         input: null,
+        createAlert: null,
+        alertMapping: null,
         nextRunAt: null,
         lastRunAttemptedAt: null,
         lastRunSucceededAt: null,
@@ -130,6 +136,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
             additionalFields: { type: 'cron' },
             cronSchedule: body.cronSchedule,
             input: body.input ?? null,
+            createAlert: null,
+            alertMapping: null,
             nextRunAt: nextCronRun(body.cronSchedule, now),
             lastRunAttemptedAt: null,
             lastRunSucceededAt: null,
@@ -152,6 +160,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
             enabled: body.enabled ?? existing.enabled,
             signingSecretCiphertext: updatedSecret(secrets, body.signingSecret, existing.signingSecretCiphertext).ciphertext,
             additionalFields: { ...existing.additionalFields, ...(body.additionalFields ?? {}), type: existing.source },
+            createAlert: body.createAlert !== undefined ? body.createAlert : existing.createAlert,
+            alertMapping: body.alertMapping !== undefined ? body.alertMapping : existing.alertMapping,
             updatedAt: now,
           };
           await updateTriggerRow(tx, row);
@@ -187,6 +197,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
           additionalFields: { ...existing.additionalFields, ...(body.additionalFields ?? {}), type: existing.source },
           cronSchedule: body.cronSchedule ?? existing.cronSchedule,
           input: body.input !== undefined ? body.input : existing.input,
+          createAlert: body.createAlert !== undefined ? body.createAlert : existing.createAlert,
+          alertMapping: body.alertMapping !== undefined ? body.alertMapping : existing.alertMapping,
           nextRunAt: scheduleChanged ? nextCronRun(body.cronSchedule!, now) : existing.nextRunAt,
           updatedAt: now,
         };

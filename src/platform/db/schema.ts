@@ -129,6 +129,11 @@ export interface DB {
   agentTriggers: AgentTriggersTable;
   agentRuns: AgentRunsTable;
   triggerDeliveries: TriggerDeliveriesTable;
+  alertCounters: AlertCountersTable;
+  codeDetections: CodeDetectionsTable;
+  alerts: AlertsTable;
+  alertTimeline: AlertTimelineTable;
+  alertRouting: AlertRoutingTable;
 }
 
 export interface IntelSourcesTable {
@@ -326,6 +331,10 @@ export interface AgentTriggersTable {
   cronSchedule: string | null;
   /** The input a cron trigger passes to its agent (migration 0005). */
   input: NullableJson<unknown>;
+  /** Whether a delivery also creates an alert; null: the source's default (migration 0011). */
+  createAlert: boolean | null;
+  /** JSON pointers into the payload for alert fields (title, description, severity, …). */
+  alertMapping: NullableJson<Record<string, string>>;
   nextRunAt: NullableTimestamp;
   lastRunAttemptedAt: NullableTimestamp;
   lastRunSucceededAt: NullableTimestamp;
@@ -335,7 +344,7 @@ export interface AgentTriggersTable {
 }
 
 export type AgentRunStatus = 'waiting' | 'running' | 'done' | 'error' | 'interrupted';
-export type AgentRunMode = 'sync' | 'async' | 'trigger' | 'cron';
+export type AgentRunMode = 'sync' | 'async' | 'trigger' | 'cron' | 'triage';
 
 export interface AgentRunsTable {
   id: string;
@@ -366,4 +375,90 @@ export interface TriggerDeliveriesTable {
   deliveryKey: string;
   runId: string;
   receivedAt: Timestamp;
+}
+
+export type AlertSeverity = 'low' | 'medium' | 'high' | 'critical';
+export type AlertStatus = 'open' | 'in_progress' | 'escalated' | 'closed_true_positive' | 'closed_false_positive' | 'closed_benign';
+
+export interface AlertCountersTable {
+  organizationId: string;
+  lastNumber: number;
+}
+
+export interface CodeDetectionsTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  ruleId: string | null;
+  description: Generated<string>;
+  severity: AlertSeverity;
+  logSource: string | null;
+  logStream: string | null;
+  query: string | null;
+  createdBy: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface AlertsTable {
+  id: string;
+  organizationId: string;
+  number: number;
+  title: string;
+  description: Generated<string>;
+  severity: AlertSeverity;
+  status: AlertStatus;
+  duplicateCount: Generated<number>;
+  sourceCategory: string;
+  sourceName: string;
+  triggerType: string | null;
+  createdBy: string;
+  createdByUserId: string | null;
+  codeDetectionId: string | null;
+  originCodeDetectionHitId: string | null;
+  originAgentId: string | null;
+  originTriggerId: string | null;
+  originRunId: string | null;
+  assignedAgentId: string | null;
+  triageRunId: string | null;
+  externalProvider: string | null;
+  externalRef: string | null;
+  externalUrl: string | null;
+  dedupeKey: string | null;
+  payload: JsonDefault<unknown>;
+  routing: NullableJson<Record<string, unknown>>;
+  routingDepth: Generated<number>;
+  huntQualifiedBy: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  firstTriagedAt: NullableTimestamp;
+  resolvedAt: NullableTimestamp;
+  resolvedByType: 'human' | 'agent' | null;
+  resolvedByUserId: string | null;
+  resolvedByAgentName: string | null;
+  resolvedReason: string | null;
+}
+
+export interface AlertTimelineTable {
+  id: string;
+  organizationId: string;
+  alertId: string;
+  kind: string;
+  actorType: 'human' | 'agent' | 'system';
+  actorUserId: string | null;
+  actorAgentId: string | null;
+  runId: string | null;
+  body: Generated<string>;
+  data: JsonDefault<Record<string, unknown>>;
+  createdAt: Timestamp;
+}
+
+export interface AlertRoutingTable {
+  organizationId: string;
+  routes: JsonDefault<unknown[]>;
+  defaultResponseAgentId: string | null;
+  huntResponseAgentId: string | null;
+  updatedBy: string | null;
+  createdAt: Generated<Date>;
+  updatedAt: Generated<Date>;
 }

@@ -5,6 +5,7 @@ import { NotFoundError } from '../../../platform/http/errors.js';
 import { findItemRow } from '../items/items.repo.js';
 import { toItemDto } from '../items/items.service.js';
 import { IOC_LISTS } from '../items/items.schemas.js';
+import { registryKeyAsWritten } from '../pipeline/extract/normalize.fns.js';
 import { LOG_SOURCES, sigmaRules } from './sigma.fns.js';
 
 /**
@@ -21,7 +22,7 @@ export function createDetectionService(deps: { db: Database; baseUrl: string }) 
       const item = toItemDto(row);
       const indicators: Record<string, string[]> = {};
       for (const list of IOC_LISTS) {
-        for (const ioc of item.iocs[list]) (indicators[ioc.type] ??= []).push(ioc.normalizedValue);
+        for (const ioc of item.iocs[list]) (indicators[ioc.type] ??= []).push(ruleValue(ioc));
       }
       for (const values of Object.values(indicators)) values.sort();
       const techniques = [...new Set(item.classification.attack.map((a) => a.subTechnique || a.technique))].sort();
@@ -32,9 +33,11 @@ export function createDetectionService(deps: { db: Database; baseUrl: string }) 
         title: item.event.title.slice(0, 200),
         description: (item.tldr || item.summary || item.event.title).slice(0, 1000),
         reference: item.source.url || null,
-        date: (item.source.publishTime || item.createdAt).slice(0, 10).replaceAll('-', '/'),
+        date: (item.source.publishTime || item.createdAt).slice(0, 10),
         techniques,
         indicators,
+        platforms: item.classification.platforms,
+        severity: item.severity,
       });
       return {
         chatUrl: `${deps.baseUrl}/items/${item.id}/detection-context`,
@@ -53,6 +56,15 @@ export function createDetectionService(deps: { db: Database; baseUrl: string }) 
       };
     },
   };
+}
+
+/**
+ * The value a rule matches: the normalized value, except registry keys, which keep the case they
+ * were written in (the normalized key is lower-cased for deduplication; a rule is read by people
+ * and Sigma matching is case-insensitive anyway).
+ */
+function ruleValue(ioc: { type: string; value: string; normalizedValue: string }): string {
+  return ioc.type === 'registry-key' ? (registryKeyAsWritten(ioc.value) ?? ioc.normalizedValue) : ioc.normalizedValue;
 }
 
 /** A UUID (version 8 layout, RFC 9562) derived from a name: the same input gives the same id. */

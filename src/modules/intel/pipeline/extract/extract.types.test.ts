@@ -199,3 +199,19 @@ describe('each indicator type is extracted with its kind and normalized value', 
     expect(extractIocs('Nothing to see here: just prose, 3.14 and e.g. a list.')).toEqual({ iocs: [], dropped: [] });
   });
 });
+
+describe('registry key boundaries', () => {
+  const written = (text: string) => extractIocs(text).iocs.filter((i) => i.kind === 'registry-key').map((i) => i.value);
+  it('a key ends before a space and a bracket or parenthesis, at sentence punctuation, or at the end of the line', () => {
+    const key = 'HKCU\\Software\\Microsoft\\Windows\\CurrentVersion\\Run\\LummaUpd';
+    expect(written(`Persistence via ${key} (T1547.001) was observed.`)).toEqual([key]);
+    expect(written(`Persistence via ${key} [T1547.001]`)).toEqual([key]);
+    expect(written(`Persistence via ${key}.`)).toEqual([key]);
+    expect(written(`Persistence via ${key}, then a restart`)).toEqual([key]);
+    expect(written(`${key}\nnext line`)).toEqual([key]);
+    expect(written(`Persistence via ${key}`)).toEqual([key]);
+  });
+  it('keeps multi-word components that continue the key', () => {
+    expect(written('HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Winlogon (T1547.004)')).toEqual(['HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Winlogon']);
+  });
+});

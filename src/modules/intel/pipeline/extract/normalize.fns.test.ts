@@ -10,6 +10,7 @@ import {
   normalizeTechnique,
   normalizeUrl,
   normalizeWindowsPath,
+  registryKeyAsWritten,
 } from './normalize.fns.js';
 import { formatIpv6, parseIpv6, parseIpv6Parts } from './validate.fns.js';
 
@@ -162,5 +163,13 @@ describe('other kinds', () => {
       ['btc', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq'],
       ['eth', '0x32be343b94f860124dc4fee278fdcbd38c102d88'],
     ]);
+  });
+});
+
+describe('registryKeyAsWritten', () => {
+  it('canonical root and backslashes, case as written', () => {
+    expect(registryKeyAsWritten('HKCU\\Software\\Run\\LummaUpd')).toBe('HKEY_CURRENT_USER\\Software\\Run\\LummaUpd');
+    expect(registryKeyAsWritten('hklm:\\\\SOFTWARE\\\\Evil\\')).toBe('HKEY_LOCAL_MACHINE\\SOFTWARE\\Evil');
+    expect(registryKeyAsWritten('C:\\Windows\\evil.exe')).toBeNull();
   });
 });

@@ -43,9 +43,21 @@ const REG_ROOTS: Readonly<Record<string, string>> = {
 
 /** Full root name, single backslashes, no trailing backslash, path lowercased (the registry is case-insensitive). */
 export function normalizeRegistryKey(root: string, path: string): string {
-  const r = REG_ROOTS[root.toUpperCase()] ?? root.toUpperCase();
-  const rest = path.replace(/\\{2}/g, '\\').replace(/\\+$/, '').toLowerCase();
-  return r + rest;
+  return fullRoot(root) + canonicalPath(path).toLowerCase();
+}
+
+/** Full root name, single backslashes, no trailing backslash, the path's case as written (for rules people read). */
+export function canonicalRegistryKey(root: string, path: string): string {
+  return fullRoot(root) + canonicalPath(path);
+}
+
+const fullRoot = (root: string) => REG_ROOTS[root.toUpperCase()] ?? root.toUpperCase();
+const canonicalPath = (path: string) => path.replace(/\\{2}/g, '\\').replace(/\\+$/, '');
+
+/** A registry key as written in a text (`HKCU\\Software\\…`, `HKLM:\\…`) in canonical form with its case kept; null if it is not one. */
+export function registryKeyAsWritten(written: string): string | null {
+  const m = /^(HKEY_[A-Z_]+|HK(?:LM|CU|CR|U|CC)):?(\\.*)$/i.exec(written.trim());
+  return m ? canonicalRegistryKey(m[1]!, m[2]!) : null;
 }
 
 /** Lowercase local part + normalized domain. */

@@ -41,7 +41,9 @@ const IPV4_DEF = String.raw`\d{1,3}${SEP_DOT}\d{1,3}${SEP_DOT}\d{1,3}${SEP_DOT}\
 
 export const URL_SRC = String.raw`(${SCHEME})(${SCHEME_SEP})((?:[\w.%+-]+(?::[^\s@/\[\]]*)?(?:@|\[@\]))?)(\[[0-9a-f:.]+\]|${HOSTNAME}|${LABEL})(?:(${SEP_COLON})(\d{1,5})(?!\d))?(${PATH})?`;
 export const EMAIL_SRC = String.raw`([\w%+-]+(?:(?:\.|\[\.\]|\(\.\))[\w%+-]+)*)(${SEP_AT})(${HOSTNAME})(?![${LABEL_CHARS}-])`;
-const REG_COMP = String.raw`[^\\\s"'<>|]+(?: (?=[A-Z0-9{(])[^\\\s"'<>|]+){0,5}`;
+// A component may hold spaces ("Windows NT", "Volatile Environment") when the next word starts like a
+// name; a space before a bracket or parenthesis ends the key ("…\\Run\\LummaUpd (T1547.001)").
+const REG_COMP = String.raw`[^\\\s"'<>|]+(?: (?=[A-Z0-9{])[^\\\s"'<>|]+){0,5}`;
 export const REGISTRY_SRC = String.raw`(HKEY_(?:LOCAL_MACHINE|CURRENT_USER|CLASSES_ROOT|USERS|CURRENT_CONFIG|PERFORMANCE_DATA|DYN_DATA)|HK(?:LM|CU|CR|U|CC))(:?)((?:\\{1,2}(?:${REG_COMP})?)+)`;
 const PATH_COMP = String.raw`[^\\\s"'<>|:*?]+(?: (?=[A-Za-z0-9(])[^\\\s"'<>|:*?]+){0,5}`;
 export const WINPATH_SRC = String.raw`(?:[A-Za-z]:|%[A-Za-z_()0-9]+%|\\\\[\w.$-]+)(?:\\{1,2}${PATH_COMP})+`;

@@ -1,0 +1,250 @@
+import { sql } from 'kysely';
+import { uuidv7 } from 'uuidv7';
+import type { Queryable } from '../../platform/db/database.js';
+import type { AlertSeverity } from '../../platform/db/schema.js';
+import type { EventSink } from '../../platform/events.js';
+import { enqueueRun } from '../runs/index.js';
+import { OPEN_STATUSES, displayIdOf } from './alerts.fns.js';
+import { addTimelineEntry, findAlert, listTimeline, nextAlertNumber } from './alerts.repo.js';
+import type { AlertDto } from './alerts.schemas.js';
+import { decideRoute, type Route } from './routing.fns.js';
+
+/** Alerts created by triage runs deeper than this are not routed automatically (a runaway chain stops). */
+export const MAX_ROUTING_DEPTH = 3;
+
+/**
+ * Who triages a new alert:
+ * - `route`: the ordered triage routes, else the default agent, else nobody (§4.2);
+ * - `hunt`: the hunt response agent (`huntAlertRouting`), skipping routes and default;
+ * - `trigger`: the trigger's own agent, whose run (already queued) is the triage run;
+ * - `none`: left unassigned.
+ */
+export type TriageChoice =
+  | { kind: 'route'; actorUserId: string | null }
+  | { kind: 'hunt' }
+  | { kind: 'trigger'; agentId: string; runId: string; triggerName: string }
+  | { kind: 'none' };
+
+export interface NewAlert {
+  organizationId: string;
+  title: string;
+  description?: string | undefined;
+  severity: AlertSeverity;
+  source: { category: 'trigger' | 'detection' | 'agent' | 'user' | 'hunt'; name: string; triggerType?: string | null };
+  createdBy: 'trigger' | 'detection' | 'agent' | 'user' | 'hunt';
+  createdByUserId?: string | null;
+  dedupeKey?: string | null;
+  externalProvider?: string | null;
+  externalRef?: string | null;
+  externalUrl?: string | null;
+  /** The original signal (trigger body, detection hit), kept as received. */
+  payload?: unknown;
+  codeDetectionId?: string | null;
+  originCodeDetectionHitId?: string | null;
+  /** The log table a detection hit came from, for `logTable` route conditions. */
+  logTable?: { source: string; stream: string } | null;
+  originAgentId?: string | null;
+  originTriggerId?: string | null;
+  originRunId?: string | null;
+  huntQualifiedBy?: string | null;
+  triage: TriageChoice;
+}
+
+export interface AlertDeps {
+  /** Where `alert.created` / `alert.status_changed` events go (the delivery module; discarded when not wired). */
+  events: EventSink;
+}
+
+/**
+ * The one way an alert comes into existence (triggers, detection hits, the `create_alert` tool,
+ * the API and hunt all call it), inside the caller's transaction. A signal whose `dedupeKey`
+ * matches an alert that is not closed increments that alert's `duplicateCount` and adds a
+ * timeline entry instead; two identical signals at once land on one row (the partial unique
+ * index `alerts_open_dedupe_idx` with ON CONFLICT). A new alert is routed to its triage agent
+ * and an `alert.created` event is recorded.
+ */
+export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDeps): Promise<{ alert: AlertDto; created: boolean }> {
+  const orgId = input.organizationId;
+  if (input.dedupeKey) {
+    const existing = await tx
+      .updateTable('alerts')
+      .set((eb) => ({ duplicateCount: eb('duplicateCount', '+', 1), updatedAt: new Date() }))
+      .where('organizationId', '=', orgId)
+      .where('dedupeKey', '=', input.dedupeKey)
+      .where('status', 'in', OPEN_STATUSES)
+      .returning('id')
+      .executeTakeFirst();
+    if (existing) return duplicateOf(tx, orgId, existing.id, input);
+  }
+
+  const now = new Date();
+  const id = uuidv7();
+  const number = await nextAlertNumber(tx, orgId);
+  const depth = await routingDepthOf(tx, input.originRunId ?? null);
+  const values = {
+    id,
+    organizationId: orgId,
+    number,
+    title: input.title,
+    description: input.description ?? '',
+    severity: input.severity,
+    status: 'open' as const,
+    sourceCategory: input.source.category,
+    sourceName: input.source.name,
+    triggerType: input.source.triggerType ?? null,
+    createdBy: input.createdBy,
+    createdByUserId: input.createdByUserId ?? null,
+    codeDetectionId: input.codeDetectionId ?? null,
+    originCodeDetectionHitId: input.originCodeDetectionHitId ?? null,
+    originAgentId: input.originAgentId ?? null,
+    originTriggerId: input.originTriggerId ?? null,
+    originRunId: input.originRunId ?? null,
+    externalProvider: input.externalProvider ?? null,
+    externalRef: input.externalRef ?? null,
+    externalUrl: input.externalUrl ?? null,
+    dedupeKey: input.dedupeKey ?? null,
+    payload: JSON.stringify(input.payload ?? null),
+    routingDepth: depth,
+    huntQualifiedBy: input.huntQualifiedBy ?? null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  // Lost a race to an identical signal: the other insert's row takes the duplicate.
+  const inserted = await sql<{ id: string; inserted: boolean }>`
+    INSERT INTO alerts (${sql.join(Object.keys(values).map((k) => sql.ref(snake(k))))})
+    VALUES (${sql.join(Object.values(values))})
+    ON CONFLICT (organization_id, dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('open', 'in_progress', 'escalated')
+    DO UPDATE SET duplicate_count = alerts.duplicate_count + 1, updated_at = now()
+    RETURNING id, (xmax = 0) AS inserted`.execute(tx);
+  const row = inserted.rows[0]!;
+  if (!row.inserted) return duplicateOf(tx, orgId, row.id, input);
+
+  await addTimelineEntry(tx, {
+    organizationId: orgId,
+    alertId: id,
+    kind: 'created',
+    actorType: input.createdBy === 'agent' ? 'agent' : input.createdBy === 'user' ? 'human' : 'system',
+    actorUserId: input.createdByUserId ?? null,
+    actorAgentId: input.originAgentId ?? null,
+    runId: input.originRunId ?? null,
+    body: `${displayIdOf(number)} created from ${input.source.name}`,
+  });
+  await route(tx, id, orgId, input, depth);
+  const alert = (await findAlert(tx, orgId, id))!;
+  await deps.events(tx, { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert: withoutPayload(alert) } });
+  return { alert: withoutPayload(alert), created: true };
+}
+
+async function duplicateOf(tx: Queryable, orgId: string, alertId: string, input: NewAlert) {
+  await addTimelineEntry(tx, {
+    organizationId: orgId,
+    alertId,
+    kind: 'duplicate',
+    actorType: 'system',
+    runId: input.originRunId ?? null,
+    body: `Duplicate signal from ${input.source.name} (dedupe key ${input.dedupeKey})`,
+    data: { payload: input.payload ?? null },
+  });
+  return { alert: withoutPayload((await findAlert(tx, orgId, alertId))!), created: false };
+}
+
+/** How many triage runs deep an alert is: one more than the alert its creating run was triaging. */
+async function routingDepthOf(tx: Queryable, originRunId: string | null): Promise<number> {
+  if (!originRunId) return 0;
+  const parent = await tx.selectFrom('alerts').select('routingDepth').where('triageRunId', '=', originRunId).executeTakeFirst();
+  return parent ? parent.routingDepth + 1 : 0;
+}
+
+async function route(tx: Queryable, alertId: string, orgId: string, input: NewAlert, depth: number): Promise<void> {
+  const triage = input.triage;
+  if (triage.kind === 'none') return;
+  if (triage.kind === 'trigger') {
+    await tx
+      .updateTable('alerts')
+      .set({ assignedAgentId: triage.agentId, triageRunId: triage.runId, status: 'in_progress', firstTriagedAt: new Date(), routing: JSON.stringify({ outcome: 'trigger', routeId: null, routeName: null, reason: `Created by the trigger "${triage.triggerName}"; its run triages the alert` }) })
+      .where('id', '=', alertId)
+      .execute();
+    await addTimelineEntry(tx, { organizationId: orgId, alertId, kind: 'triage_started', actorType: 'system', actorAgentId: triage.agentId, runId: triage.runId, body: "The trigger's run triages this alert" });
+    return;
+  }
+  const settings = await tx.selectFrom('alertRouting').selectAll().where('organizationId', '=', orgId).executeTakeFirst();
+  if (triage.kind === 'hunt') {
+    const agentId = settings?.huntResponseAgentId ?? null;
+    const reason = agentId ? 'Hunt alerts go to the hunt response agent' : 'No hunt response agent is set; the hunt alert is left unassigned';
+    await recordRouting(tx, alertId, orgId, { outcome: agentId ? 'hunt' : 'unassigned', routeId: null, routeName: null, reason });
+    if (agentId) await startTriage(tx, { alertId, organizationId: orgId, agentId, actorUserId: settings?.updatedBy ?? null, cause: 'routed' });
+    return;
+  }
+  if (depth > MAX_ROUTING_DEPTH) {
+    const reason = `Created by a triage run ${depth} hops deep (more than ${MAX_ROUTING_DEPTH}); not routed automatically to stop a runaway chain`;
+    await recordRouting(tx, alertId, orgId, { outcome: 'not_routed', routeId: null, routeName: null, reason });
+    return;
+  }
+  const code = input.codeDetectionId ?? null;
+  const decision = decideRoute((settings?.routes ?? []) as Route[], settings?.defaultResponseAgentId ?? null, {
+    severity: input.severity,
+    codeDetectionId: code,
+    logTable: input.logTable ?? null,
+    sources: [input.source.category, ...(input.source.triggerType ? [input.source.triggerType] : [])],
+  });
+  await recordRouting(tx, alertId, orgId, {
+    outcome: decision.outcome,
+    routeId: decision.outcome === 'route' ? decision.routeId : null,
+    routeName: decision.outcome === 'route' ? decision.routeName : null,
+    reason: decision.reason,
+  });
+  if (decision.outcome !== 'unassigned') {
+    // Routed runs act as the user who last saved the routing (they chose this agent), else the alert's creator.
+    await startTriage(tx, { alertId, organizationId: orgId, agentId: decision.agentId, actorUserId: settings?.updatedBy ?? triage.actorUserId, cause: 'routed' });
+  }
+}
+
+async function recordRouting(tx: Queryable, alertId: string, orgId: string, routing: { outcome: string; routeId: string | null; routeName: string | null; reason: string }) {
+  await tx.updateTable('alerts').set({ routing: JSON.stringify(routing) }).where('id', '=', alertId).execute();
+  await addTimelineEntry(tx, { organizationId: orgId, alertId, kind: routing.outcome === 'unassigned' || routing.outcome === 'not_routed' ? 'not_routed' : 'routed', actorType: 'system', body: routing.reason, data: routing });
+}
+
+/**
+ * Queue a triage run of `agentId` for the alert: its input is the alert with its payload and
+ * timeline. The alert moves to `in_progress` (if it was open) and records the run.
+ */
+export async function startTriage(tx: Queryable, t: { alertId: string; organizationId: string; agentId: string; actorUserId: string | null; cause: 'routed' | 'assigned' }): Promise<string> {
+  const alert = (await findAlert(tx, t.organizationId, t.alertId))!;
+  const timeline = await listTimeline(tx, t.alertId, 50, 0);
+  const runId = uuidv7();
+  await enqueueRun(tx, {
+    id: runId,
+    organizationId: t.organizationId,
+    agentId: t.agentId,
+    mode: 'triage',
+    input: {
+      task: `Triage alert ${alert.displayId}. Use get_alert, comment_on_alert, update_alert and set_alert_status (alertId "${alert.id}") to record what you find and conclude.`,
+      alert,
+      timeline: timeline.entries,
+    },
+    actorUserId: t.actorUserId,
+  });
+  await tx
+    .updateTable('alerts')
+    .set((eb) => ({
+      assignedAgentId: t.agentId,
+      triageRunId: runId,
+      status: sql`CASE WHEN status = 'open' THEN 'in_progress' ELSE status END`,
+      firstTriagedAt: eb.fn.coalesce('firstTriagedAt', sql<Date>`now()`),
+      updatedAt: new Date(),
+    }))
+    .where('id', '=', t.alertId)
+    .execute();
+  await addTimelineEntry(tx, { organizationId: t.organizationId, alertId: t.alertId, kind: 'triage_started', actorType: 'system', actorAgentId: t.agentId, runId, body: `Triage run queued (${t.cause})` });
+  return runId;
+}
+
+function withoutPayload<T extends { payload?: unknown }>(alert: T): Omit<T, 'payload'> {
+  const { payload: _payload, ...rest } = alert;
+  return rest;
+}
+
+function snake(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+

@@ -1,0 +1,88 @@
+import type { AlertSeverity, AlertStatus } from '../../platform/db/schema.js';
+
+/** Pure rules of the alert lifecycle: statuses, dispositions, who may set what. */
+
+export const ALERT_SEVERITIES = ['low', 'medium', 'high', 'critical'] as const satisfies readonly AlertSeverity[];
+export const ALERT_STATUSES = [
+  'open',
+  'in_progress',
+  'escalated',
+  'closed_true_positive',
+  'closed_false_positive',
+  'closed_benign',
+] as const satisfies readonly AlertStatus[];
+export const OPEN_STATUSES: readonly AlertStatus[] = ['open', 'in_progress', 'escalated'];
+
+export type Disposition = 'true_positive' | 'false_positive' | 'benign';
+
+/** The prefix of every display id (`RMP-42`): numbers are per organization, from 1. */
+export const DISPLAY_PREFIX = 'RMP';
+
+export function displayIdOf(number: number): string {
+  return `${DISPLAY_PREFIX}-${number}`;
+}
+
+/** `RMP-42` (any case) → 42; anything else → null. */
+export function numberOfDisplayId(value: string): number | null {
+  const m = /^rmp-(\d{1,15})$/i.exec(value.trim());
+  return m ? Number(m[1]) : null;
+}
+
+export function isClosed(status: AlertStatus): boolean {
+  return status.startsWith('closed_');
+}
+
+export function dispositionOf(status: AlertStatus): Disposition | null {
+  switch (status) {
+    case 'closed_true_positive':
+      return 'true_positive';
+    case 'closed_false_positive':
+      return 'false_positive';
+    case 'closed_benign':
+      return 'benign';
+    default:
+      return null;
+  }
+}
+
+export type StatusActor = { type: 'human'; userId: string } | { type: 'agent'; agentId: string; agentName: string };
+
+/**
+ * Why a status change is refused, or null when it is allowed. Agents may not conclude that an
+ * alert is a true positive: that call belongs to a person, so an agent escalates instead.
+ * Setting the status an alert already has is refused too (it would record nothing).
+ */
+export function refusedStatusChange(from: AlertStatus, to: AlertStatus, actor: StatusActor): string | null {
+  if (from === to) return `The alert is already ${to}`;
+  if (actor.type === 'agent' && to === 'closed_true_positive') {
+    return 'An agent cannot close an alert as a true positive; set the status to escalated so a person decides';
+  }
+  return null;
+}
+
+/** The timeline entry kind of a status change: reopening and closing are told apart from the rest. */
+export function statusChangeKind(from: AlertStatus, to: AlertStatus): 'reopened' | 'closed' | 'escalated' | 'status_changed' {
+  if (isClosed(from) && !isClosed(to)) return 'reopened';
+  if (isClosed(to)) return 'closed';
+  if (to === 'escalated') return 'escalated';
+  return 'status_changed';
+}
+
+/** Severity words senders use → ours (`info`/`informational` → low, `error`/`severe` → high, …). */
+export function normalizeSeverity(value: unknown): AlertSeverity | null {
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    // Numeric scales (GuardDuty 0–10, CVSS): the conventional bands.
+    if (value >= 9) return 'critical';
+    if (value >= 7) return 'high';
+    if (value >= 4) return 'medium';
+    return 'low';
+  }
+  if (typeof value !== 'string') return null;
+  const v = value.trim().toLowerCase();
+  if (/^\d+(\.\d+)?$/.test(v)) return normalizeSeverity(Number(v));
+  if (['critical', 'crit', 'p1', 'sev1', 'highest', 'urgent', 'emergency', 'fatal'].includes(v)) return 'critical';
+  if (['high', 'p2', 'sev2', 'error', 'severe', 'major'].includes(v)) return 'high';
+  if (['medium', 'moderate', 'p3', 'sev3', 'warning', 'warn', 'normal'].includes(v)) return 'medium';
+  if (['low', 'p4', 'p5', 'sev4', 'sev5', 'lowest', 'minor', 'info', 'informational', 'none'].includes(v)) return 'low';
+  return null;
+}

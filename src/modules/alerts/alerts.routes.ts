@@ -1,0 +1,162 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { contextOf } from '../../platform/context.js';
+import { IdParams, LimitOffsetQuery } from '../../platform/http/pagination.js';
+import { DeleteResult, withErrors } from '../../platform/http/responses.js';
+import {
+  AlertIdParams, AlertList, AlertListQuery, AlertOnly, AlertWithTimeline, AssignBody, AssignResult, BulkStatusBody, BulkStatusResult, CommentBody,
+  CommentResult, CreateAlertBody, CreateAlertResult, ForRunParams, ForRunResult, PatchAlertBody, SeverityBody, StatusBody, StatusResult, TimelinePage,
+} from './alerts.schemas.js';
+import { RoutesBody, RoutesView, SimulateBody, SimulateResult } from './routing.schemas.js';
+import { CodeDetection, CodeDetectionInput, CodeDetectionList, HitBody, HitResult } from './code-detections.schemas.js';
+import type { AlertsService } from './alerts.service.js';
+import type { RoutingService } from './routing.service.js';
+import type { CodeDetectionsService } from './code-detections.service.js';
+
+export interface AlertServices {
+  alerts: AlertsService;
+  routing: RoutingService;
+  codeDetections: CodeDetectionsService;
+}
+
+export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const tags = ['Alerts'];
+  const read = { permissions: ['alert.read' as const] };
+  const triage = { permissions: ['alert.triage' as const] };
+  const manage = { permissions: ['alert.manage' as const] };
+
+  app.get('/api/alerts', {
+    config: read,
+    schema: { tags, summary: 'List alerts, newest first', querystring: AlertListQuery, response: withErrors({ 200: AlertList }) },
+  }, async (req) => s.alerts.list(contextOf(req), req.query));
+
+  app.post('/api/alerts', {
+    config: triage,
+    schema: {
+      tags,
+      summary: 'Create an alert by hand (deduplicated by `dedupeKey`, routed like any alert)',
+      body: CreateAlertBody,
+      response: withErrors({ 200: CreateAlertResult }),
+    },
+  }, async (req) => s.alerts.create(contextOf(req), req.body));
+
+  app.post('/api/alerts/bulk/status', {
+    config: triage,
+    schema: {
+      tags,
+      summary: 'Change the status of up to 200 alerts',
+      description: 'Each alert changes in its own transaction; refused or unknown ones are listed in `failed` and the others still change.',
+      body: BulkStatusBody,
+      response: withErrors({ 200: BulkStatusResult }),
+    },
+  }, async (req) => s.alerts.bulkStatus(contextOf(req), req.body));
+
+  app.get('/api/alerts/for-run/:runId', {
+    config: read,
+    schema: { tags, summary: 'The alert a run triages (or created), or null', params: ForRunParams, response: withErrors({ 200: ForRunResult }) },
+  }, async (req) => s.alerts.forRun(contextOf(req), req.params.runId));
+
+  app.get('/api/alerts/:alertId', {
+    config: read,
+    schema: { tags, summary: 'One alert (uuid or display id) with its original payload and first timeline page', params: AlertIdParams, response: withErrors({ 200: AlertWithTimeline }, 404) },
+  }, async (req) => s.alerts.get(contextOf(req), req.params.alertId));
+
+  app.patch('/api/alerts/:alertId', {
+    config: triage,
+    schema: { tags, summary: 'Change the title or description', params: AlertIdParams, body: PatchAlertBody, response: withErrors({ 200: AlertOnly }, 404) },
+  }, async (req) => s.alerts.patch(contextOf(req), req.params.alertId, req.body));
+
+  app.get('/api/alerts/:alertId/timeline', {
+    config: read,
+    schema: { tags, summary: 'The activity timeline, oldest first', params: AlertIdParams, querystring: LimitOffsetQuery, response: withErrors({ 200: TimelinePage }, 404) },
+  }, async (req) => s.alerts.timeline(contextOf(req), req.params.alertId, req.query.limit, req.query.offset));
+
+  app.post('/api/alerts/:alertId/status', {
+    config: triage,
+    schema: {
+      tags,
+      summary: 'Change the status (reopening a closed alert is allowed and recorded)',
+      params: AlertIdParams,
+      body: StatusBody,
+      response: withErrors({ 200: StatusResult }, 404),
+    },
+  }, async (req) => s.alerts.setStatus(contextOf(req), req.params.alertId, req.body));
+
+  app.post('/api/alerts/:alertId/severity', {
+    config: triage,
+    schema: { tags, summary: 'Change the severity', params: AlertIdParams, body: SeverityBody, response: withErrors({ 200: AlertOnly }, 404) },
+  }, async (req) => s.alerts.setSeverity(contextOf(req), req.params.alertId, req.body));
+
+  app.post('/api/alerts/:alertId/comments', {
+    config: triage,
+    schema: { tags, summary: 'Comment on the timeline (Markdown)', params: AlertIdParams, body: CommentBody, response: withErrors({ 200: CommentResult }, 404) },
+  }, async (req) => s.alerts.comment(contextOf(req), req.params.alertId, req.body.bodyMarkdown));
+
+  app.post('/api/alerts/:alertId/assign', {
+    config: manage,
+    schema: {
+      tags,
+      summary: 'Assign to a response agent and start its triage run',
+      description: 'The run acts as the caller. One active triage run per alert: 409 while one is waiting or running.',
+      params: AlertIdParams,
+      body: AssignBody,
+      response: withErrors({ 200: AssignResult }, 404, 409),
+    },
+  }, async (req) => s.alerts.assign(contextOf(req), req.params.alertId, req.body.agentId));
+
+  app.get('/api/alert-triage-routes', {
+    config: read,
+    schema: { tags, summary: 'The ordered triage routes, default and hunt agents', response: withErrors({ 200: RoutesView }) },
+  }, async (req) => s.routing.get(contextOf(req)));
+
+  app.put('/api/alert-triage-routes', {
+    config: manage,
+    schema: {
+      tags,
+      summary: 'Replace the ordered routes that choose which agent triages a new alert',
+      description:
+        'Routes are checked top to bottom; the first enabled route whose conditions all match wins, else the default agent, else the alert stays unassigned. ' +
+        'At most 50 routes, or as many as are already saved when more. 400 when routes and default would send alerts between agents in a loop (an agent with the `create_alert` tool whose alerts come back to it); the issues name the agent, severities and routes.',
+      body: RoutesBody,
+      response: withErrors({ 200: RoutesView }),
+    },
+  }, async (req) => s.routing.replace(contextOf(req), req.body));
+
+  app.post('/api/alert-triage-routes/simulate', {
+    config: read,
+    schema: { tags, summary: 'Which route would win for a sample alert, and why (nothing is created)', body: SimulateBody, response: withErrors({ 200: SimulateResult }) },
+  }, async (req) => s.routing.simulate(contextOf(req), req.body));
+
+  const detectionTags = ['Detections'];
+  app.get('/api/code-detections', {
+    config: read,
+    schema: { tags: detectionTags, summary: 'List code detections', querystring: LimitOffsetQuery, response: withErrors({ 200: CodeDetectionList }) },
+  }, async (req) => s.codeDetections.list(contextOf(req), req.query.limit, req.query.offset));
+  app.post('/api/code-detections', {
+    config: manage,
+    schema: { tags: detectionTags, summary: 'Register a detection rule that lives outside Rampart', body: CodeDetectionInput, response: withErrors({ 200: CodeDetection }) },
+  }, async (req) => s.codeDetections.create(contextOf(req), req.body));
+  app.get('/api/code-detections/:id', {
+    config: read,
+    schema: { tags: detectionTags, summary: 'One code detection', params: IdParams, response: withErrors({ 200: CodeDetection }, 404) },
+  }, async (req) => s.codeDetections.get(contextOf(req), req.params.id));
+  app.put('/api/code-detections/:id', {
+    config: manage,
+    schema: { tags: detectionTags, summary: 'Replace a code detection', params: IdParams, body: CodeDetectionInput, response: withErrors({ 200: CodeDetection }, 404) },
+  }, async (req) => s.codeDetections.update(contextOf(req), req.params.id, req.body));
+  app.delete('/api/code-detections/:id', {
+    config: manage,
+    schema: { tags: detectionTags, summary: 'Delete a code detection (409 while a triage route names it)', params: IdParams, response: withErrors({ 200: DeleteResult }, 404, 409) },
+  }, async (req) => s.codeDetections.remove(contextOf(req), req.params.id));
+  app.post('/api/code-detections/:id/hits', {
+    config: { permissions: ['alert.triage' as const] },
+    schema: {
+      tags: detectionTags,
+      summary: 'Report a hit of the detection: creates an alert, or counts a duplicate of the open one',
+      params: IdParams,
+      body: HitBody,
+      response: withErrors({ 200: HitResult }, 404),
+    },
+  }, async (req) => s.codeDetections.hit(contextOf(req), req.params.id, req.body));
+}

@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../../platform/wiring.js';
+import { discardEvents, type EventSink } from '../../platform/events.js';
+import { registerAlertsRoutes } from './alerts.routes.js';
+import { createAlertsService } from './alerts.service.js';
+import { createRoutingService } from './routing.service.js';
+import { createCodeDetectionsService } from './code-detections.service.js';
+
+// The front door: how other modules create alerts (triggers, hunt) and what they may read.
+export { createAlert, type NewAlert, type TriageChoice, type AlertDeps } from './alerts.create.js';
+export { findAlert } from './alerts.repo.js';
+export type { AlertDto } from './alerts.schemas.js';
+export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, type AlertMapping } from './trigger-payload.fns.js';
+export { alertTools } from './alert.tools.js';
+
+/** Event types this module records for output destinations (see docs/alerts.md). */
+export const ALERT_EVENT_TYPES = ['alert.created', 'alert.status_changed'] as const;
+
+export function registerAlertsModule(app: FastifyInstance, deps: ModuleDeps & { events?: EventSink }): void {
+  const db = deps.database.db;
+  const events = deps.events ?? discardEvents;
+  registerAlertsRoutes(app, {
+    alerts: createAlertsService({ db, events }),
+    routing: createRoutingService({ db }),
+    codeDetections: createCodeDetectionsService({ db, events }),
+  });
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { ALERT_SEVERITIES } from './alerts.fns.js';
+
+/** The most routes a replace may hold, unless more are already saved (spec §4.2, §8). */
+export const MAX_ROUTES = 50;
+/** The most code detection ids one condition may list. */
+export const MAX_CODE_DETECTION_IDS = 500;
+
+export const RouteCondition = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('codeDetection'), codeDetectionIds: z.array(z.uuid()).min(1).max(MAX_CODE_DETECTION_IDS) }),
+  z.object({ type: z.literal('logTable'), source: z.string().min(1).max(200), stream: z.string().min(1).max(200) }).describe('Names an entry of `logTableOptions` (its `source` and `stream`)'),
+  z.object({ type: z.literal('severity'), severities: z.array(z.enum(ALERT_SEVERITIES)).min(1) }).describe('Extension: the alert severity is one of these'),
+  z.object({ type: z.literal('source'), sources: z.array(z.string().min(1).max(100)).min(1).max(50) }).describe('Extension: the alert trigger type (`jira`, `webhook`, …) or source category (`detection`, `trigger`, `agent`, `user`) is one of these'),
+]);
+
+export const RouteInput = z.object({
+  id: z.uuid().optional(),
+  name: z.string().trim().min(1).max(255),
+  enabled: z.boolean().default(true),
+  conditions: z.array(RouteCondition).max(20),
+  responseAgentId: z.uuid(),
+});
+
+export const RoutesBody = z.object({
+  routes: z.array(RouteInput).describe(`In checking order; at most ${MAX_ROUTES}, or as many as are already saved when more`),
+  defaultResponseAgentId: z.uuid().nullable().optional().describe('null leaves unmatched alerts unassigned; omitted keeps the saved default'),
+  huntResponseAgentId: z.uuid().nullable().optional().describe('Extension: the agent that triages hunt alerts (`huntAlertRouting`); omitted keeps it'),
+});
+
+const RouteOutput = RouteInput.extend({ id: z.string(), enabled: z.boolean(), action: z.literal('triage'), responseAgentName: z.string() });
+
+export const RoutesView = z
+  .object({
+    routes: z.array(RouteOutput),
+    defaultSettings: z.object({
+      organizationId: z.string(),
+      defaultResponseAgentId: z.string().nullable(),
+      defaultResponseAgentName: z.string().nullable(),
+      createdAt: z.string(),
+      updatedAt: z.string(),
+    }),
+    huntAlertRouting: z.object({ responseAgentId: z.string().nullable(), responseAgentName: z.string().nullable() }),
+    responseAgents: z.array(z.object({ id: z.string(), name: z.string() })),
+    logTableOptions: z.array(z.object({ source: z.string(), sourceDisplayName: z.string(), toolId: z.string(), stream: z.string(), streamLabel: z.string() })),
+  })
+  .meta({ id: 'AlertTriageRoutes' });
+
+export const SimulateBody = z.object({
+  severity: z.enum(ALERT_SEVERITIES).default('medium'),
+  codeDetectionId: z.uuid().optional(),
+  logTable: z.object({ source: z.string(), stream: z.string() }).optional(),
+  source: z.string().max(100).default('user').describe('A trigger type or a source category'),
+  routes: z.array(RouteInput).optional().describe('Routes to try instead of the saved ones (test before saving)'),
+  defaultResponseAgentId: z.uuid().nullable().optional(),
+});
+export const SimulateResult = z.object({
+  outcome: z.enum(['route', 'default', 'unassigned']),
+  routeId: z.string().nullable(),
+  routeName: z.string().nullable(),
+  responseAgentId: z.string().nullable(),
+  responseAgentName: z.string().nullable(),
+  reason: z.string(),
+});
+

@@ -1,0 +1,156 @@
+import { uuidv7 } from 'uuidv7';
+import type { Database, Queryable } from '../../platform/db/database.js';
+import type { RequestContext } from '../../platform/context.js';
+import { writeAudit } from '../../platform/audit.js';
+import { ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
+import { iso } from '../../platform/time.js';
+import { ALERT_SEVERITIES } from './alerts.fns.js';
+import { decideRoute, findRoutingLoops, type Route } from './routing.fns.js';
+import { MAX_ROUTES } from './routing.schemas.js';
+import type { z } from 'zod';
+import type { RoutesBody, SimulateBody } from './routing.schemas.js';
+
+type RoutesInput = z.infer<typeof RoutesBody>;
+type SimulateInput = z.infer<typeof SimulateBody>;
+
+/** The tool that lets an agent create alerts; agents that have it can take part in a routing loop. */
+export const CREATE_ALERT_TOOL = 'create_alert';
+
+async function logTableOptions(db: Queryable, orgId: string) {
+  const rows = await db
+    .selectFrom('codeDetections')
+    .select(['logSource', 'logStream'])
+    .distinct()
+    .where('organizationId', '=', orgId)
+    .where('logSource', 'is not', null)
+    .where('logStream', 'is not', null)
+    .orderBy('logSource')
+    .orderBy('logStream')
+    .execute();
+  return rows.map((r) => ({ source: r.logSource!, sourceDisplayName: r.logSource!, toolId: 'code_detection', stream: r.logStream!, streamLabel: r.logStream! }));
+}
+
+export function createRoutingService(deps: { db: Database }) {
+  const { db } = deps;
+
+  async function view(q: Queryable, orgId: string) {
+    const settings = await q.selectFrom('alertRouting').selectAll().where('organizationId', '=', orgId).executeTakeFirst();
+    const agents = await q.selectFrom('agents').select(['id', 'name']).where('organizationId', '=', orgId).orderBy('name').orderBy('id').execute();
+    const names = new Map(agents.map((a) => [a.id, a.name]));
+    const routes = (settings?.routes ?? []) as Route[];
+    const now = iso(new Date())!;
+    return {
+      routes: routes.map((r) => ({ ...r, action: 'triage' as const, responseAgentName: names.get(r.responseAgentId) ?? '' })),
+      defaultSettings: {
+        organizationId: orgId,
+        defaultResponseAgentId: settings?.defaultResponseAgentId ?? null,
+        defaultResponseAgentName: settings?.defaultResponseAgentId ? (names.get(settings.defaultResponseAgentId) ?? null) : null,
+        createdAt: settings ? iso(settings.createdAt)! : now,
+        updatedAt: settings ? iso(settings.updatedAt)! : now,
+      },
+      huntAlertRouting: {
+        responseAgentId: settings?.huntResponseAgentId ?? null,
+        responseAgentName: settings?.huntResponseAgentId ? (names.get(settings.huntResponseAgentId) ?? null) : null,
+      },
+      responseAgents: agents,
+      logTableOptions: await logTableOptions(q, orgId),
+    };
+  }
+
+  /** Every reference must exist in the organization; the loop rule of §4.2. */
+  async function check(q: Queryable, orgId: string, routes: Route[], defaultAgentId: string | null, huntAgentId: string | null, savedCount: number): Promise<void> {
+    const issues: ValidationIssue[] = [];
+    const limit = Math.max(MAX_ROUTES, savedCount);
+    if (routes.length > limit) issues.push({ path: 'routes', message: `At most ${limit} routes (${MAX_ROUTES}, or as many as are already saved)`, code: 'too_big', location: 'body' });
+    const agents = await q.selectFrom('agents').select(['id', 'name', 'toolNames']).where('organizationId', '=', orgId).execute();
+    const byId = new Map(agents.map((a) => [a.id, a]));
+    const detections = new Set((await q.selectFrom('codeDetections').select('id').where('organizationId', '=', orgId).execute()).map((d) => d.id));
+    const tables = new Set((await logTableOptions(q, orgId)).map((t) => `${t.source}\u0000${t.stream}`));
+    const seenIds = new Set<string>();
+    routes.forEach((r, i) => {
+      if (seenIds.has(r.id)) issues.push({ path: `routes.${i}.id`, message: 'Route ids must be unique', code: 'duplicate', location: 'body' });
+      seenIds.add(r.id);
+      if (!byId.has(r.responseAgentId)) issues.push({ path: `routes.${i}.responseAgentId`, message: 'No such agent in this organization', code: 'unknown_reference', location: 'body' });
+      r.conditions.forEach((c, j) => {
+        if (c.type === 'codeDetection') {
+          const unknown = c.codeDetectionIds.filter((id) => !detections.has(id));
+          if (unknown.length) issues.push({ path: `routes.${i}.conditions.${j}.codeDetectionIds`, message: `Unknown code detection id(s): ${unknown.slice(0, 5).join(', ')}`, code: 'unknown_reference', location: 'body' });
+        }
+        if (c.type === 'logTable' && !tables.has(`${c.source}\u0000${c.stream}`)) {
+          issues.push({ path: `routes.${i}.conditions.${j}`, message: `No log table ${c.source}/${c.stream} among logTableOptions`, code: 'unknown_reference', location: 'body' });
+        }
+      });
+    });
+    if (defaultAgentId && !byId.has(defaultAgentId)) issues.push({ path: 'defaultResponseAgentId', message: 'No such agent in this organization', code: 'unknown_reference', location: 'body' });
+    if (huntAgentId && !byId.has(huntAgentId)) issues.push({ path: 'huntResponseAgentId', message: 'No such agent in this organization', code: 'unknown_reference', location: 'body' });
+    if (issues.length) throw new ValidationError(issues);
+
+    const creators = new Set(agents.filter((a) => a.toolNames.includes(CREATE_ALERT_TOOL)).map((a) => a.id));
+    const loops = findRoutingLoops(routes, defaultAgentId, creators, ALERT_SEVERITIES);
+    if (loops.length) {
+      throw new ValidationError(
+        loops.map((l) => {
+          const name = byId.get(l.agentId)!.name;
+          return {
+            path: l.via[0] === 'default' ? 'defaultResponseAgentId' : `routes.${Number(l.via[0]!.split(' ')[1]) - 1}.responseAgentId`,
+            message: `Routing loop: agent "${name}" → alert → "${name}". "${name}" can create alerts (${CREATE_ALERT_TOOL}), and its alerts of severity ${l.severities.join(', ')} would be routed back to it (${l.via.join(', ')})`,
+            code: 'routing_loop',
+            location: 'body' as const,
+          };
+        }),
+      );
+    }
+  }
+
+  return {
+    get: (ctx: RequestContext) => view(db, ctx.actor.organizationId),
+
+    async replace(ctx: RequestContext, body: RoutesInput) {
+      const orgId = ctx.actor.organizationId;
+      return db.transaction().execute(async (tx) => {
+        // One writer at a time per organization: the "as many as already saved" limit reads the saved list.
+        await tx.insertInto('alertRouting').values({ organizationId: orgId }).onConflict((oc) => oc.doNothing()).execute();
+        const saved = await tx.selectFrom('alertRouting').selectAll().where('organizationId', '=', orgId).forUpdate().executeTakeFirstOrThrow();
+        const routes: Route[] = body.routes.map((r) => ({ id: r.id?.toLowerCase() ?? uuidv7(), name: r.name, enabled: r.enabled, conditions: r.conditions, responseAgentId: r.responseAgentId.toLowerCase() }));
+        const defaultAgentId = body.defaultResponseAgentId === undefined ? saved.defaultResponseAgentId : (body.defaultResponseAgentId?.toLowerCase() ?? null);
+        const huntAgentId = body.huntResponseAgentId === undefined ? saved.huntResponseAgentId : (body.huntResponseAgentId?.toLowerCase() ?? null);
+        await check(tx, orgId, routes, defaultAgentId, huntAgentId, (saved.routes as unknown[]).length);
+        await tx
+          .updateTable('alertRouting')
+          .set({ routes: JSON.stringify(routes), defaultResponseAgentId: defaultAgentId, huntResponseAgentId: huntAgentId, updatedBy: ctx.actor.userId, updatedAt: new Date() })
+          .where('organizationId', '=', orgId)
+          .execute();
+        await writeAudit(tx, ctx, { action: 'alertRoutes.replace', resourceType: 'alertRoutes', metadata: { routes: routes.length, defaultResponseAgentId: defaultAgentId, huntResponseAgentId: huntAgentId } });
+        return view(tx, orgId);
+      });
+    },
+
+    /** Which route would win for a sample alert, and why; nothing is created. */
+    async simulate(ctx: RequestContext, body: SimulateInput) {
+      const orgId = ctx.actor.organizationId;
+      const settings = await db.selectFrom('alertRouting').selectAll().where('organizationId', '=', orgId).executeTakeFirst();
+      const routes: Route[] = body.routes
+        ? body.routes.map((r) => ({ id: r.id ?? '', name: r.name, enabled: r.enabled, conditions: r.conditions, responseAgentId: r.responseAgentId.toLowerCase() }))
+        : ((settings?.routes ?? []) as Route[]);
+      const defaultAgentId = body.defaultResponseAgentId === undefined ? (settings?.defaultResponseAgentId ?? null) : body.defaultResponseAgentId;
+      const decision = decideRoute(routes, defaultAgentId, {
+        severity: body.severity,
+        codeDetectionId: body.codeDetectionId?.toLowerCase() ?? null,
+        logTable: body.logTable ?? null,
+        sources: [body.source],
+      });
+      const agentId = decision.outcome === 'unassigned' ? null : decision.agentId;
+      const agent = agentId ? await db.selectFrom('agents').select('name').where('id', '=', agentId).where('organizationId', '=', orgId).executeTakeFirst() : undefined;
+      return {
+        outcome: decision.outcome,
+        routeId: decision.outcome === 'route' ? decision.routeId || null : null,
+        routeName: decision.outcome === 'route' ? decision.routeName : null,
+        responseAgentId: agentId,
+        responseAgentName: agent?.name ?? null,
+        reason: decision.reason,
+      };
+    },
+  };
+}
+
+export type RoutingService = ReturnType<typeof createRoutingService>;
