@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import pino from 'pino';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +14,7 @@ import { loadConfig } from '../src/config.js';
 import { createAuthenticator } from '../src/platform/auth/authenticator.js';
 import { createInvalidationBus } from '../src/platform/cache/invalidation-bus.js';
 import { openDatabase, type DatabaseHandle } from '../src/platform/db/database.js';
-import { startEmbeddedDatabase, type EmbeddedDatabase } from '../src/platform/db/embedded.js';
+import { EmbeddedStartError, startEmbeddedDatabase, type EmbeddedDatabase } from '../src/platform/db/embedded.js';
 import { isDatabaseUnavailable } from '../src/platform/db/errors.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
 import { JobCatalog, defineJob } from '../src/platform/jobs/catalog.js';
@@ -199,4 +201,57 @@ describe('router-level errors', () => {
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ error: 'Validation failed', issues: [{ code: 'invalid_url', location: 'params' }] });
   });
+});
+
+describe('embedded database start-up', () => {
+  it('stops the PostgreSQL orphaned by a killed owner, says so, and starts its own', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-orphan-'));
+    try {
+      // An owner process that is then killed with SIGKILL: its postgres keeps running.
+      const owner = spawn(process.execPath, ['--import', 'tsx', '-e', `import('./src/platform/db/embedded.ts').then((m) => m.startEmbeddedDatabase(${JSON.stringify(dir)})).then(() => console.log('up'))`], {
+        cwd: path.resolve(import.meta.dirname, '..'),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      await new Promise<void>((resolve, reject) => {
+        owner.stdout!.on('data', (d) => String(d).includes('up') && resolve());
+        owner.once('exit', (code) => reject(new Error(`owner exited with ${code}`)));
+      });
+      owner.kill('SIGKILL');
+      await new Promise((r) => owner.once('exit', r));
+      const orphan = Number(fs.readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      expect(() => process.kill(orphan, 0)).not.toThrow();
+
+      const logs: string[] = [];
+      const db = await startEmbeddedDatabase(dir, { log: (m) => logs.push(m) });
+      expect(logs.join('\n')).toContain(`found an orphaned embedded PostgreSQL (pid ${orphan})`);
+      expect(() => process.kill(orphan, 0)).toThrow();
+      const client = new pg.Client({ connectionString: db.connectionString });
+      await client.connect();
+      expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      await client.end();
+      await db.stop();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('names the problem and what to do when PostgreSQL cannot start (never a bare undefined)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-badstart-'));
+    const blocker = net.createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => blocker.once('listening', r));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      const err = await startEmbeddedDatabase(dir, { preferredPort: port }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(EmbeddedStartError);
+      expect((err as Error).message).toContain('The embedded PostgreSQL did not start');
+      expect((err as Error).message).toContain(`What to do: Port ${port} is taken by another program`);
+      expect((err as Error).message).not.toContain('undefined');
+    } finally {
+      blocker.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
