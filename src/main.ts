@@ -117,6 +117,13 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+// A promise rejected with a non-Error somewhere unawaited: name it instead of Node's bare reason.
+process.on('unhandledRejection', (reason: unknown) => {
+  const e = asError(reason, 'an asynchronous operation');
+  process.stderr.write(`rampart: unhandled rejection: ${e.stack ?? e.message}\n`);
+  process.exit(1);
+});
+
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof UsageError) {
     process.stderr.write(`rampart: ${err.message}\n\n${USAGE}\n`);
