@@ -27,6 +27,8 @@ import { httpBench } from './http.bench.js';
 import { ingestBench } from './ingest.bench.js';
 import { iocsBench } from './iocs.bench.js';
 import { triggersBench } from './triggers.bench.js';
+import { alertsBench } from './alerts.bench.js';
+import { deliveryBench } from './delivery.bench.js';
 import { QUICK, runPendingCleanups, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { describeMachine, formatFigures, formatSummary, machineInfo, type SummaryRow } from './support/report.js';
 
@@ -40,7 +42,7 @@ import { describeMachine, formatFigures, formatSummary, machineInfo, type Summar
  *   2. import it here and append it to BENCHES.
  * Nothing else changes: selection by name, quick mode, the summary and latest.json follow.
  */
-const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench];
+const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench];
 
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 

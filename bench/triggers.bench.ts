@@ -31,7 +31,7 @@ export const TARGETS = { p99Ms: 50 } as const;
 
 const f = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
 
-async function json(url: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown } = {}) {
+export async function json(url: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown } = {}) {
   const res = await request(url, {
     method: init.method ?? 'GET',
     headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
@@ -42,7 +42,7 @@ async function json(url: string, init: { method?: 'GET' | 'POST'; headers?: Reco
   return body;
 }
 
-interface OpenLoopResult {
+export interface OpenLoopResult {
   sent: number;
   latencies: Float64Array;
   statusCounts: Record<string, number>;
@@ -51,8 +51,18 @@ interface OpenLoopResult {
   achievedRps: number;
 }
 
+const webhookBody = (i: number) => ({ alert: { id: i, severity: 'high', host: `host-${i % 50}` } });
+
 /** Sends `rate` req/s for `durationMs` on a fixed schedule; results of requests scheduled in the measured window. */
-async function openLoop(origin: string, reqPath: string, headers: Record<string, string>, rate: number, warmupMs: number, durationMs: number): Promise<OpenLoopResult> {
+export async function openLoop(
+  origin: string,
+  reqPath: string,
+  headers: Record<string, string>,
+  rate: number,
+  warmupMs: number,
+  durationMs: number,
+  bodyOf: (i: number) => unknown = webhookBody,
+): Promise<OpenLoopResult> {
   const pool = new Pool(origin, { connections: 64, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 10_000, bodyTimeout: 10_000 });
   const interval = 1000 / rate;
   const total = Math.round(((warmupMs + durationMs) / 1000) * rate);
@@ -75,7 +85,7 @@ async function openLoop(origin: string, reqPath: string, headers: Record<string,
       inflight.push(
         (async () => {
           try {
-            const res = await pool.request({ method: 'POST', path: reqPath, headers, body: JSON.stringify({ alert: { id: i, severity: 'high', host: `host-${i % 50}` } }) });
+            const res = await pool.request({ method: 'POST', path: reqPath, headers, body: JSON.stringify(bodyOf(i)) });
             const body = (await res.body.json()) as { executionId?: string };
             const done = performance.now();
             if (!measured) return;

@@ -5,6 +5,7 @@ import type { AppDeps } from './platform/wiring.js';
 import { createInvalidationBus } from './platform/cache/invalidation-bus.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
 import { ValidationError } from './platform/http/errors.js';
+import { installInputGuards } from './platform/http/hostile-input.js';
 import { installRequestHooks } from './platform/http/request-hooks.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
 import { registerOpenApi } from './platform/http/openapi.js';
@@ -28,6 +29,9 @@ declare module 'fastify' {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Trust the nearest `hops` proxies (proxy-addr's hop index counts from the socket peer). */
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 /** The HTTP application, without listening (tests inject or listen on port 0). */
 export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) => void | Promise<void>): Promise<FastifyInstance> {
   const app = Fastify({
@@ -41,7 +45,8 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
     requestIdHeader: false,
     // One line per request is written by our onResponse hook (with route and latency).
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: false,
+    // RAMPART_TRUST_PROXY: the client address (rate limits, logs) from the proxy's X-Forwarded-For.
+    trustProxy: typeof deps.config.trustProxy === 'number' ? trustHops(deps.config.trustProxy) : deps.config.trustProxy,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
@@ -78,6 +83,7 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
   });
 
   installErrorHandling(app, { bodyLimit: deps.config.bodyLimitBytes });
+  installInputGuards(app);
   installRequestHooks(app, {
     authenticator: deps.authenticator,
     rateLimiter: createRateLimiter(deps.config.rateLimitPerMinute),

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Environment → validated, frozen configuration. There are no secret defaults: the secret key
@@ -33,6 +34,10 @@ const envSchema = z.object({
   RAMPART_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   RAMPART_EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   RAMPART_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  RAMPART_TRUST_PROXY: z
+    .string()
+    .transform((v, ctx) => parseTrustProxy(v, ctx))
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -51,6 +56,11 @@ export interface Config {
   embeddedPgPort: number;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /**
+   * Whose forwarded headers (X-Forwarded-For, -Proto, -Host) to believe for the client address:
+   * false (default: the socket peer is the client), true (any proxy), a hop count, or addresses/CIDRs.
+   */
+  trustProxy: boolean | number | string[];
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
 
@@ -79,6 +89,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     workerConcurrency: e.RAMPART_WORKER_CONCURRENCY,
     embeddedPgPort: e.RAMPART_EMBEDDED_PG_PORT,
     metricsToken: e.RAMPART_METRICS_TOKEN,
+    trustProxy: e.RAMPART_TRUST_PROXY ?? false,
     logLevel: e.LOG_LEVEL,
   });
+}
+
+/** `RAMPART_TRUST_PROXY`: `true`/`false`, a number of proxy hops, or a comma list of addresses and CIDRs. */
+function parseTrustProxy(value: string, ctx: z.RefinementCtx): boolean | number | string[] {
+  const v = value.trim().toLowerCase();
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  if (/^\d{1,2}$/.test(v)) return Number(v);
+  const entries = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = entries.filter((s) => {
+    try {
+      if (s.includes('/')) ipaddr.parseCIDR(s);
+      else ipaddr.parse(s);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (bad.length || !entries.length) ctx.addIssue({ code: 'custom', message: `must be true, false, a hop count, or comma-separated addresses/CIDRs (bad: ${bad.join(', ') || 'empty'})` });
+  return entries;
 }

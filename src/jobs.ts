@@ -7,24 +7,27 @@ import type { GuardedClient } from './platform/outbound/index.js';
 import { createProcessItemsJob, createSyncSourceJob, enqueueProcessing } from './modules/intel/index.js';
 import { createAgentRunJob } from './modules/runs/index.js';
 import { buildToolSet } from './modules/tools/index.js';
-import { alertTools } from './modules/alerts/index.js';
-import { discardEvents } from './platform/events.js';
+import { createDeliveryJob, recordOutboundEvent } from './modules/delivery/index.js';
+import { alertTools, noteTriageRunEnded } from './modules/alerts/index.js';
 
 export interface JobDeps {
   db: Database;
   secrets: SecretBox;
   http: GuardedClient;
   logger: Logger;
+  /** RAMPART_BASE_URL, for links in delivered messages. */
+  baseUrl?: string;
 }
 
 /** Every job type of the service; modules add theirs here as they gain background work. */
 export function buildJobCatalog(deps: JobDeps): JobCatalog {
   // Built-in tools implemented by modules above `tools` (which must not import them).
-  const provided = alertTools({ events: discardEvents });
+  const provided = alertTools({ events: recordOutboundEvent });
   return new JobCatalog().register(
     ...maintenanceJobs(deps.db),
     createSyncSourceJob({ ...deps, enqueueEnrichment: enqueueProcessing }),
     createProcessItemsJob({ db: deps.db }),
-    createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet({ ...deps, provided }, ctx, names) }),
+    createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet({ ...deps, provided }, ctx, names), onRunEnded: noteTriageRunEnded }),
+    createDeliveryJob({ ...deps, baseUrl: deps.baseUrl ?? 'http://127.0.0.1:8080' }),
   );
 }

@@ -187,7 +187,7 @@ describe('async runs against an OpenAI-compatible model', () => {
     const deliveries = await t.database.db.selectFrom('destinationDeliveries').selectAll().where('runId', '=', runId).execute();
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0]).toMatchObject({ destinationId, status: 'pending', eventKind: 'agent_run.completed' });
-    expect(deliveries[0]!.payload).toMatchObject({ runId, agentId, agentName: 'Reporter', finalAssistantMessage: 'All clear.' });
+    expect((deliveries[0]!.payload as { data: unknown }).data).toMatchObject({ runId, agentId, agentName: 'Reporter', finalAssistantMessage: 'All clear.' });
   });
 });
 

@@ -83,6 +83,7 @@ function registerReference(root: FastifyInstance): void {
         type: row.type,
         config: row.config,
         hasToken: row.tokenCiphertext !== null,
+        eventSubscriptions: row.eventSubscriptions,
       } as z.infer<typeof DestinationList>[number];
       if (req.query.reveal === '1' && row.tokenCiphertext) dto.token = t.secrets.decrypt(row.tokenCiphertext);
       return dto;

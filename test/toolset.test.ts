@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
@@ -253,7 +254,10 @@ describe('send_to_destination', () => {
     expect(out).toEqual({ deliveryId: expect.any(String), destinationId, destinationName: 'SOAR', destinationType: 'webhook', status: 'pending' });
     const row = await t.database.db.selectFrom('destinationDeliveries').selectAll().where('id', '=', out.deliveryId).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ organizationId: t.orgA.organization.id, destinationId, eventKind: 'agent.message', status: 'pending', attemptCount: 0 });
-    expect(row.payload).toEqual({ runId: ctx.runId, agentId: ctx.agentId, title: 'IOC hit', message: 'Host web-01 talked to 203.0.113.1' });
+    expect(row.payload).toEqual({ occurredAt: expect.any(String), data: { runId: ctx.runId, agentId: ctx.agentId, title: 'IOC hit', message: 'Host web-01 talked to 203.0.113.1' } });
+    // Its job is queued in the same transaction (delivery's front door).
+    const { rows: jobs } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE payload->>'deliveryId' = ${out.deliveryId}`.execute(t.database.db);
+    expect(jobs[0]!.n).toBe(1);
     // Several messages to one destination in one run are fine.
     await exec(tools, 'send_to_destination', { destinationId, message: 'second' });
   });

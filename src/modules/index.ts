@@ -13,6 +13,7 @@ import { registerModelsModule } from './models/index.js';
 import { registerToolsModule } from './tools/index.js';
 import { registerRunsModule } from './runs/index.js';
 import { registerAlertsModule } from './alerts/index.js';
+import { destinationHealth, recordOutboundEvent, registerDeliveryModule } from './delivery/index.js';
 
 /** Each module wires its own routes and services; this list is the whole composition. */
 export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
@@ -21,12 +22,15 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerRolesModule(app, deps);
   registerApiKeysModule(app, deps);
   registerAuditLogsModule(app, deps);
-  registerDestinationsModule(app, deps);
+  // Delivery reads destinations; destinations get delivery's health reader injected here.
+  registerDestinationsModule(app, deps, { healthOf: destinationHealth(deps.database.db) });
+  registerDeliveryModule(app, deps);
   registerIntelModule(app, deps);
   registerAgentsModule(app, deps);
-  registerTriggersModule(app, deps);
+  registerTriggersModule(app, deps, { events: recordOutboundEvent });
   registerModelsModule(app, deps);
   registerToolsModule(app, deps);
   registerRunsModule(app, deps);
-  registerAlertsModule(app, deps);
+  // Alert events go out through delivery's sink (destinations subscribed to the event type).
+  registerAlertsModule(app, { ...deps, events: recordOutboundEvent });
 }

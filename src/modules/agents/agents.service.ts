@@ -98,7 +98,7 @@ export function createAgentsService(deps: { db: Database }) {
         await checkReferences(tx, ctx.actor.organizationId, input);
         const row = await tx
           .updateTable('agents')
-          .set({ ...columns(input), updatedAt: new Date() })
+          .set({ ...columns(input), updatedBy: ctx.actor.userId, updatedAt: new Date() })
           .where('organizationId', '=', ctx.actor.organizationId)
           .where('id', '=', id)
           .returningAll()

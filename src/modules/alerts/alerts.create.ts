@@ -3,7 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { AlertSeverity } from '../../platform/db/schema.js';
 import type { EventSink } from '../../platform/events.js';
-import { enqueueRun } from '../runs/index.js';
+import { enqueueRun, type EndedRun } from '../runs/index.js';
 import { OPEN_STATUSES, displayIdOf } from './alerts.fns.js';
 import { addTimelineEntry, findAlert, listTimeline, nextAlertNumber } from './alerts.repo.js';
 import type { AlertDto } from './alerts.schemas.js';
@@ -248,3 +248,24 @@ function snake(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
+
+/**
+ * A triage run ended: its outcome (status and the agent's final message) lands on the alert's
+ * timeline. Wired into the run job at the composition root (runs must not import alerts).
+ */
+export async function noteTriageRunEnded(tx: Queryable, run: EndedRun): Promise<void> {
+  const alert = await tx.selectFrom('alerts').select(['id', 'organizationId']).where('triageRunId', '=', run.runId).where('organizationId', '=', run.organizationId).executeTakeFirst();
+  if (!alert) return;
+  const message = run.status === 'done' ? run.finalAssistantMessage : `The triage run ended in ${run.status}${run.statusMessage ? `: ${run.statusMessage}` : ''}`;
+  await addTimelineEntry(tx, {
+    organizationId: alert.organizationId,
+    alertId: alert.id,
+    kind: 'triage_finished',
+    actorType: 'agent',
+    actorAgentId: run.agentId,
+    runId: run.runId,
+    body: message.slice(0, 20_000),
+    data: { status: run.status, agentName: run.agentName },
+  });
+  await tx.updateTable('alerts').set({ updatedAt: new Date() }).where('id', '=', alert.id).execute();
+}

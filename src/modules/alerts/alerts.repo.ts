@@ -16,7 +16,9 @@ function baseQuery(db: Queryable) {
     .leftJoin('agents as assigned', 'assigned.id', 'a.assignedAgentId')
     .leftJoin('codeDetections as cd', 'cd.id', 'a.codeDetectionId')
     .selectAll('a')
-    .select(['o.name as organizationName', 'origin.name as originAgentName', 'assigned.name as assignedAgentName', 'cd.name as detectionName', 'cd.ruleId as detectionRuleId']);
+    .select(['o.name as organizationName', 'origin.name as originAgentName', 'assigned.name as assignedAgentName', 'cd.name as detectionName', 'cd.ruleId as detectionRuleId'])
+    // As text: the CamelCasePlugin would rename keys inside the jsonb (the payload is kept as received).
+    .select(sql<string>`a.payload::text`.as('payloadText'));
 }
 type AlertRow = Awaited<ReturnType<ReturnType<typeof baseQuery>['executeTakeFirstOrThrow']>>;
 
@@ -64,7 +66,7 @@ export function toAlertDto(r: AlertRow): AlertDto & { payload: unknown } {
     resolvedByType: r.resolvedByType,
     huntQualifiedBy: r.huntQualifiedBy,
     routing: routing ? { outcome: routing.outcome, routeId: routing.routeId ?? null, routeName: routing.routeName ?? null, reason: routing.reason } : null,
-    payload: r.payload,
+    payload: JSON.parse(r.payloadText) as unknown,
   };
 }
 
@@ -155,9 +157,9 @@ export async function addTimelineEntry(tx: Queryable, e: NewTimelineEntry): Prom
 
 export async function listTimeline(db: Queryable, alertId: string, limit: number, offset: number) {
   const [rows, count] = await Promise.all([
-    db.selectFrom('alertTimeline').selectAll().where('alertId', '=', alertId).orderBy('createdAt').orderBy('id').limit(limit).offset(offset).execute(),
+    db.selectFrom('alertTimeline').selectAll().select(sql<string>`data::text`.as('dataText')).where('alertId', '=', alertId).orderBy('createdAt').orderBy('id').limit(limit).offset(offset).execute(),
     db.selectFrom('alertTimeline').select((eb) => eb.fn.countAll<string>().as('n')).where('alertId', '=', alertId).executeTakeFirstOrThrow(),
   ]);
-  const entries: TimelineEntryDto[] = rows.map(({ organizationId: _org, ...r }) => ({ ...r, createdAt: iso(r.createdAt)! }));
+  const entries: TimelineEntryDto[] = rows.map(({ organizationId: _org, dataText, ...r }) => ({ ...r, data: JSON.parse(dataText) as Record<string, unknown>, createdAt: iso(r.createdAt)! }));
   return { entries, totalCount: Number(count.n) };
 }

@@ -240,17 +240,27 @@ export function createAlertsService(deps: { db: Database } & AlertDeps) {
       });
     },
 
-    /** The alert a run triages or created (a triage run's alert first). */
+    /**
+     * The alert a run triages or created (a triage run's alert first), else the alert a run's
+     * signal was counted as a duplicate of (a trigger delivery deduplicated into an open alert).
+     */
     async forRun(ctx: RequestContext, runId: string) {
       const orgId = ctx.actor.organizationId;
-      const row = await db
+      const row = (await db
         .selectFrom('alerts')
         .select('id')
         .where('organizationId', '=', orgId)
         .where((eb) => eb.or([eb('triageRunId', '=', runId.toLowerCase()), eb('originRunId', '=', runId.toLowerCase())]))
         .orderBy(sql`triage_run_id = ${runId.toLowerCase()}`, 'desc')
         .orderBy('createdAt')
-        .executeTakeFirst();
+        .executeTakeFirst()) ??
+        (await db
+          .selectFrom('alertTimeline')
+          .select('alertId as id')
+          .where('organizationId', '=', orgId)
+          .where('runId', '=', runId.toLowerCase())
+          .orderBy('createdAt')
+          .executeTakeFirst());
       if (!row) return { alert: null };
       return { alert: stripPayload((await findAlert(db, orgId, row.id))!) };
     },

@@ -7,7 +7,7 @@ import { createRoutingService } from './routing.service.js';
 import { createCodeDetectionsService } from './code-detections.service.js';
 
 // The front door: how other modules create alerts (triggers, hunt) and what they may read.
-export { createAlert, type NewAlert, type TriageChoice, type AlertDeps } from './alerts.create.js';
+export { createAlert, noteTriageRunEnded, type NewAlert, type TriageChoice, type AlertDeps } from './alerts.create.js';
 export { findAlert } from './alerts.repo.js';
 export type { AlertDto } from './alerts.schemas.js';
 export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, type AlertMapping } from './trigger-payload.fns.js';

@@ -6,6 +6,7 @@ import { PERMISSIONS } from '../../platform/auth/permissions.js';
 import type { RequestContext } from '../../platform/context.js';
 import { writeAudit } from '../../platform/audit.js';
 import { NotFoundError, requirePermissions, ValidationError } from '../../platform/http/errors.js';
+import { requireAuthorityOver, requireWorkingSuperAdminKey } from '../../platform/auth/guardians.js';
 import { iso } from '../../platform/time.js';
 import type { ApiKeyDto } from './api-keys.schemas.js';
 
@@ -78,6 +79,8 @@ export function createApiKeysService(deps: { db: Database; authenticator: Pick<A
         const existing = await findKey(tx, ctx.actor.organizationId, id, true);
         if (!existing) throw new NotFoundError('API key');
         if (existing.revokedAt) return existing; // revoking twice is a no-op
+        if (existing.userId !== ctx.actor.userId) await requireAuthorityOver(tx, ctx.actor, existing.userId);
+        await requireWorkingSuperAdminKey(tx, ctx.actor.organizationId, existing.userId, existing.id);
         await tx.updateTable('apiKeys').set({ revokedAt: new Date() }).where('id', '=', existing.id).execute();
         await writeAudit(tx, ctx, { action: 'apiKey.revoke', resourceType: 'apiKey', resourceId: existing.id, metadata: { prefix: existing.prefix } });
         return (await findKey(tx, ctx.actor.organizationId, existing.id))!;

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
 
 export interface DestinationRow {
@@ -7,11 +8,12 @@ export interface DestinationRow {
   type: string;
   config: Record<string, unknown>;
   tokenCiphertext: string | null;
+  eventSubscriptions: string[];
   createdAt: Date;
   updatedAt: Date;
 }
 
-const COLUMNS = ['id', 'organizationId', 'name', 'type', 'config', 'tokenCiphertext', 'createdAt', 'updatedAt'] as const;
+const COLUMNS = ['id', 'organizationId', 'name', 'type', 'config', 'tokenCiphertext', 'eventSubscriptions', 'createdAt', 'updatedAt'] as const;
 
 export function listDestinationRows(db: Queryable, organizationId: string): Promise<DestinationRow[]> {
   return db.selectFrom('outputDestinations').select(COLUMNS).where('organizationId', '=', organizationId).orderBy('createdAt').orderBy('id').execute();
@@ -30,7 +32,7 @@ export async function insertDestinationRow(db: Queryable, row: DestinationRow): 
 export async function updateDestinationRow(db: Queryable, row: Omit<DestinationRow, 'createdAt'>): Promise<void> {
   await db
     .updateTable('outputDestinations')
-    .set({ name: row.name, type: row.type, config: JSON.stringify(row.config), tokenCiphertext: row.tokenCiphertext, updatedAt: row.updatedAt })
+    .set({ name: row.name, type: row.type, config: JSON.stringify(row.config), tokenCiphertext: row.tokenCiphertext, eventSubscriptions: row.eventSubscriptions, updatedAt: row.updatedAt })
     .where('id', '=', row.id)
     .where('organizationId', '=', row.organizationId)
     .execute();
@@ -41,17 +43,25 @@ export async function deleteDestinationRow(db: Queryable, organizationId: string
   return Number(res.numDeletedRows) > 0;
 }
 
-export async function listDeliveries(db: Queryable, organizationId: string, destinationId: string, limit: number, offset: number) {
-  const base = db.selectFrom('destinationDeliveries').where('organizationId', '=', organizationId).where('destinationId', '=', destinationId);
-  const [rows, count] = await Promise.all([
-    base
-      .select(['id', 'destinationId', 'eventKind', 'status', 'attemptCount', 'responseStatus', 'error', 'createdAt', 'updatedAt'])
-      .orderBy('createdAt', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset(offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, totalCount: Number(count.n) };
+/** Names of the agents whose `outputDestinationIds` include the destination. */
+export async function agentsUsingDestination(db: Queryable, organizationId: string, destinationId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('agents')
+    .select('name')
+    .where('organizationId', '=', organizationId)
+    .where(sql<boolean>`${destinationId}::uuid = ANY(output_destination_ids)`)
+    .orderBy('name')
+    .execute();
+  return rows.map((r) => r.name);
+}
+
+/** The organization's destinations subscribed to an event type. */
+export function destinationsSubscribedTo(db: Queryable, organizationId: string, eventType: string): Promise<DestinationRow[]> {
+  return db
+    .selectFrom('outputDestinations')
+    .select(COLUMNS)
+    .where('organizationId', '=', organizationId)
+    .where(sql<boolean>`${eventType} = ANY(event_subscriptions)`)
+    .orderBy('id')
+    .execute();
 }

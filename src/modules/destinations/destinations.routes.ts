@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { contextOf } from '../../platform/context.js';
-import { IdParams, LimitOffsetQuery } from '../../platform/http/pagination.js';
+import { IdParams } from '../../platform/http/pagination.js';
 import { withErrors } from '../../platform/http/responses.js';
-import { DeleteResult, DeliveryList, Destination, DestinationInput, DestinationList } from './destinations.schemas.js';
+import { DeleteResult, Destination, DestinationInput, DestinationList } from './destinations.schemas.js';
 import type { DestinationsService } from './destinations.service.js';
 
 export function registerDestinationsRoutes(root: FastifyInstance, service: DestinationsService): void {
@@ -24,7 +24,13 @@ export function registerDestinationsRoutes(root: FastifyInstance, service: Desti
 
   app.get('/api/output-destinations/:id', {
     config: read,
-    schema: { tags, summary: 'Get one output destination', params: IdParams, response: withErrors({ 200: Destination }, 404) },
+    schema: {
+      tags,
+      summary: 'Get one output destination',
+      description: 'Also answers its delivery health: `lastDeliveryStatus`, `lastError`, `consecutiveFailures` (a failing destination keeps being tried; it is never disabled).',
+      params: IdParams,
+      response: withErrors({ 200: Destination }, 404),
+    },
   }, async (req) => service.get(contextOf(req), req.params.id));
 
   app.post('/api/output-destinations', {
@@ -46,17 +52,12 @@ export function registerDestinationsRoutes(root: FastifyInstance, service: Desti
 
   app.delete('/api/output-destinations/:id', {
     config: manage,
-    schema: { tags, summary: 'Delete an output destination (and its delivery log)', params: IdParams, response: withErrors({ 200: DeleteResult }, 404) },
-  }, async (req) => service.remove(contextOf(req), req.params.id));
-
-  app.get('/api/output-destinations/:id/deliveries', {
-    config: read,
     schema: {
       tags,
-      summary: 'Delivery log of a destination, newest first',
+      summary: 'Delete an output destination',
+      description: '409 while agents name it in `outputDestinationIds` (the message names them). Its delivery log stays readable at `GET /api/output-destinations/{id}/deliveries`.',
       params: IdParams,
-      querystring: LimitOffsetQuery,
-      response: withErrors({ 200: DeliveryList }, 404),
+      response: withErrors({ 200: DeleteResult }, 404, 409),
     },
-  }, async (req) => service.deliveries(contextOf(req), req.params.id, req.query.limit, req.query.offset));
+  }, async (req) => service.remove(contextOf(req), req.params.id));
 }

@@ -20,6 +20,10 @@ export const WebhookConfig = z.strictObject({
     .optional()
     .describe('Header carrying the token; required when authType is `header`'),
 });
+const apiBaseUrl = httpUrl
+  .optional()
+  .describe('Extension: API base URL override (regional endpoint, self-hosted gateway, proxy); the product path is appended to it');
+
 export const TeamsConfig = z.strictObject({ url: httpUrl.describe('Workflow webhook URL to POST to') });
 export const BlockedChannel = z.strictObject({
   reason: z.literal('archived'),
@@ -32,10 +36,12 @@ export const SlackConfig = z.strictObject({
     .record(z.string().min(1), BlockedChannel)
     .optional()
     .describe('Channels delivery skips until a user updates the destination'),
+  apiBaseUrl: apiBaseUrl.describe('Extension: Slack Web API base, default https://slack.com/api (`/chat.postMessage` is appended)'),
 });
 export const PagerDutyConfig = z.strictObject({
   severity: z.enum(['critical', 'error', 'warning', 'info']).describe('Default severity of alerts'),
   source: z.string().min(1).max(255).optional().describe('Source identifier; defaults to the detection name'),
+  apiBaseUrl: apiBaseUrl.describe('Extension: Events API base, default https://events.pagerduty.com (`/v2/enqueue` is appended; e.g. https://events.eu.pagerduty.com)'),
 });
 export const LinearConfig = z.strictObject({
   teamId: z.string().min(1).max(255),
@@ -44,10 +50,13 @@ export const LinearConfig = z.strictObject({
   labelNames: z.array(z.string().max(255)).max(50).optional(),
   workflowStateId: z.string().min(1).max(255).optional(),
   workflowStateName: z.string().max(255).optional(),
+  apiBaseUrl: apiBaseUrl.describe('Extension: Linear API base, default https://api.linear.app (`/graphql` is appended)'),
 });
 export const TinesConfig = z.strictObject({
   teamId: z.string().regex(/^\d+$/, 'must contain digits only').max(32),
   teamName: z.string().max(255).optional(),
+  tenantUrl: httpUrl.optional().describe('Extension: your Tines tenant, e.g. https://acme.tines.com (cases are created at `/api/v2/cases`); required to deliver'),
+  apiBaseUrl: apiBaseUrl.describe('Extension: replaces tenantUrl as the base the cases path is appended to (a gateway or proxy)'),
 });
 
 export const DESTINATION_TYPES = ['webhook', 'teams', 'slack', 'pagerduty', 'linear', 'tines'] as const;
@@ -62,8 +71,14 @@ const token = z
   .optional()
   .describe('Credential for delivery. Write-only unless the caller has `destination.manage`. On update: omit to keep, null to clear.');
 
+/** Event types a destination receives besides agent output (docs/delivery.md). */
+export const EventSubscriptions = z
+  .array(z.string().regex(/^[a-z][a-z_]*(\.[a-z_]+)+$/, 'must be an event type such as alert.created').max(100))
+  .max(20)
+  .describe('Extension: event types delivered to this destination besides agent output, e.g. `alert.created`, `alert.status_changed`. Default: none; omitted on PUT: kept');
+
 const inputVariant = <T extends DestinationType, C extends z.ZodType>(type: T, config: C, withToken = true) =>
-  z.strictObject({ type: z.literal(type), name, config, ...(withToken ? { token } : {}) });
+  z.strictObject({ type: z.literal(type), name, config, eventSubscriptions: EventSubscriptions.optional(), ...(withToken ? { token } : {}) });
 
 export const DestinationInput = z
   .discriminatedUnion('type', [
@@ -92,6 +107,10 @@ const outputVariant = <T extends DestinationType, C extends z.ZodType>(type: T, 
       config,
       token: z.string().optional().describe('Present only for callers with `destination.manage` when a token is stored'),
       hasToken: z.boolean(),
+      eventSubscriptions: z.array(z.string()).describe('Extension: event types this destination receives besides agent output'),
+      lastDeliveryStatus: z.enum(['succeeded', 'retrying', 'failed', 'skipped']).nullable().optional().describe('Extension, on GET of one destination: the outcome of the latest delivery attempt'),
+      lastError: z.string().nullable().optional().describe('Extension, on GET of one destination: the error of the latest failed attempt since the last success'),
+      consecutiveFailures: z.number().int().optional().describe('Extension, on GET of one destination: failed attempts since the last success (a failing destination is never disabled)'),
     })
     .meta({ id });
 
@@ -110,18 +129,3 @@ export type DestinationDto = z.infer<typeof Destination>;
 export const DestinationList = z.array(Destination);
 
 export { DeleteResult } from '../../platform/http/responses.js';
-
-export const Delivery = z
-  .object({
-    id: z.uuid(),
-    destinationId: z.uuid(),
-    eventKind: z.string(),
-    status: z.enum(['pending', 'delivered', 'failed', 'skipped']),
-    attemptCount: z.number().int(),
-    responseStatus: z.number().int().nullable(),
-    error: z.string().nullable(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .meta({ id: 'DestinationDelivery' });
-export const DeliveryList = z.object({ deliveries: z.array(Delivery), totalCount: z.number().int() });

@@ -4,16 +4,18 @@ import { hasPermission } from '../../platform/auth/actor.js';
 import type { RequestContext } from '../../platform/context.js';
 import { updatedSecret, type SecretBox } from '../../platform/secrets.js';
 import { writeAudit } from '../../platform/audit.js';
-import { NotFoundError } from '../../platform/http/errors.js';
+import { ConflictError, NotFoundError } from '../../platform/http/errors.js';
+import { sql } from 'kysely';
+import type { Queryable } from '../../platform/db/database.js';
 import { iso } from '../../platform/time.js';
 import { createInvalidatedCache, type InvalidatedCache } from '../../platform/cache/invalidated-cache.js';
 import type { InvalidationBus } from '../../platform/cache/invalidation-bus.js';
 import { withTransaction } from '../../platform/cache/transaction.js';
 import {
+  agentsUsingDestination,
   deleteDestinationRow,
   findDestinationRow,
   insertDestinationRow,
-  listDeliveries,
   listDestinationRows,
   updateDestinationRow,
   type DestinationRow,
@@ -61,8 +63,41 @@ function deepFreeze<T>(value: T): T {
   return Object.freeze(value);
 }
 
-export function createDestinationsService(deps: { db: Database; secrets: SecretBox; cache: InvalidatedCache<OrganizationDestinations> }) {
-  const { db, secrets, cache } = deps;
+/** A destination's delivery health (read by the delivery module, injected at the composition root). */
+export interface DestinationHealth {
+  lastDeliveryStatus: 'succeeded' | 'retrying' | 'failed' | 'skipped' | null;
+  lastError: string | null;
+  consecutiveFailures: number;
+}
+export type HealthOf = (organizationId: string, destinationId: string) => Promise<DestinationHealth>;
+
+const inUse = (name: string, agents: string[]) =>
+  new ConflictError(
+    `Output destination "${name}" is used by agent${agents.length > 1 ? 's' : ''} ${agents.map((a) => `"${a}"`).join(', ')}; remove it from their outputDestinationIds before deleting it`,
+  );
+
+/**
+ * Marks Slack channels blocked (reported archived or not found) in the destination's config,
+ * from the delivery worker. Not a user update: `updatedAt` stays. The NOTIFY drops every
+ * process's cached copy of the organization's destinations at commit.
+ */
+export async function blockSlackChannels(tx: Queryable, organizationId: string, destinationId: string, channels: readonly string[], at: Date): Promise<void> {
+  if (channels.length === 0) return;
+  const row = await findDestinationRow(tx, organizationId, destinationId, true);
+  if (!row || row.type !== 'slack') return;
+  const blocked = { ...((row.config.blockedChannels as Record<string, unknown> | undefined) ?? {}) };
+  for (const c of channels) blocked[c] ??= { reason: 'archived', blockedAt: iso(at) };
+  await tx
+    .updateTable('outputDestinations')
+    .set({ config: JSON.stringify({ ...row.config, blockedChannels: blocked }) })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', destinationId)
+    .execute();
+  await sql`SELECT pg_notify(${DESTINATIONS_CHANNEL}, ${organizationId})`.execute(tx);
+}
+
+export function createDestinationsService(deps: { db: Database; secrets: SecretBox; cache: InvalidatedCache<OrganizationDestinations>; healthOf?: HealthOf }) {
+  const { db, secrets, cache, healthOf } = deps;
 
   async function loadOrganization(organizationId: string): Promise<OrganizationDestinations> {
     const all = (await listDestinationRows(db, organizationId)).map((row) => Object.freeze({ dto: deepFreeze(toDto(row, false)), tokenCiphertext: row.tokenCiphertext }));
@@ -89,6 +124,7 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
       type: row.type,
       config: row.config,
       hasToken: row.tokenCiphertext !== null,
+      eventSubscriptions: row.eventSubscriptions,
     } as DestinationDto;
     if (revealToken && row.tokenCiphertext) dto.token = secrets.decrypt(row.tokenCiphertext);
     return dto;
@@ -109,7 +145,9 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
     async get(ctx: RequestContext, id: string): Promise<DestinationDto> {
       const cached = (await organizationDestinations(ctx.actor.organizationId)).byId.get(id);
       if (!cached) throw new NotFoundError('Output destination');
-      return respond(cached, hasPermission(ctx.actor, 'destination.manage'));
+      const dto = respond(cached, hasPermission(ctx.actor, 'destination.manage'));
+      // Health is fresh on every GET of one destination; the (cached, hot) listing omits it.
+      return healthOf ? { ...dto, ...(await healthOf(ctx.actor.organizationId, id)) } : dto;
     },
 
     async create(ctx: RequestContext, input: DestinationInputT): Promise<DestinationDto> {
@@ -122,6 +160,7 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
         type: input.type,
         config: input.config as Record<string, unknown>,
         tokenCiphertext: token ? secrets.encrypt(token) : null,
+        eventSubscriptions: [...new Set(input.eventSubscriptions ?? [])],
         createdAt: now,
         updatedAt: now,
       };
@@ -141,7 +180,9 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
         await cache.invalidate(tx, ctx.actor.organizationId);
         const token = updatedSecret(secrets, tokenOf(input), existing.tokenCiphertext);
         const tokenCiphertext = input.type === 'teams' ? null : token.ciphertext;
-        const row: DestinationRow = { ...existing, name: input.name, type: input.type, config: input.config as Record<string, unknown>, tokenCiphertext, updatedAt: new Date() };
+        // Omitted keeps the subscriptions (as for the token): a client unaware of them cannot drop them.
+        const eventSubscriptions = input.eventSubscriptions === undefined ? existing.eventSubscriptions : [...new Set(input.eventSubscriptions)];
+        const row: DestinationRow = { ...existing, name: input.name, type: input.type, config: input.config as Record<string, unknown>, tokenCiphertext, eventSubscriptions, updatedAt: new Date() };
         await updateDestinationRow(tx, row);
         await writeAudit(tx, ctx, {
           action: 'destination.update',
@@ -153,22 +194,18 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
       });
     },
 
+    /** 409 while agents deliver to it (as for MCP servers); its delivery log stays readable. */
     async remove(ctx: RequestContext, id: string): Promise<{ success: boolean }> {
       await withTransaction(db, async (tx) => {
-        if (!(await deleteDestinationRow(tx, ctx.actor.organizationId, id))) throw new NotFoundError('Output destination');
+        const existing = await findDestinationRow(tx, ctx.actor.organizationId, id, true);
+        if (!existing) throw new NotFoundError('Output destination');
+        const agents = await agentsUsingDestination(tx, ctx.actor.organizationId, id);
+        if (agents.length) throw inUse(existing.name, agents);
+        await deleteDestinationRow(tx, ctx.actor.organizationId, id);
         await cache.invalidate(tx, ctx.actor.organizationId);
-        await writeAudit(tx, ctx, { action: 'destination.delete', resourceType: 'destination', resourceId: id });
+        await writeAudit(tx, ctx, { action: 'destination.delete', resourceType: 'destination', resourceId: id, metadata: { name: existing.name, type: existing.type } });
       });
       return { success: true };
-    },
-
-    async deliveries(ctx: RequestContext, id: string, limit: number, offset: number) {
-      if (!(await findDestinationRow(db, ctx.actor.organizationId, id))) throw new NotFoundError('Output destination');
-      const { rows, totalCount } = await listDeliveries(db, ctx.actor.organizationId, id, limit, offset);
-      return {
-        deliveries: rows.map((r) => ({ ...r, status: r.status as 'pending' | 'delivered' | 'failed' | 'skipped', createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) })),
-        totalCount,
-      };
     },
   };
 }

@@ -18,14 +18,14 @@ export function registerOperationsRoutes(root: FastifyInstance, deps: ModuleDeps
 
   app.get(
     '/healthz',
-    { config: { public: true }, schema: { tags, summary: 'Liveness: the process is up', security: [], response: publicResponses({ 200: Health }) } },
+    { config: { public: true, rateLimit: 'none' as const }, schema: { tags, summary: 'Liveness: the process is up', security: [], response: publicResponses({ 200: Health }) } },
     async () => ({ status: 'ok' as const }),
   );
 
   app.get(
     '/readyz',
     {
-      config: { public: true },
+      config: { public: true, rateLimit: 'none' as const },
       schema: {
         tags,
         summary: 'Readiness: the database answers and migrations are applied',
@@ -47,7 +47,7 @@ export function registerOperationsRoutes(root: FastifyInstance, deps: ModuleDeps
   app.get(
     '/metrics',
     {
-      config: { public: true },
+      config: { public: true, rateLimit: 'none' as const },
       schema: {
         tags,
         summary: 'Prometheus metrics (text exposition format)',

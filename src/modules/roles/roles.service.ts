@@ -80,6 +80,8 @@ export function createRolesService(deps: { db: Database; authenticator: Pick<Aut
       return conflictOnDuplicateName(input.name, () =>
         db.transaction().execute(async (tx) => {
           const role = await mutableRole(tx, ctx, id);
+          // Renaming or redescribing a role stronger than you is acting on it too.
+          requirePermissions(ctx.actor, ...catalogOrder(role.permissions));
           if (input.name) await assertNameFree(tx, orgId, input.name, role.id);
           await tx
             .updateTable('roles')
@@ -95,9 +97,11 @@ export function createRolesService(deps: { db: Database; authenticator: Pick<Aut
     async changePermissions(ctx: RequestContext, id: string, change: { toAdd: string[]; toRemove: string[] }) {
       const toAdd = catalogOrder(change.toAdd);
       const toRemove = catalogOrder(change.toRemove);
-      requirePermissions(ctx.actor, ...toAdd);
+      // Hold every permission involved: adding, removing, and those the role already grants.
+      requirePermissions(ctx.actor, ...catalogOrder([...toAdd, ...toRemove]));
       const role = await db.transaction().execute(async (tx) => {
         const role = await mutableRole(tx, ctx, id);
+        requirePermissions(ctx.actor, ...catalogOrder(role.permissions));
         const next = new Set(role.permissions);
         for (const p of toAdd) next.add(p);
         for (const p of toRemove) next.delete(p);

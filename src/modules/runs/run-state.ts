@@ -1,8 +1,8 @@
-import { uuidv7 } from 'uuidv7';
 import { sql } from 'kysely';
-import type { Database } from '../../platform/db/database.js';
+import type { Database, Queryable } from '../../platform/db/database.js';
 import type { AgentRunStatus } from '../../platform/db/schema.js';
 import type { AgentRow } from '../agents/index.js';
+import { queueDeliveries } from '../delivery/index.js';
 import type { RunResult } from './run-result.fns.js';
 import type { RunRow } from './runs.repo.js';
 
@@ -65,13 +65,25 @@ export async function recordProgress(db: Database, runId: string, steps: readonl
 
 /**
  * Records the outcome. When the run is `done`, its output is queued for each of the agent's
- * destinations (one pending delivery per destination and run: a retried completion never
- * queues twice) and a triggered run marks its trigger's last success, in the same transaction.
+ * destinations through delivery's front door (row and job in this transaction; one delivery
+ * per destination and run: a retried completion never queues twice) and a triggered run marks its trigger's last success, in the same transaction.
  */
+export interface EndedRun {
+  runId: string;
+  organizationId: string;
+  agentId: string;
+  agentName: string;
+  status: AgentRunStatus;
+  statusMessage: string | null;
+  finalAssistantMessage: string;
+}
+export type RunEndedHook = (tx: Queryable, run: EndedRun) => Promise<void>;
+
 export async function finishRun(
   db: Database,
   run: RunRow,
   agent: AgentRow,
+  onEnded: RunEndedHook | undefined,
   outcome: { status: AgentRunStatus; statusMessage: string | null; result: RunResult; steps: readonly StepLike[] },
 ): Promise<void> {
   const now = new Date();
@@ -91,24 +103,29 @@ export async function finishRun(
       .where('status', '=', 'running')
       .returning('id')
       .executeTakeFirst();
-    if (!updated || outcome.status !== 'done') return;
+    if (!updated) return;
+    await onEnded?.(tx, {
+      runId: run.id,
+      organizationId: run.organizationId,
+      agentId: agent.id,
+      agentName: agent.name,
+      status: outcome.status,
+      statusMessage: outcome.statusMessage,
+      finalAssistantMessage: outcome.result.finalAssistantMessage,
+    });
+    if (outcome.status !== 'done') return;
     if (agent.outputDestinationIds.length) {
-      const destinations = await tx.selectFrom('outputDestinations').select('id').where('organizationId', '=', run.organizationId).where('id', 'in', agent.outputDestinationIds).execute();
-      const payload = JSON.stringify({
+      // The run id is the event id: the idempotency id receivers see for this run's output.
+      const data = {
         runId: run.id,
         agentId: agent.id,
         agentName: agent.name,
         finishedAt: now.toISOString(),
         finalAssistantMessage: outcome.result.finalAssistantMessage,
         ...(outcome.result.structuredOutputResult !== undefined ? { structuredOutputResult: outcome.result.structuredOutputResult } : {}),
-      });
-      for (const d of destinations) {
-        await tx
-          .insertInto('destinationDeliveries')
-          .values({ id: uuidv7(), organizationId: run.organizationId, destinationId: d.id, runId: run.id, eventKind: 'agent_run.completed', status: 'pending', payload, createdAt: now, updatedAt: now })
-          .onConflict((oc) => oc.columns(['destinationId', 'runId']).where('runId', 'is not', null).doNothing())
-          .execute();
-      }
+      };
+      const event = { id: run.id, type: 'agent_run.completed', occurredAt: now.toISOString(), organizationId: run.organizationId, data };
+      await queueDeliveries(tx, event, agent.outputDestinationIds, run.id);
     }
     if (run.triggerId) await tx.updateTable('agentTriggers').set({ lastRunSucceededAt: now }).where('id', '=', run.triggerId).execute();
   });

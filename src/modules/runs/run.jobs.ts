@@ -10,7 +10,7 @@ import { findAgentRow, structuredOutputSchema, type AgentRow } from '../agents/i
 import { resolveModel } from '../models/index.js';
 import { agentRunJob } from './run.job-def.js';
 import { buildRunResult, inputToPrompt, type RunResult, type StepContentPart } from './run-result.fns.js';
-import { finishRun, markInterruptedBeforeStart, claimRun, recordProgress } from './run-state.js';
+import { finishRun, markInterruptedBeforeStart, claimRun, recordProgress, type RunEndedHook } from './run-state.js';
 import { loadRunActor } from './runs.repo.js';
 import { describeRunError } from './run-errors.fns.js';
 
@@ -27,6 +27,8 @@ export interface RunJobDeps {
   modelCallTimeoutMs?: number;
   /** How often a running run looks for an interrupt request. */
   interruptPollMs?: number;
+  /** Called in the transaction that records a run's end (e.g. the alerts module notes a triage run's outcome). */
+  onRunEnded?: RunEndedHook;
 }
 
 class RunStop extends Error {
@@ -103,7 +105,7 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
     });
 
     const outcome = conclude(agent, result.steps, () => result.output);
-    await finishRun(db, run, agent, { ...outcome, result: buildRunResult({ systemPrompt: agent.systemPrompt, userPrompt, steps: result.steps as Array<{ content: StepContentPart[] }>, ...(outcome.structured !== undefined ? { structuredOutput: outcome.structured } : {}) }), steps: result.steps });
+    await finishRun(db, run, agent, deps.onRunEnded, { ...outcome, result: buildRunResult({ systemPrompt: agent.systemPrompt, userPrompt, steps: result.steps as Array<{ content: StepContentPart[] }>, ...(outcome.structured !== undefined ? { structuredOutput: outcome.structured } : {}) }), steps: result.steps });
     log.info({ status: outcome.status, steps: result.steps.length }, 'agent run finished');
   } catch (err) {
     if (job.signal.aborted && !limit.signal.aborted) {
@@ -113,14 +115,14 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
     }
     if (agent.structuredOutputSchema && NoObjectGeneratedError.isInstance(err) && steps.length) {
       // The agent finished, but its answer does not fit the schema: done, without the structured result.
-      await finishRun(db, run, agent, { status: 'done', statusMessage: invalidOutputMessage(err), result: partial(), steps });
+      await finishRun(db, run, agent, deps.onRunEnded, { status: 'done', statusMessage: invalidOutputMessage(err), result: partial(), steps });
       return;
     }
     const stop = limit.signal.aborted ? (limit.signal.reason as RunStop) : err instanceof RunStop ? err : null;
     const status = stop?.status ?? 'error';
     const message = stop?.message ?? describeRunError(err);
     if (!stop) log.warn({ err: message }, 'agent run failed');
-    await finishRun(db, run, agent, { status, statusMessage: message, result: partial(), steps });
+    await finishRun(db, run, agent, deps.onRunEnded, { status, statusMessage: message, result: partial(), steps });
   } finally {
     clearTimeout(timer);
     clearInterval(poll);

@@ -26,7 +26,7 @@ export async function scheduleDueCronTriggers(db: Database, now = new Date()): P
         agentId: due.agentId,
         mode: 'cron',
         input: due.input ?? { trigger: 'cron', scheduledAt: due.nextRunAt.toISOString() },
-        actorUserId: due.createdBy,
+        actorUserId: due.runAs,
         triggerId: due.id,
         triggerSource: 'cron',
       });

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { jsonDepthExceeds, MAX_JSON_DEPTH, sanitizeWebhookValue } from '../../platform/http/hostile-input.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError, ValidationError } from '../../platform/http/errors.js';
 import { publicResponses } from '../../platform/http/responses.js';
 import { decodeForm } from './intake.fns.js';
 import type { IntakeService } from './intake.service.js';
@@ -47,12 +48,16 @@ export function registerIntakeRoutes(root: FastifyInstance, service: IntakeServi
 
     scope.addContentTypeParser('application/json', parseOpts, (request, raw: Buffer, done) => {
       rawBodies.set(request, raw);
+      const text = raw.toString('utf8');
+      if (jsonDepthExceeds(text)) return done(ValidationError.single('', `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, 'too_deep'), undefined);
       // Fastify's own parser: prototype-poisoning protection and the app's malformed-JSON 400.
-      defaultJson(request, raw.toString('utf8'), done);
+      // The body is kept: characters PostgreSQL cannot store become U+FFFD (the raw bytes, which
+      // signatures are checked over, are untouched).
+      defaultJson(request, text, (err, value) => (err ? done(err, undefined) : done(null, sanitizeWebhookValue(value))));
     });
     scope.addContentTypeParser('application/x-www-form-urlencoded', parseOpts, (request, raw: Buffer, done) => {
       rawBodies.set(request, raw);
-      done(null, decodeForm(raw.toString('utf8')));
+      done(null, sanitizeWebhookValue(decodeForm(raw.toString('utf8'))));
     });
     scope.addContentTypeParser('*', (request, _payload, done) => {
       const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim();
@@ -61,7 +66,8 @@ export function registerIntakeRoutes(root: FastifyInstance, service: IntakeServi
 
     const app = scope.withTypeProvider<ZodTypeProvider>();
     app.post('/api/trigger/:source/:triggerId', {
-      config: { public: true },
+      // Limited per trigger, not per address: senders share addresses (SaaS egress, proxies).
+      config: { public: true, rateLimit: 'perTrigger' },
       bodyLimit: opts.bodyLimit,
       schema: {
         tags: ['Agent Triggers'],

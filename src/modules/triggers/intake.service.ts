@@ -45,10 +45,11 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
   /** One answer for unknown, draft, foreign and mismatched triggers: nothing to learn from it. */
   const notFound = () => new NotFoundError('Trigger');
 
-  async function authenticate(trigger: TriggerRow, req: IntakeRequest): Promise<Caller> {
+  async function authenticate(trigger: TriggerRow & { runAs: string | null }, req: IntakeRequest): Promise<Caller> {
     const authorization = header(req.headers, 'authorization');
     const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
-    const fallbackCaller: Caller = { userId: trigger.createdBy, apiKeyId: null };
+    // Authenticated by the trigger itself: the run acts as whoever last changed the trigger or its agent.
+    const fallbackCaller: Caller = { userId: trigger.runAs, apiKeyId: null };
 
     if (bearer && parseApiKey(bearer)) {
       const actor = await authenticator.authenticate(authorization);

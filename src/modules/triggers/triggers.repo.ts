@@ -21,6 +21,7 @@ export interface TriggerRow {
   lastRunAttemptedAt: Date | null;
   lastRunSucceededAt: Date | null;
   createdBy: string | null;
+  updatedBy: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -40,6 +41,7 @@ const COLUMNS = [
   'lastRunAttemptedAt',
   'lastRunSucceededAt',
   'createdBy',
+  'updatedBy',
   'createdAt',
   'updatedAt',
   'additionalFields',
@@ -73,8 +75,21 @@ export async function findTriggerRow(db: Queryable, organizationId: string, agen
 }
 
 /** Intake: the trigger by its id alone (the caller proves which organization it acts in). */
-export async function findTriggerForIntake(db: Queryable, id: string): Promise<TriggerRow | null> {
-  const row = await db.selectFrom('agentTriggers').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+/**
+ * Whom a trigger's runs act as: the last of the trigger and its agent to change was changed by
+ * this user (their creator when never changed). Whoever can rotate the trigger's secret or
+ * change the agent's tools must not make its runs act with someone else's permissions.
+ */
+const RUN_AS = sql<string | null>`CASE WHEN a.updated_at > t.updated_at THEN coalesce(a.updated_by, a.created_by) ELSE coalesce(t.updated_by, t.created_by) END`;
+
+export async function findTriggerForIntake(db: Queryable, id: string): Promise<(TriggerRow & { runAs: string | null }) | null> {
+  const row = await db
+    .selectFrom('agentTriggers as t')
+    .innerJoin('agents as a', 'a.id', 't.agentId')
+    .select(COLUMNS.map((c) => `t.${c}` as const))
+    .select(RUN_AS.as('runAs'))
+    .where('t.id', '=', id)
+    .executeTakeFirst();
   return row ?? null;
 }
 
@@ -103,6 +118,7 @@ export async function updateTriggerRow(db: Queryable, row: TriggerRow): Promise<
       cronSchedule: row.cronSchedule,
       input: row.input == null ? null : JSON.stringify(row.input),
       createAlert: row.createAlert,
+      updatedBy: row.updatedBy,
       alertMapping: row.alertMapping ? JSON.stringify(row.alertMapping) : null,
       nextRunAt: row.nextRunAt,
       updatedAt: row.updatedAt,
@@ -113,8 +129,8 @@ export async function updateTriggerRow(db: Queryable, row: TriggerRow): Promise<
 }
 
 /** Replaces the trigger secret (rotation); the rest of the row is written by updateTriggerRow. */
-export async function setTriggerSecret(db: Queryable, organizationId: string, id: string, secretCiphertext: string, now: Date): Promise<void> {
-  await db.updateTable('agentTriggers').set({ secretCiphertext, updatedAt: now }).where('id', '=', id).where('organizationId', '=', organizationId).execute();
+export async function setTriggerSecret(db: Queryable, organizationId: string, id: string, secretCiphertext: string, now: Date, updatedBy: string): Promise<void> {
+  await db.updateTable('agentTriggers').set({ secretCiphertext, updatedBy, updatedAt: now }).where('id', '=', id).where('organizationId', '=', organizationId).execute();
 }
 
 export async function deleteTriggerRow(db: Queryable, organizationId: string, agentId: string, id: string): Promise<boolean> {
@@ -171,19 +187,20 @@ export interface DueCronTrigger {
   cronSchedule: string;
   input: unknown;
   nextRunAt: Date;
-  createdBy: string | null;
+  /** Whom the run acts as (see findTriggerForIntake). */
+  runAs: string | null;
 }
 
 /** One due cron trigger, locked for this transaction; other schedulers skip it. */
 export async function takeDueCronTrigger(db: Queryable, now: Date): Promise<DueCronTrigger | null> {
   const { rows } = await sql<DueCronTrigger>`
-    SELECT id, organization_id AS "organizationId", agent_id AS "agentId", cron_schedule AS "cronSchedule",
-           input, next_run_at AS "nextRunAt", created_by AS "createdBy"
-    FROM agent_triggers
-    WHERE source = 'cron' AND status = 'active' AND enabled AND next_run_at <= ${now}
-    ORDER BY next_run_at
+    SELECT t.id, t.organization_id AS "organizationId", t.agent_id AS "agentId", t.cron_schedule AS "cronSchedule",
+           t.input, t.next_run_at AS "nextRunAt", ${RUN_AS} AS "runAs"
+    FROM agent_triggers t JOIN agents a ON a.id = t.agent_id
+    WHERE t.source = 'cron' AND t.status = 'active' AND t.enabled AND t.next_run_at <= ${now}
+    ORDER BY t.next_run_at
     LIMIT 1
-    FOR UPDATE SKIP LOCKED`.execute(db);
+    FOR UPDATE OF t SKIP LOCKED`.execute(db);
   return rows[0] ?? null;
 }
 

@@ -78,7 +78,7 @@ const createAlert = z
   .boolean()
   .describe('Each delivery also creates an alert (default: on for webhook, jira, jira-automation, linear, bugcrowd, hackerone, zscaler, darktrace; off for slack and cron)');
 const alertMapping = z
-  .record(z.enum(MAPPABLE_FIELDS), z.string().max(500).refine(isJsonPointer, 'must be an RFC 6901 JSON pointer such as /detail/title'))
+  .partialRecord(z.enum(MAPPABLE_FIELDS), z.string().max(500).refine(isJsonPointer, 'must be an RFC 6901 JSON pointer such as /detail/title'))
   .nullable()
   .describe('Optional JSON pointers into the payload for the alert title, description, severity, externalRef, externalUrl and dedupeKey; they win over what Rampart reads per source');
 

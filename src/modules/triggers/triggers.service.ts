@@ -97,6 +97,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         lastRunAttemptedAt: null,
         lastRunSucceededAt: null,
         createdBy: ctx.actor.userId,
+        updatedBy: ctx.actor.userId,
         createdAt: now,
         updatedAt: now,
       };
@@ -142,6 +143,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
             lastRunAttemptedAt: null,
             lastRunSucceededAt: null,
             createdBy: ctx.actor.userId,
+            updatedBy: ctx.actor.userId,
             createdAt: now,
             updatedAt: now,
           };
@@ -162,6 +164,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
             additionalFields: { ...existing.additionalFields, ...(body.additionalFields ?? {}), type: existing.source },
             createAlert: body.createAlert !== undefined ? body.createAlert : existing.createAlert,
             alertMapping: body.alertMapping !== undefined ? body.alertMapping : existing.alertMapping,
+            updatedBy: ctx.actor.userId,
             updatedAt: now,
           };
           await updateTriggerRow(tx, row);
@@ -200,6 +203,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
           createAlert: body.createAlert !== undefined ? body.createAlert : existing.createAlert,
           alertMapping: body.alertMapping !== undefined ? body.alertMapping : existing.alertMapping,
           nextRunAt: scheduleChanged ? nextCronRun(body.cronSchedule!, now) : existing.nextRunAt,
+          updatedBy: ctx.actor.userId,
           updatedAt: now,
         };
         await updateTriggerRow(tx, row);
@@ -223,7 +227,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         const now = new Date();
         // Re-enabling a schedule starts from now: no catch-up of the time it was off.
         const nextRunAt = existing.source === 'cron' && enabled && !existing.enabled ? nextCronRun(existing.cronSchedule!, now) : existing.nextRunAt;
-        const row: TriggerRow = { ...existing, enabled, nextRunAt, updatedAt: now };
+        const row: TriggerRow = { ...existing, enabled, nextRunAt, updatedBy: ctx.actor.userId, updatedAt: now };
         await updateTriggerRow(tx, row);
         await writeAudit(tx, ctx, { action: 'trigger.status', resourceType: 'agentTrigger', resourceId: triggerId, metadata: { agentId, enabled } });
         return toDto(row);
@@ -236,7 +240,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         const existing = await findActive(tx, ctx, agentId, triggerId);
         if (existing.source === 'cron') throw ValidationError.single('triggerId', 'is a cron trigger: it has no secret', 'not_applicable', 'params');
         const secret = newTriggerSecret();
-        await setTriggerSecret(tx, existing.organizationId, existing.id, secrets.encrypt(secret), new Date());
+        await setTriggerSecret(tx, existing.organizationId, existing.id, secrets.encrypt(secret), new Date(), ctx.actor.userId);
         await writeAudit(tx, ctx, { action: 'trigger.rotateSecret', resourceType: 'agentTrigger', resourceId: triggerId, metadata: { agentId, source: existing.source } });
         return { secret, webhookUrl: webhookUrl(existing.source, existing.id) };
       });

@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError, requirePermissions, ValidationError, type
 import { findUser, listUsers } from './users.repo.js';
 import type { UserDto } from './users.schemas.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
+import { requireAnotherSuperAdmin, requireAuthorityOver } from '../../platform/auth/guardians.js';
 
 const EMAIL_TAKEN = 'A user with this email already exists in the organization';
 
@@ -81,7 +82,12 @@ export function createUsersService(deps: { db: Database; authenticator: Pick<Aut
       const updated = await db.transaction().execute(async (tx) => {
         const existing = await findUser(tx, orgId, id);
         if (!existing) throw new NotFoundError('User');
+        const roleChanges = input.roleId !== undefined && input.roleId.toLowerCase() !== existing.roleId;
+        const activationChanges = input.deactivated !== undefined && input.deactivated !== (existing.deactivatedAt !== null);
         if (input.roleId) await assertAssignableRole(tx, ctx, input.roleId);
+        if (roleChanges || activationChanges) await requireAuthorityOver(tx, ctx.actor, existing.id);
+        if (roleChanges) await requireAnotherSuperAdmin(tx, orgId, existing.id, 'demote');
+        if (activationChanges && input.deactivated) await requireAnotherSuperAdmin(tx, orgId, existing.id, 'deactivate');
         await tx
           .updateTable('users')
           .set({

@@ -70,6 +70,7 @@ export interface OutputDestinationsTable {
   type: string;
   config: Json<Record<string, unknown>>;
   tokenCiphertext: string | null;
+  eventSubscriptions: ColumnType<string[], string[] | undefined, string[]>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -85,8 +86,31 @@ export interface DestinationDeliveriesTable {
   error: string | null;
   payload: Json<Record<string, unknown>>;
   runId: string | null;
+  eventId: string;
+  destinationName: Generated<string>;
+  destinationType: Generated<string>;
+  progress: JsonDefault<Record<string, unknown>>;
+  responseExcerpt: string | null;
+  nextAttemptAt: NullableTimestamp;
+  firstAttemptAt: NullableTimestamp;
+  lastAttemptAt: NullableTimestamp;
+  finishedAt: NullableTimestamp;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+}
+
+export interface DestinationDeliveryAttemptsTable {
+  id: string;
+  organizationId: string;
+  deliveryId: string;
+  destinationId: string;
+  attempt: number;
+  outcome: string;
+  responseStatus: number | null;
+  responseExcerpt: string | null;
+  error: string | null;
+  startedAt: Timestamp;
+  durationMs: number;
 }
 
 export interface WorkerHeartbeatsTable {
@@ -113,6 +137,7 @@ export interface DB {
   auditLogs: AuditLogsTable;
   outputDestinations: OutputDestinationsTable;
   destinationDeliveries: DestinationDeliveriesTable;
+  destinationDeliveryAttempts: DestinationDeliveryAttemptsTable;
   workerHeartbeats: WorkerHeartbeatsTable;
   jobFailures: JobFailuresTable;
   intelSources: IntelSourcesTable;
@@ -313,6 +338,7 @@ export interface AgentsTable {
   maxSteps: number;
   maxDurationMs: number;
   createdBy: string | null;
+  updatedBy: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -339,6 +365,8 @@ export interface AgentTriggersTable {
   lastRunAttemptedAt: NullableTimestamp;
   lastRunSucceededAt: NullableTimestamp;
   createdBy: string | null;
+  /** Who last changed the trigger (migration 0009); with the agent's, decides whom its runs act as. */
+  updatedBy: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

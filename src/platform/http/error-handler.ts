@@ -14,8 +14,11 @@ const LOCATION: Record<string, ValidationIssue['location']> = {
 
 /** The one place where errors become HTTP responses (spec §7). */
 export function installErrorHandling(app: FastifyInstance, opts: { bodyLimit: number }): void {
+  // JSON routes take JSON only: without Fastify's default text/plain parser, a text body is 415
+  // (what it is), not a 400 about the body's shape. Webhook intake has parsers of its own.
+  app.removeContentTypeParser('text/plain');
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    const appError = toAppError(err, opts.bodyLimit);
+    const appError = toAppError(err, opts.bodyLimit, request);
     // The client is still sending the body we refuse: closing now would make its TCP stack
     // answer our 413 with a reset, and the client would see "connection reset" instead. Read
     // and discard the rest (bounded in bytes and time), then answer and close.
@@ -73,7 +76,7 @@ function send(reply: FastifyReply, err: AppError) {
   return reply.code(err.statusCode).send(err.body());
 }
 
-function toAppError(err: FastifyError, bodyLimit: number): AppError | null {
+function toAppError(err: FastifyError, bodyLimit: number, request: FastifyRequest): AppError | null {
   if (err instanceof AppError) return err;
   if (hasZodFastifySchemaValidationErrors(err)) {
     const location = LOCATION[(err as FastifyError & { validationContext?: string }).validationContext ?? 'body'] ?? 'body';
@@ -89,6 +92,11 @@ function toAppError(err: FastifyError, bodyLimit: number): AppError | null {
       }),
     );
   }
+  // PostgreSQL data exceptions (class 22: invalid text representation, unstorable characters,
+  // out-of-range numbers…) are bad input that reached a query: 400, never 500.
+  if (typeof err.code === 'string' && /^22[0-9A-Z]{3}$/.test(err.code) && 'severity' in err) {
+    return ValidationError.single('', 'The request holds a value the database cannot accept; check ids, numbers and text for invalid characters', 'invalid_value');
+  }
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return ValidationError.single('', `Malformed JSON body: ${err.message.replace(/^.*?: /, '')}`, 'invalid_json');
@@ -99,7 +107,7 @@ function toAppError(err: FastifyError, bodyLimit: number): AppError | null {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-        ? new UnsupportedMediaTypeError(String(err.message.match(/'([^']*)'/)?.[1] ?? 'unknown'))
+        ? new UnsupportedMediaTypeError(String(request.headers['content-type'] ?? err.message.match(/'([^']*)'/)?.[1] ?? 'unknown').split(';')[0]!.trim().slice(0, 100))
         : ValidationError.single('', 'Invalid Content-Length header', 'invalid_header', 'headers');
     case 'FST_ERR_VALIDATION':
       return ValidationError.single('', err.message, 'invalid');

@@ -13,6 +13,12 @@ declare module 'fastify' {
     /** Checked before the body is read, so a caller without them gets 403, not a 400. */
     permissions?: Permission[];
     deprecated?: DeprecationInfo;
+    /**
+     * How a public route is rate limited: by client address (default), `none` (health and
+     * metrics probes: a flood must never make a supervisor think the process is down), or
+     * `perTrigger` (webhook intake: one noisy sender cannot starve the others).
+     */
+    rateLimit?: 'address' | 'none' | 'perTrigger';
   }
   interface FastifyRequest {
     actor?: Actor;
@@ -40,7 +46,9 @@ export function installRequestHooks(
       reply.headers(deprecationHeaders(config.deprecated));
     }
     if (request.is404 || config.public) {
-      deps.rateLimiter.hit(`ip:${request.ip}`);
+      if (config.rateLimit === 'none') return;
+      const triggerId = config.rateLimit === 'perTrigger' ? (request.params as { triggerId?: string }).triggerId : undefined;
+      deps.rateLimiter.hit(triggerId ? `trigger:${triggerId.toLowerCase()}` : `ip:${request.ip}`);
       return;
     }
     try {

@@ -1,15 +1,15 @@
 import { tool } from 'ai';
-import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import { writeAudit } from '../../../platform/audit.js';
 import { findDestinationRow } from '../../destinations/index.js';
+import { newEvent, queueDeliveries } from '../../delivery/index.js';
 import { requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
 
 /**
- * Queues a message for one of the organization's output destinations: a `pending` row in
- * destination_deliveries (event kind `agent.message`) that the delivery worker sends. The row's
- * `run_id` stays null: that column (unique per destination) marks the run's own output delivery,
- * and a run may send several messages to one destination; the payload names the run.
+ * Queues a message for one of the organization's output destinations through delivery's front
+ * door: a `pending` delivery (event kind `agent.message`) and its job, in one transaction. The
+ * row's `run_id` stays null: that column (unique per destination) marks the run's own output
+ * delivery, and a run may send several messages to one destination; the payload names the run.
  */
 export function sendToDestinationTool(deps: ToolDeps, ctx: ToolRunContext) {
   return tool({
@@ -25,26 +25,12 @@ export function sendToDestinationTool(deps: ToolDeps, ctx: ToolRunContext) {
       const reqCtx = requestContextOf(ctx);
       const destination = await findDestinationRow(deps.db, ctx.organizationId, destinationId);
       if (!destination) throw new Error(`No output destination ${destinationId} in this organization`);
-      const id = uuidv7();
-      const now = new Date();
-      await deps.db.transaction().execute(async (tx) => {
-        await tx
-          .insertInto('destinationDeliveries')
-          .values({
-            id,
-            organizationId: ctx.organizationId,
-            destinationId,
-            eventKind: 'agent.message',
-            status: 'pending',
-            responseStatus: null,
-            error: null,
-            payload: JSON.stringify({ runId: ctx.runId, agentId: ctx.agentId, title: title ?? null, message }),
-            runId: null,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .execute();
-        await writeAudit(tx, reqCtx, { action: 'destination.message', resourceType: 'destination', resourceId: destinationId, metadata: { deliveryId: id, runId: ctx.runId, agentId: ctx.agentId } });
+      const event = newEvent(ctx.organizationId, 'agent.message', { runId: ctx.runId, agentId: ctx.agentId, title: title ?? null, message });
+      const id = await deps.db.transaction().execute(async (tx) => {
+        const [queued] = await queueDeliveries(tx, event, [destinationId]);
+        if (!queued) throw new Error(`No output destination ${destinationId} in this organization`);
+        await writeAudit(tx, reqCtx, { action: 'destination.message', resourceType: 'destination', resourceId: destinationId, metadata: { deliveryId: queued.deliveryId, runId: ctx.runId, agentId: ctx.agentId } });
+        return queued.deliveryId;
       });
       return { deliveryId: id, destinationId, destinationName: destination.name, destinationType: destination.type, status: 'pending' as const };
     },

@@ -101,6 +101,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       created_at timestamptz NOT NULL
     )`.execute(db);
   await sql`CREATE INDEX alert_timeline_alert_idx ON alert_timeline (alert_id, created_at, id)`.execute(db);
+  await sql`CREATE INDEX alert_timeline_run_idx ON alert_timeline (run_id) WHERE run_id IS NOT NULL`.execute(db);
 
   await sql`
     CREATE TABLE alert_routing (

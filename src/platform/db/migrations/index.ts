@@ -7,7 +7,9 @@ import * as m0005 from './0005_triggers.js';
 import * as m0006 from './0006_iocs_search.js';
 import * as m0007 from './0007_items_search_by_enrichment.js';
 import * as m0008 from './0008_items_storage.js';
+import * as m0009 from './0009_run_actors.js';
 import * as m0011 from './0011_alerts.js';
+import * as m0012 from './0012_delivery.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -22,5 +24,7 @@ export const migrations: Record<string, Migration> = {
   '0006_iocs_search': m0006,
   '0007_items_search_by_enrichment': m0007,
   '0008_items_storage': m0008,
+  '0009_run_actors': m0009,
   '0011_alerts': m0011,
+  '0012_delivery': m0012,
 };

@@ -1,0 +1,83 @@
+import { truncate, type Message } from '../message.fns.js';
+import { apiBase, excerptOf, isOutcome, post } from './http.js';
+import type { Adapter, Rendered, SendOutcome, Target } from './types.js';
+
+/**
+ * Slack: `chat.postMessage` with the bot token to each of `channelIds`, a Block Kit message
+ * (header, section, fields, links) with a plain-text `text` fallback for notifications.
+ * Slack's limits: header text 150 characters, section text 3,000, a field 2,000 (10 fields),
+ * `text` 40,000 (4,000 advised). Slack answers HTTP 200 with `{ok:false, error}` for most
+ * errors; `is_archived` / `channel_not_found` block the channel (config.blockedChannels) until
+ * a user updates the destination; `ratelimited` (HTTP 429) honours Retry-After.
+ */
+export const SLACK_API = 'https://slack.com/api';
+const BLOCK_ON = new Set(['is_archived', 'channel_not_found']);
+const TRANSIENT = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout']);
+
+/** Markdown → Slack mrkdwn: bold, links and headings differ; the rest reads the same. */
+export function toMrkdwn(md: string): string {
+  return md
+    .replace(/\*\*(.+?)\*\*/g, '*$1*')
+    .replace(/\[([^\]]+)\]\((https?:[^)\s]+)\)/g, '<$2|$1>')
+    .replace(/^#{1,6}\s+(.*)$/gm, '*$1*');
+}
+
+export function renderSlack(target: Target, m: Message, channel: string): Rendered {
+  const blocks: unknown[] = [
+    { type: 'header', text: { type: 'plain_text', text: truncate(m.title, 150), emoji: true } },
+    { type: 'section', text: { type: 'mrkdwn', text: truncate(toMrkdwn(m.body), 3000) } },
+  ];
+  if (m.fields.length) blocks.push({ type: 'section', fields: m.fields.slice(0, 10).map((f) => ({ type: 'mrkdwn', text: truncate(`*${f.name}*\n${f.value}`, 2000) })) });
+  if (m.links.length) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(m.links.map((l) => `<${l.url}|${l.text}>`).join(' · '), 3000) }] });
+  const text = truncate(`${m.title}\n${m.body}`, 4000);
+  return {
+    url: `${apiBase(target.config, SLACK_API)}/chat.postMessage`,
+    headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${target.token ?? ''}` },
+    body: JSON.stringify({ channel, text, blocks, unfurl_links: false }),
+  };
+}
+
+export const slackAdapter: Adapter = {
+  async send(target, message, ctx): Promise<SendOutcome> {
+    if (!target.token) return { kind: 'permanent', status: null, excerpt: null, error: 'The Slack destination has no bot token' };
+    const cfg = target.config as { channelIds: string[]; blockedChannels?: Record<string, unknown> };
+    const posted = { ...((ctx.progress.slackPosted as Record<string, string> | undefined) ?? {}) };
+    const blocked = new Set(Object.keys(cfg.blockedChannels ?? {}));
+    const newlyBlocked: string[] = [];
+    let last: { status: number | null; excerpt: string | null } = { status: null, excerpt: null };
+    for (const channel of cfg.channelIds) {
+      if (posted[channel] || blocked.has(channel)) continue;
+      const res = await post(renderSlack(target, message, channel), target, ctx);
+      if (isOutcome(res)) return { ...res, progress: { slackPosted: posted }, blockChannels: newlyBlocked };
+      const excerpt = excerptOf(res.text, target);
+      last = { status: res.status, excerpt };
+      let body: { ok?: boolean; error?: string; ts?: string } = {};
+      try {
+        body = JSON.parse(res.text) as typeof body;
+      } catch {
+        /* a non-JSON answer (a proxy's error page): judged by its status below */
+      }
+      if (res.status === 200 && body.ok === true) {
+        posted[channel] = body.ts ?? 'ok';
+        continue;
+      }
+      const code = body.error ?? `HTTP ${res.status}`;
+      if (BLOCK_ON.has(code)) {
+        newlyBlocked.push(channel);
+        continue;
+      }
+      const error = `Slack refused the message to ${channel}: ${code}`;
+      const progress = { slackPosted: posted };
+      if (res.status === 429 || TRANSIENT.has(code) || res.status >= 500 || res.status === 408) {
+        return { kind: 'transient', status: res.status, excerpt, error, progress, blockChannels: newlyBlocked, ...(res.headers['retry-after'] ? { retryAfter: res.headers['retry-after'] } : {}) };
+      }
+      return { kind: 'permanent', status: res.status, excerpt, error, progress, blockChannels: newlyBlocked };
+    }
+    const progress = { slackPosted: posted };
+    const skippedNote = newlyBlocked.length ? `; blocked (archived or not found): ${newlyBlocked.join(', ')}` : '';
+    if (Object.keys(posted).length === 0) {
+      return { kind: 'skipped', ...last, error: `Every channel of the destination is blocked${skippedNote}`, progress, blockChannels: newlyBlocked };
+    }
+    return { kind: 'succeeded', ...last, message: `Posted to ${Object.keys(posted).length} channel(s)${skippedNote}`, progress, blockChannels: newlyBlocked };
+  },
+};

@@ -1,0 +1,96 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ValidationError } from './errors.js';
+
+/**
+ * Input PostgreSQL cannot store or our code cannot walk, refused (or made safe) at the edge,
+ * once, for every route:
+ * - a NUL character (`\u0000`) or a lone UTF-16 surrogate in any JSON string or key, query
+ *   value or path parameter → 400 naming where (PostgreSQL text cannot hold either; they used
+ *   to surface as 500s from deep inside a query);
+ * - JSON nested deeper than MAX_JSON_DEPTH → 400 (recursive code such as JSON.stringify of a
+ *   run input would overflow the stack).
+ * Webhook bodies are the exception: a sender retries a refused delivery forever, so intake
+ * keeps them, with those characters replaced by U+FFFD (`sanitizeWebhookValue`).
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/** Deepest `[`/`{` nesting of a JSON text, counted outside strings; stops once past `limit`. */
+export function jsonDepthExceeds(text: string, limit = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > limit) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
+// A high surrogate not followed by a low one, or a low one not preceded by a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+
+function unstorable(s: string): string | null {
+  if (s.includes('\u0000')) return 'contains a NUL character (\\u0000)';
+  if (LONE_SURROGATE.test(s)) return 'contains a lone UTF-16 surrogate (invalid Unicode)';
+  return null;
+}
+
+const storable = (s: string) => s.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATES, '\uFFFD');
+
+/** The first string (value or key) of `value` PostgreSQL cannot store, with its path; iterative. */
+export function findUnstorableString(value: unknown): { path: string; message: string } | null {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      const why = unstorable(v);
+      if (why) return { path, message: why };
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v as Record<string, unknown>)) {
+        const p = path ? `${path}.${k}` : k;
+        const why = unstorable(k);
+        if (why) return { path: p, message: `key ${why}` };
+        stack.push([child, p]);
+      }
+    }
+  }
+  return null;
+}
+
+/** A copy of a parsed webhook body with NULs and lone surrogates replaced by U+FFFD. */
+export function sanitizeWebhookValue(value: unknown): unknown {
+  if (typeof value === 'string') return storable(value);
+  if (Array.isArray(value)) return value.map(sanitizeWebhookValue);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [storable(k), sanitizeWebhookValue(v)]));
+  }
+  return value;
+}
+
+export function installInputGuards(app: FastifyInstance): void {
+  const defaultJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (jsonDepthExceeds(text)) return done(ValidationError.single('', `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, 'too_deep'), undefined);
+    defaultJson(request, text, (err, value) => {
+      if (err) return done(err, undefined);
+      const bad = findUnstorableString(value);
+      if (bad) return done(ValidationError.single(bad.path, bad.message, 'invalid_string'), undefined);
+      done(null, value);
+    });
+  });
+
+  app.addHook('preValidation', async (request: FastifyRequest) => {
+    for (const [location, values] of [['query', request.query], ['params', request.params]] as const) {
+      const bad = findUnstorableString(values);
+      if (bad) throw ValidationError.single(bad.path, bad.message, 'invalid_string', location);
+    }
+  });
+}
