@@ -89,10 +89,12 @@ export async function fuzzOpenApi(opts: FuzzOptions): Promise<{ problems: Proble
         const text = res.body;
         const problem = (reason: string) =>
           problems.push({ operation: name, status: res.statusCode, reason, request: `${method.toUpperCase()} ${url.slice(0, 200)} ${(payload ?? '').slice(0, 200)}`, response: text.slice(0, 200) });
-        if (res.statusCode >= 500) problem('5xx');
+        const documented = op.responses?.[String(res.statusCode)];
+        // 500 is always a bug; 502/504 are allowed where documented (an upstream, e.g. an MCP
+        // server the generated config points at, refused or failed), 503 only during outages.
+        if (res.statusCode === 500 || res.statusCode === 503 || (res.statusCode > 500 && !documented)) problem('5xx');
         if (LEAKS.some((re) => re.test(text)) && res.statusCode >= 400) problem('leaks internals');
         if (res.statusCode < 300) harvest(text, known, protectedIds);
-        const documented = op.responses?.[String(res.statusCode)];
         if (!documented) problem('status not documented');
         else if (res.statusCode >= 400) {
           const key = `${name} ${res.statusCode}`;
