@@ -1,9 +1,10 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { uuidv7 } from 'uuidv7';
 import type { AppDeps } from './platform/wiring.js';
 import { createInvalidationBus } from './platform/cache/invalidation-bus.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
+import { ValidationError } from './platform/http/errors.js';
 import { installInputGuards } from './platform/http/hostile-input.js';
 import { installRequestHooks } from './platform/http/request-hooks.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
@@ -49,6 +50,14 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    // Errors raised by the router before any route runs (an undecodable path, a path parameter
+    // over the router's 100-character limit) get the same 400 body as every other bad input,
+    // instead of Fastify's own shape (which also echoed the path back).
+    frameworkErrors: (err, _request, rawReply) => {
+      const reply = rawReply as unknown as FastifyReply;
+      const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The URL path is not valid (malformed percent-encoding)';
+      void reply.code(400).send(ValidationError.single('', message, err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'too_big' : 'invalid_url', 'params').body());
+    },
   }) as unknown as FastifyInstance;
 
   // Every route registered, so tests can prove the OpenAPI document lists them all.

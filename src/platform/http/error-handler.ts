@@ -1,6 +1,9 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError, type ValidationIssue } from './errors.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
+import { databaseHealth } from '../db/health.js';
+import { AppError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError, UnsupportedMediaTypeError, ValidationError, type ValidationIssue } from './errors.js';
 
 const LOCATION: Record<string, ValidationIssue['location']> = {
   body: 'body',
@@ -16,7 +19,22 @@ export function installErrorHandling(app: FastifyInstance, opts: { bodyLimit: nu
   app.removeContentTypeParser('text/plain');
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const appError = toAppError(err, opts.bodyLimit, request);
+    // The client is still sending the body we refuse: closing now would make its TCP stack
+    // answer our 413 with a reset, and the client would see "connection reset" instead. Read
+    // and discard the rest (bounded in bytes and time), then answer and close.
+    if (appError instanceof PayloadTooLargeError) {
+      return drainRequest(request.raw, DRAIN_MAX_BYTES, DRAIN_MAX_MS).then(() => {
+        reply.header('connection', 'close');
+        return send(reply, appError);
+      });
+    }
     if (appError) return send(reply, appError);
+    if (isDatabaseUnavailable(err)) {
+      // An outage, not a bug: one warning line, and an answer clients know to retry.
+      databaseHealth.unavailableResponses++;
+      request.log.warn({ err: { message: err.message, code: err.code } }, 'database unavailable');
+      return send(reply, new ServiceUnavailableError());
+    }
     // Anything else is a bug or an outage: log it whole, answer without internals.
     request.log.error({ err }, 'unhandled error');
     return reply.code(500).send({ error: 'Internal server error' });
@@ -24,6 +42,32 @@ export function installErrorHandling(app: FastifyInstance, opts: { bodyLimit: nu
 
   app.setNotFoundHandler((request: FastifyRequest, reply) => {
     send(reply, new AppError(404, `Route ${request.method} ${request.url.split('?')[0]} not found`));
+  });
+}
+
+/** How much of a refused body we read and discard before answering 413 (then we close). */
+export const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+export const DRAIN_MAX_MS = 10_000;
+
+function drainRequest(raw: IncomingMessage, maxBytes: number, maxMs: number): Promise<void> {
+  if (raw.complete || raw.readableEnded || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      raw.off('data', onData).off('end', finish).off('error', finish).off('close', finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > maxBytes) {
+        raw.pause();
+        finish();
+      }
+    };
+    const timer = setTimeout(finish, maxMs);
+    raw.on('data', onData).on('end', finish).on('error', finish).on('close', finish);
+    raw.resume();
   });
 }
 

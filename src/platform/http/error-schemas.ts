@@ -35,7 +35,7 @@ export const errorDescriptions: Record<number, string> = {
   413: 'Request body too large',
   415: 'Unsupported content type',
   429: 'Rate limit exceeded (`Retry-After` header, seconds)',
-  503: 'Not ready (database unreachable or migrations pending)',
+  503: 'Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations',
   500: 'Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs)',
 };
 

@@ -90,6 +90,13 @@ export class RateLimitedError extends AppError {
   }
 }
 
+/** The database is unreachable (down, restarting, failing over): retry shortly. */
+export class ServiceUnavailableError extends AppError {
+  constructor(retryAfterSeconds = 5) {
+    super(503, 'Service temporarily unavailable: the database is unreachable; retry shortly', {}, { 'retry-after': String(retryAfterSeconds) });
+  }
+}
+
 /** The one permission helper: throws 403 naming exactly the missing permissions. */
 export function requirePermissions(actor: Actor, ...required: Permission[]): void {
   const missing = missingPermissions(actor.permissions, required);

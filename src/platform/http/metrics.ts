@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
+import { databaseHealth } from '../db/health.js';
 
 /**
  * Prometheus metrics at /metrics: request counts and latency by route (the route pattern, not
@@ -41,6 +42,27 @@ export function installMetrics(app: FastifyInstance, db: Database): Registry {
         JOIN graphile_worker._private_tasks t ON t.id = j.task_id
         GROUP BY 1, 2`.execute(db).catch(() => ({ rows: [] }));
       for (const r of rows) this.set({ task: r.task, state: r.state }, r.n);
+    },
+  });
+
+  new Counter({
+    name: 'rampart_embedded_db_restarts_total',
+    help: 'Restart attempts of the embedded PostgreSQL after it exited unexpectedly, by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ outcome: 'ok' }, databaseHealth.embeddedRestarts.ok);
+      this.inc({ outcome: 'failed' }, databaseHealth.embeddedRestarts.failed);
+    },
+  });
+  new Counter({
+    name: 'rampart_db_unavailable_responses_total',
+    help: 'API requests answered 503 because the database was unreachable',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(databaseHealth.unavailableResponses);
     },
   });
 

@@ -5,11 +5,11 @@ import { errorDescriptions, errorSchemaFor } from './error-schemas.js';
 export const DeleteResult = z.object({ success: z.boolean() });
 
 /** Statuses every authenticated operation can answer. */
-const AUTHENTICATED = [400, 401, 403, 429, 500];
+const AUTHENTICATED = [400, 401, 403, 429, 500, 503];
 
 /**
  * The response map of an authenticated operation: its success schemas plus the error bodies
- * of spec §7 (400, 401, 403, 429, 500 always; add 404, 409, … as the operation needs).
+ * of spec §7 (400, 401, 403, 429, 500, 503 always; add 404, 409, … as the operation needs).
  */
 export function withErrors<T extends Record<number, z.ZodType>>(success: T, ...extra: number[]) {
   return addErrors(success, [...AUTHENTICATED, ...extra]);
@@ -17,7 +17,7 @@ export function withErrors<T extends Record<number, z.ZodType>>(success: T, ...e
 
 /** The response map of a public operation (no API key): only the errors it can produce. */
 export function publicResponses<T extends Record<number, z.ZodType>>(success: T, ...extra: number[]) {
-  return addErrors(success, [429, 500, ...extra]);
+  return addErrors(success, [429, 500, 503, ...extra]);
 }
 
 function addErrors<T extends Record<number, z.ZodType>>(success: T, statuses: number[]) {
