@@ -158,8 +158,9 @@ export interface NewTimelineEntry {
   data?: Record<string, unknown>;
 }
 
-export async function addTimelineEntry(tx: Queryable, e: NewTimelineEntry): Promise<TimelineEntryDto> {
-  const entry = {
+/** The entry as stored (data as its JSON text) and as answered. */
+function timelineEntry(e: NewTimelineEntry, createdAt: Date) {
+  const row = {
     id: uuidv7(),
     organizationId: e.organizationId,
     alertId: e.alertId,
@@ -170,35 +171,23 @@ export async function addTimelineEntry(tx: Queryable, e: NewTimelineEntry): Prom
     runId: e.runId ?? null,
     body: e.body ?? '',
     data: e.data ?? {},
-    createdAt: new Date(),
+    createdAt,
   };
-  await tx.insertInto('alertTimeline').values({ ...entry, data: JSON.stringify(entry.data) }).execute();
-  const { organizationId: _org, ...dto } = entry;
-  return { ...dto, createdAt: iso(entry.createdAt)! };
+  const { organizationId: _org, ...dto } = row;
+  return { row: { ...row, data: JSON.stringify(row.data) }, dto: { ...dto, createdAt: iso(createdAt)! } as TimelineEntryDto };
+}
+
+export async function addTimelineEntry(tx: Queryable, e: NewTimelineEntry): Promise<TimelineEntryDto> {
+  const { row, dto } = timelineEntry(e, new Date());
+  await tx.insertInto('alertTimeline').values(row).execute();
+  return dto;
 }
 
 /** Several entries in one statement (an alert's first entries are written together). */
 export async function addTimelineEntries(tx: Queryable, entries: NewTimelineEntry[]): Promise<void> {
   const base = Date.now();
-  await tx
-    .insertInto('alertTimeline')
-    .values(
-      entries.map((e, i) => ({
-        id: uuidv7(),
-        organizationId: e.organizationId,
-        alertId: e.alertId,
-        kind: e.kind,
-        actorType: e.actorType,
-        actorUserId: e.actorUserId ?? null,
-        actorAgentId: e.actorAgentId ?? null,
-        runId: e.runId ?? null,
-        body: e.body ?? '',
-        data: JSON.stringify(e.data ?? {}),
-        // A millisecond apart, so the timeline's order is the order given.
-        createdAt: new Date(base + i),
-      })),
-    )
-    .execute();
+  // A millisecond apart, so the timeline's order is the order given.
+  await tx.insertInto('alertTimeline').values(entries.map((e, i) => timelineEntry(e, new Date(base + i)).row)).execute();
 }
 
 export async function listTimeline(db: Queryable, alertId: string, limit: number, offset: number) {
