@@ -150,7 +150,8 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
             .where('id', '=', syncJobId)
             .execute();
         });
-        log.warn({ err, retry, attempt: ctx.attempt }, `source sync failed: ${message}`);
+        // The message, not the error object: its text and stack can carry the URL's credentials.
+        log.warn({ errorName: err instanceof Error ? err.name : typeof err, retry, attempt: ctx.attempt }, `source sync failed: ${message}`);
         if (retry) throw err;
       }
     },
