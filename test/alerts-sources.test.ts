@@ -94,7 +94,12 @@ describe('alerts created by triggers', () => {
       routing: { outcome: 'trigger' },
     });
     expect(alert!.triageRunId).toBe(alert!.originRunId);
-    const again = await deliver(tr, { ...JIRA, webhookEvent: 'jira:issue_updated' });
+    // A duplicate signal is counted on the open alert and starts no second run (no new triage).
+    const runsBefore = (await t.app.inject({ url: `/api/agent-runs?agentId=${agentId}`, headers: admin })).json().totalCount;
+    const res = await t.app.inject({ method: 'POST', url: tr.path, headers: { 'content-type': 'application/json', 'x-rampart-secret': tr.secret }, payload: JSON.stringify({ ...JIRA, webhookEvent: 'jira:issue_updated' }) });
+    expect(res.json()).toEqual({ skipped: true, message: `Duplicate of ${alert!.displayId} (dedupe key jira:SEC-17): counted on that alert, no new run`, executionId: alert!.triageRunId });
+    expect((await t.app.inject({ url: `/api/agent-runs?agentId=${agentId}`, headers: admin })).json().totalCount).toBe(runsBefore);
+    const again = (await t.app.inject({ url: `/api/alerts/${alert!.id}`, headers: admin })).json().alert;
     expect(again).toMatchObject({ id: alert!.id, duplicateCount: 2 });
   });
 

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { z } from 'zod';
@@ -274,6 +275,77 @@ describe('a worker that dies', () => {
     await waitFor('the queue to drain', async () => (await pendingJobCount()) === 0);
     expect((await runs('long')).map((r) => `${r.event}#${r.attempt}`)).toEqual(['started#1', 'done#1']);
     expect(await job(id)).toBeUndefined();
+  });
+});
+
+/** A pool whose new connections can be refused, as while the embedded PostgreSQL restarts. */
+function refusingPool(): { pool: pg.Pool; refuse(down: boolean): void } {
+  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  pool.on('error', () => {});
+  let down = false;
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => {
+    if (!down) return connect(...args);
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const callback = args.find((a) => typeof a === 'function') as ((err: Error) => void) | undefined;
+    if (callback) return void callback(refused);
+    return Promise.reject(refused);
+  };
+  return { pool, refuse: (d) => void (down = d) };
+}
+
+describe('a pool that loses its database', () => {
+  it('is replaced once the database answers again, and the job it held is retried, not lost', async () => {
+    const { pool: flaky, refuse } = refusingPool();
+    const losesDatabase = defineJob({
+      name: 'test:losesDatabase',
+      payload: z.object({ tag: z.string() }),
+      maxAttempts: 3,
+      async run(payload, ctx) {
+        await record(payload.tag, ctx.attempt === 1 ? 'database lost' : 'done', ctx);
+        if (ctx.attempt === 1) {
+          // The database goes away under the running job: graphile-worker cannot record the
+          // failure, and ends the pool.
+          refuse(true);
+          throw new Error('lost the database mid-job');
+        }
+      },
+    });
+    const id = await enqueue(database.db, losesDatabase, { tag: 'db-lost' });
+    const runner = await start([losesDatabase], { pool: flaky, poolRestart: { attempts: 100, delayMs: 50 } });
+    await waitFor('the first attempt', async () => (await runs('db-lost')).length > 0);
+    // Nothing runs while the database is gone (the failure could not even be recorded).
+    await sleep(300);
+    expect(await job(id)).toMatchObject({ attempts: 1, lastError: null });
+    expect(await runs('db-lost')).toHaveLength(1);
+    refuse(false);
+    await waitFor('the retry on a new pool', async () => (await runs('db-lost')).some((r) => r.event === 'done'), 15_000);
+    await waitFor('the job to be completed', async () => !(await job(id)));
+    expect((await runs('db-lost')).map((r) => [r.event, r.attempt])).toEqual([
+      ['database lost', 1],
+      ['done', 2],
+    ]);
+    await runner.stop();
+    await expect(runner.done).resolves.toBeUndefined();
+    await flaky.end();
+  });
+
+  it('gives up after the bounded attempts: done rejects, so the process can exit for its supervisor', async () => {
+    const { pool: flaky, refuse } = refusingPool();
+    const breaks = defineJob({
+      name: 'test:breaksPool',
+      payload: z.object({ tag: z.string() }),
+      async run(payload, ctx) {
+        await record(payload.tag, 'ran', ctx);
+        refuse(true); // gone for good
+        throw new Error('no database');
+      },
+    });
+    await enqueue(database.db, breaks, { tag: 'gone' });
+    const runner = await start([breaks], { pool: flaky, poolRestart: { attempts: 3, delayMs: 20 } });
+    await expect(runner.done).rejects.toThrow(/could not be restarted after 3 attempts: connect ECONNREFUSED/);
+    refuse(false);
+    await flaky.end();
   });
 });
 

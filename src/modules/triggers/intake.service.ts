@@ -114,21 +114,11 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
           const original = await claimDelivery(tx, trigger.id, deliveryKey, runId);
           if (original) return { skipped: true as const, message: 'Duplicate delivery: already received', executionId: original };
         }
-        await enqueueRun(tx, {
-          id: runId,
-          organizationId: trigger.organizationId,
-          agentId: trigger.agentId,
-          mode: 'trigger',
-          input: req.body ?? null,
-          actorUserId: caller.userId,
-          actorApiKeyId: caller.apiKeyId,
-          triggerId: trigger.id,
-          triggerSource: trigger.source,
-        });
         if (trigger.createAlert ?? createsAlertByDefault(trigger.source)) {
           // The alert and the run commit together: the trigger's run is the alert's triage run.
+          // A signal deduplicated into an open alert is counted there and starts no second run.
           const fields = alertFieldsFromPayload(trigger.source, req.body, trigger.alertMapping, trigger.name);
-          await createAlert(
+          const { alert, created } = await createAlert(
             tx,
             {
               organizationId: trigger.organizationId,
@@ -144,7 +134,22 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
             },
             deps,
           );
+          if (!created) {
+            const message = `Duplicate of ${alert.displayId} (dedupe key ${fields.dedupeKey}): counted on that alert, no new run`;
+            return { skipped: true as const, message, ...(alert.triageRunId ? { executionId: alert.triageRunId } : {}) };
+          }
         }
+        await enqueueRun(tx, {
+          id: runId,
+          organizationId: trigger.organizationId,
+          agentId: trigger.agentId,
+          mode: 'trigger',
+          input: req.body ?? null,
+          actorUserId: caller.userId,
+          actorApiKeyId: caller.apiKeyId,
+          triggerId: trigger.id,
+          triggerSource: trigger.source,
+        });
         return { executionId: runId };
       });
       if ('executionId' in answer && !('skipped' in answer)) await noteAttempt(trigger.id);

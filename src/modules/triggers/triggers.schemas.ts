@@ -157,7 +157,7 @@ export const IntakeResponse = z
     z.object({
       skipped: z.literal(true),
       message: z.string(),
-      executionId: z.string().optional().describe('Repeated delivery: the run the first delivery started'),
+      executionId: z.string().optional().describe('Repeated delivery: the run the first delivery started. Duplicate alert signal: the triage run of the open alert it was counted on'),
     }),
     z.object({ challenge: z.string().describe('Slack `url_verification` handshake: the challenge, echoed') }),
   ])

@@ -34,6 +34,12 @@ export interface WorkerRunnerOptions {
    * one per worker per job. Off by default; measured with `npm run bench -- delivery`.
    */
   localQueueSize?: number;
+  /**
+   * A pool that dies on its own (graphile-worker stops a pool that cannot record a job's end,
+   * e.g. while the database restarts) is started again once the database answers: this many
+   * tries, `delayMs` apart at first, growing to 10 s. Then `done` rejects.
+   */
+  poolRestart?: { attempts: number; delayMs: number };
 }
 
 export interface WorkerRunner {
@@ -68,23 +74,39 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
     throw new Error(`deadWorkerAfterMs (${deadAfterMs}) must be at least twice heartbeatMs (${heartbeatMs})`);
   }
   const instanceId = randomUUID();
-  const abort = new AbortController();
   /** The ids graphile-worker writes into `locked_by` for this runner (its pool's id). */
   const lockerIds = new Set<string>();
+  /** Per pool: fired at the end of a graceful stop's grace period, or when the pool died. */
+  let abort = new AbortController();
+  /** Handlers running now: a dead pool's jobs are released only once these have settled. */
+  const active = new Set<Promise<void>>();
 
-  const taskList: TaskList = {};
-  for (const def of catalog.all()) {
-    const task: Task = async (rawPayload, helpers) => {
-      const payload = def.payload.parse(rawPayload);
-      await def.run(payload, {
-        jobId: helpers.job.id,
-        attempt: helpers.job.attempts,
-        maxAttempts: helpers.job.max_attempts,
-        logger: logger.child({ job: def.name, jobId: helpers.job.id, attempt: helpers.job.attempts }),
-        signal: abort.signal,
-      });
-    };
-    taskList[def.name] = task;
+  function taskList(signal: AbortSignal): TaskList {
+    const tasks: TaskList = {};
+    for (const def of catalog.all()) {
+      const task: Task = async (rawPayload, helpers) => {
+        const payload = def.payload.parse(rawPayload);
+        const running = def.run(payload, {
+          jobId: helpers.job.id,
+          attempt: helpers.job.attempts,
+          maxAttempts: helpers.job.max_attempts,
+          logger: logger.child({ job: def.name, jobId: helpers.job.id, attempt: helpers.job.attempts }),
+          signal,
+        });
+        const settled = running.then(
+          () => {},
+          () => {},
+        );
+        active.add(settled);
+        try {
+          await running;
+        } finally {
+          active.delete(settled);
+        }
+      };
+      tasks[def.name] = task;
+    }
+    return tasks;
   }
 
   async function beat(): Promise<void> {
@@ -183,31 +205,90 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
     }
   }
 
-  const runner: Runner = await run({
-    pgPool: opts.pool,
-    concurrency: opts.concurrency,
-    noHandleSignals: true,
-    pollInterval: opts.pollIntervalMs ?? 2_000,
-    taskList,
-    events,
-    preset: {
-      plugins: [heartbeatPlugin],
-      worker: {
-        // Unbatched (the default, -1), graphile-worker 0.17 writes a job's completion or failure
-        // without awaiting it, and stop() can resolve before it lands: a process exiting then
-        // leaves a finished job locked, to run again once its pool is presumed dead. Batched
-        // writes (delay 0: same tick) are flushed by the pool's shutdown before stop() resolves.
-        completeJobBatchDelay: 0,
-        failJobBatchDelay: 0,
-        ...(opts.localQueueSize ? { localQueue: { size: opts.localQueueSize } } : {}),
+  const launch = (): Promise<Runner> =>
+    run({
+      pgPool: opts.pool,
+      concurrency: opts.concurrency,
+      noHandleSignals: true,
+      pollInterval: opts.pollIntervalMs ?? 2_000,
+      taskList: taskList(abort.signal),
+      events,
+      preset: {
+        plugins: [heartbeatPlugin],
+        worker: {
+          // Unbatched (the default, -1), graphile-worker 0.17 writes a job's completion or failure
+          // without awaiting it, and stop() can resolve before it lands: a process exiting then
+          // leaves a finished job locked, to run again once its pool is presumed dead. Batched
+          // writes (delay 0: same tick) are flushed by the pool's shutdown before stop() resolves.
+          completeJobBatchDelay: 0,
+          failJobBatchDelay: 0,
+          ...(opts.localQueueSize ? { localQueue: { size: opts.localQueueSize } } : {}),
+        },
       },
-    },
-    ...(opts.crontab ? { crontab: opts.crontab } : {}),
-    logger: new WorkerLogger((scope) => (level, message, meta) => {
-      const fn = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
-      logger[fn]({ ...scope, ...meta }, message);
-    }),
+      ...(opts.crontab ? { crontab: opts.crontab } : {}),
+      logger: new WorkerLogger((scope) => (level, message, meta) => {
+        const fn = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
+        logger[fn]({ ...scope, ...meta }, message);
+      }),
+    });
+
+  let runner: Runner = await launch();
+  let stopping = false;
+  let resolveDone!: () => void;
+  let rejectDone!: (err: Error) => void;
+  const done = new Promise<void>((resolve, reject) => {
+    resolveDone = resolve;
+    rejectDone = reject;
   });
+  // main.ts exits on a rejection; tests that never look at `done` must not see it unhandled.
+  done.catch(() => {});
+
+  /**
+   * graphile-worker ends a pool that cannot write a job's completion or failure (its batch gives
+   * up at once while the database is down) and then resolves its promise as if all were well:
+   * the process would go on with no worker at all and the job locked by the dead pool. So a
+   * pool that ends without our stop() is replaced: its handlers are told to stop and awaited,
+   * its locks are released (it is ours and certainly dead, no need to wait for the heartbeat
+   * to go stale) and a new pool starts, once the database answers again.
+   */
+  async function replaceDeadPool(err: unknown): Promise<void> {
+    const dead = [...lockerIds];
+    lockerIds.clear();
+    firstBeat = null; // the new pool's id is recorded before its first fetch, like the first one's
+    abort.abort();
+    abort = new AbortController();
+    logger.error({ err, pools: dead }, 'the worker pool stopped unexpectedly (database lost?); starting a new one once the database answers');
+    await Promise.allSettled([...active]);
+    const { attempts, delayMs } = opts.poolRestart ?? { attempts: 60, delayMs: 500 };
+    let wait = delayMs;
+    let last: unknown = err;
+    for (let attempt = 1; attempt <= attempts && !stopping; attempt++) {
+      await new Promise((r) => setTimeout(r, wait));
+      wait = Math.min(wait * 2, 10_000);
+      if (stopping) break;
+      try {
+        await opts.pool.query('SELECT 1'); // the database the workers use answers again
+        if (dead.length) await sql`SELECT graphile_worker.force_unlock_workers(${dead}::text[])`.execute(db);
+        runner = await launch();
+        watch(runner);
+        logger.warn({ attempt, released: dead }, 'worker pool restarted; the jobs the dead pool held are retried');
+        return;
+      } catch (e) {
+        last = e;
+        logger.warn({ attempt, attempts, err: e }, 'worker pool restart failed; trying again');
+      }
+    }
+    if (stopping) return resolveDone();
+    rejectDone(new Error(`the worker pool could not be restarted after ${attempts} attempts: ${last instanceof Error ? last.message : String(last)}`));
+  }
+
+  function watch(r: Runner): void {
+    r.promise.then(
+      () => (stopping ? resolveDone() : void replaceDeadPool(new Error('the pool ended without being stopped'))),
+      (err: unknown) => (stopping ? resolveDone() : void replaceDeadPool(err)),
+    );
+  }
+  watch(runner);
 
   const heartbeat = setInterval(() => void beat(), heartbeatMs);
   const sweeper = setInterval(() => void releaseDeadWorkers(), Math.max(500, Math.floor(deadAfterMs / 2)));
@@ -217,18 +298,21 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
 
   let stopped: Promise<void> | null = null;
   return {
-    done: runner.promise,
+    done,
     stop() {
       stopped ??= (async () => {
+        stopping = true;
         // Graceful: no new jobs are taken and running jobs may finish; after the grace period
         // their signal fires so long handlers stop (and are retried later). The heartbeat goes
         // on meanwhile, or another pool would take the still-running jobs for orphans.
-        const grace = setTimeout(() => abort.abort(), opts.shutdownGraceMs ?? 10_000);
+        const current = abort;
+        const grace = setTimeout(() => current.abort(), opts.shutdownGraceMs ?? 10_000);
         await runner.stop().catch((err) => logger.warn({ err }, 'worker stop failed'));
         clearTimeout(grace);
         clearInterval(heartbeat);
         clearInterval(sweeper);
         await db.deleteFrom('workerHeartbeats').where('poolId', '=', instanceId).execute().catch(() => {});
+        resolveDone();
       })();
       return stopped;
     },
