@@ -49,6 +49,8 @@ export interface OpenLoopResult {
   errors: string[];
   executionIds: string[];
   achievedRps: number;
+  /** Answers other than 200 during the warm-up (not measured, but nothing may be lost there either). */
+  warmupFailures: string[];
 }
 
 const webhookBody = (i: number) => ({ alert: { id: i, severity: 'high', host: `host-${i % 50}` } });
@@ -70,6 +72,7 @@ export async function openLoop(
   const latencies: number[] = [];
   const statusCounts: Record<string, number> = {};
   const errors: string[] = [];
+  const warmupFailures: string[] = [];
   const executionIds: string[] = [];
   const inflight: Promise<void>[] = [];
   const start = performance.now() + 20;
@@ -88,11 +91,15 @@ export async function openLoop(
             const res = await pool.request({ method: 'POST', path: reqPath, headers, body: JSON.stringify(bodyOf(i)) });
             const body = (await res.body.json()) as { executionId?: string };
             const done = performance.now();
-            if (!measured) return;
+            if (!measured) {
+              if (res.statusCode !== 200) warmupFailures.push(`#${i}: ${res.statusCode} ${JSON.stringify(body)}`);
+              return;
+            }
             statusCounts[res.statusCode] = (statusCounts[res.statusCode] ?? 0) + 1;
             latencies.push(done - scheduled);
             if (body.executionId) executionIds.push(body.executionId);
           } catch (err) {
+            if (!measured) warmupFailures.push(`#${i}: ${String(err)}`);
             if (measured && errors.length < 5) errors.push(String(err));
             if (measured) statusCounts.error = (statusCounts.error ?? 0) + 1;
           }
@@ -105,7 +112,7 @@ export async function openLoop(
     await pool.close().catch(() => pool.destroy());
   }
   const sorted = Float64Array.from(latencies).sort();
-  return { sent: total - warmupCount, latencies: sorted, statusCounts, errors, executionIds, achievedRps: (total - warmupCount - 1) / ((measuredLast - measuredFirst) / 1000) };
+  return { sent: total - warmupCount, latencies: sorted, statusCounts, errors, executionIds, warmupFailures, achievedRps: (total - warmupCount - 1) / ((measuredLast - measuredFirst) / 1000) };
 }
 
 async function run(ctx: BenchContext): Promise<BenchOutcome> {

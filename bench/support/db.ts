@@ -32,7 +32,7 @@ export async function startBenchDatabase(label: string): Promise<BenchDatabase> 
   const close = onCleanup(async () => {
     await handle?.close().catch(() => {});
     await embedded?.stop().catch(() => {});
-    fs.rmSync(root, { recursive: true, force: true });
+    if (!process.env.BENCH_KEEP_DIR) fs.rmSync(root, { recursive: true, force: true });
   });
   try {
     const dbDir = path.join(root, 'db');

@@ -19,7 +19,9 @@ export async function migrateToLatest(
   const lockClient = await pool.connect();
   try {
     await lockClient.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    // Unordered allowed: work merged from parallel branches can land a lower number after a
+    // higher one was applied; every migration stands on its own, so each applies once, in name order.
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
     const { error, results } = await migrator.migrateToLatest();
     if (error) {
       const failed = results?.find((r) => r.status === 'Error');
