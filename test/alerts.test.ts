@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions, type TestUser } from './support/actors.js';
+import { createOrganization } from '../src/modules/organizations/index.js';
 
 let t: TestContext;
 let admin: Record<string, string>;
@@ -145,6 +146,18 @@ describe('dedupe', () => {
     const { alerts } = (await t.app.inject({ url: '/api/alerts?search=concurrent', headers: admin })).json();
     expect(alerts).toHaveLength(1);
     expect(alerts[0].duplicateCount).toBe(2);
+  });
+
+  it('the first alerts of a new organization, arriving at once, are all created with distinct display ids', async () => {
+    const org = await createOrganization(t.database.db, { name: 'Org C', adminEmail: 'admin@c.test' });
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => newAlert({ title: `First ${i}`, severity: 'high', dedupeKey: `first-${i % 4}` }, bearer(org.apiKey.key))),
+    );
+    expect(results.filter((r) => r.created)).toHaveLength(4);
+    const ids = new Set(results.filter((r) => r.created).map((r) => r.alert.displayId));
+    // Distinct; a signal that lost its dedupe race leaves a gap in the numbers, as issue trackers do.
+    expect(ids.size).toBe(4);
+    for (const id of ids) expect(id).toMatch(/^RMP-[1-8]$/);
   });
 });
 

@@ -120,29 +120,10 @@ export async function listAlerts(db: Queryable, organizationId: string, f: Alert
  * counter row: `nextval` holds no lock until commit, so concurrent alert intake in one
  * organization does not queue behind each transaction's commit (a counter row serialised every
  * trigger delivery of the organization). A rolled-back alert leaves a gap, as issue trackers do.
- * The sequence is created on an organization's first alert (in a savepoint: two first alerts at
- * once may both try).
+ * The sequence is created with the organization (a database trigger, migration 0014).
  */
-const knownSequences = new Set<string>();
-
 export async function nextAlertNumber(tx: Queryable, organizationId: string): Promise<number> {
-  const name = `alert_numbers_${organizationId.replace(/-/g, '').toLowerCase()}`;
-  if (!/^alert_numbers_[0-9a-f]{32}$/.test(name)) throw new Error('Invalid organization id');
-  // Sequences are never dropped while the service runs: once seen, no need to look again.
-  const exists = knownSequences.has(name) || !!(await sql<{ oid: string | null }>`SELECT to_regclass(${name}) AS oid`.execute(tx)).rows[0]?.oid;
-  if (!exists) {
-    await sql`SAVEPOINT alert_numbers`.execute(tx);
-    try {
-      await sql`CREATE SEQUENCE IF NOT EXISTS ${sql.id(name)}`.execute(tx);
-      await sql`RELEASE SAVEPOINT alert_numbers`.execute(tx);
-    } catch {
-      // Created by a concurrent first alert between our check and our create: use theirs.
-      await sql`ROLLBACK TO SAVEPOINT alert_numbers`.execute(tx);
-    }
-  }
-  const row = await sql<{ n: string }>`SELECT nextval(${name}::regclass) AS n`.execute(tx);
-  if (knownSequences.size > 100_000) knownSequences.clear();
-  knownSequences.add(name);
+  const row = await sql<{ n: string }>`SELECT nextval(rampart_alert_numbers_sequence(${organizationId}::uuid)::regclass) AS n`.execute(tx);
   return Number(row.rows[0]!.n);
 }
 
