@@ -39,7 +39,7 @@ export function alertTools(deps: AlertDeps): ProvidedTools {
         execute: async (input) => {
           requireToolPermissions(ctx, 'get_alert');
           return plain(async () => {
-            const alert = await findAlert(tdeps.db, requestContextOf(ctx).actor.organizationId, input.alertId);
+            const alert = await findAlert(tdeps.db, requestContextOf(ctx).actor.organizationId, input.alertId, { withPayload: true });
             if (!alert) throw new NotFoundError('Alert');
             return { alert, timeline: (await listTimeline(tdeps.db, alert.id, 100, 0)).entries };
           });

@@ -153,8 +153,8 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     await route(tx, id, orgId, input, depth);
   }
   const alert = (await findAlert(tx, orgId, id))!;
-  await deps.events(tx, { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert: withoutPayload(alert) } });
-  return { alert: withoutPayload(alert), created: true };
+  await deps.events(tx, { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert } });
+  return { alert, created: true };
 }
 
 async function duplicateOf(tx: Queryable, orgId: string, alertId: string, input: NewAlert) {
@@ -167,7 +167,7 @@ async function duplicateOf(tx: Queryable, orgId: string, alertId: string, input:
     body: `Duplicate signal from ${input.source.name} (dedupe key ${input.dedupeKey})`,
     data: { payload: input.payload ?? null },
   });
-  return { alert: withoutPayload((await findAlert(tx, orgId, alertId))!), created: false };
+  return { alert: (await findAlert(tx, orgId, alertId))!, created: false };
 }
 
 /** How many triage runs deep an alert is: one more than the alert its creating run was triaging. */
@@ -222,7 +222,7 @@ async function recordRouting(tx: Queryable, alertId: string, orgId: string, rout
  * timeline. The alert moves to `in_progress` (if it was open) and records the run.
  */
 export async function startTriage(tx: Queryable, t: { alertId: string; organizationId: string; agentId: string; actorUserId: string | null; cause: 'routed' | 'assigned' }): Promise<string> {
-  const alert = (await findAlert(tx, t.organizationId, t.alertId))!;
+  const alert = (await findAlert(tx, t.organizationId, t.alertId, { withPayload: true }))!;
   const timeline = await listTimeline(tx, t.alertId, 50, 0);
   const runId = uuidv7();
   await enqueueRun(tx, {
@@ -250,11 +250,6 @@ export async function startTriage(tx: Queryable, t: { alertId: string; organizat
     .execute();
   await addTimelineEntry(tx, { organizationId: t.organizationId, alertId: t.alertId, kind: 'triage_started', actorType: 'system', actorAgentId: t.agentId, runId, body: `Triage run queued (${t.cause})` });
   return runId;
-}
-
-function withoutPayload<T extends { payload?: unknown }>(alert: T): Omit<T, 'payload'> {
-  const { payload: _payload, ...rest } = alert;
-  return rest;
 }
 
 function snake(key: string): string {

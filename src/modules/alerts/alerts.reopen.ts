@@ -18,7 +18,7 @@ export async function reopenAlertBySystem(
   alertId: string,
   change: { reason: string; huntQualifiedBy?: string | null; routeToHuntAgent: boolean },
 ): Promise<AlertDto | null> {
-  const alert = await findAlert(tx, organizationId, alertId, true);
+  const alert = await findAlert(tx, organizationId, alertId, { forUpdate: true });
   if (!alert || !isClosed(alert.status)) return null;
   await tx
     .updateTable('alerts')
@@ -30,7 +30,7 @@ export async function reopenAlertBySystem(
     const settings = await tx.selectFrom('alertRouting').select(['huntResponseAgentId', 'updatedBy']).where('organizationId', '=', organizationId).executeTakeFirst();
     if (settings?.huntResponseAgentId) await startTriage(tx, { alertId: alert.id, organizationId, agentId: settings.huntResponseAgentId, actorUserId: settings.updatedBy, cause: 'routed' });
   }
-  const { payload: _payload, ...updated } = (await findAlert(tx, organizationId, alert.id))!;
+  const updated = (await findAlert(tx, organizationId, alert.id))!;
   await deps.events(tx, { id: uuidv7(), type: 'alert.status_changed', occurredAt: entry.createdAt, organizationId, data: { alert: updated, from: alert.status, to: 'open', change: 'reopened', reason: change.reason } });
   return updated;
 }
@@ -41,10 +41,7 @@ export async function alertsByDedupeKey(db: Queryable, organizationId: string, d
   const out: AlertDto[] = [];
   for (const { id } of ids) {
     const a = await findAlert(db, organizationId, id);
-    if (a) {
-      const { payload: _payload, ...rest } = a;
-      out.push(rest);
-    }
+    if (a) out.push(a);
   }
   return out;
 }

@@ -8,6 +8,15 @@ import type { AlertDto, TimelineEntryDto } from './alerts.schemas.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Every column but the payload: lists never need it, and reading a jsonb through the CamelCasePlugin would rename its keys. */
+const COLUMNS = [
+  'id', 'organizationId', 'number', 'title', 'description', 'severity', 'status', 'duplicateCount', 'sourceCategory', 'sourceName',
+  'triggerType', 'createdBy', 'createdByUserId', 'codeDetectionId', 'originCodeDetectionHitId', 'originAgentId', 'originTriggerId',
+  'originRunId', 'assignedAgentId', 'triageRunId', 'externalProvider', 'externalRef', 'externalUrl', 'dedupeKey', 'routing',
+  'routingDepth', 'huntQualifiedBy', 'createdAt', 'updatedAt', 'firstTriagedAt', 'resolvedAt', 'resolvedByType', 'resolvedByUserId',
+  'resolvedByAgentName', 'resolvedReason',
+] as const satisfies ReadonlyArray<Exclude<keyof DB['alerts'], 'payload'>>;
+
 function baseQuery(db: Queryable) {
   return db
     .selectFrom('alerts as a')
@@ -15,14 +24,12 @@ function baseQuery(db: Queryable) {
     .leftJoin('agents as origin', 'origin.id', 'a.originAgentId')
     .leftJoin('agents as assigned', 'assigned.id', 'a.assignedAgentId')
     .leftJoin('codeDetections as cd', 'cd.id', 'a.codeDetectionId')
-    .selectAll('a')
-    .select(['o.name as organizationName', 'origin.name as originAgentName', 'assigned.name as assignedAgentName', 'cd.name as detectionName', 'cd.ruleId as detectionRuleId'])
-    // As text: the CamelCasePlugin would rename keys inside the jsonb (the payload is kept as received).
-    .select(sql<string>`a.payload::text`.as('payloadText'));
+    .select(COLUMNS.map((c) => `a.${c}` as const))
+    .select(['o.name as organizationName', 'origin.name as originAgentName', 'assigned.name as assignedAgentName', 'cd.name as detectionName', 'cd.ruleId as detectionRuleId']);
 }
 type AlertRow = Awaited<ReturnType<ReturnType<typeof baseQuery>['executeTakeFirstOrThrow']>>;
 
-export function toAlertDto(r: AlertRow): AlertDto & { payload: unknown } {
+export function toAlertDto(r: AlertRow): AlertDto {
   const routing = r.routing as AlertDto['routing'] | null;
   return {
     id: r.id,
@@ -66,20 +73,27 @@ export function toAlertDto(r: AlertRow): AlertDto & { payload: unknown } {
     resolvedByType: r.resolvedByType,
     huntQualifiedBy: r.huntQualifiedBy,
     routing: routing ? { outcome: routing.outcome, routeId: routing.routeId ?? null, routeName: routing.routeName ?? null, reason: routing.reason } : null,
-    payload: JSON.parse(r.payloadText) as unknown,
   };
 }
 
-/** An alert of the organization by uuid or display id (`RMP-42`); null for unknown and foreign ids alike. */
-export async function findAlert(db: Queryable, organizationId: string, idOrDisplayId: string, forUpdate = false) {
-  let q = baseQuery(db).where('a.organizationId', '=', organizationId);
+/**
+ * An alert of the organization by uuid or display id (`RMP-42`); null for unknown and foreign ids
+ * alike. The payload is read only when asked for (as text: kept exactly as received).
+ */
+export async function findAlert(db: Queryable, organizationId: string, idOrDisplayId: string, opts: { forUpdate?: boolean; withPayload?: boolean } = {}) {
+  let q = baseQuery(db)
+    .where('a.organizationId', '=', organizationId)
+    .$if(opts.withPayload === true, (qb) => qb.select(sql<string>`a.payload::text`.as('payloadText')));
   const number = numberOfDisplayId(idOrDisplayId);
   if (number !== null) q = q.where('a.number', '=', number);
   else if (UUID.test(idOrDisplayId)) q = q.where('a.id', '=', idOrDisplayId.toLowerCase());
   else return null;
-  if (forUpdate) q = q.forUpdate('a');
+  if (opts.forUpdate) q = q.forUpdate('a');
   const row = await q.executeTakeFirst();
-  return row ? toAlertDto(row) : null;
+  if (!row) return null;
+  const dto: AlertDto & { payload?: unknown } = toAlertDto(row);
+  if (row.payloadText !== undefined) dto.payload = JSON.parse(row.payloadText) as unknown;
+  return dto;
 }
 
 export interface AlertFilters {
@@ -112,7 +126,7 @@ export async function listAlerts(db: Queryable, organizationId: string, f: Alert
     filter(baseQuery(db)).orderBy('a.createdAt', 'desc').orderBy('a.id', 'desc').limit(f.limit).offset(f.offset).execute(),
     filter(db.selectFrom('alerts as a').select((eb) => eb.fn.countAll<string>().as('n'))).executeTakeFirstOrThrow(),
   ]);
-  return { alerts: rows.map((r) => { const { payload: _payload, ...dto } = toAlertDto(r); return dto; }), totalCount: Number(count.n) };
+  return { alerts: rows.map(toAlertDto), totalCount: Number(count.n) };
 }
 
 /**

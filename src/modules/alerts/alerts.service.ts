@@ -26,7 +26,7 @@ export async function changeAlertStatus(
   actor: StatusActor,
   runId: string | null = null,
 ): Promise<{ alert: AlertDto; entry: TimelineEntryDto }> {
-  const alert = await findAlert(tx, orgId, idOrDisplayId, true);
+  const alert = await findAlert(tx, orgId, idOrDisplayId, { forUpdate: true });
   if (!alert) throw new NotFoundError('Alert');
   const refused = refusedStatusChange(alert.status, change.status, actor);
   if (refused) throw ValidationError.single('status', refused, 'refused_transition');
@@ -56,7 +56,7 @@ export async function changeAlertStatus(
     body: change.reason ?? '',
     data: { from: alert.status, to: change.status },
   });
-  const updated = stripPayload((await findAlert(tx, orgId, alert.id))!);
+  const updated = (await findAlert(tx, orgId, alert.id))!;
   await deps.events(tx, {
     id: uuidv7(),
     type: 'alert.status_changed',
@@ -76,7 +76,7 @@ export async function updateAlertFields(
   actor: StatusActor,
   runId: string | null = null,
 ): Promise<AlertDto> {
-  const alert = await findAlert(tx, orgId, idOrDisplayId, true);
+  const alert = await findAlert(tx, orgId, idOrDisplayId, { forUpdate: true });
   if (!alert) throw new NotFoundError('Alert');
   const set = {
     ...(change.title !== undefined ? { title: change.title } : {}),
@@ -96,7 +96,7 @@ export async function updateAlertFields(
     body: change.reason ?? '',
     data: severityOnly ? { from: alert.severity, to: change.severity } : { changed: Object.keys(set) },
   });
-  return stripPayload((await findAlert(tx, orgId, alert.id))!);
+  return (await findAlert(tx, orgId, alert.id))!;
 }
 
 export async function commentOnAlert(tx: Queryable, orgId: string, idOrDisplayId: string, body: string, actor: StatusActor, runId: string | null = null) {
@@ -115,10 +115,6 @@ export async function commentOnAlert(tx: Queryable, orgId: string, idOrDisplayId
   });
 }
 
-function stripPayload(alert: AlertDto & { payload?: unknown }): AlertDto {
-  const { payload: _payload, ...rest } = alert;
-  return rest;
-}
 
 export function createAlertsService(deps: { db: Database } & AlertDeps) {
   const { db } = deps;
@@ -128,7 +124,7 @@ export function createAlertsService(deps: { db: Database } & AlertDeps) {
     list: (ctx: RequestContext, filters: AlertFilters) => listAlerts(db, ctx.actor.organizationId, filters),
 
     async get(ctx: RequestContext, id: string) {
-      const alert = await findAlert(db, ctx.actor.organizationId, id);
+      const alert = await findAlert(db, ctx.actor.organizationId, id, { withPayload: true });
       if (!alert) throw new NotFoundError('Alert');
       const timeline = await listTimeline(db, alert.id, 50, 0);
       return { alert, timeline: timeline.entries };
@@ -223,7 +219,7 @@ export function createAlertsService(deps: { db: Database } & AlertDeps) {
     async assign(ctx: RequestContext, id: string, agentId: string) {
       const orgId = ctx.actor.organizationId;
       return db.transaction().execute(async (tx) => {
-        const alert = await findAlert(tx, orgId, id, true);
+        const alert = await findAlert(tx, orgId, id, { forUpdate: true });
         if (!alert) throw new NotFoundError('Alert');
         const agent = await tx.selectFrom('agents').select('id').where('id', '=', agentId.toLowerCase()).where('organizationId', '=', orgId).executeTakeFirst();
         if (!agent) throw ValidationError.single('agentId', 'No such agent in this organization', 'unknown_reference');
@@ -236,7 +232,7 @@ export function createAlertsService(deps: { db: Database } & AlertDeps) {
         const runId = await startTriage(tx, { alertId: alert.id, organizationId: orgId, agentId: agent.id, actorUserId: ctx.actor.userId, cause: 'assigned' });
         await tx.updateTable('alerts').set({ routing: JSON.stringify({ outcome: 'assigned', routeId: null, routeName: null, reason: 'Assigned by a person' }) }).where('id', '=', alert.id).execute();
         await writeAudit(tx, ctx, { action: 'alert.assign', resourceType: 'alert', resourceId: alert.id, metadata: { agentId: agent.id, runId } });
-        return { alert: stripPayload((await findAlert(tx, orgId, alert.id))!), runId };
+        return { alert: (await findAlert(tx, orgId, alert.id))!, runId };
       });
     },
 
@@ -262,7 +258,7 @@ export function createAlertsService(deps: { db: Database } & AlertDeps) {
           .orderBy('createdAt')
           .executeTakeFirst());
       if (!row) return { alert: null };
-      return { alert: stripPayload((await findAlert(db, orgId, row.id))!) };
+      return { alert: (await findAlert(db, orgId, row.id))! };
     },
   };
 }
