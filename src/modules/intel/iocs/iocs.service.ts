@@ -5,14 +5,36 @@ import type { RequestContext } from '../../../platform/context.js';
 import { writeAudit } from '../../../platform/audit.js';
 import { NotFoundError } from '../../../platform/http/errors.js';
 import { iso } from '../../../platform/time.js';
+import { refang } from '../pipeline/extract/extract.fns.js';
+import { isDefangedValue } from './indicator-types.fns.js';
 import { IOC_STATUSES, type IocListQueryT } from './iocs.schemas.js';
 
 type IocStatus = (typeof IOC_STATUSES)[number];
 
-const ROW_COLUMNS = ['id', 'value', 'type', 'itemId', 'intelTitle', 'sourceLabel', 'status', 'lastCheckedAt'] as const;
+/** The list's query as the service takes it: `type` is any list of types (the tools pass the extractor's kinds). */
+export type IocListInput = Omit<IocListQueryT, 'type'> & { type?: readonly string[] | undefined };
 
-function toRow(r: { id: string; value: string; type: string; itemId: string; intelTitle: string; sourceLabel: string; status: IocStatus; lastCheckedAt: Date | null }) {
-  return { id: r.id, value: r.value, type: r.type, intelItemId: r.itemId, intelTitle: r.intelTitle, sourceLabel: r.sourceLabel, status: r.status, lastCheckedAt: iso(r.lastCheckedAt) };
+const ROW_COLUMNS = ['id', 'value', 'normalizedValue', 'type', 'itemId', 'intelTitle', 'sourceLabel', 'status', 'lastCheckedAt'] as const;
+
+function toRow(r: DbRow) {
+  return {
+    id: r.id,
+    value: r.value,
+    normalizedValue: r.normalizedValue,
+    defanged: isDefangedValue(r.type, r.value),
+    type: r.type,
+    intelItemId: r.itemId,
+    intelTitle: r.intelTitle,
+    sourceLabel: r.sourceLabel,
+    status: r.status,
+    lastCheckedAt: iso(r.lastCheckedAt),
+  };
+}
+
+/** `type = $1` for one type (the planner prunes intel_indicator_search to its partition), `= ANY` for several. */
+function typeCondition(types: readonly string[] | undefined) {
+  if (!types?.length) return sql``;
+  return types.length === 1 ? sql` AND type = ${types[0]}` : sql` AND type = ANY(${[...types]}::text[])`;
 }
 
 /** Escape LIKE wildcards so a search for "a_b%" means exactly that. */
@@ -42,7 +64,7 @@ function availableTypesSql(orgId: string) {
 }
 
 type StatusCounts = Record<IocStatus, number>;
-type DbRow = { id: string; value: string; type: string; itemId: string; intelTitle: string; sourceLabel: string; status: IocStatus; lastCheckedAt: Date | null };
+type DbRow = { id: string; value: string; normalizedValue: string; type: string; itemId: string; intelTitle: string; sourceLabel: string; status: IocStatus; lastCheckedAt: Date | null };
 
 /** Table-wide row counts (planner statistics): upper bounds of any one organization's. */
 export interface IndicatorStats {
@@ -119,10 +141,10 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
       return cachedStats.stats;
     });
 
-  const PAGE_COLUMNS = sql.raw('i.id, i.value, i.type, i.item_id, i.intel_title, i.source_label, i.status, i.last_checked_at');
+  const PAGE_COLUMNS = sql.raw('i.id, i.value, i.normalized_value, i.type, i.item_id, i.intel_title, i.source_label, i.status, i.last_checked_at');
 
   /** `matches`: of the query (its status, if any); `allMatches`: of the search whatever the status (what the GIN path reads). */
-  async function searchPage(orgId: string, query: IocListQueryT, type: string | undefined, pattern: string, matches: number, allMatches: number) {
+  async function searchPage(orgId: string, query: IocListInput, pattern: string, matches: number, allMatches: number) {
     const limit = query.perPage;
     const offset = (query.page - 1) * query.perPage;
     const expected = Math.max(0, Math.min(limit, matches - offset));
@@ -137,7 +159,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
             SELECT ${PAGE_COLUMNS} FROM (
               SELECT id, created_at FROM (
                 SELECT id, created_at, search_value FROM intel_indicator_search
-                WHERE organization_id = ${orgId} AND status = ${query.status}${type ? sql` AND type = ${type}` : sql``}
+                WHERE organization_id = ${orgId} AND status = ${query.status}${typeCondition(query.type)}
                 ORDER BY created_at DESC, id DESC LIMIT ${bound}
               ) w WHERE search_value LIKE lower(${pattern})
               ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}
@@ -146,7 +168,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
         : await sql<DbRow>`
             SELECT ${PAGE_COLUMNS} FROM (
               SELECT * FROM intel_indicators
-              WHERE organization_id = ${orgId}${type ? sql` AND type = ${type}` : sql``}
+              WHERE organization_id = ${orgId}${typeCondition(query.type)}
               ORDER BY created_at DESC, id DESC LIMIT ${bound}
             ) i WHERE i.normalized_value ILIKE ${pattern}
             ORDER BY i.created_at DESC, i.id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db);
@@ -155,7 +177,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
     const { rows } = await sql<DbRow>`
       WITH m AS MATERIALIZED (
         SELECT id, created_at FROM intel_indicator_search
-        WHERE organization_id = ${orgId}${type ? sql` AND type = ${type}` : sql``}${query.status ? sql` AND status = ${query.status}` : sql``}
+        WHERE organization_id = ${orgId}${typeCondition(query.type)}${query.status ? sql` AND status = ${query.status}` : sql``}
           AND search_value LIKE lower(${pattern})
       )
       SELECT ${PAGE_COLUMNS} FROM (SELECT id, created_at FROM m ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}) p
@@ -164,29 +186,29 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
     return rows;
   }
 
-  async function searchList(orgId: string, query: IocListQueryT & { search: string }) {
-    const type = query.type?.toLowerCase();
-    const pattern = likePattern(query.search);
+  async function searchList(orgId: string, query: IocListInput & { search: string }) {
+    // A pasted defanged value (hxxp://45.142.212[.]100/…) is searched as the value it stands for.
+    const pattern = likePattern(refang(query.search));
     // search_value is lower(normalized_value): `LIKE lower(p)` is exactly `normalized_value ILIKE p`.
     const { rows } = await sql<StatusCounts & { types: string[] | null }>`
       SELECT count(*) FILTER (WHERE status = 'found')::int AS found, count(*) FILTER (WHERE status = 'clean')::int AS clean,
              count(*) FILTER (WHERE status = 'unchecked')::int AS unchecked, count(*) FILTER (WHERE status = 'unknown')::int AS unknown,
              ${availableTypesSql(orgId)} AS types
       FROM intel_indicator_search
-      WHERE organization_id = ${orgId}${type ? sql` AND type = ${type}` : sql``} AND search_value LIKE lower(${pattern})`.execute(db);
+      WHERE organization_id = ${orgId}${typeCondition(query.type)} AND search_value LIKE lower(${pattern})`.execute(db);
     const r = rows[0]!;
     const counts: StatusCounts = { found: r.found, clean: r.clean, unchecked: r.unchecked, unknown: r.unknown };
     const all = counts.found + counts.clean + counts.unchecked + counts.unknown;
-    return { rows: await searchPage(orgId, query, type, pattern, query.status ? counts[query.status] : all, all), counts, types: r.types ?? [] };
+    return { rows: await searchPage(orgId, query, pattern, query.status ? counts[query.status] : all, all), counts, types: r.types ?? [] };
   }
 
-  async function plainList(orgId: string, query: IocListQueryT) {
-    const type = query.type?.toLowerCase();
+  async function plainList(orgId: string, query: IocListInput) {
+    const typeFilter = query.type?.length ? [...query.type] : null;
     let rowsQ = db.selectFrom('intelIndicators').where('organizationId', '=', orgId);
-    if (type) rowsQ = rowsQ.where('type', '=', type);
+    if (typeFilter) rowsQ = rowsQ.where('type', 'in', typeFilter);
     if (query.status) rowsQ = rowsQ.where('status', '=', query.status);
     let countsQ = db.selectFrom('intelIndicators').where('organizationId', '=', orgId);
-    if (type) countsQ = countsQ.where('type', '=', type);
+    if (typeFilter) countsQ = countsQ.where('type', 'in', typeFilter);
     const [rows, counts, types] = await Promise.all([
       rowsQ.select(ROW_COLUMNS).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(query.perPage).offset((query.page - 1) * query.perPage).execute(),
       countsQ.select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute(),
@@ -198,7 +220,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
   }
 
   return {
-    async list(ctx: RequestContext, query: IocListQueryT) {
+    async list(ctx: RequestContext, query: IocListInput) {
       const orgId = ctx.actor.organizationId;
       const { rows, counts, types } = query.search ? await searchList(orgId, { ...query, search: query.search }) : await plainList(orgId, query);
       const total = query.status ? counts[query.status] : Object.values(counts).reduce((a, b) => a + b, 0);

@@ -39,7 +39,7 @@ export function registerItemsRoutes(root: FastifyInstance, deps: { items: ItemsS
     schema: {
       tags,
       summary: 'List intel items',
-      description: 'Newest first. `validations` echoes the filters as applied (and warnings, e.g. an unknown source); `outputs` holds facets over the whole filtered set: counts by severity and by source.',
+      description: 'Newest first. `validations` echoes the filters as applied (and warnings, e.g. an unknown source); `outputs` holds facets over the whole filtered set: counts by severity and by source. An unknown query parameter is a 400 (one `unrecognized_keys` issue each), never silently ignored.',
       querystring: ItemListQuery,
       response: withErrors({ 200: ItemList }),
     },
@@ -65,7 +65,7 @@ export function registerItemsRoutes(root: FastifyInstance, deps: { items: ItemsS
     schema: {
       tags,
       summary: 'Indicators of all intel items, flattened, with hunt status',
-      description: 'Newest first. `search` matches a substring of the normalized value; `type` one indicator type; `status` the hunt status. `statusCounts` covers the filtered set whatever `status` says.',
+      description: 'Newest first. Each row has `value` as first written (possibly defanged), `normalizedValue` (refanged, canonical) and `defanged`. `search` matches a substring of the normalized value (a defanged term is refanged first); `type` one or more indicator types or an alias (`ip`, `hash`), anything else a 400; `status` the hunt status. `statusCounts` covers the filtered set whatever `status` says. An unknown query parameter is a 400 (one `unrecognized_keys` issue each).',
       querystring: IocListQuery,
       response: withErrors({ 200: IocList }),
     },

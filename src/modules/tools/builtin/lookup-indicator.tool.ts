@@ -29,7 +29,7 @@ export function lookupIndicatorTool(deps: ToolDeps, ctx: ToolRunContext) {
       // second search restricted to the value's own type keeps exact rows from being crowded out.
       const [res, typed] = await Promise.all([
         iocs.list(reqCtx, { page: 1, perPage: MAX_ROWS * 2, search }),
-        type ? iocs.list(reqCtx, { page: 1, perPage: MAX_ROWS * 2, search, type }) : null,
+        type ? iocs.list(reqCtx, { page: 1, perPage: MAX_ROWS * 2, search, type: [type] }) : null,
       ]);
       const byId = new Map([...(typed?.rows ?? []), ...res.rows].map((r) => [r.id, r]));
       const rows = [...byId.values()]
