@@ -3,7 +3,11 @@
  * forms on /iocs rows, defanged searches, strict type and parameter checks, item search by
  * indicator. Items go through the real sync and enrichment from a local RSS feed.
  */
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PERMISSIONS } from '../src/platform/auth/permissions.js';
+import { createGuardedClient } from '../src/platform/outbound/index.js';
+import { buildToolSet } from '../src/modules/tools/toolset.js';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { startServer } from './support/fakes/http-server.js';
 import { syncRunner } from './support/sync.js';
@@ -131,5 +135,72 @@ describe('the item\'s iocs object', () => {
     expect(item.iocs.emails).toEqual([expect.objectContaining({ type: 'email', value: 'billing[@]invoice-portal[.]net', normalizedValue: 'billing@invoice-portal.net' })]);
     const openapi = (await t.app.inject({ url: '/api/docs/openapi.json' })).json();
     expect(Object.keys(openapi.components.schemas.IntelItem.properties.iocs.properties)).toContain('emails');
+  });
+});
+
+describe('a check belongs to the value, not the mention', () => {
+  const ip = '45.142.212.100';
+  const rowsOf = async (value: string) => (await get(`/iocs?type=ipv4&search=${value}`)).json();
+  const check = (id: string, payload: object) => t.app.inject({ method: 'POST', url: `/iocs/${id}/checks`, headers: admin, payload });
+
+  async function lookup(value: string) {
+    const actor = { type: 'user' as const, userId: t.orgA.user.id, organizationId: t.orgA.organization.id, apiKeyId: null, roleId: t.orgA.user.roleId, permissions: new Set<string>(PERMISSIONS) };
+    const http = createGuardedClient({ allowPrivateNetworks: false, retries: 0 });
+    try {
+      const deps = { db: t.database.db, secrets: t.secrets, http, logger: pino({ level: 'silent' }) };
+      const { tools } = await buildToolSet(deps, { organizationId: actor.organizationId, actor, runId: crypto.randomUUID(), agentId: crypto.randomUUID(), signal: new AbortController().signal, requestId: 'r' }, ['lookup_indicator']);
+      return (await tools.lookup_indicator!.execute!({ value } as never, { toolCallId: 'x', messages: [] })) as { status: string; indicators: Array<{ status: string; exact: boolean }> };
+    } finally {
+      await http.close();
+    }
+  }
+
+  it('applies to every mention (rows, statusCounts, lookup_indicator), is stored once, and reaches later mentions', async () => {
+    entries.push({ guid: 'follow-up', title: 'Operator keeps its staging host', html: `<p>The same operator still uses ${ip} for staging.</p>` });
+    await sync();
+    const before = await rowsOf(ip);
+    expect(before.rows).toHaveLength(2);
+    expect(before.statusCounts).toMatchObject({ unchecked: 2, found: 0 });
+
+    const [newer, older] = before.rows;
+    const recorded = await check(older.id, { outcome: 'found', evidence: 'proxy hits', checkedAt: '2026-11-20T10:00:00Z' });
+    expect(recorded.json()).toMatchObject({ indicatorId: older.id, ioc: { id: older.id, status: 'found' } });
+    const after = await rowsOf(ip);
+    expect(after.rows.map((r: { id: string; status: string; lastCheckedAt: string }) => [r.id, r.status, r.lastCheckedAt])).toEqual([
+      [newer.id, 'found', '2026-11-20T10:00:00.000Z'],
+      [older.id, 'found', '2026-11-20T10:00:00.000Z'],
+    ]);
+    expect(after.statusCounts).toMatchObject({ found: 2, unchecked: 0 });
+    expect((await get('/iocs?status=found')).json().total).toBe(2);
+    const looked = await lookup('45.142.212[.]100');
+    expect(looked.status).toBe('found');
+    expect(looked.indicators.filter((i) => i.exact).map((i) => i.status)).toEqual(['found', 'found']);
+
+    // An older report through the other mention is history, not the status.
+    await check(newer.id, { outcome: 'clean', checkedAt: '2026-11-19T10:00:00Z' });
+    expect((await rowsOf(ip)).statusCounts).toMatchObject({ found: 2, clean: 0 });
+    const checks = await t.database.db.selectFrom('intelIndicatorChecks').select(['valueId', 'indicatorId', 'outcome']).orderBy('checkedAt').execute();
+    expect(checks).toHaveLength(2);
+    expect(new Set(checks.map((c) => c.valueId)).size).toBe(1);
+
+    // A mention that arrives later takes the value's status.
+    entries.push({ guid: 'third', title: 'Third report on the staging host', html: `<p>Staging at ${ip.replace(/\.(\d+)$/, '[.]$1')} again.</p>` });
+    await sync();
+    const third = await rowsOf(ip);
+    expect(third.rows).toHaveLength(3);
+    expect(third.rows.map((r: { status: string }) => r.status)).toEqual(['found', 'found', 'found']);
+    expect(third.statusCounts).toMatchObject({ found: 3, unchecked: 0 });
+
+    // The history outlives the mention it was recorded through.
+    await t.database.db.deleteFrom('intelItems').where('id', '=', older.intelItemId).execute();
+    expect(await t.database.db.selectFrom('intelIndicatorChecks').select('indicatorId').orderBy('checkedAt').execute()).toEqual([{ indicatorId: newer.id }, { indicatorId: null }]);
+    expect((await rowsOf(ip)).statusCounts).toMatchObject({ found: 2 });
+  });
+
+  it('stays within the organization', async () => {
+    const other = (await get(`/iocs?search=${ip}`, bearer(t.orgB.apiKey.key))).json();
+    expect(other.total).toBe(0);
+    const row = (await rowsOf(ip)).rows[0];
+    expect((await t.app.inject({ method: 'POST', url: `/iocs/${row.id}/checks`, headers: bearer(t.orgB.apiKey.key), payload: { outcome: 'clean' } })).statusCode).toBe(404);
   });
 });

@@ -13,7 +13,7 @@ export const IocRowSchema = z
     intelItemId: z.uuid(),
     intelTitle: z.string(),
     sourceLabel: z.string(),
-    status: z.enum(IOC_STATUSES).describe('found: a check saw it; clean: checked, not seen; unchecked: never checked; unknown: the last check was inconclusive or failed'),
+    status: z.enum(IOC_STATUSES).describe('The value\'s hunt status, the same on every row of this type and normalized value. found: a check saw it; clean: checked, not seen; unchecked: never checked; unknown: the last check was inconclusive or failed'),
     lastCheckedAt: z.string().nullable(),
   })
   .meta({ id: 'IocRow' });
