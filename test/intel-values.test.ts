@@ -18,7 +18,7 @@ let server: Awaited<ReturnType<typeof startServer>>;
 let sourceId: string;
 let entries: Array<{ guid: string; title: string; html: string }> = [];
 
-const CAMPAIGN = `<p>An infostealer phishing campaign delivers Lumma Stealer. The lure downloads the payload from hxxp://45.142.212[.]100:8080/gate.php
+const CAMPAIGN = `<p>An infostealer phishing campaign delivers Lumma Stealer through spearphishing attachments (T1566.001). The lure downloads the payload from hxxp://45.142.212[.]100:8080/gate.php
 and the stealer posts to panel.stealer-drop[.]com and 91.215.85[.]17. Replies go to billing[@]invoice-portal[.]net.</p>`;
 
 function feed() {
@@ -126,6 +126,18 @@ describe('GET /items?search= with indicators', () => {
     await t.database.db.insertInto('intelIndicators').values({ id: crypto.randomUUID(), organizationId: t.orgA.organization.id, itemId: item.id, type: 'ipv4', value: '1.2.3.4', normalizedValue: '1.2.3.4', confidence: 0.8, firstSeen: now, lastSeen: now, ttlDays: 30, intelTitle: item.title, sourceLabel: 'Values', createdAt: now }).execute();
     expect(await itemTitles('search=1.2.3.4')).toEqual(['Lumma phishing campaign']);
     expect((await get('/items?search=1.2.3.4', bearer(t.orgB.apiKey.key))).json().total).toBe(0);
+  });
+});
+
+describe('ATT&CK offline', () => {
+  it('names techniques and recognizes malware with no ATT&CK sync ever run (the shipped catalog)', async () => {
+    expect(await t.database.db.selectFrom('attackCatalog').select('id').execute()).toEqual([]);
+    const [item] = (await get('/items?search=Lumma')).json().items;
+    expect(item.classification.attack).toEqual(expect.arrayContaining([
+      expect.objectContaining({ technique: 'T1566', subTechnique: 'T1566.001', techniqueName: 'Phishing: Spearphishing Attachment' }),
+      expect.objectContaining({ technique: 'T1566', subTechnique: '', techniqueName: 'Phishing' }), // "phishing" in the text, by name
+    ]));
+    expect(item.classification.malware).toEqual([expect.objectContaining({ name: 'Lumma Stealer' })]);
   });
 });
 
