@@ -141,6 +141,13 @@ describe('ATT&CK offline', () => {
   });
 });
 
+describe('severity', () => {
+  it('rates an infostealer phishing campaign with its live indicators high, not low', async () => {
+    const [item] = (await get('/items?search=Lumma')).json().items;
+    expect(item.severity).toBe('high');
+  });
+});
+
 describe('the item\'s iocs object', () => {
   it('lists e-mail addresses in the documented `emails` extension list', async () => {
     const [item] = (await get('/items?search=Lumma')).json().items;

@@ -131,6 +131,7 @@ export function processItem(input: ProcessInput, catalog: AttackCatalog): Proces
     cves,
     indicatorCount: indicators.length,
     namedThreats: classification.malware.length + classification.actor.length,
+    namedActors: classification.actor.length,
   });
   const summary = summarize(input.title, text, { killChain: classification.killChain, sentences });
   const seen = (input.publishedAt ?? input.now).toISOString();
