@@ -13,6 +13,7 @@ describe('parseTypeFilter', () => {
     expect(parseTypeFilter('bogus')).toEqual({ unknown: ['bogus'] });
     expect(parseTypeFilter('ipv4,Bogus,cve')).toEqual({ unknown: ['bogus', 'cve'] });
     expect(parseTypeFilter(' , ')).toEqual({ unknown: [' , '] });
+    expect(parseTypeFilter('constructor,__proto__,toString')).toEqual({ unknown: ['constructor', '__proto__', 'tostring'] });
   });
 });
 

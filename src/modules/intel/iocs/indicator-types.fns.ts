@@ -11,11 +11,15 @@ export const INDICATOR_TYPES = [
 ] as const;
 export type IndicatorType = (typeof INDICATOR_TYPES)[number];
 
-/** Names that stand for several types (documented in docs/intel.md and the OpenAPI description). */
-export const TYPE_ALIASES: Record<string, readonly IndicatorType[]> = {
-  ip: ['ipv4', 'ipv6'],
-  hash: ['md5', 'sha1', 'sha256', 'sha512', 'ssdeep'],
-};
+/**
+ * Names that stand for several types (documented in docs/intel.md and the OpenAPI description).
+ * A Map, not an object literal: `constructor` or `__proto__` from a query string must not
+ * resolve to Object.prototype's members.
+ */
+export const TYPE_ALIASES: ReadonlyMap<string, readonly IndicatorType[]> = new Map([
+  ['ip', ['ipv4', 'ipv6']],
+  ['hash', ['md5', 'sha1', 'sha256', 'sha512', 'ssdeep']],
+]);
 
 const KNOWN = new Set<string>(INDICATOR_TYPES);
 
@@ -26,9 +30,9 @@ const KNOWN = new Set<string>(INDICATOR_TYPES);
  */
 export function parseTypeFilter(raw: string): { types: IndicatorType[] } | { unknown: string[] } {
   const names = raw.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean);
-  const unknown = names.filter((n) => !KNOWN.has(n) && !(n in TYPE_ALIASES));
+  const unknown = names.filter((n) => !KNOWN.has(n) && !TYPE_ALIASES.has(n));
   if (unknown.length > 0 || names.length === 0) return { unknown: names.length === 0 ? [raw] : unknown };
-  return { types: [...new Set(names.flatMap((n) => TYPE_ALIASES[n] ?? [n as IndicatorType]))] };
+  return { types: [...new Set(names.flatMap((n) => TYPE_ALIASES.get(n) ?? [n as IndicatorType]))] };
 }
 
 /**

@@ -30,11 +30,11 @@ export const IocListQuery = z.strictObject({
     .transform((s, ctx) => {
       const parsed = parseTypeFilter(s);
       if ('types' in parsed) return parsed.types;
-      ctx.addIssue({ code: 'custom', message: `Unknown indicator type(s) ${parsed.unknown.join(', ')}; allowed: ${[...Object.keys(TYPE_ALIASES), ...INDICATOR_TYPES].join(', ')}` });
+      ctx.addIssue({ code: 'custom', message: `Unknown indicator type(s) ${parsed.unknown.join(', ')}; allowed: ${[...TYPE_ALIASES.keys(), ...INDICATOR_TYPES].join(', ')}` });
       return z.NEVER;
     })
     .optional()
-    .describe(`Indicator type(s), comma-separated (\`ipv4,domain\`), case-insensitive: ${INDICATOR_TYPES.join(', ')}; aliases ${Object.entries(TYPE_ALIASES).map(([k, v]) => `\`${k}\` = ${v.join('+')}`).join(', ')}. Anything else is a 400.`),
+    .describe(`Indicator type(s), comma-separated (\`ipv4,domain\`), case-insensitive: ${INDICATOR_TYPES.join(', ')}; aliases ${[...TYPE_ALIASES].map(([k, v]) => `\`${k}\` = ${v.join('+')}`).join(', ')}. Anything else is a 400.`),
   search: z.string().trim().min(1).max(500).optional().describe('Substring of the normalized value, case-insensitive. A defanged term is refanged first (`hxxp://45.142.212[.]100:8080/gate.php` finds `http://45.142.212.100:8080/gate.php`)'),
 });
 export type IocListQueryT = z.infer<typeof IocListQuery>;
