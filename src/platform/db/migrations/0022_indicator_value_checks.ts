@@ -17,6 +17,10 @@ import { sql, type Kysely } from 'kysely';
  *   mention inserted later takes the value's status from this migration's trigger, whoever
  *   inserts it (statement-level, one join of the inserted rows against the checked values:
  *   nothing to do, and nearly nothing spent, for values never checked).
+ *   One window is left open on purpose: a mention inserted by a sync transaction while a check
+ *   of the same value is being recorded, both uncommitted, sees neither the other's value row
+ *   nor is seen by its UPDATE, and stays `unchecked` until the value's next check. Closing it
+ *   would take a lock per indicator on every sync; a check is a rare, human-paced event.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
