@@ -102,7 +102,7 @@ describe('GET /iocs and POST /iocs/{id}/checks', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toMatchObject({ total: 15, page: 1, perPage: 4, hasNext: true, statusCounts: { found: 0, clean: 0, unchecked: 15, unknown: 0 }, availableTypes: ['domain', 'ipv4', 'sha256'] });
-    expect(body.rows[0]).toEqual({ id: expect.any(String), value: expect.any(String), type: expect.any(String), intelItemId: expect.any(String), intelTitle: expect.any(String), sourceLabel: 'Seeded source', status: 'unchecked', lastCheckedAt: null });
+    expect(body.rows[0]).toEqual({ id: expect.any(String), value: expect.any(String), normalizedValue: expect.any(String), defanged: false, type: expect.any(String), intelItemId: expect.any(String), intelTitle: expect.any(String), sourceLabel: 'Seeded source', status: 'unchecked', lastCheckedAt: null });
   });
 
   it('searches by substring (case-insensitive), filters type and status, and records checks', async () => {

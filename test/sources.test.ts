@@ -223,6 +223,35 @@ describe('POST /sources/{id}/sync', () => {
   });
 });
 
+// After the sync tests: syncing here would add to the jobs they count.
+describe('GET /sources/{id}', () => {
+  it('answers one source as the list item, with its sync job, for readers and managers', async () => {
+    const created = (await create(misp)).json();
+    const jobId = (await t.app.inject({ method: 'POST', url: `/sources/${created.id}/sync`, headers: admin })).json().jobId;
+    const res = await t.app.inject({ url: `/sources/${created.id}`, headers: admin });
+    expect(res.statusCode).toBe(200);
+    const listed = (await t.app.inject({ url: '/sources', headers: admin })).json().sources.find((s: { id: string }) => s.id === created.id);
+    expect(res.json()).toEqual(listed);
+    expect(res.json()).toMatchObject({ id: created.id, name: 'Our MISP', hasApiKey: true, syncJob: { jobId, status: 'pending' } });
+    expect(JSON.stringify(res.json())).not.toContain('misp-KEY-secret-0001');
+    expect((await t.app.inject({ url: `/sources/${created.id}`, headers: bearer(reader.key) })).statusCode).toBe(200);
+    const builtin = (await t.app.inject({ url: '/sources', headers: admin })).json().sources.find((s: { isBuiltIn: boolean }) => s.isBuiltIn);
+    expect((await t.app.inject({ url: `/sources/${builtin.id}`, headers: bearer(t.orgB.apiKey.key) })).json()).toMatchObject({ id: builtin.id, isBuiltIn: true });
+  });
+
+  it('answers 404 for another organization\'s source, 403 without intel.read, 400 for a bad id', async () => {
+    const created = (await create(rss)).json();
+    const other = await t.app.inject({ url: `/sources/${created.id}`, headers: bearer(t.orgB.apiKey.key) });
+    expect(other.statusCode).toBe(404);
+    expect(other.json()).toEqual({ error: 'Source not found' });
+    const denied = await t.app.inject({ url: `/sources/${created.id}`, headers: bearer(nobody.key) });
+    expect(denied.json()).toEqual({ error: 'Missing required permissions', missingPerms: ['intel.read'] });
+    const bad = await t.app.inject({ url: '/sources/nope', headers: admin });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().issues[0]).toMatchObject({ path: 'id', location: 'params' });
+  });
+});
+
 describe('legacy /custom-rss-feeds', () => {
   it('lists only custom RSS sources, marked deprecated with /sources as successor', async () => {
     const created = (await create({ ...rss, name: 'Legacy listed' })).json();

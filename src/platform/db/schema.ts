@@ -146,6 +146,7 @@ export interface DB {
   intelItems: IntelItemsTable;
   intelIndicators: IntelIndicatorsTable;
   intelIndicatorChecks: IntelIndicatorChecksTable;
+  intelIndicatorValues: IntelIndicatorValuesTable;
   attackCatalog: AttackCatalogTable;
   modelProviders: ModelProvidersTable;
   modelAliases: ModelAliasesTable;
@@ -282,12 +283,25 @@ export interface IntelIndicatorsTable {
 export interface IntelIndicatorChecksTable {
   id: string;
   organizationId: string;
-  indicatorId: string;
+  /** The value checked (migration 0022); the mention it was recorded through, null once that mention is gone. */
+  valueId: string;
+  indicatorId: string | null;
   outcome: 'found' | 'clean' | 'unknown';
   evidence: string | null;
   checkedAt: Timestamp;
   createdBy: string | null;
   createdAt: Timestamp;
+}
+
+/** A checked (organization, type, normalized value): its status is every mention's (migration 0022). */
+export interface IntelIndicatorValuesTable {
+  id: string;
+  organizationId: string;
+  type: string;
+  normalizedValue: string;
+  status: 'found' | 'clean' | 'unknown';
+  lastCheckedAt: Timestamp;
+  createdAt: Generated<Timestamp>;
 }
 
 export interface AttackCatalogTable {

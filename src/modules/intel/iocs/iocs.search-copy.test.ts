@@ -97,6 +97,13 @@ describe('intel_indicator_search', () => {
       .execute();
     expect(await drift()).toEqual([]);
 
+    // A new mention of a checked value takes the value's status (migration 0022), in the copy too.
+    await h.db.insertInto('intelIndicatorValues').values({ id: uuidv7(), organizationId: orgId, type: 'domain', normalizedValue: 'checked.example', status: 'clean', lastCheckedAt: now }).execute();
+    const inherited = uuidv7();
+    await h.db.insertInto('intelIndicators').values([{ ...base, id: inherited, type: 'domain', value: 'checked[.]example', normalizedValue: 'checked.example' }, { ...base, id: uuidv7(), type: 'url', value: 'u', normalizedValue: 'http://checked.example/' }]).execute();
+    expect(await h.db.selectFrom('intelIndicators').select('status').where('id', '=', inherited).executeTakeFirstOrThrow()).toEqual({ status: 'clean' });
+    expect(await drift()).toEqual([]);
+
     await h.db.updateTable('intelIndicators').set({ status: 'found', lastCheckedAt: now }).where('id', '=', ids[0]!).execute();
     await h.db.updateTable('intelIndicators').set({ normalizedValue: 'Dropper2.EXE' }).where('id', '=', ids[1]!).execute();
     await h.db.updateTable('intelIndicators').set({ type: 'url' }).where('id', '=', ids[1]!).execute(); // another partition

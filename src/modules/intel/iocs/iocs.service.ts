@@ -5,14 +5,36 @@ import type { RequestContext } from '../../../platform/context.js';
 import { writeAudit } from '../../../platform/audit.js';
 import { NotFoundError } from '../../../platform/http/errors.js';
 import { iso } from '../../../platform/time.js';
+import { refang } from '../pipeline/extract/extract.fns.js';
+import { isDefangedValue } from './indicator-types.fns.js';
 import { IOC_STATUSES, type IocListQueryT } from './iocs.schemas.js';
 
 type IocStatus = (typeof IOC_STATUSES)[number];
 
-const ROW_COLUMNS = ['id', 'value', 'type', 'itemId', 'intelTitle', 'sourceLabel', 'status', 'lastCheckedAt'] as const;
+/** The list's query as the service takes it: `type` is any list of types (the tools pass the extractor's kinds). */
+export type IocListInput = Omit<IocListQueryT, 'type'> & { type?: readonly string[] | undefined };
 
-function toRow(r: { id: string; value: string; type: string; itemId: string; intelTitle: string; sourceLabel: string; status: IocStatus; lastCheckedAt: Date | null }) {
-  return { id: r.id, value: r.value, type: r.type, intelItemId: r.itemId, intelTitle: r.intelTitle, sourceLabel: r.sourceLabel, status: r.status, lastCheckedAt: iso(r.lastCheckedAt) };
+const ROW_COLUMNS = ['id', 'value', 'normalizedValue', 'type', 'itemId', 'intelTitle', 'sourceLabel', 'status', 'lastCheckedAt'] as const;
+
+function toRow(r: DbRow) {
+  return {
+    id: r.id,
+    value: r.value,
+    normalizedValue: r.normalizedValue,
+    defanged: isDefangedValue(r.type, r.value),
+    type: r.type,
+    intelItemId: r.itemId,
+    intelTitle: r.intelTitle,
+    sourceLabel: r.sourceLabel,
+    status: r.status,
+    lastCheckedAt: iso(r.lastCheckedAt),
+  };
+}
+
+/** `type = $1` for one type (the planner prunes intel_indicator_search to its partition), `= ANY` for several. */
+function typeCondition(types: readonly string[] | undefined) {
+  if (!types?.length) return sql``;
+  return types.length === 1 ? sql` AND type = ${types[0]}` : sql` AND type = ANY(${[...types]}::text[])`;
 }
 
 /** Escape LIKE wildcards so a search for "a_b%" means exactly that. */
@@ -42,7 +64,7 @@ function availableTypesSql(orgId: string) {
 }
 
 type StatusCounts = Record<IocStatus, number>;
-type DbRow = { id: string; value: string; type: string; itemId: string; intelTitle: string; sourceLabel: string; status: IocStatus; lastCheckedAt: Date | null };
+type DbRow = { id: string; value: string; normalizedValue: string; type: string; itemId: string; intelTitle: string; sourceLabel: string; status: IocStatus; lastCheckedAt: Date | null };
 
 /** Table-wide row counts (planner statistics): upper bounds of any one organization's. */
 export interface IndicatorStats {
@@ -119,10 +141,10 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
       return cachedStats.stats;
     });
 
-  const PAGE_COLUMNS = sql.raw('i.id, i.value, i.type, i.item_id, i.intel_title, i.source_label, i.status, i.last_checked_at');
+  const PAGE_COLUMNS = sql.raw('i.id, i.value, i.normalized_value, i.type, i.item_id, i.intel_title, i.source_label, i.status, i.last_checked_at');
 
   /** `matches`: of the query (its status, if any); `allMatches`: of the search whatever the status (what the GIN path reads). */
-  async function searchPage(orgId: string, query: IocListQueryT, type: string | undefined, pattern: string, matches: number, allMatches: number) {
+  async function searchPage(orgId: string, query: IocListInput, pattern: string, matches: number, allMatches: number) {
     const limit = query.perPage;
     const offset = (query.page - 1) * query.perPage;
     const expected = Math.max(0, Math.min(limit, matches - offset));
@@ -137,7 +159,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
             SELECT ${PAGE_COLUMNS} FROM (
               SELECT id, created_at FROM (
                 SELECT id, created_at, search_value FROM intel_indicator_search
-                WHERE organization_id = ${orgId} AND status = ${query.status}${type ? sql` AND type = ${type}` : sql``}
+                WHERE organization_id = ${orgId} AND status = ${query.status}${typeCondition(query.type)}
                 ORDER BY created_at DESC, id DESC LIMIT ${bound}
               ) w WHERE search_value LIKE lower(${pattern})
               ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}
@@ -146,7 +168,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
         : await sql<DbRow>`
             SELECT ${PAGE_COLUMNS} FROM (
               SELECT * FROM intel_indicators
-              WHERE organization_id = ${orgId}${type ? sql` AND type = ${type}` : sql``}
+              WHERE organization_id = ${orgId}${typeCondition(query.type)}
               ORDER BY created_at DESC, id DESC LIMIT ${bound}
             ) i WHERE i.normalized_value ILIKE ${pattern}
             ORDER BY i.created_at DESC, i.id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db);
@@ -155,7 +177,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
     const { rows } = await sql<DbRow>`
       WITH m AS MATERIALIZED (
         SELECT id, created_at FROM intel_indicator_search
-        WHERE organization_id = ${orgId}${type ? sql` AND type = ${type}` : sql``}${query.status ? sql` AND status = ${query.status}` : sql``}
+        WHERE organization_id = ${orgId}${typeCondition(query.type)}${query.status ? sql` AND status = ${query.status}` : sql``}
           AND search_value LIKE lower(${pattern})
       )
       SELECT ${PAGE_COLUMNS} FROM (SELECT id, created_at FROM m ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}) p
@@ -164,29 +186,29 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
     return rows;
   }
 
-  async function searchList(orgId: string, query: IocListQueryT & { search: string }) {
-    const type = query.type?.toLowerCase();
-    const pattern = likePattern(query.search);
+  async function searchList(orgId: string, query: IocListInput & { search: string }) {
+    // A pasted defanged value (hxxp://45.142.212[.]100/…) is searched as the value it stands for.
+    const pattern = likePattern(refang(query.search));
     // search_value is lower(normalized_value): `LIKE lower(p)` is exactly `normalized_value ILIKE p`.
     const { rows } = await sql<StatusCounts & { types: string[] | null }>`
       SELECT count(*) FILTER (WHERE status = 'found')::int AS found, count(*) FILTER (WHERE status = 'clean')::int AS clean,
              count(*) FILTER (WHERE status = 'unchecked')::int AS unchecked, count(*) FILTER (WHERE status = 'unknown')::int AS unknown,
              ${availableTypesSql(orgId)} AS types
       FROM intel_indicator_search
-      WHERE organization_id = ${orgId}${type ? sql` AND type = ${type}` : sql``} AND search_value LIKE lower(${pattern})`.execute(db);
+      WHERE organization_id = ${orgId}${typeCondition(query.type)} AND search_value LIKE lower(${pattern})`.execute(db);
     const r = rows[0]!;
     const counts: StatusCounts = { found: r.found, clean: r.clean, unchecked: r.unchecked, unknown: r.unknown };
     const all = counts.found + counts.clean + counts.unchecked + counts.unknown;
-    return { rows: await searchPage(orgId, query, type, pattern, query.status ? counts[query.status] : all, all), counts, types: r.types ?? [] };
+    return { rows: await searchPage(orgId, query, pattern, query.status ? counts[query.status] : all, all), counts, types: r.types ?? [] };
   }
 
-  async function plainList(orgId: string, query: IocListQueryT) {
-    const type = query.type?.toLowerCase();
+  async function plainList(orgId: string, query: IocListInput) {
+    const typeFilter = query.type?.length ? [...query.type] : null;
     let rowsQ = db.selectFrom('intelIndicators').where('organizationId', '=', orgId);
-    if (type) rowsQ = rowsQ.where('type', '=', type);
+    if (typeFilter) rowsQ = rowsQ.where('type', 'in', typeFilter);
     if (query.status) rowsQ = rowsQ.where('status', '=', query.status);
     let countsQ = db.selectFrom('intelIndicators').where('organizationId', '=', orgId);
-    if (type) countsQ = countsQ.where('type', '=', type);
+    if (typeFilter) countsQ = countsQ.where('type', 'in', typeFilter);
     const [rows, counts, types] = await Promise.all([
       rowsQ.select(ROW_COLUMNS).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(query.perPage).offset((query.page - 1) * query.perPage).execute(),
       countsQ.select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute(),
@@ -198,7 +220,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
   }
 
   return {
-    async list(ctx: RequestContext, query: IocListQueryT) {
+    async list(ctx: RequestContext, query: IocListInput) {
       const orgId = ctx.actor.organizationId;
       const { rows, counts, types } = query.search ? await searchList(orgId, { ...query, search: query.search }) : await plainList(orgId, query);
       const total = query.status ? counts[query.status] : Object.values(counts).reduce((a, b) => a + b, 0);
@@ -213,21 +235,42 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
       };
     },
 
-    /** Records a check; the indicator's status becomes the outcome of its most recent check. */
+    /**
+     * Records a check of the indicator's value (organization, type, normalized value): the check
+     * is stored once, against the value, and the value's status, the outcome of its most recent
+     * check by checkedAt, is written to every mention of it (migration 0022; later mentions take
+     * it on insert). The value's row is locked: concurrent checks of one value apply in turn.
+     */
     async recordCheck(ctx: RequestContext, id: string, input: { outcome: 'found' | 'clean' | 'unknown'; evidence?: string | undefined; checkedAt?: string | undefined }) {
       const orgId = ctx.actor.organizationId;
       return db.transaction().execute(async (tx) => {
-        const ioc = await tx.selectFrom('intelIndicators').select(['id', 'lastCheckedAt']).where('organizationId', '=', orgId).where('id', '=', id).forUpdate().executeTakeFirst();
+        const ioc = await tx.selectFrom('intelIndicators').select(['type', 'normalizedValue']).where('organizationId', '=', orgId).where('id', '=', id).executeTakeFirst();
         if (!ioc) throw new NotFoundError('Indicator');
         const checkedAt = input.checkedAt ? new Date(input.checkedAt) : new Date();
+        const sameValue = { organizationId: orgId, type: ioc.type, normalizedValue: ioc.normalizedValue };
+        const created = await tx
+          .insertInto('intelIndicatorValues')
+          .values({ id: uuidv7(), ...sameValue, status: input.outcome, lastCheckedAt: checkedAt })
+          .onConflict((oc) => oc.columns(['organizationId', 'type', 'normalizedValue']).doNothing())
+          .returning('id')
+          .executeTakeFirst();
+        let valueId = created?.id;
+        let newest = true;
+        if (!valueId) {
+          const value = await tx.selectFrom('intelIndicatorValues').select(['id', 'lastCheckedAt']).where('organizationId', '=', orgId).where('type', '=', ioc.type).where('normalizedValue', '=', ioc.normalizedValue).forUpdate().executeTakeFirstOrThrow();
+          valueId = value.id;
+          // A late report of an older check does not override a newer one.
+          newest = value.lastCheckedAt.getTime() <= checkedAt.getTime();
+          if (newest) await tx.updateTable('intelIndicatorValues').set({ status: input.outcome, lastCheckedAt: checkedAt }).where('id', '=', valueId).execute();
+        }
         const checkId = uuidv7();
         await tx
           .insertInto('intelIndicatorChecks')
-          .values({ id: checkId, organizationId: orgId, indicatorId: id, outcome: input.outcome, evidence: input.evidence ?? null, checkedAt, createdBy: ctx.actor.userId, createdAt: new Date() })
+          .values({ id: checkId, organizationId: orgId, valueId, indicatorId: id, outcome: input.outcome, evidence: input.evidence ?? null, checkedAt, createdBy: ctx.actor.userId, createdAt: new Date() })
           .execute();
-        // A late report of an older check does not override a newer one.
-        if (!ioc.lastCheckedAt || ioc.lastCheckedAt.getTime() <= checkedAt.getTime()) {
-          await tx.updateTable('intelIndicators').set({ status: input.outcome, lastCheckedAt: checkedAt }).where('id', '=', id).execute();
+        if (newest) {
+          await tx.updateTable('intelIndicators').set({ status: input.outcome, lastCheckedAt: checkedAt })
+            .where('organizationId', '=', orgId).where('type', '=', ioc.type).where('normalizedValue', '=', ioc.normalizedValue).execute();
         }
         await writeAudit(tx, ctx, { action: 'ioc.check', resourceType: 'indicator', resourceId: id, metadata: { outcome: input.outcome } });
         const row = await tx.selectFrom('intelIndicators').select(ROW_COLUMNS).where('id', '=', id).executeTakeFirstOrThrow();

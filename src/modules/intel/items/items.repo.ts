@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import type { Queryable } from '../../../platform/db/database.js';
 import type { DB } from '../../../platform/db/schema.js';
 import type { ItemListQueryT } from './items.schemas.js';
+import { searchTerms } from './search-terms.fns.js';
 
 export const RELEVANT_THRESHOLD = 40;
 
@@ -22,14 +23,29 @@ export async function findItemRow(db: Queryable, organizationId: string, id: str
   return base(db, organizationId).select(ITEM_COLUMNS).where('i.id', '=', id).executeTakeFirst();
 }
 
-function applyFilters(q: ItemListQueryT, sourceIds: string[] | null) {
+/**
+ * The text search (see searchTerms): full text over title and text, with the term as given and
+ * refanged, OR the items whose indicators have the term's normalized value. The indicator ids
+ * come first as an array (an InitPlan over intel_indicators_org_value_idx), so the planner can
+ * OR a primary-key lookup with the full-text GIN scan instead of filtering every item.
+ */
+function searchCondition(organizationId: string, search: string) {
+  const { refanged, indicatorValues } = searchTerms(search);
+  const query = refanged === search ? sql`websearch_to_tsquery('simple', ${search})` : sql`(websearch_to_tsquery('simple', ${search}) || websearch_to_tsquery('simple', ${refanged}))`;
+  const text = sql<boolean>`intel_item_search(i.title, i.content_text) @@ ${query}`;
+  if (indicatorValues.length === 0) return text;
+  return sql<boolean>`(${text} OR i.id = ANY(ARRAY(
+    SELECT item_id FROM intel_indicators WHERE organization_id = ${organizationId} AND normalized_value = ANY(${indicatorValues}::text[]))))`;
+}
+
+function applyFilters(organizationId: string, q: ItemListQueryT, sourceIds: string[] | null) {
   return (eb: ExpressionBuilder<DB & { i: DB['intelItems']; s: DB['intelSources'] }, 'i' | 's'>) => {
     const conds = [];
     if (q.severity) conds.push(eb('i.severity', '=', q.severity));
     if (q.status) conds.push(eb('i.status', '=', q.status));
     if (q.platform) conds.push(eb(sql.val(q.platform.toLowerCase()), '=', eb.fn.any('i.platforms')));
     if (sourceIds) conds.push(sourceIds.length ? eb('i.sourceId', 'in', sourceIds) : sql<boolean>`false`);
-    if (q.search) conds.push(sql<boolean>`intel_item_search(i.title, i.content_text) @@ websearch_to_tsquery('simple', ${q.search})`);
+    if (q.search) conds.push(searchCondition(organizationId, q.search));
     const min = q.minRelevance ?? (q.scope === 'relevant' ? RELEVANT_THRESHOLD : undefined);
     if (min !== undefined) conds.push(eb('i.relevance', '>=', min));
     if (q.scope === 'relevant') conds.push(eb('i.duplicateOf', 'is', null));
@@ -38,7 +54,7 @@ function applyFilters(q: ItemListQueryT, sourceIds: string[] | null) {
 }
 
 export async function listItemRows(db: Queryable, organizationId: string, q: ItemListQueryT, sourceIds: string[] | null) {
-  const filtered = base(db, organizationId).where(applyFilters(q, sourceIds));
+  const filtered = base(db, organizationId).where(applyFilters(organizationId, q, sourceIds));
   const [rows, severity, sources] = await Promise.all([
     filtered
       .select(ITEM_COLUMNS)

@@ -39,7 +39,7 @@ export function registerItemsRoutes(root: FastifyInstance, deps: { items: ItemsS
     schema: {
       tags,
       summary: 'List intel items',
-      description: 'Newest first. `validations` echoes the filters as applied (and warnings, e.g. an unknown source); `outputs` holds facets over the whole filtered set: counts by severity and by source.',
+      description: 'Newest first. `validations` echoes the filters as applied (and warnings, e.g. an unknown source); `outputs` holds facets over the whole filtered set: counts by severity and by source. An unknown query parameter is a 400 (one `unrecognized_keys` issue each), never silently ignored.',
       querystring: ItemListQuery,
       response: withErrors({ 200: ItemList }),
     },
@@ -65,7 +65,7 @@ export function registerItemsRoutes(root: FastifyInstance, deps: { items: ItemsS
     schema: {
       tags,
       summary: 'Indicators of all intel items, flattened, with hunt status',
-      description: 'Newest first. `search` matches a substring of the normalized value; `type` one indicator type; `status` the hunt status. `statusCounts` covers the filtered set whatever `status` says.',
+      description: 'Newest first. Each row has `value` as first written (possibly defanged), `normalizedValue` (refanged, canonical) and `defanged`. `search` matches a substring of the normalized value (a defanged term is refanged first); `type` one or more indicator types or an alias (`ip`, `hash`), anything else a 400; `status` the hunt status, which belongs to the value: a check recorded through any row applies to every row of the same type and normalized value. `statusCounts` covers the filtered set whatever `status` says. An unknown query parameter is a 400 (one `unrecognized_keys` issue each).',
       querystring: IocListQuery,
       response: withErrors({ 200: IocList }),
     },
@@ -75,8 +75,8 @@ export function registerItemsRoutes(root: FastifyInstance, deps: { items: ItemsS
     config: { permissions: ['intel.manage'] },
     schema: {
       tags,
-      summary: 'Record a check of an indicator (found, clean or unknown)',
-      description: 'Hunts, agents and integrations report what they saw. The indicator\'s status becomes the outcome of its most recent check (by checkedAt).',
+      summary: 'Record a check of an indicator\'s value (found, clean or unknown)',
+      description: 'Hunts, agents and integrations report what they saw. The check belongs to the value (type and normalized value), not to this row: it is stored once, and every row of the value — those of other items, and those of items that arrive later — shows the outcome of the value\'s most recent check (by checkedAt).',
       params: IdParams,
       body: CheckBody,
       response: withErrors({ 200: CheckResult }, 404),

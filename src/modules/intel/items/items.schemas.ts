@@ -13,7 +13,8 @@ const Ioc = z.object({
 const Passage = z.object({ text: z.string(), sourceUrl: z.string(), charSpan: z.object({ start: z.number().int(), end: z.number().int() }) });
 const Named = z.object({ name: z.string(), confidence: z.number(), aliases: z.array(z.string()) });
 
-export const IOC_LISTS = ['ipv4', 'ipv6', 'domains', 'urls', 'hashes', 'files', 'registryKeys', 'processes', 'certs', 'cloudIds', 'mobileIds'] as const;
+/** The §2.4 lists, then Rampart's extension lists (documented in docs/intel.md): `emails`. */
+export const IOC_LISTS = ['ipv4', 'ipv6', 'domains', 'urls', 'hashes', 'files', 'registryKeys', 'processes', 'certs', 'cloudIds', 'mobileIds', 'emails'] as const;
 export type IocList = (typeof IOC_LISTS)[number];
 
 export const IntelItemSchema = z
@@ -34,7 +35,9 @@ export const IntelItemSchema = z
       mappings: z.array(z.object({ framework: z.string(), id: z.string(), confidence: z.number() })),
     }),
     affectedProducts: z.array(z.object({ versions: z.array(z.string()), vendor: z.string(), product: z.string(), confidence: z.number() })),
-    iocs: z.object(Object.fromEntries(IOC_LISTS.map((k) => [k, z.array(Ioc)])) as Record<IocList, z.ZodArray<typeof Ioc>>),
+    iocs: z
+      .object(Object.fromEntries(IOC_LISTS.map((k) => [k, z.array(Ioc)])) as Record<IocList, z.ZodArray<typeof Ioc>>)
+      .describe('The §2.4 lists, plus `emails` (an extension: e-mail addresses, type `email`). Other types without a list (cryptocurrency wallets, onion hosts, ASNs, mutexes) are in `GET /iocs`'),
     provenance: z.object({ supportingPassages: z.array(Passage) }),
     version: z.number().int(),
     externalId: z.string(),
@@ -57,14 +60,14 @@ export type IntelItemDto = z.infer<typeof IntelItemSchema>;
 
 export const SEVERITIES = ['none', 'low', 'medium', 'high', 'critical'] as const;
 
-export const ItemListQuery = z.object({
+export const ItemListQuery = z.strictObject({
   page: z.coerce.number().int().min(1).default(1).describe('Page number, ≥ 1'),
   perPage: z.coerce.number().int().min(1).max(100).default(20).describe('Page size, 1..100 (default 20)'),
   severity: z.enum(SEVERITIES).optional(),
   platform: z.string().trim().min(1).max(100).optional().describe('e.g. windows, linux, macos, cloud'),
   status: z.enum(['active', 'corrected', 'retracted']).optional(),
   source: z.string().trim().min(1).max(255).optional().describe('Source id or name'),
-  search: z.string().trim().min(1).max(500).optional().describe('Full-text search over title and content (websearch syntax: words, "phrases", -excluded, or). An item is searchable as soon as its sync stores it.'),
+  search: z.string().trim().min(1).max(500).optional().describe('Full-text search over title and content (websearch syntax: words, "phrases", -excluded, or), also with the term refanged (`evil[.]com` ↔ `evil.com`). A single indicator-like term (`evil.com`, `1.2.3.4`, a hash, a URL, defanged or not) also finds the items whose indicators have that normalized value. An item is searchable as soon as its sync stores it.'),
   minRelevance: z.coerce.number().int().min(0).max(100).optional().describe('Only items with relevance ≥ this (0..100)'),
   scope: z.enum(['relevant', 'all']).default('all').describe('`relevant`: only items with relevance ≥ 40 (or minRelevance), duplicates hidden; `all`: everything'),
 });

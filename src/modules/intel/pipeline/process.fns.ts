@@ -53,7 +53,7 @@ export interface ProcessResult {
   retracted: boolean;
 }
 
-/** §2.4 list of each indicator type; types without a list (email, cve…) stay in /iocs only. */
+/** §2.4 list of each indicator type (plus the `emails` extension); types without a list (btc, onion, asn…) stay in /iocs only. */
 const LIST_OF: Record<string, string> = {
   ipv4: 'ipv4',
   ipv6: 'ipv6',
@@ -70,8 +70,9 @@ const LIST_OF: Record<string, string> = {
   cert: 'certs',
   'cloud-id': 'cloudIds',
   'mobile-id': 'mobileIds',
+  email: 'emails',
 };
-export const IOC_LIST_NAMES = ['ipv4', 'ipv6', 'domains', 'urls', 'hashes', 'files', 'registryKeys', 'processes', 'certs', 'cloudIds', 'mobileIds'];
+const IOC_LIST_NAMES = [...new Set(Object.values(LIST_OF))];
 
 const NOT_INDICATORS = new Set<string>(['cve', 'attack-technique']);
 const KNOWN_EXPLOITED = /\b(known[- ]exploited|exploited in the wild|actively exploited|under active exploitation|zero[- ]day|0-day|CISA KEV)\b/i;
@@ -130,6 +131,7 @@ export function processItem(input: ProcessInput, catalog: AttackCatalog): Proces
     cves,
     indicatorCount: indicators.length,
     namedThreats: classification.malware.length + classification.actor.length,
+    namedActors: classification.actor.length,
   });
   const summary = summarize(input.title, text, { killChain: classification.killChain, sentences });
   const seen = (input.publishedAt ?? input.now).toISOString();

@@ -26,6 +26,20 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
     return { sources: (await service.listViews(contextOf(req))).map((v) => toSourceDto(v, reveal)) };
   });
 
+  app.get('/sources/:id', {
+    config: read,
+    schema: {
+      tags,
+      summary: 'Get one intel source (built-in or custom), with its sync job',
+      description: 'The same object as an item of `GET /sources`: `lastStatus`, `lastError` and `syncJob` (the latest sync job: pending, running, succeeded or failed) tell how its syncs go. 404 for another organization\'s custom source.',
+      params: IdParams,
+      response: withErrors({ 200: SourceSchema }, 404),
+    },
+  }, async (req) => {
+    const ctx = contextOf(req);
+    return toSourceDto(await service.get(ctx, req.params.id), hasPermission(ctx.actor, 'intel.manage'));
+  });
+
   app.post('/sources', {
     config: { ...manage, outboundUrls: ['feedUrl', 'serverUrl'] },
     schema: {

@@ -29,7 +29,7 @@ export function lookupIndicatorTool(deps: ToolDeps, ctx: ToolRunContext) {
       // second search restricted to the value's own type keeps exact rows from being crowded out.
       const [res, typed] = await Promise.all([
         iocs.list(reqCtx, { page: 1, perPage: MAX_ROWS * 2, search }),
-        type ? iocs.list(reqCtx, { page: 1, perPage: MAX_ROWS * 2, search, type }) : null,
+        type ? iocs.list(reqCtx, { page: 1, perPage: MAX_ROWS * 2, search, type: [type] }) : null,
       ]);
       const byId = new Map([...(typed?.rows ?? []), ...res.rows].map((r) => [r.id, r]));
       const rows = [...byId.values()]
@@ -59,9 +59,9 @@ export function lookupIndicatorTool(deps: ToolDeps, ctx: ToolRunContext) {
 type Row = { status: 'found' | 'clean' | 'unchecked' | 'unknown'; lastCheckedAt: string | null };
 
 /**
- * One status for the value across the items it appears in (each row is checked on its own):
- * a sighting anywhere wins; otherwise the most recent check; `unchecked` if none; null when the
- * value is not in the intel at all.
+ * One status for the value across the items it appears in. Checks belong to the value, so its
+ * rows agree (intel docs, "IOC status"); this still reads them all: a sighting anywhere wins,
+ * otherwise the most recent check, `unchecked` if none, null when the value is not in the intel.
  */
 export function overallStatus(rows: readonly Row[]): Row['status'] | null {
   if (rows.length === 0) return null;

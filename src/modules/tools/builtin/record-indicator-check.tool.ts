@@ -8,7 +8,7 @@ export function recordIndicatorCheckTool(deps: ToolDeps, ctx: ToolRunContext) {
   const iocs = createIocsService({ db: deps.db });
   return tool({
     description:
-      'Record the outcome of checking an indicator against the organization\'s telemetry: found (seen), clean (checked, not seen) or unknown (inconclusive). The indicator\'s hunt status becomes this outcome. Use the indicator id from lookup_indicator.',
+      'Record the outcome of checking an indicator against the organization\'s telemetry: found (seen), clean (checked, not seen) or unknown (inconclusive). The check belongs to the indicator\'s value: its hunt status becomes this outcome on every row of that value, in every item. Use the indicator id from lookup_indicator.',
     inputSchema: z.object({
       indicatorId: z.uuid().describe('Id of the indicator row (from lookup_indicator)'),
       outcome: z.enum(['found', 'clean', 'unknown']),

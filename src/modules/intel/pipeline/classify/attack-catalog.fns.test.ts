@@ -5,7 +5,9 @@ import {
   catalogToJson,
   EMPTY_CATALOG,
   isCatalogEmpty,
+  mergeSyncedCatalog,
   sortTactics,
+  type CatalogRow,
   withdrawnIdsFromStixObjects,
   tacticName,
 } from './attack-catalog.fns.js';
@@ -129,5 +131,33 @@ describe('tactics', () => {
     ['something-new', 'Something New'],
   ])('tacticName(%s)', (shortname, name) => {
     expect(tacticName(shortname)).toBe(name);
+  });
+});
+
+describe('mergeSyncedCatalog', () => {
+  const shipped = {
+    releasedAt: new Date('2025-11-13T00:00:00Z'),
+    catalog: catalogFromJson({
+      techniques: [{ id: 'T1566', name: 'Phishing', tactics: ['initial-access'], platforms: ['Windows'] }],
+      groups: [{ id: 'G0007', name: 'APT28', aliases: ['APT28', 'Fancy Bear'] }],
+      software: [{ id: 'S1213', name: 'Lumma Stealer', aliases: ['Lumma Stealer', 'LummaC2'], type: 'malware' }],
+    }),
+  };
+  const row = (id: string, kind: CatalogRow['kind'], name: string, updatedAt: string): CatalogRow => ({ id, kind, name, aliases: [name], tactics: [], platforms: [], updatedAt: new Date(updatedAt) });
+
+  it('is the shipped catalog until something is synced', () => {
+    expect(mergeSyncedCatalog(shipped, [])).toBe(shipped.catalog);
+  });
+
+  it('takes synced entries newer than the shipped release, and any entry the shipped catalog lacks', () => {
+    const merged = mergeSyncedCatalog(shipped, [
+      row('T1566', 'technique', 'Phishing (renamed)', '2026-01-05T00:00:00Z'),
+      row('G0007', 'group', 'APT28 (stale)', '2025-01-01T00:00:00Z'),
+      row('S9999', 'tool', 'NewTool', '2024-01-01T00:00:00Z'),
+    ]);
+    expect(merged.techniques.get('T1566')?.name).toBe('Phishing (renamed)');
+    expect(merged.groups).toEqual([{ id: 'G0007', name: 'APT28', aliases: ['APT28', 'Fancy Bear'] }]);
+    expect(merged.software.map((s) => [s.id, s.type])).toEqual([['S1213', 'malware'], ['S9999', 'tool']]);
+    expect(shipped.catalog.software).toHaveLength(1); // the shipped catalog is not modified
   });
 });

@@ -156,6 +156,25 @@ function anchorFor(id: string, techniques: ReadonlyMap<string, Evidence>, text: 
   return hit ? { start: hit.start, end: hit.end } : null;
 }
 
+const EMPTY_NAMES = { groupByName: new Map<string, number>(), softwareByName: new Map<string, number>() };
+const namesIndexes = new WeakMap<AttackCatalog, typeof EMPTY_NAMES>();
+
+/**
+ * Group and software indexes by lower-cased name and alias, for names given in tags. Built once
+ * per catalog: with the full ATT&CK catalog (shipped with Rampart) building them for every item
+ * cost more than the rest of its classification.
+ */
+function namesIndex(catalog: AttackCatalog): typeof EMPTY_NAMES {
+  let index = namesIndexes.get(catalog);
+  if (!index) {
+    index = { groupByName: new Map(), softwareByName: new Map() };
+    catalog.groups.forEach((g, i) => g.aliases.concat(g.name).forEach((a) => index!.groupByName.set(a.toLowerCase(), i)));
+    catalog.software.forEach((s, i) => s.aliases.concat(s.name).forEach((a) => index!.softwareByName.set(a.toLowerCase(), i)));
+    namesIndexes.set(catalog, index);
+  }
+  return index;
+}
+
 export function classifyText(input: ClassifyInput, catalog: AttackCatalog): Classification {
   const { text, title } = input;
   const sentences = input.sentences ?? splitSentences(text);
@@ -191,11 +210,8 @@ export function classifyText(input: ClassifyInput, catalog: AttackCatalog): Clas
   }
 
   // Tags.
-  const groupByName = new Map<string, number>();
-  catalog.groups.forEach((g, i) => g.aliases.concat(g.name).forEach((a) => groupByName.set(a.toLowerCase(), i)));
-  const softwareByName = new Map<string, number>();
-  catalog.software.forEach((s, i) => s.aliases.concat(s.name).forEach((a) => softwareByName.set(a.toLowerCase(), i)));
   const tagSignals = signalsFromTags(input.tags);
+  const { groupByName, softwareByName } = tagSignals.named.length ? namesIndex(catalog) : EMPTY_NAMES;
   for (const t of tagSignals.techniques) note(techniques, t.id, OTHER_ID_CONFIDENCE, null, Number.POSITIVE_INFINITY, 'id');
   for (const n of tagSignals.named) {
     const isActor = n.kind === 'actor';

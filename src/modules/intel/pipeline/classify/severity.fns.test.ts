@@ -104,6 +104,17 @@ describe('severityOf', () => {
     ['given CVEs', { cves: ['CVE-2024-1234'] }, 'low'],
     ['indicators', { indicatorCount: 3 }, 'low'],
     ['named threats', { namedThreats: 1 }, 'low'],
+    // Malicious activity and campaigns (rules 6 and 7).
+    ['infostealer phishing campaign, 8 live indicators', { text: 'An infostealer phishing campaign steals browser credentials.', indicatorCount: 8 }, 'high'],
+    ['the same campaign with 4 indicators', { text: 'An infostealer phishing campaign steals browser credentials.', indicatorCount: 4 }, 'medium'],
+    ['loader beaconing to its C2, 2 indicators', { text: 'The loader beacons to its C2 server.', indicatorCount: 2 }, 'medium'],
+    ['malspam without a damaging capability, 30 indicators', { text: 'A malspam wave delivers a downloader.', indicatorCount: 30 }, 'medium'],
+    ['named ATT&CK group, 5 indicators', { namedThreats: 2, namedActors: 1, indicatorCount: 5 }, 'high'],
+    ['named malware only, 5 indicators', { namedThreats: 1, indicatorCount: 5 }, 'medium'],
+    ['RAT (capitals) with 6 indicators', { text: 'A RAT was dropped.', indicatorCount: 6 }, 'high'],
+    ['"rat" in prose is no RAT', { text: 'The lab rat ran.', indicatorCount: 6 }, 'low'],
+    ['threat words without indicators', { text: 'Phishing awareness training for staff.' }, 'none'],
+    ['a campaign tops out at high', { text: 'Ransomware operators exfiltrate data over their C2.', indicatorCount: 50, namedActors: 1, namedThreats: 3 }, 'high'],
   ])('%s', (_name, input, expected) => {
     expect(severityOf({ ...base, ...input }).severity).toBe(expected);
   });

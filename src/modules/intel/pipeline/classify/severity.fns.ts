@@ -17,9 +17,17 @@
  * 4. A public exploit ("proof-of-concept", "PoC exploit", "exploit code is publicly available"):
  *    at least medium.
  * 5. Ransomware, data-leak, extortion or wiper language: at least medium.
- * 6. Anything actionable — a CVE id (given or in the text), indicators, named malware or actors:
+ * 6. Malicious activity with something to hunt: malware or attack-delivery language (stealer,
+ *    trojan, RAT, backdoor, loader, botnet, phishing, malspam, C2, beaconing, exfiltration…) or
+ *    named malware/actors, together with at least one indicator: at least medium.
+ * 7. An active campaign: as 6 with at least 5 indicators, and either a damaging capability
+ *    (credential or data theft — infostealers, keyloggers, exfiltration —, remote control —
+ *    backdoors, RATs, implants, web shells —, ransomware or wipers) or a named ATT&CK group:
+ *    at least high. (An infostealer phishing campaign with 8 live indicators is high, not low.)
+ * 8. Anything actionable — a CVE id (given or in the text), indicators, named malware or actors:
  *    at least low.
- * 7. Nothing of the above: none.
+ * 9. Nothing of the above: none.
+ * Critical stays reserved for vulnerabilities (rules 1–3): a campaign report tops out at high.
  */
 
 import { cvssFromText } from './cvss.fns.js';
@@ -38,7 +46,12 @@ export interface SeverityInput {
   indicatorCount?: number;
   /** Number of named malware families and actors. */
   namedThreats?: number;
+  /** Of which actors (ATT&CK groups / intrusion sets). */
+  namedActors?: number;
 }
+
+/** Indicators from which a report of malicious activity counts as an active campaign (rule 7). */
+export const CAMPAIGN_MIN_INDICATORS = 5;
 
 export interface SeverityResult {
   severity: Severity;
@@ -66,6 +79,13 @@ const IMPACT_RE = /\b(?:ransomware|data\s+leak(?:s|ed)?|leak\s+site|double\s+ext
 const STATED_RE =
   /\b(?:(critical|high|medium|moderate|low)[-\s]severity|severity(?:\s+(?:rating|level))?\s*(?:of|:|is)?\s*(critical|high|medium|moderate|low)|rated\s+(?:(?:it|this|them|the\s+(?:issue|flaw|bug|vulnerability))\s+)?(?:as\s+)?(critical|important|high|moderate|medium|low))\b/i;
 const CVE_TEXT_RE = /\bCVE-\d{4}-\d{4,}\b/i;
+/** Malware and attack-delivery language (rule 6). `RAT` is matched case-sensitively apart. */
+const ACTIVITY_RE =
+  /\b(?:(?:info[-\s]?)?stealers?|malware|trojans?|remote\s+access\s+trojans?|backdoor(?:s|ed)?|loaders?|droppers?|botnets?|spyware|keyloggers?|implants?|web\s?shells?|ransomware|wipers?|(?:crypto|coin)\s?miners?|(?:spear[-\s]?)?phishing|malspam|smishing|c2|c&c|command[-\s]and[-\s]control|beacon(?:s|ed|ing)|exfiltrat(?:e|es|ed|ing|ion)|credential\s+(?:theft|harvesting|stealing))\b/i;
+/** Damaging capabilities (rule 7): credential or data theft, remote control, destruction or extortion. */
+const CAPABILITY_RE =
+  /\b(?:(?:info[-\s]?)?stealers?|credential\s+(?:theft|harvesting|stealing|phishing)|steal(?:s|ing)?\s+(?:\w+\s+)?(?:credentials|passwords|cookies|sessions?|tokens|wallets)|keyloggers?|exfiltrat(?:e|es|ed|ing|ion)|backdoor(?:s|ed)?|remote\s+access\s+trojans?|implants?|web\s?shells?|ransomware|wipers?)\b/i;
+const RAT_RE = /\bRATs?\b/;
 
 function statedSeverity(word: string): Severity {
   const w = word.toLowerCase();
@@ -117,9 +137,17 @@ export function severityOf(input: SeverityInput): SeverityResult {
   const impact = IMPACT_RE.exec(input.text);
   if (impact) raise('medium', `impact language ("${impact[0]}")`);
 
+  const indicators = input.indicatorCount ?? 0;
+  const activity = ACTIVITY_RE.exec(input.text)?.[0] ?? RAT_RE.exec(input.text)?.[0] ?? ((input.namedThreats ?? 0) > 0 ? 'named malware/actors' : null);
+  if (activity && indicators > 0) {
+    const capability = CAPABILITY_RE.exec(input.text)?.[0] ?? RAT_RE.exec(input.text)?.[0] ?? ((input.namedActors ?? 0) > 0 ? 'a named group' : null);
+    if (capability && indicators >= CAMPAIGN_MIN_INDICATORS) raise('high', `active campaign ("${activity}", "${capability}", ${indicators} indicators)`);
+    else raise('medium', `malicious activity ("${activity}") with indicators`);
+  }
+
   const hasCve = (input.cves ?? []).length > 0 || CVE_TEXT_RE.test(input.text);
   if (hasCve) raise('low', 'CVE referenced');
-  if ((input.indicatorCount ?? 0) > 0) raise('low', `${input.indicatorCount} indicators`);
+  if (indicators > 0) raise('low', `${indicators} indicators`);
   if ((input.namedThreats ?? 0) > 0) raise('low', `${input.namedThreats} named malware/actors`);
   if (reasons.length === 0) reasons.push('no severity signal');
   return { severity, reasons, cvss };
