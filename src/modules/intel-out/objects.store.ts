@@ -102,7 +102,35 @@ export interface PageQuery {
   stixIds?: string[] | undefined;
   /** Only these `modified` timestamps (match[version] with timestamps). */
   versions?: Date[] | undefined;
+  /** The export filters (the /iocs ones, `since` and `minConfidence`); exports also leave revoked objects out. */
+  filters?: ExportFilters | undefined;
   limit: number;
+}
+
+export interface ExportFilters {
+  type?: string | undefined;
+  /** Some row of the indicator has this hunt status. */
+  status?: string | undefined;
+  search?: string | undefined;
+  /** Changed (modified) at or after. */
+  since?: Date | undefined;
+  /** 0..100 */
+  minConfidence?: number | undefined;
+}
+
+/** Escape LIKE wildcards so a search for "a_b%" means exactly that. */
+export function likePattern(s: string): string {
+  return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function filterSql(f: ExportFilters | undefined) {
+  if (!f) return sql``;
+  return sql`AND NOT o.revoked
+      ${f.type ? sql`AND o.type = ${f.type}` : sql``}
+      ${f.search ? sql`AND o.normalized_value ILIKE ${likePattern(f.search)}` : sql``}
+      ${f.since ? sql`AND o.modified >= ${f.since}` : sql``}
+      ${f.minConfidence !== undefined ? sql`AND o.confidence >= ${f.minConfidence}` : sql``}
+      ${f.status ? sql`AND EXISTS (SELECT 1 FROM intel_indicators i WHERE i.organization_id = o.organization_id AND i.normalized_value = o.normalized_value AND i.type = o.type AND i.status = ${f.status})` : sql``}`;
 }
 
 /** One page of a collection in date_added order; one row more than `limit` says whether more follow. */
@@ -116,6 +144,7 @@ export async function readPage(db: Database, orgId: string, q: PageQuery): Promi
       ${q.after ? sql`AND (o.date_added, o.seq) > (${q.after.dateAdded}::timestamptz, ${q.after.seq}::bigint)` : sql``}
       ${q.stixIds ? sql`AND stix_id = ANY(${q.stixIds}::uuid[])` : sql``}
       ${q.versions ? sql`AND modified = ANY(${q.versions}::timestamptz[])` : sql``}
+      ${filterSql(q.filters)}
     -- o.seq: the bigint, not the text alias of the select list.
     ORDER BY o.date_added, o.seq
     LIMIT ${q.limit + 1}`.execute(db);
@@ -126,4 +155,16 @@ export async function readPage(db: Database, orgId: string, q: PageQuery): Promi
 export async function refreshAllObjects(db: Database): Promise<void> {
   const { rows } = await sql<{ orgId: string }>`SELECT DISTINCT organization_id AS "orgId" FROM intel_out_changes`.execute(db);
   for (const r of rows) await refreshObjects(db, r.orgId);
+}
+
+/** A collection's objects in date_added order, batch by batch (keyset): constant memory whatever its size. */
+export async function* walkObjects(db: Database, orgId: string, collectionId: string, filters: ExportFilters, batch = 10_000): AsyncGenerator<ObjectRow[]> {
+  let after: { dateAdded: Date; seq: string } | undefined;
+  for (;;) {
+    const rows = await readPage(db, orgId, { collectionId, after, filters, limit: batch });
+    const shown = rows.slice(0, batch);
+    if (shown.length) yield shown;
+    if (rows.length <= batch) return;
+    after = shown.at(-1);
+  }
 }
