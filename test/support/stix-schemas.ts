@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
+import { default as addFormatsModule } from 'ajv-formats';
 
 /** The OASIS STIX 2.1 JSON schemas (../shared/interop/stix2-json-schemas), or null when absent. */
 export const STIX_SCHEMAS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/interop/stix2-json-schemas/schemas');
@@ -17,7 +18,9 @@ export function loadStixSchemas(): StixValidator | null {
   if (!fs.existsSync(STIX_SCHEMAS_DIR)) return null;
   // The schemas' patterns escape '-' outside classes, which the u flag refuses.
   const ajv = new Ajv2020({ strict: false, allErrors: true, unicodeRegExp: false });
-  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  // ajv-formats is CommonJS: its default export is the plugin function or a namespace holding it.
+  const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => void;
+  addFormats(ajv);
   // ajv-formats has no idn-hostname (it needs an IDNA library); domain-name objects are not served.
   ajv.addFormat('idn-hostname', true);
   const byTitle = new Map<string, string>();
@@ -29,12 +32,12 @@ export function loadStixSchemas(): StixValidator | null {
     }
   }
   const cache = new Map<string, ValidateFunction>();
-  const validator = (key: string) => {
+  const validator = (key: string): ValidateFunction => {
     let v = cache.get(key);
     if (!v) {
       const id = byTitle.get(key);
       if (!id) throw new Error(`no STIX schema ${key}`);
-      v = ajv.getSchema(id)!;
+      v = ajv.getSchema(id) as ValidateFunction;
       cache.set(key, v);
     }
     return v;
