@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Database } from '../../platform/db/database.js';
 import { factsOf, refreshObjects, walkObjects, type ExportFilters } from './objects.store.js';
 import { walkItemGroups } from './item-groups.store.js';
+import { primedStream } from './streams.js';
 import { CSV_COLUMNS, csvLine, listLine } from './export.fns.js';
 import { MISP_EVENT_SUFFIX, mispAttribute, mispEventHead, mispEventPrefix } from './misp.fns.js';
 import { allCollectionId, attackPatternObject, indicatesRelationship, indicatorObject, indicatorUuid, reportObject, stixTime, uuidv5 } from './stix.fns.js';
@@ -115,7 +116,7 @@ export function createExportService(deps: { db: Database }) {
     /** Brings the served objects up to date, then streams them in the format asked. */
     async export(orgId: string, q: ExportQuery): Promise<Readable> {
       await refreshObjects(db, orgId);
-      return Readable.from(writers[q.format](orgId, q), { objectMode: false });
+      return primedStream(writers[q.format](orgId, q));
     },
   };
 }

@@ -66,7 +66,7 @@ export async function* walkItemGroups(db: Database, orgId: string, scope: GroupS
         ${f.search ? sql`AND i.normalized_value ILIKE ${likePattern(f.search)}` : sql``}
         ${f.status ? sql`AND i.status = ${f.status}` : sql``}
         ${f.since ? sql`AND o.modified >= ${f.since}` : sql``}
-        ${f.minConfidence !== undefined ? sql`AND o.confidence >= ${f.minConfidence}` : sql``}
+        ${f.minConfidence !== undefined ? sql`AND o.confidence >= ${f.minConfidence}::real` : sql``}
         ${after ? sql`AND (i.item_id, i.type, i.normalized_value) > (${after.itemId}::uuid, ${after.type}, ${after.value})` : sql``}
       ORDER BY i.item_id, i.type, i.normalized_value
       LIMIT ${BATCH}`.execute(db);

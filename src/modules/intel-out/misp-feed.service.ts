@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Database } from '../../platform/db/database.js';
 import { NotFoundError } from '../../platform/http/errors.js';
 import { refreshObjects } from './objects.store.js';
@@ -7,6 +7,7 @@ import { walkItemGroups, type GroupScope, type ItemGroup } from './item-groups.s
 import { MISP_EVENT_SUFFIX, mispAttribute, mispEventHead, mispEventPrefix } from './misp.fns.js';
 import type { TaxiiService } from './taxii.service.js';
 import { allCollectionId } from './stix.fns.js';
+import { primedStream } from './streams.js';
 
 /**
  * A MISP feed per TAXII collection: one event per intel item (its uuid is the item's id), its
@@ -43,7 +44,7 @@ export function createMispFeedService(deps: { db: Database; taxii: TaxiiService 
         }
         yield '}';
       }
-      return Readable.from(write());
+      return primedStream(write());
     },
 
     /** `md5(value),event uuid` per attribute: what MISP correlates a feed by before fetching it. */
@@ -54,7 +55,7 @@ export function createMispFeedService(deps: { db: Database; taxii: TaxiiService 
           yield g.indicators.map((i) => `${createHash('md5').update(i.value, 'utf8').digest('hex')},${g.itemId}\n`).join('');
         }
       }
-      return Readable.from(write());
+      return primedStream(write());
     },
 
     async event(orgId: string, collectionId: string, eventId: string): Promise<string> {

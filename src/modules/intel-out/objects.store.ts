@@ -129,7 +129,7 @@ function filterSql(f: ExportFilters | undefined) {
       ${f.type ? sql`AND o.type = ${f.type}` : sql``}
       ${f.search ? sql`AND o.normalized_value ILIKE ${likePattern(f.search)}` : sql``}
       ${f.since ? sql`AND o.modified >= ${f.since}` : sql``}
-      ${f.minConfidence !== undefined ? sql`AND o.confidence >= ${f.minConfidence}` : sql``}
+      ${f.minConfidence !== undefined ? sql`AND o.confidence >= ${f.minConfidence}::real` : sql``}
       ${f.status ? sql`AND EXISTS (SELECT 1 FROM intel_indicators i WHERE i.organization_id = o.organization_id AND i.normalized_value = o.normalized_value AND i.type = o.type AND i.status = ${f.status})` : sql``}`;
 }
 

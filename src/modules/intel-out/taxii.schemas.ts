@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ValidationErrorBody } from '../../platform/http/error-schemas.js';
 import { MAX_PAGE } from './taxii.service.js';
 
 const stixTimestamp = z.iso.datetime({ offset: true });
@@ -51,6 +52,9 @@ export const Versions = z.object({ more: z.boolean(), versions: z.array(z.string
 /** TAXII answers every error with a TAXII error message; 406 when the Accept header is not TAXII 2.1. */
 export function taxiiResponses<T extends Record<number, z.ZodType>>(success: T, ...extra: number[]) {
   const map: Record<number, z.ZodType> = { ...success };
-  for (const status of [400, 401, 403, 406, 429, 500, 503, ...extra]) map[status] = TaxiiError;
+  for (const status of [401, 403, 406, 429, 500, 503, ...extra]) map[status] = TaxiiError;
+  // A path the router cannot take apart (too long, bad percent-encoding) is refused before any
+  // TAXII route runs, with Rampart's own body.
+  map[400] = TaxiiError.or(ValidationErrorBody);
   return map as T & Record<number, z.ZodType>;
 }
