@@ -34,7 +34,7 @@ export function createExportService(deps: { db: Database }) {
   const { db } = deps;
 
   async function* txt(orgId: string, q: ExportQuery): AsyncGenerator<string> {
-    for await (const batch of walkObjects(db, orgId, allCollectionId(orgId), q)) {
+    for await (const batch of walkObjects(db, orgId, allCollectionId(orgId), q, 'list')) {
       let chunk = '';
       for (const r of batch) {
         const line = listLine(r.type, r.normalizedValue, q.defang === true);
@@ -46,7 +46,7 @@ export function createExportService(deps: { db: Database }) {
 
   async function* csv(orgId: string, q: ExportQuery): AsyncGenerator<string> {
     yield csvLine([...CSV_COLUMNS]);
-    for await (const batch of walkObjects(db, orgId, allCollectionId(orgId), q)) {
+    for await (const batch of walkObjects(db, orgId, allCollectionId(orgId), q, 'full')) {
       let chunk = '';
       for (const r of batch) {
         const value = q.defang ? (listLine(r.type, r.normalizedValue, true) ?? r.normalizedValue) : r.normalizedValue;
@@ -61,7 +61,7 @@ export function createExportService(deps: { db: Database }) {
     yield `{"type":"bundle","id":"bundle--${randomUUID()}","objects":[`;
     let first = true;
     const sep = () => (first ? ((first = false), '') : ',');
-    for await (const batch of walkObjects(db, orgId, allCollectionId(orgId), q)) {
+    for await (const batch of walkObjects(db, orgId, allCollectionId(orgId), q, 'full')) {
       let chunk = '';
       for (const r of batch) {
         const o = indicatorObject(factsOf(orgId, r));
@@ -97,7 +97,7 @@ export function createExportService(deps: { db: Database }) {
     const uuid = uuidv5(`misp-export|${orgId}|${now.toISOString()}`);
     yield mispEventPrefix(mispEventHead({ uuid, info: `Rampart indicators export ${now.toISOString()}`, date: now, timestamp: now, orgName: org.name, orgUuid: orgId, tags: ['rampart:export'] }));
     let first = true;
-    for await (const batch of walkObjects(db, orgId, allCollectionId(orgId), q)) {
+    for await (const batch of walkObjects(db, orgId, allCollectionId(orgId), q, 'full')) {
       let chunk = '';
       for (const r of batch) {
         const a = mispAttribute(uuid, { type: r.type, value: r.normalizedValue, timestamp: r.modified, comment: r.labels.join('; ') });

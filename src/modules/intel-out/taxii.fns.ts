@@ -1,4 +1,5 @@
 import { ValidationError } from '../../platform/http/errors.js';
+import type { Position } from './objects.store.js';
 
 /** Pure TAXII 2.1 server functions: content negotiation, filters, the `next` token. */
 
@@ -21,22 +22,16 @@ export function acceptsTaxii21(accept: string | undefined): boolean {
   });
 }
 
-export interface Position {
-  dateAdded: Date;
-  seq: string;
-}
-
 /** The opaque `next` token: the position of the last object of the page. */
 export function encodeNext(p: Position): string {
-  return Buffer.from(`${p.dateAdded.toISOString()}|${p.seq}`, 'utf8').toString('base64url');
+  return Buffer.from(`${p.at}|${p.seq}`, 'utf8').toString('base64url');
 }
 
 export function decodeNext(token: string): Position {
   const decoded = Buffer.from(token, 'base64url').toString('utf8');
   const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|(\d{1,18})$/.exec(decoded);
-  const dateAdded = m ? new Date(m[1]!) : null;
-  if (!m || !dateAdded || Number.isNaN(dateAdded.getTime())) throw ValidationError.single('next', 'Not a "next" token of this server', 'invalid_next', 'query');
-  return { dateAdded, seq: m[2]! };
+  if (!m || Number.isNaN(new Date(m[1]!).getTime())) throw ValidationError.single('next', 'Not a "next" token of this server', 'invalid_next', 'query');
+  return { at: m[1]!, seq: m[2]! };
 }
 
 export interface MatchFilters {
