@@ -49,6 +49,9 @@ describe('GET /iocs/export', () => {
     const ips = await exp('format=txt&type=ipv4');
     expect(lines(ips.body)).toEqual(['198.51.100.9', '203.0.113.1', '203.0.113.2']);
     expect(lines((await exp('format=txt&type=domain')).body)).toEqual(['c2-0.evil-example.net', 'c2-1.evil-example.net']);
+    // A firewall sends the key as the password of Basic auth.
+    const basic = await t.app.inject({ url: '/iocs/export?format=txt&type=ipv4', headers: { authorization: `Basic ${Buffer.from(`edl:${reader.key}`).toString('base64')}` } });
+    expect(lines(basic.body)).toEqual(lines(ips.body));
   });
 
   it('txt: defang, and the filters status, search, minConfidence and since', async () => {

@@ -10,7 +10,8 @@ const EXTENSIONS = { txt: 'txt', csv: 'csv', stix: 'json', misp: 'json' } as con
 export function registerExportRoutes(root: FastifyInstance, deps: { exports: ExportService }): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
   app.get('/iocs/export', {
-    config: { permissions: ['intel.read'] },
+    // Basic too: firewalls fetching block lists (PAN-OS EDL, FortiGate feeds) can only send a user name and password.
+    config: { permissions: ['intel.read'], basicAuth: true },
     schema: {
       tags: ['Intel'],
       summary: 'Export indicators (txt block list, CSV, STIX 2.1 bundle, MISP event), streamed',
