@@ -4,7 +4,7 @@ import type { Database } from '../../platform/db/database.js';
 import { factsOf, refreshObjects, walkObjects, type ExportFilters } from './objects.store.js';
 import { walkItemGroups } from './item-groups.store.js';
 import { primedStream } from './streams.js';
-import { CSV_COLUMNS, csvLine, listLine } from './export.fns.js';
+import { CSV_COLUMNS, csvLine, defang, listLine } from './export.fns.js';
 import { MISP_EVENT_SUFFIX, mispAttribute, mispEventHead, mispEventPrefix } from './misp.fns.js';
 import { allCollectionId, attackPatternObject, indicatesRelationship, indicatorObject, indicatorUuid, reportObject, stixTime, uuidv5 } from './stix.fns.js';
 
@@ -49,7 +49,7 @@ export function createExportService(deps: { db: Database }) {
     for await (const batch of walkObjects(db, orgId, allCollectionId(orgId), q, 'full')) {
       let chunk = '';
       for (const r of batch) {
-        const value = q.defang ? (listLine(r.type, r.normalizedValue, true) ?? r.normalizedValue) : r.normalizedValue;
+        const value = q.defang ? defang(r.type, r.normalizedValue) : r.normalizedValue;
         chunk += csvLine([r.type, value, r.confidence, stixTime(r.validFrom), r.validUntil ? stixTime(r.validUntil) : null, stixTime(r.created), stixTime(r.modified), r.labels.join(';'), `indicator--${indicatorUuid(orgId, r.type, r.normalizedValue)}`]);
       }
       yield chunk;
@@ -74,7 +74,7 @@ export function createExportService(deps: { db: Database }) {
     for await (const g of walkItemGroups(db, orgId, { filters: q })) {
       const indicatorIds = g.indicators.map((i) => `indicator--${indicatorUuid(orgId, i.type, i.value)}`);
       const modified = g.indicators.reduce((m, i) => (i.modified > m ? i.modified : m), g.changedAt);
-      let chunk = sep() + JSON.stringify(reportObject({ orgId, itemId: g.itemId, title: g.title, published: g.publishedAt ?? g.createdAt, created: g.createdAt, modified, url: g.url, description: '', indicatorIds }));
+      let chunk = sep() + JSON.stringify(reportObject({ orgId, itemId: g.itemId, title: g.title, published: g.publishedAt ?? g.createdAt, created: g.createdAt, modified, url: g.url, indicatorIds }));
       for (const t of g.techniques) {
         const technique = t.subTechnique ? `${t.technique}.${t.subTechnique.replace(/^.*\./, '')}` : t.technique;
         if (!/^T\d{4}(\.\d{3})?$/.test(technique)) continue;

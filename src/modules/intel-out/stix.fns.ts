@@ -117,7 +117,7 @@ export function indicatorObject(f: IndicatorFacts): Record<string, unknown> | nu
 }
 
 /** A report for one intel item, referring to its indicators. */
-export function reportObject(r: { orgId: string; itemId: string; title: string; published: Date; created: Date; modified: Date; url: string | null; description: string; indicatorIds: string[] }): Record<string, unknown> {
+export function reportObject(r: { orgId: string; itemId: string; title: string; published: Date; created: Date; modified: Date; url: string | null; indicatorIds: string[] }): Record<string, unknown> {
   const obj: Record<string, unknown> = {
     type: 'report',
     spec_version: '2.1',
@@ -129,7 +129,6 @@ export function reportObject(r: { orgId: string; itemId: string; title: string; 
     published: stixTime(r.published),
     object_refs: r.indicatorIds,
   };
-  if (r.description) obj.description = r.description;
   if (r.url) obj.external_references = [{ source_name: 'rampart-item-source', url: r.url }];
   return obj;
 }
