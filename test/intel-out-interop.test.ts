@@ -166,6 +166,10 @@ describe('intel out interop', () => {
       expect(res.statusCode).toBe(404);
     }
     expect((await t.app.inject({ url: `${feed}/manifest.json` })).statusCode).toBe(401);
+    const noIntel = await userWithPermissions(t.database.db, org(), ['alert.read']);
+    const denied = await t.app.inject({ url: `${feed}/hashes.csv`, headers: bearer(noIntel.key) });
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json()).toEqual({ error: 'Missing required permissions', missingPerms: ['intel.read'] });
   });
 
   async function deliveredIndicators(orgId: string): Promise<string[]> {
