@@ -7,6 +7,7 @@ import { registerApiKeysModule } from './api-keys/index.js';
 import { registerAuditLogsModule } from './audit-logs/index.js';
 import { registerDestinationsModule } from './destinations/index.js';
 import { registerIntelModule } from './intel/index.js';
+import { registerIntelOutModule } from './intel-out/index.js';
 import { registerAgentsModule } from './agents/index.js';
 import { registerTriggersModule } from './triggers/index.js';
 import { registerModelsModule } from './models/index.js';
@@ -27,6 +28,7 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerDestinationsModule(app, deps, { healthOf: destinationHealth(deps.database.db) });
   registerDeliveryModule(app, deps);
   registerIntelModule(app, deps);
+  registerIntelOutModule(app, deps);
   registerAgentsModule(app, deps);
   registerTriggersModule(app, deps, { events: recordOutboundEvent });
   registerModelsModule(app, deps);

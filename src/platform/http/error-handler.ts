@@ -76,7 +76,7 @@ function send(reply: FastifyReply, err: AppError) {
   return reply.code(err.statusCode).send(err.body());
 }
 
-function toAppError(err: FastifyError, bodyLimit: number, request: FastifyRequest): AppError | null {
+export function toAppError(err: FastifyError, bodyLimit: number, request: FastifyRequest): AppError | null {
   if (err instanceof AppError) return err;
   if (hasZodFastifySchemaValidationErrors(err)) {
     const location = LOCATION[(err as FastifyError & { validationContext?: string }).validationContext ?? 'body'] ?? 'body';

@@ -21,6 +21,11 @@ declare module 'fastify' {
     rateLimit?: 'address' | 'none' | 'perTrigger';
     /** Body fields (dotted paths) holding URLs Rampart will call: literal private addresses are refused at once. */
     outboundUrls?: string[];
+    /**
+     * Also accept `Authorization: Basic` with the API key as the password (the user name is
+     * ignored): what TAXII clients and MISP feed subscriptions can send.
+     */
+    basicAuth?: boolean;
   }
   interface FastifyRequest {
     actor?: Actor;
@@ -54,7 +59,8 @@ export function installRequestHooks(
       return;
     }
     try {
-      request.actor = await deps.authenticator.authenticate(request.headers.authorization);
+      const authorization = config.basicAuth ? basicAsBearer(request.headers.authorization) : request.headers.authorization;
+      request.actor = await deps.authenticator.authenticate(authorization);
     } catch (err) {
       // Failed attempts count against the address so key guessing is throttled too.
       deps.rateLimiter.hit(`ip:${request.ip}`);
@@ -63,4 +69,14 @@ export function installRequestHooks(
     deps.rateLimiter.hit(`key:${request.actor.apiKeyId}`);
     if (config.permissions?.length) requirePermissions(request.actor, ...config.permissions);
   });
+}
+
+/** `Basic base64(user:key)` → `Bearer key`; anything else unchanged (the authenticator judges it). */
+export function basicAsBearer(authorization: string | undefined): string | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '');
+  if (!match) return authorization;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const key = colon >= 0 ? decoded.slice(colon + 1) : '';
+  return key ? `Bearer ${key}` : 'Basic';
 }

@@ -76,7 +76,7 @@ const sourceFields = {
   serverUrl: httpUrl.optional(),
   apiType: z.enum(['misp', 'misp_feed', 'taxii']).optional(),
   collectionId: z.string().trim().min(1).max(255).optional(),
-  authType: z.enum(['bearer', 'basic', 'header']).optional().describe('taxii: `bearer` (default when apiKey is set) or `basic` (with username); misp: always its Authorization key'),
+  authType: z.enum(['bearer', 'basic', 'header']).optional().describe('taxii and misp_feed: `bearer` (default when apiKey is set) or `basic` (with username); misp: always its Authorization key'),
   username: z.string().min(1).max(255).optional(),
   apiKey: z.string().min(1).max(4096).optional().describe('Write-only credential (MISP key, TAXII token or password)'),
   enabled: z.boolean().optional(),

@@ -1,4 +1,4 @@
-import { ConnectorError, type Connector, type HttpClient } from '../connector.js';
+import { ConnectorError, type Connector, type HttpClient, type SourceConfig } from '../connector.js';
 import type { IntelEntry } from '../types.js';
 import { changedFeedEvents, entryFromMispEvent, parseFeedEvent, parseFeedManifest } from './misp.fns.js';
 
@@ -12,7 +12,7 @@ export const mispFeedConnector: Connector = {
   async fetch(source, state, http) {
     if (!source.serverUrl) throw new ConnectorError('A MISP feed source needs serverUrl (the directory holding manifest.json)');
     const base = source.serverUrl.endsWith('/') ? source.serverUrl : `${source.serverUrl}/`;
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...feedAuth(source) };
     if (state.etag) headers['if-none-match'] = state.etag;
     if (state.lastModified) headers['if-modified-since'] = state.lastModified;
     const res = await http.request(new URL('manifest.json', base).toString(), { headers });
@@ -28,7 +28,7 @@ export const mispFeedConnector: Connector = {
     async function worker() {
       while (next < changed.length) {
         const i = next++;
-        entries[i] = await fetchEvent(http, base, changed[i]!, source.displayName);
+        entries[i] = await fetchEvent(http, base, changed[i]!, source.displayName, feedAuth(source));
       }
     }
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, changed.length) }, worker));
@@ -44,9 +44,19 @@ export const mispFeedConnector: Connector = {
   },
 };
 
-async function fetchEvent(http: HttpClient, base: string, uuid: string, publisher: string): Promise<IntelEntry> {
+/**
+ * Most feeds are public; a protected one (a Rampart feed, a MISP behind a proxy) takes the
+ * source's apiKey as `Bearer`, or as the password of `Basic` with username (as TAXII sources).
+ */
+function feedAuth(source: SourceConfig): Record<string, string> {
+  if (!source.apiKey) return {};
+  if (source.authType === 'basic') return { authorization: `Basic ${Buffer.from(`${source.username ?? ''}:${source.apiKey}`).toString('base64')}` };
+  return { authorization: `Bearer ${source.apiKey}` };
+}
+
+async function fetchEvent(http: HttpClient, base: string, uuid: string, publisher: string, auth: Record<string, string>): Promise<IntelEntry> {
   if (!/^[0-9a-f-]{36}$/i.test(uuid)) throw new ConnectorError(`manifest.json lists an invalid event id ${JSON.stringify(uuid.slice(0, 64))}`);
-  const res = await http.request(new URL(`${uuid}.json`, base).toString(), { headers: { accept: 'application/json' } });
+  const res = await http.request(new URL(`${uuid}.json`, base).toString(), { headers: { accept: 'application/json', ...auth } });
   if (res.status >= 400) throw new ConnectorError(`The MISP feed answered HTTP ${res.status} for event ${uuid}`);
   return entryFromMispEvent(parseFeedEvent(parseJson(res, `${uuid}.json`)), { serverUrl: null, publisher });
 }

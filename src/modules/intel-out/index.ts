@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../../platform/wiring.js';
+import { registerTaxiiRoutes } from './taxii.routes.js';
+import { createTaxiiService } from './taxii.service.js';
+import { registerExportRoutes } from './export.routes.js';
+import { createExportService } from './export.service.js';
+import { registerMispFeedRoutes } from './misp-feed.routes.js';
+import { createMispFeedService } from './misp-feed.service.js';
+
+// The front door: intel going out (TAXII 2.1 server, exports, MISP feed) and the refresh of
+// the materialized STIX objects (the scheduler runs it so pulls rarely wait for a backlog).
+export { refreshAllObjects } from './objects.store.js';
+
+export function registerIntelOutModule(app: FastifyInstance, deps: ModuleDeps): void {
+  const db = deps.database.db;
+  const taxii = createTaxiiService({ db });
+  registerExportRoutes(app, { exports: createExportService({ db }) });
+  registerTaxiiRoutes(app, { taxii, baseUrl: deps.config.baseUrl, bodyLimit: deps.config.bodyLimitBytes });
+  registerMispFeedRoutes(app, { feed: createMispFeedService({ db, taxii }) });
+}
