@@ -59,6 +59,13 @@ describe('GET /iocs/export', () => {
     expect(lines((await exp('format=txt&type=url&defang=true')).body)).toEqual(['hxxps://evil[.]example/a,"b"?x=1']);
     expect(lines((await exp('format=txt&status=found')).body)).toEqual(['c2-1.evil-example.net']);
     expect(lines((await exp('format=txt&search=EVIL-example')).body)).toEqual(['c2-0.evil-example.net', 'c2-1.evil-example.net']);
+    // The same type and search rules as /iocs: lists, aliases, a pasted defanged value; unknown types are a 400.
+    expect(lines((await exp('format=txt&search=c2-1.evil-example[.]net')).body)).toEqual(['c2-1.evil-example.net']);
+    expect(lines((await exp('format=txt&type=ip')).body)).toEqual(['198.51.100.9', '203.0.113.1', '203.0.113.2']);
+    expect(lines((await exp('format=txt&type=ipv4,domain')).body)).toHaveLength(5);
+    const bogus = await exp('format=txt&type=bogus');
+    expect(bogus.statusCode).toBe(400);
+    expect(bogus.json().issues[0].message).toContain('Unknown indicator type(s) bogus');
     // minConfidence is on the 0..100 scale: the seeded rows are 0.8, the extra ones 0.5.
     expect(lines((await exp('format=txt&minConfidence=80')).body)).toHaveLength(6);
     expect(lines((await exp('format=txt&since=2999-01-01T00:00:00Z')).body)).toEqual([]);

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { uuidv7 } from 'uuidv7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, bearer, type TestContext } from './support/app.js';
@@ -10,6 +9,7 @@ import { seedIntel } from './support/intel-data.js';
 import { syncRunner } from './support/sync.js';
 import { userWithPermissions, type TestUser } from './support/actors.js';
 import { loadStixSchemas, STIX_SCHEMAS_DIR } from './support/stix-schemas.js';
+import { SHARED_DIR } from './support/shared-dir.js';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
 import { allCollectionId, indicatorUuid } from '../src/modules/intel-out/stix.fns.js';
 
@@ -18,7 +18,7 @@ import { allCollectionId, indicatorUuid } from '../src/modules/intel-out/stix.fn
  * the OASIS STIX 2.1 JSON schemas, and Rampart's own TAXII and MISP-feed connectors in other
  * organizations (a second instance ingesting what the first serves: the same indicators out as in).
  */
-const TAXII_CLIENT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/interop/taxii2-client');
+const TAXII_CLIENT_DIR = path.join(SHARED_DIR, 'interop/taxii2-client');
 const PYTHON = '/usr/bin/python3';
 
 function python(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { SHARED_DIR } from './shared-dir.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import { default as addFormatsModule } from 'ajv-formats';
 
 /** The OASIS STIX 2.1 JSON schemas (../shared/interop/stix2-json-schemas), or null when absent. */
-export const STIX_SCHEMAS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/interop/stix2-json-schemas/schemas');
+export const STIX_SCHEMAS_DIR = path.join(SHARED_DIR, 'interop/stix2-json-schemas/schemas');
 
 export interface StixValidator {
   /** Problems of one object against the schema of its type (empty when valid). */

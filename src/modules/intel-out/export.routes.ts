@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { actorOf } from '../../platform/http/request-hooks.js';
 import { withErrors } from '../../platform/http/responses.js';
+import { refang } from '../intel/index.js';
 import { ExportBody, ExportQuerySchema } from './export.schemas.js';
 import { CONTENT_TYPES, type ExportService } from './export.service.js';
 
@@ -22,11 +23,12 @@ export function registerExportRoutes(root: FastifyInstance, deps: { exports: Exp
       response: withErrors({ 200: ExportBody }),
     },
   }, async (req, reply) => {
-    const { since, ...rest } = req.query;
-    const stream = await deps.exports.export(actorOf(req).organizationId, { ...rest, since: since ? new Date(since) : undefined });
+    const { since, type, search, ...rest } = req.query;
+    const filters = { types: type, search: search ? refang(search) : undefined, since: since ? new Date(since) : undefined };
+    const stream = await deps.exports.export(actorOf(req).organizationId, { ...rest, ...filters });
     return reply
       .header('content-type', CONTENT_TYPES[req.query.format])
-      .header('content-disposition', `attachment; filename="rampart-iocs${req.query.type ? `-${req.query.type.replace(/[^a-z0-9-]/g, '')}` : ''}.${EXTENSIONS[req.query.format]}"`)
+      .header('content-disposition', `attachment; filename="rampart-iocs${type ? `-${type.join('-')}` : ''}.${EXTENSIONS[req.query.format]}"`)
       .header('cache-control', 'no-store')
       .send(stream);
   });

@@ -62,7 +62,7 @@ export async function* walkItemGroups(db: Database, orgId: string, scope: GroupS
       WHERE i.organization_id = ${orgId}
         ${scope.sourceId ? sql`AND it.source_id = ${scope.sourceId}` : sql``}
         ${scope.itemId ? sql`AND i.item_id = ${scope.itemId}` : sql``}
-        ${f.type ? sql`AND i.type = ${f.type}` : sql``}
+        ${f.types?.length ? sql`AND i.type = ANY(${[...f.types]}::text[])` : sql``}
         ${f.search ? sql`AND i.normalized_value ILIKE ${likePattern(f.search)}` : sql``}
         ${f.status ? sql`AND i.status = ${f.status}` : sql``}
         ${f.since ? sql`AND o.modified >= ${f.since}` : sql``}

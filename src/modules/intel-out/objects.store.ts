@@ -117,7 +117,7 @@ export interface PageQuery {
 }
 
 export interface ExportFilters {
-  type?: string | undefined;
+  types?: readonly string[] | undefined;
   /** Some row of the indicator has this hunt status. */
   status?: string | undefined;
   search?: string | undefined;
@@ -135,7 +135,7 @@ export function likePattern(s: string): string {
 function filterSql(f: ExportFilters | undefined) {
   if (!f) return sql``;
   return sql`AND NOT o.revoked
-      ${f.type ? sql`AND o.type = ${f.type}` : sql``}
+      ${f.types?.length ? sql`AND o.type = ANY(${[...f.types]}::text[])` : sql``}
       ${f.search ? sql`AND o.normalized_value ILIKE ${likePattern(f.search)}` : sql``}
       ${f.since ? sql`AND o.modified >= ${f.since}` : sql``}
       ${f.minConfidence !== undefined ? sql`AND o.confidence >= ${f.minConfidence}::real` : sql``}

@@ -10,6 +10,7 @@ import { createIocsService } from './iocs/iocs.service.js';
 export { createIocsService } from './iocs/iocs.service.js';
 export { createItemsService } from './items/items.service.js';
 export { IOC_LISTS, SEVERITIES } from './items/items.schemas.js';
+export { IocTypeFilter } from './iocs/iocs.schemas.js';
 export { extractIocs, refang } from './pipeline/extract/extract.fns.js';
 export { parseVersionList } from './pipeline/classify/versions.fns.js';
 export { LOG_SOURCES, sigmaRules } from './detection/sigma.fns.js';

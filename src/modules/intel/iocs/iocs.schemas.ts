@@ -18,23 +18,26 @@ export const IocRowSchema = z
   })
   .meta({ id: 'IocRow' });
 
+/** `type=` on /iocs and its exports: comma lists and aliases, anything unknown a 400 (never a silent empty answer). */
+export const IocTypeFilter = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .transform((s, ctx) => {
+    const parsed = parseTypeFilter(s);
+    if ('types' in parsed) return parsed.types;
+    ctx.addIssue({ code: 'custom', message: `Unknown indicator type(s) ${parsed.unknown.join(', ')}; allowed: ${[...TYPE_ALIASES.keys(), ...INDICATOR_TYPES].join(', ')}` });
+    return z.NEVER;
+  })
+  .optional()
+  .describe(`Indicator type(s), comma-separated (\`ipv4,domain\`), case-insensitive: ${INDICATOR_TYPES.join(', ')}; aliases ${[...TYPE_ALIASES].map(([k, v]) => `\`${k}\` = ${v.join('+')}`).join(', ')}. Anything else is a 400.`);
+
 export const IocListQuery = z.strictObject({
   page: z.coerce.number().int().min(1).default(1),
   perPage: z.coerce.number().int().min(1).max(200).default(50).describe('Page size, 1..200 (default 50)'),
   status: z.enum(IOC_STATUSES).optional(),
-  type: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .transform((s, ctx) => {
-      const parsed = parseTypeFilter(s);
-      if ('types' in parsed) return parsed.types;
-      ctx.addIssue({ code: 'custom', message: `Unknown indicator type(s) ${parsed.unknown.join(', ')}; allowed: ${[...TYPE_ALIASES.keys(), ...INDICATOR_TYPES].join(', ')}` });
-      return z.NEVER;
-    })
-    .optional()
-    .describe(`Indicator type(s), comma-separated (\`ipv4,domain\`), case-insensitive: ${INDICATOR_TYPES.join(', ')}; aliases ${[...TYPE_ALIASES].map(([k, v]) => `\`${k}\` = ${v.join('+')}`).join(', ')}. Anything else is a 400.`),
+  type: IocTypeFilter,
   search: z.string().trim().min(1).max(500).optional().describe('Substring of the normalized value, case-insensitive. A defanged term is refanged first (`hxxp://45.142.212[.]100:8080/gate.php` finds `http://45.142.212.100:8080/gate.php`)'),
 });
 export type IocListQueryT = z.infer<typeof IocListQuery>;

@@ -1,0 +1,20 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The team's `shared/` folder (fixtures, interop clients and schemas): the nearest `shared/`
+ * beside the checkout or one of its parents (`../shared` from a clone, further up from a
+ * worktree), else `/work/shared`. Tests that need it skip with a message when it is absent.
+ */
+function findShared(): string {
+  let dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+  for (let i = 0; i < 4; i++) {
+    const candidate = path.join(path.dirname(dir), 'shared');
+    if (fs.existsSync(path.join(candidate, 'interop')) || fs.existsSync(path.join(candidate, 'fixtures'))) return candidate;
+    dir = path.dirname(dir);
+  }
+  return '/work/shared';
+}
+
+export const SHARED_DIR = findShared();
