@@ -6,6 +6,7 @@ import { createRunsService } from './runs.service.js';
 export { enqueueRun } from './runs.enqueue.js';
 export { createAgentRunJob } from './run.jobs.js';
 export type { EndedRun, RunEndedHook } from './run-state.js';
+export type { TriggerContextT } from './runs.schemas.js';
 
 export function registerRunsModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerRunsRoutes(app, createRunsService({ db: deps.database.db }));

@@ -3,7 +3,7 @@ import type { RequestContext } from '../../platform/context.js';
 import { writeAudit } from '../../platform/audit.js';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
-import { findAgentRow, type AgentInputSpecT, type AgentRow } from '../agents/index.js';
+import { findAgentRow, inputProblems, type AgentInputSpecT, type AgentRow } from '../agents/index.js';
 import { enqueueRun } from './runs.enqueue.js';
 import { findRunById, findRunRow, listRunRows, type RunRow } from './runs.repo.js';
 import type { RunResult } from './run-result.fns.js';
@@ -49,19 +49,7 @@ const statusView = (r: RunRow) => ({ status: r.status, ...(r.statusMessage ? { s
 
 /** Named inputs the agent declares as required must be present, with the declared JSON type. */
 function checkInputs(agent: AgentRow, input: unknown): void {
-  const specs = agent.inputs as AgentInputSpecT[];
-  if (!specs.length) return;
-  const given = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : null;
-  const issues: ValidationIssue[] = [];
-  for (const spec of specs) {
-    const value = given?.[spec.name];
-    if (value === undefined) {
-      if (spec.required) issues.push({ path: `input.${spec.name}`, message: 'is required by this agent', code: 'required', location: 'body' });
-      continue;
-    }
-    const actual = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
-    if (actual !== spec.type) issues.push({ path: `input.${spec.name}`, message: `must be of type ${spec.type}`, code: 'invalid_type', location: 'body' });
-  }
+  const issues: ValidationIssue[] = inputProblems(agent.inputs as AgentInputSpecT[], input).map((p) => ({ path: `input.${p.name}`, message: p.message, code: p.code, location: 'body' }));
   if (issues.length) throw new ValidationError(issues);
 }
 
