@@ -325,3 +325,13 @@ describe('access and input', () => {
     expect(q.json().issues.map((i: { path: string }) => i.path).sort()).toEqual(['pageSize', 'status']);
   });
 });
+
+describe('OpenAPI', () => {
+  it('describes GET /api/agent-runs/{runId}, and states where the paging rule has its exception', async () => {
+    const doc = (await t.app.inject({ url: '/api/docs/openapi.json' })).json();
+    expect(doc.info.description).toContain('except the agent-run listing `GET /api/agent-runs`,\nwhich takes `page` and `pageSize`');
+    const one = doc.paths['/api/agent-runs/{runId}'].get;
+    expect(Object.keys(one.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404']));
+    expect(doc.paths['/api/agents/{agentId}/run-async/{runId}/result'].get.responses['409']).toBeDefined();
+  });
+});
