@@ -126,6 +126,48 @@ describe('async runs against an OpenAI-compatible model', () => {
     expect(body.finalAssistantMessage).toBe('{"verdict":"unsure"}');
   });
 
+  it('sends a schema with optional properties in OpenAI strict mode: all required, optional ones nullable, objects closed', async () => {
+    // The README's example: `verdict` without a type, `note` optional, nothing closed.
+    const schema = { type: 'object', properties: { verdict: { enum: ['benign', 'malicious'] }, note: { type: 'string' }, iocs: { type: 'array', items: { type: 'object', properties: { value: { type: 'string' } } } } }, required: ['verdict'] };
+    const created = await t.app.inject({ method: 'POST', url: '/api/agents', headers: bearer(key), payload: { name: 'Strict', systemPrompt: 'Classify.', structuredOutputSchema: schema } });
+    expect(created.json()).toMatchObject({ structuredOutputSchema: schema, warnings: [] });
+    const agentId = created.json().id as string;
+
+    openai.setScript([{ object: { verdict: 'malicious', note: null, iocs: [{ value: 'evil.example' }] } }]);
+    const runId = await runAsync(agentId, 'classify');
+    expect(await waitForRun(t, key, agentId, runId)).toEqual({ status: 'done' });
+    expect((await result(agentId, runId)).json().structuredOutputResult).toBe('{"verdict":"malicious","iocs":[{"value":"evil.example"}]}');
+    expect(openai.requests.at(-1)!.body.response_format!.json_schema).toEqual({
+      name: 'response',
+      strict: true,
+      schema: {
+        type: 'object',
+        properties: {
+          verdict: { type: 'string', enum: ['benign', 'malicious'] },
+          note: { type: ['string', 'null'] },
+          iocs: { type: ['array', 'null'], items: { type: 'object', properties: { value: { type: ['string', 'null'] } }, required: ['value'], additionalProperties: false } },
+        },
+        required: ['verdict', 'iocs', 'note'],
+        additionalProperties: false,
+      },
+    });
+  });
+
+  it('sends a schema strict mode cannot express with strict: false, and says so when the agent is saved', async () => {
+    const schema = { type: 'object', properties: { summary: { type: 'string', maxLength: 200 } }, required: ['summary'] };
+    const created = await t.app.inject({ method: 'POST', url: '/api/agents', headers: bearer(key), payload: { name: 'Loose', systemPrompt: 'Summarize.', structuredOutputSchema: schema } });
+    expect(created.statusCode).toBe(200);
+    expect(created.json().warnings).toEqual([
+      'structuredOutputSchema cannot be sent in OpenAI strict mode ("maxLength" at /properties/summary is not supported in strict mode): with an openai or openai-compatible model it is sent with strict: false, so the model is not held to it while it writes (the answer is still validated against it).',
+    ]);
+    const agentId = created.json().id as string;
+    openai.setScript([{ object: { summary: 'short' } }]);
+    const runId = await runAsync(agentId, 'summarize');
+    expect(await waitForRun(t, key, agentId, runId)).toEqual({ status: 'done' });
+    expect((await result(agentId, runId)).json().structuredOutputResult).toBe('{"summary":"short"}');
+    expect(openai.requests.at(-1)!.body.response_format!.json_schema).toEqual({ name: 'response', strict: false, schema });
+  });
+
   it('stops at the step limit with an error; the partial result stays readable', async () => {
     openai.setScript(() => ({ toolCalls: [{ name: 'lookup_indicator', args: { value: 'x' } }], usage: { inputTokens: 7, outputTokens: 3 } }));
     const agentId = await createAgent(t, key, { toolNames: ['lookup_indicator'], maxSteps: 2 });

@@ -31,6 +31,9 @@ export interface RunJobDeps {
   onRunEnded?: RunEndedHook;
 }
 
+/** Read by the OpenAI and OpenAI-compatible providers (each reads its own key). */
+const NON_STRICT_SCHEMA = { openai: { strictJsonSchema: false }, openaiCompatible: { strictJsonSchema: false } };
+
 class RunStop extends Error {
   constructor(readonly status: AgentRunStatus, message: string) {
     super(message);
@@ -91,6 +94,7 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
       });
     closeTools = toolset.close;
 
+    const output = agent.structuredOutputSchema ? structuredOutputSchema(agent.structuredOutputSchema, model.strictSchemas) : null;
     log.info({ model: model.label, attempt: job.attempt }, 'agent run started');
     const result = await generateText({
       model: model.model,
@@ -100,7 +104,9 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
       stopWhen: stepCountIs(agent.maxSteps),
       abortSignal: signal,
       maxRetries: 2,
-      ...(agent.structuredOutputSchema ? { output: Output.object({ schema: structuredOutputSchema(agent.structuredOutputSchema) }) } : {}),
+      ...(output ? { output: Output.object({ schema: output.schema }) } : {}),
+      // A schema strict mode cannot express is sent non-strict rather than refused by the provider.
+      ...(output && model.strictSchemas && !output.strict ? { providerOptions: NON_STRICT_SCHEMA } : {}),
       onStepFinish: async (step) => {
         steps.push(step);
         await recordProgress(db, runId, steps).catch(() => {});
