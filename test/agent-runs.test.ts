@@ -58,6 +58,7 @@ describe('async runs against an OpenAI-compatible model', () => {
     const userPrompt = 'Input (JSON):\n{\n  "alert": "beacon to 203.0.113.7",\n  "event_id": "E1"\n}';
     const toolResult = { type: 'tool-result', toolCallId: 'call_1', toolName: 'lookup_indicator', result: { value: '203.0.113.7', status: 'found', organizationId: t.orgA.organization.id }, isError: false };
     expect(res.json()).toEqual({
+      status: 'done',
       finalAssistantMessage: 'Verdict: malicious.',
       allToolCallsMade: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'lookup_indicator', args: { value: '203.0.113.7' } }],
       allToolResultsReceived: [toolResult],
@@ -125,16 +126,81 @@ describe('async runs against an OpenAI-compatible model', () => {
     expect(body.finalAssistantMessage).toBe('{"verdict":"unsure"}');
   });
 
-  it('stops at the step limit with an error and no result', async () => {
-    openai.setScript(() => ({ toolCalls: [{ name: 'lookup_indicator', args: { value: 'x' } }] }));
+  it('sends a schema with optional properties in OpenAI strict mode: all required, optional ones nullable, objects closed', async () => {
+    // The README's example: `verdict` without a type, `note` optional, nothing closed.
+    const schema = { type: 'object', properties: { verdict: { enum: ['benign', 'malicious'] }, note: { type: 'string' }, iocs: { type: 'array', items: { type: 'object', properties: { value: { type: 'string' } } } } }, required: ['verdict'] };
+    const created = await t.app.inject({ method: 'POST', url: '/api/agents', headers: bearer(key), payload: { name: 'Strict', systemPrompt: 'Classify.', structuredOutputSchema: schema } });
+    expect(created.json()).toMatchObject({ structuredOutputSchema: schema, warnings: [] });
+    const agentId = created.json().id as string;
+
+    openai.setScript([{ object: { verdict: 'malicious', note: null, iocs: [{ value: 'evil.example' }] } }]);
+    const runId = await runAsync(agentId, 'classify');
+    expect(await waitForRun(t, key, agentId, runId)).toEqual({ status: 'done' });
+    expect((await result(agentId, runId)).json().structuredOutputResult).toBe('{"verdict":"malicious","iocs":[{"value":"evil.example"}]}');
+    expect(openai.requests.at(-1)!.body.response_format!.json_schema).toEqual({
+      name: 'response',
+      strict: true,
+      schema: {
+        type: 'object',
+        properties: {
+          verdict: { type: 'string', enum: ['benign', 'malicious'] },
+          note: { type: ['string', 'null'] },
+          iocs: { type: ['array', 'null'], items: { type: 'object', properties: { value: { type: ['string', 'null'] } }, required: ['value'], additionalProperties: false } },
+        },
+        required: ['verdict', 'iocs', 'note'],
+        additionalProperties: false,
+      },
+    });
+  });
+
+  it('sends a schema strict mode cannot express with strict: false, and says so when the agent is saved', async () => {
+    const schema = { type: 'object', properties: { summary: { type: 'string', maxLength: 200 } }, required: ['summary'] };
+    const created = await t.app.inject({ method: 'POST', url: '/api/agents', headers: bearer(key), payload: { name: 'Loose', systemPrompt: 'Summarize.', structuredOutputSchema: schema } });
+    expect(created.statusCode).toBe(200);
+    expect(created.json().warnings).toEqual([
+      'structuredOutputSchema cannot be sent in OpenAI strict mode ("maxLength" at /properties/summary is not supported in strict mode): with an openai or openai-compatible model it is sent with strict: false, so the model is not held to it while it writes (the answer is still validated against it).',
+    ]);
+    const agentId = created.json().id as string;
+    openai.setScript([{ object: { summary: 'short' } }]);
+    const runId = await runAsync(agentId, 'summarize');
+    expect(await waitForRun(t, key, agentId, runId)).toEqual({ status: 'done' });
+    expect((await result(agentId, runId)).json().structuredOutputResult).toBe('{"summary":"short"}');
+    expect(openai.requests.at(-1)!.body.response_format!.json_schema).toEqual({ name: 'response', strict: false, schema });
+  });
+
+  it('stops at the step limit with an error; the partial result stays readable', async () => {
+    openai.setScript(() => ({ toolCalls: [{ name: 'lookup_indicator', args: { value: 'x' } }], usage: { inputTokens: 7, outputTokens: 3 } }));
     const agentId = await createAgent(t, key, { toolNames: ['lookup_indicator'], maxSteps: 2 });
     const runId = await runAsync(agentId, 'loop');
-    expect(await waitForRun(t, key, agentId, runId)).toEqual({ status: 'error', statusMessage: 'Step limit reached: the agent used all 2 steps without a final answer' });
+    const statusMessage = 'Step limit reached: the agent used all 2 steps without a final answer';
+    expect(await waitForRun(t, key, agentId, runId)).toEqual({ status: 'error', statusMessage });
     const res = await result(agentId, runId);
-    expect(res.statusCode).toBe(409);
-    expect(res.json()).toEqual({ error: 'Run is error: Step limit reached: the agent used all 2 steps without a final answer; the result is available once the run is done' });
-    const listed = (await t.app.inject({ url: `/api/agent-runs?agentId=${agentId}`, headers: bearer(key) })).json();
-    expect(listed.runs[0].stepCount).toBe(2);
+    expect(res.statusCode).toBe(200);
+    const partial = res.json();
+    expect(partial).toMatchObject({ status: 'error', statusMessage, finalAssistantMessage: '' });
+    expect(partial.allToolCallsMade.map((c: { toolCallId: string }) => c.toolCallId)).toEqual(['call_1', 'call_2']);
+    expect(partial.allToolResultsReceived).toHaveLength(2);
+    expect(partial.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool']);
+
+    const detail = await t.app.inject({ url: `/api/agent-runs/${runId}`, headers: bearer(executor.key) });
+    expect(detail.statusCode).toBe(200);
+    const { status: _s, statusMessage: _m, ...resultOnly } = partial;
+    expect(detail.json()).toMatchObject({
+      id: runId,
+      agentId,
+      status: 'error',
+      statusMessage,
+      mode: 'async',
+      input: 'loop',
+      triggerId: null,
+      triggerContext: null,
+      stepCount: 2,
+      usage: { inputTokens: 14, outputTokens: 6, totalTokens: 20 },
+      interruptRequestedAt: null,
+      result: resultOnly,
+    });
+    expect(detail.json().durationMs).toBeGreaterThanOrEqual(0);
+    expect(detail.json().startedAt).toMatch(/Z$/);
   });
 
   it('stops at the time limit', async () => {
@@ -151,11 +217,16 @@ describe('async runs against an OpenAI-compatible model', () => {
     await waitForRun(t, key, agentId, runId, ['running']);
     const before = await result(agentId, runId);
     expect(before.statusCode).toBe(409);
-    expect(before.json()).toEqual({ error: 'Run is running; the result is available once the run is done' });
+    expect(before.json()).toEqual({ error: `Run is running; its result is available once it has ended (done, error or interrupted): poll /api/agents/${agentId}/run-async/${runId}/status` });
+    const detailBefore = (await t.app.inject({ url: `/api/agent-runs/${runId}`, headers: bearer(key) })).json();
+    expect(detailBefore).toMatchObject({ status: 'running', result: null, finishedAt: null, durationMs: null });
     const res = await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/run-async/${runId}/interrupt`, headers: bearer(key) });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ runId, status: 'running', statusMessage: 'Interrupt requested; the run stops at its next check' });
     expect(await waitForRun(t, key, agentId, runId)).toEqual({ status: 'interrupted', statusMessage: 'Interrupted on request' });
+    const after = await result(agentId, runId);
+    expect(after.statusCode).toBe(200);
+    expect(after.json()).toMatchObject({ status: 'interrupted', statusMessage: 'Interrupted on request', finalAssistantMessage: '', messages: [{ role: 'system' }, { role: 'user', content: 'wait' }] });
     const again = await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/run-async/${runId}/interrupt`, headers: bearer(key) });
     expect(again.statusCode).toBe(409);
     expect(again.json()).toEqual({ error: 'Run already finished (interrupted)' });
@@ -240,6 +311,8 @@ describe('interrupting a waiting run', () => {
       expect(await waitForRun(t, key, agentId, runId, ['waiting'])).toEqual({ status: 'waiting' });
       const res = await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/run-async/${runId}/interrupt`, headers: bearer(key) });
       expect(res.json()).toEqual({ runId, status: 'interrupted', statusMessage: 'Interrupted before it started' });
+      const ended = await result(agentId, runId);
+      expect(ended.json()).toEqual({ status: 'interrupted', statusMessage: 'Interrupted before it started', finalAssistantMessage: '', allToolCallsMade: [], allToolResultsReceived: [], messages: [] });
     } finally {
       worker = await startRunWorker(t);
     }
@@ -254,8 +327,11 @@ describe('access and input', () => {
     expect(res.statusCode).toBe(403);
     expect(res.json()).toEqual({ error: 'Missing required permissions', missingPerms: ['agent.execute'] });
     const nobody = await userWithPermissions(t.database.db, t.orgA.organization.id, []);
-    const list = await t.app.inject({ url: '/api/agent-runs', headers: bearer(nobody.key) });
-    expect(list.json()).toEqual({ error: 'Missing required permissions', missingPerms: ['agent.read'] });
+    for (const url of ['/api/agent-runs', '/api/agent-runs/0190f2a0-0000-7000-8000-000000000000']) {
+      const denied = await t.app.inject({ url, headers: bearer(nobody.key) });
+      expect(denied.statusCode).toBe(403);
+      expect(denied.json()).toEqual({ error: 'Missing required permissions', missingPerms: ['agent.read'] });
+    }
   });
 
   it('hides another organization\'s agents and runs (404)', async () => {
@@ -266,7 +342,7 @@ describe('access and input', () => {
     const start = await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/run-async`, headers: other, payload: {} });
     expect(start.statusCode).toBe(404);
     expect(start.json()).toEqual({ error: 'Agent not found' });
-    for (const url of [`/api/agents/${agentId}/run-async/${runId}/status`, `/api/agents/${agentId}/run-async/${runId}/result`]) {
+    for (const url of [`/api/agents/${agentId}/run-async/${runId}/status`, `/api/agents/${agentId}/run-async/${runId}/result`, `/api/agent-runs/${runId}`]) {
       const res = await t.app.inject({ url, headers: other });
       expect(res.statusCode).toBe(404);
       expect(res.json()).toEqual({ error: 'Run not found' });
@@ -283,8 +359,21 @@ describe('access and input', () => {
     expect(res.json().issues.map((i: { path: string }) => i.path)).toEqual(['input.alert', 'input.note']);
     const extra = await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/run-async`, headers: bearer(key), payload: { input: {}, bogus: 1 } });
     expect(extra.statusCode).toBe(400);
+    const badId = await t.app.inject({ url: '/api/agent-runs/not-a-uuid', headers: bearer(key) });
+    expect(badId.statusCode).toBe(400);
+    expect(badId.json()).toEqual({ error: 'Validation failed', issues: [{ path: 'runId', message: 'must be a UUID', code: 'invalid_format', location: 'params' }] });
     const q = await t.app.inject({ url: '/api/agent-runs?status=done,flying&pageSize=500', headers: bearer(key) });
     expect(q.statusCode).toBe(400);
     expect(q.json().issues.map((i: { path: string }) => i.path).sort()).toEqual(['pageSize', 'status']);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('describes GET /api/agent-runs/{runId}, and states where the paging rule has its exception', async () => {
+    const doc = (await t.app.inject({ url: '/api/docs/openapi.json' })).json();
+    expect(doc.info.description).toContain('except the agent-run listing `GET /api/agent-runs`,\nwhich takes `page` and `pageSize`');
+    const one = doc.paths['/api/agent-runs/{runId}'].get;
+    expect(Object.keys(one.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404']));
+    expect(doc.paths['/api/agents/{agentId}/run-async/{runId}/result'].get.responses['409']).toBeDefined();
   });
 });

@@ -102,6 +102,29 @@ describe('OpenAI fake', () => {
     expect(fake.requests[1]!.body.text?.format).toMatchObject({ type: 'json_schema', name: 'response', strict: true });
   });
 
+  it('refuses, as OpenAI does, a schema sent with strict: true that strict mode does not support', async () => {
+    const loose = { type: 'object', properties: { verdict: { type: 'string' }, note: { type: 'string' } }, required: ['verdict'] };
+    const send = (strict: boolean, schema: Record<string, unknown> = loose) =>
+      fetch(`${fake.url}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 'response', strict, schema } } }),
+      });
+    reset([{ object: { verdict: 'benign' } }]);
+    const refused = await send(true);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({
+      error: { message: "Invalid schema for response_format 'response': In context=(), 'additionalProperties' is required to be supplied and to be false.", type: 'invalid_request_error', param: 'response_format', code: null },
+    });
+    const open = await send(true, { ...loose, additionalProperties: false });
+    expect(((await open.json()) as { error: { message: string } }).error.message).toBe(
+      "Invalid schema for response_format 'response': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'note'.",
+    );
+    const nested = await send(true, { type: 'object', properties: { a: { type: 'string', minLength: 1 } }, required: ['a'], additionalProperties: false });
+    expect(((await nested.json()) as { error: { message: string } }).error.message).toBe("Invalid schema for response_format 'response': In context=('properties', 'a'), 'minLength' is not permitted.");
+    expect((await send(false)).status).toBe(200);
+  });
+
   it('streams (chat and responses) with usage in the final chunk', async () => {
     for (const model of [provider().chat('gpt-4o-mini'), provider()('gpt-4.1')]) {
       reset(agentScript);

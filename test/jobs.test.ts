@@ -461,3 +461,47 @@ describe('enqueue options and validation', () => {
     expect(await pendingJobCount()).toBe(0);
   });
 });
+
+describe('failure logging', () => {
+  /** Log lines at warn level or above, as JSON objects, from a runner logging into `lines`. */
+  function captureLogs() {
+    const lines: Array<Record<string, unknown>> = [];
+    const capture = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    return { logger: capture, loud: () => lines.filter((l) => (l.level as number) >= 40) };
+  }
+  const attemptFailed = async (id: string) => waitFor('the first attempt to fail', async () => {
+    const j = await job(id);
+    return j && j.attempts === 1 && j.lockedBy === null ? j : null;
+  });
+
+  it('logs one line per failed attempt, without a stack trace; a failure the job reported itself is not logged again', async () => {
+    const offline = defineJob({
+      name: 'test:offlineSync',
+      payload: z.object({}),
+      maxAttempts: 3,
+      async run(_p, ctx) {
+        ctx.logger.child({ sourceId: 's1' }).warn('source sync failed: fetch failed (getaddrinfo ENOTFOUND attack.mitre.org)');
+        throw new TypeError('fetch failed');
+      },
+    });
+    const silent = defineJob({
+      name: 'test:silentFailure',
+      payload: z.object({}),
+      maxAttempts: 3,
+      async run() {
+        throw new Error('connect ECONNREFUSED 127.0.0.1:9');
+      },
+    });
+    const { logger: capture, loud } = captureLogs();
+    const first = await enqueue(database.db, offline, {});
+    const second = await enqueue(database.db, silent, {});
+    await start([offline, silent], { logger: capture });
+    await attemptFailed(first);
+    await attemptFailed(second);
+    await sleep(100); // the job:error listeners run right after the attempt is recorded
+
+    const lines = loud();
+    expect(lines.map((l) => l.msg).sort()).toEqual(['job attempt failed, will retry: connect ECONNREFUSED 127.0.0.1:9', 'source sync failed: fetch failed (getaddrinfo ENOTFOUND attack.mitre.org)']);
+    for (const line of lines) expect(JSON.stringify(line)).not.toMatch(/\bat .+:\d+:\d+|"stack"/);
+  });
+});

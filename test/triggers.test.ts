@@ -31,7 +31,7 @@ const idOf = (webhookUrl: string) => webhookUrl.split('/').pop()!;
 async function draft(source: string, query = '') {
   const res = await t.app.inject({ url: `${fieldsUrl(source)}${query}`, headers: admin });
   expect(res.statusCode).toBe(200);
-  return res.json() as { success: boolean; data: { secret: string; webhookUrl: string; additionalFields: Record<string, string> } };
+  return res.json() as { success: boolean; data: { triggerId: string; secret: string; webhookUrl: string; additionalFields: Record<string, string> } };
 }
 
 async function saved(source: string, extra: Record<string, unknown> = {}) {
@@ -42,11 +42,13 @@ async function saved(source: string, extra: Record<string, unknown> = {}) {
 }
 
 describe('GET /api/agents/{agentId}/trigger/{source}/fields', () => {
-  it('answers exactly the webhook field set and stores a draft with the secret encrypted', async () => {
+  it('answers the webhook field set with the trigger id, and stores a draft with the secret encrypted', async () => {
     const body = await draft('slack');
     expect(Object.keys(body).sort()).toEqual(['data', 'success']);
     expect(body.success).toBe(true);
-    expect(Object.keys(body.data).sort()).toEqual(['additionalFields', 'secret', 'webhookUrl']);
+    // The spec's field set, plus the id to save the trigger with (no need to cut it out of the URL).
+    expect(Object.keys(body.data).sort()).toEqual(['additionalFields', 'secret', 'triggerId', 'webhookUrl']);
+    expect(body.data.triggerId).toBe(idOf(body.data.webhookUrl));
     expect(body.data.additionalFields).toEqual({ type: 'slack' });
     expect(body.data.webhookUrl).toMatch(/^https:\/\/rampart\.example\.com\/api\/trigger\/slack\/[0-9a-f-]{36}$/);
     expect(Buffer.from(body.data.secret.replace(/^whsec_/, ''), 'base64')).toHaveLength(32);
@@ -219,9 +221,9 @@ describe('GET /api/agents/{agentId}/trigger', () => {
     const { triggers } = res.json();
     expect(triggers).toHaveLength(1);
     expect(Object.keys(triggers[0]).sort()).toEqual(
-      ['additionalFields', 'agentId', 'alertMapping', 'createAlert', 'createdAt', 'cronSchedule', 'enabled', 'hasSecret', 'hasSigningSecret', 'id', 'input', 'lastRunAttemptedAt', 'lastRunSucceededAt', 'name', 'nextRunAt', 'source', 'updatedAt', 'webhookUrl'].sort(),
+      ['additionalFields', 'agentId', 'alertMapping', 'createAlert', 'createdAt', 'cronSchedule', 'deliveryIdPointer', 'enabled', 'hasSecret', 'hasSigningSecret', 'id', 'input', 'inputMapping', 'lastRunAttemptedAt', 'lastRunSucceededAt', 'name', 'nextRunAt', 'source', 'updatedAt', 'webhookUrl'].sort(),
     );
-    expect(triggers[0]).toMatchObject({ source: 'hackerone', name: 'H1', hasSecret: true, hasSigningSecret: false, createAlert: true, alertMapping: null });
+    expect(triggers[0]).toMatchObject({ source: 'hackerone', name: 'H1', hasSecret: true, hasSigningSecret: false, createAlert: true, alertMapping: null, inputMapping: null, deliveryIdPointer: null });
     expect(res.body).not.toContain(data.secret);
   });
 

@@ -20,7 +20,10 @@ export function registerAgentsRoutes(root: FastifyInstance, service: AgentsServi
     schema: {
       tags,
       summary: 'Create an agent',
-      description: 'Output destination ids and MCP servers named in `toolNames` must belong to the organization (400 otherwise). The model alias is resolved when a run starts: an alias with no provider fails the run with a clear `statusMessage`.',
+      description:
+        'Output destination ids and MCP servers named in `toolNames` must belong to the organization (400 otherwise). The model alias is resolved when a run starts: an alias with no provider fails the run with a clear `statusMessage`. ' +
+        'With an `openai` or `openai-compatible` model the `structuredOutputSchema` is sent in OpenAI strict mode, rewritten for it (every property required, optional ones nullable, every object closed; the nulls are dropped before validation); ' +
+        'a schema strict mode cannot express is sent non-strict, and the answer\'s `warnings` says so.',
       body: AgentCreate,
       response: withErrors({ 200: Agent }),
     },

@@ -70,6 +70,9 @@ export const Agent = z.object({
   outputDestinationIds: z.array(z.uuid()),
   maxSteps: z.number().int(),
   maxDurationMs: z.number().int(),
+  warnings: z
+    .array(z.string())
+    .describe('What to know about this configuration, e.g. a `structuredOutputSchema` that cannot be sent in OpenAI strict mode (it is then sent non-strict); empty when nothing'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -7,6 +7,7 @@ import { iso } from '../../platform/time.js';
 import { parseMcpToolName } from '../tools/index.js';
 import { findAgentRow, listAgentRows, unknownDestinationIds, unknownMcpServers, type AgentRow } from './agents.repo.js';
 import type { AgentCreateT, AgentDto } from './agents.schemas.js';
+import { outputSchemaWarnings } from './output-schema.fns.js';
 
 export function toAgentDto(row: AgentRow): AgentDto {
   return {
@@ -23,6 +24,7 @@ export function toAgentDto(row: AgentRow): AgentDto {
     outputDestinationIds: row.outputDestinationIds,
     maxSteps: row.maxSteps,
     maxDurationMs: row.maxDurationMs,
+    warnings: outputSchemaWarnings(row.structuredOutputSchema),
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };

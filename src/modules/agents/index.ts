@@ -7,6 +7,7 @@ import { createAgentsService } from './agents.service.js';
 export { findAgentRow, type AgentRow } from './agents.repo.js';
 export { AgentIdParams, type AgentInputSpecT } from './agents.schemas.js';
 export { structuredOutputSchema } from './output-schema.fns.js';
+export { inputProblems } from './inputs.fns.js';
 
 export function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerAgentsRoutes(app, createAgentsService({ db: deps.database.db }));

@@ -6,7 +6,8 @@ import type { Queryable } from '../../platform/db/database.js';
 import type { SecretBox } from '../../platform/secrets.js';
 import { findAliasTarget } from './models.repo.js';
 
-export type ModelResolution = { ok: true; model: LanguageModel; label: string } | { ok: false; message: string };
+/** `strictSchemas`: the provider sends structured-output schemas in OpenAI's strict mode (its SDK's default). */
+export type ModelResolution = { ok: true; model: LanguageModel; label: string; strictSchemas: boolean } | { ok: false; message: string };
 
 /**
  * The language model an alias names in an organization, built with the provider's SDK over
@@ -31,14 +32,15 @@ export async function resolveModel(
     case 'openai':
       // Chat Completions rather than the Responses API: every OpenAI-compatible gateway and
       // proxy (Azure, LiteLLM…) speaks it, and it carries tools and JSON-schema output alike.
-      return { ok: true, label, model: createOpenAI({ ...common, apiKey: apiKey ?? '' }).chat(modelId) };
+      return { ok: true, label, strictSchemas: true, model: createOpenAI({ ...common, apiKey: apiKey ?? '' }).chat(modelId) };
     case 'anthropic':
-      return { ok: true, label, model: createAnthropic({ ...common, apiKey: apiKey ?? '' })(modelId) };
+      return { ok: true, label, strictSchemas: false, model: createAnthropic({ ...common, apiKey: apiKey ?? '' })(modelId) };
     case 'openai-compatible':
       if (!baseURL) return { ok: false, message: `Model provider "${provider.name}" has no base URL` };
       return {
         ok: true,
         label,
+        strictSchemas: true,
         model: createOpenAICompatible({ name: provider.name, baseURL, fetch: deps.fetch, ...(apiKey ? { apiKey } : {}), supportsStructuredOutputs: true })(modelId),
       };
   }

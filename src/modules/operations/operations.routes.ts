@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { secretsEqual } from '../../platform/auth/secrets-equal.js';
 import { publicResponses } from '../../platform/http/responses.js';
 import type { ModuleDeps } from '../../platform/wiring.js';
+import { registerSyncMetrics } from './sync-metrics.js';
 
 const Health = z.object({ status: z.literal('ok') });
 const Ready = z.object({ status: z.enum(['ready']), database: z.literal('ok'), migrations: z.literal('ok') });
@@ -15,6 +16,7 @@ const METRICS_TOKEN_REQUIRED = 'Metrics require the metrics token: Authorization
 export function registerOperationsRoutes(root: FastifyInstance, deps: ModuleDeps): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const tags = ['Operations'];
+  registerSyncMetrics(deps.metrics, deps.database.db);
 
   app.get(
     '/healthz',
@@ -52,7 +54,9 @@ export function registerOperationsRoutes(root: FastifyInstance, deps: ModuleDeps
         tags,
         summary: 'Prometheus metrics (text exposition format)',
         description:
-          'No API key. When the operator sets RAMPART_METRICS_TOKEN, the scraper must send `Authorization: Bearer <that token>`; without it or with another value the answer is 401.',
+          'No API key. When the operator sets RAMPART_METRICS_TOKEN, the scraper must send `Authorization: Bearer <that token>`; without it or with another value the answer is 401. ' +
+          'Besides HTTP and process metrics: `rampart_agent_runs_active{status}`, `rampart_agent_runs_ended_24h{status}`, `rampart_jobs{task,state}`, `rampart_job_queue_depth{task}`, ' +
+          '`rampart_job_queue_oldest_age_seconds{task}`, `rampart_intel_source_last_sync{source,kind,status}`, `rampart_intel_source_last_sync_age_seconds{source,kind}`, `rampart_deliveries{status}` (docs/operations.md).',
         security: [],
         produces: ['text/plain'],
         response: publicResponses({ 200: z.string().describe('Prometheus text format') }, 401),

@@ -2,11 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
 import { registerRunsRoutes } from './runs.routes.js';
 import { createRunsService } from './runs.service.js';
+import { registerRunMetrics } from './runs.metrics.js';
 
 export { enqueueRun } from './runs.enqueue.js';
 export { createAgentRunJob } from './run.jobs.js';
 export type { EndedRun, RunEndedHook } from './run-state.js';
+export type { TriggerContextT } from './runs.schemas.js';
 
 export function registerRunsModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerRunsRoutes(app, createRunsService({ db: deps.database.db }));
+  registerRunMetrics(deps.metrics, deps.database.db);
 }

@@ -28,3 +28,10 @@ function safeHost(url: string): string {
 function truncate(s: string, max = 500): string {
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
+
+/** Why a run with missing or mistyped declared inputs did not run; triggered runs get the way to fix it. */
+export function inputProblemsMessage(problems: ReadonlyArray<{ name: string; message: string }>, triggered: boolean): string {
+  const list = problems.map((p) => `input "${p.name}" ${p.message}`).join('; ');
+  const hint = triggered ? ' (map inputs from the payload with the trigger\'s inputMapping)' : '';
+  return `Not run: ${list}${hint}`;
+}

@@ -55,6 +55,17 @@ export function inputToPrompt(input: unknown): string {
   return `Input (JSON):\n${JSON.stringify(input, null, 2)}`;
 }
 
+/**
+ * The user message of a run: for a triggered run, the webhook delivery it came from (source,
+ * delivery id, event type, allow-listed headers) comes first. It is a user message, not a
+ * system one, because its values are the sender's, as the input is.
+ */
+export function runPrompt(input: unknown, triggerContext: unknown): string {
+  const prompt = inputToPrompt(input);
+  if (!triggerContext) return prompt;
+  return `Trigger context (JSON; the webhook delivery this run came from, values as the sender sent them):\n${JSON.stringify(triggerContext, null, 2)}\n\n${prompt}`;
+}
+
 export function buildRunResult(args: {
   systemPrompt: string;
   userPrompt: string;

@@ -6,13 +6,13 @@ import type { ToolRunContext } from '../tools/index.js';
 import { defineJob, type JobContext, type JobDefinition } from '../../platform/jobs/catalog.js';
 import { guardedFetch, type GuardedClient } from '../../platform/outbound/index.js';
 import type { SecretBox } from '../../platform/secrets.js';
-import { findAgentRow, structuredOutputSchema, type AgentRow } from '../agents/index.js';
+import { findAgentRow, inputProblems, structuredOutputSchema, type AgentInputSpecT, type AgentRow } from '../agents/index.js';
 import { resolveModel } from '../models/index.js';
 import { agentRunJob } from './run.job-def.js';
-import { buildRunResult, inputToPrompt, type RunResult, type StepContentPart } from './run-result.fns.js';
+import { buildRunResult, runPrompt, type RunResult, type StepContentPart } from './run-result.fns.js';
 import { finishRun, markInterruptedBeforeStart, claimRun, recordProgress, type RunEndedHook } from './run-state.js';
 import { loadRunActor } from './runs.repo.js';
-import { describeRunError } from './run-errors.fns.js';
+import { describeRunError, inputProblemsMessage } from './run-errors.fns.js';
 
 /** The run's tool set, built per run (tools/toolset.ts in the service; scripted tools in tests). */
 export type BuildTools = (ctx: ToolRunContext, toolNames: readonly string[]) => Promise<{ tools: ToolSet; close(): Promise<void> }>;
@@ -30,6 +30,9 @@ export interface RunJobDeps {
   /** Called in the transaction that records a run's end (e.g. the alerts module notes a triage run's outcome). */
   onRunEnded?: RunEndedHook;
 }
+
+/** Read by the OpenAI and OpenAI-compatible providers (each reads its own key). */
+const NON_STRICT_SCHEMA = { openai: { strictJsonSchema: false }, openaiCompatible: { strictJsonSchema: false } };
 
 class RunStop extends Error {
   constructor(readonly status: AgentRunStatus, message: string) {
@@ -55,7 +58,7 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
   if (!agent) return;
   const log = deps.logger.child({ runId, agentId: agent.id });
 
-  const userPrompt = inputToPrompt(run.input);
+  const userPrompt = runPrompt(run.input, run.triggerContext);
   const steps: Array<StepResult<ToolSet>> = [];
   const partial = (): RunResult => buildRunResult({ systemPrompt: agent.systemPrompt, userPrompt, steps: steps as Array<{ content: StepContentPart[] }> });
 
@@ -76,6 +79,9 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
   let closeTools = async () => {};
 
   try {
+    // Direct runs were checked when queued; a trigger's payload (or an agent changed since) may lack what the agent needs.
+    const problems = inputProblems(agent.inputs as AgentInputSpecT[], run.input);
+    if (problems.length) throw new RunStop('error', inputProblemsMessage(problems, run.triggerId !== null));
     const actor = run.actorUserId ? await loadRunActor(db, run.organizationId, run.actorUserId, run.actorApiKeyId) : null;
     if (!actor) throw new RunStop('error', 'The user this run acts for is deactivated or no longer exists');
     const fetch = guardedFetch(deps.http, { timeoutMs: deps.modelCallTimeoutMs ?? 300_000, maxResponseBytes: 32 * 1024 * 1024 });
@@ -88,6 +94,7 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
       });
     closeTools = toolset.close;
 
+    const output = agent.structuredOutputSchema ? structuredOutputSchema(agent.structuredOutputSchema, model.strictSchemas) : null;
     log.info({ model: model.label, attempt: job.attempt }, 'agent run started');
     const result = await generateText({
       model: model.model,
@@ -97,7 +104,9 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
       stopWhen: stepCountIs(agent.maxSteps),
       abortSignal: signal,
       maxRetries: 2,
-      ...(agent.structuredOutputSchema ? { output: Output.object({ schema: structuredOutputSchema(agent.structuredOutputSchema) }) } : {}),
+      ...(output ? { output: Output.object({ schema: output.schema }) } : {}),
+      // A schema strict mode cannot express is sent non-strict rather than refused by the provider.
+      ...(output && model.strictSchemas && !output.strict ? { providerOptions: NON_STRICT_SCHEMA } : {}),
       onStepFinish: async (step) => {
         steps.push(step);
         await recordProgress(db, runId, steps).catch(() => {});

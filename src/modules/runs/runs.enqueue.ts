@@ -3,6 +3,7 @@ import type { Queryable } from '../../platform/db/database.js';
 import type { AgentRunMode } from '../../platform/db/schema.js';
 import { enqueue } from '../../platform/jobs/enqueue.js';
 import { agentRunJob } from './run.job-def.js';
+import type { TriggerContextT } from './runs.schemas.js';
 
 export interface NewRun {
   /** A run id chosen by the caller (to reference it before the run exists); a new one by default. */
@@ -17,6 +18,8 @@ export interface NewRun {
   actorApiKeyId?: string | null;
   triggerId?: string | null;
   triggerSource?: string | null;
+  /** Triggered runs: the webhook delivery the run came from (shown to the model and in GET /api/agent-runs/{runId}). */
+  triggerContext?: TriggerContextT | null;
 }
 
 /**
@@ -40,6 +43,7 @@ export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {
       actorApiKeyId: run.actorApiKeyId ?? null,
       triggerId: run.triggerId ?? null,
       triggerSource: run.triggerSource ?? null,
+      triggerContext: run.triggerContext ? JSON.stringify(run.triggerContext) : null,
       queuedAt: now,
       updatedAt: now,
     })

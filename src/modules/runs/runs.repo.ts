@@ -11,6 +11,10 @@ export async function findRunRow(db: Queryable, organizationId: string, agentId:
   return q.executeTakeFirst();
 }
 
+export async function findRunById(db: Queryable, organizationId: string, runId: string): Promise<RunRow | undefined> {
+  return db.selectFrom('agentRuns').selectAll().where('organizationId', '=', organizationId).where('id', '=', runId).executeTakeFirst();
+}
+
 export interface RunFilters {
   agentId?: string | undefined;
   status?: AgentRunStatus[] | undefined;

@@ -4,12 +4,14 @@ import { contextOf } from '../../platform/context.js';
 import { withErrors } from '../../platform/http/responses.js';
 import { AgentIdParams } from '../agents/index.js';
 import {
+  EndedRunResultView,
   InterruptResult,
+  RunDetail,
+  RunIdParams,
   RunList,
   RunListQuery,
   RunParams,
   RunRequest,
-  RunResultView,
   RunStarted,
   RunStatusView,
   RunSyncRequest,
@@ -29,7 +31,7 @@ export function registerRunsRoutes(root: FastifyInstance, service: RunsService):
       tags: ['Agents'],
       summary: 'Run an agent and wait for the result',
       description:
-        'Queues a run and waits up to `timeoutMs` (default 60 s). Answers `{runId, status, statusMessage?, result?}`: `result` (the §2.8 run result) when the run is `done`; ' +
+        'Queues a run and waits up to `timeoutMs` (default 60 s). Answers `{runId, status, statusMessage?, result?}`: `result` (the §2.8 run result) once the run has ended (partial for `error` and `interrupted`); ' +
         'a run that is still going after the wait answers its status, and can be polled with the async status endpoint. Tools act with the caller\'s permissions.',
       params: AgentIdParams,
       body: RunSyncRequest,
@@ -42,7 +44,7 @@ export function registerRunsRoutes(root: FastifyInstance, service: RunsService):
     schema: {
       tags: ['Agents'],
       summary: 'Start an asynchronous agent run',
-      description: 'Queues the run and answers `{runId}` at once. Poll `…/run-async/{runId}/status`, then read `…/result` once the status is `done`.',
+      description: 'Queues the run and answers `{runId}` at once. Poll `…/run-async/{runId}/status`, then read `…/result` once the run has ended (`done`, `error` or `interrupted`).',
       params: AgentIdParams,
       body: RunRequest,
       response: withErrors({ 200: RunStarted }, 404),
@@ -58,10 +60,13 @@ export function registerRunsRoutes(root: FastifyInstance, service: RunsService):
     config: read,
     schema: {
       tags: ['Agents'],
-      summary: 'Result of a completed asynchronous run',
-      description: 'The async agent run result (spec §2.8). Before the run is `done` (still waiting or running, or ended in error or interrupted) it answers 409 `{error}` saying which.',
+      summary: 'Result of an ended asynchronous run',
+      description:
+        'The async agent run result (spec §2.8) of a run that has ended, with `status` (and `statusMessage`): the final result when `done`, and what the run produced until it stopped ' +
+        '(its messages, tool calls and results, last text) when it ended in `error` (a step or time limit, a model failure) or `interrupted`. ' +
+        'A run that is still `waiting` or `running` answers 409 `{error}` saying so. `GET /api/agent-runs/{runId}` has the same result with the run\'s input, trigger context, usage and timings.',
       params: RunParams,
-      response: withErrors({ 200: RunResultView }, 404, 409),
+      response: withErrors({ 200: EndedRunResultView }, 404, 409),
     },
   }, async (req) => service.result(contextOf(req), req.params.agentId, req.params.runId));
 
@@ -81,9 +86,22 @@ export function registerRunsRoutes(root: FastifyInstance, service: RunsService):
     schema: {
       tags,
       summary: 'List agent runs, newest first',
-      description: 'Paged with `page` and `pageSize` (spec §8). Filters: `agentId`, `status` (comma-separated), `mode` (sync, async, trigger, cron), `triggerId`. Each run carries its step count and token usage.',
+      description: 'Paged with `page` and `pageSize`, not `limit`/`offset`: spec §8 names the agent-run listing as the exception. Filters: `agentId`, `status` (comma-separated), `mode` (sync, async, trigger, cron), `triggerId`. Each run carries its step count and token usage.',
       querystring: RunListQuery,
       response: withErrors({ 200: RunList }),
     },
   }, async (req) => service.list(contextOf(req), req.query));
+
+  app.get('/api/agent-runs/:runId', {
+    config: read,
+    schema: {
+      tags,
+      summary: 'One agent run: input, trigger context, status, steps, usage, timings and result',
+      description:
+        'Any run of the organization, whatever its state: the summary fields of the listing plus `input`, `triggerContext` (triggered runs: source, delivery id, event type, ' +
+        'allow-listed headers, received-at), `interruptRequestedAt`, `durationMs` and `result` (final when `done`, partial when `error` or `interrupted`, null before the run ended).',
+      params: RunIdParams,
+      response: withErrors({ 200: RunDetail }, 404),
+    },
+  }, async (req) => service.get(contextOf(req), req.params.runId));
 }

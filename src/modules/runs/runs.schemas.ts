@@ -36,11 +36,28 @@ export const RunResultView = z.object({
   structuredOutputResult: z.string().optional().describe('The validated structured output as a JSON string; present only when the agent has a schema and the output validated'),
 });
 
+/** `…/result`: the §2.8 result of an ended run, partial for `error` and `interrupted`, with the status that says which. */
+export const EndedRunResultView = RunResultView.extend({
+  status: z.enum(['done', 'error', 'interrupted']).describe('How the run ended; for `error` and `interrupted` the result holds what the run produced until then'),
+  statusMessage: z.string().optional().describe('Why the run ended in `error` or `interrupted` (or why a `done` run has no structured output)'),
+}).meta({ id: 'AgentRunEndedResult' });
+
+export const TriggerContext = z
+  .object({
+    source: z.string().describe('The trigger source (`webhook`, `jira`, `slack`, …)'),
+    deliveryId: z.string().nullable().describe('The sender\'s delivery id (delivery header, Slack `event_id`, or the payload id the trigger\'s `deliveryIdPointer` names); null when none came'),
+    eventType: z.string().nullable().describe('The sender\'s event type from `X-GitHub-Event`, `X-Gitlab-Event`, `X-Event-Key`, `Linear-Event`/`X-Linear-Event`, `X-H1-Event`, `X-Event-Type` or `webhook-event`; null when none came'),
+    headers: z.record(z.string(), z.string()).describe('The delivery\'s headers of an allow-list (event, delivery, user-agent, content-type and similar descriptive headers; never credentials or signatures), lower-cased names'),
+    receivedAt: z.string().describe('When Rampart received the delivery'),
+  })
+  .meta({ id: 'AgentRunTriggerContext' });
+export type TriggerContextT = z.infer<typeof TriggerContext>;
+
 export const RunSyncResponse = z.object({
   runId: z.uuid(),
   status: RunStatus,
   statusMessage: z.string().optional(),
-  result: RunResultView.optional().describe('Present when status is `done`'),
+  result: RunResultView.optional().describe('Present once the run has ended: final when `done`, partial when `error` or `interrupted`'),
 });
 
 export const RunSummary = z.object({
@@ -59,6 +76,17 @@ export const RunSummary = z.object({
   finishedAt: z.string().nullable(),
 });
 export type RunSummaryDto = z.infer<typeof RunSummary>;
+
+export const RunIdParams = z.object({ runId: z.uuid({ error: 'must be a UUID' }) });
+
+export const RunDetail = RunSummary.extend({
+  input: z.unknown().describe('The run\'s input as given (a webhook body as received, with mapped inputs merged in when the trigger has an `inputMapping`)'),
+  triggerContext: TriggerContext.nullable().describe('Triggered runs: the webhook delivery the run came from (also given to the model); null otherwise'),
+  interruptRequestedAt: z.string().nullable(),
+  durationMs: z.number().int().nullable().describe('From start to end; null until the run has ended after starting'),
+  result: RunResultView.nullable().describe('The §2.8 result: final for `done`, partial (what the run produced until it stopped) for `error` and `interrupted`; null while the run has not ended, or when it ended before starting'),
+}).meta({ id: 'AgentRunDetail' });
+export type RunDetailDto = z.infer<typeof RunDetail>;
 
 export const RunListQuery = z.object({
   page: z.coerce.number().int().min(1).default(1).describe('Page number, from 1'),

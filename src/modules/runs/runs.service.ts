@@ -3,11 +3,11 @@ import type { RequestContext } from '../../platform/context.js';
 import { writeAudit } from '../../platform/audit.js';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
-import { findAgentRow, type AgentInputSpecT, type AgentRow } from '../agents/index.js';
+import { findAgentRow, inputProblems, type AgentInputSpecT, type AgentRow } from '../agents/index.js';
 import { enqueueRun } from './runs.enqueue.js';
-import { findRunRow, listRunRows, type RunRow } from './runs.repo.js';
+import { findRunById, findRunRow, listRunRows, type RunRow } from './runs.repo.js';
 import type { RunResult } from './run-result.fns.js';
-import type { RunListQueryT, RunSummaryDto } from './runs.schemas.js';
+import type { RunDetailDto, RunListQueryT, RunSummaryDto, TriggerContextT } from './runs.schemas.js';
 
 const TERMINAL = new Set(['done', 'error', 'interrupted']);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -30,23 +30,26 @@ function toSummary(r: RunRow): RunSummaryDto {
   };
 }
 
+function toDetail(r: RunRow): RunDetailDto {
+  const ended = r.startedAt && r.finishedAt ? r.finishedAt.getTime() - r.startedAt.getTime() : null;
+  return {
+    ...toSummary(r),
+    input: r.input,
+    triggerContext: (r.triggerContext as TriggerContextT | null) ?? null,
+    interruptRequestedAt: iso(r.interruptRequestedAt),
+    durationMs: ended,
+    result: TERMINAL.has(r.status) && r.result ? (r.result as unknown as RunResult) : null,
+  };
+}
+
+/** What a run that ended before producing anything (interrupted while waiting) answers as its result. */
+const NOTHING_YET: RunResult = { finalAssistantMessage: '', allToolCallsMade: [], allToolResultsReceived: [], messages: [] };
+
 const statusView = (r: RunRow) => ({ status: r.status, ...(r.statusMessage ? { statusMessage: r.statusMessage } : {}) });
 
 /** Named inputs the agent declares as required must be present, with the declared JSON type. */
 function checkInputs(agent: AgentRow, input: unknown): void {
-  const specs = agent.inputs as AgentInputSpecT[];
-  if (!specs.length) return;
-  const given = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : null;
-  const issues: ValidationIssue[] = [];
-  for (const spec of specs) {
-    const value = given?.[spec.name];
-    if (value === undefined) {
-      if (spec.required) issues.push({ path: `input.${spec.name}`, message: 'is required by this agent', code: 'required', location: 'body' });
-      continue;
-    }
-    const actual = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
-    if (actual !== spec.type) issues.push({ path: `input.${spec.name}`, message: `must be of type ${spec.type}`, code: 'invalid_type', location: 'body' });
-  }
+  const issues: ValidationIssue[] = inputProblems(agent.inputs as AgentInputSpecT[], input).map((p) => ({ path: `input.${p.name}`, message: p.message, code: p.code, location: 'body' }));
   if (issues.length) throw new ValidationError(issues);
 }
 
@@ -84,7 +87,7 @@ export function createRunsService(deps: { db: Database }) {
         const run = await mustFindRun(ctx, agentId, runId);
         if (TERMINAL.has(run.status) || Date.now() >= deadline) {
           const still = TERMINAL.has(run.status) ? {} : { statusMessage: `Still ${run.status} after ${timeoutMs} ms; poll /api/agents/${agentId}/run-async/${runId}/status` };
-          return { runId, ...statusView(run), ...still, ...(run.status === 'done' && run.result ? { result: run.result as unknown as RunResult } : {}) };
+          return { runId, ...statusView(run), ...still, ...(TERMINAL.has(run.status) && run.result ? { result: run.result as unknown as RunResult } : {}) };
         }
         await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
       }
@@ -94,13 +97,19 @@ export function createRunsService(deps: { db: Database }) {
       return statusView(await mustFindRun(ctx, agentId, runId));
     },
 
-    async result(ctx: RequestContext, agentId: string, runId: string): Promise<RunResult> {
+    /** The result of any ended run: final when `done`, what it produced until it stopped otherwise. */
+    async result(ctx: RequestContext, agentId: string, runId: string) {
       const run = await mustFindRun(ctx, agentId, runId);
-      if (run.status !== 'done' || !run.result) {
-        const why = run.statusMessage ? `: ${run.statusMessage}` : '';
-        throw new ConflictError(`Run is ${run.status}${why}; the result is available once the run is done`);
+      if (!TERMINAL.has(run.status)) {
+        throw new ConflictError(`Run is ${run.status}; its result is available once it has ended (done, error or interrupted): poll /api/agents/${agentId}/run-async/${runId}/status`);
       }
-      return run.result as unknown as RunResult;
+      return { ...((run.result as unknown as RunResult | null) ?? NOTHING_YET), ...statusView(run) };
+    },
+
+    async get(ctx: RequestContext, runId: string): Promise<RunDetailDto> {
+      const run = await findRunById(db, ctx.actor.organizationId, runId);
+      if (!run) throw new NotFoundError('Run');
+      return toDetail(run);
     },
 
     /** A waiting run stops at once; a running one at its next check (about a second). */

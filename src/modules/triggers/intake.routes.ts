@@ -8,8 +8,14 @@ import { decodeForm } from './intake.fns.js';
 import type { IntakeService } from './intake.service.js';
 import { IntakeParams, IntakeResponse } from './triggers.schemas.js';
 
-const DESCRIPTION = `External services post here; the body (any JSON value, or a form) becomes the agent's input.
+const DESCRIPTION = `External services post here; the body (any JSON value, or a form) becomes the agent's input
+(with the inputs of the trigger's \`inputMapping\` set at its top level, when it has one).
 The request only queues the run (one short transaction) and never waits for the agent.
+
+**Trigger context**: the run records the delivery (source, delivery id, event type from \`X-GitHub-Event\`, \`X-Gitlab-Event\`,
+\`X-Event-Key\`, \`Linear-Event\`/\`X-Linear-Event\`, \`X-H1-Event\` or \`X-Event-Type\`, an allow-list of descriptive headers, received-at;
+never credentials or signatures) as \`triggerContext\` (\`GET /api/agent-runs/{runId}\`); the model gets it before the input.
+A run whose agent's required inputs are missing from the input ends in \`error\` with a \`statusMessage\` naming them, without running.
 
 **200 answers** (one of three shapes):
 - \`{executionId}\`: a run was queued; \`executionId\` is the run id (\`GET /api/agents/{agentId}/run-async/{executionId}/status\`).
@@ -32,7 +38,8 @@ organization; 413 a body over the size limit; 415 a content type other than JSON
   Signed timestamps must be within 5 minutes of the server's clock.
 
 **Dedupe**: the delivery id (Slack \`event_id\`, \`Linear-Delivery\`, \`X-GitHub-Delivery\`, \`webhook-id\`, \`X-H1-Delivery\`,
-\`X-Atlassian-Webhook-Identifier\`, or a generic \`Idempotency-Key\` / \`X-Delivery-Id\`) is remembered for 14 days.`;
+\`X-Atlassian-Webhook-Identifier\`, or a generic \`Idempotency-Key\` / \`X-Delivery-Id\`) is remembered for 14 days. When none of these came,
+the id at the trigger's \`deliveryIdPointer\` in the payload (e.g. \`/id\` of an AWS GuardDuty finding) is used.`;
 
 /**
  * The intake route lives in its own plugin so that its content-type parsers keep the raw body

@@ -7,7 +7,7 @@ import type { SecretBox } from '../../platform/secrets.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.js';
 import { enqueueRun } from '../runs/index.js';
 import { alertFieldsFromPayload, createAlert, createsAlertByDefault, type AlertDeps } from '../alerts/index.js';
-import { deliveryKeyOf, slackDecision } from './intake.fns.js';
+import { deliveryIdOf, mappedInput, slackDecision, triggerContextOf } from './intake.fns.js';
 import { secretsEqual } from '../../platform/auth/secrets-equal.js';
 import { header, verifySenderSignature, type Headers, type WebhookSource } from './signatures.fns.js';
 import { claimDelivery, findTriggerForIntake, markAttempted, type TriggerRow } from './triggers.repo.js';
@@ -106,12 +106,13 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
       }
       if (!trigger.enabled) return { skipped: true, message: 'Trigger is disabled' };
 
-      const deliveryKey = deliveryKeyOf(req.source, req.headers, req.body);
+      const delivery = deliveryIdOf(req.source, req.headers, req.body, trigger.deliveryIdPointer);
+      const triggerContext = triggerContextOf(req.source, req.headers, delivery, new Date(clock()));
       const answer: IntakeResponseT = await db.transaction().execute(async (tx) => {
         // The run id is chosen first so the delivery is claimed with it: one statement fewer.
         const runId = uuidv7();
-        if (deliveryKey) {
-          const original = await claimDelivery(tx, trigger.id, deliveryKey, runId);
+        if (delivery) {
+          const original = await claimDelivery(tx, trigger.id, delivery.key, runId);
           if (original) return { skipped: true as const, message: 'Duplicate delivery: already received', executionId: original };
         }
         if (trigger.createAlert ?? createsAlertByDefault(trigger.source)) {
@@ -144,11 +145,12 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
           organizationId: trigger.organizationId,
           agentId: trigger.agentId,
           mode: 'trigger',
-          input: req.body ?? null,
+          input: mappedInput(req.body ?? null, trigger.inputMapping),
           actorUserId: caller.userId,
           actorApiKeyId: caller.apiKeyId,
           triggerId: trigger.id,
           triggerSource: trigger.source,
+          triggerContext,
         });
         return { executionId: runId };
       });

@@ -17,6 +17,10 @@ export interface TriggerRow {
   /** null: the source's default (alerts' createsAlertByDefault). */
   createAlert: boolean | null;
   alertMapping: Record<string, string> | null;
+  /** Agent input name → JSON pointer into the payload. */
+  inputMapping: Record<string, string> | null;
+  /** JSON pointer to the payload's id, the dedupe key when no delivery header came. */
+  deliveryIdPointer: string | null;
   nextRunAt: Date | null;
   lastRunAttemptedAt: Date | null;
   lastRunSucceededAt: Date | null;
@@ -48,7 +52,19 @@ const COLUMNS = [
   'input',
   'createAlert',
   'alertMapping',
+  'inputMapping',
+  'deliveryIdPointer',
 ] as const;
+
+/** The JSON columns of a trigger row as PostgreSQL takes them. */
+function jsonColumns(row: TriggerRow) {
+  return {
+    additionalFields: JSON.stringify(row.additionalFields),
+    input: row.input == null ? null : JSON.stringify(row.input),
+    alertMapping: row.alertMapping ? JSON.stringify(row.alertMapping) : null,
+    inputMapping: row.inputMapping ? JSON.stringify(row.inputMapping) : null,
+  };
+}
 
 export async function agentExists(db: Queryable, organizationId: string, agentId: string): Promise<boolean> {
   const row = await db.selectFrom('agents').select('id').where('organizationId', '=', organizationId).where('id', '=', agentId).executeTakeFirst();
@@ -58,7 +74,7 @@ export async function agentExists(db: Queryable, organizationId: string, agentId
 export async function insertTriggerRow(db: Queryable, row: TriggerRow): Promise<void> {
   await db
     .insertInto('agentTriggers')
-    .values({ ...row, additionalFields: JSON.stringify(row.additionalFields), input: row.input == null ? null : JSON.stringify(row.input), alertMapping: row.alertMapping ? JSON.stringify(row.alertMapping) : null })
+    .values({ ...row, ...jsonColumns(row) })
     .execute();
 }
 
@@ -114,12 +130,11 @@ export async function updateTriggerRow(db: Queryable, row: TriggerRow): Promise<
       status: row.status,
       enabled: row.enabled,
       signingSecretCiphertext: row.signingSecretCiphertext,
-      additionalFields: JSON.stringify(row.additionalFields),
+      ...jsonColumns(row),
       cronSchedule: row.cronSchedule,
-      input: row.input == null ? null : JSON.stringify(row.input),
       createAlert: row.createAlert,
       updatedBy: row.updatedBy,
-      alertMapping: row.alertMapping ? JSON.stringify(row.alertMapping) : null,
+      deliveryIdPointer: row.deliveryIdPointer,
       nextRunAt: row.nextRunAt,
       updatedAt: row.updatedAt,
     })

@@ -31,8 +31,8 @@ export function registerTriggersRoutes(root: FastifyInstance, service: TriggersS
       summary: 'Generate the webhook URL, secret and additional fields for a new trigger',
       description: [
         'Creates a **draft** trigger with a new id and a new random secret (32 bytes, `whsec_<base64>`; stored encrypted and shown only here) and answers',
-        '`{success, data: {secret, webhookUrl, additionalFields: {type, jiraUrl?}}}`. Configure the sender with `webhookUrl` and `secret`, then activate the trigger',
-        'with `POST /api/agents/{agentId}/trigger/save` `{triggerId, source}` (the trigger id is the last segment of `webhookUrl`). Drafts accept no deliveries',
+        '`{success, data: {triggerId, secret, webhookUrl, additionalFields: {type, jiraUrl?}}}` (`triggerId` is an extension of the spec\'s field set: the last segment of',
+        '`webhookUrl`). Configure the sender with `webhookUrl` and `secret`, then activate the trigger with `POST /api/agents/{agentId}/trigger/save` `{triggerId, source}`. Drafts accept no deliveries',
         'and are deleted when not saved within 24 h. `source`: one of jira, jira-automation, slack, linear, webhook, bugcrowd, hackerone, zscaler, darktrace.',
         '',
         '**jiraUrl** (jira only): give your site as the `jiraUrl` query parameter (e.g. `https://acme.atlassian.net`) and `additionalFields.jiraUrl` is that',
@@ -61,9 +61,10 @@ export function registerTriggersRoutes(root: FastifyInstance, service: TriggersS
       tags,
       summary: 'Activate a webhook trigger, or create a cron trigger',
       description: [
-        'Webhook: `{triggerId, source, name?, enabled?, signingSecret?, additionalFields?}` activates the draft `…/fields` created (`source` must be the',
+        'Webhook: `{triggerId, source, name?, enabled?, signingSecret?, additionalFields?, createAlert?, alertMapping?, inputMapping?, deliveryIdPointer?}` activates the draft `…/fields` created (`source` must be the',
         'draft\'s: else 400; unknown id: 404). Saving an active trigger again updates it. `signingSecret` is the secret a sender generates itself (Slack',
         'Signing Secret, Linear signing secret, Bugcrowd webhook secret): signatures are then checked with it instead of the trigger secret.',
+        '`inputMapping` maps agent inputs to JSON pointers into the payload; `deliveryIdPointer` names a payload id used for dedupe when the sender sends no delivery header.',
         '',
         'Cron: `{source: "cron", cronSchedule, name?, enabled?, input?}`: a 5-field cron expression evaluated in UTC; each run gets `input` (default',
         '`{trigger: "cron", scheduledAt}`). A schedule missed while Rampart was down runs once, then continues at the next future time.',
@@ -79,7 +80,9 @@ export function registerTriggersRoutes(root: FastifyInstance, service: TriggersS
     schema: {
       tags,
       summary: 'Update a trigger',
-      description: 'Changes `name`, `additionalFields` (merged), `signingSecret` (webhook triggers; omit to keep, null to clear), `cronSchedule` and `input` (cron triggers). Omitted fields are kept.',
+      description:
+        'Changes `name`, `additionalFields` (merged), `createAlert`, `alertMapping`, `signingSecret`, `inputMapping` and `deliveryIdPointer` (webhook triggers; omit to keep, null to clear), ' +
+        '`cronSchedule` and `input` (cron triggers). Omitted fields are kept.',
       params: TriggerParams,
       body: UpdateBody,
       response: withErrors({ 200: Trigger }, 404),

@@ -57,6 +57,7 @@ export const FieldsResponse = z
   .object({
     success: z.boolean(),
     data: z.object({
+      triggerId: z.uuid().describe('The new trigger\'s id (the last segment of `webhookUrl`): pass it to `POST …/trigger/save`'),
       secret: z.string().describe('The trigger secret (shown once here; stored encrypted)'),
       webhookUrl: z.string().describe('Where the sender posts: `<RAMPART_BASE_URL>/api/trigger/{source}/{triggerId}`'),
       additionalFields: z.object({
@@ -82,6 +83,22 @@ const alertMapping = z
   .nullable()
   .describe('Optional JSON pointers into the payload for the alert title, description, severity, externalRef, externalUrl and dedupeKey; they win over what Rampart reads per source');
 
+const jsonPointer = z.string().max(500).refine(isJsonPointer, 'must be an RFC 6901 JSON pointer such as /detail/id');
+const inputMapping = z
+  .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be an agent input name (letters, digits, _)'), jsonPointer)
+  .refine((r) => Object.keys(r).length <= 64, 'at most 64 inputs')
+  .nullable()
+  .describe(
+    'Optional: agent input name → JSON pointer into the payload, e.g. `{"finding": "/detail", "accountId": "/account"}`. Each input found is set at the top level of the run input (the payload, kept as received; ' +
+      'a payload that is not an object is kept under `payload`). A run whose required inputs are still missing, or of the wrong JSON type, ends in `error` with a `statusMessage` naming them instead of running.',
+  );
+const deliveryIdPointer = jsonPointer
+  .nullable()
+  .describe(
+    'Optional: a JSON pointer to an id in the payload (e.g. `/id` for AWS GuardDuty findings through EventBridge) used as the delivery id for dedupe when the sender sends no delivery header. ' +
+      'Delivery headers and Slack `event_id` win over it.',
+  );
+
 export const WebhookSave = z.strictObject({
   source: WebhookSourceSchema,
   triggerId: z.uuid({ error: 'must be a UUID' }).describe('The id in the `webhookUrl` that `…/fields` answered'),
@@ -91,6 +108,8 @@ export const WebhookSave = z.strictObject({
   additionalFields: additionalFields.optional(),
   createAlert: createAlert.optional(),
   alertMapping: alertMapping.optional(),
+  inputMapping: inputMapping.optional(),
+  deliveryIdPointer: deliveryIdPointer.optional(),
 });
 export const CronSave = z.strictObject({
   source: z.literal('cron'),
@@ -111,6 +130,8 @@ export const UpdateBody = z
     input: input.optional().describe('cron triggers only'),
     createAlert: createAlert.optional(),
     alertMapping: alertMapping.optional(),
+    inputMapping: inputMapping.optional().describe('webhook triggers only; null clears'),
+    deliveryIdPointer: deliveryIdPointer.optional().describe('webhook triggers only; null clears'),
   })
   .meta({ id: 'TriggerUpdate' });
 export type UpdateBodyT = z.infer<typeof UpdateBody>;
@@ -133,6 +154,8 @@ export const Trigger = z
     additionalFields: z.record(z.string(), z.unknown()),
     createAlert: z.boolean().describe('Whether each delivery also creates an alert (assigned to this agent; the run triages it)'),
     alertMapping: z.record(z.string(), z.string()).nullable().describe('JSON pointers into the payload for alert fields'),
+    inputMapping: z.record(z.string(), z.string()).nullable().describe('Agent input name → JSON pointer into the payload'),
+    deliveryIdPointer: z.string().nullable().describe('JSON pointer to the payload id used for dedupe when no delivery header came'),
     lastRunAttemptedAt: z.string().nullable(),
     lastRunSucceededAt: z.string().nullable(),
     createdAt: z.string(),

@@ -60,6 +60,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
       additionalFields: row.additionalFields,
       createAlert: row.createAlert ?? createsAlertByDefault(row.source),
       alertMapping: row.alertMapping,
+      inputMapping: row.inputMapping,
+      deliveryIdPointer: row.deliveryIdPointer,
       lastRunAttemptedAt: iso(row.lastRunAttemptedAt),
       lastRunSucceededAt: iso(row.lastRunSucceededAt),
       createdAt: iso(row.createdAt),
@@ -93,6 +95,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         input: null,
         createAlert: null,
         alertMapping: null,
+        inputMapping: null,
+        deliveryIdPointer: null,
         nextRunAt: null,
         lastRunAttemptedAt: null,
         lastRunSucceededAt: null,
@@ -106,7 +110,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         await insertTriggerRow(tx, row);
         await writeAudit(tx, ctx, { action: 'trigger.draft', resourceType: 'agentTrigger', resourceId: row.id, metadata: { agentId, source } });
       });
-      return { success: true, data: { secret, webhookUrl: webhookUrl(source, row.id), additionalFields } };
+      return { success: true, data: { triggerId: row.id, secret, webhookUrl: webhookUrl(source, row.id), additionalFields } };
     },
 
     async list(ctx: RequestContext, agentId: string): Promise<{ triggers: TriggerDto[] }> {
@@ -139,6 +143,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
             input: body.input ?? null,
             createAlert: null,
             alertMapping: null,
+            inputMapping: null,
+            deliveryIdPointer: null,
             nextRunAt: nextCronRun(body.cronSchedule, now),
             lastRunAttemptedAt: null,
             lastRunSucceededAt: null,
@@ -164,6 +170,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
             additionalFields: { ...existing.additionalFields, ...(body.additionalFields ?? {}), type: existing.source },
             createAlert: body.createAlert !== undefined ? body.createAlert : existing.createAlert,
             alertMapping: body.alertMapping !== undefined ? body.alertMapping : existing.alertMapping,
+            inputMapping: body.inputMapping !== undefined ? body.inputMapping : existing.inputMapping,
+            deliveryIdPointer: body.deliveryIdPointer !== undefined ? body.deliveryIdPointer : existing.deliveryIdPointer,
             updatedBy: ctx.actor.userId,
             updatedAt: now,
           };
@@ -187,9 +195,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
           const field = body.cronSchedule !== undefined ? 'cronSchedule' : 'input';
           throw ValidationError.single(field, 'applies to cron triggers only', 'not_applicable');
         }
-        if (cron && body.signingSecret !== undefined) {
-          throw ValidationError.single('signingSecret', 'applies to webhook triggers only', 'not_applicable');
-        }
+        const webhookOnly = (['signingSecret', 'inputMapping', 'deliveryIdPointer'] as const).find((f) => body[f] !== undefined);
+        if (cron && webhookOnly) throw ValidationError.single(webhookOnly, 'applies to webhook triggers only', 'not_applicable');
         const now = new Date();
         const signing = updatedSecret(secrets, body.signingSecret, existing.signingSecretCiphertext);
         const scheduleChanged = cron && body.cronSchedule !== undefined && body.cronSchedule !== existing.cronSchedule;
@@ -202,6 +209,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
           input: body.input !== undefined ? body.input : existing.input,
           createAlert: body.createAlert !== undefined ? body.createAlert : existing.createAlert,
           alertMapping: body.alertMapping !== undefined ? body.alertMapping : existing.alertMapping,
+          inputMapping: body.inputMapping !== undefined ? body.inputMapping : existing.inputMapping,
+          deliveryIdPointer: body.deliveryIdPointer !== undefined ? body.deliveryIdPointer : existing.deliveryIdPointer,
           nextRunAt: scheduleChanged ? nextCronRun(body.cronSchedule!, now) : existing.nextRunAt,
           updatedBy: ctx.actor.userId,
           updatedAt: now,

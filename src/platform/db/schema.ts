@@ -383,6 +383,10 @@ export interface AgentTriggersTable {
   createAlert: boolean | null;
   /** JSON pointers into the payload for alert fields (title, description, severity, …). */
   alertMapping: NullableJson<Record<string, string>>;
+  /** Agent input name → JSON pointer into the payload (migration 0021). */
+  inputMapping: NullableJson<Record<string, string>>;
+  /** JSON pointer to a payload id used for dedupe when no delivery header came (migration 0021). */
+  deliveryIdPointer: string | null;
   nextRunAt: NullableTimestamp;
   lastRunAttemptedAt: NullableTimestamp;
   lastRunSucceededAt: NullableTimestamp;
@@ -406,6 +410,8 @@ export interface AgentRunsTable {
   input: JsonDefault<unknown>;
   triggerId: string | null;
   triggerSource: string | null;
+  /** The webhook delivery a triggered run came from (migration 0021): see triggers' TriggerContext. */
+  triggerContext: NullableJson<Record<string, unknown>>;
   actorUserId: string | null;
   actorApiKeyId: string | null;
   result: NullableJson<Record<string, unknown>>;

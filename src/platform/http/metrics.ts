@@ -45,6 +45,36 @@ export function installMetrics(app: FastifyInstance, db: Database): Registry {
     },
   });
 
+  // The queue as a scraper alerts on it: jobs due now that no worker has taken, and how long the
+  // oldest of them has been due (a growing age means workers are missing or saturated).
+  const queued = () =>
+    sql<{ task: string; n: number; age: number }>`
+      SELECT t.identifier AS task, count(*)::int AS n, extract(epoch FROM now() - min(j.run_at))::float8 AS age
+      FROM graphile_worker._private_jobs j
+      JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+      WHERE j.locked_at IS NULL AND j.run_at <= now() AND j.attempts < j.max_attempts
+      GROUP BY 1`.execute(db).then((r) => r.rows, () => []);
+  new Gauge({
+    name: 'rampart_job_queue_depth',
+    help: 'Background jobs due now and waiting for a worker, by task',
+    labelNames: ['task'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const r of await queued()) this.set({ task: r.task }, r.n);
+    },
+  });
+  new Gauge({
+    name: 'rampart_job_queue_oldest_age_seconds',
+    help: 'How long the oldest job due now has been waiting for a worker, by task',
+    labelNames: ['task'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const r of await queued()) this.set({ task: r.task }, Math.max(0, r.age));
+    },
+  });
+
   new Counter({
     name: 'rampart_embedded_db_restarts_total',
     help: 'Restart attempts of the embedded PostgreSQL after it exited unexpectedly, by outcome',

@@ -44,7 +44,8 @@ key's role lacks. Ids of another organization answer 404, as unknown ids do. 429
 naming the replacement.
 
 **Pagination.** Intel lists take \`page\` and \`perPage\` and answer \`total, page, perPage, hasNext\`;
-other lists take \`limit\` and \`offset\` and answer \`totalCount\`.`;
+other lists take \`limit\` and \`offset\` and answer \`totalCount\`, except the agent-run listing \`GET /api/agent-runs\`,
+which takes \`page\` and \`pageSize\` and answers \`runs, totalCount, page, pageSize, hasNext\` (the spec, §8, names it as the exception).`;
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, {

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { JobCatalog } from './catalog.js';
+import { logAttemptFailed, logJobFailed, markReported, reportingLogger } from './failure-logging.js';
 
 declare global {
   namespace GraphileConfig {
@@ -86,11 +87,14 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
     for (const def of catalog.all()) {
       const task: Task = async (rawPayload, helpers) => {
         const payload = def.payload.parse(rawPayload);
+        let reportedByJob = false;
         const running = def.run(payload, {
           jobId: helpers.job.id,
           attempt: helpers.job.attempts,
           maxAttempts: helpers.job.max_attempts,
-          logger: logger.child({ job: def.name, jobId: helpers.job.id, attempt: helpers.job.attempts }),
+          logger: reportingLogger(logger.child({ job: def.name, jobId: helpers.job.id, attempt: helpers.job.attempts }), () => {
+            reportedByJob = true;
+          }),
           signal,
         });
         const settled = running.then(
@@ -100,6 +104,9 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
         active.add(settled);
         try {
           await running;
+        } catch (err) {
+          if (reportedByJob) markReported(err);
+          throw err;
         } finally {
           active.delete(settled);
         }
@@ -136,11 +143,9 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
 
   // Passed to run() so that listeners exist before the pool and its workers are created.
   const events: WorkerEvents = new EventEmitter();
-  events.on('job:error', ({ job, error }) => {
-    logger.warn({ job: job.task_identifier, jobId: job.id, attempt: job.attempts, err: error }, 'job attempt failed');
-  });
+  events.on('job:error', ({ job, error }) => logAttemptFailed(logger, job, error));
   events.on('job:failed', ({ job, error }) => {
-    logger.error({ job: job.task_identifier, jobId: job.id, attempts: job.attempts, err: error }, 'job failed permanently');
+    logJobFailed(logger, job, error);
     recordFailure({
       jobId: job.id,
       taskIdentifier: job.task_identifier,
@@ -227,6 +232,9 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
       },
       ...(opts.crontab ? { crontab: opts.crontab } : {}),
       logger: new WorkerLogger((scope) => (level, message, meta) => {
+        // graphile-worker's "Failed task … with error …: <stack>" repeats what the job:error and
+        // job:failed listeners log (failure-logging.ts), stack included: debug, first line only.
+        if (meta?.failure) return logger.debug({ ...scope }, message.split('\n', 1)[0]);
         const fn = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
         logger[fn]({ ...scope, ...meta }, message);
       }),

@@ -1,11 +1,13 @@
 import type http from 'node:http';
 import { sendJson, startServer } from './http-server.js';
+import { strictRequestError } from './openai-strict.js';
 
 /*
  * A scripted OpenAI API: Chat Completions (used by `openai.chat()` and by
  * `@ai-sdk/openai-compatible`) and the Responses API (used by the default `openai(id)` model
- * of `@ai-sdk/openai` v3), JSON and SSE, shaped like the real API. The script machinery here is
- * shared with anthropic-server.ts.
+ * of `@ai-sdk/openai` v3), JSON and SSE, shaped like the real API, including the 400 for a
+ * schema sent with `strict: true` that strict mode refuses (openai-strict.ts). The script
+ * machinery here is shared with anthropic-server.ts.
  */
 
 // ---------------------------------------------------------------- script model (shared)
@@ -234,6 +236,9 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     const rec: OpenAIRequest = { index: requests.length, path, api, headers: raw.headers, body: body as OpenAIRequestBody, stream: body.stream === true, aborted: false };
     requests.push(rec);
     trackAbort(res, rec);
+    // As the real API: a schema sent with `strict: true` that strict mode does not support is refused.
+    const strictError = strictRequestError(body);
+    if (strictError) return sendJson(res, 400, { error: { ...openaiError(400, strictError.message).error, param: strictError.param } });
 
     const turn = await script.next(rec);
     if (!turn) return sendJson(res, 500, openaiError(500, `fake-openai: script exhausted (request #${rec.index + 1}, ${script.describe()})`));
