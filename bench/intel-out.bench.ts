@@ -12,6 +12,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { sql } from 'kysely';
@@ -31,12 +33,32 @@ import { percentile } from './support/stats.js';
 export const TARGETS = { txtRowsPerSecond: 200_000, taxiiPageP95Ms: 100, heapGrowthMb: 64 } as const;
 const TAXII = 'application/taxii+json;version=2.1';
 
-/** Streams the export, counting lines, while sampling the heap; nothing of the body is kept. */
-async function measureExport(base: string, key: string): Promise<{ lines: number; seconds: number; heapGrowthMb: number; bytes: number }> {
-  global.gc?.();
+/**
+ * A full garbage collection on demand, without `--expose-gc` on the command line: the live heap
+ * (what memory the export holds), not the garbage V8 lets pile up between major collections,
+ * which grows with the run's length whatever the code keeps.
+ */
+function gcFunction(): () => void {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+}
+
+/**
+ * Streams the export, counting lines; nothing of the body is kept. With `liveHeap`, a full
+ * collection every 100 ms and the peak of the heap after it (slower: a separate pass from the
+ * timed one).
+ */
+async function measureExport(base: string, key: string, liveHeap = false): Promise<{ lines: number; seconds: number; heapGrowthMb: number; bytes: number }> {
+  const gc = gcFunction();
+  gc();
   const baseline = process.memoryUsage().heapUsed;
   let peak = baseline;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 50);
+  const sampler = liveHeap
+    ? setInterval(() => {
+        gc();
+        peak = Math.max(peak, process.memoryUsage().heapUsed);
+      }, 100)
+    : undefined;
   const t0 = performance.now();
   const res = await request(`${base}/iocs/export?format=txt`, { headers: { authorization: `Bearer ${key}` } });
   if (res.statusCode !== 200) throw new Error(`export answered ${res.statusCode}: ${await res.body.text()}`);
@@ -85,7 +107,9 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
 
     await measureExport(base, org.apiKey.key); // warm-up: JIT, connections, the pages of the index
-    const exp = await measureExport(base, org.apiKey.key);
+    const timed = await measureExport(base, org.apiKey.key);
+    const memory = await measureExport(base, org.apiKey.key, true);
+    const exp = { ...timed, heapGrowthMb: memory.heapGrowthMb };
     if (exp.lines < objects * 0.9) throw new Error(`the export wrote ${exp.lines} lines for ${objects} indicators`);
     ctx.log(`txt export: ${exp.lines.toLocaleString('en')} lines, ${(exp.bytes / 1048576).toFixed(1)} MB in ${exp.seconds.toFixed(2)} s`);
 
@@ -113,13 +137,13 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     return {
       figures: [
         { name: `txt export (${exp.lines.toLocaleString('en')} rows)`, value: rowsPerSecond, unit: 'rows/s', digits: 0, target: { value: TARGETS.txtRowsPerSecond, kind: 'min' } },
-        { name: 'heap growth during the export', value: exp.heapGrowthMb, unit: 'MB', digits: 1, target: { value: TARGETS.heapGrowthMb, kind: 'max' } },
+        { name: 'live heap growth during the export', value: exp.heapGrowthMb, unit: 'MB', digits: 1, target: { value: TARGETS.heapGrowthMb, kind: 'max' } },
         { name: 'TAXII page of 1,000 objects p95', value: percentile(all, 95), unit: 'ms', digits: 1, target: { value: TARGETS.taxiiPageP95Ms, kind: 'max' } },
         { name: 'TAXII page p50', value: percentile(all, 50), unit: 'ms', digits: 1 },
         { name: 'materialize STIX objects', value: objects / refreshSeconds, unit: 'objects/s', digits: 0 },
       ],
       notes: [
-        `export over HTTP (undici), body streamed and counted, not kept; heap sampled every 50 ms in the process that serves it`,
+        `export over HTTP (undici), body streamed and counted, not kept; rows/s from one pass, the live heap (after a full collection every 100 ms, in the process that serves it) from a second`,
         `TAXII: ${walk.length} pages walking the whole collection by next, then ${random.length} from random added_after; app.inject round trips`,
         `materializing ${objects.toLocaleString('en')} objects from ${loaded.rows.toLocaleString('en')} rows took ${refreshSeconds.toFixed(1)} s (a one-off; afterwards the scheduler refreshes what changed)`,
       ],
