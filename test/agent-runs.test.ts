@@ -259,6 +259,11 @@ describe('async runs against an OpenAI-compatible model', () => {
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0]).toMatchObject({ destinationId, status: 'pending', eventKind: 'agent_run.completed' });
     expect((deliveries[0]!.payload as { data: unknown }).data).toMatchObject({ runId, agentId, agentName: 'Reporter', finalAssistantMessage: 'All clear.' });
+    // The run detail says where its output went.
+    const detail = (await t.app.inject({ url: `/api/agent-runs/${runId}`, headers: bearer(key) })).json();
+    expect(detail.deliveries).toEqual([
+      expect.objectContaining({ id: deliveries[0]!.id, destinationId, destinationName: 'SOC channel', destinationType: 'teams', eventKind: 'agent_run.completed', status: 'pending', attemptCount: 0, error: null }),
+    ]);
   });
 });
 

@@ -129,6 +129,18 @@ export async function listDeliveryRows(db: Queryable, organizationId: string, de
   return { rows, totalCount: Number(count.n) };
 }
 
+/** The deliveries of one run's output (one per destination), oldest first: what the run detail shows. */
+export function deliveriesOfRun(db: Queryable, organizationId: string, runId: string) {
+  return db
+    .selectFrom('destinationDeliveries')
+    .select(['id', 'destinationId', 'destinationName', 'destinationType', 'eventKind', 'status', 'attemptCount', 'error', 'createdAt', 'lastAttemptAt', 'nextAttemptAt', 'finishedAt'])
+    .where('organizationId', '=', organizationId)
+    .where('runId', '=', runId)
+    .orderBy('createdAt')
+    .orderBy('id')
+    .execute();
+}
+
 export async function hasDeliveries(db: Queryable, organizationId: string, destinationId: string): Promise<boolean> {
   const r = await db.selectFrom('destinationDeliveries').select('id').where('organizationId', '=', organizationId).where('destinationId', '=', destinationId).limit(1).executeTakeFirst();
   return r !== undefined;

@@ -9,6 +9,7 @@ import { countByStatus } from './delivery.repo.js';
 export { queueDeliveries, recordOutboundEvent, newEvent, type QueuedDelivery } from './delivery.queue.js';
 export { createDeliveryJob, type DeliveryDeps } from './delivery.jobs.js';
 export { destinationHealth } from './delivery.service.js';
+export { deliveriesOfRun } from './delivery.repo.js';
 
 export function registerDeliveryModule(app: FastifyInstance, deps: ModuleDeps): void {
   // Test-sends leave from the API process: its own client, under the same address policy.

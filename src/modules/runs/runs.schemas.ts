@@ -84,6 +84,24 @@ export const RunDetail = RunSummary.extend({
   triggerContext: TriggerContext.nullable().describe('Triggered runs: the webhook delivery the run came from (also given to the model); null otherwise'),
   interruptRequestedAt: z.string().nullable(),
   durationMs: z.number().int().nullable().describe('From start to end; null until the run has ended after starting'),
+  deliveries: z
+    .array(
+      z.object({
+        id: z.uuid(),
+        destinationId: z.uuid(),
+        destinationName: z.string(),
+        destinationType: z.string(),
+        eventKind: z.string(),
+        status: z.string().describe('pending, sending, succeeded, retrying, failed or skipped'),
+        attemptCount: z.number().int(),
+        error: z.string().nullable(),
+        createdAt: z.string(),
+        lastAttemptAt: z.string().nullable(),
+        nextAttemptAt: z.string().nullable(),
+        finishedAt: z.string().nullable(),
+      }),
+    )
+    .describe("The run's output sent to the agent's output destinations, one delivery per destination (attempts and redelivery: GET /api/output-destinations/{id}/deliveries); empty until the run is done"),
   result: RunResultView.nullable().describe('The §2.8 result: final for `done`, partial (what the run produced until it stopped) for `error` and `interrupted`; null while the run has not ended, or when it ended before starting'),
 }).meta({ id: 'AgentRunDetail' });
 export type RunDetailDto = z.infer<typeof RunDetail>;

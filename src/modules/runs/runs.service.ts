@@ -4,6 +4,7 @@ import { writeAudit } from '../../platform/audit.js';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
 import { findAgentRow, inputProblems, type AgentInputSpecT, type AgentRow } from '../agents/index.js';
+import { deliveriesOfRun } from '../delivery/index.js';
 import { enqueueRun } from './runs.enqueue.js';
 import { findRunById, findRunRow, listRunRows, type RunRow } from './runs.repo.js';
 import type { RunResult } from './run-result.fns.js';
@@ -30,7 +31,9 @@ function toSummary(r: RunRow): RunSummaryDto {
   };
 }
 
-function toDetail(r: RunRow): RunDetailDto {
+type RunDeliveryRow = Awaited<ReturnType<typeof deliveriesOfRun>>[number];
+
+function toDetail(r: RunRow, deliveries: RunDeliveryRow[]): RunDetailDto {
   const ended = r.startedAt && r.finishedAt ? r.finishedAt.getTime() - r.startedAt.getTime() : null;
   return {
     ...toSummary(r),
@@ -38,6 +41,7 @@ function toDetail(r: RunRow): RunDetailDto {
     triggerContext: (r.triggerContext as TriggerContextT | null) ?? null,
     interruptRequestedAt: iso(r.interruptRequestedAt),
     durationMs: ended,
+    deliveries: deliveries.map((d) => ({ ...d, createdAt: iso(d.createdAt)!, lastAttemptAt: iso(d.lastAttemptAt), nextAttemptAt: iso(d.nextAttemptAt), finishedAt: iso(d.finishedAt) })),
     result: TERMINAL.has(r.status) && r.result ? (r.result as unknown as RunResult) : null,
   };
 }
@@ -109,7 +113,7 @@ export function createRunsService(deps: { db: Database }) {
     async get(ctx: RequestContext, runId: string): Promise<RunDetailDto> {
       const run = await findRunById(db, ctx.actor.organizationId, runId);
       if (!run) throw new NotFoundError('Run');
-      return toDetail(run);
+      return toDetail(run, await deliveriesOfRun(db, ctx.actor.organizationId, runId));
     },
 
     /** A waiting run stops at once; a running one at its next check (about a second). */

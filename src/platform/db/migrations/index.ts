@@ -12,6 +12,7 @@ import * as m0011 from './0011_alerts.js';
 import * as m0012 from './0012_delivery.js';
 import * as m0013 from './0013_hunt.js';
 import * as m0014 from './0014_alert_numbers.js';
+import * as m0015 from './0015_run_deliveries_idx.js';
 import * as m0020 from './0020_intel_out.js';
 import * as m0021 from './0021_run_trigger_context.js';
 import * as m0022 from './0022_indicator_value_checks.js';
@@ -34,6 +35,7 @@ export const migrations: Record<string, Migration> = {
   '0012_delivery': m0012,
   '0013_hunt': m0013,
   '0014_alert_numbers': m0014,
+  '0015_run_deliveries_idx': m0015,
   '0020_intel_out': m0020,
   '0021_run_trigger_context': m0021,
   '0022_indicator_value_checks': m0022,
