@@ -12,6 +12,7 @@ import { registerOpenApi } from './platform/http/openapi.js';
 import { serializerCompiler } from './platform/http/serializer.js';
 import { installMetrics } from './platform/http/metrics.js';
 import { registerModules } from './modules/index.js';
+import { createSessionAuthenticator } from './modules/sessions/index.js';
 
 export type { AppDeps } from './platform/wiring.js';
 
@@ -87,6 +88,7 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
   installRequestHooks(app, {
     authenticator: deps.authenticator,
     rateLimiter: createRateLimiter(deps.config.rateLimitPerMinute),
+    sessions: createSessionAuthenticator({ db: deps.database.db, authenticator: deps.authenticator, config: deps.config }),
   });
   const metrics = installMetrics(app, deps.database.db);
   await registerOpenApi(app);

@@ -12,6 +12,7 @@ import * as m0011 from './0011_alerts.js';
 import * as m0012 from './0012_delivery.js';
 import * as m0013 from './0013_hunt.js';
 import * as m0018 from './0018_alerts_source_idx.js';
+import * as m0023 from './0023_console_sessions.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0012_delivery': m0012,
   '0013_hunt': m0013,
   '0018_alerts_source_idx': m0018,
+  '0023_console_sessions': m0023,
 };
