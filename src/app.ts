@@ -11,6 +11,7 @@ import { createRateLimiter } from './platform/http/rate-limit.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { serializerCompiler } from './platform/http/serializer.js';
 import { installMetrics } from './platform/http/metrics.js';
+import { registerConsole } from './platform/http/console.js';
 import { registerModules } from './modules/index.js';
 import { createSessionAuthenticator } from './modules/sessions/index.js';
 
@@ -93,6 +94,8 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
   const metrics = installMetrics(app, deps.database.db);
   await registerOpenApi(app);
   registerModules(app, { ...deps, invalidation: deps.invalidation ?? createInvalidationBus(), metrics });
+  // The web console at every other GET path (registered last: it answers what no API route does).
+  registerConsole(app);
   if (extend) await extend(app);
   await app.ready();
   return app;
