@@ -36,7 +36,7 @@ describe('the console at /', () => {
   });
 
   it('answers index.html for every console path, so any screen URL can be shared', async () => {
-    for (const url of ['/alerts', '/alerts/01890000-0000-7000-8000-000000000000?tab=x', '/intel/items', '/sign-in', '/settings/api-keys']) {
+    for (const url of ['/', '/alerts', '/alerts/01890000-0000-7000-8000-000000000000?tab=x', '/intel/items', '/intel/items/x', '/hunt/x', '/sign-in', '/settings/api-keys', '/agents/a/runs/b']) {
       const res = await get(url);
       expect(res.statusCode, url).toBe(200);
       expect(res.body).toContain('<div id="root"></div>');
@@ -44,7 +44,7 @@ describe('the console at /', () => {
   });
 
   it('keeps the API\'s JSON 404 on API paths, whatever the method', async () => {
-    for (const url of ['/api/nope', '/items/a/b/c', '/sources/x/y/z', '/healthz/x']) {
+    for (const url of ['/api/nope', '/items/a/b/c', '/sources/x/y/z', '/healthz/x', '/not-a-console-path']) {
       const res = await get(url);
       expect(res.statusCode, url).toBe(404);
       expect(res.json()).toEqual({ error: `Route GET ${url} not found` });
@@ -74,7 +74,7 @@ describe('the console at /', () => {
 
   it('answers 404 for an unknown asset, and never reads a file outside the build', async () => {
     expect((await get('/assets/missing-00000000.js')).statusCode).toBe(404);
-    for (const url of ['/../package.json', '/%2e%2e/package.json', '/assets/../../package.json', '/.fingerprint', '/index.html.br']) {
+    for (const url of ['/../package.json', '/%2e%2e/package.json', '/assets/../../package.json', '/assets/%2e%2e/%2e%2e/package.json', '/.fingerprint', '/index.html.br', '/assets/index.html']) {
       const res = await get(url);
       expect(res.body, url).not.toContain('"name": "rampart"');
       if (res.statusCode === 200) expect(res.body).toContain('<div id="root"></div>');

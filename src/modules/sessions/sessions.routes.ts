@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { DeleteResult, publicResponses, withErrors } from '../../platform/http/responses.js';
+import { DeleteResult, withErrors } from '../../platform/http/responses.js';
 import { clearedSessionCookie, sessionCookie } from './sessions.fns.js';
 import { ConsoleSessionSchema, LinkSignInBody, SignInBody } from './sessions.schemas.js';
 import type { SessionsService, SignedIn } from './sessions.service.js';
@@ -24,7 +24,7 @@ export function registerSessionsRoutes(root: FastifyInstance, service: SessionsS
       summary: 'Sign in to the web console with an API key',
       description: `Exchanges an API key for a console session. ${COOKIE_NOTE}`,
       body: SignInBody,
-      response: publicResponses({ 200: ConsoleSessionSchema }, 400, 401),
+      response: withErrors({ 200: ConsoleSessionSchema }),
     },
   }, async (req, reply) => signedIn(reply, await service.signInWithKey(req.body.apiKey, req.id)));
 
@@ -35,7 +35,7 @@ export function registerSessionsRoutes(root: FastifyInstance, service: SessionsS
       summary: 'Sign in to the web console with a one-time sign-in link',
       description: `Exchanges the token of a link printed by \`rampart admin login-link\` (valid once, for 15 minutes) for a console session. ${COOKIE_NOTE}`,
       body: LinkSignInBody,
-      response: publicResponses({ 200: ConsoleSessionSchema }, 400, 401),
+      response: withErrors({ 200: ConsoleSessionSchema }),
     },
   }, async (req, reply) => signedIn(reply, await service.signInWithLink(req.body.token, req.id)));
 

@@ -7,9 +7,10 @@ import { AppError } from './errors.js';
  * The web console (web/, built to dist/web by scripts/build-console.ts) served by the API's own
  * process. Files are read once into memory with their precompressed .br/.gz twins; a URL is
  * only ever a key into that map (no path reaches the file system). Under /assets/ the names
- * carry a content hash, so they are cached for a year; everything else is revalidated. Any GET
- * that is not an API path answers index.html (the console's own router reads the URL); API
- * paths keep the API's JSON 404.
+ * carry a content hash, so they are cached for a year; everything else is revalidated. The
+ * console's screens live under CONSOLE_PATHS, each answered with index.html (the console's own
+ * router reads the URL); every other path keeps the API's JSON 404, and no API route is shadowed
+ * (a catch-all would also catch what the router refuses, such as an over-long path parameter).
  */
 export const CONSOLE_DIR = path.resolve(import.meta.dirname, '../../../dist/web');
 
@@ -76,19 +77,17 @@ function send(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheC
   return reply.send(asset.body);
 }
 
-/** The first path segments of the API's routes (api, sources, items, healthz…): never the console's. */
-function apiSegments(app: FastifyInstance): Set<string> {
-  return new Set(app.registeredRoutes.filter((r) => r.url !== '/*').map((r) => r.url.split('/')[1] ?? ''));
-}
+/** The console's URL space (web/src/app.tsx's routes live under these), next to its files. */
+export const CONSOLE_PATHS = [
+  '/', '/sign-in', '/favicon.svg', '/assets/*',
+  '/alerts', '/alerts/*', '/intel/*', '/agents', '/agents/*', '/destinations', '/destinations/*',
+  '/triage-routes', '/hunt', '/hunt/*', '/settings/*',
+];
 
 export function registerConsole(app: FastifyInstance, opts: { dir?: string } = {}): void {
   let assets: Map<string, Asset> | null = null;
-  let api: Set<string> | null = null;
-
-  app.get('/*', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const pathname = request.url.split('?')[0]!;
-    api ??= apiSegments(app);
-    if (api.has(pathname.split('/')[1] ?? '')) throw new AppError(404, `Route GET ${pathname} not found`);
     assets ??= loadAssets(opts.dir ?? CONSOLE_DIR);
     const index = assets.get('/index.html');
     if (!index) throw new AppError(503, 'The web console is not built: run `npm run build:console` (npm install and npm start build it)');
@@ -103,5 +102,6 @@ export function registerConsole(app: FastifyInstance, opts: { dir?: string } = {
       .header('x-frame-options', 'DENY')
       .header('cross-origin-opener-policy', 'same-origin');
     return send(request, reply, index, 'no-cache');
-  });
+  };
+  for (const url of CONSOLE_PATHS) app.get(url, { config: { public: true }, schema: { hide: true } }, handler);
 }
