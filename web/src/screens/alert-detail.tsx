@@ -139,7 +139,7 @@ function CommentForm({ alertId, onDone }: { alertId: string; onDone: () => void 
     onSuccess: () => { setBody(''); onDone(); },
   });
   return (
-    <form className="stack" onSubmit={(e) => { e.preventDefault(); m.mutate(); }} aria-label="Comment">
+    <form className="stack" onSubmit={(e) => { e.preventDefault(); m.mutate(); }} aria-label="Add a comment">
       <label className="field"><span>Comment</span><textarea value={body} onChange={(e) => setBody(e.target.value)} rows={3} required /></label>
       <button type="submit" disabled={m.isPending || !body.trim()}>Add comment</button>
       <ErrorText error={m.error} />
