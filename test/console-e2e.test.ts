@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { uuidv7 } from 'uuidv7';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -172,6 +173,54 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await visit('/alerts?severity=low', 'No alerts match these filters.');
     await visit('/alerts?severity=high&search=travel', 'Impossible travel for bob@example.com');
     expect(await page.getByLabel('Severity').inputValue()).toBe('high');
+  }, JOURNEY_MS);
+
+  it('acts from the screens: bulk status change, route simulation, test-send, dismiss and restore', async () => {
+    await visit('/alerts', 'Impossible travel for bob@example.com');
+    await page.getByRole('checkbox', { name: 'Select RMP-1' }).check();
+    await page.getByLabel('Set status').selectOption('escalated');
+    await page.getByRole('button', { name: 'Apply to selected' }).click();
+    await page.getByText('1 updated').waitFor();
+    await page.getByRole('row', { name: /RMP-1/ }).locator('.badge.v-escalated').waitFor();
+
+    await visit('/triage-routes', 'Matches when');
+    await page.getByRole('region', { name: 'Simulate' }).getByLabel('Severity').selectOption('critical');
+    await page.getByRole('button', { name: 'Simulate a sample alert' }).click();
+    await page.getByText(/^route → Critical to the responder → Phishing responder/).waitFor();
+
+    await visit(`/destinations/${seeded.destinationId}`, 'agent.message');
+    await page.getByRole('button', { name: 'Send a test message' }).click();
+    await page.getByText(/^Test delivered/).waitFor();
+
+    await visit(`/hunt/${seeded.threatId}`, 'CVE-2026-1234');
+    await page.getByLabel('Reason').fill('Not our VPN vendor');
+    await page.getByRole('button', { name: 'Dismiss' }).click();
+    await page.locator('.facts .badge.v-dismissed').waitFor();
+    await page.getByText('Not our VPN vendor').waitFor();
+    await page.getByRole('button', { name: 'Restore' }).click();
+    await page.getByRole('button', { name: 'Dismiss' }).waitFor();
+    await shot('threat-restored');
+  }, JOURNEY_MS);
+
+  it('pages a queue of 10,000 alerts on the server, 50 rows at a time', async () => {
+    await sql`
+      INSERT INTO alerts (id, organization_id, number, title, description, severity, status, source_category, source_name, trigger_type, created_by, payload, created_at, updated_at)
+      SELECT gen_random_uuid(), ${t.orgA.organization.id}, 100000 + g, 'Bulk alert ' || g, 'Generated', (ARRAY['low', 'medium', 'high', 'critical'])[1 + g % 4], 'open',
+        'trigger', 'bulk', 'webhook', 'trigger', '{}'::jsonb, now() - interval '1 day' - (g || ' seconds')::interval, now()
+      FROM generate_series(1, 10000) g`.execute(t.database.db);
+    const requests: string[] = [];
+    page.on('request', (r) => { if (new URL(r.url()).pathname === '/api/alerts') requests.push(r.url()); });
+    await visit('/alerts', /in all/);
+    const total = (await t.app.inject({ url: '/api/alerts?limit=1', headers: bearer(key) })).json().totalCount as number;
+    expect(total).toBeGreaterThanOrEqual(10_000);
+    await page.getByText(`Page 1 of ${Math.ceil(total / 50)} · ${total} in all`).waitFor();
+    expect(await page.locator('tbody tr').count()).toBe(50);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText(`Page 2 of ${Math.ceil(total / 50)}`).waitFor();
+    expect(new URL(page.url()).searchParams.get('page')).toBe('2');
+    expect(await page.locator('tbody tr').count()).toBe(50);
+    expect(requests.every((u) => new URL(u).searchParams.get('limit') === '50')).toBe(true);
+    await shot('alerts-10k');
   }, JOURNEY_MS);
 
   it('analyst journey: an alert arrives by webhook, is routed, its triage run is watched, and it is closed with a comment', async () => {
