@@ -175,7 +175,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     expect(await page.getByLabel('Severity').inputValue()).toBe('high');
   }, JOURNEY_MS);
 
-  it('acts from the screens: bulk status change, route simulation, test-send, dismiss and restore', async () => {
+  it('acts from the screens: bulk status change, route simulation and a loop error on its route, test-send, dismiss and restore', async () => {
     await visit('/alerts', 'Impossible travel for bob@example.com');
     await page.getByRole('checkbox', { name: 'Select RMP-1' }).check();
     await page.getByLabel('Set status').selectOption('escalated');
@@ -187,6 +187,15 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await page.getByRole('region', { name: 'Simulate' }).getByLabel('Severity').selectOption('critical');
     await page.getByRole('button', { name: 'Simulate a sample alert' }).click();
     await page.getByText(/^route → Critical to the responder → Phishing responder/).waitFor();
+    // A route that would send an alert-making agent's own alerts back to it: the loop error is shown on that route.
+    await createAgent(t, key, { name: 'Alert maker', modelAlias: 'default', toolNames: ['create_alert'] });
+    await visit('/triage-routes', 'Matches when');
+    await page.getByRole('button', { name: 'Add route' }).click();
+    const added = page.getByRole('listitem', { name: 'Route 2: Route 2' });
+    await added.getByLabel('Agent').selectOption({ label: 'Alert maker' });
+    await page.getByRole('button', { name: 'Save routes' }).click();
+    await added.getByRole('alert').getByText(/^Routing loop: agent "Alert maker"/).waitFor();
+    await shot('triage-loop-error');
 
     await visit(`/destinations/${seeded.destinationId}`, 'agent.message');
     await page.getByRole('button', { name: 'Send a test message' }).click();

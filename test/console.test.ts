@@ -43,6 +43,18 @@ describe('the console at /', () => {
     }
   });
 
+  it('covers every route of the console\'s own router (web/src/app.tsx)', async () => {
+    const source = fs.readFileSync(path.resolve(import.meta.dirname, '../web/src/app.tsx'), 'utf8');
+    const patterns = [...source.matchAll(/^\s+\['(\/[^']*)', \w+\],$/gm)].map((m) => m[1]!);
+    expect(patterns.length).toBeGreaterThan(10);
+    for (const pattern of patterns) {
+      const url = pattern.replace(/:\w+/g, 'x1');
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body).toContain('<div id="root"></div>');
+    }
+  });
+
   it('keeps the API\'s JSON 404 on API paths, whatever the method', async () => {
     for (const url of ['/api/nope', '/items/a/b/c', '/sources/x/y/z', '/healthz/x', '/not-a-console-path']) {
       const res = await get(url);

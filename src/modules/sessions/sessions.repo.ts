@@ -16,7 +16,7 @@ export async function insertSession(db: Queryable, s: NewSession) {
 }
 
 /** The session, its user and role as they are now, and the exchanged key's state (it can be revoked since). */
-export async function findSessionByHash(db: Database, tokenHash: Buffer) {
+export async function findSessionByHash(db: Queryable, tokenHash: Buffer) {
   return db
     .selectFrom('consoleSessions as s')
     .innerJoin('users as u', 'u.id', 's.userId')

@@ -79,13 +79,13 @@ export function createSessionsService(deps: SessionsDeps) {
   async function open(input: Omit<repo.NewSession, 'tokenHash' | 'expiresAt'>, requestId: string): Promise<SignedIn> {
     const token = newSessionToken();
     const tokenHash = hashToken(token);
-    await db.transaction().execute(async (tx) => {
-      const created = await repo.insertSession(tx, { ...input, tokenHash, expiresAt: new Date(Date.now() + maxMs) });
-      const actor: Actor = { type: 'user', userId: input.userId, organizationId: input.organizationId, apiKeyId: input.apiKeyId, roleId: '', permissions: new Set() };
-      await writeAudit(tx, { actor, requestId }, { action: 'session.create', resourceType: 'consoleSession', resourceId: created.id, metadata: { method: input.method } });
+    const row = await db.transaction().execute(async (tx) => {
+      await repo.insertSession(tx, { ...input, tokenHash, expiresAt: new Date(Date.now() + maxMs) });
+      const opened = await repo.findSessionByHash(tx, tokenHash);
+      if (!opened) throw new UnauthorizedError('The console session could not be opened');
+      await writeAudit(tx, { actor: actorOf(opened), requestId }, { action: 'session.create', resourceType: 'consoleSession', resourceId: opened.id, metadata: { method: input.method } });
+      return opened;
     });
-    const row = await repo.findSessionByHash(db, tokenHash);
-    if (!row) throw new UnauthorizedError('The console session could not be opened');
     return { token, session: viewOf(row, token, idleMs) };
   }
 

@@ -20,15 +20,12 @@ export default function Intel({ params }: { params: Record<string, string> }) {
 function Sources() {
   const qc = useQueryClient();
   const { can } = useSession();
-  const [syncing, setSyncing] = useState(false);
   const sources = useQuery({
     queryKey: ['sources'],
     queryFn: () => unwrap(api.GET('/sources')),
     // A sync runs in the background: poll while one is queued or running.
-    refetchInterval: syncing ? 1500 : false,
+    refetchInterval: (q) => ((q.state.data?.sources ?? []).some((s) => s.syncJob?.status === 'pending' || s.syncJob?.status === 'running') ? 1500 : false),
   });
-  const busy = (sources.data?.sources ?? []).some((s) => s.syncJob && (s.syncJob.status === 'pending' || s.syncJob.status === 'running'));
-  if (busy !== syncing) setSyncing(busy);
   const sync = useMutation({
     mutationFn: (id: string) => unwrap(api.POST('/sources/{id}/sync', { params: { path: { id } } })),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['sources'] }),
