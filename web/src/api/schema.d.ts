@@ -8609,6 +8609,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
                 429: {
                     headers: {
@@ -8786,6 +8795,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
                     };
                 };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
