@@ -175,7 +175,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     expect(await page.getByLabel('Severity').inputValue()).toBe('high');
   }, JOURNEY_MS);
 
-  it('acts from the screens: bulk status change, route simulation and a loop error on its route, test-send, dismiss and restore', async () => {
+  it('acts from the screens: bulk status change, route simulation and a loop error on its route, test-send, dismiss and restore, role permissions, a new user', async () => {
     await visit('/alerts', 'Impossible travel for bob@example.com');
     await page.getByRole('checkbox', { name: 'Select RMP-1' }).check();
     await page.getByLabel('Set status').selectOption('escalated');
@@ -209,6 +209,20 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await page.getByRole('button', { name: 'Restore' }).click();
     await page.getByRole('button', { name: 'Dismiss' }).waitFor();
     await shot('threat-restored');
+
+    const role = await t.app.inject({ method: 'POST', url: '/api/roles', headers: bearer(key), payload: { name: 'Responder', permissions: ['alert.read'] } });
+    expect(role.statusCode, role.body).toBe(200);
+    await visit('/settings/roles', 'Permissions of Responder');
+    const perms = page.getByRole('group', { name: 'Permissions of Responder' });
+    await perms.getByRole('checkbox', { name: 'alert.triage' }).check();
+    await expect.poll(async () => (await t.app.inject({ url: `/api/roles/${role.json().id}/perms`, headers: bearer(key) })).json().permissions).toEqual(['alert.read', 'alert.triage']);
+    await visit('/settings/users', 'admin@a.test');
+    const newUser = page.getByRole('form', { name: 'New user' });
+    await newUser.getByLabel('Email').fill('carol@a.test');
+    await newUser.getByLabel('Name').fill('Carol');
+    await newUser.getByLabel('Role').selectOption({ label: 'Responder' });
+    await newUser.getByRole('button', { name: 'Add user' }).click();
+    await page.getByRole('cell', { name: 'carol@a.test' }).waitFor();
   }, JOURNEY_MS);
 
   it('pages a queue of 10,000 alerts on the server, 50 rows at a time', async () => {
@@ -360,6 +374,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     for (const [name, url] of [['alerts-phone', '/alerts'], ['item-phone', `/intel/items/${seeded.itemId}`], ['alert-phone', `/alerts/${seeded.alertId}`]] as const) {
       await page.goto(`${base}${url}`);
       await page.locator('main h1').first().waitFor();
+      await page.getByText('Loading…').waitFor({ state: 'detached' });
       expect(await page.evaluate<number>('document.documentElement.scrollWidth'), name).toBeLessThanOrEqual(390);
       await shot(name);
     }

@@ -90,7 +90,7 @@ function Items() {
   const query = {
     page,
     perPage: 25,
-    ...Object.fromEntries(['severity', 'status', 'source', 'search', 'platform', 'minRelevance'].flatMap((k) => (search.get(k) ? [[k, search.get(k)]] : []))),
+    ...Object.fromEntries(['severity', 'status', 'source', 'search', 'platform', 'minRelevance', 'scope'].flatMap((k) => (search.get(k) ? [[k, search.get(k)]] : []))),
   } as Query<'/items'>;
   const items = useQuery({ queryKey: ['items', query], queryFn: () => unwrap(api.GET('/items', { params: { query } })), placeholderData: (p) => p });
   const sources = items.data?.outputs.sources ?? [];
@@ -100,7 +100,9 @@ function Items() {
         <Select label="Severity" value={search.get('severity') ?? ''} options={ITEM_SEVERITIES} onChange={(v) => set({ severity: v })} />
         <Select label="Status" value={search.get('status') ?? ''} options={['active', 'corrected', 'retracted']} onChange={(v) => set({ status: v })} />
         <Select label="Source" value={search.get('source') ?? ''} options={sources.map((s) => [s.id, `${s.name} (${s.count})`] as [string, string])} onChange={(v) => set({ source: v })} />
+        <Select label="Platform" value={search.get('platform') ?? ''} options={['windows', 'linux', 'macos', 'network', 'cloud', 'mobile']} onChange={(v) => set({ platform: v })} />
         <Select label="Min relevance" value={search.get('minRelevance') ?? ''} options={[['40', '40+'], ['70', '70+']]} onChange={(v) => set({ minRelevance: v })} />
+        <Select label="Scope" value={search.get('scope') ?? ''} any="All items" options={[['relevant', 'Relevant, no duplicates']]} onChange={(v) => set({ scope: v })} />
         <SearchBox />
       </div>
       <Loadable query={items} isEmpty={(d) => d.items.length === 0} empty="No items match these filters.">
