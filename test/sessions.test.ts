@@ -189,6 +189,15 @@ describe('POST /api/session/link', () => {
     expect(again.json()).toEqual({ error: 'The sign-in link is invalid, expired or already used' });
   });
 
+  it('refuses a link whose user was deactivated since', async () => {
+    const user = await userWithPermissions(t.database.db, t.orgA.organization.id, ['intel.read']);
+    const token = await linkToken(`${user.userId}@example.test`);
+    await t.database.db.updateTable('users').set({ deactivatedAt: new Date() }).where('id', '=', user.userId).execute();
+    const res = await t.app.inject({ method: 'POST', url: '/api/session/link', payload: { token } });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['set-cookie']).toBeUndefined();
+  });
+
   it('refuses an expired link and a malformed token', async () => {
     const token = await linkToken('admin@b.test');
     await t.database.db.updateTable('consoleLoginLinks').set({ expiresAt: new Date(Date.now() - 1000) }).where('organizationId', '=', t.orgB.organization.id).execute();

@@ -74,7 +74,6 @@ export function createSessionsService(deps: SessionsDeps) {
   const { db } = deps;
   const idleMs = deps.config.sessionIdleMinutes * 60_000;
   const maxMs = deps.config.sessionMaxHours * 3_600_000;
-  const lastSeenWrites = new Map<string, number>();
 
   async function open(input: Omit<repo.NewSession, 'tokenHash' | 'expiresAt'>, requestId: string): Promise<SignedIn> {
     const token = newSessionToken();
@@ -83,6 +82,8 @@ export function createSessionsService(deps: SessionsDeps) {
       await repo.insertSession(tx, { ...input, tokenHash, expiresAt: new Date(Date.now() + maxMs) });
       const opened = await repo.findSessionByHash(tx, tokenHash);
       if (!opened) throw new UnauthorizedError('The console session could not be opened');
+      // A sign-in link's user may have been deactivated since it was printed.
+      if (opened.deactivatedAt) throw new UnauthorizedError('The user of this console session is deactivated');
       await writeAudit(tx, { actor: actorOf(opened), requestId }, { action: 'session.create', resourceType: 'consoleSession', resourceId: opened.id, metadata: { method: input.method } });
       return opened;
     });
@@ -99,10 +100,8 @@ export function createSessionsService(deps: SessionsDeps) {
     if (row.deactivatedAt) throw new UnauthorizedError('The user of this console session is deactivated');
     if (row.keyRevokedAt) throw new UnauthorizedError('The API key this console session was opened with has been revoked');
     if (row.keyExpiresAt && row.keyExpiresAt.getTime() <= now) throw new UnauthorizedError('The API key this console session was opened with has expired');
-    if ((lastSeenWrites.get(row.id) ?? row.lastSeenAt.getTime()) <= now - LAST_SEEN_WRITE_INTERVAL_MS) {
-      lastSeenWrites.set(row.id, now);
-      await repo.touchSession(db, row.id);
-    }
+    // The row is read on every request, so its own last-seen time says when to write it again.
+    if (row.lastSeenAt.getTime() <= now - LAST_SEEN_WRITE_INTERVAL_MS) await repo.touchSession(db, row.id);
     return row;
   }
 
