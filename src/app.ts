@@ -11,7 +11,9 @@ import { createRateLimiter } from './platform/http/rate-limit.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { serializerCompiler } from './platform/http/serializer.js';
 import { installMetrics } from './platform/http/metrics.js';
+import { registerConsole } from './platform/http/console.js';
 import { registerModules } from './modules/index.js';
+import { createSessionAuthenticator } from './modules/sessions/index.js';
 
 export type { AppDeps } from './platform/wiring.js';
 
@@ -87,10 +89,13 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
   installRequestHooks(app, {
     authenticator: deps.authenticator,
     rateLimiter: createRateLimiter(deps.config.rateLimitPerMinute),
+    sessions: createSessionAuthenticator({ db: deps.database.db, authenticator: deps.authenticator, config: deps.config }),
   });
   const metrics = installMetrics(app, deps.database.db);
   await registerOpenApi(app);
   registerModules(app, { ...deps, invalidation: deps.invalidation ?? createInvalidationBus(), metrics });
+  // The web console, under its own paths (none of them an API path).
+  registerConsole(app);
   if (extend) await extend(app);
   await app.ready();
   return app;

@@ -38,6 +38,8 @@ const envSchema = z.object({
     .string()
     .transform((v, ctx) => parseTrustProxy(v, ctx))
     .optional(),
+  RAMPART_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
+  RAMPART_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(30 * 24).default(12),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -61,6 +63,9 @@ export interface Config {
    * false (default: the socket peer is the client), true (any proxy), a hop count, or addresses/CIDRs.
    */
   trustProxy: boolean | number | string[];
+  /** Web console sessions: ended after this long without a request, and after `sessionMaxHours` whatever happens. */
+  sessionIdleMinutes: number;
+  sessionMaxHours: number;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
 
@@ -90,6 +95,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     embeddedPgPort: e.RAMPART_EMBEDDED_PG_PORT,
     metricsToken: e.RAMPART_METRICS_TOKEN,
     trustProxy: e.RAMPART_TRUST_PROXY ?? false,
+    sessionIdleMinutes: e.RAMPART_SESSION_IDLE_MINUTES,
+    sessionMaxHours: e.RAMPART_SESSION_MAX_HOURS,
     logLevel: e.LOG_LEVEL,
   });
 }

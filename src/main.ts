@@ -10,6 +10,7 @@ import { openRuntime, type Runtime } from './runtime.js';
 import { startScheduler } from './scheduler.js';
 import { bootstrapIfEmpty, createOrganization } from './modules/organizations/index.js';
 import { parseFlags, USAGE, UsageError } from './cli/args.js';
+import { createLoginLink, LoginLinkError } from './modules/sessions/index.js';
 
 type Role = 'start' | 'serve' | 'worker';
 
@@ -70,6 +71,7 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
 
 async function adminCommand(args: string[], runtimeFor: () => Promise<Runtime>): Promise<void> {
   const [noun, verb, ...rest] = args;
+  if (noun === 'login-link') return loginLinkCommand(args.slice(1), runtimeFor);
   if (noun !== 'org' || verb !== 'create') throw new UsageError(`unknown admin command "${[noun, verb].filter(Boolean).join(' ')}"`);
   const { values } = parseFlags(rest, {
     name: { required: true, description: 'organization name' },
@@ -86,6 +88,29 @@ async function adminCommand(args: string[], runtimeFor: () => Promise<Runtime>):
       ...(values['admin-name'] ? { adminName: values['admin-name'] } : {}),
     });
     process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** Prints a one-time web console sign-in link (15 minutes) for an active user. */
+async function loginLinkCommand(args: string[], runtimeFor: () => Promise<Runtime>): Promise<void> {
+  const { values } = parseFlags(args, {
+    email: { required: true, description: 'email of the user to sign in' },
+    org: { description: 'organization id, when the email belongs to users of several organizations' },
+  });
+  if (values.org !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(values.org)) {
+    throw new UsageError('--org must be an organization id (UUID)');
+  }
+  const runtime = await runtimeFor();
+  try {
+    const link = await createLoginLink(runtime.database.db, {
+      email: values.email!,
+      baseUrl: runtime.config.baseUrl,
+      ...(values.org ? { organizationId: values.org } : {}),
+    });
+    process.stdout.write(`${link.url}\n`);
+    process.stderr.write(`One-time sign-in link for ${values.email}, valid until ${link.expiresAt.toISOString()}.\n`);
   } finally {
     await runtime.close();
   }
@@ -129,7 +154,7 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(`rampart: ${err.message}\n\n${USAGE}\n`);
     process.exit(2);
   }
-  if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof EmbeddedStartError) {
+  if (err instanceof ConfigError || err instanceof LoginLinkError || err instanceof DataDirLockedError || err instanceof EmbeddedStartError) {
     process.stderr.write(`rampart: ${err.message}\n`);
     process.exit(1);
   }

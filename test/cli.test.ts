@@ -103,6 +103,27 @@ describe('rampart start', () => {
     expect(users.users.map((u) => u.email)).toEqual(['lead@blue.test']);
   });
 
+  it('prints a one-time console sign-in link with `admin login-link`, served by the running process', async () => {
+    const res = rampart(['admin', 'login-link', '--email', 'admin@localhost']);
+    expect(res.status, res.stderr).toBe(0);
+    const url = new URL(res.stdout.trim());
+    expect(url.origin).toBe(`http://127.0.0.1:${port}`);
+    expect(url.pathname).toBe('/sign-in');
+    expect(url.hash).toMatch(/^#link=rml_[A-Za-z0-9_-]{43}$/);
+    expect(res.stderr).toContain('valid until');
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const exchange = () => fetch(`http://127.0.0.1:${port}/api/session/link`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: url.hash.slice('#link='.length) }) });
+    const first = await exchange();
+    expect(first.status).toBe(200);
+    expect(first.headers.get('set-cookie')).toMatch(/^rampart_session=rms_.*HttpOnly; SameSite=Strict/);
+    expect((await exchange()).status).toBe(401);
+    const unknown = rampart(['admin', 'login-link', '--email', 'nobody@localhost']);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('no active user with the email nobody@localhost');
+  });
+
   it('explains usage errors with exit code 2', () => {
     const res = rampart(['admin', 'org', 'create', '--name', 'X']);
     expect(res.status).toBe(2);

@@ -94,6 +94,18 @@ describe('GET /items/{id}', () => {
     expect(other.json()).toEqual({ error: 'Intel item not found' });
     expect((await get('/items/not-a-uuid')).statusCode).toBe(400);
   });
+
+  it('annotates the stored text: each indicator and each rejected candidate at its exact span', async () => {
+    const text = 'Beacon to 45.77.12.9 then evil-updates[.]com; internal 10.0.0.5 untouched.';
+    await t.database.db.updateTable('intelItems').set({ contentText: text }).where('id', '=', seeded.itemIds[1]!).execute();
+    const { annotatedText } = (await get(`/items/${seeded.itemIds[1]}`)).json();
+    expect(annotatedText.text).toBe(text);
+    expect(annotatedText.indicators).toEqual([
+      { type: 'ipv4', value: '45.77.12.9', normalizedValue: '45.77.12.9', confidence: expect.any(Number), start: 10, end: 20 },
+      { type: 'domain', value: 'evil-updates[.]com', normalizedValue: 'evil-updates.com', confidence: expect.any(Number), start: 26, end: 44 },
+    ]);
+    expect(annotatedText.rejected).toEqual([{ type: 'ipv4', value: '10.0.0.5', reason: expect.any(String), start: 55, end: 63 }]);
+  });
 });
 
 describe('GET /iocs and POST /iocs/{id}/checks', () => {

@@ -25,5 +25,7 @@ Commands:
   admin org create --name N --admin-email E [--admin-name A]
                              create an organization with a Super Admin user and API key;
                              prints {organization, user, apiKey} as JSON
+  admin login-link --email E [--org ID]
+                             print a one-time web console sign-in link (valid 15 minutes)
 
 Configuration comes from the environment; see the README.`;

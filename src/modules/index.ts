@@ -4,6 +4,7 @@ import { registerOperationsRoutes } from './operations/index.js';
 import { registerUsersModule } from './users/index.js';
 import { registerRolesModule } from './roles/index.js';
 import { registerApiKeysModule } from './api-keys/index.js';
+import { registerSessionsModule } from './sessions/index.js';
 import { registerAuditLogsModule } from './audit-logs/index.js';
 import { registerDestinationsModule } from './destinations/index.js';
 import { registerIntelModule } from './intel/index.js';
@@ -23,6 +24,7 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerUsersModule(app, deps);
   registerRolesModule(app, deps);
   registerApiKeysModule(app, deps);
+  registerSessionsModule(app, deps);
   registerAuditLogsModule(app, deps);
   // Delivery reads destinations; destinations get delivery's health reader injected here.
   registerDestinationsModule(app, deps, { healthOf: destinationHealth(deps.database.db) });

@@ -49,6 +49,29 @@ export interface ApiKeysTable {
   revokedAt: NullableTimestamp;
 }
 
+export interface ConsoleSessionsTable {
+  id: string;
+  organizationId: string;
+  userId: string;
+  apiKeyId: string | null;
+  method: 'api_key' | 'login_link';
+  tokenHash: Buffer;
+  createdAt: Timestamp;
+  lastSeenAt: Timestamp;
+  expiresAt: Timestamp;
+  revokedAt: NullableTimestamp;
+}
+
+export interface ConsoleLoginLinksTable {
+  id: string;
+  organizationId: string;
+  userId: string;
+  tokenHash: Buffer;
+  createdAt: Timestamp;
+  expiresAt: Timestamp;
+  usedAt: NullableTimestamp;
+}
+
 export interface AuditLogsTable {
   id: string;
   organizationId: string;
@@ -134,6 +157,8 @@ export interface DB {
   roles: RolesTable;
   users: UsersTable;
   apiKeys: ApiKeysTable;
+  consoleSessions: ConsoleSessionsTable;
+  consoleLoginLinks: ConsoleLoginLinksTable;
   auditLogs: AuditLogsTable;
   outputDestinations: OutputDestinationsTable;
   destinationDeliveries: DestinationDeliveriesTable;

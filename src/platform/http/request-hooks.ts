@@ -39,12 +39,21 @@ export function actorOf(request: FastifyRequest): Actor {
 }
 
 /**
+ * The web console's cookie authentication (src/modules/sessions): null when the request has no
+ * session cookie; throws 401 (ended session) or 403 (missing CSRF token) otherwise.
+ */
+export interface CookieAuthenticator {
+  authenticate(request: FastifyRequest): Promise<Actor | null>;
+}
+
+/**
  * Per request, in this order: sunset check (410 is about the endpoint, whoever asks), API key
- * (401), rate limit (429), declared permissions (403). All before the body is parsed.
+ * or, without an Authorization header, console session cookie (401), rate limit (429),
+ * declared permissions (403). All before the body is parsed.
  */
 export function installRequestHooks(
   app: FastifyInstance,
-  deps: { authenticator: Authenticator; rateLimiter: RateLimiter },
+  deps: { authenticator: Authenticator; rateLimiter: RateLimiter; sessions?: CookieAuthenticator },
 ): void {
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config;
@@ -59,14 +68,16 @@ export function installRequestHooks(
       return;
     }
     try {
+      const fromCookie = request.headers.authorization === undefined ? await deps.sessions?.authenticate(request) : null;
       const authorization = config.basicAuth ? basicAsBearer(request.headers.authorization) : request.headers.authorization;
-      request.actor = await deps.authenticator.authenticate(authorization);
+      request.actor = fromCookie ?? (await deps.authenticator.authenticate(authorization));
     } catch (err) {
       // Failed attempts count against the address so key guessing is throttled too.
       deps.rateLimiter.hit(`ip:${request.ip}`);
       throw err;
     }
-    deps.rateLimiter.hit(`key:${request.actor.apiKeyId}`);
+    // A session opened by a sign-in link has no key: it is limited on its own.
+    deps.rateLimiter.hit(request.actor.apiKeyId ? `key:${request.actor.apiKeyId}` : `user:${request.actor.userId}`);
     if (config.permissions?.length) requirePermissions(request.actor, ...config.permissions);
   });
 }

@@ -23,6 +23,12 @@ export async function findItemRow(db: Queryable, organizationId: string, id: str
   return base(db, organizationId).select(ITEM_COLUMNS).where('i.id', '=', id).executeTakeFirst();
 }
 
+/** The stored text (read only for one item's detail: it is the widest column). */
+export async function findItemText(db: Queryable, organizationId: string, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom('intelItems').select('contentText').where('organizationId', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  return row?.contentText;
+}
+
 /**
  * The text search (see searchTerms): full text over title and text, with the term as given and
  * refanged, OR the items whose indicators have the term's normalized value. The indicator ids

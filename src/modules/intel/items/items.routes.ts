@@ -8,7 +8,7 @@ import type { Database } from '../../../platform/db/database.js';
 import { createDetectionService } from '../detection/detection.service.js';
 import { CheckBody, CheckResult, IocList, IocListQuery } from '../iocs/iocs.schemas.js';
 import type { IocsService } from '../iocs/iocs.service.js';
-import { IntelItemSchema, ItemList, ItemListQuery } from './items.schemas.js';
+import { IntelItemDetailSchema, ItemList, ItemListQuery } from './items.schemas.js';
 import type { ItemsService } from './items.service.js';
 import { feedStats } from './stats.service.js';
 
@@ -47,7 +47,7 @@ export function registerItemsRoutes(root: FastifyInstance, deps: { items: ItemsS
 
   app.get('/items/:id', {
     config: read,
-    schema: { tags, summary: 'Get one intel item', params: IdParams, response: withErrors({ 200: IntelItemSchema }, 404) },
+    schema: { tags, summary: 'Get one intel item', description: 'The item of §2.4 plus `annotatedText`: its text with each extracted indicator at its exact character span.', params: IdParams, response: withErrors({ 200: IntelItemDetailSchema }, 404) },
   }, async (req) => deps.items.get(contextOf(req), req.params.id));
 
   const detectionSchema = { tags, params: IdParams, response: withErrors({ 200: DetectionContextResult }, 404) };

@@ -58,6 +58,20 @@ export const IntelItemSchema = z
   .meta({ id: 'IntelItem' });
 export type IntelItemDto = z.infer<typeof IntelItemSchema>;
 
+const TextSpan = { start: z.number().int().describe('Offset of the first character (UTF-16 code units)'), end: z.number().int().describe('Offset after the last character') };
+
+/** GET /items/{id} only: the stored text with each indicator and each rejected candidate at its exact span. */
+export const IntelItemDetailSchema = IntelItemSchema.extend({
+  annotatedText: z
+    .object({
+      text: z.string().describe('The item\'s text as stored (plain text; the feed\'s HTML is never sent)'),
+      indicators: z.array(z.object({ type: z.string(), value: z.string().describe('As written in the text (possibly defanged): text.slice(start, end)'), normalizedValue: z.string(), confidence: z.number(), ...TextSpan })),
+      rejected: z.array(z.object({ type: z.string(), value: z.string(), reason: z.string().describe('Why extraction did not keep it'), ...TextSpan })),
+    })
+    .describe('Where each extracted indicator is in the text, every occurrence, and each near-miss extraction rejected with the reason'),
+}).meta({ id: 'IntelItemDetail' });
+export type IntelItemDetailDto = z.infer<typeof IntelItemDetailSchema>;
+
 export const SEVERITIES = ['none', 'low', 'medium', 'high', 'critical'] as const;
 
 export const ItemListQuery = z.strictObject({

@@ -2,8 +2,9 @@ import type { Database } from '../../../platform/db/database.js';
 import type { RequestContext } from '../../../platform/context.js';
 import { NotFoundError } from '../../../platform/http/errors.js';
 import { iso } from '../../../platform/time.js';
-import { findItemRow, listItemRows, resolveSourceFilter } from './items.repo.js';
-import { IOC_LISTS, SEVERITIES, type IntelItemDto, type IocList, type ItemListQueryT } from './items.schemas.js';
+import { findItemRow, findItemText, listItemRows, resolveSourceFilter } from './items.repo.js';
+import { annotateText } from './annotate.fns.js';
+import { IOC_LISTS, SEVERITIES, type IntelItemDetailDto, type IntelItemDto, type IocList, type ItemListQueryT } from './items.schemas.js';
 
 type Row = NonNullable<Awaited<ReturnType<typeof findItemRow>>>;
 type IocDto = IntelItemDto['iocs'][IocList][number];
@@ -78,10 +79,11 @@ export function createItemsService(deps: { db: Database }) {
       };
     },
 
-    async get(ctx: RequestContext, id: string): Promise<IntelItemDto> {
+    async get(ctx: RequestContext, id: string): Promise<IntelItemDetailDto> {
       const row = await findItemRow(db, ctx.actor.organizationId, id);
       if (!row) throw new NotFoundError('Intel item');
-      return toItemDto(row);
+      const content = await findItemText(db, ctx.actor.organizationId, id);
+      return { ...toItemDto(row), annotatedText: annotateText(content ?? '') };
     },
   };
 }

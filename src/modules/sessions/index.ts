@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../../platform/wiring.js';
+import { registerSessionsRoutes } from './sessions.routes.js';
+import { createSessionsService, type SessionsDeps } from './sessions.service.js';
+
+export { createLoginLink, LoginLinkError } from './sessions.service.js';
+
+/** The cookie authentication the request hooks use (app.ts), next to the routes that open sessions. */
+export function createSessionAuthenticator(deps: SessionsDeps) {
+  const service = createSessionsService(deps);
+  return { authenticate: service.authenticate };
+}
+
+export function registerSessionsModule(app: FastifyInstance, deps: ModuleDeps): void {
+  const service = createSessionsService({ db: deps.database.db, authenticator: deps.authenticator, config: deps.config });
+  registerSessionsRoutes(app, service, {
+    secureCookie: deps.config.baseUrl.startsWith('https:'),
+    maxAgeSeconds: deps.config.sessionMaxHours * 3600,
+  });
+}

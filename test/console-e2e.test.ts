@@ -1,0 +1,415 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
+import pino from 'pino';
+import { uuidv7 } from 'uuidv7';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildJobCatalog } from '../src/jobs.js';
+import { startWorkers, type WorkerRunner } from '../src/platform/jobs/runner.js';
+import { createGuardedClient } from '../src/platform/outbound/index.js';
+import { createLoginLink } from '../src/modules/sessions/index.js';
+import { buildConsole } from '../scripts/build-console.js';
+import { bearer, createTestApp, type TestContext } from './support/app.js';
+import { configureModel, createAgent } from './support/agents.js';
+import { createDestination, queue } from './support/delivery.js';
+import { seedIntel } from './support/intel-data.js';
+import { startServer } from './support/fakes/http-server.js';
+import { startFakeOpenAI, type FakeOpenAI } from './support/fakes/openai-server.js';
+
+/**
+ * The web console in a real Chromium (Debian's /usr/bin/chromium driven by playwright-core):
+ * one server, one worker pool, one browser for the whole file; the journeys run once.
+ * Screenshots go to screenshots/ (gitignored). Without Chromium the file is skipped: install
+ * it with `apt-get install -y chromium` (.ci/run does).
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const HAVE_CHROMIUM = fs.existsSync(CHROMIUM);
+if (!HAVE_CHROMIUM) process.stderr.write(`console-e2e: skipped, ${CHROMIUM} is not installed (apt-get install -y chromium)\n`);
+const SHOTS = path.resolve(import.meta.dirname, '../screenshots');
+const JOURNEY_MS = 120_000;
+
+let t: TestContext;
+let base: string;
+let key: string;
+let openai: FakeOpenAI;
+let worker: WorkerRunner;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const closers: Array<() => Promise<void>> = [];
+const seeded = { alertId: '', agentId: '', itemId: '', destinationId: '', threatId: '', runId: '' };
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Opens a console URL and waits for text that only real data can produce. */
+async function visit(url: string, text: string | RegExp): Promise<void> {
+  await page.goto(`${base}${url}`);
+  await page.getByText(text).first().waitFor({ timeout: 15_000 });
+}
+
+/** axe-core in the page (evaluated through the DevTools protocol: the page's CSP stays on). */
+async function seriousViolations(): Promise<Array<{ id: string; impact: string; nodes: string[] }>> {
+  const source = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(source);
+  // Browser-side code as strings: the test program's types have no DOM.
+  const result = await page.evaluate<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>(
+    "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })",
+  );
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) }));
+}
+
+async function seed(): Promise<void> {
+  const org = t.orgA.organization.id;
+  const db = t.database.db;
+  const intel = await seedIntel(db, org);
+  seeded.itemId = intel.itemIds[0]!;
+  seeded.agentId = await createAgent(t, key, { name: 'Phishing responder', description: 'Triages reported phishing', modelAlias: 'default', toolNames: ['get_alert', 'comment_on_alert'] });
+  const alert = await t.app.inject({ method: 'POST', url: '/api/alerts', headers: bearer(key), payload: { title: 'Impossible travel for bob@example.com', severity: 'high', payload: { user: 'bob@example.com', from: ['DE', 'BR'] } } });
+  seeded.alertId = alert.json().alert.id;
+  const routes = await t.app.inject({
+    method: 'PUT',
+    url: '/api/alert-triage-routes',
+    headers: bearer(key),
+    payload: { routes: [{ id: uuidv7(), name: 'Critical to the responder', enabled: true, conditions: [{ type: 'severity', severities: ['critical'] }], responseAgentId: seeded.agentId }], defaultResponseAgentId: null, huntResponseAgentId: null },
+  });
+  expect(routes.statusCode, routes.body).toBe(200);
+  const receiver = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+  closers.push(receiver.close);
+  seeded.destinationId = await createDestination(t, key, { type: 'webhook', name: 'SOC webhook', config: { url: `${receiver.url}/hook`, authType: 'bearer' }, token: 'receiver-token', eventSubscriptions: ['agent.message'] });
+  await queue(t, org, [seeded.destinationId]);
+  seeded.threatId = uuidv7();
+  await db.insertInto('huntThreats').values({ id: seeded.threatId, organizationId: org, canonicalKey: 'CVE-2026-1234', title: 'FortiOS SSL-VPN heap overflow', actorId: null, latestRunId: null, assessmentRunningExecutionId: null, latestAlertId: null, activeHuntAlertId: null, dismissedByUserId: null, dismissedReason: null, relevancyScore: 82, exposureScore: 40, createdAt: new Date(), updatedAt: new Date() }).execute();
+  const run = await t.app.inject({ method: 'POST', url: `/api/agents/${seeded.agentId}/run-sync`, headers: bearer(key), payload: { input: { question: 'Summarise today\'s alerts' } } });
+  expect(run.statusCode, run.body).toBe(200);
+  seeded.runId = run.json().runId;
+}
+
+describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
+  beforeAll(async () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await buildConsole({ ifStale: true });
+    t = await createTestApp({ env: { RAMPART_ALLOW_PRIVATE_NETWORKS: 'true' } });
+    key = t.orgA.apiKey.key;
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    openai = await startFakeOpenAI({ script: () => ({ text: 'Triage: the sign-in came from the admin jump host; benign.' }) });
+    await configureModel(t, key, { name: 'fake', type: 'openai-compatible', baseUrl: openai.url, alias: 'default', modelId: 'local-model' });
+    const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+    const catalog = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger, baseUrl: base });
+    worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 2, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+    await seed();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+    page.on('dialog', (d) => {
+      throw new Error(`unexpected dialog: ${d.message()}`);
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await worker?.stop();
+    await openai?.close();
+    for (const close of closers) await close();
+    await t?.close();
+  }, 60_000);
+
+  it('signs in with an API key: an HttpOnly session cookie, nothing in browser storage', async () => {
+    await page.goto(`${base}/`);
+    await page.getByRole('heading', { name: 'Sign in to Rampart' }).waitFor();
+    await shot('sign-in');
+    expect(await seriousViolations()).toEqual([]);
+    await page.getByLabel('API key').fill('rmp_aaaaaaaa_' + 'a'.repeat(43));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('Invalid API key').waitFor();
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Alerts' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/alerts');
+    const cookies = await context.cookies();
+    expect(cookies.find((c) => c.name === 'rampart_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    const stored = await page.evaluate<string>('JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie })');
+    expect(stored).not.toContain('rmp_');
+    expect(stored).not.toContain('rampart_session');
+  }, JOURNEY_MS);
+
+  it('renders every screen with the seeded data, with a screenshot of each', async () => {
+    const screens: Array<[string, string, string | RegExp]> = [
+      ['alerts', '/alerts', 'Impossible travel for bob@example.com'],
+      ['alert-detail', `/alerts/${seeded.alertId}`, '"bob@example.com"'],
+      ['intel-items', '/intel/items', 'LockBit affiliate exploits CVE-2026-1234 in FortiOS'],
+      ['intel-item', `/intel/items/${seeded.itemId}`, 'Ransomware operators exploited the FortiOS flaw'],
+      ['intel-sources', '/intel/sources', 'Seeded source'],
+      ['intel-iocs', '/intel/iocs', '203.0.113.1'],
+      ['agents', '/agents', 'Phishing responder'],
+      ['agent-detail', `/agents/${seeded.agentId}`, 'Phishing responder'],
+      ['run', `/agents/${seeded.agentId}/runs/${seeded.runId}`, 'Triage: the sign-in came from the admin jump host; benign.'],
+      ['destinations', `/destinations/${seeded.destinationId}`, 'agent.message'],
+      ['triage-routes', '/triage-routes', 'Matches when'],
+      ['hunt', '/hunt', 'FortiOS SSL-VPN heap overflow'],
+      ['threat', `/hunt/${seeded.threatId}`, 'CVE-2026-1234'],
+      ['settings-users', '/settings/users', 'admin@a.test'],
+      ['settings-roles', '/settings/roles', 'Super Admin'],
+      ['settings-api-keys', '/settings/api-keys', 'Initial admin key'],
+      ['settings-audit', '/settings/audit', 'session.create'],
+    ];
+    for (const [name, url, text] of screens) {
+      await visit(url, text);
+      await shot(name);
+    }
+    await visit('/triage-routes', 'Matches when');
+    expect(await page.getByLabel('Name').first().inputValue()).toBe('Critical to the responder');
+    // Filters live in the URL: a shared link opens the same view.
+    await visit('/alerts?severity=low', 'No alerts match these filters.');
+    await visit('/alerts?severity=high&search=travel', 'Impossible travel for bob@example.com');
+    expect(await page.getByLabel('Severity').inputValue()).toBe('high');
+  }, JOURNEY_MS);
+
+  it('acts from the screens: bulk status change, route simulation and a loop error on its route, test-send, dismiss and restore, role permissions, a new user', async () => {
+    await visit('/alerts', 'Impossible travel for bob@example.com');
+    await page.getByRole('checkbox', { name: 'Select RMP-1' }).check();
+    await page.getByLabel('Set status').selectOption('escalated');
+    await page.getByRole('button', { name: 'Apply to selected' }).click();
+    await page.getByText('1 updated').waitFor();
+    await page.getByRole('row', { name: /RMP-1/ }).locator('.badge.v-escalated').waitFor();
+
+    await visit('/triage-routes', 'Matches when');
+    await page.getByRole('region', { name: 'Simulate' }).getByLabel('Severity').selectOption('critical');
+    await page.getByRole('button', { name: 'Simulate a sample alert' }).click();
+    await page.getByText(/^route → Critical to the responder → Phishing responder/).waitFor();
+    // A route that would send an alert-making agent's own alerts back to it: the loop error is shown on that route.
+    await createAgent(t, key, { name: 'Alert maker', modelAlias: 'default', toolNames: ['create_alert'] });
+    await visit('/triage-routes', 'Matches when');
+    await page.getByRole('button', { name: 'Add route' }).click();
+    const added = page.getByRole('listitem', { name: 'Route 2: Route 2' });
+    await added.getByLabel('Agent').selectOption({ label: 'Alert maker' });
+    await page.getByRole('button', { name: 'Save routes' }).click();
+    await added.getByRole('alert').getByText(/^Routing loop: agent "Alert maker"/).waitFor();
+    await shot('triage-loop-error');
+
+    await visit(`/destinations/${seeded.destinationId}`, 'agent.message');
+    await page.getByRole('button', { name: 'Send a test message' }).click();
+    await page.getByText(/^Test delivered/).waitFor();
+
+    await visit(`/hunt/${seeded.threatId}`, 'CVE-2026-1234');
+    await page.getByLabel('Reason').fill('Not our VPN vendor');
+    await page.getByRole('button', { name: 'Dismiss' }).click();
+    await page.locator('.facts .badge.v-dismissed').waitFor();
+    await page.getByText('Not our VPN vendor').waitFor();
+    await page.getByRole('button', { name: 'Restore' }).click();
+    await page.getByRole('button', { name: 'Dismiss' }).waitFor();
+    await shot('threat-restored');
+
+    const role = await t.app.inject({ method: 'POST', url: '/api/roles', headers: bearer(key), payload: { name: 'Responder', permissions: ['alert.read'] } });
+    expect(role.statusCode, role.body).toBe(200);
+    await visit('/settings/roles', 'Permissions of Responder');
+    const perms = page.getByRole('group', { name: 'Permissions of Responder' });
+    await perms.getByRole('checkbox', { name: 'alert.triage' }).check();
+    await expect.poll(async () => (await t.app.inject({ url: `/api/roles/${role.json().id}/perms`, headers: bearer(key) })).json().permissions).toEqual(['alert.read', 'alert.triage']);
+    await visit('/settings/users', 'admin@a.test');
+    const newUser = page.getByRole('form', { name: 'New user' });
+    await newUser.getByLabel('Email').fill('carol@a.test');
+    await newUser.getByLabel('Name').fill('Carol');
+    await newUser.getByLabel('Role').selectOption({ label: 'Responder' });
+    await newUser.getByRole('button', { name: 'Add user' }).click();
+    await page.getByRole('cell', { name: 'carol@a.test' }).waitFor();
+  }, JOURNEY_MS);
+
+  it('pages a queue of 10,000 alerts on the server, 50 rows at a time', async () => {
+    await sql`
+      INSERT INTO alerts (id, organization_id, number, title, description, severity, status, source_category, source_name, trigger_type, created_by, payload, created_at, updated_at)
+      SELECT gen_random_uuid(), ${t.orgA.organization.id}, 100000 + g, 'Bulk alert ' || g, 'Generated', (ARRAY['low', 'medium', 'high', 'critical'])[1 + g % 4], 'open',
+        'trigger', 'bulk', 'webhook', 'trigger', '{}'::jsonb, now() - interval '1 day' - (g || ' seconds')::interval, now()
+      FROM generate_series(1, 10000) g`.execute(t.database.db);
+    const requests: string[] = [];
+    page.on('request', (r) => { if (new URL(r.url()).pathname === '/api/alerts') requests.push(r.url()); });
+    await visit('/alerts', /in all/);
+    const total = (await t.app.inject({ url: '/api/alerts?limit=1', headers: bearer(key) })).json().totalCount as number;
+    expect(total).toBeGreaterThanOrEqual(10_000);
+    await page.getByText(`Page 1 of ${Math.ceil(total / 50)} · ${total} in all`).waitFor();
+    expect(await page.locator('tbody tr').count()).toBe(50);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText(`Page 2 of ${Math.ceil(total / 50)}`).waitFor();
+    expect(new URL(page.url()).searchParams.get('page')).toBe('2');
+    expect(await page.locator('tbody tr').count()).toBe(50);
+    expect(requests.every((u) => new URL(u).searchParams.get('limit') === '50')).toBe(true);
+    await shot('alerts-10k');
+  }, JOURNEY_MS);
+
+  it('analyst journey: an alert arrives by webhook, is routed, its triage run is watched, and it is closed with a comment', async () => {
+    // The trigger is made in the console, which shows the webhook URL and secret once.
+    await visit(`/agents/${seeded.agentId}`, 'Phishing responder');
+    await page.getByRole('form', { name: 'New trigger' }).getByLabel('Name').fill('GuardDuty');
+    await page.getByRole('button', { name: 'Add trigger' }).click();
+    const notice = page.locator('.notice');
+    await notice.waitFor();
+    const codes = await notice.locator('code').allTextContents();
+    const [webhookUrl, secret] = codes as [string, string];
+    expect(webhookUrl).toMatch(/\/api\/trigger\/webhook\/[0-9a-f-]{36}$/);
+    await shot('trigger-created');
+
+    const finding = { detail: { id: 'gd-777', type: 'UnauthorizedAccess:EC2/SSHBruteForce', title: '198.51.100.23 is brute forcing SSH on i-0abc', severity: 8 }, 'detail-type': 'GuardDuty Finding', source: 'aws.guardduty' };
+    const delivered = await fetch(new URL(new URL(webhookUrl).pathname, base), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` }, body: JSON.stringify(finding) });
+    expect(delivered.status, await delivered.clone().text()).toBeLessThan(300);
+
+    await visit('/alerts', '198.51.100.23 is brute forcing SSH on i-0abc');
+    await page.getByRole('link', { name: /198\.51\.100\.23 is brute forcing SSH/ }).click();
+    await page.getByText(/^trigger: /).waitFor();
+    // The triage run, watched by polling, ends.
+    await page.locator('.triage .badge.v-done').waitFor({ timeout: 30_000 });
+    await shot('analyst-triaged');
+
+    await page.getByRole('textbox', { name: 'Comment', exact: true }).fill('Known pentest from the red team; no action.');
+    await page.getByRole('button', { name: 'Add comment' }).click();
+    await page.getByText('Known pentest from the red team; no action.').waitFor();
+    await page.getByRole('form', { name: 'Change status' }).getByLabel('Status').selectOption('closed_benign');
+    await page.getByRole('form', { name: 'Change status' }).getByLabel('Reason').fill('Authorised test');
+    await page.getByRole('button', { name: 'Set status' }).click();
+    await page.locator('.facts .badge.v-closed_benign').waitFor();
+    await shot('analyst-closed');
+
+    const alerts = (await t.app.inject({ url: '/api/alerts?search=brute%20forcing', headers: bearer(key) })).json().alerts;
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ status: 'closed_benign', routing: { outcome: 'trigger' }, assignedAgentId: seeded.agentId });
+    const view = (await t.app.inject({ url: `/api/alerts/${alerts[0].id}`, headers: bearer(key) })).json();
+    expect(view.timeline.map((e: { kind: string }) => e.kind)).toEqual(expect.arrayContaining(['comment', 'triage_finished']));
+  }, JOURNEY_MS);
+
+  it('intel journey: add a local RSS source, sync it, read an item with highlighted indicators, find one in IOC search', async () => {
+    const feed = `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Local research</title><link>https://research.example/</link>
+<item><guid>r-1</guid><title>Loader campaign uses fresh infrastructure</title><link>https://research.example/r-1</link><pubDate>Tue, 10 Nov 2026 04:00:00 +0000</pubDate>
+<description><![CDATA[<p>The loader beacons to 45.77.12.9 and fetches its payload from update-check[.]net. Internal host 10.0.0.5 was also seen.</p>]]></description></item>
+</channel></rss>`;
+    const server = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(feed));
+    closers.push(server.close);
+
+    await visit('/intel/sources', 'Seeded source');
+    const form = page.getByRole('form', { name: 'Add an RSS source' });
+    await form.getByLabel('Name').fill('Local research');
+    await form.getByLabel('Feed URL').fill(`${server.url}/feed.xml`);
+    await form.getByRole('button', { name: 'Add RSS source' }).click();
+    const row = page.getByRole('row', { name: /Local research/ });
+    await row.waitFor();
+    await page.getByRole('button', { name: 'Sync Local research now' }).click();
+    await row.locator('.badge.v-ok').waitFor({ timeout: 30_000 });
+    await shot('intel-synced');
+
+    await visit('/intel/items?search=loader', 'Loader campaign uses fresh infrastructure');
+    await page.getByRole('link', { name: 'Loader campaign uses fresh infrastructure' }).click();
+    const ip = page.locator('mark.ioc', { hasText: '45.77.12.9' });
+    await ip.waitFor({ timeout: 15_000 });
+    expect(await ip.getAttribute('data-type')).toBe('ipv4');
+    expect(await page.locator('mark.ioc[data-type="domain"]').textContent()).toBe('update-check[.]net');
+    expect(await page.locator('.rejected', { hasText: '10.0.0.5' }).getAttribute('title')).toMatch(/^not kept \(ipv4\): /);
+    // Each mark is exactly its span of the text the API returned.
+    const itemId = new URL(page.url()).pathname.split('/').pop()!;
+    const detail = (await t.app.inject({ url: `/items/${itemId}`, headers: bearer(key) })).json();
+    const marks = await page.locator('mark.ioc').allTextContents();
+    expect(marks).toEqual(detail.annotatedText.indicators.map((i: { start: number; end: number }) => detail.annotatedText.text.slice(i.start, i.end)));
+    await shot('intel-reader');
+
+    await page.getByRole('link', { name: '45.77.12.9' }).click();
+    await page.getByRole('cell', { name: '45.77.12.9' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('search')).toBe('45.77.12.9');
+    await expect(page.getByRole('button', { name: /^unchecked \d+$/ }).isVisible()).resolves.toBe(true);
+    await shot('intel-ioc-search');
+  }, JOURNEY_MS);
+
+  it('shows a hostile feed item inert: no script runs, no handler fires, no javascript: link', async () => {
+    const id = uuidv7();
+    const sourceId = (await t.database.db.selectFrom('intelItems').select('sourceId').where('id', '=', seeded.itemId).executeTakeFirstOrThrow()).sourceId;
+    const hostile = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> <a href="javascript:window.__pwned = 3">click</a> <svg onload="window.__pwned = 4"></svg> evil.example.com';
+    await t.database.db.insertInto('intelItems').values({
+      id, organizationId: t.orgA.organization.id, sourceId, externalId: 'hostile', title: `<img src=x onerror="window.__pwned = 5">Hostile <script>window.__pwned = 6</script>`,
+      url: 'javascript:window.__pwned = 7', publisher: '<b onmouseover="window.__pwned = 8">pub</b>', publishedAt: new Date(), language: 'en', contentText: hostile, contentHtml: hostile,
+      structuredIndicators: '[]', referenceUrls: '[]', tags: [], raw: null, contentHash: id, createdAt: new Date(), updatedAt: new Date(), processedAt: new Date(),
+      severity: 'high', relevance: 50, platforms: [], summary: `<script>window.__pwned = 9</script>`, tldr: '<img src=x onerror="window.__pwned = 10">', classification: '{}', iocs: '{}', canonicalKey: null,
+    }).execute();
+    for (const url of [`/intel/items/${id}`, '/intel/items?search=Hostile']) {
+      await visit(url, /Hostile <script>window.__pwned = 6<\/script>/);
+      await page.mouse.move(10, 10);
+      const state = await page.evaluate(`({
+        pwned: window.__pwned ?? null,
+        inlineScripts: document.querySelectorAll('script:not([src])').length,
+        jsLinks: document.querySelectorAll('a[href^="javascript:" i]').length,
+        handlers: [...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length,
+        images: document.querySelectorAll('main img, main svg').length,
+      })`);
+      expect(state, url).toEqual({ pwned: null, inlineScripts: 0, jsLinks: 0, handlers: 0, images: 0 });
+    }
+    await expect(page.getByText('<script>window.__pwned = 1</script>', { exact: false }).count()).resolves.toBe(0); // list view shows the tldr, not the text
+    await visit(`/intel/items/${id}`, /Hostile/);
+    await page.getByText('<script>window.__pwned = 1</script>', { exact: false }).first().waitFor();
+    await shot('xss-inert');
+  }, JOURNEY_MS);
+
+  it('has no serious accessibility violations (axe) in both themes, works at 390 px and from the keyboard', async () => {
+    for (const url of ['/alerts', `/alerts/${seeded.alertId}`, `/intel/items/${seeded.itemId}`, '/intel/iocs', '/settings/api-keys', `/hunt/${seeded.threatId}`, '/triage-routes']) {
+      await page.goto(`${base}${url}`);
+      await page.locator('main h1').first().waitFor();
+      await page.getByText('Loading…').waitFor({ state: 'detached' });
+      expect({ url, violations: await seriousViolations() }).toEqual({ url, violations: [] });
+    }
+    await page.goto(`${base}/alerts`);
+    const toggle = page.getByRole('button', { name: /Switch to (light|dark) theme/ });
+    const before = await page.evaluate<string>('document.documentElement.dataset.theme');
+    await toggle.click();
+    const after = await page.evaluate<string>('document.documentElement.dataset.theme');
+    expect(after).not.toBe(before);
+    await page.getByText('Impossible travel for bob@example.com').waitFor();
+    expect(await seriousViolations()).toEqual([]);
+    await shot(`alerts-${after}`);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const [name, url] of [['alerts-phone', '/alerts'], ['item-phone', `/intel/items/${seeded.itemId}`], ['alert-phone', `/alerts/${seeded.alertId}`]] as const) {
+      await page.goto(`${base}${url}`);
+      await page.locator('main h1').first().waitFor();
+      await page.getByText('Loading…').waitFor({ state: 'detached' });
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth'), name).toBeLessThanOrEqual(390);
+      await shot(name);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    await page.goto(`${base}/alerts`);
+    await page.getByText('Impossible travel for bob@example.com').waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<string>('document.activeElement?.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate<string>('document.activeElement?.id')).toBe('main');
+    // Tab order reaches the rows' links; Enter opens one.
+    for (let i = 0; i < 40 && !(await page.evaluate<boolean>("document.activeElement?.tagName === 'A' && document.activeElement.textContent.includes('Impossible travel')")); i++) await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: /Impossible travel for bob@example.com/ }).waitFor();
+  }, JOURNEY_MS);
+
+  it('signs in from a one-time link, and signing out ends the session', async () => {
+    const link = await createLoginLink(t.database.db, { email: 'admin@a.test', baseUrl: base });
+    const fresh = await browser.newContext();
+    const other = await fresh.newPage();
+    await other.goto(link.url);
+    await other.getByRole('heading', { name: 'Alerts' }).waitFor();
+    expect(new URL(other.url()).hash).toBe('');
+    const reuse = await fresh.newPage();
+    await fresh.clearCookies();
+    await reuse.goto(link.url);
+    await reuse.getByText('The sign-in link is invalid, expired or already used').waitFor();
+    await fresh.close();
+
+    const cookie = (await context.cookies()).find((c) => c.name === 'rampart_session')!;
+    await page.goto(`${base}/alerts`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Rampart' }).waitFor();
+    const after = await fetch(`${base}/api/alerts`, { headers: { cookie: `rampart_session=${cookie.value}` } });
+    expect(after.status).toBe(401);
+  }, JOURNEY_MS);
+});

@@ -1,0 +1,180 @@
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap, type Paths } from '../api';
+import { Link, navigate } from '../router';
+import { useSession } from '../session';
+import { Badge, CopyButton, ErrorText, Loadable, Page, Select, Time } from '../ui';
+
+type Agent = Paths['/api/agents/{agentId}']['get']['responses'][200]['content']['application/json'];
+
+export default function AgentDetail({ params }: { params: Record<string, string> }) {
+  const id = params.id!;
+  const isNew = id === 'new';
+  const agent = useQuery({ queryKey: ['agent', id], enabled: !isNew, queryFn: () => unwrap(api.GET('/api/agents/{agentId}', { params: { path: { agentId: id } } })) });
+  if (isNew) return <Page title="New agent"><AgentForm /></Page>;
+  return (
+    <Loadable query={agent}>
+      {(a) => (
+        <Page title={a.name} actions={<Link to="/agents">All agents</Link>}>
+          <AgentForm agent={a} />
+          <Triggers agentId={a.id} />
+          <Runs agentId={a.id} />
+        </Page>
+      )}
+    </Loadable>
+  );
+}
+
+function AgentForm({ agent }: { agent?: Agent }) {
+  const qc = useQueryClient();
+  const { can } = useSession();
+  const aliases = useQuery({ queryKey: ['model-aliases'], queryFn: () => unwrap(api.GET('/api/model-aliases')) });
+  const destinations = useQuery({ queryKey: ['destinations'], queryFn: () => unwrap(api.GET('/api/output-destinations')), enabled: can('destination.read') });
+  const [form, setForm] = useState({
+    name: agent?.name ?? '',
+    description: agent?.description ?? '',
+    systemPrompt: agent?.systemPrompt ?? '',
+    modelAlias: agent?.modelAlias ?? '',
+    toolNames: agent?.toolNames.join(', ') ?? '',
+    outputDestinationIds: agent?.outputDestinationIds ?? [],
+  });
+  const save = useMutation({
+    mutationFn: async () => {
+      const body = { ...form, toolNames: form.toolNames.split(',').map((t) => t.trim()).filter(Boolean) };
+      return agent
+        ? unwrap(api.PUT('/api/agents/{agentId}', { params: { path: { agentId: agent.id } }, body }))
+        : unwrap(api.POST('/api/agents', { body }));
+    },
+    onSuccess: (saved) => {
+      void qc.invalidateQueries({ queryKey: ['agents'] });
+      qc.setQueryData(['agent', saved.id], saved);
+      if (!agent) navigate(`/agents/${saved.id}`);
+    },
+  });
+  const field = (k: 'name' | 'description' | 'toolNames') => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
+  const editable = can(agent ? 'agent.manage' : 'agent.create');
+  return (
+    <form className="stack" onSubmit={(e) => { e.preventDefault(); save.mutate(); }} aria-label="Agent">
+      <fieldset disabled={!editable}>
+        <label className="field"><span>Name</span><input value={form.name} onChange={field('name')} required /></label>
+        <label className="field"><span>Description</span><input value={form.description} onChange={field('description')} /></label>
+        <label className="field"><span>System prompt</span><textarea rows={6} value={form.systemPrompt} onChange={(e) => setForm({ ...form, systemPrompt: e.target.value })} required /></label>
+        <Select label="Model" value={form.modelAlias} any="Choose a model alias" options={(aliases.data?.aliases ?? []).map((a) => [a.alias, `${a.alias} (${a.providerName} · ${a.modelId})`] as [string, string])} onChange={(v) => setForm({ ...form, modelAlias: v })} />
+        <label className="field"><span>Tools (comma-separated names)</span><input value={form.toolNames} onChange={field('toolNames')} /></label>
+        {destinations.data && destinations.data.length > 0 && (
+          <fieldset>
+            <legend>Output destinations</legend>
+            {destinations.data.map((d) => (
+              <label key={d.id} className="check">
+                <input
+                  type="checkbox"
+                  checked={form.outputDestinationIds.includes(d.id)}
+                  onChange={(e) => setForm({ ...form, outputDestinationIds: e.target.checked ? [...form.outputDestinationIds, d.id] : form.outputDestinationIds.filter((x) => x !== d.id) })}
+                />
+                {d.name}
+              </label>
+            ))}
+          </fieldset>
+        )}
+        <button type="submit" disabled={save.isPending}>{agent ? 'Save agent' : 'Create agent'}</button>
+      </fieldset>
+      {save.isSuccess && <p role="status">Saved.</p>}
+      <ErrorText error={save.error} />
+    </form>
+  );
+}
+
+const SOURCES = ['webhook', 'jira', 'jira-automation', 'slack', 'linear', 'bugcrowd', 'hackerone', 'zscaler', 'darktrace'] as const;
+type Source = (typeof SOURCES)[number];
+const SETUP: Record<Source, string> = {
+  webhook: 'POST JSON to the webhook URL with "Authorization: Bearer <secret>" (or X-Rampart-Secret), or sign it GitHub style (X-Hub-Signature-256) or as Standard Webhooks.',
+  jira: 'Jira → System → WebHooks: the webhook URL; Jira signs with X-Hub-Signature using the secret.',
+  'jira-automation': 'A Jira Automation rule → "Send web request" to the webhook URL with the header X-Rampart-Secret: <secret>.',
+  slack: 'Your Slack app → Event Subscriptions: the webhook URL; save the app\'s signing secret on the trigger (X-Slack-Signature).',
+  linear: 'Linear → Settings → API → Webhooks: the webhook URL; save Linear\'s signing secret on the trigger (Linear-Signature).',
+  bugcrowd: 'Bugcrowd → Integrations → Webhooks: the webhook URL and the secret (X-Bugcrowd-Digest).',
+  hackerone: 'HackerOne → Program settings → Webhooks: the webhook URL and the secret (X-H1-Signature).',
+  zscaler: 'Zscaler → an HTTP notification to the webhook URL with the header X-Rampart-Secret: <secret>.',
+  darktrace: 'Darktrace → Workflow Integrations → Webhook: the webhook URL with the header X-Rampart-Secret: <secret>.',
+};
+
+function Triggers({ agentId }: { agentId: string }) {
+  const qc = useQueryClient();
+  const { can } = useSession();
+  const triggers = useQuery({ queryKey: ['triggers', agentId], queryFn: () => unwrap(api.GET('/api/agents/{agentId}/trigger', { params: { path: { agentId } } })) });
+  const [source, setSource] = useState<Source>('webhook');
+  const [name, setName] = useState('');
+  const [created, setCreated] = useState<{ webhookUrl: string; secret: string } | null>(null);
+  const create = useMutation({
+    mutationFn: async () => {
+      const fields = await unwrap(api.GET('/api/agents/{agentId}/trigger/{source}/fields', { params: { path: { agentId, source } } }));
+      const triggerId = fields.data.webhookUrl.split('/').pop()!;
+      await unwrap(api.POST('/api/agents/{agentId}/trigger/save', { params: { path: { agentId } }, body: { source, triggerId, name: name || source, enabled: true, createAlert: true } }));
+      return { webhookUrl: fields.data.webhookUrl, secret: fields.data.secret };
+    },
+    onSuccess: (c) => { setCreated(c); setName(''); void qc.invalidateQueries({ queryKey: ['triggers', agentId] }); },
+  });
+  return (
+    <section aria-labelledby="triggers">
+      <h2 id="triggers">Triggers</h2>
+      <Loadable query={triggers} isEmpty={(d) => d.triggers.length === 0} empty="No triggers: this agent runs only when called.">
+        {(d) => (
+          <ul className="cards">
+            {d.triggers.map((t) => (
+              <li key={t.id} className="card">
+                <strong>{t.name}</strong> <Badge value={t.source} /> <Badge value={t.enabled ? 'enabled' : 'disabled'} />
+                {t.webhookUrl && (<div className="copy-row"><code className="break">{t.webhookUrl}</code> <CopyButton value={t.webhookUrl} label="webhook URL" /></div>)}
+                {t.cronSchedule && <div>Schedule <code>{t.cronSchedule}</code> · next <Time at={t.nextRunAt} /></div>}
+                {t.source !== 'cron' && <p className="muted small">{SETUP[t.source as Source]}</p>}
+              </li>
+            ))}
+          </ul>
+        )}
+      </Loadable>
+      {can('agent.manage') && (
+        <form className="inline-form" onSubmit={(e) => { e.preventDefault(); create.mutate(); }} aria-label="New trigger">
+          <Select label="Source" value={source} any={null} options={[...SOURCES]} onChange={(v) => setSource(v as Source)} />
+          <label className="field"><span>Name</span><input value={name} onChange={(e) => setName(e.target.value)} /></label>
+          <button type="submit" disabled={create.isPending}>Add trigger</button>
+          <ErrorText error={create.error} />
+        </form>
+      )}
+      {created && (
+        <div className="notice" role="status">
+          <p>Trigger created. The secret is shown this once:</p>
+          <div className="copy-row"><span>Webhook URL</span> <code className="break">{created.webhookUrl}</code> <CopyButton value={created.webhookUrl} label="webhook URL" /></div>
+          <div className="copy-row"><span>Secret</span> <code className="break">{created.secret}</code> <CopyButton value={created.secret} label="secret" /></div>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Runs({ agentId }: { agentId: string }) {
+  const runs = useQuery({ queryKey: ['runs', agentId], queryFn: () => unwrap(api.GET('/api/agent-runs', { params: { query: { agentId, pageSize: 20 } } })), refetchInterval: 5000 });
+  return (
+    <section aria-labelledby="runs">
+      <h2 id="runs">Runs</h2>
+      <Loadable query={runs} isEmpty={(d) => d.runs.length === 0} empty="No runs yet.">
+        {(d) => (
+          <div className="table-wrap">
+            <table>
+              <thead><tr><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Mode</th><th scope="col">Steps</th><th scope="col">Queued</th></tr></thead>
+              <tbody>
+                {d.runs.map((r) => (
+                  <tr key={r.id}>
+                    <td><Link to={`/agents/${agentId}/runs/${r.id}`} className="mono">{r.id.slice(0, 8)}</Link></td>
+                    <td><Badge value={r.status} /></td>
+                    <td>{r.mode}</td>
+                    <td>{r.stepCount}</td>
+                    <td><Time at={r.queuedAt} /></td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loadable>
+    </section>
+  );
+}

@@ -1,0 +1,148 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../api';
+import { Link } from '../router';
+import { useSession } from '../session';
+import { Badge, ErrorText, Json, Loadable, Page, Select, Time } from '../ui';
+import { ALERT_STATUSES, SEVERITIES, type AlertStatus } from './alerts';
+import { useAgents } from './shared';
+import { useRunStatus } from './run';
+
+export default function AlertDetail({ params }: { params: Record<string, string> }) {
+  const alertId = params.id!;
+  const qc = useQueryClient();
+  const [live, setLive] = useState(false);
+  const detail = useQuery({
+    queryKey: ['alert', alertId],
+    queryFn: () => unwrap(api.GET('/api/alerts/{alertId}', { params: { path: { alertId } } })),
+    // While the triage run works, the alert (status, timeline) changes under it: poll.
+    refetchInterval: live ? 2000 : false,
+  });
+  const alert = detail.data?.alert;
+  const run = useRunStatus(alert?.assignedAgentId ?? null, alert?.triageRunId ?? null);
+  const running = run.data?.status === 'waiting' || run.data?.status === 'running';
+  const refresh = () => qc.invalidateQueries({ queryKey: ['alert', alertId] });
+  useEffect(() => {
+    // Once more when the run ends: its last changes are in the alert.
+    if (live && !running) void refresh();
+    setLive(running);
+  }, [running]);
+
+  return (
+    <Loadable query={detail}>
+      {({ alert: a, timeline }) => (
+        <Page title={`${a.displayId} · ${a.title}`} actions={<Link to="/alerts">Back to the queue</Link>}>
+          <div className="grid two">
+            <section aria-labelledby="facts">
+              <h2 id="facts">Alert</h2>
+              <dl className="facts">
+                <dt>Status</dt><dd><Badge value={a.status} /></dd>
+                <dt>Severity</dt><dd><Badge value={a.severity} /></dd>
+                <dt>Source</dt><dd>{a.source.category} · {a.source.name}</dd>
+                <dt>Assigned agent</dt><dd>{a.assignedAgentName ?? '—'}</dd>
+                <dt>Routing</dt><dd>{a.routing ? `${a.routing.outcome}${a.routing.routeName ? ` (${a.routing.routeName})` : ''}: ${a.routing.reason}` : '—'}</dd>
+                <dt>Created</dt><dd><Time at={a.createdAt} /></dd>
+                {a.resolvedReason && (<><dt>Resolution</dt><dd>{a.resolvedReason}</dd></>)}
+              </dl>
+              {a.description && <p className="prose">{a.description}</p>}
+              <TriageRun agentId={a.assignedAgentId} runId={a.triageRunId} status={run.data?.status} message={run.data?.statusMessage} />
+            </section>
+            <section aria-labelledby="act">
+              <h2 id="act">Act</h2>
+              <StatusForm alertId={alertId} current={a.status} onDone={refresh} />
+              <SeverityForm alertId={alertId} current={a.severity} onDone={refresh} />
+              <AssignForm alertId={alertId} onDone={refresh} />
+            </section>
+          </div>
+          <section aria-labelledby="timeline">
+            <h2 id="timeline">Timeline</h2>
+            {timeline.length === 0 ? <p className="state empty">No activity yet.</p> : (
+              <ol className="timeline">
+                {timeline.map((e) => (
+                  <li key={e.id}>
+                    <Time at={e.createdAt} /> <Badge value={e.kind} /> <span className="muted">{e.actorType}</span>
+                    {e.body && <p className="prose">{e.body}</p>}
+                  </li>
+                ))}
+              </ol>
+            )}
+            <CommentForm alertId={alertId} onDone={refresh} />
+          </section>
+          <section aria-labelledby="payload">
+            <h2 id="payload">Payload</h2>
+            <Json value={a.payload} />
+          </section>
+        </Page>
+      )}
+    </Loadable>
+  );
+}
+
+function TriageRun({ agentId, runId, status, message }: { agentId: string | null; runId: string | null; status?: string; message?: string | null }) {
+  if (!agentId || !runId) return <p className="muted">No triage run.</p>;
+  return (
+    <p className="triage" role="status" aria-live="polite">
+      Triage run <Badge value={status ?? 'loading'} /> {message && <span className="muted">{message}</span>}{' '}
+      <Link to={`/agents/${agentId}/runs/${runId}`}>Transcript</Link>
+    </p>
+  );
+}
+
+function StatusForm({ alertId, current, onDone }: { alertId: string; current: AlertStatus; onDone: () => void }) {
+  const [status, setStatus] = useState<AlertStatus>(current);
+  const [reason, setReason] = useState('');
+  const m = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/alerts/{alertId}/status', { params: { path: { alertId } }, body: { status, ...(reason ? { reason } : {}) } })),
+    onSuccess: () => { setReason(''); onDone(); },
+  });
+  return (
+    <form className="stack" onSubmit={(e: FormEvent) => { e.preventDefault(); m.mutate(); }} aria-label="Change status">
+      <Select label="Status" value={status} options={[...ALERT_STATUSES]} any={null} onChange={(v) => setStatus(v as AlertStatus)} />
+      <label className="field"><span>Reason</span><input value={reason} onChange={(e) => setReason(e.target.value)} /></label>
+      <button type="submit" disabled={m.isPending}>Set status</button>
+      <ErrorText error={m.error} />
+    </form>
+  );
+}
+
+function SeverityForm({ alertId, current, onDone }: { alertId: string; current: (typeof SEVERITIES)[number]; onDone: () => void }) {
+  const [severity, setSeverity] = useState(current);
+  const m = useMutation({ mutationFn: () => unwrap(api.POST('/api/alerts/{alertId}/severity', { params: { path: { alertId } }, body: { severity } })), onSuccess: onDone });
+  return (
+    <form className="stack" onSubmit={(e) => { e.preventDefault(); m.mutate(); }} aria-label="Change severity">
+      <Select label="Severity" value={severity} options={[...SEVERITIES]} any={null} onChange={(v) => setSeverity(v as typeof severity)} />
+      <button type="submit" disabled={m.isPending}>Set severity</button>
+      <ErrorText error={m.error} />
+    </form>
+  );
+}
+
+function AssignForm({ alertId, onDone }: { alertId: string; onDone: () => void }) {
+  const agents = useAgents();
+  const { can } = useSession();
+  const [agentId, setAgentId] = useState('');
+  const m = useMutation({ mutationFn: () => unwrap(api.POST('/api/alerts/{alertId}/assign', { params: { path: { alertId } }, body: { agentId } })), onSuccess: onDone });
+  if (!can('agent.execute')) return null;
+  return (
+    <form className="stack" onSubmit={(e) => { e.preventDefault(); m.mutate(); }} aria-label="Assign to an agent">
+      <Select label="Assign to agent" value={agentId} any="Choose an agent" options={(agents.data ?? []).map((a) => [a.id, a.name] as [string, string])} onChange={setAgentId} />
+      <button type="submit" disabled={!agentId || m.isPending}>Assign and triage</button>
+      <ErrorText error={m.error} />
+    </form>
+  );
+}
+
+function CommentForm({ alertId, onDone }: { alertId: string; onDone: () => void }) {
+  const [body, setBody] = useState('');
+  const m = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/alerts/{alertId}/comments', { params: { path: { alertId } }, body: { bodyMarkdown: body } })),
+    onSuccess: () => { setBody(''); onDone(); },
+  });
+  return (
+    <form className="stack" onSubmit={(e) => { e.preventDefault(); m.mutate(); }} aria-label="Add a comment">
+      <label className="field"><span>Comment</span><textarea value={body} onChange={(e) => setBody(e.target.value)} rows={3} required /></label>
+      <button type="submit" disabled={m.isPending || !body.trim()}>Add comment</button>
+      <ErrorText error={m.error} />
+    </form>
+  );
+}

@@ -1,0 +1,86 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../api';
+import { Link, useSearch } from '../router';
+import { useSession } from '../session';
+import { Badge, ErrorText, Loadable, Page, Pager, Select, Time, pageOf } from '../ui';
+
+/** Output destinations, and one destination's delivery log with redeliver and test-send. */
+export default function Destinations({ params }: { params: Record<string, string> }) {
+  const destinations = useQuery({ queryKey: ['destinations'], queryFn: () => unwrap(api.GET('/api/output-destinations')) });
+  const selected = params.id;
+  return (
+    <Page title="Destinations">
+      <Loadable query={destinations} isEmpty={(d) => d.length === 0} empty="No output destinations yet (create them over the API: POST /api/output-destinations).">
+        {(d) => (
+          <div className="table-wrap">
+            <table>
+              <thead><tr><th scope="col">Destination</th><th scope="col">Type</th><th scope="col">Last delivery</th><th scope="col">Failures in a row</th><th scope="col">Events</th></tr></thead>
+              <tbody>
+                {d.map((x) => (
+                  <tr key={x.id} aria-current={x.id === selected ? 'true' : undefined}>
+                    <td><Link to={`/destinations/${x.id}`}>{x.name}</Link></td>
+                    <td>{x.type}</td>
+                    <td><Badge value={x.lastDeliveryStatus ?? 'none'} />{x.lastError && <div className="error small">{x.lastError}</div>}</td>
+                    <td>{x.consecutiveFailures}</td>
+                    <td className="small">{x.eventSubscriptions.join(', ')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loadable>
+      {selected && <Deliveries id={selected} />}
+    </Page>
+  );
+}
+
+const STATUSES = ['pending', 'sending', 'succeeded', 'retrying', 'failed', 'skipped'];
+
+function Deliveries({ id }: { id: string }) {
+  const qc = useQueryClient();
+  const { can } = useSession();
+  const [search, set] = useSearch();
+  const page = pageOf(search);
+  const status = search.get('status');
+  const query = { limit: 25, offset: (page - 1) * 25, ...(status ? { status } : {}) } as { limit: number; offset: number };
+  const log = useQuery({ queryKey: ['deliveries', id, query], queryFn: () => unwrap(api.GET('/api/output-destinations/{id}/deliveries', { params: { path: { id }, query } })) });
+  const refresh = () => qc.invalidateQueries({ queryKey: ['deliveries', id] });
+  const redeliver = useMutation({ mutationFn: (deliveryId: string) => unwrap(api.POST('/api/output-destinations/{id}/deliveries/{deliveryId}/redeliver', { params: { path: { id, deliveryId } } })), onSuccess: refresh });
+  const test = useMutation({ mutationFn: () => unwrap(api.POST('/api/output-destinations/{id}/test', { params: { path: { id } } })) });
+  return (
+    <section aria-labelledby="log">
+      <h2 id="log">Delivery log</h2>
+      <div className="filters">
+        <Select label="Status" value={status ?? ''} options={STATUSES} onChange={(v) => set({ status: v })} />
+        {can('destination.manage') && <button type="button" onClick={() => test.mutate()} disabled={test.isPending}>Send a test message</button>}
+        {test.data && <span role="status">{test.data.ok ? 'Test delivered' : 'Test failed'}{test.data.status ? ` (HTTP ${test.data.status})` : ''}: {test.data.message}</span>}
+      </div>
+      <ErrorText error={test.error ?? redeliver.error} />
+      <Loadable query={log} isEmpty={(d) => d.deliveries.length === 0} empty="No deliveries yet.">
+        {(d) => (
+          <>
+            <div className="table-wrap">
+              <table>
+                <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Response</th><th scope="col">Last attempt</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
+                <tbody>
+                  {d.deliveries.map((x) => (
+                    <tr key={x.id}>
+                      <td>{x.eventKind}</td>
+                      <td><Badge value={x.status} />{x.error && <div className="error small">{x.error}</div>}</td>
+                      <td>{x.attemptCount}</td>
+                      <td>{x.responseStatus ?? '—'} <span className="muted small">{x.responseExcerpt}</span></td>
+                      <td><Time at={x.lastAttemptAt} /></td>
+                      <td>{can('destination.manage') && <button type="button" onClick={() => redeliver.mutate(x.id)}>Redeliver</button>}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pager page={page} perPage={25} total={d.totalCount} />
+          </>
+        )}
+      </Loadable>
+    </section>
+  );
+}

@@ -1,0 +1,51 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap, type Query } from '../api';
+import { Link, useSearch } from '../router';
+import { Badge, Loadable, Page, Pager, SearchBox, Select, pageOf } from '../ui';
+
+const EXPOSURE = ['compromise_signal_found', 'vulnerable_software_present', 'possibly_affected', 'not_affected'];
+
+/** The hunt board: threats by relevancy and exposure. */
+export default function Hunt() {
+  const [search, set] = useSearch();
+  const page = pageOf(search);
+  const query = {
+    limit: 50,
+    offset: (page - 1) * 50,
+    ...Object.fromEntries(['status', 'exposureState', 'search', 'minRelevancy'].flatMap((k) => (search.get(k) ? [[k, search.get(k)]] : []))),
+  } as Query<'/api/threats'>;
+  const threats = useQuery({ queryKey: ['threats', query], queryFn: () => unwrap(api.GET('/api/threats', { params: { query } })), placeholderData: (p) => p });
+  return (
+    <Page title="Hunt">
+      <div className="filters">
+        <Select label="Status" value={search.get('status') ?? ''} options={['new', 'relevant', 'not_relevant', 'dismissed']} onChange={(v) => set({ status: v })} />
+        <Select label="Exposure" value={search.get('exposureState') ?? ''} options={EXPOSURE} onChange={(v) => set({ exposureState: v })} />
+        <Select label="Min relevancy" value={search.get('minRelevancy') ?? ''} options={[['40', '40+'], ['70', '70+']]} onChange={(v) => set({ minRelevancy: v })} />
+        <SearchBox />
+      </div>
+      <Loadable query={threats} isEmpty={(d) => d.threats.length === 0} empty="No threats match.">
+        {(d) => (
+          <>
+            <div className="table-wrap">
+              <table>
+                <thead><tr><th scope="col">Threat</th><th scope="col">Relevancy</th><th scope="col">Exposure</th><th scope="col">Coverage</th><th scope="col">Status</th></tr></thead>
+                <tbody>
+                  {[...d.threats].sort((a, b) => b.relevancyScore - a.relevancyScore || b.exposureScore - a.exposureScore).map((t) => (
+                    <tr key={t.id}>
+                      <td><Link to={`/hunt/${t.id}`}>{t.title}</Link> <span className="muted mono small">{t.canonicalKey}</span></td>
+                      <td><meter min={0} max={100} value={t.relevancyScore} aria-label="Relevancy" /> {Math.round(t.relevancyScore)}</td>
+                      <td><Badge value={t.exposureState} /> {Math.round(t.exposureScore)}</td>
+                      <td><Badge value={t.coverageState} /></td>
+                      <td><Badge value={t.status} /></td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pager page={page} perPage={50} total={d.totalCount} />
+          </>
+        )}
+      </Loadable>
+    </Page>
+  );
+}

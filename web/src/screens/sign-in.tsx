@@ -1,0 +1,52 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useSession } from '../session';
+
+/**
+ * Sign in with an API key (exchanged for a session cookie, then forgotten) or with a one-time
+ * link from `rampart admin login-link` (its token is in the URL fragment, never sent to a server
+ * by the browser, and removed from the address bar before it is used).
+ */
+export function SignIn({ theme, toggleTheme }: { theme: string; toggleTheme: () => void }) {
+  const { signIn, signInWithLink } = useSession();
+  const [apiKey, setApiKey] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    const link = /^#link=(rml_[A-Za-z0-9_-]+)$/.exec(location.hash)?.[1];
+    if (!link) return;
+    history.replaceState(null, '', location.pathname);
+    setBusy(true);
+    signInWithLink(link).catch((e: Error) => setError(e.message)).finally(() => setBusy(false));
+  }, []);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await signIn(apiKey.trim());
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setApiKey('');
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main id="main" className="sign-in">
+      <form onSubmit={submit} aria-labelledby="sign-in-title">
+        <h1 id="sign-in-title">Sign in to Rampart</h1>
+        <label className="field">
+          <span>API key</span>
+          <input type="password" autoComplete="off" name="apiKey" value={apiKey} onChange={(e) => setApiKey(e.target.value)} placeholder="rmp_…" required />
+        </label>
+        <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        {error && <p className="error" role="alert">{error}</p>}
+        <p className="hint">The key is exchanged for a session and not kept by the browser. An operator can also run <code>rampart admin login-link --email you@example.com</code> for a one-time link.</p>
+        <button type="button" className="link" onClick={toggleTheme}>{theme === 'dark' ? 'Light theme' : 'Dark theme'}</button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,81 @@
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../api';
+import { Link } from '../router';
+import { useSession } from '../session';
+import { Badge, ErrorText, Json, Loadable, Page, Time } from '../ui';
+
+export default function ThreatView({ params }: { params: Record<string, string> }) {
+  const id = params.id!;
+  const qc = useQueryClient();
+  const { can } = useSession();
+  const view = useQuery({ queryKey: ['threat', id], queryFn: () => unwrap(api.GET('/api/threats/{id}', { params: { path: { id } } })) });
+  const done = (d: unknown) => qc.setQueryData(['threat', id], d);
+  const [reason, setReason] = useState('');
+  const dismiss = useMutation({ mutationFn: () => unwrap(api.POST('/api/threats/{id}/dismiss', { params: { path: { id } }, body: { reason } })), onSuccess: done });
+  const restore = useMutation({ mutationFn: () => unwrap(api.POST('/api/threats/{id}/restore', { params: { path: { id } } })), onSuccess: done });
+  const reassess = useMutation({ mutationFn: () => unwrap(api.POST('/api/threats/{id}/reassess', { params: { path: { id } } })), onSuccess: done });
+  return (
+    <Loadable query={view}>
+      {(v) => (
+        <Page title={v.threat.title} actions={<Link to="/hunt">Hunt board</Link>}>
+          <dl className="facts">
+            <dt>Status</dt><dd><Badge value={v.threat.status} /></dd>
+            <dt>Relevancy</dt><dd>{Math.round(v.threat.relevancyScore)}</dd>
+            <dt>Exposure</dt><dd><Badge value={v.threat.exposureState} /> {Math.round(v.threat.exposureScore)}</dd>
+            <dt>Coverage</dt><dd><Badge value={v.threat.coverageState} /></dd>
+            <dt>Key</dt><dd className="mono">{v.threat.canonicalKey}</dd>
+            {v.threat.dismissedReason && (<><dt>Dismissed</dt><dd>{v.threat.dismissedReason}</dd></>)}
+          </dl>
+          {can('hunt.manage') && (
+            <div className="inline-form">
+              {v.threat.status === 'dismissed' ? (
+                <button type="button" onClick={() => restore.mutate()}>Restore</button>
+              ) : (
+                <form className="inline-form" onSubmit={(e) => { e.preventDefault(); dismiss.mutate(); }}>
+                  <label className="field"><span>Reason</span><input value={reason} onChange={(e) => setReason(e.target.value)} required /></label>
+                  <button type="submit">Dismiss</button>
+                </form>
+              )}
+              <button type="button" onClick={() => reassess.mutate()}>Reassess</button>
+            </div>
+          )}
+          <ErrorText error={dismiss.error ?? restore.error ?? reassess.error} />
+          <h2>Assessment runs</h2>
+          {v.runs.length === 0 ? <p className="state empty">Not assessed yet.</p> : (
+            <ol className="transcript">
+              {v.runs.map((r) => (
+                <li key={r.id}>
+                  <Time at={r.runAt} /> <Badge value={r.kind} /> relevancy {Math.round(r.relevancyScore)} · exposure {Math.round(r.exposureScore)} <Badge value={r.exposureState} />
+                  <p className="prose">{r.relevancyHeadline}</p>
+                  {r.relevancyExplanation.length > 0 && <ul>{r.relevancyExplanation.map((x, i) => <li key={i}>{x}</li>)}</ul>}
+                  <details><summary>Exposure story</summary><Json value={r.exposureStory} /></details>
+                  <details><summary>What changed</summary><Json value={r.diff} /></details>
+                </li>
+              ))}
+            </ol>
+          )}
+          <h2>Deliverables</h2>
+          {v.deliverables.length === 0 ? <p className="state empty">No deliverables.</p> : (
+            <ul className="cards">
+              {v.deliverables.map((d) => (
+                <li key={d.id} className="card">
+                  <strong>{d.intent}</strong> <Badge value={d.lifecycleStatus} /> <span className="muted">{d.targetProduct} · {d.targetLogSource}</span>
+                  <pre className="json">{d.content}</pre>
+                </li>
+              ))}
+            </ul>
+          )}
+          <h2>Intel</h2>
+          {v.intelItems.length === 0 ? <p className="state empty">No items.</p> : (
+            <ul>{v.intelItems.map((i) => <li key={i.id}><Link to={`/intel/items/${i.id}`}>{i.title}</Link> <span className="muted">{i.sourceName}</span></li>)}</ul>
+          )}
+          <h2>Alerts</h2>
+          {v.alerts.length === 0 ? <p className="state empty">No hunt alerts.</p> : (
+            <ul>{v.alerts.map((a) => <li key={String(a.id)}><Link to={`/alerts/${String(a.id)}`}>{String(a.displayId ?? a.id)} {String(a.title ?? '')}</Link></li>)}</ul>
+          )}
+        </Page>
+      )}
+    </Loadable>
+  );
+}

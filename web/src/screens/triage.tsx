@@ -1,0 +1,120 @@
+import { useEffect, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ApiError, unwrap, type Paths } from '../api';
+import { useSession } from '../session';
+import { ErrorText, Loadable, Page, Select } from '../ui';
+import { SEVERITIES } from './alerts';
+
+type Saved = Paths['/api/alert-triage-routes']['put']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+type Route = Saved['routes'][number];
+type Condition = Route['conditions'][number];
+type Severity = (typeof SEVERITIES)[number];
+
+/** Triage routes: first match wins, top to bottom; the default agent takes the rest. */
+export default function Triage() {
+  const qc = useQueryClient();
+  const { can } = useSession();
+  const data = useQuery({ queryKey: ['triage-routes'], queryFn: () => unwrap(api.GET('/api/alert-triage-routes')) });
+  const [routes, setRoutes] = useState<Route[]>([]);
+  const [defaultAgent, setDefaultAgent] = useState('');
+  const [huntAgent, setHuntAgent] = useState('');
+  useEffect(() => {
+    if (!data.data) return;
+    setRoutes(data.data.routes.map(({ id, name, enabled, conditions, responseAgentId }) => ({ id, name, enabled, conditions: conditions as Condition[], responseAgentId })));
+    setDefaultAgent(data.data.defaultSettings.defaultResponseAgentId ?? '');
+    setHuntAgent(data.data.huntAlertRouting.responseAgentId ?? '');
+  }, [data.data]);
+  const save = useMutation({
+    mutationFn: () => unwrap(api.PUT('/api/alert-triage-routes', { body: { routes, defaultResponseAgentId: defaultAgent || null, huntResponseAgentId: huntAgent || null } })),
+    onSuccess: (d) => qc.setQueryData(['triage-routes'], d),
+  });
+  const move = (i: number, by: number) => setRoutes((rs) => { const n = [...rs]; const [r] = n.splice(i, 1); n.splice(i + by, 0, r!); return n; });
+  const update = (i: number, patch: Partial<Route>) => setRoutes((rs) => rs.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+  // An error about one route (e.g. an assignment loop) is shown on that route.
+  const issues = (save.error instanceof ApiError ? ((save.error.body as { issues?: Array<{ path: string; message: string }> })?.issues ?? []) : []);
+  const issueOf = (i: number) => issues.filter((x) => x.path.startsWith(`routes.${i}`)).map((x) => x.message).join('; ');
+
+  return (
+    <Page title="Triage routes">
+      <Loadable query={data}>
+        {(d) => {
+          const agents = d.responseAgents.map((a) => [a.id, a.name] as [string, string]);
+          return (
+            <>
+              <ol className="routes">
+                {routes.length === 0 && <p className="state empty">No routes: every alert goes to the default agent.</p>}
+                {routes.map((r, i) => (
+                  <li key={r.id} className="card" aria-label={`Route ${i + 1}: ${r.name}`}>
+                    <div className="inline-form">
+                      <label className="field"><span>Name</span><input value={r.name} onChange={(e) => update(i, { name: e.target.value })} /></label>
+                      <label className="check"><input type="checkbox" checked={r.enabled} onChange={(e) => update(i, { enabled: e.target.checked })} /> Enabled</label>
+                      <Select label="Agent" value={r.responseAgentId} any={null} options={agents} onChange={(v) => update(i, { responseAgentId: v })} />
+                      <button type="button" onClick={() => move(i, -1)} disabled={i === 0} aria-label={`Move ${r.name} up`}>Up</button>
+                      <button type="button" onClick={() => move(i, 1)} disabled={i === routes.length - 1} aria-label={`Move ${r.name} down`}>Down</button>
+                      <button type="button" onClick={() => setRoutes(routes.filter((_, j) => j !== i))} aria-label={`Remove ${r.name}`}>Remove</button>
+                    </div>
+                    <Conditions conditions={r.conditions} onChange={(conditions) => update(i, { conditions })} />
+                    {issueOf(i) && <p className="error" role="alert">{issueOf(i)}</p>}
+                  </li>
+                ))}
+              </ol>
+              {agents.length > 0 && (
+                <button type="button" onClick={() => setRoutes([...routes, { id: crypto.randomUUID(), name: `Route ${routes.length + 1}`, enabled: true, conditions: [{ type: 'severity', severities: ['high', 'critical'] }], responseAgentId: agents[0]![0] }])}>
+                  Add route
+                </button>
+              )}
+              <div className="inline-form">
+                <Select label="Default agent" value={defaultAgent} any="None (leave unassigned)" options={agents} onChange={setDefaultAgent} />
+                <Select label="Hunt alerts agent" value={huntAgent} any="None" options={agents} onChange={setHuntAgent} />
+              </div>
+              {can('alert.manage') && <button type="button" onClick={() => save.mutate()} disabled={save.isPending}>Save routes</button>}
+              {save.isSuccess && <p role="status">Saved.</p>}
+              <ErrorText error={save.error} />
+              <Simulate routes={routes} defaultAgent={defaultAgent} />
+            </>
+          );
+        }}
+      </Loadable>
+    </Page>
+  );
+}
+
+function Conditions({ conditions, onChange }: { conditions: Condition[]; onChange: (c: Condition[]) => void }) {
+  const severity = conditions.find((c): c is Extract<Condition, { type: 'severity' }> => c.type === 'severity');
+  const source = conditions.find((c): c is Extract<Condition, { type: 'source' }> => c.type === 'source');
+  const others = conditions.filter((c) => c.type !== 'severity' && c.type !== 'source');
+  const set = (sev: Severity[], sources: string[]) =>
+    onChange([...others, ...(sev.length ? [{ type: 'severity' as const, severities: sev }] : []), ...(sources.length ? [{ type: 'source' as const, sources }] : [])]);
+  const sevs = severity?.severities ?? [];
+  const srcs = source?.sources ?? [];
+  return (
+    <fieldset className="conditions">
+      <legend>Matches when</legend>
+      {SEVERITIES.map((s) => (
+        <label key={s} className="check">
+          <input type="checkbox" checked={sevs.includes(s)} onChange={(e) => set(e.target.checked ? [...sevs, s] : sevs.filter((x) => x !== s), srcs)} /> {s}
+        </label>
+      ))}
+      <label className="field"><span>Sources (comma-separated)</span><input value={srcs.join(', ')} onChange={(e) => set(sevs, e.target.value.split(',').map((x) => x.trim()).filter(Boolean))} /></label>
+      {others.length > 0 && <p className="muted small">Also: {others.map((c) => c.type).join(', ')} conditions (kept as they are).</p>}
+    </fieldset>
+  );
+}
+
+function Simulate({ routes, defaultAgent }: { routes: Route[]; defaultAgent: string }) {
+  const [severity, setSeverity] = useState<Severity>('high');
+  const [source, setSource] = useState('webhook');
+  const sim = useMutation({ mutationFn: () => unwrap(api.POST('/api/alert-triage-routes/simulate', { body: { severity, source, routes, defaultResponseAgentId: defaultAgent || null } })) });
+  return (
+    <section aria-labelledby="simulate">
+      <h2 id="simulate">Simulate</h2>
+      <form className="inline-form" onSubmit={(e) => { e.preventDefault(); sim.mutate(); }}>
+        <Select label="Severity" value={severity} any={null} options={[...SEVERITIES]} onChange={(v) => setSeverity(v as Severity)} />
+        <label className="field"><span>Source</span><input value={source} onChange={(e) => setSource(e.target.value)} /></label>
+        <button type="submit">Simulate a sample alert</button>
+      </form>
+      {sim.data && <p role="status">{sim.data.outcome}{sim.data.routeName ? ` → ${sim.data.routeName}` : ''}{sim.data.responseAgentName ? ` → ${sim.data.responseAgentName}` : ''}: {sim.data.reason}</p>}
+      <ErrorText error={sim.error} />
+    </section>
+  );
+}
