@@ -1,13 +1,11 @@
 import { useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, unwrap, type Paths } from '../api';
+import { api, ApiError, unwrap } from '../api';
 import { useSession } from '../session';
 import { ErrorText, Loadable, Page, Select } from '../ui';
 import { SEVERITIES } from './alerts';
+import { Conditions, type Condition, type Route } from './route-conditions';
 
-type Saved = Paths['/api/alert-triage-routes']['put']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
-type Route = Saved['routes'][number];
-type Condition = Route['conditions'][number];
 type Severity = (typeof SEVERITIES)[number];
 
 /** Triage routes: first match wins, top to bottom; the default agent takes the rest. */
@@ -32,7 +30,11 @@ export default function Triage() {
   const update = (i: number, patch: Partial<Route>) => setRoutes((rs) => rs.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   // An error about one route (e.g. an assignment loop) is shown on that route.
   const issues = (save.error instanceof ApiError ? ((save.error.body as { issues?: Array<{ path: string; message: string }> })?.issues ?? []) : []);
-  const issueOf = (i: number) => issues.filter((x) => x.path.startsWith(`routes.${i}`)).map((x) => x.message).join('; ');
+  const routeOf = (path: string) => /^routes\.(\d+)(\.|$)/.exec(path)?.[1];
+  const issueOf = (i: number) => issues.filter((x) => routeOf(x.path) === String(i)).map((x) => x.message).join('; ');
+  // The general error line carries only what no route shows.
+  const rest = issues.filter((x) => routeOf(x.path) === undefined);
+  const general = issues.length === 0 ? save.error : rest.map((x) => (x.path ? `${x.path}: ${x.message}` : x.message)).join('; ');
 
   return (
     <Page title="Triage routes">
@@ -53,7 +55,7 @@ export default function Triage() {
                       <button type="button" onClick={() => move(i, 1)} disabled={i === routes.length - 1} aria-label={`Move ${r.name} down`}>Down</button>
                       <button type="button" onClick={() => setRoutes(routes.filter((_, j) => j !== i))} aria-label={`Remove ${r.name}`}>Remove</button>
                     </div>
-                    <Conditions conditions={r.conditions} onChange={(conditions) => update(i, { conditions })} />
+                    <Conditions routeName={r.name} conditions={r.conditions} logTables={d.logTableOptions} onChange={(conditions) => update(i, { conditions })} />
                     {issueOf(i) && <p className="error" role="alert">{issueOf(i)}</p>}
                   </li>
                 ))}
@@ -69,35 +71,13 @@ export default function Triage() {
               </div>
               {can('alert.manage') && <button type="button" onClick={() => save.mutate()} disabled={save.isPending}>Save routes</button>}
               {save.isSuccess && <p role="status">Saved.</p>}
-              <ErrorText error={save.error} />
+              <ErrorText error={general} />
               <Simulate routes={routes} defaultAgent={defaultAgent} />
             </>
           );
         }}
       </Loadable>
     </Page>
-  );
-}
-
-function Conditions({ conditions, onChange }: { conditions: Condition[]; onChange: (c: Condition[]) => void }) {
-  const severity = conditions.find((c): c is Extract<Condition, { type: 'severity' }> => c.type === 'severity');
-  const source = conditions.find((c): c is Extract<Condition, { type: 'source' }> => c.type === 'source');
-  const others = conditions.filter((c) => c.type !== 'severity' && c.type !== 'source');
-  const set = (sev: Severity[], sources: string[]) =>
-    onChange([...others, ...(sev.length ? [{ type: 'severity' as const, severities: sev }] : []), ...(sources.length ? [{ type: 'source' as const, sources }] : [])]);
-  const sevs = severity?.severities ?? [];
-  const srcs = source?.sources ?? [];
-  return (
-    <fieldset className="conditions">
-      <legend>Matches when</legend>
-      {SEVERITIES.map((s) => (
-        <label key={s} className="check">
-          <input type="checkbox" checked={sevs.includes(s)} onChange={(e) => set(e.target.checked ? [...sevs, s] : sevs.filter((x) => x !== s), srcs)} /> {s}
-        </label>
-      ))}
-      <label className="field"><span>Sources (comma-separated)</span><input value={srcs.join(', ')} onChange={(e) => set(sevs, e.target.value.split(',').map((x) => x.trim()).filter(Boolean))} /></label>
-      {others.length > 0 && <p className="muted small">Also: {others.map((c) => c.type).join(', ')} conditions (kept as they are).</p>}
-    </fieldset>
   );
 }
 

@@ -1,0 +1,105 @@
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap, type Paths } from '../api';
+import { Select } from '../ui';
+import { SEVERITIES } from './alerts';
+
+type Saved = Paths['/api/alert-triage-routes']['put']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+export type Route = Saved['routes'][number];
+export type Condition = Route['conditions'][number];
+type Severity = (typeof SEVERITIES)[number];
+type Of<T extends Condition['type']> = Extract<Condition, { type: T }>;
+export type LogTableOption = { source: string; sourceDisplayName: string; stream: string; streamLabel: string };
+
+/** Code detections, for the route condition that names them: the first 200. */
+function useCodeDetections() {
+  return useQuery({
+    queryKey: ['code-detections', 'picker'],
+    queryFn: async () => (await unwrap(api.GET('/api/code-detections', { params: { query: { limit: 200 } } }))).codeDetections,
+    staleTime: 30_000,
+  });
+}
+
+const toggle = <T,>(list: T[], value: T, on: boolean) => (on ? [...list, value] : list.filter((x) => x !== value));
+
+/**
+ * Every condition type a route accepts (all must match): severity, source, code detection and
+ * log table. Each type appears at most once; an empty choice drops the condition.
+ */
+export function Conditions({ conditions, logTables, onChange, routeName }: { conditions: Condition[]; logTables: LogTableOption[]; onChange: (c: Condition[]) => void; routeName: string }) {
+  const detections = useCodeDetections();
+  const find = <T extends Condition['type']>(type: T) => conditions.find((c): c is Of<T> => c.type === type);
+  const sevs = find('severity')?.severities ?? [];
+  const srcs = find('source')?.sources ?? [];
+  const codeIds = find('codeDetection')?.codeDetectionIds ?? [];
+  const table = find('logTable');
+  const set = (next: { sevs?: Severity[]; srcs?: string[]; codeIds?: string[]; table?: { source: string; stream: string } | null }) => {
+    const s = next.sevs ?? sevs;
+    const src = next.srcs ?? srcs;
+    const ids = next.codeIds ?? codeIds;
+    const t = next.table === undefined ? table : next.table;
+    onChange([
+      ...(s.length ? [{ type: 'severity' as const, severities: s }] : []),
+      ...(src.length ? [{ type: 'source' as const, sources: src }] : []),
+      ...(ids.length ? [{ type: 'codeDetection' as const, codeDetectionIds: ids }] : []),
+      ...(t ? [{ type: 'logTable' as const, source: t.source, stream: t.stream }] : []),
+    ]);
+  };
+  const tableKey = (t: { source: string; stream: string }) => `${t.source}/${t.stream}`;
+  // A saved id the list does not show (beyond the first 200, or deleted) is kept and shown by id.
+  const known = detections.data ?? [];
+  const unknownIds = codeIds.filter((id) => !known.some((d) => d.id === id));
+  return (
+    <fieldset className="conditions" aria-label={`Conditions of ${routeName}`}>
+      <legend>Matches when</legend>
+      <fieldset>
+        <legend>Severity is one of</legend>
+        {SEVERITIES.map((s) => (
+          <label key={s} className="check">
+            <input type="checkbox" checked={sevs.includes(s)} onChange={(e) => set({ sevs: toggle(sevs, s, e.target.checked) })} /> {s}
+          </label>
+        ))}
+      </fieldset>
+      <ListField label="Sources (comma-separated)" values={srcs} onChange={(v) => set({ srcs: v })} />
+      <Select
+        label="Log table"
+        value={table ? tableKey(table) : ''}
+        any="Any log table"
+        options={[
+          ...logTables.map((o) => [tableKey(o), `${o.sourceDisplayName} · ${o.streamLabel}`] as [string, string]),
+          ...(table && !logTables.some((o) => tableKey(o) === tableKey(table)) ? [[tableKey(table), tableKey(table)] as [string, string]] : []),
+        ]}
+        onChange={(v) => {
+          const o = logTables.find((x) => tableKey(x) === v);
+          set({ table: o ? { source: o.source, stream: o.stream } : v && table ? table : null });
+        }}
+      />
+      <fieldset>
+        <legend>Code detection is one of</legend>
+        {detections.isError && <p className="muted small">Code detections could not be listed.</p>}
+        {detections.data && known.length === 0 && unknownIds.length === 0 && <p className="muted small">No code detections registered.</p>}
+        {known.map((d) => (
+          <label key={d.id} className="check">
+            <input type="checkbox" checked={codeIds.includes(d.id)} onChange={(e) => set({ codeIds: toggle(codeIds, d.id, e.target.checked) })} /> {d.name}
+          </label>
+        ))}
+        {unknownIds.map((id) => (
+          <label key={id} className="check">
+            <input type="checkbox" checked onChange={() => set({ codeIds: codeIds.filter((x) => x !== id) })} /> {id}
+          </label>
+        ))}
+      </fieldset>
+    </fieldset>
+  );
+}
+
+/** A comma-separated list typed as text: the text is kept as typed, so a trailing comma survives. */
+function ListField({ label, values, onChange }: { label: string; values: string[]; onChange: (v: string[]) => void }) {
+  const [text, setText] = useState(values.join(', '));
+  return (
+    <label className="field">
+      <span>{label}</span>
+      <input value={text} onChange={(e) => { setText(e.target.value); onChange(e.target.value.split(',').map((x) => x.trim()).filter(Boolean)); }} />
+    </label>
+  );
+}
