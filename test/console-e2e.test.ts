@@ -86,6 +86,26 @@ async function seed(): Promise<void> {
   await queue(t, org, [seeded.destinationId]);
   seeded.threatId = uuidv7();
   await db.insertInto('huntThreats').values({ id: seeded.threatId, organizationId: org, canonicalKey: 'CVE-2026-1234', title: 'FortiOS SSL-VPN heap overflow', actorId: null, latestRunId: null, assessmentRunningExecutionId: null, latestAlertId: null, activeHuntAlertId: null, dismissedByUserId: null, dismissedReason: null, relevancyScore: 82, exposureScore: 40, createdAt: new Date(), updatedAt: new Date() }).execute();
+  // Two assessment runs (relevancy 40 → 75, exposure possibly affected → compromise signal found) and a deliverable in review.
+  const [firstRun, secondRun] = [uuidv7(), uuidv7()];
+  const assessment = (id: string, at: string, relevancyScore: number, exposureScore: number, exposureState: string, diff: object, story: object) => ({
+    id, organizationId: org, threatId: seeded.threatId, runAt: new Date(at), kind: 'reassess', trigger: 'schedule', relevancyScore, exposureScore, relevancyHeadline: `Relevancy ${relevancyScore}`,
+    relevancyExplanation: JSON.stringify(['FortiOS is in the inventory']), exposureState, coverageState: 'none', hasFoundIoc: exposureState === 'compromise_signal_found', hasBlockingGap: false,
+    exposureStory: JSON.stringify(story), diff: JSON.stringify(diff), relevancyExecutionId: null, exposureExecutionId: null,
+  });
+  await db.insertInto('huntThreatRuns').values([
+    assessment(firstRun, '2026-11-01T10:00:00Z', 40, 30, 'possibly_affected', { prevRunId: null, beforeExposureScore: 0, afterExposureScore: 30, beforeExposureState: 'not_affected', afterExposureState: 'possibly_affected', beforeCoverageState: 'none', afterCoverageState: 'none', reasons: ['First assessment.'] }, { headline: 'FortiOS present, no sighting yet', summary: [], nextSteps: [], timeline: [] }),
+    assessment(secondRun, '2026-11-02T10:00:00Z', 75, 90, 'compromise_signal_found', { prevRunId: firstRun, beforeExposureScore: 30, afterExposureScore: 90, beforeExposureState: 'possibly_affected', afterExposureState: 'compromise_signal_found', beforeCoverageState: 'none', afterCoverageState: 'none', reasons: ['Exposure score 30 → 90.'] }, {
+      headline: '203.0.113.7 seen on vpn-gw-1', summary: ['A command-and-control address of the campaign was seen on the VPN gateway.'], nextSteps: ['Block 203.0.113.7 at the edge'],
+      iocFindings: [{ iocType: 'ip', role: 'compromise', iocValue: '203.0.113.7', evidence: 'firewall log', affectedSystems: ['vpn-gw-1'], indicatorId: 'i-1', authoritative: true, platform: null }],
+      timeline: [{ timestamp: '2026-11-02T09:00:00Z', description: '203.0.113.7 seen by firewall on vpn-gw-1' }],
+    }),
+  ]).execute();
+  await db.insertInto('huntDeliverables').values({
+    id: uuidv7(), organizationId: org, threatId: seeded.threatId, executionId: secondRun, kind: 'rule_proposal', pinning: 'ioc_pinned', pinnedIocs: JSON.stringify([{ type: 'ip', value: '203.0.113.7' }]),
+    lifecycleStatus: 'review', intent: 'Detect the 1 indicator(s) of CVE-2026-1234 seen in the organization', targetProduct: 'sigma', targetLogSource: 'firewall', content: 'title: CVE-2026-1234 indicators',
+    supersededById: null, proposalId: null, pullRequestUrl: null, createdAt: new Date(), updatedAt: new Date(),
+  }).execute();
   const run = await t.app.inject({ method: 'POST', url: `/api/agents/${seeded.agentId}/run-sync`, headers: bearer(key), payload: { input: { question: 'Summarise today\'s alerts' } } });
   expect(run.statusCode, run.body).toBe(200);
   seeded.runId = run.json().runId;
@@ -175,7 +195,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     expect(await page.getByLabel('Severity').inputValue()).toBe('high');
   }, JOURNEY_MS);
 
-  it('acts from the screens: bulk status change, route simulation and a loop error on its route, test-send, dismiss and restore, role permissions, a new user', async () => {
+  it('acts from the screens: bulk status change, every route condition, route simulation and a loop error on its route only, test-send, the runs of a threat as text, dismiss and restore, role permissions, a new user', async () => {
     await visit('/alerts', 'Impossible travel for bob@example.com');
     await page.getByRole('checkbox', { name: 'Select RMP-1' }).check();
     await page.getByLabel('Set status').selectOption('escalated');
@@ -187,6 +207,24 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await page.getByRole('region', { name: 'Simulate' }).getByLabel('Severity').selectOption('critical');
     await page.getByRole('button', { name: 'Simulate a sample alert' }).click();
     await page.getByText(/^route → Critical to the responder → Phishing responder/).waitFor();
+    // Every condition type a route accepts is edited here: sources, a code detection, its log table.
+    const detection = await t.app.inject({ method: 'POST', url: '/api/code-detections', headers: bearer(key), payload: { name: 'Okta MFA fatigue', severity: 'high', logTable: { source: 'okta', stream: 'system_log' } } });
+    expect(detection.statusCode, detection.body).toBe(200);
+    await visit('/triage-routes', 'Okta MFA fatigue');
+    const conditions = page.getByRole('group', { name: 'Conditions of Critical to the responder' });
+    await conditions.getByLabel('Sources (comma-separated)').fill('webhook, detection');
+    await conditions.getByRole('checkbox', { name: 'Okta MFA fatigue' }).check();
+    await conditions.getByLabel('Log table').selectOption({ label: 'okta · system_log' });
+    await page.getByRole('button', { name: 'Save routes' }).click();
+    await page.getByText('Saved.').waitFor();
+    const savedConditions = (await t.app.inject({ url: '/api/alert-triage-routes', headers: bearer(key) })).json().routes[0].conditions;
+    expect(savedConditions).toHaveLength(4);
+    expect(savedConditions).toEqual(expect.arrayContaining([
+      { type: 'severity', severities: ['critical'] },
+      { type: 'source', sources: ['webhook', 'detection'] },
+      { type: 'codeDetection', codeDetectionIds: [detection.json().id] },
+      { type: 'logTable', source: 'okta', stream: 'system_log' },
+    ]));
     // A route that would send an alert-making agent's own alerts back to it: the loop error is shown on that route.
     await createAgent(t, key, { name: 'Alert maker', modelAlias: 'default', toolNames: ['create_alert'] });
     await visit('/triage-routes', 'Matches when');
@@ -195,6 +233,8 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await added.getByLabel('Agent').selectOption({ label: 'Alert maker' });
     await page.getByRole('button', { name: 'Save routes' }).click();
     await added.getByRole('alert').getByText(/^Routing loop: agent "Alert maker"/).waitFor();
+    // …and only there: the general error line does not repeat it.
+    expect(await page.getByRole('alert').filter({ hasText: 'Routing loop' }).count()).toBe(1);
     await shot('triage-loop-error');
 
     await visit(`/destinations/${seeded.destinationId}`, 'agent.message');
@@ -202,6 +242,16 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await page.getByText(/^Test delivered/).waitFor();
 
     await visit(`/hunt/${seeded.threatId}`, 'CVE-2026-1234');
+    // Assessment runs read as text: what changed, the exposure story, the deliverable's status; no raw JSON.
+    await page.getByRole('region', { name: 'What changed' }).getByText('relevancy 40 → 75').waitFor();
+    await page.getByText('exposure possibly affected → compromise signal found').waitFor();
+    await page.getByText('Exposure story: 203.0.113.7 seen on vpn-gw-1').click();
+    await page.getByText('Block 203.0.113.7 at the edge').waitFor();
+    await page.getByText('203.0.113.7 (ip, compromise) on vpn-gw-1: firewall log').waitFor();
+    await page.getByText('203.0.113.7 seen by firewall on vpn-gw-1').waitFor();
+    expect(await page.getByText(/prevRunId|"iocFindings"/).count()).toBe(0);
+    await page.getByRole('listitem').filter({ hasText: 'Detect the 1 indicator(s) of CVE-2026-1234' }).locator('.badge.v-review').waitFor();
+    await shot('threat-runs');
     await page.getByLabel('Reason').fill('Not our VPN vendor');
     await page.getByRole('button', { name: 'Dismiss' }).click();
     await page.locator('.facts .badge.v-dismissed').waitFor();

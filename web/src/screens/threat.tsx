@@ -3,7 +3,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api';
 import { Link } from '../router';
 import { useSession } from '../session';
-import { Badge, ErrorText, Json, Loadable, Page, Time } from '../ui';
+import { Badge, ErrorText, Loadable, Page, Time } from '../ui';
+import { DeliverableCard, ExposureStory, RunDiff } from './threat-run';
 
 export default function ThreatView({ params }: { params: Record<string, string> }) {
   const id = params.id!;
@@ -49,8 +50,8 @@ export default function ThreatView({ params }: { params: Record<string, string> 
                   <Time at={r.runAt} /> <Badge value={r.kind} /> relevancy {Math.round(r.relevancyScore)} · exposure {Math.round(r.exposureScore)} <Badge value={r.exposureState} />
                   <p className="prose">{r.relevancyHeadline}</p>
                   {r.relevancyExplanation.length > 0 && <ul>{r.relevancyExplanation.map((x, i) => <li key={i}>{x}</li>)}</ul>}
-                  <details><summary>Exposure story</summary><Json value={r.exposureStory} /></details>
-                  <details><summary>What changed</summary><Json value={r.diff} /></details>
+                  <RunDiff run={r} previous={v.runs.find((p) => p.id === (r.diff as { prevRunId?: unknown } | null)?.prevRunId)} />
+                  <ExposureStory story={r.exposureStory} />
                 </li>
               ))}
             </ol>
@@ -58,12 +59,7 @@ export default function ThreatView({ params }: { params: Record<string, string> 
           <h2>Deliverables</h2>
           {v.deliverables.length === 0 ? <p className="state empty">No deliverables.</p> : (
             <ul className="cards">
-              {v.deliverables.map((d) => (
-                <li key={d.id} className="card">
-                  <strong>{d.intent}</strong> <Badge value={d.lifecycleStatus} /> <span className="muted">{d.targetProduct} · {d.targetLogSource}</span>
-                  <pre className="json">{d.content}</pre>
-                </li>
-              ))}
+              {v.deliverables.map((d) => <DeliverableCard key={d.id} d={d} />)}
             </ul>
           )}
           <h2>Intel</h2>
