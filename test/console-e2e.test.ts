@@ -195,7 +195,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     expect(await page.getByLabel('Severity').inputValue()).toBe('high');
   }, JOURNEY_MS);
 
-  it('acts from the screens: bulk status change, every route condition, route simulation and a loop error on its route only, test-send, the runs of a threat as text, dismiss and restore, role permissions, a new user', async () => {
+  it('acts from the screens: bulk status change, every route condition, route simulation and a loop error on its route only, test-send, a destination created and edited, the runs of a threat as text, dismiss and restore, role permissions, a new user', async () => {
     await visit('/alerts', 'Impossible travel for bob@example.com');
     await page.getByRole('checkbox', { name: 'Select RMP-1' }).check();
     await page.getByLabel('Set status').selectOption('escalated');
@@ -240,6 +240,29 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await visit(`/destinations/${seeded.destinationId}`, 'agent.message');
     await page.getByRole('button', { name: 'Send a test message' }).click();
     await page.getByText(/^Test delivered/).waitFor();
+    // Destinations are created and edited here; the token is write-only: never prefilled, and left empty it is kept.
+    await visit('/destinations/new', 'SOC webhook');
+    const create = page.getByRole('form', { name: 'New destination' });
+    await create.getByLabel('Type').selectOption('webhook');
+    await create.getByLabel('Name', { exact: true }).fill('Case system');
+    await create.getByLabel('URL').fill('http://127.0.0.1:9/hook');
+    await create.getByLabel('Authentication').selectOption('header');
+    await create.getByLabel('Header name').fill('X-Api-Key');
+    await create.getByLabel('Token').fill('case-token-1');
+    await create.getByLabel(/^Event subscriptions/).fill('alert.created');
+    await create.getByRole('button', { name: 'Create destination' }).click();
+    const edit = page.getByRole('form', { name: 'Edit Case system' });
+    await edit.waitFor();
+    const createdId = new URL(page.url()).pathname.split('/').pop()!;
+    expect(await edit.getByLabel(/^Token/).inputValue()).toBe('');
+    expect(await edit.getByLabel('Header name').inputValue()).toBe('X-Api-Key');
+    await edit.getByLabel('Name', { exact: true }).fill('Case system EU');
+    await edit.getByRole('button', { name: 'Save destination' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect((await t.app.inject({ url: `/api/output-destinations/${createdId}`, headers: bearer(key) })).json()).toMatchObject({
+      name: 'Case system EU', type: 'webhook', config: { url: 'http://127.0.0.1:9/hook', authType: 'header', headerName: 'X-Api-Key' }, token: 'case-token-1', eventSubscriptions: ['alert.created'],
+    });
+    await shot('destination-edit');
 
     await visit(`/hunt/${seeded.threatId}`, 'CVE-2026-1234');
     // Assessment runs read as text: what changed, the exposure story, the deliverable's status; no raw JSON.
@@ -404,7 +427,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
   }, JOURNEY_MS);
 
   it('has no serious accessibility violations (axe) in both themes, works at 390 px and from the keyboard', async () => {
-    for (const url of ['/alerts', `/alerts/${seeded.alertId}`, `/intel/items/${seeded.itemId}`, '/intel/iocs', '/settings/api-keys', `/hunt/${seeded.threatId}`, '/triage-routes']) {
+    for (const url of ['/alerts', `/alerts/${seeded.alertId}`, `/intel/items/${seeded.itemId}`, '/intel/iocs', '/settings/api-keys', `/hunt/${seeded.threatId}`, '/triage-routes', `/destinations/${seeded.destinationId}`, '/destinations/new']) {
       await page.goto(`${base}${url}`);
       await page.locator('main h1').first().waitFor();
       await page.getByText('Loading…').waitFor({ state: 'detached' });

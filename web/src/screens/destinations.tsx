@@ -3,14 +3,25 @@ import { api, unwrap } from '../api';
 import { Link, useSearch } from '../router';
 import { useSession } from '../session';
 import { Badge, ErrorText, Loadable, Page, Pager, Select, Time, pageOf } from '../ui';
+import { DestinationForm } from './destination-form';
 
 /** Output destinations, and one destination's delivery log with redeliver and test-send. */
 export default function Destinations({ params }: { params: Record<string, string> }) {
   const destinations = useQuery({ queryKey: ['destinations'], queryFn: () => unwrap(api.GET('/api/output-destinations')) });
-  const selected = params.id;
+  const { can } = useSession();
+  const isNew = params.id === 'new';
+  const selected = isNew ? undefined : params.id;
+  const current = destinations.data?.find((x) => x.id === selected);
+  const manage = can('destination.manage');
   return (
-    <Page title="Destinations">
-      <Loadable query={destinations} isEmpty={(d) => d.length === 0} empty="No output destinations yet (create them over the API: POST /api/output-destinations).">
+    <Page title="Destinations" actions={manage && !isNew ? <Link to="/destinations/new">New destination</Link> : undefined}>
+      {isNew && manage && (
+        <section aria-labelledby="new-destination">
+          <h2 id="new-destination">New destination</h2>
+          <DestinationForm />
+        </section>
+      )}
+      <Loadable query={destinations} isEmpty={(d) => d.length === 0} empty="No output destinations yet.">
         {(d) => (
           <div className="table-wrap">
             <table>
@@ -30,6 +41,12 @@ export default function Destinations({ params }: { params: Record<string, string
           </div>
         )}
       </Loadable>
+      {current && manage && (
+        <section aria-labelledby="edit-destination">
+          <h2 id="edit-destination">Edit {current.name}</h2>
+          <DestinationForm key={current.id} destination={current} />
+        </section>
+      )}
       {selected && <Deliveries id={selected} />}
     </Page>
   );
