@@ -195,7 +195,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     expect(await page.getByLabel('Severity').inputValue()).toBe('high');
   }, JOURNEY_MS);
 
-  it('acts from the screens: bulk status change, every route condition, route simulation and a loop error on its route only, test-send, a destination created and edited, the runs of a threat as text, dismiss and restore, role permissions, a new user', async () => {
+  it('acts from the screens: bulk status change, every route condition, route simulation and a loop error on its route only, test-send, a destination created and edited, tools picked for an agent, the runs of a threat as text, dismiss and restore, role permissions, a new user', async () => {
     await visit('/alerts', 'Impossible travel for bob@example.com');
     await page.getByRole('checkbox', { name: 'Select RMP-1' }).check();
     await page.getByLabel('Set status').selectOption('escalated');
@@ -263,6 +263,17 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
       name: 'Case system EU', type: 'webhook', config: { url: 'http://127.0.0.1:9/hook', authType: 'header', headerName: 'X-Api-Key' }, token: 'case-token-1', eventSubscriptions: ['alert.created'],
     });
     await shot('destination-edit');
+
+    // An agent's tools are picked from the list the API gives (built-in tools and MCP servers), not typed.
+    await visit(`/agents/${seeded.agentId}`, 'Phishing responder');
+    const tools = page.getByRole('group', { name: 'Built-in' });
+    expect(await tools.getByRole('checkbox', { name: 'get_alert' }).isChecked()).toBe(true);
+    expect(await tools.getByRole('checkbox', { name: 'set_alert_status' }).isChecked()).toBe(false);
+    await tools.getByRole('checkbox', { name: 'set_alert_status' }).check();
+    await page.getByRole('button', { name: 'Save agent' }).click();
+    await page.getByRole('form', { name: 'Agent' }).getByText('Saved.').waitFor();
+    expect((await t.app.inject({ url: `/api/agents/${seeded.agentId}`, headers: bearer(key) })).json().toolNames).toEqual(['get_alert', 'comment_on_alert', 'set_alert_status']);
+    await shot('agent-tools');
 
     await visit(`/hunt/${seeded.threatId}`, 'CVE-2026-1234');
     // Assessment runs read as text: what changed, the exposure story, the deliverable's status; no raw JSON.
@@ -427,7 +438,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
   }, JOURNEY_MS);
 
   it('has no serious accessibility violations (axe) in both themes, works at 390 px and from the keyboard', async () => {
-    for (const url of ['/alerts', `/alerts/${seeded.alertId}`, `/intel/items/${seeded.itemId}`, '/intel/iocs', '/settings/api-keys', `/hunt/${seeded.threatId}`, '/triage-routes', `/destinations/${seeded.destinationId}`, '/destinations/new']) {
+    for (const url of ['/alerts', `/alerts/${seeded.alertId}`, `/intel/items/${seeded.itemId}`, '/intel/iocs', '/settings/api-keys', `/hunt/${seeded.threatId}`, '/triage-routes', `/destinations/${seeded.destinationId}`, '/destinations/new', `/agents/${seeded.agentId}`]) {
       await page.goto(`${base}${url}`);
       await page.locator('main h1').first().waitFor();
       await page.getByText('Loading…').waitFor({ state: 'detached' });

@@ -276,6 +276,36 @@ describe('GET /api/mcp-servers/{id}/tools', () => {
   });
 });
 
+describe('GET /api/tools', () => {
+  it('lists every built-in tool with its permissions and each MCP server of the organization as mcp:<server>/*', async () => {
+    await createOk({ name: 'catalog', url: 'https://catalog.example.com/mcp', token: TOKEN });
+    await t.app.inject({ method: 'POST', url: '/api/mcp-servers', headers: bearer(t.orgB.apiKey.key), payload: { name: 'other-org-server', url: 'https://other.example.com/mcp' } });
+    const res = await t.app.inject({ url: '/api/tools', headers: bearer(reader.key) });
+    expect(res.statusCode, res.body).toBe(200);
+    const { tools } = res.json() as { tools: Array<{ toolName: string; kind: string; permissions: string[]; mcpServer: string | null; enabled: boolean }> };
+    expect(tools).toEqual(expect.arrayContaining([
+      { toolName: 'get_alert', kind: 'builtin', permissions: ['alert.read'], mcpServer: null, enabled: true },
+      { toolName: 'create_alert', kind: 'builtin', permissions: ['alert.triage'], mcpServer: null, enabled: true },
+      { toolName: 'mcp:catalog/*', kind: 'mcp', permissions: [], mcpServer: 'catalog', enabled: true },
+      { toolName: 'mcp:no-token_1/*', kind: 'mcp', permissions: [], mcpServer: 'no-token_1', enabled: false },
+    ]));
+    expect(tools.filter((x) => x.kind === 'builtin')).toHaveLength(10);
+    expect(tools.map((x) => x.toolName)).not.toContain('mcp:other-org-server/*');
+    expect(res.body).not.toContain(TOKEN);
+    // Every listed name is accepted by an agent.
+    const agent = await t.app.inject({ method: 'POST', url: '/api/agents', headers: admin, payload: { name: 'Uses all tools', systemPrompt: 'x', modelAlias: 'default', toolNames: tools.map((x) => x.toolName) } });
+    expect(agent.statusCode, agent.body).toBe(200);
+    await t.app.inject({ method: 'DELETE', url: `/api/agents/${agent.json().id}`, headers: admin });
+  });
+
+  it('answers 403 naming tool.read, 401 without a key', async () => {
+    const res = await t.app.inject({ url: '/api/tools', headers: bearer(nobody.key) });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({ error: expect.any(String), missingPerms: ['tool.read'] });
+    expect((await t.app.inject({ url: '/api/tools' })).statusCode).toBe(401);
+  });
+});
+
 describe('OpenAPI', () => {
   it('documents the MCP server routes under Tools', async () => {
     const doc = (await t.app.inject({ url: '/api/docs/openapi.json' })).json() as { paths: Record<string, Record<string, { tags?: string[]; responses: Record<string, unknown> }>> };

@@ -3,6 +3,8 @@ import type { ModuleDeps } from '../../platform/wiring.js';
 import { createGuardedClient } from '../../platform/outbound/guarded-client.js';
 import { registerMcpServersRoutes } from './mcp-servers.routes.js';
 import { createMcpServersService } from './mcp-servers.service.js';
+import { registerToolCatalogRoutes } from './tool-catalog.routes.js';
+import { createToolCatalogService } from './tool-catalog.service.js';
 
 export { buildToolSet, type ToolDeps, type ToolRunContext, type BuiltToolSet, type ToolFactory, type ProvidedTools } from './toolset.js';
 export { requestContextOf, requireToolPermissions } from './tool-context.js';
@@ -16,4 +18,5 @@ export function registerToolsModule(app: FastifyInstance, deps: ModuleDeps): voi
     await http.close();
   });
   registerMcpServersRoutes(app, createMcpServersService({ db: deps.database.db, secrets: deps.secrets, http }));
+  registerToolCatalogRoutes(app, createToolCatalogService({ db: deps.database.db }));
 }

@@ -10278,6 +10278,99 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tools agents may use
+         * @description Extension: every built-in tool (with the permissions it needs) and, per registered MCP server, `mcp:<server>/*` (all its tools). The tools of one MCP server are listed live by `GET /api/mcp-servers/{id}/tools`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AvailableTools"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/trigger/{source}/{triggerId}": {
         parameters: {
             query?: never;
@@ -14699,6 +14792,34 @@ export interface components {
             requestId: string | null;
             resourceId: string | null;
             resourceType: string;
+        };
+        AvailableTools: {
+            tools: {
+                /** @description false for the tools of a disabled MCP server (agent runs skip them) */
+                enabled: boolean;
+                /** @enum {string} */
+                kind: "builtin" | "mcp";
+                /** @description The MCP server (for `mcp` entries), else null */
+                mcpServer: string | null;
+                /** @description Permissions the user a run acts for needs to use it (built-in tools; empty for MCP) */
+                permissions: string[];
+                /** @description What to put in an agent's `toolNames` */
+                toolName: string;
+            }[];
+        };
+        AvailableToolsInput: {
+            tools: {
+                /** @description false for the tools of a disabled MCP server (agent runs skip them) */
+                enabled: boolean;
+                /** @enum {string} */
+                kind: "builtin" | "mcp";
+                /** @description The MCP server (for `mcp` entries), else null */
+                mcpServer: string | null;
+                /** @description Permissions the user a run acts for needs to use it (built-in tools; empty for MCP) */
+                permissions: string[];
+                /** @description What to put in an agent's `toolNames` */
+                toolName: string;
+            }[];
         };
         CodeDetection: {
             createdAt: string;

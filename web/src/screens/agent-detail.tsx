@@ -4,6 +4,7 @@ import { api, unwrap, type Paths } from '../api';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 import { Badge, CopyButton, ErrorText, Loadable, Page, Select, Time } from '../ui';
+import { ToolPicker } from './tool-picker';
 
 type Agent = Paths['/api/agents/{agentId}']['get']['responses'][200]['content']['application/json'];
 
@@ -35,23 +36,21 @@ function AgentForm({ agent }: { agent?: Agent }) {
     description: agent?.description ?? '',
     systemPrompt: agent?.systemPrompt ?? '',
     modelAlias: agent?.modelAlias ?? '',
-    toolNames: agent?.toolNames.join(', ') ?? '',
+    toolNames: agent?.toolNames ?? [],
     outputDestinationIds: agent?.outputDestinationIds ?? [],
   });
   const save = useMutation({
-    mutationFn: async () => {
-      const body = { ...form, toolNames: form.toolNames.split(',').map((t) => t.trim()).filter(Boolean) };
-      return agent
-        ? unwrap(api.PUT('/api/agents/{agentId}', { params: { path: { agentId: agent.id } }, body }))
-        : unwrap(api.POST('/api/agents', { body }));
-    },
+    mutationFn: () =>
+      agent
+        ? unwrap(api.PUT('/api/agents/{agentId}', { params: { path: { agentId: agent.id } }, body: form }))
+        : unwrap(api.POST('/api/agents', { body: form })),
     onSuccess: (saved) => {
       void qc.invalidateQueries({ queryKey: ['agents'] });
       qc.setQueryData(['agent', saved.id], saved);
       if (!agent) navigate(`/agents/${saved.id}`);
     },
   });
-  const field = (k: 'name' | 'description' | 'toolNames') => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
+  const field = (k: 'name' | 'description') => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
   const editable = can(agent ? 'agent.manage' : 'agent.create');
   return (
     <form className="stack" onSubmit={(e) => { e.preventDefault(); save.mutate(); }} aria-label="Agent">
@@ -60,7 +59,7 @@ function AgentForm({ agent }: { agent?: Agent }) {
         <label className="field"><span>Description</span><input value={form.description} onChange={field('description')} /></label>
         <label className="field"><span>System prompt</span><textarea rows={6} value={form.systemPrompt} onChange={(e) => setForm({ ...form, systemPrompt: e.target.value })} required /></label>
         <Select label="Model" value={form.modelAlias} any="Choose a model alias" options={(aliases.data?.aliases ?? []).map((a) => [a.alias, `${a.alias} (${a.providerName} · ${a.modelId})`] as [string, string])} onChange={(v) => setForm({ ...form, modelAlias: v })} />
-        <label className="field"><span>Tools (comma-separated names)</span><input value={form.toolNames} onChange={field('toolNames')} /></label>
+        <ToolPicker value={form.toolNames} onChange={(toolNames) => setForm({ ...form, toolNames })} />
         {destinations.data && destinations.data.length > 0 && (
           <fieldset>
             <legend>Output destinations</legend>
