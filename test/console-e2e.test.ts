@@ -225,6 +225,16 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
       { type: 'codeDetection', codeDetectionIds: [detection.json().id] },
       { type: 'logTable', source: 'okta', stream: 'system_log' },
     ]));
+    // The simulation takes a code detection and a log table too: all four conditions must match.
+    const simulate = page.getByRole('region', { name: 'Simulate' });
+    await simulate.getByLabel('Severity').selectOption('critical');
+    await simulate.getByLabel('Source').fill('detection');
+    await simulate.getByLabel('Code detection').selectOption({ label: 'Okta MFA fatigue' });
+    await page.getByRole('button', { name: 'Simulate a sample alert' }).click();
+    await simulate.getByText(/^unassigned/).waitFor();
+    await simulate.getByLabel('Log table').selectOption({ label: 'okta · system_log' });
+    await page.getByRole('button', { name: 'Simulate a sample alert' }).click();
+    await simulate.getByText(/^route → Critical to the responder → Phishing responder/).waitFor();
     // A route that would send an alert-making agent's own alerts back to it: the loop error is shown on that route.
     await createAgent(t, key, { name: 'Alert maker', modelAlias: 'default', toolNames: ['create_alert'] });
     await visit('/triage-routes', 'Matches when');

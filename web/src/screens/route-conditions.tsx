@@ -12,13 +12,16 @@ type Of<T extends Condition['type']> = Extract<Condition, { type: T }>;
 export type LogTableOption = { source: string; sourceDisplayName: string; stream: string; streamLabel: string };
 
 /** Code detections, for the route condition that names them: the first 200. */
-function useCodeDetections() {
+export function useCodeDetections() {
   return useQuery({
     queryKey: ['code-detections', 'picker'],
     queryFn: async () => (await unwrap(api.GET('/api/code-detections', { params: { query: { limit: 200 } } }))).codeDetections,
     staleTime: 30_000,
   });
 }
+
+export const tableKey = (t: { source: string; stream: string }) => `${t.source}/${t.stream}`;
+export const tableLabel = (o: LogTableOption) => `${o.sourceDisplayName} · ${o.streamLabel}`;
 
 const toggle = <T,>(list: T[], value: T, on: boolean) => (on ? [...list, value] : list.filter((x) => x !== value));
 
@@ -45,7 +48,6 @@ export function Conditions({ conditions, logTables, onChange, routeName }: { con
       ...(t ? [{ type: 'logTable' as const, source: t.source, stream: t.stream }] : []),
     ]);
   };
-  const tableKey = (t: { source: string; stream: string }) => `${t.source}/${t.stream}`;
   // A saved id the list does not show (beyond the first 200, or deleted) is kept and shown by id.
   const known = detections.data ?? [];
   const unknownIds = codeIds.filter((id) => !known.some((d) => d.id === id));
@@ -66,7 +68,7 @@ export function Conditions({ conditions, logTables, onChange, routeName }: { con
         value={table ? tableKey(table) : ''}
         any="Any log table"
         options={[
-          ...logTables.map((o) => [tableKey(o), `${o.sourceDisplayName} · ${o.streamLabel}`] as [string, string]),
+          ...logTables.map((o) => [tableKey(o), tableLabel(o)] as [string, string]),
           ...(table && !logTables.some((o) => tableKey(o) === tableKey(table)) ? [[tableKey(table), tableKey(table)] as [string, string]] : []),
         ]}
         onChange={(v) => {

@@ -4,7 +4,7 @@ import { api, ApiError, unwrap } from '../api';
 import { useSession } from '../session';
 import { ErrorText, Loadable, Page, Select } from '../ui';
 import { SEVERITIES } from './alerts';
-import { Conditions, type Condition, type Route } from './route-conditions';
+import { Conditions, tableKey, tableLabel, useCodeDetections, type Condition, type LogTableOption, type Route } from './route-conditions';
 
 type Severity = (typeof SEVERITIES)[number];
 
@@ -72,7 +72,7 @@ export default function Triage() {
               {can('alert.manage') && <button type="button" onClick={() => save.mutate()} disabled={save.isPending}>Save routes</button>}
               {save.isSuccess && <p role="status">Saved.</p>}
               <ErrorText error={general} />
-              <Simulate routes={routes} defaultAgent={defaultAgent} />
+              <Simulate routes={routes} defaultAgent={defaultAgent} logTables={d.logTableOptions} />
             </>
           );
         }}
@@ -81,16 +81,27 @@ export default function Triage() {
   );
 }
 
-function Simulate({ routes, defaultAgent }: { routes: Route[]; defaultAgent: string }) {
+function Simulate({ routes, defaultAgent, logTables }: { routes: Route[]; defaultAgent: string; logTables: LogTableOption[] }) {
   const [severity, setSeverity] = useState<Severity>('high');
   const [source, setSource] = useState('webhook');
-  const sim = useMutation({ mutationFn: () => unwrap(api.POST('/api/alert-triage-routes/simulate', { body: { severity, source, routes, defaultResponseAgentId: defaultAgent || null } })) });
+  const [codeDetectionId, setCodeDetectionId] = useState('');
+  const [table, setTable] = useState('');
+  const detections = useCodeDetections();
+  const logTable = logTables.find((o) => tableKey(o) === table);
+  const sim = useMutation({
+    mutationFn: () =>
+      unwrap(api.POST('/api/alert-triage-routes/simulate', {
+        body: { severity, source, routes, defaultResponseAgentId: defaultAgent || null, ...(codeDetectionId ? { codeDetectionId } : {}), ...(logTable ? { logTable: { source: logTable.source, stream: logTable.stream } } : {}) },
+      })),
+  });
   return (
     <section aria-labelledby="simulate">
       <h2 id="simulate">Simulate</h2>
       <form className="inline-form" onSubmit={(e) => { e.preventDefault(); sim.mutate(); }}>
         <Select label="Severity" value={severity} any={null} options={[...SEVERITIES]} onChange={(v) => setSeverity(v as Severity)} />
         <label className="field"><span>Source</span><input value={source} onChange={(e) => setSource(e.target.value)} /></label>
+        <Select label="Code detection" value={codeDetectionId} any="None" options={(detections.data ?? []).map((x) => [x.id, x.name] as [string, string])} onChange={setCodeDetectionId} />
+        <Select label="Log table" value={table} any="None" options={logTables.map((o) => [tableKey(o), tableLabel(o)] as [string, string])} onChange={setTable} />
         <button type="submit">Simulate a sample alert</button>
       </form>
       {sim.data && <p role="status">{sim.data.outcome}{sim.data.routeName ? ` → ${sim.data.routeName}` : ''}{sim.data.responseAgentName ? ` → ${sim.data.responseAgentName}` : ''}: {sim.data.reason}</p>}
