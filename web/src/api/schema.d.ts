@@ -14795,7 +14795,7 @@ export interface components {
         };
         AvailableTools: {
             tools: {
-                /** @description false for the tools of a disabled MCP server (agent runs skip them) */
+                /** @description false for a disabled MCP server (a run that names its tools ends in error) */
                 enabled: boolean;
                 /** @enum {string} */
                 kind: "builtin" | "mcp";
@@ -14809,7 +14809,7 @@ export interface components {
         };
         AvailableToolsInput: {
             tools: {
-                /** @description false for the tools of a disabled MCP server (agent runs skip them) */
+                /** @description false for a disabled MCP server (a run that names its tools ends in error) */
                 enabled: boolean;
                 /** @enum {string} */
                 kind: "builtin" | "mcp";
