@@ -3,14 +3,15 @@
  * terms of use beside it, and exactly what scripts/build-attack-catalog.ts makes of MITRE's index.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog, serializeCatalog, type AttackIndex } from '../scripts/build-attack-catalog.js';
 import { shippedAttackCatalog } from '../src/modules/intel/pipeline/catalog.repo.js';
+import { SHARED_DIR } from './support/shared-dir.js';
 
 const DATA = new URL('../src/modules/intel/pipeline/classify/attack-data/', import.meta.url);
-const INDEX = new URL('../../../shared/fixtures/attack/enterprise-attack-index.json', import.meta.url);
-const INDEX_MAIN = new URL('../../shared/fixtures/attack/enterprise-attack-index.json', import.meta.url);
-const index = [INDEX, INDEX_MAIN].find((u) => fs.existsSync(u));
+const INDEX = path.join(SHARED_DIR, 'fixtures/attack/enterprise-attack-index.json');
+const index = fs.existsSync(INDEX) ? INDEX : undefined;
 
 describe('the shipped ATT&CK catalog', () => {
   it('names techniques and sub-techniques, and knows groups and software by their aliases', () => {
