@@ -5,6 +5,7 @@ import type { DB, AlertStatus } from '../../platform/db/schema.js';
 import { iso } from '../../platform/time.js';
 import { dispositionOf, displayIdOf, numberOfDisplayId } from './alerts.fns.js';
 import type { AlertDto, TimelineEntryDto } from './alerts.schemas.js';
+import { containsPattern } from '../../platform/db/like.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -117,7 +118,7 @@ export async function listAlerts(db: Queryable, organizationId: string, f: Alert
     if (f.createdAfter) out = out.where('a.createdAt', '>', new Date(f.createdAfter));
     if (f.search) {
       // The same expression as alerts_search_idx (a trigram GIN index), so LIKE can use it.
-      const pattern = `%${f.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const pattern = containsPattern(f.search.toLowerCase());
       out = out.where(sql<boolean>`lower(a.title || ' ' || a.description || ' ' || coalesce(a.external_ref, '') || ' ' || a.source_name) LIKE ${pattern}`);
     }
     return out;

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
 import { iso } from '../../platform/time.js';
 import { RELEVANT_AT } from './relevancy.fns.js';
+import { containsPattern } from '../../platform/db/like.js';
 
 /** Reads of the threat views: each a single indexed query by threat id within the organization. */
 export type ThreatRow = Awaited<ReturnType<typeof findThreatRow>> & object;
@@ -21,7 +22,7 @@ export async function listThreatRows(db: Queryable, organizationId: string, f: {
   if (f.minRelevancy !== undefined) q = q.where('t.relevancyScore', '>=', f.minRelevancy);
   if (f.exposureState) q = q.where('t.exposureState', '=', f.exposureState);
   if (f.search) {
-    const like = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const like = containsPattern(f.search);
     q = q.where(sql<boolean>`(t.canonical_key ILIKE ${like} OR t.title ILIKE ${like} OR EXISTS (SELECT 1 FROM unnest(t.aliases) a WHERE a ILIKE ${like}))`);
   }
   const [rows, count] = await Promise.all([

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Database } from '../../platform/db/database.js';
-import { likePattern, type ExportFilters } from './objects.store.js';
+import type { ExportFilters } from './objects.store.js';
 import { allCollectionId } from './stix.fns.js';
+import { containsPattern } from '../../platform/db/like.js';
 
 /** One intel item with its served indicators: a STIX report, a MISP feed event. */
 export interface ItemGroup {
@@ -63,7 +64,7 @@ export async function* walkItemGroups(db: Database, orgId: string, scope: GroupS
         ${scope.sourceId ? sql`AND it.source_id = ${scope.sourceId}` : sql``}
         ${scope.itemId ? sql`AND i.item_id = ${scope.itemId}` : sql``}
         ${f.types?.length ? sql`AND i.type = ANY(${[...f.types]}::text[])` : sql``}
-        ${f.search ? sql`AND i.normalized_value ILIKE ${likePattern(f.search)}` : sql``}
+        ${f.search ? sql`AND i.normalized_value ILIKE ${containsPattern(f.search)}` : sql``}
         ${f.status ? sql`AND i.status = ${f.status}` : sql``}
         ${f.since ? sql`AND o.modified >= ${f.since}` : sql``}
         ${f.minConfidence !== undefined ? sql`AND o.confidence >= ${f.minConfidence}::real` : sql``}

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../platform/db/database.js';
 import { allCollectionId, indicatorUuid, STIX_TYPES, type IndicatorFacts } from './stix.fns.js';
+import { containsPattern } from '../../platform/db/like.js';
 
 /**
  * The materialized STIX indicators (migration 0020): refreshed from the change queue the
@@ -127,16 +128,11 @@ export interface ExportFilters {
   minConfidence?: number | undefined;
 }
 
-/** Escape LIKE wildcards so a search for "a_b%" means exactly that. */
-export function likePattern(s: string): string {
-  return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 function filterSql(f: ExportFilters | undefined) {
   if (!f) return sql``;
   return sql`AND NOT o.revoked
       ${f.types?.length ? sql`AND o.type = ANY(${[...f.types]}::text[])` : sql``}
-      ${f.search ? sql`AND o.normalized_value ILIKE ${likePattern(f.search)}` : sql``}
+      ${f.search ? sql`AND o.normalized_value ILIKE ${containsPattern(f.search)}` : sql``}
       ${f.since ? sql`AND o.modified >= ${f.since}` : sql``}
       ${f.minConfidence !== undefined ? sql`AND o.confidence >= ${f.minConfidence}::real` : sql``}
       ${f.status ? sql`AND EXISTS (SELECT 1 FROM intel_indicators i WHERE i.organization_id = o.organization_id AND i.normalized_value = o.normalized_value AND i.type = o.type AND i.status = ${f.status})` : sql``}`;

@@ -1,6 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import { sql } from 'kysely';
 import type { Database } from '../../platform/db/database.js';
+import { sharedRead } from '../../platform/http/metrics.js';
 
 /**
  * Intel source sync outcomes for /metrics, read at scrape time from the per-organization source
@@ -9,7 +10,7 @@ import type { Database } from '../../platform/db/database.js';
  * Built-in sources are labelled by their key, custom ones by their name.
  */
 export function registerSyncMetrics(registry: Registry, db: Database): void {
-  const outcomes = () =>
+  const outcomes = sharedRead(() =>
     sql<{ source: string; kind: string; status: string | null; n: number; age: number | null }>`
       SELECT coalesce(s.builtin_key, s.name) AS source,
              CASE WHEN s.builtin_key IS NULL THEN 'custom' ELSE 'builtin' END AS kind,
@@ -17,7 +18,8 @@ export function registerSyncMetrics(registry: Registry, db: Database): void {
              extract(epoch FROM now() - max(st.last_fetched_at))::float8 AS age
       FROM intel_source_states st JOIN intel_sources s ON s.id = st.source_id
       WHERE st.last_status IS NOT NULL
-      GROUP BY 1, 2, 3`.execute(db).then((r) => r.rows, () => []);
+      GROUP BY 1, 2, 3`.execute(db).then((r) => r.rows, () => []),
+  );
 
   new Gauge({
     name: 'rampart_intel_source_last_sync',

@@ -5,6 +5,20 @@ import type { Database } from '../db/database.js';
 import { databaseHealth } from '../db/health.js';
 
 /**
+ * One read shared by the gauges of a scrape: prom-client collects every gauge at once, so two
+ * gauges fed by the same query get the one in-flight promise instead of running it twice.
+ */
+export function sharedRead<T>(read: () => Promise<T>): () => Promise<T> {
+  let inFlight: Promise<T> | null = null;
+  return () => {
+    inFlight ??= read().finally(() => {
+      inFlight = null;
+    });
+    return inFlight;
+  };
+}
+
+/**
  * Prometheus metrics at /metrics: request counts and latency by route (the route pattern, not
  * the raw URL, so ids do not explode the label set), process metrics, and job counts read from
  * graphile-worker's tables at scrape time.
@@ -47,13 +61,14 @@ export function installMetrics(app: FastifyInstance, db: Database): Registry {
 
   // The queue as a scraper alerts on it: jobs due now that no worker has taken, and how long the
   // oldest of them has been due (a growing age means workers are missing or saturated).
-  const queued = () =>
+  const queued = sharedRead(() =>
     sql<{ task: string; n: number; age: number }>`
       SELECT t.identifier AS task, count(*)::int AS n, extract(epoch FROM now() - min(j.run_at))::float8 AS age
       FROM graphile_worker._private_jobs j
       JOIN graphile_worker._private_tasks t ON t.id = j.task_id
       WHERE j.locked_at IS NULL AND j.run_at <= now() AND j.attempts < j.max_attempts
-      GROUP BY 1`.execute(db).then((r) => r.rows, () => []);
+      GROUP BY 1`.execute(db).then((r) => r.rows, () => []),
+  );
   new Gauge({
     name: 'rampart_job_queue_depth',
     help: 'Background jobs due now and waiting for a worker, by task',

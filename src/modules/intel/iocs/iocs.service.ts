@@ -8,6 +8,7 @@ import { iso } from '../../../platform/time.js';
 import { refang } from '../pipeline/extract/extract.fns.js';
 import { isDefangedValue } from './indicator-types.fns.js';
 import { IOC_STATUSES, type IocListQueryT } from './iocs.schemas.js';
+import { containsPattern } from '../../../platform/db/like.js';
 
 type IocStatus = (typeof IOC_STATUSES)[number];
 
@@ -35,11 +36,6 @@ function toRow(r: DbRow) {
 function typeCondition(types: readonly string[] | undefined) {
   if (!types?.length) return sql``;
   return types.length === 1 ? sql` AND type = ${types[0]}` : sql` AND type = ANY(${[...types]}::text[])`;
-}
-
-/** Escape LIKE wildcards so a search for "a_b%" means exactly that. */
-function likePattern(s: string): string {
-  return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** The 4 statuses (a CHECK constraint on intel_indicators.status), as an SQL array literal. */
@@ -188,7 +184,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
 
   async function searchList(orgId: string, query: IocListInput & { search: string }) {
     // A pasted defanged value (hxxp://45.142.212[.]100/…) is searched as the value it stands for.
-    const pattern = likePattern(refang(query.search));
+    const pattern = containsPattern(refang(query.search));
     // search_value is lower(normalized_value): `LIKE lower(p)` is exactly `normalized_value ILIKE p`.
     const { rows } = await sql<StatusCounts & { types: string[] | null }>`
       SELECT count(*) FILTER (WHERE status = 'found')::int AS found, count(*) FILTER (WHERE status = 'clean')::int AS clean,
