@@ -29,6 +29,18 @@ export function Loadable<T>({ query, empty, isEmpty, children }: { query: UseQue
   return <>{children(query.data)}</>;
 }
 
+/** A table of rows with column headings (`head`: the `<th scope="col">` cells), scrolling sideways on narrow screens. */
+export function DataTable({ head, children }: { head: ReactNode; children: ReactNode }) {
+  return (
+    <div className="table-wrap">
+      <table>
+        <thead><tr>{head}</tr></thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 export function ErrorText({ error }: { error: unknown }) {
   if (!error) return null;
   return <p className="error" role="alert">{error instanceof Error ? error.message : String(error)}</p>;

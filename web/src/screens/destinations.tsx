@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api';
 import { Link, useSearch } from '../router';
 import { useSession } from '../session';
-import { Badge, ErrorText, Loadable, Page, Pager, Select, Time, pageOf } from '../ui';
+import { Badge, ErrorText, Loadable, Page, Pager, Select, Time, pageOf, DataTable } from '../ui';
 import { DestinationForm } from './destination-form';
 
 /** Output destinations, and one destination's delivery log with redeliver and test-send. */
@@ -23,22 +23,17 @@ export default function Destinations({ params }: { params: Record<string, string
       )}
       <Loadable query={destinations} isEmpty={(d) => d.length === 0} empty="No output destinations yet.">
         {(d) => (
-          <div className="table-wrap">
-            <table>
-              <thead><tr><th scope="col">Destination</th><th scope="col">Type</th><th scope="col">Last delivery</th><th scope="col">Failures in a row</th><th scope="col">Events</th></tr></thead>
-              <tbody>
-                {d.map((x) => (
-                  <tr key={x.id} aria-current={x.id === selected ? 'true' : undefined}>
-                    <td><Link to={`/destinations/${x.id}`}>{x.name}</Link></td>
-                    <td>{x.type}</td>
-                    <td><Badge value={x.lastDeliveryStatus ?? 'none'} />{x.lastError && <div className="error small">{x.lastError}</div>}</td>
-                    <td>{x.consecutiveFailures}</td>
-                    <td className="small">{x.eventSubscriptions.join(', ')}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable head={<><th scope="col">Destination</th><th scope="col">Type</th><th scope="col">Last delivery</th><th scope="col">Failures in a row</th><th scope="col">Events</th></>}>
+            {d.map((x) => (
+              <tr key={x.id} aria-current={x.id === selected ? 'true' : undefined}>
+                <td><Link to={`/destinations/${x.id}`}>{x.name}</Link></td>
+                <td>{x.type}</td>
+                <td><Badge value={x.lastDeliveryStatus ?? 'none'} />{x.lastError && <div className="error small">{x.lastError}</div>}</td>
+                <td>{x.consecutiveFailures}</td>
+                <td className="small">{x.eventSubscriptions.join(', ')}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </Loadable>
       {current && manage && (
@@ -77,23 +72,18 @@ function Deliveries({ id }: { id: string }) {
       <Loadable query={log} isEmpty={(d) => d.deliveries.length === 0} empty="No deliveries yet.">
         {(d) => (
           <>
-            <div className="table-wrap">
-              <table>
-                <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Response</th><th scope="col">Last attempt</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
-                <tbody>
-                  {d.deliveries.map((x) => (
-                    <tr key={x.id}>
-                      <td>{x.eventKind}</td>
-                      <td><Badge value={x.status} />{x.error && <div className="error small">{x.error}</div>}</td>
-                      <td>{x.attemptCount}</td>
-                      <td>{x.responseStatus ?? '—'} <span className="muted small">{x.responseExcerpt}</span></td>
-                      <td><Time at={x.lastAttemptAt} /></td>
-                      <td>{can('destination.manage') && <button type="button" onClick={() => redeliver.mutate(x.id)}>Redeliver</button>}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable head={<><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Response</th><th scope="col">Last attempt</th><th scope="col"><span className="sr-only">Actions</span></th></>}>
+              {d.deliveries.map((x) => (
+                <tr key={x.id}>
+                  <td>{x.eventKind}</td>
+                  <td><Badge value={x.status} />{x.error && <div className="error small">{x.error}</div>}</td>
+                  <td>{x.attemptCount}</td>
+                  <td>{x.responseStatus ?? '—'} <span className="muted small">{x.responseExcerpt}</span></td>
+                  <td><Time at={x.lastAttemptAt} /></td>
+                  <td>{can('destination.manage') && <button type="button" onClick={() => redeliver.mutate(x.id)}>Redeliver</button>}</td>
+                </tr>
+              ))}
+            </DataTable>
             <Pager page={page} perPage={25} total={d.totalCount} />
           </>
         )}

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Query } from '../api';
 import { Link, useSearch } from '../router';
-import { Badge, Loadable, Page, Pager, SearchBox, Select, pageOf } from '../ui';
+import { Badge, Loadable, Page, Pager, SearchBox, Select, pageOf, DataTable } from '../ui';
 
 const EXPOSURE = ['compromise_signal_found', 'vulnerable_software_present', 'possibly_affected', 'not_affected'];
 
@@ -26,22 +26,17 @@ export default function Hunt() {
       <Loadable query={threats} isEmpty={(d) => d.threats.length === 0} empty="No threats match.">
         {(d) => (
           <>
-            <div className="table-wrap">
-              <table>
-                <thead><tr><th scope="col">Threat</th><th scope="col">Relevancy</th><th scope="col">Exposure</th><th scope="col">Coverage</th><th scope="col">Status</th></tr></thead>
-                <tbody>
-                  {[...d.threats].sort((a, b) => b.relevancyScore - a.relevancyScore || b.exposureScore - a.exposureScore).map((t) => (
-                    <tr key={t.id}>
-                      <td><Link to={`/hunt/${t.id}`}>{t.title}</Link> <span className="muted mono small">{t.canonicalKey}</span></td>
-                      <td><meter min={0} max={100} value={t.relevancyScore} aria-label="Relevancy" /> {Math.round(t.relevancyScore)}</td>
-                      <td><Badge value={t.exposureState} /> {Math.round(t.exposureScore)}</td>
-                      <td><Badge value={t.coverageState} /></td>
-                      <td><Badge value={t.status} /></td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable head={<><th scope="col">Threat</th><th scope="col">Relevancy</th><th scope="col">Exposure</th><th scope="col">Coverage</th><th scope="col">Status</th></>}>
+              {[...d.threats].sort((a, b) => b.relevancyScore - a.relevancyScore || b.exposureScore - a.exposureScore).map((t) => (
+                <tr key={t.id}>
+                  <td><Link to={`/hunt/${t.id}`}>{t.title}</Link> <span className="muted mono small">{t.canonicalKey}</span></td>
+                  <td><meter min={0} max={100} value={t.relevancyScore} aria-label="Relevancy" /> {Math.round(t.relevancyScore)}</td>
+                  <td><Badge value={t.exposureState} /> {Math.round(t.exposureScore)}</td>
+                  <td><Badge value={t.coverageState} /></td>
+                  <td><Badge value={t.status} /></td>
+                </tr>
+              ))}
+            </DataTable>
             <Pager page={page} perPage={50} total={d.totalCount} />
           </>
         )}

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Paths, type Query } from '../api';
 import { Link, useSearch } from '../router';
 import { useSession } from '../session';
-import { Badge, ErrorText, Loadable, Page, Pager, SearchBox, Select, Tabs, Time, pageOf } from '../ui';
+import { Badge, ErrorText, Loadable, Page, Pager, SearchBox, Select, Tabs, Time, pageOf, DataTable } from '../ui';
 
 const TABS: Array<[string, string]> = [['/intel/items', 'Items'], ['/intel/sources', 'Sources'], ['/intel/iocs', 'IOC search']];
 
@@ -154,23 +154,18 @@ function Iocs() {
       <Loadable query={iocs} isEmpty={(d) => d.rows.length === 0} empty="No indicators match.">
         {(d) => (
           <>
-            <div className="table-wrap">
-              <table>
-                <thead><tr><th scope="col">Indicator</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Item</th><th scope="col">Source</th><th scope="col">Checked</th></tr></thead>
-                <tbody>
-                  {d.rows.map((r: IocRow) => (
-                    <tr key={r.id}>
-                      <td className="mono break">{r.value}</td>
-                      <td>{r.type}</td>
-                      <td><Badge value={r.status} /></td>
-                      <td><Link to={`/intel/items/${r.intelItemId}`}>{r.intelTitle}</Link></td>
-                      <td>{r.sourceLabel}</td>
-                      <td><Time at={r.lastCheckedAt} /></td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable head={<><th scope="col">Indicator</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Item</th><th scope="col">Source</th><th scope="col">Checked</th></>}>
+              {d.rows.map((r: IocRow) => (
+                <tr key={r.id}>
+                  <td className="mono break">{r.value}</td>
+                  <td>{r.type}</td>
+                  <td><Badge value={r.status} /></td>
+                  <td><Link to={`/intel/items/${r.intelItemId}`}>{r.intelTitle}</Link></td>
+                  <td>{r.sourceLabel}</td>
+                  <td><Time at={r.lastCheckedAt} /></td>
+                </tr>
+              ))}
+            </DataTable>
             <Pager page={page} perPage={d.perPage} total={d.total} hasNext={d.hasNext} />
           </>
         )}

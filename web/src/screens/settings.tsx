@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Paths, type Query } from '../api';
 import { useSearch } from '../router';
 import { useSession } from '../session';
-import { Badge, CopyButton, ErrorText, Loadable, Page, Pager, SearchBox, Select, Tabs, Time, pageOf } from '../ui';
+import { Badge, CopyButton, ErrorText, Loadable, Page, Pager, SearchBox, Select, Tabs, Time, pageOf, DataTable } from '../ui';
 
 const TABS: Array<[string, string]> = [['/settings/users', 'Users'], ['/settings/roles', 'Roles'], ['/settings/api-keys', 'API keys'], ['/settings/audit', 'Audit log']];
 
@@ -28,16 +28,11 @@ function Users() {
       <Loadable query={users} isEmpty={(d) => d.users.length === 0} empty="No users.">
         {(d) => (
           <>
-            <div className="table-wrap">
-              <table>
-                <thead><tr><th scope="col">User</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Since</th></tr></thead>
-                <tbody>
-                  {d.users.map((u) => (
-                    <tr key={u.id}><td>{u.name}</td><td>{u.email}</td><td>{u.roleName}</td><td><Badge value={u.deactivated ? 'deactivated' : 'active'} /></td><td><Time at={u.createdAt} /></td></tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable head={<><th scope="col">User</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Since</th></>}>
+              {d.users.map((u) => (
+                <tr key={u.id}><td>{u.name}</td><td>{u.email}</td><td>{u.roleName}</td><td><Badge value={u.deactivated ? 'deactivated' : 'active'} /></td><td><Time at={u.createdAt} /></td></tr>
+              ))}
+            </DataTable>
             <Pager page={page} perPage={50} total={d.totalCount} />
           </>
         )}
@@ -149,20 +144,15 @@ function ApiKeys() {
       <Loadable query={keys} isEmpty={(d) => d.apiKeys.length === 0} empty="No API keys.">
         {(d) => (
           <>
-            <div className="table-wrap">
-              <table>
-                <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
-                <tbody>
-                  {d.apiKeys.map((k) => (
-                    <tr key={k.id}>
-                      <td>{k.name}</td><td className="mono">rmp_{k.prefix}_…</td><td><Time at={k.lastUsedAt} /></td><td><Time at={k.expiresAt} /></td>
-                      <td><Badge value={k.revokedAt ? 'revoked' : 'active'} /></td>
-                      <td>{!k.revokedAt && <button type="button" onClick={() => revoke.mutate(k.id)} aria-label={`Revoke ${k.name}`}>Revoke</button>}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable head={<><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col"><span className="sr-only">Actions</span></th></>}>
+              {d.apiKeys.map((k) => (
+                <tr key={k.id}>
+                  <td>{k.name}</td><td className="mono">rmp_{k.prefix}_…</td><td><Time at={k.lastUsedAt} /></td><td><Time at={k.expiresAt} /></td>
+                  <td><Badge value={k.revokedAt ? 'revoked' : 'active'} /></td>
+                  <td>{!k.revokedAt && <button type="button" onClick={() => revoke.mutate(k.id)} aria-label={`Revoke ${k.name}`}>Revoke</button>}</td>
+                </tr>
+              ))}
+            </DataTable>
             <Pager page={page} perPage={50} total={d.totalCount} />
           </>
         )}
@@ -184,19 +174,14 @@ function Audit() {
       <Loadable query={logs} isEmpty={(d) => d.auditLogs.length === 0} empty="No audit entries.">
         {(d) => (
           <>
-            <div className="table-wrap">
-              <table>
-                <thead><tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Resource</th><th scope="col">Actor</th><th scope="col">Request</th></tr></thead>
-                <tbody>
-                  {d.auditLogs.map((l) => (
-                    <tr key={l.id}>
-                      <td><Time at={l.createdAt} /></td><td className="mono">{l.action}</td><td>{l.resourceType} <span className="muted mono small">{l.resourceId}</span></td>
-                      <td>{l.actorType} <span className="muted mono small">{l.actorUserId}</span></td><td className="mono small">{l.requestId}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable head={<><th scope="col">When</th><th scope="col">Action</th><th scope="col">Resource</th><th scope="col">Actor</th><th scope="col">Request</th></>}>
+              {d.auditLogs.map((l) => (
+                <tr key={l.id}>
+                  <td><Time at={l.createdAt} /></td><td className="mono">{l.action}</td><td>{l.resourceType} <span className="muted mono small">{l.resourceId}</span></td>
+                  <td>{l.actorType} <span className="muted mono small">{l.actorUserId}</span></td><td className="mono small">{l.requestId}</td>
+                </tr>
+              ))}
+            </DataTable>
             <Pager page={page} perPage={50} total={d.totalCount} />
           </>
         )}
