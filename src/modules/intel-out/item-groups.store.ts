@@ -18,19 +18,8 @@ export interface ItemGroup {
   indicators: Array<{ type: string; value: string; modified: Date }>;
 }
 
-interface Row {
-  itemId: string;
-  type: string;
-  value: string;
-  modified: Date;
-  title: string;
-  url: string | null;
-  publishedAt: Date | null;
-  createdAt: Date;
-  changedAt: Date;
-  severity: string;
-  attack: ItemGroup['techniques'] | null;
-}
+/** One (item, indicator) row: the item's fields with one of its indicators. */
+type Row = Omit<ItemGroup, 'techniques' | 'indicators'> & ItemGroup['indicators'][number] & { attack: ItemGroup['techniques'] | null };
 
 export interface GroupScope {
   sourceId?: string | undefined;
