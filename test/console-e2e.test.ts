@@ -52,6 +52,12 @@ async function visit(url: string, text: string | RegExp): Promise<void> {
   await page.getByText(text).first().waitFor({ timeout: 15_000 });
 }
 
+/** Until no view of the page is loading any more (a page can load several at once: an agent's triggers and runs). */
+async function loaded(): Promise<void> {
+  await page.locator('main h1').first().waitFor();
+  await expect.poll(() => page.getByText('Loading…').count(), { timeout: 15_000 }).toBe(0);
+}
+
 /** axe-core in the page (evaluated through the DevTools protocol: the page's CSP stays on). */
 async function seriousViolations(): Promise<Array<{ id: string; impact: string; nodes: string[] }>> {
   const source = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -450,8 +456,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
   it('has no serious accessibility violations (axe) in both themes, works at 390 px and from the keyboard', async () => {
     for (const url of ['/alerts', `/alerts/${seeded.alertId}`, `/intel/items/${seeded.itemId}`, '/intel/iocs', '/settings/api-keys', `/hunt/${seeded.threatId}`, '/triage-routes', `/destinations/${seeded.destinationId}`, '/destinations/new', `/agents/${seeded.agentId}`]) {
       await page.goto(`${base}${url}`);
-      await page.locator('main h1').first().waitFor();
-      await page.getByText('Loading…').waitFor({ state: 'detached' });
+      await loaded();
       expect({ url, violations: await seriousViolations() }).toEqual({ url, violations: [] });
     }
     await page.goto(`${base}/alerts`);
@@ -467,8 +472,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const [name, url] of [['alerts-phone', '/alerts'], ['item-phone', `/intel/items/${seeded.itemId}`], ['alert-phone', `/alerts/${seeded.alertId}`]] as const) {
       await page.goto(`${base}${url}`);
-      await page.locator('main h1').first().waitFor();
-      await page.getByText('Loading…').waitFor({ state: 'detached' });
+      await loaded();
       expect(await page.evaluate<number>('document.documentElement.scrollWidth'), name).toBeLessThanOrEqual(390);
       await shot(name);
     }
