@@ -173,3 +173,29 @@ describe('PUT and DELETE /api/output-destinations/{id}', () => {
     expect(res.json()).toEqual({ deliveries: [], totalCount: 0 });
   });
 });
+
+describe('deleting a destination while an agent is saved with it', () => {
+  it('leaves no agent pointing at a deleted destination: the save waits for the delete, then answers 400', async () => {
+    const dest = (await create({ type: 'teams', name: 'Racing', config: { url: 'https://example.com/race' } })).json();
+    // A delete in flight: the row is locked and gone inside a transaction that has not committed.
+    const client = await t.database.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT id FROM output_destinations WHERE id = $1 FOR UPDATE', [dest.id]);
+      await client.query('DELETE FROM output_destinations WHERE id = $1', [dest.id]);
+      let settled = false;
+      const save = t.app
+        .inject({ method: 'POST', url: '/api/agents', headers: admin, payload: { name: 'Racer', systemPrompt: 'x', outputDestinationIds: [dest.id] } })
+        .finally(() => (settled = true));
+      // Without a lock on the referenced row the save reads it as still there and commits.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(settled).toBe(false);
+      await client.query('COMMIT');
+      const res = await save;
+      expect(res.statusCode).toBe(400);
+      expect(res.json().issues[0]).toMatchObject({ path: 'outputDestinationIds.0', code: 'unknown_reference' });
+    } finally {
+      client.release();
+    }
+  });
+});
