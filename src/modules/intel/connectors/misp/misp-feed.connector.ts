@@ -1,6 +1,6 @@
 import { ConnectorError, type Connector, type HttpClient, type SourceConfig } from '../connector.js';
 import type { IntelEntry } from '../types.js';
-import { changedFeedEvents, entryFromMispEvent, parseFeedEvent, parseFeedManifest } from './misp.fns.js';
+import { changedFeedEvents, entryFromMispEvent, mispFeedCursorFrom, nextMispFeedCursor, parseFeedEvent, parseFeedManifest } from './misp.fns.js';
 
 const CONCURRENCY = 4;
 
@@ -19,7 +19,7 @@ export const mispFeedConnector: Connector = {
     if (res.status === 304) return { status: 'not_modified', entries: [], etag: state.etag, lastModified: state.lastModified };
     if (res.status >= 400) throw new ConnectorError(`The MISP feed answered HTTP ${res.status} for ${res.url}`);
     const manifest = parseFeedManifest(parseJson(res, 'manifest.json'));
-    const since = typeof state.cursor.timestamp === 'number' ? state.cursor.timestamp : null;
+    const since = mispFeedCursorFrom(state.cursor);
     const changed = changedFeedEvents(manifest, since).slice(0, source.maxEntries);
     const byUuid = new Map(manifest.map((m) => [m.uuid, m]));
 
@@ -33,13 +33,13 @@ export const mispFeedConnector: Connector = {
     }
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, changed.length) }, worker));
 
-    const newest = changed.reduce((max, uuid) => Math.max(max, byUuid.get(uuid)?.timestamp ?? 0), since ?? 0);
+    const cursor = nextMispFeedCursor(changed.map((uuid) => byUuid.get(uuid)!), since);
     return {
       status: 'ok',
       entries,
       etag: res.headers.etag ?? null,
       lastModified: res.headers['last-modified'] ?? null,
-      cursor: { timestamp: newest || since },
+      cursor: cursor ? { ...cursor } : undefined,
     };
   },
 };

@@ -133,8 +133,9 @@ describe.skipIf(!fs.existsSync(path.join(FEED_DIR, 'manifest.json')))('MISP feed
     const ts = all.map((u) => manifest.find((m) => m.uuid === u)!.timestamp);
     expect(ts).toEqual([...ts].sort((a, b) => a - b));
     const newest = Math.max(...ts);
-    expect(changedFeedEvents(manifest, newest)).toEqual([]);
-    expect(changedFeedEvents(manifest, newest - 1)).toEqual(all.filter((u) => manifest.find((m) => m.uuid === u)!.timestamp === newest));
+    const atNewest = manifest.filter((m) => m.timestamp === newest).map((m) => m.uuid);
+    expect(changedFeedEvents(manifest, { timestamp: newest, seen: atNewest })).toEqual([]);
+    expect(changedFeedEvents(manifest, { timestamp: newest - 1, seen: [] })).toEqual(all.filter((u) => manifest.find((m) => m.uuid === u)!.timestamp === newest));
   });
 
   it('every event file present parses into an entry', () => {

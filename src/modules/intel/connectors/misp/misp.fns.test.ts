@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ConnectorParseError } from '../types.js';
 import {
   changedFeedEvents,
+  mispFeedCursorFrom,
+  nextMispFeedCursor,
   nextTimestampCursor,
   parseFeedEvent,
   parseFeedManifest,
@@ -117,14 +119,39 @@ describe('parseFeedManifest / changedFeedEvents', () => {
   it('lists all events oldest first on the first sync, then only newer ones', () => {
     const m = parseFeedManifest(manifest);
     expect(changedFeedEvents(m, null)).toEqual([U3, U1, U2]);
-    expect(changedFeedEvents(m, 1465681801)).toEqual([U2]);
-    expect(changedFeedEvents(m, 1465681800)).toEqual([U1, U2]);
-    expect(changedFeedEvents(m, 1472541011)).toEqual([]);
+    expect(changedFeedEvents(m, { timestamp: 1465681801, seen: [U1] })).toEqual([U2]);
+    expect(changedFeedEvents(m, { timestamp: 1465681800, seen: [] })).toEqual([U1, U2]);
+    expect(changedFeedEvents(m, { timestamp: 1472541011, seen: [U2] })).toEqual([]);
     const ties = [
       { uuid: U2, timestamp: 5, info: '' },
       { uuid: U1, timestamp: 5, info: '' },
     ];
     expect(changedFeedEvents(ties, null)).toEqual([U1, U2]);
+  });
+
+  it('finds an event changed in the same second as the last sync, after that sync', () => {
+    // The last sync processed U1 at second 5; U2 was written later in that same second.
+    const after = nextMispFeedCursor([{ uuid: U1, timestamp: 5, info: '' }], null);
+    expect(after).toEqual({ timestamp: 5, seen: [U1] });
+    const manifest = [
+      { uuid: U1, timestamp: 5, info: '' },
+      { uuid: U2, timestamp: 5, info: '' },
+    ];
+    expect(changedFeedEvents(manifest, after)).toEqual([U2]);
+    expect(changedFeedEvents(manifest, nextMispFeedCursor([manifest[1]!], after))).toEqual([]);
+  });
+
+  it('resumes inside a second that a maxEntries cut split', () => {
+    const same = [U3, U1, U2].map((uuid) => ({ uuid, timestamp: 9, info: '' }));
+    const first = changedFeedEvents(same, null).slice(0, 2);
+    const cursor = nextMispFeedCursor(first.map((u) => same.find((e) => e.uuid === u)!), null);
+    expect(changedFeedEvents(same, cursor)).toEqual([[U1, U2, U3].sort()[2]]);
+  });
+
+  it('reads a cursor stored before `seen` existed as "re-read that second once"', () => {
+    expect(mispFeedCursorFrom({ timestamp: 7 })).toEqual({ timestamp: 7, seen: [] });
+    expect(mispFeedCursorFrom({ timestamp: 7, seen: [U1, 3] })).toEqual({ timestamp: 7, seen: [U1] });
+    expect(mispFeedCursorFrom({})).toBeNull();
   });
 });
 

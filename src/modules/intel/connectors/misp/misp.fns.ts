@@ -10,6 +10,9 @@ import { isHttpUrl, normaliseText } from '../text.fns.js';
 
 export {
   changedFeedEvents,
+  mispFeedCursorFrom,
+  nextMispFeedCursor,
+  type MispFeedCursor,
   mispErrorMessage,
   parseFeedEvent,
   parseFeedManifest,

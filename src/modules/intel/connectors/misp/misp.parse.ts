@@ -139,13 +139,42 @@ export function parseFeedManifest(json: unknown): MispFeedManifestEntry[] {
 }
 
 /**
- * Uuids of the manifest events changed since the last sync (`timestamp > lastTimestamp`; all when
- * `lastTimestamp` is null), oldest first (ties by uuid), so a sync interrupted half-way can resume
- * from the newest timestamp it fully processed.
+ * Where a feed sync stopped: the newest manifest `timestamp` it processed, and which events it
+ * processed at exactly that second. MISP timestamps are whole seconds, so "newer than the cursor"
+ * alone would miss an event changed later in the same second as the last sync, and a
+ * `maxEntries` cut inside a second shared by many events would skip the rest of them for good.
  */
-export function changedFeedEvents(manifest: readonly MispFeedManifestEntry[], lastTimestamp: number | null): string[] {
+export interface MispFeedCursor {
+  timestamp: number;
+  seen: string[];
+}
+
+/** Reads a stored cursor; one written before `seen` existed re-reads its last second once. */
+export function mispFeedCursorFrom(stored: Record<string, unknown>): MispFeedCursor | null {
+  if (typeof stored.timestamp !== 'number') return null;
+  const seen = Array.isArray(stored.seen) ? stored.seen.filter((u): u is string => typeof u === 'string') : [];
+  return { timestamp: stored.timestamp, seen };
+}
+
+/**
+ * Uuids of the manifest events changed since the cursor (all when it is null): newer seconds, and
+ * events of the cursor's own second not processed yet. Oldest first (ties by uuid), so a sync cut
+ * by `maxEntries` or interrupted resumes where it stopped.
+ */
+export function changedFeedEvents(manifest: readonly MispFeedManifestEntry[], after: MispFeedCursor | null): string[] {
+  const seen = new Set(after?.seen);
   return manifest
-    .filter((e) => lastTimestamp === null || e.timestamp > lastTimestamp)
+    .filter((e) => after === null || e.timestamp > after.timestamp || (e.timestamp === after.timestamp && !seen.has(e.uuid)))
     .sort((a, b) => a.timestamp - b.timestamp || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0))
     .map((e) => e.uuid);
+}
+
+/** The cursor after processing `processed` (manifest entries), never behind `previous`. */
+export function nextMispFeedCursor(processed: readonly MispFeedManifestEntry[], previous: MispFeedCursor | null): MispFeedCursor | null {
+  let cursor = previous ? { timestamp: previous.timestamp, seen: [...previous.seen] } : null;
+  for (const e of processed) {
+    if (cursor === null || e.timestamp > cursor.timestamp) cursor = { timestamp: e.timestamp, seen: [e.uuid] };
+    else if (e.timestamp === cursor.timestamp && !cursor.seen.includes(e.uuid)) cursor.seen.push(e.uuid);
+  }
+  return cursor;
 }
