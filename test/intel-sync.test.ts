@@ -267,6 +267,29 @@ describe('MISP REST sync', () => {
     expect(await items(id)).toHaveLength(129);
   });
 
+  it('reads every event of a busy second across syncs cut by maxEntries, and one changed later in the synced second', async () => {
+    const event = (i: number, timestamp: number) => ({
+      id: String(i + 1),
+      uuid: `6a0c1a2b-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      info: `Bulk ${i}`,
+      published: true,
+      timestamp: String(timestamp),
+      date: '2026-11-01',
+      Attribute: [{ uuid: `cccccccc-0000-4000-8000-${String(i).padStart(12, '0')}`, type: 'domain', value: `bulk${i}.example.net`, to_ids: true }],
+    });
+    // Five events published in one second (a bulk import), synced three at a time.
+    const events = Array.from({ length: 5 }, (_, i) => event(i, 1_700_100_000));
+    const misp = await startFakeMisp({ apiKey: 'k', events });
+    closers.push(misp.close);
+    const id = await createSource({ kind: 'api', apiType: 'misp', name: 'MISP bulk', serverUrl: misp.url, apiKey: 'k', maxEntries: 3 });
+    expect((await runner.sync(org(), id)).job.stats).toMatchObject({ created: 3 });
+    expect((await runner.sync(org(), id)).job.stats).toMatchObject({ created: 2 });
+    // Written after that sync, in the very second it had read up to.
+    events.push(event(5, 1_700_100_000));
+    await runner.sync(org(), id);
+    expect((await items(id)).map((i) => i.title).sort()).toEqual(['Bulk 0', 'Bulk 1', 'Bulk 2', 'Bulk 3', 'Bulk 4', 'Bulk 5']);
+  });
+
   it('reports a refused key clearly', async () => {
     const misp = await startFakeMisp({ apiKey: 'right', events: [] });
     closers.push(misp.close);

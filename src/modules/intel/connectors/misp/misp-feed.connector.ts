@@ -1,6 +1,6 @@
 import { ConnectorError, type Connector, type HttpClient, type SourceConfig } from '../connector.js';
 import type { IntelEntry } from '../types.js';
-import { changedFeedEvents, entryFromMispEvent, mispFeedCursorFrom, nextMispFeedCursor, parseFeedEvent, parseFeedManifest } from './misp.fns.js';
+import { changedFeedEvents, entryFromMispEvent, mispCursorFrom, nextMispCursor, parseFeedEvent, parseFeedManifest } from './misp.fns.js';
 
 const CONCURRENCY = 4;
 
@@ -19,7 +19,7 @@ export const mispFeedConnector: Connector = {
     if (res.status === 304) return { status: 'not_modified', entries: [], etag: state.etag, lastModified: state.lastModified };
     if (res.status >= 400) throw new ConnectorError(`The MISP feed answered HTTP ${res.status} for ${res.url}`);
     const manifest = parseFeedManifest(parseJson(res, 'manifest.json'));
-    const since = mispFeedCursorFrom(state.cursor);
+    const since = mispCursorFrom(state.cursor);
     const changed = changedFeedEvents(manifest, since).slice(0, source.maxEntries);
     const byUuid = new Map(manifest.map((m) => [m.uuid, m]));
 
@@ -33,7 +33,7 @@ export const mispFeedConnector: Connector = {
     }
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, changed.length) }, worker));
 
-    const cursor = nextMispFeedCursor(changed.map((uuid) => byUuid.get(uuid)!), since);
+    const cursor = nextMispCursor(changed.map((uuid) => byUuid.get(uuid)!), since);
     return {
       status: 'ok',
       entries,

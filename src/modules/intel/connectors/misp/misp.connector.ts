@@ -1,6 +1,6 @@
 import { ConnectorError, type Connector, type HttpClient } from '../connector.js';
 import type { IntelEntry } from '../types.js';
-import { entryFromMispEvent, nextTimestampCursor, parseRestSearchResponse } from './misp.fns.js';
+import { entryFromMispEvent, mispCursorFrom, nextMispCursor, parseRestSearchResponse, unreadRestEvents } from './misp.fns.js';
 import type { MispEvent } from './misp.schema.js';
 
 const PAGE_SIZE = 100;
@@ -15,18 +15,19 @@ export const mispConnector: Connector = {
   async fetch(source, state, http) {
     if (!source.serverUrl || !source.apiKey) throw new ConnectorError('A MISP source needs serverUrl and apiKey');
     const base = source.serverUrl.replace(/\/+$/, '');
-    const since = typeof state.cursor.timestamp === 'number' ? state.cursor.timestamp : null;
+    const since = mispCursorFrom(state.cursor);
     const events: MispEvent[] = [];
-    for (let page = 1; page <= MAX_PAGES && events.length < source.maxEntries; page++) {
-      const batch = await searchPage(http, base, source.apiKey, page, since);
+    // The cursor's own second comes back (the filter is "at or after"): fetch past what was read.
+    for (let page = 1; page <= MAX_PAGES && events.length < source.maxEntries + (since?.seen.length ?? 0); page++) {
+      const batch = await searchPage(http, base, source.apiKey, page, since?.timestamp ?? null);
       events.push(...batch);
       if (batch.length < PAGE_SIZE) break;
     }
     // Oldest first, so that a maxEntries cut leaves the newer events for the next sync.
-    events.sort((a, b) => Number(a.timestamp ?? 0) - Number(b.timestamp ?? 0));
-    const taken = events.slice(0, source.maxEntries);
-    const entries: IntelEntry[] = taken.map((e) => entryFromMispEvent(e, { serverUrl: base, publisher: source.displayName }));
-    return { status: 'ok', entries, cursor: { timestamp: nextTimestampCursor(taken, since) } };
+    const taken = unreadRestEvents(events, since).slice(0, source.maxEntries);
+    const entries: IntelEntry[] = taken.map((e) => entryFromMispEvent(e.event, { serverUrl: base, publisher: source.displayName }));
+    const cursor = nextMispCursor(taken.filter((e): e is typeof e & { timestamp: number } => e.timestamp !== null && e.timestamp > 0), since);
+    return { status: 'ok', entries, cursor: cursor ? { ...cursor } : undefined };
   },
 };
 

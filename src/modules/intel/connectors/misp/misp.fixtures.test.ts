@@ -6,7 +6,9 @@ import {
   changedFeedEvents,
   entryFromMispEvent,
   mispFlag,
-  nextTimestampCursor,
+  mispUnixSeconds,
+  nextMispCursor,
+  unreadRestEvents,
   parseFeedEvent,
   parseFeedManifest,
   parseRestSearchResponse,
@@ -93,7 +95,7 @@ describe.skipIf(!fs.existsSync(API_DIR))('MISP REST fixtures', () => {
     expect(entry.tags.filter((t) => t === 'misp-galaxy:threat-actor="Sofacy"')).toHaveLength(1);
     expect(entry.references).toEqual(['https://www.welivesecurity.com/2017/12/21/sednit-update-fancy-bear-spent-year/']);
     expect(entry.contentText).toContain('The Sednit group');
-    expect(nextTimestampCursor([e!], null)).toBe(1513948642);
+    expect(nextMispCursor([{ uuid: e!.uuid, timestamp: mispUnixSeconds(e!.timestamp)! }], null)).toEqual({ timestamp: 1513948642, seen: [e!.uuid] });
   });
 
   it.skipIf(!fs.existsSync(api('misp_event.json')))('bare event object: no to_ids, high threat level', () => {
@@ -155,7 +157,8 @@ describe.skipIf(!fs.existsSync(path.join(FEED_DIR, 'manifest.json')))('MISP feed
       if (hasToIdsAttribute(e)) expect(entry.indicators.length, file).toBeGreaterThan(0);
       for (const i of entry.indicators) expect(i.origin, file).toMatch(/^misp:attribute:\S+/);
     }
-    expect(nextTimestampCursor(events, null)).toBe(Math.max(...present.map((m) => m.timestamp)));
+    const cursor = nextMispCursor(unreadRestEvents(events, null).map((e) => ({ uuid: e.uuid, timestamp: e.timestamp! })), null);
+    expect(cursor?.timestamp).toBe(Math.max(...present.map((m) => m.timestamp)));
   });
 
   it.skipIf(!fs.existsSync(LOCKY))('Locky feed event: compound types split', () => {

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ConnectorParseError } from '../types.js';
 import {
   changedFeedEvents,
-  mispFeedCursorFrom,
-  nextMispFeedCursor,
-  nextTimestampCursor,
+  mispCursorFrom,
+  nextMispCursor,
+  unreadRestEvents,
   parseFeedEvent,
   parseFeedManifest,
   parseRestSearchResponse,
@@ -131,41 +131,52 @@ describe('parseFeedManifest / changedFeedEvents', () => {
 
   it('finds an event changed in the same second as the last sync, after that sync', () => {
     // The last sync processed U1 at second 5; U2 was written later in that same second.
-    const after = nextMispFeedCursor([{ uuid: U1, timestamp: 5, info: '' }], null);
+    const after = nextMispCursor([{ uuid: U1, timestamp: 5 }], null);
     expect(after).toEqual({ timestamp: 5, seen: [U1] });
     const manifest = [
       { uuid: U1, timestamp: 5, info: '' },
       { uuid: U2, timestamp: 5, info: '' },
     ];
     expect(changedFeedEvents(manifest, after)).toEqual([U2]);
-    expect(changedFeedEvents(manifest, nextMispFeedCursor([manifest[1]!], after))).toEqual([]);
+    expect(changedFeedEvents(manifest, nextMispCursor([manifest[1]!], after))).toEqual([]);
   });
 
   it('resumes inside a second that a maxEntries cut split', () => {
     const same = [U3, U1, U2].map((uuid) => ({ uuid, timestamp: 9, info: '' }));
     const first = changedFeedEvents(same, null).slice(0, 2);
-    const cursor = nextMispFeedCursor(first.map((u) => same.find((e) => e.uuid === u)!), null);
+    const cursor = nextMispCursor(first.map((u) => same.find((e) => e.uuid === u)!), null);
     expect(changedFeedEvents(same, cursor)).toEqual([[U1, U2, U3].sort()[2]]);
   });
 
   it('reads a cursor stored before `seen` existed as "re-read that second once"', () => {
-    expect(mispFeedCursorFrom({ timestamp: 7 })).toEqual({ timestamp: 7, seen: [] });
-    expect(mispFeedCursorFrom({ timestamp: 7, seen: [U1, 3] })).toEqual({ timestamp: 7, seen: [U1] });
-    expect(mispFeedCursorFrom({})).toBeNull();
+    expect(mispCursorFrom({ timestamp: 7 })).toEqual({ timestamp: 7, seen: [] });
+    expect(mispCursorFrom({ timestamp: 7, seen: [U1, 3] })).toEqual({ timestamp: 7, seen: [U1] });
+    expect(mispCursorFrom({})).toBeNull();
   });
 });
 
-describe('nextTimestampCursor', () => {
-  it('is the max timestamp seen, never going back', () => {
-    const events = parseRestSearchResponse([
-      { Event: { uuid: U1, timestamp: '1465681801' } },
-      { Event: { uuid: U2, timestamp: 1472541011 } },
-      { Event: { uuid: U3, timestamp: 'garbage' } },
+describe('unreadRestEvents', () => {
+  const events = parseRestSearchResponse([
+    { Event: { uuid: U2, timestamp: 1472541011 } },
+    { Event: { uuid: U1, timestamp: '1465681801' } },
+    { Event: { uuid: U3, timestamp: 'garbage' } },
+  ]);
+
+  it('orders by timestamp, keeps events without one, and moves the cursor only by timestamped ones', () => {
+    const unread = unreadRestEvents(events, null);
+    expect(unread.map((e) => e.uuid)).toEqual([U3, U1, U2]);
+    const cursor = nextMispCursor(unread.filter((e) => e.timestamp !== null).map((e) => ({ uuid: e.uuid, timestamp: e.timestamp! })), null);
+    expect(cursor).toEqual({ timestamp: 1472541011, seen: [U2] });
+    expect(nextMispCursor([], { timestamp: 7, seen: [] })).toEqual({ timestamp: 7, seen: [] });
+    expect(nextMispCursor([], null)).toBeNull();
+  });
+
+  it('drops what was read in the cursor\'s own second (the filter is "at or after"), keeps what changed later in it', () => {
+    const sameSecond = parseRestSearchResponse([
+      { Event: { uuid: U1, timestamp: 100 } },
+      { Event: { uuid: U2, timestamp: 100 } },
+      { Event: { uuid: U3, timestamp: 101 } },
     ]);
-    expect(nextTimestampCursor(events, null)).toBe(1472541011);
-    expect(nextTimestampCursor(events, 1500000000)).toBe(1500000000);
-    expect(nextTimestampCursor([], null)).toBeNull();
-    expect(nextTimestampCursor([], 7)).toBe(7);
-    expect(nextTimestampCursor(parseRestSearchResponse([{ uuid: U1, info: 'no ts' }]), null)).toBeNull();
+    expect(unreadRestEvents(sameSecond, { timestamp: 100, seen: [U1] }).map((e) => e.uuid)).toEqual([U2, U3]);
   });
 });

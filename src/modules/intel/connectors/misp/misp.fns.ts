@@ -2,6 +2,7 @@ import type { IntelEntry, StructuredIndicator } from '../types.js';
 import { NON_INDICATOR_TYPES, typedValuesForAttribute } from './misp.indicators.js';
 import { mispFlag, mispUnixSeconds, type MispAttribute, type MispEvent } from './misp.schema.js';
 import { isHttpUrl, normaliseText } from '../text.fns.js';
+import type { MispCursor } from './misp.parse.js';
 
 /**
  * Pure MISP connector functions: parse REST/feed documents (misp.parse.ts), map an event to an
@@ -10,9 +11,9 @@ import { isHttpUrl, normaliseText } from '../text.fns.js';
 
 export {
   changedFeedEvents,
-  mispFeedCursorFrom,
-  nextMispFeedCursor,
-  type MispFeedCursor,
+  mispCursorFrom,
+  nextMispCursor,
+  type MispCursor,
   mispErrorMessage,
   parseFeedEvent,
   parseFeedManifest,
@@ -165,15 +166,15 @@ export function entryFromMispEvent(event: MispEvent, ctx: MispEntryContext): Int
 }
 
 /**
- * The cursor for the next incremental sync (`timestamp` filter on restSearch, or
- * `changedFeedEvents`): the largest event `timestamp` seen, never lower than `previous`.
- * Events without a usable timestamp are ignored; null only when nothing was ever seen.
+ * REST events not read yet at `after`, oldest first (ties by uuid), with their timestamps.
+ * restSearch's `timestamp` filter is "at or after", so the cursor's own second comes back: its
+ * events already read are dropped, the others (changed later in that second) are kept. Events
+ * without a usable timestamp are kept but never move the cursor.
  */
-export function nextTimestampCursor(events: readonly MispEvent[], previous: number | null): number | null {
-  let max = previous;
-  for (const e of events) {
-    const ts = mispUnixSeconds(e.timestamp);
-    if (ts !== null && ts > 0 && (max === null || ts > max)) max = ts;
-  }
-  return max;
+export function unreadRestEvents(events: readonly MispEvent[], after: MispCursor | null): { event: MispEvent; uuid: string; timestamp: number | null }[] {
+  const seen = new Set(after?.seen);
+  return events
+    .map((event) => ({ event, uuid: event.uuid, timestamp: mispUnixSeconds(event.timestamp) }))
+    .filter((e) => after === null || e.timestamp === null || e.timestamp > after.timestamp || (e.timestamp === after.timestamp && !seen.has(e.uuid)))
+    .sort((a, b) => (a.timestamp ?? 0) - (b.timestamp ?? 0) || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
 }

@@ -144,13 +144,13 @@ export function parseFeedManifest(json: unknown): MispFeedManifestEntry[] {
  * alone would miss an event changed later in the same second as the last sync, and a
  * `maxEntries` cut inside a second shared by many events would skip the rest of them for good.
  */
-export interface MispFeedCursor {
+export interface MispCursor {
   timestamp: number;
   seen: string[];
 }
 
 /** Reads a stored cursor; one written before `seen` existed re-reads its last second once. */
-export function mispFeedCursorFrom(stored: Record<string, unknown>): MispFeedCursor | null {
+export function mispCursorFrom(stored: Record<string, unknown>): MispCursor | null {
   if (typeof stored.timestamp !== 'number') return null;
   const seen = Array.isArray(stored.seen) ? stored.seen.filter((u): u is string => typeof u === 'string') : [];
   return { timestamp: stored.timestamp, seen };
@@ -161,7 +161,7 @@ export function mispFeedCursorFrom(stored: Record<string, unknown>): MispFeedCur
  * events of the cursor's own second not processed yet. Oldest first (ties by uuid), so a sync cut
  * by `maxEntries` or interrupted resumes where it stopped.
  */
-export function changedFeedEvents(manifest: readonly MispFeedManifestEntry[], after: MispFeedCursor | null): string[] {
+export function changedFeedEvents(manifest: readonly MispFeedManifestEntry[], after: MispCursor | null): string[] {
   const seen = new Set(after?.seen);
   return manifest
     .filter((e) => after === null || e.timestamp > after.timestamp || (e.timestamp === after.timestamp && !seen.has(e.uuid)))
@@ -170,7 +170,7 @@ export function changedFeedEvents(manifest: readonly MispFeedManifestEntry[], af
 }
 
 /** The cursor after processing `processed` (manifest entries), never behind `previous`. */
-export function nextMispFeedCursor(processed: readonly MispFeedManifestEntry[], previous: MispFeedCursor | null): MispFeedCursor | null {
+export function nextMispCursor(processed: readonly { uuid: string; timestamp: number }[], previous: MispCursor | null): MispCursor | null {
   let cursor = previous ? { timestamp: previous.timestamp, seen: [...previous.seen] } : null;
   for (const e of processed) {
     if (cursor === null || e.timestamp > cursor.timestamp) cursor = { timestamp: e.timestamp, seen: [e.uuid] };
