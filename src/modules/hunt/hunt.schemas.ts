@@ -4,7 +4,8 @@ import { BANDS, COVERAGE_STATES, EXPOSURE_STATES } from './exposure.fns.js';
 import { LIFECYCLE } from './deliverables.store.js';
 
 /** Hunt (spec §2.6–§2.8, §3, §4.5): inventory, sightings, threats and their views, settings. */
-const Software = z.strictObject({
+/** One software entry; imports check every row they write against it too. */
+export const Software = z.strictObject({
   vendor: z.string().max(200).default(''),
   product: z.string().min(1).max(300),
   version: z.string().max(100).nullable().optional(),
@@ -12,14 +13,19 @@ const Software = z.strictObject({
   purl: z.string().max(1000).nullable().optional(),
 });
 
-export const AssetInput = z.strictObject({
+/** The most software entries one asset holds (POST/PUT answer 400 beyond it, an import 413). */
+export const MAX_SOFTWARE_PER_ASSET = 20_000;
+
+/** An asset's own fields; imports check every asset they write against them too. */
+export const AssetFields = z.strictObject({
   identifier: z.string().min(1).max(255).describe('Host name, application name…; unique in the organization (imports upsert by it)'),
   kind: z.string().min(1).max(50).default('other').describe('host, application, container, appliance, device, other…'),
   platform: z.string().max(50).nullable().default(null),
   internetFacing: z.boolean().default(false),
   criticality: z.enum(CRITICALITIES).default('medium'),
-  software: z.array(Software).max(20_000).default([]),
 });
+
+export const AssetInput = AssetFields.extend({ software: z.array(Software).max(MAX_SOFTWARE_PER_ASSET).default([]) });
 export type AssetInputT = z.infer<typeof AssetInput>;
 
 export const Asset = z.object({

@@ -4781,7 +4781,7 @@ export interface paths {
         put?: never;
         /**
          * Import inventory: CSV, CycloneDX JSON SBOM or osquery results
-         * @description Idempotent by asset identifier: an asset is created or its software list replaced. Bad rows are reported in `errors` and skipped.
+         * @description Idempotent by asset identifier: an asset is created or its software list replaced. Every row is held to the rules of `POST /api/assets`; bad rows are reported in `errors` and skipped. 400 (code `invalid_import`, naming the field) when the content is not the format; 413 beyond 5,000 assets, 20,000 software entries per asset or 100,000 in all per import.
          */
         post: {
             parameters: {
@@ -4858,6 +4858,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
