@@ -192,6 +192,15 @@ export function createSourcesService(deps: { db: Database; secrets: SecretBox })
           ...(input.scheduleCron !== undefined ? { scheduleCron: input.scheduleCron } : {}),
           ...(input.maxEntries !== undefined ? { maxEntries: input.maxEntries } : {}),
         });
+        if (input.displayName !== undefined && input.displayName !== view.displayName) {
+          // Indicators carry their source's name (exports, TAXII, /iocs): a rename reaches those
+          // already served too (the intel-out change triggers re-version the STIX objects).
+          await tx.updateTable('intelIndicators').set({ sourceLabel: input.displayName })
+            .where('organizationId', '=', ctx.actor.organizationId)
+            .where('itemId', 'in', (eb) => eb.selectFrom('intelItems').select('id').where('organizationId', '=', ctx.actor.organizationId).where('sourceId', '=', id))
+            .where('sourceLabel', '<>', input.displayName)
+            .execute();
+        }
         if (input.scheduleCron !== undefined) {
           await tx.updateTable('intelSourceStates').set({ nextSyncAt: null }).where('sourceId', '=', id).execute();
         }
