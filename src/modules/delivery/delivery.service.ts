@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError } from '../../platform/http/errors.js';
 import { enqueue } from '../../platform/jobs/enqueue.js';
 import type { GuardedClient } from '../../platform/outbound/index.js';
 import type { SecretBox } from '../../platform/secrets.js';
+import { redactSecrets } from '../../platform/outbound/url-secrets.js';
 import { iso } from '../../platform/time.js';
 import { findDestinationRow, type DestinationHealth } from '../destinations/index.js';
 import { deliveryJob, deliveryJobKey } from './delivery.job-def.js';
@@ -13,6 +14,8 @@ import { newEvent } from './delivery.queue.js';
 import { attemptsOf, findDelivery, hasDeliveries, latestAttempts, listDeliveryRows, resetForRedelivery, type DeliveryRow } from './delivery.repo.js';
 
 const isoOrNull = (d: Date | null) => (d ? iso(d) : null);
+/** Receiver text is redacted when read as well as when stored: rows written before a rule existed stay safe. */
+const redacted = (text: string | null) => (text === null ? null : redactSecrets(text));
 
 /** How far back a destination's health looks for its last success. */
 const HEALTH_WINDOW = 500;
@@ -28,7 +31,7 @@ export function destinationHealth(db: Database) {
     const last = rows[0];
     return {
       lastDeliveryStatus: (last?.outcome ?? null) as DestinationHealth['lastDeliveryStatus'],
-      lastError: consecutiveFailures > 0 ? (last?.error ?? null) : null,
+      lastError: consecutiveFailures > 0 ? redacted(last?.error ?? null) : null,
       consecutiveFailures,
     };
   };
@@ -58,8 +61,8 @@ export function createDeliveryService(deps: { db: Database; secrets: SecretBox; 
       status: r.status as 'pending',
       attemptCount: r.attemptCount,
       responseStatus: r.responseStatus,
-      responseExcerpt: r.responseExcerpt,
-      error: r.error,
+      responseExcerpt: redacted(r.responseExcerpt),
+      error: redacted(r.error),
       nextAttemptAt: isoOrNull(r.nextAttemptAt),
       firstAttemptAt: isoOrNull(r.firstAttemptAt),
       lastAttemptAt: isoOrNull(r.lastAttemptAt),
@@ -70,8 +73,8 @@ export function createDeliveryService(deps: { db: Database; secrets: SecretBox; 
         attempt: a.attempt,
         outcome: a.outcome as 'succeeded',
         responseStatus: a.responseStatus,
-        responseExcerpt: a.responseExcerpt,
-        error: a.error,
+        responseExcerpt: redacted(a.responseExcerpt),
+        error: redacted(a.error),
         startedAt: iso(a.startedAt),
         durationMs: a.durationMs,
       })),

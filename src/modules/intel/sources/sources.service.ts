@@ -1,5 +1,5 @@
 import { uuidv7 } from 'uuidv7';
-import { redactUrlSecrets } from '../../../platform/outbound/url-secrets.js';
+import { redactSecrets, redactUrlSecrets } from '../../../platform/outbound/url-secrets.js';
 import type { Database, Queryable } from '../../../platform/db/database.js';
 import type { RequestContext } from '../../../platform/context.js';
 import type { SecretBox } from '../../../platform/secrets.js';
@@ -42,7 +42,7 @@ export function toSourceDto(v: SourceView, reveal = false): SourceDto {
     maxEntries: v.maxEntries,
     lastFetchedAt: iso(v.lastFetchedAt),
     lastStatus: v.lastStatus,
-    lastError: v.lastError,
+    lastError: v.lastError === null ? null : redactSecrets(v.lastError),
     itemCountLast24h: v.itemCountLast24h,
     createdAt: iso(v.createdAt),
     updatedAt: iso(v.updatedAt),
@@ -74,7 +74,7 @@ export function toCustomFeedDto(v: SourceView, reveal = false): CustomFeedDto {
     maxEntries: v.maxEntries,
     lastFetchedAt: iso(v.lastFetchedAt),
     lastStatus: v.lastStatus,
-    lastError: v.lastError,
+    lastError: v.lastError === null ? null : redactSecrets(v.lastError),
     createdAt: iso(v.createdAt),
     updatedAt: iso(v.updatedAt),
   };
