@@ -2741,7 +2741,10 @@ export interface paths {
                         description?: string;
                         externalProvider?: string;
                         externalRef?: string;
-                        /** Format: uri */
+                        /**
+                         * Format: uri
+                         * @description http(s) only: the console links to it
+                         */
                         externalUrl?: string;
                         payload?: unknown;
                         /**
@@ -5293,7 +5296,10 @@ export interface paths {
                 };
             };
         };
-        /** Replace a code detection */
+        /**
+         * Replace a code detection
+         * @description 409 when it moves the only detection of a log table that saved triage routes name (change the routes first).
+         */
         put: {
             parameters: {
                 query?: never;
@@ -5371,6 +5377,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
                 429: {
                     headers: {
@@ -5401,7 +5416,7 @@ export interface paths {
             };
         };
         post?: never;
-        /** Delete a code detection (409 while a triage route names it) */
+        /** Delete a code detection (409 while a triage route names it or its log table, when no other detection has that table) */
         delete: {
             parameters: {
                 query?: never;
