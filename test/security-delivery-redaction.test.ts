@@ -88,6 +88,20 @@ describe('receiver text in the delivery log', () => {
   });
 });
 
+describe('secret-bearing URL paths in destinations', () => {
+  it('a webhook destination at a Slack or Discord hook URL shows its secret only to destination.manage', async () => {
+    for (const [url, shown] of [
+      ['https://hooks.slack.com/services/T000/B000/SLACKHOOKSECRET1', 'https://hooks.slack.com/services/T000/B000/REDACTED'],
+      ['https://discord.com/api/webhooks/123456789/DISCORDHOOKSECRET1', 'https://discord.com/api/webhooks/123456789/REDACTED'],
+    ]) {
+      const id = await createDestination(t, key, { type: 'webhook', name: 'Hook', config: { url, authType: 'bearer' } });
+      const asReader = await t.app.inject({ url: `/api/output-destinations/${id}`, headers: bearer(reader) });
+      expect(asReader.json().config.url).toBe(shown);
+      expect((await t.app.inject({ url: `/api/output-destinations/${id}`, headers: bearer(key) })).json().config.url).toBe(url);
+    }
+  });
+});
+
 describe('a short token', () => {
   it('a one-letter token does not redact that letter in the error texts', async () => {
     const closed = await startServer(() => undefined);
