@@ -118,7 +118,7 @@ export const ActivityEvent = z.object({ id: z.string(), threatId: z.string(), ru
 export const Capabilities = z.object({ canReadEvidence: z.boolean(), canReassess: z.boolean(), canTriage: z.boolean() });
 export const ThreatView = z.object({
   threat: Threat, runs: z.array(ThreatRun), deliverables: z.array(Deliverable), intelItems: z.array(IntelItemSummary),
-  alerts: z.array(Json).describe('Hunt alerts of the threat (spec §2.7), newest first'), activeHuntAlert: Json.nullable(), latestAlert: Json.nullable(),
+  alerts: z.array(Json).describe('Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read`'), activeHuntAlert: Json.nullable(), latestAlert: Json.nullable(),
   activityEvents: z.array(ActivityEvent), capabilities: Capabilities,
 });
 export const DismissInput = z.strictObject({ reason: z.string().trim().min(1).max(2000) });

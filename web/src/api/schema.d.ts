@@ -9250,7 +9250,7 @@ export interface paths {
                                 runId: string | null;
                                 threatId: string;
                             }[];
-                            /** @description Hunt alerts of the threat (spec §2.7), newest first */
+                            /** @description Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read` */
                             alerts: {
                                 [key: string]: unknown;
                             }[];
@@ -9627,7 +9627,7 @@ export interface paths {
                                 runId: string | null;
                                 threatId: string;
                             }[];
-                            /** @description Hunt alerts of the threat (spec §2.7), newest first */
+                            /** @description Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read` */
                             alerts: {
                                 [key: string]: unknown;
                             }[];
@@ -9870,7 +9870,7 @@ export interface paths {
                                 runId: string | null;
                                 threatId: string;
                             }[];
-                            /** @description Hunt alerts of the threat (spec §2.7), newest first */
+                            /** @description Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read` */
                             alerts: {
                                 [key: string]: unknown;
                             }[];
@@ -10104,7 +10104,7 @@ export interface paths {
                                 runId: string | null;
                                 threatId: string;
                             }[];
-                            /** @description Hunt alerts of the threat (spec §2.7), newest first */
+                            /** @description Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read` */
                             alerts: {
                                 [key: string]: unknown;
                             }[];
