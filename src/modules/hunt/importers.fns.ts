@@ -167,7 +167,7 @@ function cdxSoftware(c: unknown): SoftwareInput | string {
 /** A CycloneDX JSON BOM (1.2–1.6): every component, nested ones included, becomes a software entry of one asset. */
 export function parseCycloneDx(bom: unknown, assetIdentifier: string | undefined): Parsed {
   if (!isObject(bom) || bom.bomFormat !== 'CycloneDX') throw new NotTheFormat('content.bomFormat', 'content is not a CycloneDX JSON document (bomFormat must be "CycloneDX")');
-  if (bom.components !== undefined && !Array.isArray(bom.components)) throw new NotTheFormat('content.components', 'content.components must be an array of components');
+  if (bom.components !== undefined && bom.components !== null && !Array.isArray(bom.components)) throw new NotTheFormat('content.components', 'content.components must be an array of components');
   const meta = isObject(bom.metadata) && isObject(bom.metadata.component) ? bom.metadata.component : undefined;
   const identifier = assetIdentifier ?? documentIdentifier(meta?.name, 'content.metadata.component.name');
   if (!identifier) throw new NotTheFormat('assetIdentifier', 'assetIdentifier is required when the SBOM has no metadata.component.name');
