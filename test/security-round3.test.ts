@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions } from './support/actors.js';
+import { httpUrlOrNull } from '../src/modules/alerts/alerts.fns.js';
 
 /** Issue 25 items 6 (alert answers need alert.read), 7 (deactivation ends sessions) and 8 (LIKE, logTable, externalUrl). */
 let t: TestContext;
@@ -81,6 +82,9 @@ describe('smaller ones', () => {
     }
     const ok = await t.app.inject({ method: 'POST', url: '/api/alerts', headers: admin, payload: { title: 'x', externalUrl: 'https://tracker.example/1' } });
     expect(ok.json().alert.externalUrl).toBe('https://tracker.example/1');
+    // Writers without the API schema (webhook payload mappings, agent tools) go through the same rule when the alert is created.
+    expect(['javascript:alert(1)', 'data:text/html,x', 'JAVASCRIPT:x', 'not a url', '', null].map(httpUrlOrNull)).toEqual([null, null, null, null, null, null]);
+    expect(httpUrlOrNull('http://jira.example/browse/SEC-1')).toBe('http://jira.example/browse/SEC-1');
   });
 
   it("changing a detection's logTable says so when saved routes name the old one", async () => {
