@@ -140,7 +140,7 @@ export async function deliveriesOfRun(db: Queryable, organizationId: string, run
     .orderBy('createdAt')
     .orderBy('id')
     .execute();
-  return rows.map((r) => ({ ...r, error: r.error === null ? null : redactSecrets(r.error) }));
+  return rows.map((r) => ({ ...r, error: redactSecrets(r.error) }));
 }
 
 export async function hasDeliveries(db: Queryable, organizationId: string, destinationId: string): Promise<boolean> {

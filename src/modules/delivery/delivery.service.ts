@@ -14,8 +14,6 @@ import { newEvent } from './delivery.queue.js';
 import { attemptsOf, findDelivery, hasDeliveries, latestAttempts, listDeliveryRows, resetForRedelivery, type DeliveryRow } from './delivery.repo.js';
 
 const isoOrNull = (d: Date | null) => (d ? iso(d) : null);
-/** Receiver text is redacted when read as well as when stored: rows written before a rule existed stay safe. */
-const redacted = (text: string | null) => (text === null ? null : redactSecrets(text));
 
 /** How far back a destination's health looks for its last success. */
 const HEALTH_WINDOW = 500;
@@ -31,7 +29,7 @@ export function destinationHealth(db: Database) {
     const last = rows[0];
     return {
       lastDeliveryStatus: (last?.outcome ?? null) as DestinationHealth['lastDeliveryStatus'],
-      lastError: consecutiveFailures > 0 ? redacted(last?.error ?? null) : null,
+      lastError: consecutiveFailures > 0 ? redactSecrets(last?.error ?? null) : null,
       consecutiveFailures,
     };
   };
@@ -61,8 +59,9 @@ export function createDeliveryService(deps: { db: Database; secrets: SecretBox; 
       status: r.status as 'pending',
       attemptCount: r.attemptCount,
       responseStatus: r.responseStatus,
-      responseExcerpt: redacted(r.responseExcerpt),
-      error: redacted(r.error),
+      // Receiver text is redacted when read as well as when stored: rows written before a rule existed stay safe.
+      responseExcerpt: redactSecrets(r.responseExcerpt),
+      error: redactSecrets(r.error),
       nextAttemptAt: isoOrNull(r.nextAttemptAt),
       firstAttemptAt: isoOrNull(r.firstAttemptAt),
       lastAttemptAt: isoOrNull(r.lastAttemptAt),
@@ -73,8 +72,8 @@ export function createDeliveryService(deps: { db: Database; secrets: SecretBox; 
         attempt: a.attempt,
         outcome: a.outcome as 'succeeded',
         responseStatus: a.responseStatus,
-        responseExcerpt: redacted(a.responseExcerpt),
-        error: redacted(a.error),
+        responseExcerpt: redactSecrets(a.responseExcerpt),
+        error: redactSecrets(a.error),
         startedAt: iso(a.startedAt),
         durationMs: a.durationMs,
       })),

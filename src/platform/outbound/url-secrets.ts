@@ -84,10 +84,11 @@ const PARAM_IN_TEXT = /([?&;]|\\u0026)([A-Za-z0-9_.\-[\]]+)=([^&\s"'<>#;\\]+)/g;
  * The one redaction of free text (a receiver's answer, an error message, a log line): every
  * URL through `redactUrlSecrets`, credential-named `name=value` pairs, known token shapes, and
  * the caller's known secrets (e.g. the destination's token) — whole occurrences only, and only
- * when at least MIN_SECRET_LENGTH characters long.
+ * when at least MIN_SECRET_LENGTH characters long. null stays null (a column with no text).
  */
-export function redactSecrets(text: string, known: ReadonlyArray<string | null | undefined> = []): string {
-  let t = text;
+export function redactSecrets<T extends string | null>(text: T, known: ReadonlyArray<string | null | undefined> = []): T {
+  if (text === null) return text;
+  let t: string = text;
   for (const secret of known) {
     if (!secret || secret.length < MIN_SECRET_LENGTH) continue;
     for (const form of new Set([secret, encodeURIComponent(secret)])) {
@@ -97,7 +98,7 @@ export function redactSecrets(text: string, known: ReadonlyArray<string | null |
   t = t.replace(/\bhttps?:\/\/[^\s"'<>]+/gi, (u) => redactUrlSecrets(u));
   t = t.replace(PARAM_IN_TEXT, (m, sep: string, name: string) => (isSecretParam(name) ? `${sep}${name}=${REDACTED}` : m));
   for (const [re, to] of TOKEN_SHAPES) t = t.replace(re, to);
-  return t;
+  return t as T;
 }
 
 /** Zod refinement message for URLs that must not carry userinfo. */

@@ -42,7 +42,7 @@ export function toSourceDto(v: SourceView, reveal = false): SourceDto {
     maxEntries: v.maxEntries,
     lastFetchedAt: iso(v.lastFetchedAt),
     lastStatus: v.lastStatus,
-    lastError: v.lastError === null ? null : redactSecrets(v.lastError),
+    lastError: redactSecrets(v.lastError),
     itemCountLast24h: v.itemCountLast24h,
     createdAt: iso(v.createdAt),
     updatedAt: iso(v.updatedAt),
@@ -74,7 +74,7 @@ export function toCustomFeedDto(v: SourceView, reveal = false): CustomFeedDto {
     maxEntries: v.maxEntries,
     lastFetchedAt: iso(v.lastFetchedAt),
     lastStatus: v.lastStatus,
-    lastError: v.lastError === null ? null : redactSecrets(v.lastError),
+    lastError: redactSecrets(v.lastError),
     createdAt: iso(v.createdAt),
     updatedAt: iso(v.updatedAt),
   };
