@@ -24,10 +24,13 @@ function files(dir: string): string[] {
     .sort();
 }
 
-/** Everything the output depends on: the console's sources and the locked dependency versions. */
+/** Server files the console imports (one rule for both sides: the CSV cell rule). */
+const SHARED = ['src/platform/csv.ts'];
+
+/** Everything the output depends on: the console's sources, the shared files and the locked dependency versions. */
 function sourceFingerprint(): string {
   const hash = createHash('sha256');
-  for (const file of [...files(WEB), path.join(ROOT, 'package-lock.json')]) {
+  for (const file of [...files(WEB), ...SHARED.map((f) => path.join(ROOT, f)), path.join(ROOT, 'package-lock.json')]) {
     hash.update(path.relative(ROOT, file)).update('\0').update(fs.readFileSync(file)).update('\0');
   }
   return hash.digest('hex');

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from './support/app.js';
+import fc from 'fast-check';
 import { fuzzOpenApi } from './support/fuzz/run.js';
+import { importBody } from './support/fuzz/imports.js';
 
 /**
  * The whole API under property-based fuzzing (fast-check), from its own OpenAPI document.
@@ -34,4 +36,26 @@ describe('API fuzzing over the OpenAPI document', () => {
     expect([...distinct.values()]).toEqual([]);
     expect(operations).toBeGreaterThan(60);
   }, BUDGET_MS + 120_000);
+
+  it('answers every structurally generated import (CycloneDX trees, osquery rows, CSV) with 200, 400 or 413, never 5xx', async () => {
+    const problems: string[] = [];
+    let requests = 0;
+    await fc.assert(
+      fc.asyncProperty(importBody, async (body) => {
+        const res = await t.app.inject({ method: 'POST', url: '/api/assets/import', headers: { authorization: `Bearer ${t.orgA.apiKey.key}` }, payload: body });
+        requests++;
+        const json = res.json();
+        const ok =
+          (res.statusCode === 200 && Number.isInteger(json.created) && Array.isArray(json.errors)) ||
+          (res.statusCode === 400 && json.error === 'Validation failed') ||
+          (res.statusCode === 413 && typeof json.error === 'string');
+        if (!ok) problems.push(`${res.statusCode} ${res.body.slice(0, 200)} ← ${JSON.stringify(body).slice(0, 300)}`);
+        return true;
+      }),
+      { seed: SEED, numRuns: LONG ? 20_000 : 400, interruptAfterTimeLimit: LONG ? 300_000 : 20_000, markInterruptAsFailure: false },
+    );
+    process.stdout.write(`import fuzz: ${requests} requests, ${problems.length} problems\n`);
+    expect(problems.slice(0, 5)).toEqual([]);
+    expect(requests).toBeGreaterThan(50);
+  }, 120_000);
 });

@@ -91,7 +91,8 @@ describe('imports', () => {
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error).toBe('Validation failed');
     const notCdx = await t.app.inject({ method: 'POST', url: '/api/assets/import', headers: keyA, payload: { format: 'cyclonedx', content: { spdxVersion: 'SPDX-2.3' }, assetIdentifier: 'x' } });
-    expect(notCdx.json()).toEqual({ created: 0, updated: 0, errors: [{ row: 0, message: 'content is not a CycloneDX JSON document (bomFormat must be "CycloneDX")' }] });
+    expect(notCdx.statusCode).toBe(400);
+    expect(notCdx.json()).toEqual({ error: 'Validation failed', issues: [{ path: 'content.bomFormat', message: 'content is not a CycloneDX JSON document (bomFormat must be "CycloneDX")', code: 'invalid_import', location: 'body' }] });
   });
 });
 

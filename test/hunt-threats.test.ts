@@ -167,6 +167,9 @@ describe('dismissal and hunt alerts', () => {
     expect(restored.alerts).toHaveLength(1);
     expect(restored.activeHuntAlert).toMatchObject({ huntQualifiedBy: 'exposure_band', severity: 'high' });
     expect(restored.activityEvents.map((e: { kind: string }) => e.kind)).toContain('hunt_alert_created');
+    // The threat's alerts only for callers who may read alerts (issue 25 item 6): hunt.read alone sees none.
+    const huntOnly = (await view(acme.id, bearer(reader.key))).json();
+    expect(huntOnly).toMatchObject({ alerts: [], activeHuntAlert: null, latestAlert: null, threat: { id: acme.id } });
   });
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions } from './support/actors.js';
-import { redactUrlSecrets, redactUrlsInText } from '../src/platform/outbound/url-secrets.js';
+import { redactSecrets, redactUrlSecrets } from '../src/platform/outbound/url-secrets.js';
 
 /** Issue 19 item 5: credentials inside URLs are shown only to callers who could change them. */
 let t: TestContext;
@@ -49,7 +49,7 @@ describe('credentials inside URLs', () => {
 
   it('redacts inside free text (stored errors, logs)', () => {
     expect(redactUrlSecrets('https://u:p@h.example/x?token=abc&page=2')).toBe('https://REDACTED@h.example/x?token=REDACTED&page=2');
-    expect(redactUrlsInText('GET https://h.example/feed?api_key=abc failed: 401')).toBe('GET https://h.example/feed?api_key=REDACTED failed: 401');
+    expect(redactSecrets('GET https://h.example/feed?api_key=abc failed: 401')).toBe('GET https://h.example/feed?api_key=REDACTED failed: 401');
     expect(redactUrlSecrets('https://h.example/feed?page=2')).toBe('https://h.example/feed?page=2');
   });
 });

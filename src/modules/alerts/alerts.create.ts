@@ -4,7 +4,7 @@ import type { Queryable } from '../../platform/db/database.js';
 import type { AlertSeverity } from '../../platform/db/schema.js';
 import type { EventSink } from '../../platform/events.js';
 import { enqueueRun, type EndedRun } from '../runs/index.js';
-import { OPEN_STATUSES, displayIdOf } from './alerts.fns.js';
+import { OPEN_STATUSES, displayIdOf, httpUrlOrNull } from './alerts.fns.js';
 import { addTimelineEntries, addTimelineEntry, findAlert, listTimeline, nextAlertNumber } from './alerts.repo.js';
 import type { AlertDto } from './alerts.schemas.js';
 import { decideRoute, type Route } from './routing.fns.js';
@@ -114,7 +114,7 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     originRunId: input.originRunId ?? null,
     externalProvider: input.externalProvider ?? null,
     externalRef: input.externalRef ?? null,
-    externalUrl: input.externalUrl ?? null,
+    externalUrl: httpUrlOrNull(input.externalUrl),
     dedupeKey: input.dedupeKey ?? null,
     payload: JSON.stringify(input.payload ?? null),
     routingDepth: depth,

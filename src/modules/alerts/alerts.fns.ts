@@ -86,3 +86,18 @@ export function normalizeSeverity(value: unknown): AlertSeverity | null {
   if (['low', 'p4', 'p5', 'sev4', 'sev5', 'lowest', 'minor', 'info', 'informational', 'none'].includes(v)) return 'low';
   return null;
 }
+
+/**
+ * An alert's external link as stored: http(s) only, since the console renders it as a link.
+ * Webhook payloads and agent tools reach alert creation without the API's schema, so a
+ * `javascript:` or `data:` URL from them is dropped here rather than stored.
+ */
+export function httpUrlOrNull(value: string | null | undefined): string | null {
+  if (!value) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? value : null;
+  } catch {
+    return null;
+  }
+}

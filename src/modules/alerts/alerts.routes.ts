@@ -25,6 +25,9 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   const read = { permissions: ['alert.read' as const] };
   const triage = { permissions: ['alert.triage' as const] };
   const manage = { permissions: ['alert.manage' as const] };
+  // An answer that carries an alert needs alert.read as well: a write must not read what a GET refuses.
+  const triageAndRead = { permissions: ['alert.triage' as const, 'alert.read' as const] };
+  const manageAndRead = { permissions: ['alert.manage' as const, 'alert.read' as const] };
 
   app.get('/api/alerts', {
     config: read,
@@ -32,7 +35,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   }, async (req) => s.alerts.list(contextOf(req), req.query));
 
   app.post('/api/alerts', {
-    config: triage,
+    config: triageAndRead,
     schema: {
       tags,
       summary: 'Create an alert by hand (deduplicated by `dedupeKey`, routed like any alert)',
@@ -63,7 +66,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   }, async (req) => s.alerts.get(contextOf(req), req.params.alertId));
 
   app.patch('/api/alerts/:alertId', {
-    config: triage,
+    config: triageAndRead,
     schema: { tags, summary: 'Change the title or description', params: AlertIdParams, body: PatchAlertBody, response: withErrors({ 200: AlertOnly }, 404) },
   }, async (req) => s.alerts.patch(contextOf(req), req.params.alertId, req.body));
 
@@ -73,7 +76,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   }, async (req) => s.alerts.timeline(contextOf(req), req.params.alertId, req.query.limit, req.query.offset));
 
   app.post('/api/alerts/:alertId/status', {
-    config: triage,
+    config: triageAndRead,
     schema: {
       tags,
       summary: 'Change the status (reopening a closed alert is allowed and recorded)',
@@ -84,7 +87,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   }, async (req) => s.alerts.setStatus(contextOf(req), req.params.alertId, req.body));
 
   app.post('/api/alerts/:alertId/severity', {
-    config: triage,
+    config: triageAndRead,
     schema: { tags, summary: 'Change the severity', params: AlertIdParams, body: SeverityBody, response: withErrors({ 200: AlertOnly }, 404) },
   }, async (req) => s.alerts.setSeverity(contextOf(req), req.params.alertId, req.body));
 
@@ -94,7 +97,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   }, async (req) => s.alerts.comment(contextOf(req), req.params.alertId, req.body.bodyMarkdown));
 
   app.post('/api/alerts/:alertId/assign', {
-    config: manage,
+    config: manageAndRead,
     schema: {
       tags,
       summary: 'Assign to a response agent and start its triage run',
@@ -143,14 +146,14 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   }, async (req) => s.codeDetections.get(contextOf(req), req.params.id));
   app.put('/api/code-detections/:id', {
     config: manage,
-    schema: { tags: detectionTags, summary: 'Replace a code detection', params: IdParams, body: CodeDetectionInput, response: withErrors({ 200: CodeDetection }, 404) },
+    schema: { tags: detectionTags, summary: 'Replace a code detection', description: '409 when it moves the only detection of a log table that saved triage routes name (change the routes first).', params: IdParams, body: CodeDetectionInput, response: withErrors({ 200: CodeDetection }, 404, 409) },
   }, async (req) => s.codeDetections.update(contextOf(req), req.params.id, req.body));
   app.delete('/api/code-detections/:id', {
     config: manage,
-    schema: { tags: detectionTags, summary: 'Delete a code detection (409 while a triage route names it)', params: IdParams, response: withErrors({ 200: DeleteResult }, 404, 409) },
+    schema: { tags: detectionTags, summary: 'Delete a code detection (409 while a triage route names it or its log table, when no other detection has that table)', params: IdParams, response: withErrors({ 200: DeleteResult }, 404, 409) },
   }, async (req) => s.codeDetections.remove(contextOf(req), req.params.id));
   app.post('/api/code-detections/:id/hits', {
-    config: { permissions: ['alert.triage' as const] },
+    config: triageAndRead,
     schema: {
       tags: detectionTags,
       summary: 'Report a hit of the detection: creates an alert, or counts a duplicate of the open one',

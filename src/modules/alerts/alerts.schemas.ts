@@ -119,7 +119,7 @@ export const CreateAlertBody = z.object({
   dedupeKey: z.string().min(1).max(500).optional(),
   externalProvider: z.string().max(100).optional(),
   externalRef: z.string().max(500).optional(),
-  externalUrl: z.url().max(2000).optional(),
+  externalUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).optional().describe('http(s) only: the console links to it'),
   payload: z.unknown().optional(),
 });
 export const CreateAlertResult = z.object({ alert: Alert, created: z.boolean().describe('false when the signal was deduplicated into an alert that is not closed') });

@@ -37,6 +37,25 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
   const find = async (q: Database, orgId: string, id: string) =>
     q.selectFrom('codeDetections').selectAll().where('organizationId', '=', orgId).where('id', '=', id.toLowerCase()).executeTakeFirst();
 
+  type SavedRoute = { name: string; conditions: { type: string; codeDetectionIds?: string[]; source?: string; stream?: string }[] };
+  const savedRoutes = async (orgId: string) =>
+    ((await db.selectFrom('alertRouting').select('routes').where('organizationId', '=', orgId).executeTakeFirst())?.routes ?? []) as SavedRoute[];
+
+  /**
+   * Log tables offered to routes are those of the detections. Moving or deleting the last
+   * detection of a table that saved routes name would leave routes that cannot be saved again
+   * (400 unknown_reference on an unchanged re-PUT): refused with a 409 that says which routes.
+   */
+  async function keepRoutesValid(orgId: string, row: Selectable<CodeDetectionsTable>, next: { source: string; stream: string } | null): Promise<void> {
+    if (!row.logSource || !row.logStream) return;
+    if (next && next.source === row.logSource && next.stream === row.logStream) return;
+    const other = await db.selectFrom('codeDetections').select('id').where('organizationId', '=', orgId).where('id', '<>', row.id)
+      .where('logSource', '=', row.logSource).where('logStream', '=', row.logStream).executeTakeFirst();
+    if (other) return;
+    const using = (await savedRoutes(orgId)).filter((r) => r.conditions.some((c) => c.type === 'logTable' && c.source === row.logSource && c.stream === row.logStream)).map((r) => `"${r.name}"`);
+    if (using.length) throw new ConflictError(`Log table ${row.logSource}/${row.logStream} is used by triage route(s) ${using.join(', ')}; change those routes first (no other detection provides it)`);
+  }
+
   return {
     async list(ctx: RequestContext, limit: number, offset: number) {
       const base = db.selectFrom('codeDetections').where('organizationId', '=', ctx.actor.organizationId);
@@ -82,6 +101,7 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
     async update(ctx: RequestContext, id: string, input: Input) {
       const row = await find(db, ctx.actor.organizationId, id);
       if (!row) throw new NotFoundError('Code detection');
+      await keepRoutesValid(ctx.actor.organizationId, row, input.logTable ?? null);
       await db.transaction().execute(async (tx) => {
         await tx
           .updateTable('codeDetections')
@@ -107,11 +127,11 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
       const orgId = ctx.actor.organizationId;
       const row = await find(db, orgId, id);
       if (!row) throw new NotFoundError('Code detection');
-      const routing = await db.selectFrom('alertRouting').select('routes').where('organizationId', '=', orgId).executeTakeFirst();
-      const using = ((routing?.routes ?? []) as { name: string; conditions: { type: string; codeDetectionIds?: string[] }[] }[])
+      const using = (await savedRoutes(orgId))
         .filter((r) => r.conditions.some((c) => c.type === 'codeDetection' && c.codeDetectionIds?.includes(row.id)))
         .map((r) => `"${r.name}"`);
       if (using.length) throw new ConflictError(`Code detection is used by triage route(s) ${using.join(', ')}; remove it from them first`);
+      await keepRoutesValid(orgId, row, null);
       await db.transaction().execute(async (tx) => {
         await tx.deleteFrom('codeDetections').where('id', '=', row.id).execute();
         await writeAudit(tx, ctx, { action: 'codeDetection.delete', resourceType: 'codeDetection', resourceId: row.id });

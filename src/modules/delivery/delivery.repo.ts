@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
+import { redactSecrets } from '../../platform/outbound/url-secrets.js';
 import type { DestinationDeliveriesTable } from '../../platform/db/schema.js';
 import type { DestinationRow } from '../destinations/index.js';
 
@@ -129,9 +130,9 @@ export async function listDeliveryRows(db: Queryable, organizationId: string, de
   return { rows, totalCount: Number(count.n) };
 }
 
-/** The deliveries of one run's output (one per destination), oldest first: what the run detail shows. */
-export function deliveriesOfRun(db: Queryable, organizationId: string, runId: string) {
-  return db
+/** The deliveries of one run's output (one per destination), oldest first: what the run detail shows (errors redacted). */
+export async function deliveriesOfRun(db: Queryable, organizationId: string, runId: string) {
+  const rows = await db
     .selectFrom('destinationDeliveries')
     .select(['id', 'destinationId', 'destinationName', 'destinationType', 'eventKind', 'status', 'attemptCount', 'error', 'createdAt', 'lastAttemptAt', 'nextAttemptAt', 'finishedAt'])
     .where('organizationId', '=', organizationId)
@@ -139,6 +140,7 @@ export function deliveriesOfRun(db: Queryable, organizationId: string, runId: st
     .orderBy('createdAt')
     .orderBy('id')
     .execute();
+  return rows.map((r) => ({ ...r, error: redactSecrets(r.error) }));
 }
 
 export async function hasDeliveries(db: Queryable, organizationId: string, destinationId: string): Promise<boolean> {

@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError } from '../../platform/http/errors.js';
 import { enqueue } from '../../platform/jobs/enqueue.js';
 import type { GuardedClient } from '../../platform/outbound/index.js';
 import type { SecretBox } from '../../platform/secrets.js';
+import { redactSecrets } from '../../platform/outbound/url-secrets.js';
 import { iso } from '../../platform/time.js';
 import { findDestinationRow, type DestinationHealth } from '../destinations/index.js';
 import { deliveryJob, deliveryJobKey } from './delivery.job-def.js';
@@ -28,7 +29,7 @@ export function destinationHealth(db: Database) {
     const last = rows[0];
     return {
       lastDeliveryStatus: (last?.outcome ?? null) as DestinationHealth['lastDeliveryStatus'],
-      lastError: consecutiveFailures > 0 ? (last?.error ?? null) : null,
+      lastError: consecutiveFailures > 0 ? redactSecrets(last?.error ?? null) : null,
       consecutiveFailures,
     };
   };
@@ -58,8 +59,9 @@ export function createDeliveryService(deps: { db: Database; secrets: SecretBox; 
       status: r.status as 'pending',
       attemptCount: r.attemptCount,
       responseStatus: r.responseStatus,
-      responseExcerpt: r.responseExcerpt,
-      error: r.error,
+      // Receiver text is redacted when read as well as when stored: rows written before a rule existed stay safe.
+      responseExcerpt: redactSecrets(r.responseExcerpt),
+      error: redactSecrets(r.error),
       nextAttemptAt: isoOrNull(r.nextAttemptAt),
       firstAttemptAt: isoOrNull(r.firstAttemptAt),
       lastAttemptAt: isoOrNull(r.lastAttemptAt),
@@ -70,8 +72,8 @@ export function createDeliveryService(deps: { db: Database; secrets: SecretBox; 
         attempt: a.attempt,
         outcome: a.outcome as 'succeeded',
         responseStatus: a.responseStatus,
-        responseExcerpt: a.responseExcerpt,
-        error: a.error,
+        responseExcerpt: redactSecrets(a.responseExcerpt),
+        error: redactSecrets(a.error),
         startedAt: iso(a.startedAt),
         durationMs: a.durationMs,
       })),

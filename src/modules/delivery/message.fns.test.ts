@@ -52,7 +52,7 @@ describe('adapters (pure parts)', () => {
     expect(toMrkdwn('**a** [b](https://x.y/z)\n## H')).toBe('*a* <https://x.y/z|b>\n*H*');
   });
   it('keeps credentials out of excerpts', () => {
-    expect(excerptOf('echo: Bearer abcdefghijklmnop and tok-123', { token: 'tok-123' })).toBe('echo: Bearer [redacted] and [redacted]');
+    expect(excerptOf('echo: Bearer abcdefghijklmnop and tok-12345', { token: 'tok-12345' })).toBe('echo: Bearer [redacted] and [redacted]');
     expect(excerptOf('x'.repeat(1000), { token: null })!.length).toBe(301);
   });
 });

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
+import { containsPattern } from '../../platform/db/like.js';
 import { softwareKey, type AssetInput } from './inventory.fns.js';
 
 export interface AssetRow {
@@ -27,7 +28,10 @@ export interface SoftwareRow {
 
 export async function listAssetRows(db: Queryable, organizationId: string, opts: { limit: number; offset: number; search?: string }) {
   let q = db.selectFrom('huntAssets').where('organizationId', '=', organizationId);
-  if (opts.search) q = q.where(sql<boolean>`(identifier ILIKE ${`%${opts.search}%`} OR EXISTS (SELECT 1 FROM hunt_asset_software s WHERE s.asset_id = hunt_assets.id AND s.product ILIKE ${`%${opts.search}%`}))`);
+  if (opts.search) {
+    const like = containsPattern(opts.search);
+    q = q.where(sql<boolean>`(identifier ILIKE ${like} OR EXISTS (SELECT 1 FROM hunt_asset_software s WHERE s.asset_id = hunt_assets.id AND s.product ILIKE ${like}))`);
+  }
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy('identifier').limit(opts.limit).offset(opts.offset).execute(),
     q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),

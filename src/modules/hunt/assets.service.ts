@@ -3,11 +3,11 @@ import { uuidv7 } from 'uuidv7';
 import type { Database } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
 import { writeAudit } from '../../platform/audit.js';
-import { NotFoundError, ConflictError } from '../../platform/http/errors.js';
+import { AppError, NotFoundError, ConflictError, ValidationError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
 import { refang } from '../intel/index.js';
 import { deleteAssetRow, findAssetRow, listAssetRows, softwareOf, upsertAssets, type AssetRow } from './assets.repo.js';
-import { parseCycloneDx, parseInventoryCsv, parseOsquery, type Parsed } from './importers.fns.js';
+import { NotTheFormat, overLimit, parseCycloneDx, parseInventoryCsv, parseOsquery, type Parsed } from './importers.fns.js';
 import { enqueueReassess } from './hunt.jobs.js';
 import type { z } from 'zod';
 import type { AssetInputT, ImportInput, SightingsInput } from './hunt.schemas.js';
@@ -80,7 +80,9 @@ export function createAssetsService(deps: { db: Database }) {
 
     async import(ctx: RequestContext, input: z.infer<typeof ImportInput>) {
       const org = ctx.actor.organizationId;
-      const parsed: Parsed = input.format === 'csv' ? parseInventoryCsv(input.content) : input.format === 'cyclonedx' ? parseCycloneDx(input.content, input.assetIdentifier) : parseOsquery(input.content, input.assetIdentifier);
+      const parsed = parseImport(input);
+      const tooMuch = overLimit(parsed);
+      if (tooMuch) throw new AppError(413, tooMuch);
       if (parsed.assets.length === 0) return { created: 0, updated: 0, errors: parsed.errors };
       const result = await db.transaction().execute(async (tx) => {
         const r = await upsertAssets(tx, org, parsed.assets, input.format);
@@ -120,6 +122,18 @@ export function createAssetsService(deps: { db: Database }) {
       });
     },
   };
+}
+
+/** The import's assets and row errors; content that is not the format at all is a 400 naming where. */
+function parseImport(input: z.infer<typeof ImportInput>): Parsed {
+  try {
+    if (input.format === 'csv') return parseInventoryCsv(input.content);
+    if (input.format === 'cyclonedx') return parseCycloneDx(input.content, input.assetIdentifier);
+    return parseOsquery(input.content, input.assetIdentifier);
+  } catch (err) {
+    if (err instanceof NotTheFormat) throw ValidationError.single(err.path, err.message, 'invalid_import');
+    throw err;
+  }
 }
 
 export function guessType(v: string): string {

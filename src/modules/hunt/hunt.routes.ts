@@ -32,9 +32,9 @@ export function registerHuntRoutes(root: FastifyInstance, s: { threats: ThreatsS
     schema: {
       tags,
       summary: 'Import inventory: CSV, CycloneDX JSON SBOM or osquery results',
-      description: 'Idempotent by asset identifier: an asset is created or its software list replaced. Bad rows are reported in `errors` and skipped.',
+      description: 'Idempotent by asset identifier: an asset is created or its software list replaced. Every row is held to the rules of `POST /api/assets`; bad rows are reported in `errors` and skipped. 400 (code `invalid_import`, naming the field) when the content is not the format; 413 beyond 5,000 assets, 20,000 software entries per asset or 100,000 in all per import.',
       body: ImportInput,
-      response: withErrors({ 200: ImportResult }),
+      response: withErrors({ 200: ImportResult }, 413),
     },
   }, async (req) => s.assets.import(contextOf(req), req.body));
   app.post('/api/sightings', {

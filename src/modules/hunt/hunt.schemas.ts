@@ -4,7 +4,9 @@ import { BANDS, COVERAGE_STATES, EXPOSURE_STATES } from './exposure.fns.js';
 import { LIFECYCLE } from './deliverables.store.js';
 
 /** Hunt (spec §2.6–§2.8, §3, §4.5): inventory, sightings, threats and their views, settings. */
-const Software = z.strictObject({
+
+/** One software entry; imports check every row they write against it too. */
+export const Software = z.strictObject({
   vendor: z.string().max(200).default(''),
   product: z.string().min(1).max(300),
   version: z.string().max(100).nullable().optional(),
@@ -12,14 +14,19 @@ const Software = z.strictObject({
   purl: z.string().max(1000).nullable().optional(),
 });
 
-export const AssetInput = z.strictObject({
+/** The most software entries one asset holds (POST/PUT answer 400 beyond it, an import 413). */
+export const MAX_SOFTWARE_PER_ASSET = 20_000;
+
+/** An asset's own fields; imports check every asset they write against them too. */
+export const AssetFields = z.strictObject({
   identifier: z.string().min(1).max(255).describe('Host name, application name…; unique in the organization (imports upsert by it)'),
   kind: z.string().min(1).max(50).default('other').describe('host, application, container, appliance, device, other…'),
   platform: z.string().max(50).nullable().default(null),
   internetFacing: z.boolean().default(false),
   criticality: z.enum(CRITICALITIES).default('medium'),
-  software: z.array(Software).max(20_000).default([]),
 });
+
+export const AssetInput = AssetFields.extend({ software: z.array(Software).max(MAX_SOFTWARE_PER_ASSET).default([]) });
 export type AssetInputT = z.infer<typeof AssetInput>;
 
 export const Asset = z.object({
@@ -112,7 +119,7 @@ export const ActivityEvent = z.object({ id: z.string(), threatId: z.string(), ru
 export const Capabilities = z.object({ canReadEvidence: z.boolean(), canReassess: z.boolean(), canTriage: z.boolean() });
 export const ThreatView = z.object({
   threat: Threat, runs: z.array(ThreatRun), deliverables: z.array(Deliverable), intelItems: z.array(IntelItemSummary),
-  alerts: z.array(Json).describe('Hunt alerts of the threat (spec §2.7), newest first'), activeHuntAlert: Json.nullable(), latestAlert: Json.nullable(),
+  alerts: z.array(Json).describe('Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read`'), activeHuntAlert: Json.nullable(), latestAlert: Json.nullable(),
   activityEvents: z.array(ActivityEvent), capabilities: Capabilities,
 });
 export const DismissInput = z.strictObject({ reason: z.string().trim().min(1).max(2000) });

@@ -56,7 +56,14 @@ export function parseCpeName(cpe: string): { vendor: string; product: string; ve
 export function parsePurl(purl: string): { vendor: string; product: string; version: string | null } | null {
   const m = /^pkg:([a-z0-9.+-]+)\/(?:(.+)\/)?([^/@?#]+)(?:@([^?#]+))?/i.exec(purl.trim());
   if (!m) return null;
-  const dec = (s: string | undefined) => (s ? decodeURIComponent(s) : '');
+  // A malformed percent-escape ("foo%") is kept as written rather than failing the read.
+  const dec = (s: string | undefined) => {
+    try {
+      return s ? decodeURIComponent(s) : '';
+    } catch {
+      return s!;
+    }
+  };
   return { vendor: dec(m[2]), product: dec(m[3]), version: m[4] ? dec(m[4]) : null };
 }
 

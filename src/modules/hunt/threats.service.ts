@@ -29,7 +29,8 @@ export function createThreatsService(deps: { db: Database; alerts?: HuntAlertPor
       deliverablesOf(q, id),
       itemSummariesOf(q, id),
       eventsOf(q, id),
-      alerts ? alerts.list(q, ctx.actor.organizationId, huntDedupeKey(id)) : Promise.resolve([]),
+      // A threat's alerts only for callers who may read alerts: hunt.read is not alert.read.
+      alerts && hasPermission(ctx.actor, 'alert.read') ? alerts.list(q, ctx.actor.organizationId, huntDedupeKey(id)) : Promise.resolve([]),
     ]);
     const latestAlert = alertList.find((a) => a.id === row.latestAlertId) ?? alertList[0] ?? null;
     const activeHuntAlert = alertList.find((a) => a.id === row.activeHuntAlertId && OPEN_ALERT_STATUSES.includes(a.status)) ?? null;

@@ -53,18 +53,4 @@ export function listLine(type: string, value: string, defanged: boolean): string
   return defanged ? defang(type, v) : v;
 }
 
-/** One RFC 4180 field: quoted when it holds a comma, quote, CR or LF; quotes doubled. */
-export function csvField(value: string | number | null): string {
-  if (value === null) return '';
-  const s = String(value);
-  // A leading =, +, - or @ makes spreadsheets evaluate the cell: prefixed with ' (CSV injection).
-  const safe = /^[=+\-@\t\r]/.test(s) && !/^-?\d/.test(s) ? `'${s}` : s;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
-
 export const CSV_COLUMNS = ['type', 'value', 'confidence', 'valid_from', 'valid_until', 'first_added', 'modified', 'sources', 'stix_id'] as const;
-
-/** RFC 4180: CRLF line ends. */
-export function csvLine(fields: Array<string | number | null>): string {
-  return `${fields.map(csvField).join(',')}\r\n`;
-}

@@ -4,7 +4,8 @@ import type { Database } from '../../platform/db/database.js';
 import { factsOf, refreshObjects, walkObjects, type ExportFilters } from './objects.store.js';
 import { walkItemGroups } from './item-groups.store.js';
 import { primedStream } from './streams.js';
-import { CSV_COLUMNS, csvLine, defang, listLine } from './export.fns.js';
+import { CSV_COLUMNS, defang, listLine } from './export.fns.js';
+import { csvRow } from '../../platform/csv.js';
 import { MISP_EVENT_SUFFIX, mispAttribute, mispEventHead, mispEventPrefix } from './misp.fns.js';
 import { allCollectionId, attackPatternObject, indicatesRelationship, indicatorObject, indicatorUuid, reportObject, stixTime, uuidv5 } from './stix.fns.js';
 
@@ -45,12 +46,12 @@ export function createExportService(deps: { db: Database }) {
   }
 
   async function* csv(orgId: string, q: ExportQuery): AsyncGenerator<string> {
-    yield csvLine([...CSV_COLUMNS]);
+    yield csvRow([...CSV_COLUMNS]);
     for await (const batch of walkObjects(db, orgId, allCollectionId(orgId), q, 'full')) {
       let chunk = '';
       for (const r of batch) {
         const value = q.defang ? defang(r.type, r.normalizedValue) : r.normalizedValue;
-        chunk += csvLine([r.type, value, r.confidence, stixTime(r.validFrom), r.validUntil ? stixTime(r.validUntil) : null, stixTime(r.created), stixTime(r.modified), r.labels.join(';'), `indicator--${indicatorUuid(orgId, r.type, r.normalizedValue)}`]);
+        chunk += csvRow([r.type, value, r.confidence, stixTime(r.validFrom), r.validUntil ? stixTime(r.validUntil) : null, stixTime(r.created), stixTime(r.modified), r.labels.join(';'), `indicator--${indicatorUuid(orgId, r.type, r.normalizedValue)}`]);
       }
       yield chunk;
     }

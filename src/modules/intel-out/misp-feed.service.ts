@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Database } from '../../platform/db/database.js';
 import { NotFoundError } from '../../platform/http/errors.js';
+import { csvRow } from '../../platform/csv.js';
 import { refreshObjects } from './objects.store.js';
 import { walkItemGroups, type GroupScope, type ItemGroup } from './item-groups.store.js';
 import { MISP_EVENT_SUFFIX, mispAttribute, mispEventHead, mispEventPrefix } from './misp.fns.js';
@@ -52,7 +53,7 @@ export function createMispFeedService(deps: { db: Database; taxii: TaxiiService 
       const scope = await scopeOf(orgId, collectionId);
       async function* write() {
         for await (const g of walkItemGroups(db, orgId, scope)) {
-          yield g.indicators.map((i) => `${createHash('md5').update(i.value, 'utf8').digest('hex')},${g.itemId}\n`).join('');
+          yield g.indicators.map((i) => csvRow([createHash('md5').update(i.value, 'utf8').digest('hex'), g.itemId], '\n')).join('');
         }
       }
       return primedStream(write());

@@ -1,8 +1,10 @@
 import { APICallError, NoObjectGeneratedError, NoOutputGeneratedError, RetryError } from 'ai';
+import { redactSecrets } from '../../platform/outbound/url-secrets.js';
 
 /**
  * A run failure as a message a person can act on: the model provider's status and message for
- * API errors, never a stack trace or a request body (which could hold secrets).
+ * API errors, never a stack trace or a request body (which could hold secrets); what the
+ * provider said goes through the one redaction (an echoed key or URL secret is not stored).
  */
 export function describeRunError(err: unknown): string {
   if (RetryError.isInstance(err)) return describeRunError(err.lastError);
@@ -25,7 +27,8 @@ function safeHost(url: string): string {
   }
 }
 
-function truncate(s: string, max = 500): string {
+function truncate(text: string, max = 500): string {
+  const s = redactSecrets(text);
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 

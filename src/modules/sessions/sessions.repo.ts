@@ -55,6 +55,12 @@ export async function revokeSession(db: Queryable, id: string): Promise<void> {
   await db.updateTable('consoleSessions').set({ revokedAt: new Date() }).where('id', '=', id).where('revokedAt', 'is', null).execute();
 }
 
+/** Ends every open console session of a user (deactivation): a later reactivation does not bring them back. */
+export async function revokeUserSessions(db: Queryable, organizationId: string, userId: string): Promise<number> {
+  const r = await db.updateTable('consoleSessions').set({ revokedAt: new Date() }).where('organizationId', '=', organizationId).where('userId', '=', userId).where('revokedAt', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
 export async function insertLoginLink(db: Queryable, link: { organizationId: string; userId: string; tokenHash: Buffer; expiresAt: Date }): Promise<void> {
   await db.insertInto('consoleLoginLinks').values({ id: uuidv7(), ...link }).execute();
 }

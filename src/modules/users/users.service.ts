@@ -9,6 +9,7 @@ import { findUser, listUsers } from './users.repo.js';
 import type { UserDto } from './users.schemas.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { requireAnotherSuperAdmin, requireAuthorityOver } from '../../platform/auth/guardians.js';
+import { revokeUserSessions } from '../sessions/index.js';
 
 const EMAIL_TAKEN = 'A user with this email already exists in the organization';
 
@@ -99,11 +100,14 @@ export function createUsersService(deps: { db: Database; authenticator: Pick<Aut
           .where('id', '=', id)
           .where('organizationId', '=', orgId)
           .execute();
+        // Deactivation ends their console sessions in the database, not only in the check:
+        // reactivating the user restores their keys, never an old cookie.
+        const sessionsEnded = activationChanges && input.deactivated ? await revokeUserSessions(tx, orgId, existing.id) : 0;
         await writeAudit(tx, ctx, {
           action: input.deactivated === true ? 'user.deactivate' : input.deactivated === false ? 'user.reactivate' : 'user.update',
           resourceType: 'user',
           resourceId: existing.id,
-          metadata: { changed: Object.keys(input), ...(input.roleId ? { roleId: input.roleId.toLowerCase() } : {}) },
+          metadata: { changed: Object.keys(input), ...(input.roleId ? { roleId: input.roleId.toLowerCase() } : {}), ...(sessionsEnded ? { sessionsEnded } : {}) },
         });
         return (await findUser(tx, orgId, id))!;
       });

@@ -2741,7 +2741,10 @@ export interface paths {
                         description?: string;
                         externalProvider?: string;
                         externalRef?: string;
-                        /** Format: uri */
+                        /**
+                         * Format: uri
+                         * @description http(s) only: the console links to it
+                         */
                         externalUrl?: string;
                         payload?: unknown;
                         /**
@@ -4781,7 +4784,7 @@ export interface paths {
         put?: never;
         /**
          * Import inventory: CSV, CycloneDX JSON SBOM or osquery results
-         * @description Idempotent by asset identifier: an asset is created or its software list replaced. Bad rows are reported in `errors` and skipped.
+         * @description Idempotent by asset identifier: an asset is created or its software list replaced. Every row is held to the rules of `POST /api/assets`; bad rows are reported in `errors` and skipped. 400 (code `invalid_import`, naming the field) when the content is not the format; 413 beyond 5,000 assets, 20,000 software entries per asset or 100,000 in all per import.
          */
         post: {
             parameters: {
@@ -4858,6 +4861,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
@@ -5284,7 +5296,10 @@ export interface paths {
                 };
             };
         };
-        /** Replace a code detection */
+        /**
+         * Replace a code detection
+         * @description 409 when it moves the only detection of a log table that saved triage routes name (change the routes first).
+         */
         put: {
             parameters: {
                 query?: never;
@@ -5362,6 +5377,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
                 429: {
                     headers: {
@@ -5392,7 +5416,7 @@ export interface paths {
             };
         };
         post?: never;
-        /** Delete a code detection (409 while a triage route names it) */
+        /** Delete a code detection (409 while a triage route names it or its log table, when no other detection has that table) */
         delete: {
             parameters: {
                 query?: never;
@@ -9226,7 +9250,7 @@ export interface paths {
                                 runId: string | null;
                                 threatId: string;
                             }[];
-                            /** @description Hunt alerts of the threat (spec §2.7), newest first */
+                            /** @description Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read` */
                             alerts: {
                                 [key: string]: unknown;
                             }[];
@@ -9603,7 +9627,7 @@ export interface paths {
                                 runId: string | null;
                                 threatId: string;
                             }[];
-                            /** @description Hunt alerts of the threat (spec §2.7), newest first */
+                            /** @description Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read` */
                             alerts: {
                                 [key: string]: unknown;
                             }[];
@@ -9846,7 +9870,7 @@ export interface paths {
                                 runId: string | null;
                                 threatId: string;
                             }[];
-                            /** @description Hunt alerts of the threat (spec §2.7), newest first */
+                            /** @description Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read` */
                             alerts: {
                                 [key: string]: unknown;
                             }[];
@@ -10080,7 +10104,7 @@ export interface paths {
                                 runId: string | null;
                                 threatId: string;
                             }[];
-                            /** @description Hunt alerts of the threat (spec §2.7), newest first */
+                            /** @description Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read` */
                             alerts: {
                                 [key: string]: unknown;
                             }[];

@@ -4,6 +4,7 @@ import { api, unwrap, type Paths, type Query } from '../api';
 import { Link, useSearch } from '../router';
 import { useSession } from '../session';
 import { Badge, ErrorText, Loadable, Page, Pager, SearchBox, Select, Tabs, Time, pageOf, DataTable } from '../ui';
+import { csvRow } from '../../../src/platform/csv';
 
 const TABS: Array<[string, string]> = [['/intel/items', 'Items'], ['/intel/sources', 'Sources'], ['/intel/iocs', 'IOC search']];
 
@@ -182,8 +183,8 @@ async function exportCsv(filters: Record<string, string | null>) {
     rows.push(...d.rows);
     if (!d.hasNext) break;
   }
-  const cell = (v: string | null) => `"${(v ?? '').replaceAll('"', '""')}"`;
-  const csv = ['value,type,status,item,source,lastCheckedAt', ...rows.map((r) => [r.value, r.type, r.status, r.intelTitle, r.sourceLabel, r.lastCheckedAt].map(cell).join(','))].join('\n');
+  // The server's one CSV cell rule (OWASP CSV injection): an indicator or source name is text.
+  const csv = csvRow(['value', 'type', 'status', 'item', 'source', 'lastCheckedAt']) + rows.map((r) => csvRow([r.value, r.type, r.status, r.intelTitle, r.sourceLabel, r.lastCheckedAt])).join('');
   const a = document.createElement('a');
   a.href = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
   a.download = 'iocs.csv';

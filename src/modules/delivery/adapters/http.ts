@@ -1,4 +1,5 @@
 import { OutboundError } from '../../../platform/outbound/index.js';
+import { redactSecrets } from '../../../platform/outbound/url-secrets.js';
 import { isPermanentStatus } from '../retry.fns.js';
 import type { Rendered, SendContext, SendOutcome, Target } from './types.js';
 
@@ -13,24 +14,20 @@ export interface Exchanged {
 }
 
 /**
- * The excerpt kept in the delivery log: the first characters of the body, with the target's
- * token (and anything that looks like a bearer credential) removed. A remote side that echoes
+ * The excerpt kept in the delivery log: the first characters of the body, redacted (the
+ * target's token, URL secrets by name and shape, credential shapes). A remote side that echoes
  * the request must not put the credential into our database.
  */
 export function excerptOf(text: string, target: Pick<Target, 'token'>): string | null {
   if (!text) return null;
   // Redact over the whole answer (≤ 64 KB) before cutting: a token crossing the cut stays hidden.
-  let t = text;
-  if (target.token) t = t.split(target.token).join('[redacted]');
-  t = t.replace(/(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1[redacted]').replace(/xox[a-z]-[A-Za-z0-9-]+/g, '[redacted]').replace(/lin_api_[A-Za-z0-9]+/g, '[redacted]');
+  const t = redactSecrets(text, [target.token]);
   return t.length > EXCERPT_CHARS ? `${t.slice(0, EXCERPT_CHARS)}…` : t;
 }
 
-/** Error text from the client, with the credential removed (URLs of Teams workflows carry a signature). */
+/** Error text from the client, redacted like an excerpt (URLs of Teams workflows carry a signature). */
 export function safeError(err: unknown, target: Pick<Target, 'token'>): string {
-  let msg = err instanceof Error ? err.message : String(err);
-  if (target.token) msg = msg.split(target.token).join('[redacted]');
-  return msg.replace(/([?&](sig|signature|code|token|key)=)[^&\s]+/gi, '$1[redacted]').slice(0, 500);
+  return redactSecrets(err instanceof Error ? err.message : String(err), [target.token]).slice(0, 500);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { uuidv7 } from 'uuidv7';
-import { redactUrlSecrets } from '../../../platform/outbound/url-secrets.js';
+import { redactSecrets, redactUrlSecrets } from '../../../platform/outbound/url-secrets.js';
 import type { Database, Queryable } from '../../../platform/db/database.js';
 import type { RequestContext } from '../../../platform/context.js';
 import type { SecretBox } from '../../../platform/secrets.js';
@@ -42,7 +42,7 @@ export function toSourceDto(v: SourceView, reveal = false): SourceDto {
     maxEntries: v.maxEntries,
     lastFetchedAt: iso(v.lastFetchedAt),
     lastStatus: v.lastStatus,
-    lastError: v.lastError,
+    lastError: redactSecrets(v.lastError),
     itemCountLast24h: v.itemCountLast24h,
     createdAt: iso(v.createdAt),
     updatedAt: iso(v.updatedAt),
@@ -74,7 +74,7 @@ export function toCustomFeedDto(v: SourceView, reveal = false): CustomFeedDto {
     maxEntries: v.maxEntries,
     lastFetchedAt: iso(v.lastFetchedAt),
     lastStatus: v.lastStatus,
-    lastError: v.lastError,
+    lastError: redactSecrets(v.lastError),
     createdAt: iso(v.createdAt),
     updatedAt: iso(v.updatedAt),
   };
@@ -192,6 +192,15 @@ export function createSourcesService(deps: { db: Database; secrets: SecretBox })
           ...(input.scheduleCron !== undefined ? { scheduleCron: input.scheduleCron } : {}),
           ...(input.maxEntries !== undefined ? { maxEntries: input.maxEntries } : {}),
         });
+        if (input.displayName !== undefined && input.displayName !== view.displayName) {
+          // Indicators carry their source's name (exports, TAXII, /iocs): a rename reaches those
+          // already served too (the intel-out change triggers re-version the STIX objects).
+          await tx.updateTable('intelIndicators').set({ sourceLabel: input.displayName })
+            .where('organizationId', '=', ctx.actor.organizationId)
+            .where('itemId', 'in', (eb) => eb.selectFrom('intelItems').select('id').where('organizationId', '=', ctx.actor.organizationId).where('sourceId', '=', id))
+            .where('sourceLabel', '<>', input.displayName)
+            .execute();
+        }
         if (input.scheduleCron !== undefined) {
           await tx.updateTable('intelSourceStates').set({ nextSyncAt: null }).where('sourceId', '=', id).execute();
         }

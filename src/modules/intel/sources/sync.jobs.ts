@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { redactUrlsInText } from '../../../platform/outbound/url-secrets.js';
+import { redactSecrets } from '../../../platform/outbound/url-secrets.js';
 import type { Database, Queryable } from '../../../platform/db/database.js';
 import { defineJob, type JobDefinition } from '../../../platform/jobs/catalog.js';
 import type { SecretBox } from '../../../platform/secrets.js';
@@ -134,7 +134,7 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
       } catch (err) {
         await Promise.allSettled(writes); // the outcome is recorded after the last write, as on success
         // Stored, shown to every intel.read caller and logged: no credential a URL carried.
-        const message = redactUrlsInText(userMessage(err));
+        const message = redactSecrets(userMessage(err));
         const retry = isTransient(err) && ctx.attempt < ctx.maxAttempts;
         const now = new Date();
         await db.transaction().execute(async (tx) => {
