@@ -39,6 +39,7 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
       catalog: buildJobCatalog({ db: runtime.database.db, secrets: runtime.secrets, http: runtime.http, logger, baseUrl: config.baseUrl }),
       logger: logger.child({ role: 'worker' }),
       concurrency: config.workerConcurrency,
+      deadWorkerAfterMs: config.deadWorkerAfterMs,
       crontab: PLATFORM_CRONTAB,
     });
     // A worker pool that dies (not one we stopped) must not leave a process that looks alive.
@@ -46,7 +47,7 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
       logger.fatal({ err }, 'the worker pool stopped unexpectedly; exiting');
       process.exit(1);
     });
-    scheduler = startScheduler({ db: runtime.database.db, logger: logger.child({ role: 'scheduler' }) });
+    scheduler = startScheduler({ db: runtime.database.db, logger: logger.child({ role: 'scheduler' }), deadWorkerAfterMs: config.deadWorkerAfterMs });
   }
   logger.info({ role, url: app ? config.baseUrl : undefined, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'rampart ready');
 
