@@ -133,7 +133,8 @@ export interface DestinationDeliveryAttemptsTable {
   responseExcerpt: string | null;
   error: string | null;
   startedAt: Timestamp;
-  durationMs: number;
+  /** Null while the attempt is in flight, and when a crash cut it off (`interrupted`). */
+  durationMs: number | null;
 }
 
 export interface WorkerHeartbeatsTable {

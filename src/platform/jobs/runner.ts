@@ -118,7 +118,14 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
     return tasks;
   }
 
-  async function beat(): Promise<void> {
+  /** The beat being written: stop() awaits it, or it could land after stop() deleted the row. */
+  let beating: Promise<void> = Promise.resolve();
+  function beat(): Promise<void> {
+    beating = writeBeat();
+    return beating;
+  }
+
+  async function writeBeat(): Promise<void> {
     if (lockerIds.size === 0) return;
     // seen_at is the database's clock, the same clock as graphile-worker's locked_at.
     await db
@@ -333,6 +340,7 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
         clearTimeout(grace);
         clearInterval(heartbeat);
         clearInterval(sweeper);
+        await beating;
         await db.deleteFrom('workerHeartbeats').where('poolId', '=', instanceId).execute().catch(() => {});
         resolveDone();
       })();
