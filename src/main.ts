@@ -1,5 +1,8 @@
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { ConfigError, loadConfig } from './config.js';
+import type { Logger } from 'pino';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildApp } from './app.js';
 import { buildJobCatalog } from './jobs.js';
 import { createLogger } from './platform/logger.js';
@@ -16,11 +19,18 @@ type Role = 'start' | 'serve' | 'worker';
 
 async function runRole(role: Role, runtime: Runtime): Promise<void> {
   const { config, logger } = runtime;
-  await bootstrapIfEmpty(runtime.database.db, {
+  warnAboutSharedDatabase(config, logger);
+  const bootstrapped = await bootstrapIfEmpty(runtime.database.db, {
     dataDir: config.dataDir,
     logger,
     ...(config.bootstrapApiKey ? { apiKeyValue: config.bootstrapApiKey } : {}),
   });
+  if (bootstrapped && config.databaseUrl && !config.bootstrapApiKey) {
+    logger.warn(
+      { host: os.hostname(), file: path.join(config.dataDir, 'bootstrap-api-key') },
+      'this process created the first organization: its admin API key is in the file named here, on this host only. With several processes, create organizations with `rampart admin org create` (docs/operations.md)',
+    );
+  }
 
   let app: FastifyInstance | null = null;
   let stopListening: (() => Promise<void>) | null = null;
@@ -68,6 +78,30 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
   takeOverShutdownSignals();
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/**
+ * On an external database, several processes usually share it: every one must hand out the same
+ * public address (webhook URLs, sign-in links, links in delivered messages), so an unset
+ * RAMPART_BASE_URL, which falls back to this process's own HOST:PORT, is worth a warning.
+ */
+function warnAboutSharedDatabase(config: Config, logger: Logger): void {
+  if (!config.databaseUrl || config.baseUrlSet) return;
+  logger.warn(
+    { baseUrl: config.baseUrl },
+    'RAMPART_BASE_URL is not set: webhook URLs, sign-in links and links in delivered messages use this process\'s own address. Processes sharing a database (several APIs behind a proxy, workers) must all set it to the one public address',
+  );
+}
+
+/** After `migrate`: how to get the first organization and its admin key (none exists yet). */
+async function printFirstSteps(runtime: Runtime): Promise<void> {
+  const existing = await runtime.database.db.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
+  if (existing) return;
+  process.stderr.write(
+    'No organization exists yet. Create the first one and its admin API key (printed once) with:\n' +
+      '  rampart admin org create --name "My organization" --admin-email admin@example.com\n' +
+      'Otherwise the first process to start creates a default one and writes its key to <RAMPART_DATA_DIR>/bootstrap-api-key on its own host.\n',
+  );
 }
 
 async function adminCommand(args: string[], runtimeFor: () => Promise<Runtime>): Promise<void> {
@@ -133,7 +167,12 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': {
       const runtime = await openRuntime(config, logger);
       logger.info('database is up to date');
-      return runtime.close();
+      try {
+        await printFirstSteps(runtime);
+      } finally {
+        await runtime.close();
+      }
+      return;
     }
     case 'admin':
       // Attaches to the embedded database of a running server, or starts it for the command.
