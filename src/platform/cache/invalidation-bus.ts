@@ -143,6 +143,7 @@ export function createInvalidationBus(opts: InvalidationBusOptions = {}): Invali
     connect(s).then(
       () => {
         s.connecting = false;
+        if (s.stopped) return release(s);
         s.delayMs = baseDelay;
         // Loads that started while we were deaf must not be kept: every cache starts over.
         deliverToAll(null);
@@ -160,6 +161,16 @@ export function createInvalidationBus(opts: InvalidationBusOptions = {}): Invali
         s.delayMs = Math.min(s.delayMs * 2, MAX_RECONNECT_DELAY_MS);
       },
     );
+  }
+
+  /** Stopped while a connection attempt was under way: give its connection back. */
+  function release(s: ListenState): void {
+    const client = s.client;
+    s.client = null;
+    s.ready = false;
+    if (!client) return;
+    detach(s, client);
+    client.release();
   }
 
   async function stop(s: ListenState): Promise<void> {
@@ -208,9 +219,14 @@ export function createInvalidationBus(opts: InvalidationBusOptions = {}): Invali
       }
       const s: ListenState = { pool, refs: 1, client: null, lost: null, listening: new Set(), timer: null, connecting: false, ready: false, delayMs: baseDelay, stopped: false };
       state = s;
+      // Marked as connecting: a failure inside connect() must not start a reconnection of its
+      // own (this call reports the failure to its caller instead).
+      s.connecting = true;
       try {
         await connect(s);
+        s.connecting = false;
       } catch (err) {
+        s.connecting = false;
         s.stopped = true;
         if (s.timer) clearTimeout(s.timer);
         if (state === s) state = null;
