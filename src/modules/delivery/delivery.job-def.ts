@@ -12,7 +12,7 @@ export const deliveryJob: JobType<{ deliveryId: string }> = {
   payload: z.object({ deliveryId: z.uuid() }),
   maxAttempts: 5,
   // Ahead of agent runs and syncs among due jobs: a run's output leaves as soon as a worker
-  // slot frees, not after the run backlog (npm run bench -- delivery-latency).
+  // slot frees, not after the run backlog (npm run bench -- delivery-backlog).
   priority: -10,
 };
 
