@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Database } from '../../platform/db/database.js';
 import { agentRunJob, agentRunJobKey } from './run.job-def.js';
 import { endAbandonedRun, type RunEndedHook } from './run-state.js';
+import { jobFailedMessage, overdueMessage } from './run-errors.fns.js';
 
 /**
  * The backstop that makes every run end. The run job ends its run itself, and a job that fails
@@ -21,14 +22,11 @@ import { endAbandonedRun, type RunEndedHook } from './run-state.js';
  */
 export async function sweepAbandonedRuns(db: Database, opts: { graceMs: number; onEnded?: RunEndedHook; limit?: number }): Promise<number> {
   const graceSecs = opts.graceMs / 1000;
-  const { rows } = await sql<{ id: string; reason: string }>`
+  const { rows } = await sql<{ id: string; failed: boolean; lastError: string | null; maxDurationMs: number }>`
     SELECT r.id,
-      CASE
-        WHEN j.id IS NULL OR (j.locked_at IS NULL AND j.attempts >= j.max_attempts) THEN
-          'The run could not finish: its job failed for good (' || coalesce(j.last_error, f.last_error, 'it is gone') || ')'
-        ELSE
-          'Time limit of ' || (a.max_duration_ms / 1000) || 's exceeded long ago, and the worker running it stopped reporting'
-      END AS reason
+      (j.id IS NULL OR (j.locked_at IS NULL AND j.attempts >= j.max_attempts)) AS failed,
+      coalesce(j.last_error, f.last_error) AS last_error,
+      a.max_duration_ms
     FROM agent_runs r
     JOIN agents a ON a.id = r.agent_id
     LEFT JOIN graphile_worker.jobs j ON j.key = ${agentRunJobKey('')} || r.id::text
@@ -48,7 +46,8 @@ export async function sweepAbandonedRuns(db: Database, opts: { graceMs: number; 
     LIMIT ${opts.limit ?? 100}`.execute(db);
   let ended = 0;
   for (const r of rows) {
-    if (await endAbandonedRun(db, r.id, r.reason, opts.onEnded)) ended++;
+    const reason = r.failed ? jobFailedMessage(r.lastError) : overdueMessage(r.maxDurationMs);
+    if (await endAbandonedRun(db, r.id, reason, opts.onEnded)) ended++;
   }
   return ended;
 }
