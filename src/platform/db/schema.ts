@@ -141,6 +141,8 @@ export interface WorkerHeartbeatsTable {
   workerId: string;
   poolId: string;
   seenAt: Timestamp;
+  /** The pool's own dead-worker delay (migration 0046). */
+  deadAfterMs: Generated<number>;
 }
 
 export interface JobFailuresTable {

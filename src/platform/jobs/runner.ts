@@ -130,8 +130,8 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
     // seen_at is the database's clock, the same clock as graphile-worker's locked_at.
     await db
       .insertInto('workerHeartbeats')
-      .values([...lockerIds].map((workerId) => ({ workerId, poolId: instanceId })))
-      .onConflict((oc) => oc.column('workerId').doUpdateSet({ seenAt: sql<Date>`now()`, poolId: instanceId }))
+      .values([...lockerIds].map((workerId) => ({ workerId, poolId: instanceId, deadAfterMs })))
+      .onConflict((oc) => oc.column('workerId').doUpdateSet({ seenAt: sql<Date>`now()`, poolId: instanceId, deadAfterMs }))
       .execute()
       .catch((err) => logger.warn({ err }, 'worker heartbeat failed'));
   }
@@ -194,7 +194,12 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
         const { rows: lock } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(${SWEEP_LOCK_ID}) AS ok`.execute(tx);
         if (!lock[0]?.ok) return null;
         const deadAfter = sql`make_interval(secs => ${deadAfterMs / 1000})`;
-        await tx.deleteFrom('workerHeartbeats').where('seenAt', '<', sql<Date>`now() - ${deadAfter}`).execute();
+        // A pool is stale after the longer of our delay and its own: with different settings
+        // (a rolling change), a pool that beats less often is not taken for dead.
+        await tx
+          .deleteFrom('workerHeartbeats')
+          .where('seenAt', '<', sql<Date>`now() - make_interval(secs => greatest(${deadAfterMs}, dead_after_ms) / 1000.0)`)
+          .execute();
         const { rows: orphans } = await sql<{ id: string; lockedBy: string; taskIdentifier: string; attempts: number; maxAttempts: number }>`
           SELECT j.id::text AS id, j.locked_by, j.task_identifier, j.attempts, j.max_attempts
           FROM graphile_worker.jobs j
