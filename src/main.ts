@@ -1,8 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { buildJobCatalog } from './jobs.js';
 import { createLogger } from './platform/logger.js';
@@ -13,13 +12,15 @@ import { openRuntime, type Runtime } from './runtime.js';
 import { startScheduler } from './scheduler.js';
 import { bootstrapIfEmpty, createOrganization } from './modules/organizations/index.js';
 import { parseFlags, USAGE, UsageError } from './cli/args.js';
+import { baseUrlWarning, FIRST_ORGANIZATION_HINT } from './cli/setup-hints.js';
 import { createLoginLink, LoginLinkError } from './modules/sessions/index.js';
 
 type Role = 'start' | 'serve' | 'worker';
 
 async function runRole(role: Role, runtime: Runtime): Promise<void> {
   const { config, logger } = runtime;
-  warnAboutSharedDatabase(config, logger);
+  const warning = baseUrlWarning(config);
+  if (warning) logger.warn({ baseUrl: config.baseUrl }, warning);
   const bootstrapped = await bootstrapIfEmpty(runtime.database.db, {
     dataDir: config.dataDir,
     logger,
@@ -80,28 +81,10 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
 }
 
-/**
- * On an external database, several processes usually share it: every one must hand out the same
- * public address (webhook URLs, sign-in links, links in delivered messages), so an unset
- * RAMPART_BASE_URL, which falls back to this process's own HOST:PORT, is worth a warning.
- */
-function warnAboutSharedDatabase(config: Config, logger: Logger): void {
-  if (!config.databaseUrl || config.baseUrlSet) return;
-  logger.warn(
-    { baseUrl: config.baseUrl },
-    'RAMPART_BASE_URL is not set: webhook URLs, sign-in links and links in delivered messages use this process\'s own address. Processes sharing a database (several APIs behind a proxy, workers) must all set it to the one public address',
-  );
-}
-
 /** After `migrate`: how to get the first organization and its admin key (none exists yet). */
 async function printFirstSteps(runtime: Runtime): Promise<void> {
   const existing = await runtime.database.db.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
-  if (existing) return;
-  process.stderr.write(
-    'No organization exists yet. Create the first one and its admin API key (printed once) with:\n' +
-      '  rampart admin org create --name "My organization" --admin-email admin@example.com\n' +
-      'Otherwise the first process to start creates a default one and writes its key to <RAMPART_DATA_DIR>/bootstrap-api-key on its own host.\n',
-  );
+  if (!existing) process.stderr.write(FIRST_ORGANIZATION_HINT);
 }
 
 async function adminCommand(args: string[], runtimeFor: () => Promise<Runtime>): Promise<void> {
