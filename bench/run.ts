@@ -29,6 +29,7 @@ import { iocsBench } from './iocs.bench.js';
 import { triggersBench } from './triggers.bench.js';
 import { alertsBench } from './alerts.bench.js';
 import { deliveryBench } from './delivery.bench.js';
+import { deliveryBacklogBench } from './delivery-backlog.bench.js';
 import { huntBench } from './hunt.bench.js';
 import { intelOutBench } from './intel-out.bench.js';
 import { QUICK, runPendingCleanups, type BenchDefinition, type BenchOutcome } from './support/harness.js';
@@ -44,7 +45,7 @@ import { describeMachine, formatFigures, formatSummary, machineInfo, type Summar
  *   2. import it here and append it to BENCHES.
  * Nothing else changes: selection by name, quick mode, the summary and latest.json follow.
  */
-const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, huntBench, intelOutBench];
+const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, deliveryBacklogBench, huntBench, intelOutBench];
 
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 

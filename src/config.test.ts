@@ -14,6 +14,14 @@ describe('config', () => {
     expect(c.port).toBe(8080);
     expect(c.allowPrivateNetworks).toBe(true);
     expect(c.baseUrl).toBe('https://rampart.example.com');
+    expect(c.baseUrlSet).toBe(true);
+    expect(loadConfig({}).baseUrlSet).toBe(false);
+  });
+
+  it('reads the dead-worker delay in seconds (60 by default, 3 to 3600)', () => {
+    expect(loadConfig({}).deadWorkerAfterMs).toBe(60_000);
+    expect(loadConfig({ RAMPART_DEAD_WORKER_AFTER_SECONDS: '15' }).deadWorkerAfterMs).toBe(15_000);
+    expect(() => loadConfig({ RAMPART_DEAD_WORKER_AFTER_SECONDS: '1' })).toThrow(/RAMPART_DEAD_WORKER_AFTER_SECONDS/);
   });
 
   it('names every invalid variable', () => {

@@ -32,6 +32,7 @@ const envSchema = z.object({
   RAMPART_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   RAMPART_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   RAMPART_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  RAMPART_DEAD_WORKER_AFTER_SECONDS: z.coerce.number().int().min(3).max(3600).default(60),
   RAMPART_EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   RAMPART_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   RAMPART_TRUST_PROXY: z
@@ -55,6 +56,14 @@ export interface Config {
   rateLimitPerMinute: number;
   bodyLimitBytes: number;
   workerConcurrency: number;
+  /**
+   * A worker silent (no heartbeat) this long is presumed dead and its jobs are retried. Shorter:
+   * crashed work comes back sooner; but a worker stalled longer than this (a blocked event loop,
+   * a slow database) is taken for dead while its job still runs, and the job runs twice.
+   */
+  deadWorkerAfterMs: number;
+  /** Whether RAMPART_BASE_URL was set (several API processes must share one public address). */
+  baseUrlSet: boolean;
   embeddedPgPort: number;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
@@ -92,6 +101,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     rateLimitPerMinute: e.RAMPART_RATE_LIMIT_PER_MINUTE,
     bodyLimitBytes: e.RAMPART_BODY_LIMIT_BYTES,
     workerConcurrency: e.RAMPART_WORKER_CONCURRENCY,
+    deadWorkerAfterMs: e.RAMPART_DEAD_WORKER_AFTER_SECONDS * 1000,
+    baseUrlSet: e.RAMPART_BASE_URL !== undefined,
     embeddedPgPort: e.RAMPART_EMBEDDED_PG_PORT,
     metricsToken: e.RAMPART_METRICS_TOKEN,
     trustProxy: e.RAMPART_TRUST_PROXY ?? false,

@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig } from './config.js';
 import { buildApp } from './app.js';
@@ -10,17 +12,26 @@ import { openRuntime, type Runtime } from './runtime.js';
 import { startScheduler } from './scheduler.js';
 import { bootstrapIfEmpty, createOrganization } from './modules/organizations/index.js';
 import { parseFlags, USAGE, UsageError } from './cli/args.js';
+import { baseUrlWarning, FIRST_ORGANIZATION_HINT } from './cli/setup-hints.js';
 import { createLoginLink, LoginLinkError } from './modules/sessions/index.js';
 
 type Role = 'start' | 'serve' | 'worker';
 
 async function runRole(role: Role, runtime: Runtime): Promise<void> {
   const { config, logger } = runtime;
-  await bootstrapIfEmpty(runtime.database.db, {
+  const warning = baseUrlWarning(config);
+  if (warning) logger.warn({ baseUrl: config.baseUrl }, warning);
+  const bootstrapped = await bootstrapIfEmpty(runtime.database.db, {
     dataDir: config.dataDir,
     logger,
     ...(config.bootstrapApiKey ? { apiKeyValue: config.bootstrapApiKey } : {}),
   });
+  if (bootstrapped && config.databaseUrl && !config.bootstrapApiKey) {
+    logger.warn(
+      { host: os.hostname(), file: path.join(config.dataDir, 'bootstrap-api-key') },
+      'this process created the first organization: its admin API key is in the file named here, on this host only. With several processes, create organizations with `rampart admin org create` (docs/operations.md)',
+    );
+  }
 
   let app: FastifyInstance | null = null;
   let stopListening: (() => Promise<void>) | null = null;
@@ -39,6 +50,7 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
       catalog: buildJobCatalog({ db: runtime.database.db, secrets: runtime.secrets, http: runtime.http, logger, baseUrl: config.baseUrl }),
       logger: logger.child({ role: 'worker' }),
       concurrency: config.workerConcurrency,
+      deadWorkerAfterMs: config.deadWorkerAfterMs,
       crontab: PLATFORM_CRONTAB,
     });
     // A worker pool that dies (not one we stopped) must not leave a process that looks alive.
@@ -46,7 +58,7 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
       logger.fatal({ err }, 'the worker pool stopped unexpectedly; exiting');
       process.exit(1);
     });
-    scheduler = startScheduler({ db: runtime.database.db, logger: logger.child({ role: 'scheduler' }) });
+    scheduler = startScheduler({ db: runtime.database.db, logger: logger.child({ role: 'scheduler' }), deadWorkerAfterMs: config.deadWorkerAfterMs });
   }
   logger.info({ role, url: app ? config.baseUrl : undefined, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'rampart ready');
 
@@ -67,6 +79,12 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
   takeOverShutdownSignals();
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** After `migrate`: how to get the first organization and its admin key (none exists yet). */
+async function printFirstSteps(runtime: Runtime): Promise<void> {
+  const existing = await runtime.database.db.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
+  if (!existing) process.stderr.write(FIRST_ORGANIZATION_HINT);
 }
 
 async function adminCommand(args: string[], runtimeFor: () => Promise<Runtime>): Promise<void> {
@@ -132,7 +150,12 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': {
       const runtime = await openRuntime(config, logger);
       logger.info('database is up to date');
-      return runtime.close();
+      try {
+        await printFirstSteps(runtime);
+      } finally {
+        await runtime.close();
+      }
+      return;
     }
     case 'admin':
       // Attaches to the embedded database of a running server, or starts it for the command.

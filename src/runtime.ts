@@ -66,7 +66,10 @@ export async function openRuntime(
   if (!config.secretKey && config.databaseUrl) {
     logger.warn({ file: `${config.dataDir}/secret-key` }, 'RAMPART_SECRET_KEY is not set: using a key generated in the data dir; every instance on this database must use the same key');
   }
-  const invalidation = createInvalidationBus({ onError: (err) => logger.warn({ err }, 'cache invalidation listener error (on a lost connection: caches dropped, reconnecting)') });
+  const invalidation = createInvalidationBus({
+    onError: (err) => logger.warn({ err }, 'cache invalidation listener error (on a lost connection: caches dropped and bypassed until it is back, reconnecting)'),
+    onReconnected: () => logger.info('cache invalidation listener reconnected; caches in use again'),
+  });
   return {
     config,
     logger,

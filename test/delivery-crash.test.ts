@@ -10,6 +10,7 @@ import { createGuardedClient } from '../src/platform/outbound/index.js';
 import { createSecretBox } from '../src/platform/secrets.js';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
 import { createDeliveryJob, newEvent, queueDeliveries } from '../src/modules/delivery/index.js';
+import { claimDelivery } from '../src/modules/delivery/delivery.repo.js';
 import { createTestDatabase } from './support/db.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/fakes/webhook-receiver.js';
 
@@ -100,5 +101,35 @@ describe('a worker killed mid-delivery', () => {
     expect(rx.verified.map((v) => v.id)).toEqual([event.id]);
     const done = await database.db.selectFrom('destinationDeliveries').select(['status', 'attemptCount']).where('id', '=', queued!.deliveryId).executeTakeFirstOrThrow();
     expect(done).toEqual({ status: 'succeeded', attemptCount: 2 });
+    // Both attempts are in the log (issue 35): the one the crash cut off, recorded before its send.
+    const attempts = await database.db.selectFrom('destinationDeliveryAttempts').select(['attempt', 'outcome', 'responseStatus', 'durationMs']).where('deliveryId', '=', queued!.deliveryId).orderBy('attempt').execute();
+    expect(attempts).toEqual([
+      { attempt: 1, outcome: 'interrupted', responseStatus: null, durationMs: null },
+      { attempt: 2, outcome: 'succeeded', responseStatus: 204, durationMs: expect.any(Number) },
+    ]);
+  });
+
+  it('a delivery whose job failed for good mid-send ends failed, its attempt interrupted (issue 35)', async () => {
+    // No worker here: the state below is what dead workers left.
+    await worker?.stop();
+    worker = null;
+    const secrets = createSecretBox(key);
+    const { organization } = await createOrganization(database.db, { name: 'Abandoned', adminEmail: 'abandoned@example.test' });
+    const destinationId = uuidv7();
+    const now = new Date();
+    await database.db
+      .insertInto('outputDestinations')
+      .values({ id: destinationId, organizationId: organization.id, name: 'Hook', type: 'webhook', config: JSON.stringify({ url: rx.url, authType: 'bearer' }), tokenCiphertext: secrets.encrypt(TOKEN), createdAt: now, updatedAt: now })
+      .execute();
+    const event = newEvent(organization.id, 'agent.message', { title: 'Abandoned', message: 'its worker died every time' });
+    const [queued] = await database.db.transaction().execute((tx) => queueDeliveries(tx, event, [destinationId]));
+    // The state a worker killed mid-send leaves: the delivery `sending`, its attempt recorded as `sending`.
+    expect(await claimDelivery(database.db, queued!.deliveryId, new Date(), uuidv7())).toBeDefined();
+    const job = createDeliveryJob({ db: database.db, secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger: pino({ level: 'silent' }), baseUrl: 'https://rampart.example.com' });
+    await job.onFailed!({ deliveryId: queued!.deliveryId }, 'The worker running this job stopped reporting (crashed or lost) and no attempt is left');
+    const row = await database.db.selectFrom('destinationDeliveries').select(['status', 'error']).where('id', '=', queued!.deliveryId).executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'failed', error: 'Delivery abandoned: The worker running this job stopped reporting (crashed or lost) and no attempt is left' });
+    const attempts = await database.db.selectFrom('destinationDeliveryAttempts').select(['attempt', 'outcome']).where('deliveryId', '=', queued!.deliveryId).execute();
+    expect(attempts).toEqual([{ attempt: 1, outcome: 'interrupted' }]);
   });
 });

@@ -276,6 +276,27 @@ describe('a worker that dies', () => {
     expect((await runs('long')).map((r) => `${r.event}#${r.attempt}`)).toEqual(['started#1', 'done#1']);
     expect(await job(id)).toBeUndefined();
   });
+
+  it('does not take a job from a live worker whose dead-worker delay is longer than its own (issue 35)', async () => {
+    const long = defineJob({
+      name: 'test:long-mixed',
+      payload: z.object({ tag: z.string() }),
+      maxAttempts: 3,
+      async run(payload, ctx) {
+        await record(payload.tag, 'started', ctx);
+        await sleep(2_500);
+        await record(payload.tag, 'done', ctx);
+      },
+    });
+    await enqueue(database.db, long, { tag: 'long-mixed' });
+    // Beats every 1 s (its delay: 3 s); the second pool's own delay (0.6 s) is shorter than that beat.
+    await start([long], { concurrency: 1, heartbeatMs: 1_000, deadWorkerAfterMs: 3_000 });
+    await waitFor('the long job to start', async () => (await runs('long-mixed')).length > 0);
+    await start([long], { concurrency: 1, heartbeatMs: 200, deadWorkerAfterMs: 600 });
+    await waitFor('the long job to finish', async () => (await runs('long-mixed')).some((r) => r.event === 'done'), 8_000);
+    await sleep(300);
+    expect((await runs('long-mixed')).map((r) => `${r.event}#${r.attempt}`)).toEqual(['started#1', 'done#1']);
+  });
 });
 
 /** A pool whose new connections can be refused, as while the embedded PostgreSQL restarts. */

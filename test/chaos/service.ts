@@ -6,7 +6,11 @@ import pg from 'pg';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-/** A real `rampart start` child process on a data dir, as an operator (or a supervisor) runs it. */
+/**
+ * A real `rampart <role>` child process on a data dir, as an operator (or a supervisor) runs it:
+ * `start` (the default, on its embedded database), or `serve` / `worker` with DATABASE_URL in
+ * `env`. Ready: `/readyz` answers 200 (a worker, which has no HTTP: it logged `rampart ready`).
+ */
 export class Service {
   child: ChildProcess | null = null;
   log = '';
@@ -14,6 +18,7 @@ export class Service {
     readonly dataDir: string,
     readonly port: number,
     readonly env: Record<string, string>,
+    readonly role: 'start' | 'serve' | 'worker' = 'start',
   ) {}
 
   get url(): string {
@@ -22,7 +27,7 @@ export class Service {
 
   async start(timeoutMs = 90_000): Promise<void> {
     const { DATABASE_URL: _ignored, ...rest } = process.env;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', this.role], {
       cwd: ROOT,
       env: { ...rest, RAMPART_DATA_DIR: this.dataDir, PORT: String(this.port), LOG_LEVEL: 'info', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -33,6 +38,11 @@ export class Service {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`rampart exited with ${child.exitCode} during start-up:\n${this.log.slice(-3000)}`);
+      if (this.role === 'worker') {
+        if (/rampart ready/.test(this.log)) return;
+        await sleep(100);
+        continue;
+      }
       try {
         if ((await fetch(`${this.url}/readyz`)).status === 200) return;
       } catch {
@@ -97,6 +107,30 @@ export function postgresProcessesFor(dataDir: string): number[] {
     }
   }
   return found;
+}
+
+/** Runs `rampart <args>` to its end (migrate, admin …); rejects on a non-zero exit. */
+export function rampart(args: string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
+  const { DATABASE_URL: _ignored, ...rest } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: { ...rest, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve({ stdout, stderr }) : reject(new Error(`rampart ${args.join(' ')} exited with ${code}:\n${stderr}`)))),
+  );
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
+export async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 60_000, everyMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check().catch(() => undefined);
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -11,6 +11,9 @@ export const deliveryJob: JobType<{ deliveryId: string }> = {
   name: 'delivery:send',
   payload: z.object({ deliveryId: z.uuid() }),
   maxAttempts: 5,
+  // Ahead of agent runs and syncs among due jobs: a run's output leaves as soon as a worker
+  // slot frees, not after the run backlog (npm run bench -- delivery-backlog).
+  priority: -10,
 };
 
 /** One pending job per delivery: a redeliver replaces a scheduled retry instead of adding one. */

@@ -9,7 +9,7 @@ import { blockSlackChannels } from '../destinations/index.js';
 import { ADAPTERS, type SendOutcome, type Target } from './adapters/index.js';
 import { safeError } from './adapters/http.js';
 import { deliveryJob, deliveryJobKey } from './delivery.job-def.js';
-import { claimDelivery, recordAttempt, skipDelivery, type AttemptOutcome, type DeliveryRow } from './delivery.repo.js';
+import { claimDelivery, failAbandonedDelivery, recordAttempt, skipDelivery, type AttemptOutcome, type DeliveryRow } from './delivery.repo.js';
 import { messageOf } from './message.fns.js';
 import { DEFAULT_POLICY, nextAttemptDelay, type RetryPolicy } from './retry.fns.js';
 
@@ -47,11 +47,12 @@ function eventOf(row: DeliveryRow) {
   return { id: row.eventId, type: row.eventKind, occurredAt: p.occurredAt ?? row.createdAt.toISOString(), organizationId: row.organizationId, data: p.data ?? {} };
 }
 
-/** One attempt of a delivery: claim, send, record the outcome and schedule the next attempt. */
+/** One attempt of a delivery: claim (the attempt is logged before the send), send, record the outcome and schedule the next attempt. */
 export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): Promise<AttemptOutcome | null> {
   const policy = deps.policy ?? DEFAULT_POLICY;
   const startedAt = new Date();
-  const claimed = await claimDelivery(deps.db, deliveryId, startedAt);
+  const attemptId = uuidv7();
+  const claimed = await claimDelivery(deps.db, deliveryId, startedAt, attemptId);
   if (!claimed) return null; // finished, or its retry is not due (a replaced job): nothing to do
   const { row, destination } = claimed;
   if (!destination) {
@@ -82,19 +83,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
     }
   }
   const nextProgress = outcome.progress ? { ...outcome.progress, ...(roundStart ? { roundStart } : {}) } : undefined;
-  const attempt = {
-    id: uuidv7(),
-    organizationId: row.organizationId,
-    deliveryId: row.id,
-    destinationId: row.destinationId,
-    attempt: row.attemptCount,
-    outcome: status,
-    responseStatus: outcome.status,
-    responseExcerpt: outcome.excerpt,
-    error,
-    startedAt,
-    durationMs,
-  };
+  const attempt = { id: attemptId, organizationId: row.organizationId, deliveryId: row.id, outcome: status, responseStatus: outcome.status, responseExcerpt: outcome.excerpt, error, durationMs };
   const next = { nextAttemptAt, ...(nextProgress ? { progress: nextProgress } : {}) };
   if (!nextAttemptAt && !outcome.blockChannels?.length) {
     await recordAttempt(deps.db, attempt, next); // one statement: the common case, one round trip
@@ -117,6 +106,10 @@ export function createDeliveryJob(deps: DeliveryDeps) {
     ...deliveryJob,
     async run(payload) {
       await attemptDelivery(deps, payload.deliveryId);
+    },
+    // Its worker died on every attempt: the delivery must not stay `sending` for ever.
+    async onFailed({ deliveryId }, reason) {
+      if (await failAbandonedDelivery(deps.db, deliveryId, `Delivery abandoned: ${reason}`)) deps.logger.warn({ deliveryId, reason }, 'delivery failed: its job failed for good');
     },
   });
 }

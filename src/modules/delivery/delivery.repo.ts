@@ -33,21 +33,23 @@ export async function insertDelivery(db: Queryable, d: NewDelivery): Promise<boo
   return r !== undefined;
 }
 
-/**
- * Takes a delivery for an attempt: `sending`, one more attempt. A row already `sending` is
- * taken again: its worker died mid-attempt and the job came back (the receiver sees the same
- * idempotency id). A `retrying` row is taken only once its time has come.
- */
 /** What an attempt reads of its destination. */
 export type ClaimedDestination = Pick<DestinationRow, 'id' | 'organizationId' | 'name' | 'type' | 'config' | 'tokenCiphertext'>;
 
+/** What a later claim writes on an attempt that was still in flight: its worker died. */
+export const INTERRUPTED_ATTEMPT_ERROR =
+  'The worker stopped during this attempt (crashed or lost): whether the receiver got it is unknown; the next attempt sends the same idempotency id';
+
 /**
- * Takes a delivery for an attempt: `sending`, one more attempt; with its destination (null
- * when deleted) read in the same statement (one round trip: this runs for every attempt). A
- * row already `sending` is taken again: its worker died mid-attempt and the job came back (the
- * receiver sees the same idempotency id). A `retrying` row is taken only once its time has come.
+ * Takes a delivery for an attempt, in one statement (one round trip: this runs for every
+ * attempt): `sending`, one more attempt; its destination (null when deleted) read alongside;
+ * and, when there is a destination to send to, the attempt recorded *before* anything is sent
+ * (outcome `sending`, completed by `recordAttempt`), so a crash mid-send leaves it in the log.
+ * A row already `sending` is taken again: its worker died mid-attempt and the job came back
+ * (the receiver sees the same idempotency id); that attempt, still `sending`, becomes
+ * `interrupted`. A `retrying` row is taken only once its time has come.
  */
-export async function claimDelivery(db: Queryable, id: string, now: Date): Promise<{ row: DeliveryRow; destination: ClaimedDestination | null } | undefined> {
+export async function claimDelivery(db: Queryable, id: string, now: Date, attemptId: string): Promise<{ row: DeliveryRow; destination: ClaimedDestination | null } | undefined> {
   const r = await db
     .with('c', (qc) =>
       qc
@@ -63,6 +65,21 @@ export async function claimDelivery(db: Queryable, id: string, now: Date): Promi
         .where((eb) => eb.or([eb('status', 'in', ['pending', 'sending']), eb.and([eb('status', '=', 'retrying'), eb('nextAttemptAt', '<=', new Date(now.getTime() + 1_000))])]))
         .returningAll(),
     )
+    .with('cut', (qc) =>
+      qc
+        .updateTable('destinationDeliveryAttempts')
+        .set({ outcome: 'interrupted', error: INTERRUPTED_ATTEMPT_ERROR })
+        .where('deliveryId', 'in', qc.selectFrom('c').select('c.id'))
+        .where('outcome', '=', 'sending'),
+    )
+    .with('a', (qc) =>
+      qc.insertInto('destinationDeliveryAttempts').columns(['id', 'organizationId', 'deliveryId', 'destinationId', 'attempt', 'outcome', 'startedAt']).expression(
+        qc
+          .selectFrom('c')
+          .innerJoin('outputDestinations as d', (j) => j.onRef('d.id', '=', 'c.destinationId').onRef('d.organizationId', '=', 'c.organizationId'))
+          .select((eb) => [sql<string>`${attemptId}::uuid`.as('id'), 'c.organizationId', 'c.id', 'c.destinationId', 'c.attemptCount', sql<string>`'sending'`.as('outcome'), eb.val(now).as('startedAt')]),
+      ),
+    )
     .selectFrom('c')
     .leftJoin('outputDestinations as d', (j) => j.onRef('d.id', '=', 'c.destinationId').onRef('d.organizationId', '=', 'c.organizationId'))
     .selectAll('c')
@@ -75,25 +92,29 @@ export async function claimDelivery(db: Queryable, id: string, now: Date): Promi
 }
 
 export interface AttemptRecord {
+  /** The id `claimDelivery` recorded the attempt under. */
   id: string;
   organizationId: string;
   deliveryId: string;
-  destinationId: string;
-  attempt: number;
   outcome: AttemptOutcome;
   responseStatus: number | null;
   responseExcerpt: string | null;
   error: string | null;
-  startedAt: Date;
   durationMs: number;
 }
 
-/** The attempt's row and the delivery's new state, in one statement (atomic on its own). */
+/** The attempt's outcome and the delivery's new state, in one statement (atomic on its own). */
 export async function recordAttempt(db: Queryable, a: AttemptRecord, next: { nextAttemptAt: Date | null; progress?: Record<string, unknown> }): Promise<void> {
   const finished = a.outcome !== 'retrying';
   const now = new Date();
   await db
-    .with('a', (qc) => qc.insertInto('destinationDeliveryAttempts').values(a))
+    .with('a', (qc) =>
+      qc
+        .updateTable('destinationDeliveryAttempts')
+        .set({ outcome: a.outcome, responseStatus: a.responseStatus, responseExcerpt: a.responseExcerpt, error: a.error, durationMs: a.durationMs })
+        .where('id', '=', a.id)
+        .where('deliveryId', '=', a.deliveryId),
+    )
     .updateTable('destinationDeliveries')
     .set({
       status: a.outcome,
@@ -108,6 +129,25 @@ export async function recordAttempt(db: Queryable, a: AttemptRecord, next: { nex
     .where('id', '=', a.deliveryId)
     .where('organizationId', '=', a.organizationId)
     .execute();
+}
+
+/**
+ * A delivery whose job failed for good while it was `sending` (its worker died on every
+ * attempt): `failed` with the reason, its attempt in flight `interrupted`. Other states are
+ * left alone (the job's own attempts recorded them).
+ */
+export async function failAbandonedDelivery(db: Queryable, id: string, reason: string): Promise<boolean> {
+  const now = new Date();
+  const r = await db
+    .with('cut', (qc) =>
+      qc.updateTable('destinationDeliveryAttempts').set({ outcome: 'interrupted', error: INTERRUPTED_ATTEMPT_ERROR }).where('deliveryId', '=', id).where('outcome', '=', 'sending'),
+    )
+    .updateTable('destinationDeliveries')
+    .set({ status: 'failed', error: reason, nextAttemptAt: null, finishedAt: now, updatedAt: now })
+    .where('id', '=', id)
+    .where('status', 'in', ['pending', 'sending'])
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
 }
 
 /** Ends a delivery without an attempt (its destination is gone). */
@@ -186,6 +226,8 @@ export function latestAttempts(db: Queryable, organizationId: string, destinatio
     .select(['outcome', 'error'])
     .where('organizationId', '=', organizationId)
     .where('destinationId', '=', destinationId)
+    // In flight, or cut off by a crash: says nothing about the receiver's health.
+    .where('outcome', 'not in', ['sending', 'interrupted'])
     .orderBy('startedAt', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)

@@ -6,12 +6,14 @@ export const DELIVERY_STATUSES = ['pending', 'sending', 'succeeded', 'retrying',
 export const DeliveryAttempt = z
   .object({
     attempt: z.number().int(),
-    outcome: z.enum(['succeeded', 'retrying', 'failed', 'skipped']).describe('The status this attempt left the delivery in'),
+    outcome: z
+      .enum(['sending', 'succeeded', 'retrying', 'failed', 'skipped', 'interrupted'])
+      .describe('The status this attempt left the delivery in; `sending` while in flight (recorded before the request leaves); `interrupted` when its worker died mid-send (whether the receiver got it is unknown)'),
     responseStatus: z.number().int().nullable().describe('HTTP status of the remote answer; null when none came (network error, timeout)'),
     responseExcerpt: z.string().nullable().describe('The first characters of the answer, credentials removed'),
     error: z.string().nullable(),
     startedAt: z.string(),
-    durationMs: z.number().int(),
+    durationMs: z.number().int().nullable().describe('Null while `sending` and for an `interrupted` attempt'),
   })
   .meta({ id: 'DestinationDeliveryAttempt' });
 

@@ -6,6 +6,7 @@ import { registerRunMetrics } from './runs.metrics.js';
 
 export { enqueueRun } from './runs.enqueue.js';
 export { createAgentRunJob } from './run.jobs.js';
+export { sweepAbandonedRuns } from './run-sweep.js';
 export type { EndedRun, RunEndedHook } from './run-state.js';
 export type { TriggerContextT } from './runs.schemas.js';
 

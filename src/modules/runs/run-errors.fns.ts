@@ -38,3 +38,13 @@ export function inputProblemsMessage(problems: ReadonlyArray<{ name: string; mes
   const hint = triggered ? ' (map inputs from the payload with the trigger\'s inputMapping)' : '';
   return `Not run: ${list}${hint}`;
 }
+
+/** Why a run ended without its job finishing it: the job failed for good (`reason`: its last error, or null when it is gone). */
+export function jobFailedMessage(reason: string | null): string {
+  return `The run could not finish: its job failed for good (${truncate(reason ?? 'it is gone')})`;
+}
+
+/** Why the run sweep ended a run still `running` far past its limit. */
+export function overdueMessage(maxDurationMs: number): string {
+  return `Time limit of ${maxDurationMs / 1000}s exceeded long ago, and the worker running it stopped reporting`;
+}

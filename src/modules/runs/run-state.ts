@@ -130,3 +130,29 @@ export async function finishRun(
     if (run.triggerId) await tx.updateTable('agentTriggers').set({ lastRunSucceededAt: now }).where('id', '=', run.triggerId).execute();
   });
 }
+
+/**
+ * Ends a run whose job can no longer finish it (the job failed for good, or vanished, or the
+ * run is far past its time limit): `error` with `reason`, or `interrupted` when an interrupt
+ * was requested meanwhile. Guarded like every transition: a run that ended by itself is left
+ * alone. Returns whether it ended the run.
+ */
+export async function endAbandonedRun(db: Database, runId: string, reason: string, onEnded: RunEndedHook | undefined): Promise<boolean> {
+  return db.transaction().execute(async (tx) => {
+    const run = await tx
+      .selectFrom('agentRuns as r')
+      .innerJoin('agents as a', 'a.id', 'r.agentId')
+      .select(['r.id', 'r.organizationId', 'r.agentId', 'a.name as agentName', 'r.interruptRequestedAt'])
+      .where('r.id', '=', runId)
+      .where('r.status', 'in', ['waiting', 'running'])
+      .forUpdate('r')
+      .executeTakeFirst();
+    if (!run) return false;
+    const now = new Date();
+    const status: AgentRunStatus = run.interruptRequestedAt ? 'interrupted' : 'error';
+    const statusMessage = run.interruptRequestedAt ? `Interrupted on request (${reason})` : reason;
+    await tx.updateTable('agentRuns').set({ status, statusMessage, finishedAt: now, updatedAt: now }).where('id', '=', runId).execute();
+    await onEnded?.(tx, { runId, organizationId: run.organizationId, agentId: run.agentId, agentName: run.agentName, status, statusMessage, finalAssistantMessage: '' });
+    return true;
+  });
+}

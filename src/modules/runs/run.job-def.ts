@@ -12,3 +12,6 @@ export const agentRunJob: JobType<{ runId: string }> = {
   payload: z.object({ runId: z.uuid() }),
   maxAttempts: 2,
 };
+
+/** One job per run (graphile-worker's job key): what the run sweep joins a run to its job by. */
+export const agentRunJobKey = (runId: string) => `agent-run:${runId}`;

@@ -10,9 +10,9 @@ import { findAgentRow, inputProblems, structuredOutputSchema, type AgentInputSpe
 import { resolveModel } from '../models/index.js';
 import { agentRunJob } from './run.job-def.js';
 import { buildRunResult, runPrompt, type RunResult, type StepContentPart } from './run-result.fns.js';
-import { finishRun, markInterruptedBeforeStart, claimRun, recordProgress, type RunEndedHook } from './run-state.js';
+import { endAbandonedRun, finishRun, markInterruptedBeforeStart, claimRun, recordProgress, type RunEndedHook } from './run-state.js';
 import { loadRunActor } from './runs.repo.js';
-import { describeRunError, inputProblemsMessage } from './run-errors.fns.js';
+import { describeRunError, inputProblemsMessage, jobFailedMessage } from './run-errors.fns.js';
 
 /** The run's tool set, built per run (tools/toolset.ts in the service; scripted tools in tests). */
 export type BuildTools = (ctx: ToolRunContext, toolNames: readonly string[]) => Promise<{ tools: ToolSet; close(): Promise<void> }>;
@@ -46,7 +46,16 @@ class RunStop extends Error {
  * `interrupted`); only a worker shutdown throws, so the job is retried by another worker.
  */
 export function createAgentRunJob(deps: RunJobDeps): JobDefinition<{ runId: string }> {
-  return defineJob({ ...agentRunJob, run: ({ runId }, ctx) => executeRun(deps, runId, ctx) });
+  return defineJob({
+    ...agentRunJob,
+    run: ({ runId }, ctx) => executeRun(deps, runId, ctx),
+    // Its worker died on every attempt (or the database took them): the run must still end.
+    onFailed: async ({ runId }, reason) => {
+      if (await endAbandonedRun(deps.db, runId, jobFailedMessage(reason), deps.onRunEnded)) {
+        deps.logger.warn({ runId, reason }, 'agent run ended in error: its job failed for good');
+      }
+    },
+  });
 }
 
 async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Promise<void> {

@@ -2,7 +2,7 @@ import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { AgentRunMode } from '../../platform/db/schema.js';
 import { enqueue } from '../../platform/jobs/enqueue.js';
-import { agentRunJob } from './run.job-def.js';
+import { agentRunJob, agentRunJobKey } from './run.job-def.js';
 import type { TriggerContextT } from './runs.schemas.js';
 
 export interface NewRun {
@@ -48,6 +48,6 @@ export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {
       updatedAt: now,
     })
     .execute();
-  await enqueue(tx, agentRunJob, { runId: id }, { jobKey: `agent-run:${id}` });
+  await enqueue(tx, agentRunJob, { runId: id }, { jobKey: agentRunJobKey(id) });
   return id;
 }

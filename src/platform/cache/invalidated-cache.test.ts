@@ -15,9 +15,13 @@ function fakeBus() {
       return () => handlers.get(channel)!.delete(handler);
     },
     listen: async () => async () => {},
+    trusted: () => state.trusted,
+    reconnectNow: () => void state.reconnects++,
   };
+  const state = { trusted: true, reconnects: 0 };
   return {
     bus,
+    state,
     notify: (channel: string, payload: string | null) => handlers.get(channel)?.forEach((h) => h(payload)),
     subscribers: (channel: string) => handlers.get(channel)?.size ?? 0,
   };
@@ -99,6 +103,24 @@ describe('invalidated cache', () => {
     expect(cache.size).toBe(0);
     notify('another_channel', '');
     expect(loads).toBe(4);
+  });
+
+  it('while the bus cannot hear invalidations, reads through and keeps nothing; then caches again', async () => {
+    const { cache, state, notify } = setup();
+    let loads = 0;
+    const load = async () => `v${++loads}`;
+    expect(await cache.get('a', load)).toBe('v1');
+    // The LISTEN connection drops: the bus says so (null) and is no longer trusted.
+    notify(CHANNEL, null);
+    state.trusted = false;
+    expect(await cache.get('a', load)).toBe('v2');
+    expect(await cache.get('a', load)).toBe('v3');
+    expect(cache.size).toBe(0);
+    // Each read that worked tells the bus the database answers: re-listen now.
+    expect(state.reconnects).toBe(2);
+    state.trusted = true;
+    expect(await cache.get('a', load)).toBe('v4');
+    expect(await cache.get('a', load)).toBe('v4');
   });
 
   it('a load that started before an invalidation returns its value but does not store it', async () => {

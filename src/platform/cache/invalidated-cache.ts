@@ -15,6 +15,8 @@ import { onTransactionEnd } from './transaction.js';
  *   in flight in this process) returns its rows to its caller but does not store them: they may
  *   predate the change. A global generation counter and a per-key "write in flight" count
  *   enforce this; a notification for another key costs at most one lost store.
+ * - While the bus cannot hear notifications (its LISTEN connection is down), nothing is served
+ *   from or kept in the cache: every get reads through (and its entries were dropped on loss).
  * - The TTL only bounds staleness if a notification is lost; `maxEntries` bounds memory (the
  *   oldest entry goes first).
  * - Concurrent misses of one key share one load (unless an invalidation came in between).
@@ -134,6 +136,14 @@ export function createInvalidatedCache<V>(opts: InvalidatedCacheOptions<V>): Inv
 
   return {
     get(key, load) {
+      // Deaf to other processes' invalidations (LISTEN connection lost): read through, keep
+      // nothing, and tell the bus the database answers so it re-listens at once.
+      if (!opts.bus.trusted()) {
+        return load().then((value) => {
+          opts.bus.reconnectNow();
+          return value;
+        });
+      }
       const startedAt = now();
       const hit = entries.get(key);
       if (hit) {

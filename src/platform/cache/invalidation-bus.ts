@@ -8,6 +8,12 @@ import type pg from 'pg';
  * src/main.ts). A handler receives the NOTIFY payload, or `null` when notifications may have
  * been lost (the connection dropped and was re-established): it must then drop everything.
  * Without `listen` the bus simply delivers nothing, which is what a single process needs.
+ *
+ * While a listening bus has lost its connection, notifications go nowhere: `trusted()` is then
+ * false and caches must not keep what they load (they read through), or a change committed by
+ * another process during the gap (a revoked key) would be served from a cache refilled after
+ * the database came back. The connection is re-made at once on loss, then with a short backoff,
+ * and at once again whenever `reconnectNow()` says the database answers.
  */
 export type InvalidationHandler = (payload: string | null) => void;
 
@@ -19,11 +25,17 @@ export interface InvalidationBus {
    * `pool`; returns a stop function. Calls nest: the connection is released by the last stop.
    */
   listen(pool: pg.Pool): Promise<() => Promise<void>>;
+  /** False while this bus should be listening but is not (connection lost): nothing may be cached. */
+  trusted(): boolean;
+  /** The database answered (a read-through load worked): re-connect now rather than at the next backoff step. */
+  reconnectNow(): void;
 }
 
 export interface InvalidationBusOptions {
-  /** Delay before re-connecting a lost LISTEN connection (doubles up to 30 s). */
+  /** Delay between failed re-connection attempts (the first is immediate); doubles up to 5 s. */
   reconnectDelayMs?: number;
+  /** Called once the LISTEN connection is back after a loss. */
+  onReconnected?: () => void;
   onError?: (err: unknown) => void;
 }
 
@@ -42,12 +54,18 @@ interface ListenState {
   /** Channels LISTENed on the current client. */
   listening: Set<string>;
   timer: NodeJS.Timeout | null;
+  /** A connection attempt is under way. */
+  connecting: boolean;
+  /** Connected and LISTENing on every channel: notifications arrive. */
+  ready: boolean;
   delayMs: number;
   stopped: boolean;
 }
 
+const MAX_RECONNECT_DELAY_MS = 5_000;
+
 export function createInvalidationBus(opts: InvalidationBusOptions = {}): InvalidationBus {
-  const baseDelay = opts.reconnectDelayMs ?? 1_000;
+  const baseDelay = opts.reconnectDelayMs ?? 250;
   const onError = opts.onError ?? (() => {});
   const handlers = new Map<string, Set<InvalidationHandler>>();
   let state: ListenState | null = null;
@@ -98,38 +116,61 @@ export function createInvalidationBus(opts: InvalidationBusOptions = {}): Invali
       onLost(s, client, err);
       throw err;
     }
+    s.ready = s.client === client;
   }
 
   function onLost(s: ListenState, client: pg.PoolClient, err?: unknown): void {
     if (s.client !== client) return;
     s.client = null;
+    s.ready = false;
     detach(s, client);
     client.release(err instanceof Error ? err : new Error('LISTEN connection lost'));
     if (s.stopped) return;
     if (err) onError(err);
     // Whatever was notified while we were not listening is lost: every cache starts over.
     deliverToAll(null);
-    scheduleReconnect(s);
+    reconnect(s);
   }
 
-  function scheduleReconnect(s: ListenState): void {
-    if (s.stopped || s.timer) return;
-    s.timer = setTimeout(() => {
+  /** One connection attempt now (unless one is under way); on failure the next after a backoff. */
+  function reconnect(s: ListenState): void {
+    if (s.stopped || s.connecting || s.client) return;
+    if (s.timer) {
+      clearTimeout(s.timer);
       s.timer = null;
-      if (s.stopped) return;
-      connect(s).then(
-        () => {
-          s.delayMs = baseDelay;
-          deliverToAll(null);
-        },
-        (err: unknown) => {
-          onError(err);
-          s.delayMs = Math.min(s.delayMs * 2, 30_000);
-          scheduleReconnect(s);
-        },
-      );
-    }, s.delayMs);
-    s.timer.unref();
+    }
+    s.connecting = true;
+    connect(s).then(
+      () => {
+        s.connecting = false;
+        if (s.stopped) return release(s);
+        s.delayMs = baseDelay;
+        // Loads that started while we were deaf must not be kept: every cache starts over.
+        deliverToAll(null);
+        opts.onReconnected?.();
+      },
+      (err: unknown) => {
+        s.connecting = false;
+        onError(err);
+        if (s.stopped || s.timer) return;
+        s.timer = setTimeout(() => {
+          s.timer = null;
+          reconnect(s);
+        }, s.delayMs);
+        s.timer.unref();
+        s.delayMs = Math.min(s.delayMs * 2, MAX_RECONNECT_DELAY_MS);
+      },
+    );
+  }
+
+  /** Stopped while a connection attempt was under way: give its connection back. */
+  function release(s: ListenState): void {
+    const client = s.client;
+    s.client = null;
+    s.ready = false;
+    if (!client) return;
+    detach(s, client);
+    client.release();
   }
 
   async function stop(s: ListenState): Promise<void> {
@@ -176,17 +217,30 @@ export function createInvalidationBus(opts: InvalidationBusOptions = {}): Invali
         state.refs++;
         return stopFunction(state);
       }
-      const s: ListenState = { pool, refs: 1, client: null, lost: null, listening: new Set(), timer: null, delayMs: baseDelay, stopped: false };
+      const s: ListenState = { pool, refs: 1, client: null, lost: null, listening: new Set(), timer: null, connecting: false, ready: false, delayMs: baseDelay, stopped: false };
       state = s;
+      // Marked as connecting: a failure inside connect() must not start a reconnection of its
+      // own (this call reports the failure to its caller instead).
+      s.connecting = true;
       try {
         await connect(s);
+        s.connecting = false;
       } catch (err) {
+        s.connecting = false;
         s.stopped = true;
         if (s.timer) clearTimeout(s.timer);
         if (state === s) state = null;
         throw err;
       }
       return stopFunction(s);
+    },
+
+    trusted() {
+      return state === null || state.ready;
+    },
+
+    reconnectNow() {
+      if (state && !state.ready) reconnect(state);
     },
   };
 }

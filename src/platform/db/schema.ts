@@ -133,13 +133,16 @@ export interface DestinationDeliveryAttemptsTable {
   responseExcerpt: string | null;
   error: string | null;
   startedAt: Timestamp;
-  durationMs: number;
+  /** Null while the attempt is in flight, and when a crash cut it off (`interrupted`). */
+  durationMs: number | null;
 }
 
 export interface WorkerHeartbeatsTable {
   workerId: string;
   poolId: string;
   seenAt: Timestamp;
+  /** The pool's own dead-worker delay (migration 0046). */
+  deadAfterMs: Generated<number>;
 }
 
 export interface JobFailuresTable {

@@ -17,14 +17,26 @@ export interface JobContext {
 
 export interface JobDefinition<P = unknown> {
   name: string;
+  /**
+   * graphile-worker priority of every job of this type (default 0): among due jobs, lower runs
+   * first. A short job that must leave fast (a delivery) is not queued behind long ones (runs).
+   */
+  priority?: number;
   payload: z.ZodType<P>;
   /** Attempts before the job is left failed (visible in metrics and `job_failures`). Default 5. */
   maxAttempts?: number;
   run(payload: P, ctx: JobContext): Promise<void>;
+  /**
+   * Called once the job has failed for good (attempts used up, or its worker died on the last
+   * one), with the reason: the place to move what the job was doing to a final state (a run
+   * ends `error`). Best effort: when it cannot run (the database is down), the owning module's
+   * own sweep must catch up.
+   */
+  onFailed?(payload: P, reason: string): Promise<void>;
 }
 
-/** What enqueueing needs: a job's name, payload schema and attempt budget (not its handler). */
-export type JobType<P> = Pick<JobDefinition<P>, 'name' | 'payload' | 'maxAttempts'>;
+/** What enqueueing needs: a job's name, payload schema, attempt budget and priority (not its handler). */
+export type JobType<P> = Pick<JobDefinition<P>, 'name' | 'payload' | 'maxAttempts' | 'priority'>;
 
 export function defineJob<P>(def: JobDefinition<P>): JobDefinition<P> {
   return def;

@@ -27,7 +27,7 @@ export async function enqueue<P>(
       max_attempts => ${job.maxAttempts ?? 5},
       job_key => ${opts.jobKey ?? null},
       run_at => ${opts.runAt ?? null},
-      priority => ${opts.priority ?? null}
+      priority => ${opts.priority ?? job.priority ?? null}
     )).id::text AS id`.execute(db);
   return rows[0]!.id;
 }

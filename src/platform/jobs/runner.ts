@@ -57,7 +57,9 @@ const DEAD_WORKER_ERROR = 'The worker running this job stopped reporting (crashe
  * Runs the job catalog on graphile-worker. graphile-worker only reclaims the jobs of a worker
  * that died after 4 hours; a heartbeat table shortens that: every pool records that it is
  * alive, and every pool releases the jobs locked by a pool silent for `deadWorkerAfterMs`
- * (default 60 s) so another worker retries them.
+ * (default 60 s, RAMPART_DEAD_WORKER_AFTER_SECONDS) so another worker retries them. A job
+ * that fails for good, by its own errors or because its worker died on its last attempt, is
+ * handed to its type's `onFailed` so what it was doing reaches a final state.
  *
  * Lock owners: graphile-worker 0.17 writes the *pool's* id (`pool-…`) into `locked_by`, not a
  * worker's id, so the pool id is what the heartbeat records and what `force_unlock_workers`
@@ -68,8 +70,8 @@ const DEAD_WORKER_ERROR = 'The worker running this job stopped reporting (crashe
  */
 export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRunner> {
   const { db, catalog, logger } = opts;
-  const heartbeatMs = opts.heartbeatMs ?? 10_000;
   const deadAfterMs = opts.deadWorkerAfterMs ?? 60_000;
+  const heartbeatMs = opts.heartbeatMs ?? Math.min(10_000, Math.floor(deadAfterMs / 3));
   // A live pool must get at least two beats in before it can be taken for dead.
   if (deadAfterMs < 2 * heartbeatMs) {
     throw new Error(`deadWorkerAfterMs (${deadAfterMs}) must be at least twice heartbeatMs (${heartbeatMs})`);
@@ -116,13 +118,20 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
     return tasks;
   }
 
-  async function beat(): Promise<void> {
+  /** The beat being written: stop() awaits it, or it could land after stop() deleted the row. */
+  let beating: Promise<void> = Promise.resolve();
+  function beat(): Promise<void> {
+    beating = writeBeat();
+    return beating;
+  }
+
+  async function writeBeat(): Promise<void> {
     if (lockerIds.size === 0) return;
     // seen_at is the database's clock, the same clock as graphile-worker's locked_at.
     await db
       .insertInto('workerHeartbeats')
-      .values([...lockerIds].map((workerId) => ({ workerId, poolId: instanceId })))
-      .onConflict((oc) => oc.column('workerId').doUpdateSet({ seenAt: sql<Date>`now()`, poolId: instanceId }))
+      .values([...lockerIds].map((workerId) => ({ workerId, poolId: instanceId, deadAfterMs })))
+      .onConflict((oc) => oc.column('workerId').doUpdateSet({ seenAt: sql<Date>`now()`, poolId: instanceId, deadAfterMs }))
       .execute()
       .catch((err) => logger.warn({ err }, 'worker heartbeat failed'));
   }
@@ -146,14 +155,23 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
   events.on('job:error', ({ job, error }) => logAttemptFailed(logger, job, error));
   events.on('job:failed', ({ job, error }) => {
     logJobFailed(logger, job, error);
-    recordFailure({
-      jobId: job.id,
-      taskIdentifier: job.task_identifier,
-      payload: job.payload,
-      attempts: job.attempts,
-      lastError: error instanceof Error ? error.message : String(error),
-    }).catch((err) => logger.error({ err, jobId: job.id }, 'could not record job failure'));
+    const lastError = error instanceof Error ? error.message : String(error);
+    recordFailure({ jobId: job.id, taskIdentifier: job.task_identifier, payload: job.payload, attempts: job.attempts, lastError }).catch((err) =>
+      logger.error({ err, jobId: job.id }, 'could not record job failure'),
+    );
+    void failedForGood(job.task_identifier, job.id, job.payload, lastError);
   });
+
+  /** The job type's own end of a job that failed for good (a run ends `error`); logged, never thrown. */
+  async function failedForGood(taskIdentifier: string, jobId: string, rawPayload: unknown, reason: string): Promise<void> {
+    const def = catalog.get(taskIdentifier);
+    if (!def?.onFailed) return;
+    try {
+      await def.onFailed(def.payload.parse(rawPayload), reason);
+    } catch (err) {
+      logger.warn({ err, job: taskIdentifier, jobId }, 'could not end the work of a failed job (its module\'s sweep will)');
+    }
+  }
 
   async function recordFailure(f: { jobId: string; taskIdentifier: string; payload: unknown; attempts: number; lastError: string }, q = db) {
     await q
@@ -176,30 +194,38 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
         const { rows: lock } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(${SWEEP_LOCK_ID}) AS ok`.execute(tx);
         if (!lock[0]?.ok) return null;
         const deadAfter = sql`make_interval(secs => ${deadAfterMs / 1000})`;
-        await tx.deleteFrom('workerHeartbeats').where('seenAt', '<', sql<Date>`now() - ${deadAfter}`).execute();
+        // A pool is stale after the longer of our delay and its own: with different settings
+        // (a rolling change), a pool that beats less often is not taken for dead.
+        await tx
+          .deleteFrom('workerHeartbeats')
+          .where('seenAt', '<', sql<Date>`now() - make_interval(secs => greatest(${deadAfterMs}, dead_after_ms) / 1000.0)`)
+          .execute();
         const { rows: orphans } = await sql<{ id: string; lockedBy: string; taskIdentifier: string; attempts: number; maxAttempts: number }>`
           SELECT j.id::text AS id, j.locked_by, j.task_identifier, j.attempts, j.max_attempts
           FROM graphile_worker.jobs j
           WHERE j.locked_by IS NOT NULL
             AND j.locked_at < now() - ${deadAfter}
             AND NOT EXISTS (SELECT 1 FROM worker_heartbeats h WHERE h.worker_id = j.locked_by)`.execute(tx);
-        if (orphans.length === 0) return orphans;
+        if (orphans.length === 0) return { orphans, failed: [] };
         const lockers = [...new Set(orphans.map((o) => o.lockedBy))];
         await sql`SELECT graphile_worker.force_unlock_workers(${lockers}::text[])`.execute(tx);
         const exhausted = orphans.filter((o) => o.attempts >= o.maxAttempts);
+        const failed: Array<{ id: string; payload: unknown; attempts: number; taskIdentifier: string }> = [];
         if (exhausted.length > 0) {
-          const { rows: failed } = await sql<{ id: string; payload: unknown; attempts: number }>`
+          const { rows } = await sql<{ id: string; payload: unknown; attempts: number }>`
             SELECT id::text AS id, payload, attempts
             FROM graphile_worker.permanently_fail_jobs(${exhausted.map((o) => o.id)}::bigint[], ${DEAD_WORKER_ERROR})`.execute(tx);
-          for (const f of failed) {
+          for (const f of rows) {
             const taskIdentifier = exhausted.find((o) => o.id === f.id)?.taskIdentifier ?? 'unknown';
             await recordFailure({ jobId: f.id, taskIdentifier, payload: f.payload, attempts: f.attempts, lastError: DEAD_WORKER_ERROR }, tx);
+            failed.push({ ...f, taskIdentifier });
           }
         }
-        return orphans;
+        return { orphans, failed };
       });
-      if (!released || released.length === 0) return;
-      for (const o of released) {
+      if (!released || released.orphans.length === 0) return;
+      for (const f of released.failed) await failedForGood(f.taskIdentifier, f.id, f.payload, DEAD_WORKER_ERROR);
+      for (const o of released.orphans) {
         const retried = o.attempts < o.maxAttempts;
         const entry = { job: o.taskIdentifier, jobId: o.id, attempts: o.attempts, deadWorker: o.lockedBy };
         if (retried) logger.warn(entry, 'released the job of a worker that stopped reporting; it will be retried');
@@ -319,6 +345,7 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
         clearTimeout(grace);
         clearInterval(heartbeat);
         clearInterval(sweeper);
+        await beating;
         await db.deleteFrom('workerHeartbeats').where('poolId', '=', instanceId).execute().catch(() => {});
         resolveDone();
       })();

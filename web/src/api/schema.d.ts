@@ -15007,13 +15007,14 @@ export interface components {
         };
         DestinationDeliveryAttempt: {
             attempt: number;
-            durationMs: number;
+            /** @description Null while `sending` and for an `interrupted` attempt */
+            durationMs: number | null;
             error: string | null;
             /**
-             * @description The status this attempt left the delivery in
+             * @description The status this attempt left the delivery in; `sending` while in flight (recorded before the request leaves); `interrupted` when its worker died mid-send (whether the receiver got it is unknown)
              * @enum {string}
              */
-            outcome: "succeeded" | "retrying" | "failed" | "skipped";
+            outcome: "sending" | "succeeded" | "retrying" | "failed" | "skipped" | "interrupted";
             /** @description The first characters of the answer, credentials removed */
             responseExcerpt: string | null;
             /** @description HTTP status of the remote answer; null when none came (network error, timeout) */
@@ -15022,13 +15023,14 @@ export interface components {
         };
         DestinationDeliveryAttemptInput: {
             attempt: number;
-            durationMs: number;
+            /** @description Null while `sending` and for an `interrupted` attempt */
+            durationMs: number | null;
             error: string | null;
             /**
-             * @description The status this attempt left the delivery in
+             * @description The status this attempt left the delivery in; `sending` while in flight (recorded before the request leaves); `interrupted` when its worker died mid-send (whether the receiver got it is unknown)
              * @enum {string}
              */
-            outcome: "succeeded" | "retrying" | "failed" | "skipped";
+            outcome: "sending" | "succeeded" | "retrying" | "failed" | "skipped" | "interrupted";
             /** @description The first characters of the answer, credentials removed */
             responseExcerpt: string | null;
             /** @description HTTP status of the remote answer; null when none came (network error, timeout) */
