@@ -138,6 +138,12 @@ describe('dedupe', () => {
     const third = await newAlert({ title: 'Brute force on vpn-1', dedupeKey: 'bf:vpn-1' });
     expect(third.created).toBe(true);
     expect(third.alert.id).not.toBe(first.alert.id);
+    // The answers are the alert as read back (names included), and each signal is on the timeline.
+    expect(second.alert).toMatchObject({ displayId: first.alert.displayId, organizationName: first.alert.organizationName, title: 'Brute force on vpn-1' });
+    const { entries } = (await t.app.inject({ url: `/api/alerts/${first.alert.id}/timeline?limit=200`, headers: admin })).json();
+    expect(entries.map((e: { kind: string }) => e.kind)).toEqual(['created', 'not_routed', 'duplicate', 'closed']);
+    expect(entries[0].body).toBe(`${first.alert.displayId} created from ${first.alert.source.name}`);
+    expect(entries[2].body).toBe(`Duplicate signal from ${first.alert.source.name} (dedupe key bf:vpn-1)`);
   });
 
   it('two identical signals at once → one alert with duplicateCount 2', async () => {
@@ -146,6 +152,9 @@ describe('dedupe', () => {
     const { alerts } = (await t.app.inject({ url: '/api/alerts?search=concurrent', headers: admin })).json();
     expect(alerts).toHaveLength(1);
     expect(alerts[0].duplicateCount).toBe(2);
+    // The signal that lost the race is counted on the winner's timeline, once.
+    const { entries } = (await t.app.inject({ url: `/api/alerts/${alerts[0].id}/timeline`, headers: admin })).json();
+    expect(entries.map((e: { kind: string }) => e.kind).sort()).toEqual(['created', 'duplicate', 'not_routed']);
   });
 
   it('the first alerts of a new organization, arriving at once, are all created with distinct display ids', async () => {

@@ -4,8 +4,7 @@ import type { Queryable } from '../../platform/db/database.js';
 import type { AlertSeverity } from '../../platform/db/schema.js';
 import type { EventSink } from '../../platform/events.js';
 import { enqueueRun, type EndedRun } from '../runs/index.js';
-import { OPEN_STATUSES, displayIdOf } from './alerts.fns.js';
-import { addTimelineEntries, addTimelineEntry, findAlert, listTimeline, nextAlertNumber } from './alerts.repo.js';
+import { addTimelineEntry, countDuplicate, findAlert, insertAlert, listTimeline } from './alerts.repo.js';
 import type { AlertDto } from './alerts.schemas.js';
 import { decideRoute, type Route } from './routing.fns.js';
 
@@ -65,21 +64,21 @@ export interface AlertDeps {
  */
 export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDeps): Promise<{ alert: AlertDto; created: boolean }> {
   const orgId = input.organizationId;
+  // Each outcome is one statement: the alert row, its timeline entries and the alert as answered.
+  const duplicateEntry = {
+    kind: 'duplicate',
+    actorType: 'system' as const,
+    runId: input.originRunId ?? null,
+    body: `Duplicate signal from ${input.source.name} (dedupe key ${input.dedupeKey})`,
+    data: { payload: input.payload ?? null },
+  };
   if (input.dedupeKey) {
-    const existing = await tx
-      .updateTable('alerts')
-      .set((eb) => ({ duplicateCount: eb('duplicateCount', '+', 1), updatedAt: new Date() }))
-      .where('organizationId', '=', orgId)
-      .where('dedupeKey', '=', input.dedupeKey)
-      .where('status', 'in', OPEN_STATUSES)
-      .returning('id')
-      .executeTakeFirst();
-    if (existing) return duplicateOf(tx, orgId, existing.id, input);
+    const existing = await countDuplicate(tx, orgId, input.dedupeKey, duplicateEntry);
+    if (existing) return { alert: existing, created: false };
   }
 
   const now = new Date();
   const id = uuidv7();
-  const number = await nextAlertNumber(tx, orgId);
   // Only alerts created by agents can be part of a triage chain.
   const depth = input.createdBy === 'agent' ? await routingDepthOf(tx, input.originRunId ?? null) : 0;
   const triage = input.triage;
@@ -97,7 +96,6 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
   const values = {
     id,
     organizationId: orgId,
-    number,
     title: input.title,
     description: input.description ?? '',
     severity: input.severity,
@@ -123,51 +121,31 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     updatedAt: now,
     ...triggerTriage,
   };
-  // Lost a race to an identical signal: the other insert's row takes the duplicate.
-  const inserted = await sql<{ id: string; inserted: boolean }>`
-    INSERT INTO alerts (${sql.join(Object.keys(values).map((k) => sql.ref(snake(k))))})
-    VALUES (${sql.join(Object.values(values))})
-    ON CONFLICT (organization_id, dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('open', 'in_progress', 'escalated')
-    DO UPDATE SET duplicate_count = alerts.duplicate_count + 1, updated_at = now()
-    RETURNING id, (xmax = 0) AS inserted`.execute(tx);
-  const row = inserted.rows[0]!;
-  if (!row.inserted) return duplicateOf(tx, orgId, row.id, input);
-
   const created = {
-    organizationId: orgId,
-    alertId: id,
     kind: 'created',
     actorType: input.createdBy === 'agent' ? ('agent' as const) : input.createdBy === 'user' ? ('human' as const) : ('system' as const),
     actorUserId: input.createdByUserId ?? null,
     actorAgentId: input.originAgentId ?? null,
     runId: input.originRunId ?? null,
-    body: `${displayIdOf(number)} created from ${input.source.name}`,
+    // After the display id, drawn in the statement: "RMP-42 created from …".
+    body: ` created from ${input.source.name}`,
+    numbered: true,
   };
-  if (triage.kind === 'trigger') {
-    await addTimelineEntries(tx, [
-      created,
-      { organizationId: orgId, alertId: id, kind: 'triage_started', actorType: 'system', actorAgentId: triage.agentId, runId: triage.runId, body: "The trigger's run triages this alert" },
-    ]);
-  } else {
-    await addTimelineEntries(tx, [created]);
+  const entries =
+    triage.kind === 'trigger'
+      ? [created, { kind: 'triage_started', actorType: 'system' as const, actorAgentId: triage.agentId, runId: triage.runId, body: "The trigger's run triages this alert" }]
+      : [created];
+  // Lost a race to an identical signal: the other insert's row counts it as a duplicate.
+  const written = await insertAlert(tx, values, entries, duplicateEntry);
+  if (!written.inserted) return { alert: written.alert, created: false };
+
+  let alert = written.alert;
+  if (triage.kind !== 'trigger') {
     await route(tx, id, orgId, input, depth);
+    alert = (await findAlert(tx, orgId, id))!;
   }
-  const alert = (await findAlert(tx, orgId, id))!;
   await deps.events(tx, { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert } });
   return { alert, created: true };
-}
-
-async function duplicateOf(tx: Queryable, orgId: string, alertId: string, input: NewAlert) {
-  await addTimelineEntry(tx, {
-    organizationId: orgId,
-    alertId,
-    kind: 'duplicate',
-    actorType: 'system',
-    runId: input.originRunId ?? null,
-    body: `Duplicate signal from ${input.source.name} (dedupe key ${input.dedupeKey})`,
-    data: { payload: input.payload ?? null },
-  });
-  return { alert: (await findAlert(tx, orgId, alertId))!, created: false };
 }
 
 /** How many triage runs deep an alert is: one more than the alert its creating run was triaging. */
@@ -252,9 +230,6 @@ export async function startTriage(tx: Queryable, t: { alertId: string; organizat
   return runId;
 }
 
-function snake(key: string): string {
-  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-}
 
 
 /**
