@@ -2,7 +2,7 @@ import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { AgentRunMode } from '../../platform/db/schema.js';
 import { sql } from 'kysely';
-import { addJobCall } from '../../platform/jobs/enqueue.js';
+import { addJobs } from '../../platform/jobs/enqueue.js';
 import { agentRunJob } from './run.job-def.js';
 import type { TriggerContextT } from './runs.schemas.js';
 
@@ -53,6 +53,6 @@ export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {
       VALUES (${sql.join(Object.values(values))})
       RETURNING id
     )
-    SELECT (${addJobCall(agentRunJob, { runId: id }, { jobKey: `agent-run:${id}` })}).id FROM run`.execute(tx);
+    SELECT job.id FROM run, ${addJobs(agentRunJob, { runId: id }, { jobKey: `agent-run:${id}` })} AS job`.execute(tx);
   return id;
 }
