@@ -15,7 +15,7 @@ import { registerModelsModule } from './models/index.js';
 import { registerToolsModule } from './tools/index.js';
 import { registerRunsModule } from './runs/index.js';
 import { registerAlertsModule } from './alerts/index.js';
-import { destinationHealth, recordOutboundEvent, registerDeliveryModule } from './delivery/index.js';
+import { cachedOutboundEventSink, destinationHealth, registerDeliveryModule } from './delivery/index.js';
 import { createHuntAlertPort, registerHuntModule } from './hunt/index.js';
 
 /** Each module wires its own routes and services; this list is the whole composition. */
@@ -27,17 +27,19 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerSessionsModule(app, deps);
   registerAuditLogsModule(app, deps);
   // Delivery reads destinations; destinations get delivery's health reader injected here.
-  registerDestinationsModule(app, deps, { healthOf: destinationHealth(deps.database.db) });
+  const destinations = registerDestinationsModule(app, deps, { healthOf: destinationHealth(deps.database.db) });
+  // Events of this process's requests skip the subscription query when the cache says nobody listens.
+  const events = cachedOutboundEventSink(destinations.hasSubscribers);
   registerDeliveryModule(app, deps);
   registerIntelModule(app, deps);
   registerIntelOutModule(app, deps);
   registerAgentsModule(app, deps);
-  registerTriggersModule(app, deps, { events: recordOutboundEvent });
+  registerTriggersModule(app, deps, { events });
   registerModelsModule(app, deps);
   registerToolsModule(app, deps);
   registerRunsModule(app, deps);
   // Alert events go out through delivery's sink (destinations subscribed to the event type).
-  registerAlertsModule(app, { ...deps, events: recordOutboundEvent });
+  registerAlertsModule(app, { ...deps, events });
   // Hunt alerts go through the alerts module (created, deduped or reopened; routed to huntAlertRouting).
-  registerHuntModule(app, deps, { alerts: createHuntAlertPort({ events: recordOutboundEvent }) });
+  registerHuntModule(app, deps, { alerts: createHuntAlertPort({ events }) });
 }

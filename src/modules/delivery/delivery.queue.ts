@@ -73,6 +73,17 @@ export const recordOutboundEvent: EventSink = async (tx, event) => {
   for (const d of destinations) await queueOne(tx, event, d, null);
 };
 
+/**
+ * The API process's sink: `recordOutboundEvent`, skipped without a query when the organization's
+ * cached destinations (destinations' invalidated cache) show no subscriber to the event's type.
+ * On intake, where every webhook creates an alert, that is one round trip fewer per request.
+ */
+export function cachedOutboundEventSink(hasSubscribers: (q: Queryable, organizationId: string, eventType: string) => Promise<boolean>): EventSink {
+  return async (tx, event) => {
+    if (await hasSubscribers(tx, event.organizationId, event.type)) await recordOutboundEvent(tx, event);
+  };
+}
+
 /** A new event with a fresh id (uuid v7) and the current time. */
 export function newEvent<T extends Record<string, unknown>>(organizationId: string, type: string, data: T, id: string = uuidv7()): OutboundEvent<T> {
   return { id, type, occurredAt: new Date().toISOString(), organizationId, data };
