@@ -10,7 +10,8 @@ import { registerDestinationsModule } from './destinations/index.js';
 import { registerIntelModule } from './intel/index.js';
 import { registerIntelOutModule } from './intel-out/index.js';
 import { registerAgentsModule } from './agents/index.js';
-import { registerTriggersModule } from './triggers/index.js';
+import { agentChangedInvalidator, createIntakeTriggerCache, registerTriggersModule } from './triggers/index.js';
+import { createInvalidationBus } from '../platform/cache/invalidation-bus.js';
 import { registerModelsModule } from './models/index.js';
 import { registerToolsModule } from './tools/index.js';
 import { registerRunsModule } from './runs/index.js';
@@ -33,8 +34,10 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerDeliveryModule(app, deps);
   registerIntelModule(app, deps);
   registerIntelOutModule(app, deps);
-  registerAgentsModule(app, deps);
-  registerTriggersModule(app, deps, { events });
+  // Intake's trigger cache: dropped by trigger writes (triggers) and agent changes (agents).
+  const triggerCache = createIntakeTriggerCache(deps.invalidation ?? createInvalidationBus());
+  registerAgentsModule(app, deps, { onAgentChanged: agentChangedInvalidator(triggerCache) });
+  registerTriggersModule(app, deps, { events, cache: triggerCache });
   registerModelsModule(app, deps);
   registerToolsModule(app, deps);
   registerRunsModule(app, deps);

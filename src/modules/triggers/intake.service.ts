@@ -10,7 +10,8 @@ import { alertFieldsFromPayload, createAlert, createsAlertByDefault, type AlertD
 import { deliveryIdOf, mappedInput, slackDecision, triggerContextOf } from './intake.fns.js';
 import { secretsEqual } from '../../platform/auth/secrets-equal.js';
 import { header, verifySenderSignature, type Headers, type WebhookSource } from './signatures.fns.js';
-import { claimDelivery, findTriggerForIntake, markAttempted, type TriggerRow } from './triggers.repo.js';
+import { claimDelivery, findTriggerForIntake, markAttempted, type IntakeTrigger } from './triggers.repo.js';
+import type { IntakeTriggerCache } from './intake-cache.js';
 import type { IntakeResponseT } from './triggers.schemas.js';
 
 /** The header a sender that can set headers but not `Authorization` puts the trigger secret in. */
@@ -38,14 +39,14 @@ interface Caller {
  * trigger, authenticate the sender, claim the delivery id, queue the run, all in one short
  * transaction; the agent itself runs in a worker.
  */
-export function createIntakeService(deps: { db: Database; secrets: SecretBox; authenticator: Authenticator; now?: () => number } & AlertDeps) {
-  const { db, secrets, authenticator } = deps;
+export function createIntakeService(deps: { db: Database; secrets: SecretBox; authenticator: Authenticator; cache: IntakeTriggerCache; now?: () => number } & AlertDeps) {
+  const { db, secrets, authenticator, cache } = deps;
   const clock = deps.now ?? Date.now;
 
   /** One answer for unknown, draft, foreign and mismatched triggers: nothing to learn from it. */
   const notFound = () => new NotFoundError('Trigger');
 
-  async function authenticate(trigger: TriggerRow & { runAs: string | null }, req: IntakeRequest): Promise<Caller> {
+  async function authenticate(trigger: IntakeTrigger, req: IntakeRequest): Promise<Caller> {
     const authorization = header(req.headers, 'authorization');
     const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
     // Authenticated by the trigger itself: the run acts as whoever last changed the trigger or its agent.
@@ -93,7 +94,8 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
   return {
     async invoke(req: IntakeRequest): Promise<IntakeResponseT> {
       if (!UUID.test(req.triggerId)) throw notFound();
-      const trigger = await findTriggerForIntake(db, req.triggerId);
+      const triggerId = req.triggerId.toLowerCase();
+      const trigger = await cache.get(triggerId, () => findTriggerForIntake(db, triggerId));
       if (!trigger || trigger.status !== 'active' || trigger.source !== req.source) throw notFound();
 
       const caller = await authenticate(trigger, req);

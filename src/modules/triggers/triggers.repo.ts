@@ -98,7 +98,9 @@ export async function findTriggerRow(db: Queryable, organizationId: string, agen
  */
 const RUN_AS = sql<string | null>`CASE WHEN a.updated_at > t.updated_at THEN coalesce(a.updated_by, a.created_by) ELSE coalesce(t.updated_by, t.created_by) END`;
 
-export async function findTriggerForIntake(db: Queryable, id: string): Promise<(TriggerRow & { runAs: string | null }) | null> {
+export type IntakeTrigger = TriggerRow & { runAs: string | null };
+
+export async function findTriggerForIntake(db: Queryable, id: string): Promise<IntakeTrigger | null> {
   const row = await db
     .selectFrom('agentTriggers as t')
     .innerJoin('agents as a', 'a.id', 't.agentId')
@@ -106,7 +108,8 @@ export async function findTriggerForIntake(db: Queryable, id: string): Promise<(
     .select(RUN_AS.as('runAs'))
     .where('t.id', '=', id)
     .executeTakeFirst();
-  return row ?? null;
+  // Frozen: intake shares it from its cache between concurrent requests.
+  return row ? Object.freeze(row) : null;
 }
 
 export async function listActiveTriggerRows(db: Queryable, organizationId: string, agentId: string): Promise<TriggerRow[]> {
