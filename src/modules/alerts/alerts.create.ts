@@ -7,7 +7,7 @@ import { enqueueRun, type EndedRun } from '../runs/index.js';
 import { OPEN_STATUSES, displayIdOf } from './alerts.fns.js';
 import { addTimelineEntries, addTimelineEntry, findAlert, listTimeline, nextAlertNumber } from './alerts.repo.js';
 import type { AlertDto } from './alerts.schemas.js';
-import { decideRoute, type Route } from './routing.fns.js';
+import { decideRoute, huntDecision, triggerDecision, type Route } from './routing.fns.js';
 
 /** Alerts created by triage runs deeper than this are not routed automatically (a runaway chain stops). */
 export const MAX_ROUTING_DEPTH = 3;
@@ -91,7 +91,7 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
           triageRunId: triage.runId,
           status: 'in_progress' as const,
           firstTriagedAt: now,
-          routing: JSON.stringify({ outcome: 'trigger', routeId: null, routeName: null, reason: `Created by the trigger "${triage.triggerName}"; its run triages the alert` }),
+          routing: JSON.stringify({ outcome: 'trigger', routeId: null, routeName: null, reason: triggerDecision(triage.triggerName, triage.agentId).reason }),
         }
       : {};
   const values = {
@@ -119,6 +119,10 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     payload: JSON.stringify(input.payload ?? null),
     routingDepth: depth,
     huntQualifiedBy: input.huntQualifiedBy ?? null,
+    // Open alerts with this key were counted on above: any alert with it now is closed, and this one recurs it.
+    duplicateOfAlertId: input.dedupeKey
+      ? sql`(SELECT id FROM alerts WHERE organization_id = ${orgId} AND dedupe_key = ${input.dedupeKey} ORDER BY number DESC LIMIT 1)`
+      : null,
     createdAt: now,
     updatedAt: now,
     ...triggerTriage,
@@ -182,10 +186,9 @@ async function route(tx: Queryable, alertId: string, orgId: string, input: NewAl
   if (triage.kind === 'none' || triage.kind === 'trigger') return;
   const settings = await tx.selectFrom('alertRouting').selectAll().where('organizationId', '=', orgId).executeTakeFirst();
   if (triage.kind === 'hunt') {
-    const agentId = settings?.huntResponseAgentId ?? null;
-    const reason = agentId ? 'Hunt alerts go to the hunt response agent' : 'No hunt response agent is set; the hunt alert is left unassigned';
-    await recordRouting(tx, alertId, orgId, { outcome: agentId ? 'hunt' : 'unassigned', routeId: null, routeName: null, reason });
-    if (agentId) await startTriage(tx, { alertId, organizationId: orgId, agentId, actorUserId: settings?.updatedBy ?? null, cause: 'routed' });
+    const decision = huntDecision(settings?.huntResponseAgentId ?? null);
+    await recordRouting(tx, alertId, orgId, { outcome: decision.outcome, routeId: null, routeName: null, reason: decision.reason });
+    if (decision.outcome === 'hunt') await startTriage(tx, { alertId, organizationId: orgId, agentId: decision.agentId, actorUserId: settings?.updatedBy ?? null, cause: 'routed' });
     return;
   }
   if (depth > MAX_ROUTING_DEPTH) {
@@ -236,6 +239,7 @@ export async function startTriage(tx: Queryable, t: { alertId: string; organizat
       timeline: timeline.entries,
     },
     actorUserId: t.actorUserId,
+    alert: { id: alert.id, displayId: alert.displayId },
   });
   await tx
     .updateTable('alerts')

@@ -20,6 +20,8 @@ export interface NewRun {
   triggerSource?: string | null;
   /** Triggered runs: the webhook delivery the run came from (shown to the model and in GET /api/agent-runs/{runId}). */
   triggerContext?: TriggerContextT | null;
+  /** The alert the run triages (routed, assigned, hunt, or the alert its trigger delivery created). */
+  alert?: { id: string; displayId: string } | null;
 }
 
 /**
@@ -44,6 +46,8 @@ export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {
       triggerId: run.triggerId ?? null,
       triggerSource: run.triggerSource ?? null,
       triggerContext: run.triggerContext ? JSON.stringify(run.triggerContext) : null,
+      alertId: run.alert?.id ?? null,
+      alertDisplayId: run.alert?.displayId ?? null,
       queuedAt: now,
       updatedAt: now,
     })
