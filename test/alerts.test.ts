@@ -248,7 +248,7 @@ describe('PUT /api/alert-triage-routes', () => {
     expect((await putRoutes({ routes: [] })).statusCode).toBe(200);
   });
 
-  it('simulate tells which route would win and why, without creating anything', async () => {
+  it('simulate tells which route would win and why, without creating anything; a trigger type without triggerId says routes apply only to triggers with routeAlerts', async () => {
     const before = (await t.app.inject({ url: '/api/alerts', headers: admin })).json().totalCount;
     const res = await t.app.inject({
       method: 'POST',
@@ -256,7 +256,15 @@ describe('PUT /api/alert-triage-routes', () => {
       headers: admin,
       payload: { severity: 'high', source: 'jira', routes: [{ name: 'Jira', enabled: true, conditions: [{ type: 'source', sources: ['jira'] }], responseAgentId: otherAgent }] },
     });
-    expect(res.json()).toMatchObject({ outcome: 'route', routeName: 'Jira', responseAgentId: otherAgent, responseAgentName: 'Malware triage', reason: expect.stringContaining('source in [jira]') });
+    expect(res.json()).toMatchObject({ outcome: 'trigger', routeName: null, responseAgentId: null, reason: expect.stringContaining('source in [jira]') });
+    expect(res.json().reason).toMatch(/^A trigger's alert goes to the trigger's own agent unless the trigger has routeAlerts/);
+    const user = await t.app.inject({
+      method: 'POST',
+      url: '/api/alert-triage-routes/simulate',
+      headers: admin,
+      payload: { severity: 'high', source: 'user', routes: [{ name: 'High', enabled: true, conditions: [{ type: 'severity', severities: ['high'] }], responseAgentId: otherAgent }] },
+    });
+    expect(user.json()).toMatchObject({ outcome: 'route', routeName: 'High', responseAgentId: otherAgent, responseAgentName: 'Malware triage', reason: expect.stringContaining('severity in [high]') });
     expect((await t.app.inject({ url: '/api/alerts', headers: admin })).json().totalCount).toBe(before);
   });
 });

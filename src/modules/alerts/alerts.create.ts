@@ -6,7 +6,7 @@ import type { EventSink } from '../../platform/events.js';
 import { enqueueRun, type EndedRun } from '../runs/index.js';
 import { addTimelineEntry, countDuplicate, findAlert, insertAlert, listTimeline } from './alerts.repo.js';
 import type { AlertDto } from './alerts.schemas.js';
-import { decideRoute, type Route } from './routing.fns.js';
+import { decideRoute, huntDecision, triggerDecision, type Route } from './routing.fns.js';
 
 /** Alerts created by triage runs deeper than this are not routed automatically (a runaway chain stops). */
 export const MAX_ROUTING_DEPTH = 3;
@@ -90,7 +90,7 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
           triageRunId: triage.runId,
           status: 'in_progress' as const,
           firstTriagedAt: now,
-          routing: JSON.stringify({ outcome: 'trigger', routeId: null, routeName: null, reason: `Created by the trigger "${triage.triggerName}"; its run triages the alert` }),
+          routing: JSON.stringify({ outcome: 'trigger', routeId: null, routeName: null, reason: triggerDecision(triage.triggerName, triage.agentId).reason }),
         }
       : {};
   const values = {
@@ -117,6 +117,10 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     payload: JSON.stringify(input.payload ?? null),
     routingDepth: depth,
     huntQualifiedBy: input.huntQualifiedBy ?? null,
+    // Open alerts with this key were counted on above: any alert with it now is closed, and this one recurs it.
+    duplicateOfAlertId: input.dedupeKey
+      ? sql`(SELECT id FROM alerts WHERE organization_id = ${orgId} AND dedupe_key = ${input.dedupeKey} ORDER BY number DESC LIMIT 1)`
+      : null,
     createdAt: now,
     updatedAt: now,
     ...triggerTriage,
@@ -160,10 +164,9 @@ async function route(tx: Queryable, alertId: string, orgId: string, input: NewAl
   if (triage.kind === 'none' || triage.kind === 'trigger') return;
   const settings = await tx.selectFrom('alertRouting').selectAll().where('organizationId', '=', orgId).executeTakeFirst();
   if (triage.kind === 'hunt') {
-    const agentId = settings?.huntResponseAgentId ?? null;
-    const reason = agentId ? 'Hunt alerts go to the hunt response agent' : 'No hunt response agent is set; the hunt alert is left unassigned';
-    await recordRouting(tx, alertId, orgId, { outcome: agentId ? 'hunt' : 'unassigned', routeId: null, routeName: null, reason });
-    if (agentId) await startTriage(tx, { alertId, organizationId: orgId, agentId, actorUserId: settings?.updatedBy ?? null, cause: 'routed' });
+    const decision = huntDecision(settings?.huntResponseAgentId ?? null);
+    await recordRouting(tx, alertId, orgId, { outcome: decision.outcome, routeId: null, routeName: null, reason: decision.reason });
+    if (decision.outcome === 'hunt') await startTriage(tx, { alertId, organizationId: orgId, agentId: decision.agentId, actorUserId: settings?.updatedBy ?? null, cause: 'routed' });
     return;
   }
   if (depth > MAX_ROUTING_DEPTH) {
@@ -214,6 +217,7 @@ export async function startTriage(tx: Queryable, t: { alertId: string; organizat
       timeline: timeline.entries,
     },
     actorUserId: t.actorUserId,
+    alert: { id: alert.id, displayId: alert.displayId },
   });
   await tx
     .updateTable('alerts')

@@ -14,7 +14,7 @@ const COLUMNS = [
   'id', 'organizationId', 'number', 'title', 'description', 'severity', 'status', 'duplicateCount', 'sourceCategory', 'sourceName',
   'triggerType', 'createdBy', 'createdByUserId', 'codeDetectionId', 'originCodeDetectionHitId', 'originAgentId', 'originTriggerId',
   'originRunId', 'assignedAgentId', 'triageRunId', 'externalProvider', 'externalRef', 'externalUrl', 'dedupeKey', 'routing',
-  'routingDepth', 'huntQualifiedBy', 'createdAt', 'updatedAt', 'firstTriagedAt', 'resolvedAt', 'resolvedByType', 'resolvedByUserId',
+  'routingDepth', 'huntQualifiedBy', 'duplicateOfAlertId', 'createdAt', 'updatedAt', 'firstTriagedAt', 'resolvedAt', 'resolvedByType', 'resolvedByUserId',
   'resolvedByAgentName', 'resolvedReason',
 ] as const satisfies ReadonlyArray<Exclude<keyof DB['alerts'], 'payload'>>;
 
@@ -55,7 +55,7 @@ export function toAlertDto(r: AlertRow): AlertDto {
     originCodeDetectionHitId: r.originCodeDetectionHitId,
     assignedAgentId: r.assignedAgentId,
     triageRunId: r.triageRunId,
-    duplicateOfAlertId: null,
+    duplicateOfAlertId: r.duplicateOfAlertId,
     resolvedByUserId: r.resolvedByUserId,
     externalProvider: r.externalProvider,
     externalRef: r.externalRef,

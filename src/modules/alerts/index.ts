@@ -11,8 +11,9 @@ export { createAlert, noteTriageRunEnded, type NewAlert, type TriageChoice, type
 export { findAlert } from './alerts.repo.js';
 export { alertsByDedupeKey, isOpenStatus, reopenAlertBySystem } from './alerts.reopen.js';
 export type { AlertDto } from './alerts.schemas.js';
-export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, readPointer, type AlertMapping } from './trigger-payload.fns.js';
+export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, readPointer, type AlertFields, type AlertMapping } from './trigger-payload.fns.js';
 export { alertTools } from './alert.tools.js';
+export { runAlertContext } from './run-alert.js';
 
 /** Event types this module records for output destinations (see docs/alerts.md). */
 export const ALERT_EVENT_TYPES = ['alert.created', 'alert.status_changed'] as const;

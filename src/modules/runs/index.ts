@@ -5,7 +5,8 @@ import { createRunsService } from './runs.service.js';
 import { registerRunMetrics } from './runs.metrics.js';
 
 export { enqueueRun } from './runs.enqueue.js';
-export { createAgentRunJob } from './run.jobs.js';
+export { createAgentRunJob, type LoadRunAlert } from './run.jobs.js';
+export type { RunAlertContext } from './run-result.fns.js';
 export type { EndedRun, RunEndedHook } from './run-state.js';
 export type { TriggerContextT } from './runs.schemas.js';
 

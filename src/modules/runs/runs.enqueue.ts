@@ -21,6 +21,8 @@ export interface NewRun {
   triggerSource?: string | null;
   /** Triggered runs: the webhook delivery the run came from (shown to the model and in GET /api/agent-runs/{runId}). */
   triggerContext?: TriggerContextT | null;
+  /** The alert the run triages (routed, assigned, hunt, or the alert its trigger delivery created). */
+  alert?: { id: string; displayId: string } | null;
 }
 
 /**
@@ -43,6 +45,8 @@ export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {
     trigger_id: run.triggerId ?? null,
     trigger_source: run.triggerSource ?? null,
     trigger_context: run.triggerContext ? JSON.stringify(run.triggerContext) : null,
+    alert_id: run.alert?.id ?? null,
+    alert_display_id: run.alert?.displayId ?? null,
     queued_at: now,
     updated_at: now,
   };
