@@ -15,8 +15,8 @@
  * BENCH_LOG_LEVEL (server LOG_LEVEL, info), BENCH_CPU_PROF (any value: a V8 profile of the server
  * over the first rate, bench/results/profiles/triggers-server.cpuprofile), BENCH_PG_STATEMENTS=1
  * (statements per request, support/pg-statements.ts). `triggers --knee`: after the first rate,
- * 300, 400, 500… req/s on the same server until p99 reaches 100 ms; the knee is the highest
- * rate under it.
+ * 300, 400, 500… req/s on the same server until p99 reaches 100 ms (or, when the first rate is
+ * already over it, 150, 100, 75… until it is under); the knee is the highest rate under it.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -37,6 +37,7 @@ export const TARGETS = { p99Ms: 50 } as const;
 /** The knee: the highest rate whose p99 stays under this. */
 const KNEE_P99_MS = 100;
 const KNEE_RATES = [300, 400, 500, 600, 800, 1000, 1200, 1500, 2000];
+const KNEE_RATES_DOWN = [150, 100, 75, 50, 25];
 const PROFILE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'profiles');
 
 const f = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
@@ -195,12 +196,16 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       // --knee: higher rates in turn until p99 reaches KNEE_P99_MS (or the rate is not sustained).
       const knee: Array<{ rate: number; p50: number; p99: number; serverUs: number; pgUs: number }> = [];
       if (ctx.args.includes('--knee')) {
-        for (const step of KNEE_RATES.filter((x) => x > rate)) {
+        // Up from the first rate while p99 stays under the bar; down from it until it does.
+        const up = percentile(r.latencies, 99) < KNEE_P99_MS;
+        const steps = up ? KNEE_RATES.filter((x) => x > rate) : KNEE_RATES_DOWN.filter((x) => x < rate);
+        for (const step of steps) {
           const m = await measure(step, false);
           const row = { rate: step, p50: percentile(m.r.latencies, 50), p99: percentile(m.r.latencies, 99), serverUs: m.serverUs, pgUs: m.pgUs };
           knee.push(row);
           ctx.log(`knee: ${step} req/s → p50 ${f(row.p50)} ms, p99 ${f(row.p99)} ms, server ${f(row.serverUs, 0)} µs + PostgreSQL ${f(row.pgUs, 0)} µs per request`);
-          if (row.p99 >= KNEE_P99_MS || m.r.achievedRps < step * 0.95) break;
+          const passed = row.p99 < KNEE_P99_MS && m.r.achievedRps >= step * 0.95;
+          if (up ? !passed : passed) break;
         }
       }
 

@@ -15,7 +15,8 @@
  *   so a drift in the machine's load weighs on both. The median of the rounds is compared.
  * - Benches the ref does not have are skipped; figures only one side has are listed alone.
  *
- * Knobs: BENCH_COMPARE_ROUNDS (2), plus every bench's own knobs (passed to both builds).
+ * Knobs: BENCH_COMPARE_ROUNDS (2), BENCH_COMPARE_CODE=current (the ref measured by this
+ * checkout's bench/ instead of its own), plus every bench's own knobs (passed to both builds).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -34,21 +35,30 @@ type RunResult = { outcome: BenchOutcome } | { error: string };
 
 const git = (cwd: string, args: string[], input?: Buffer) => execFileSync('git', args, { cwd, maxBuffer: 1 << 30, ...(input ? { input } : {}) });
 
-/** The ref's tree in <tmp>/rampart-bench-ref-<sha> (exported once, then reused). */
-export function exportRef(repo: string, ref: string): Build & { sha: string; lockDiffers: boolean } {
+/**
+ * The ref's tree in <tmp>/rampart-bench-ref-<sha> (exported once, then reused). With
+ * `currentBenchCode`, this checkout's bench/ replaces the ref's (in a directory of its own), so
+ * both builds are measured by the same bench code: figures the ref's benches did not report yet
+ * (CPU per request…) can be compared too, as long as the bench code runs against the ref's src/.
+ */
+export function exportRef(repo: string, ref: string, currentBenchCode = false): Build & { sha: string; lockDiffers: boolean } {
   let sha: string;
   try {
     sha = git(repo, ['rev-parse', '--verify', `${ref}^{commit}`]).toString().trim();
   } catch {
     throw new Error(`--compare: "${ref}" is not a commit of this repository`);
   }
-  const dir = path.join(os.tmpdir(), `rampart-bench-ref-${sha.slice(0, 12)}`);
+  const dir = path.join(os.tmpdir(), `rampart-bench-ref-${sha.slice(0, 12)}${currentBenchCode ? '-current-bench' : ''}`);
   if (!fs.existsSync(path.join(dir, '.exported'))) {
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
     const tar = git(repo, ['archive', '--format=tar', sha]);
     execFileSync('tar', ['-x', '-C', dir], { input: tar, maxBuffer: 1 << 30 });
     fs.writeFileSync(path.join(dir, '.exported'), `${sha}\n`);
+  }
+  if (currentBenchCode) {
+    fs.rmSync(path.join(dir, 'bench'), { recursive: true, force: true });
+    fs.cpSync(path.join(repo, 'bench'), path.join(dir, 'bench'), { recursive: true, filter: (src) => !src.includes(`${path.sep}results`) });
   }
   for (const shared of ['node_modules', 'dist']) {
     const link = path.join(dir, shared);
@@ -130,13 +140,14 @@ export interface CompareRow {
 /** Runs the comparison, prints it, and returns the rows (for latest.json) and the benches that failed. */
 export async function compare(repo: string, ref: string, names: string[], allNames: string[], args: string[]): Promise<{ rows: CompareRow[]; errors: string[]; sha: string }> {
   const rounds = Math.round(envNumber('BENCH_COMPARE_ROUNDS', 2));
-  const a = exportRef(repo, ref);
+  const currentBenchCode = /^current$/i.test(process.env.BENCH_COMPARE_CODE ?? '');
+  const a = exportRef(repo, ref, currentBenchCode);
   const b: Build = { label: 'current', dir: repo };
   const refBenches = benchNames(a.dir);
   const wanted = names.length ? names : allNames;
   const runnable = wanted.filter((n) => !refBenches || refBenches.includes(n));
   const skipped = wanted.filter((n) => !runnable.includes(n));
-  console.log(`compare: ${ref} (${a.sha.slice(0, 12)}, exported to ${a.dir}) vs this checkout, ${rounds} interleaved round(s) per bench`);
+  console.log(`compare: ${ref} (${a.sha.slice(0, 12)}, exported to ${a.dir}) vs this checkout, ${rounds} interleaved round(s) per bench, ${currentBenchCode ? "both measured by this checkout's bench code" : "each measured by its own bench code"}`);
   if (a.lockDiffers) console.log(`note: ${ref}'s package-lock.json differs from this checkout's; it runs on this checkout's node_modules`);
   if (skipped.length) console.log(`note: ${ref} has no bench ${skipped.join(', ')} (skipped)`);
 
