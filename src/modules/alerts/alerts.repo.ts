@@ -181,9 +181,9 @@ async function alertStatement(tx: Queryable, ins: RawBuilder<unknown>, entries: 
  * with `onInsert` timeline entries. A sequence, not a counter row: `nextval` holds no lock until
  * commit, so concurrent alert intake in one organization does not queue behind each
  * transaction's commit; a rolled-back alert leaves a gap, as issue trackers do. The sequence is
- * created with the organization (a database trigger, migration 0014). When an open alert with the same dedupe key won a race (the
- * partial unique index `alerts_open_dedupe_idx`), that alert counts the signal instead and gets
- * `onDuplicate`. Answers the alert as findAlert does.
+ * created with the organization (a database trigger, migration 0014). When an open alert with
+ * the same dedupe key won a race (the partial unique index `alerts_open_dedupe_idx`), that alert
+ * counts the signal instead and gets `onDuplicate`. Answers the alert as findAlert does.
  */
 export async function insertAlert(tx: Queryable, values: Record<string, unknown>, onInsert: AlertStatementEntry[], onDuplicate: AlertStatementEntry): Promise<{ alert: AlertDto; inserted: boolean }> {
   const ins = sql`

@@ -2,7 +2,7 @@ import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { EventSink, OutboundEvent } from '../../platform/events.js';
 import { enqueue } from '../../platform/jobs/enqueue.js';
-import { destinationsSubscribedTo } from '../destinations/index.js';
+import { destinationsSubscribedTo, type HasSubscribers } from '../destinations/index.js';
 import { deliveryJob, deliveryJobKey } from './delivery.job-def.js';
 import { insertDelivery } from './delivery.repo.js';
 
@@ -78,7 +78,7 @@ export const recordOutboundEvent: EventSink = async (tx, event) => {
  * cached destinations (destinations' invalidated cache) show no subscriber to the event's type.
  * On intake, where every webhook creates an alert, that is one round trip fewer per request.
  */
-export function cachedOutboundEventSink(hasSubscribers: (q: Queryable, organizationId: string, eventType: string) => Promise<boolean>): EventSink {
+export function cachedOutboundEventSink(hasSubscribers: HasSubscribers): EventSink {
   return async (tx, event) => {
     if (await hasSubscribers(tx, event.organizationId, event.type)) await recordOutboundEvent(tx, event);
   };
