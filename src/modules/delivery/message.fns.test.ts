@@ -41,6 +41,8 @@ describe('messageOf', () => {
     expect(m.links).toEqual([{ text: 'Alert RMP-12', url: 'https://r.example/alerts/a1' }, { text: 'Run', url: 'https://r.example/agents/ag1/runs/r1' }]);
     const closed = messageOf({ ...base, type: 'agent_run.completed', data: { runId: 'r1', agentId: 'ag1', agentName: 'Cloud triage', finalAssistantMessage: 'FP.', alert: { ...alert, status: 'closed_false_positive' } } }, 'https://r.example');
     expect(closed).toMatchObject({ title: 'RMP-12 closed as false positive by Cloud triage: GuardDuty UnauthorizedAccess on i-0abc', alert: { closed: true } });
+    const undecided = messageOf({ ...base, type: 'agent_run.completed', data: { runId: 'r1', agentId: 'ag1', agentName: 'Cloud triage', finalAssistantMessage: 'Need more data.', alert: { ...alert, status: 'in_progress' } } }, 'https://r.example');
+    expect(undecided.title).toBe('RMP-12 left in progress by Cloud triage: GuardDuty UnauthorizedAccess on i-0abc');
   });
   it('reads alerts: id, severity, closed statuses, console links (a hunt alert links its threat)', () => {
     const open = messageOf({ ...base, type: 'alert.created', data: { alert: { id: 'a1', title: 'T', severity: 'HIGH', status: 'open' } } }, 'https://r');

@@ -79,6 +79,8 @@ const STATUS_WORDS: Record<string, string> = {
   closed_false_positive: 'closed as false positive',
   closed_benign: 'closed as benign',
 };
+/** A triage run that set no verdict left the alert as it was. */
+const NO_VERDICT: Record<string, string> = { open: 'left open', in_progress: 'left in progress' };
 const statusWords = (status: string) => STATUS_WORDS[status] ?? status.replace(/_/g, ' ');
 
 /** A structured-output value as a field value: scalars as text, lists joined, anything else as compact JSON. */
@@ -152,7 +154,7 @@ export function messageOf(event: OutboundEvent, baseUrl: string): Message {
       // A triage run: the message is its verdict on the alert (the alert's status when the run ended).
       const summary = alertSummary(alert, event.id);
       const displayId = str(alert.displayId) ?? summary.id;
-      const verdict = summary.status ? statusWords(summary.status) : 'triaged';
+      const verdict = summary.status ? (NO_VERDICT[summary.status] ?? statusWords(summary.status)) : 'triaged';
       const title = `${displayId} ${verdict} by ${agentName}: ${str(alert.title) ?? ''}`.replace(/: $/, '');
       const fields = [
         { name: 'Alert', value: displayId },
