@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { markdownOf, messageOf, truncate, truncateBytes, TRUNCATION_MARKER } from './message.fns.js';
 import { sign, signingKey } from './adapters/webhook.js';
-import { toMrkdwn } from './adapters/slack.js';
+import { renderSlack, toMrkdwn } from './adapters/slack.js';
 import { excerptOf } from './adapters/http.js';
 
 const base = { id: '0190a8e0-0000-7000-8000-000000000001', occurredAt: '2026-11-24T00:00:00.000Z', organizationId: 'org' };
@@ -62,6 +62,12 @@ describe('adapters (pure parts)', () => {
     expect(signingKey('whsec_' + Buffer.from('k').toString('base64'))).toEqual(Buffer.from('k'));
     expect(sign('tok', 'msg_1', 1700000000, '{}')).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
     expect(sign('tok', 'msg_1', 1700000000, '{}')).not.toBe(sign('tok', 'msg_2', 1700000000, '{}'));
+  });
+  it('puts a long structured output in Slack sections of 10 fields', () => {
+    const structured = Object.fromEntries(Array.from({ length: 23 }, (_, i) => [`k${i}`, i]));
+    const m = messageOf({ ...base, type: 'agent_run.completed', data: { runId: 'r1', agentId: 'a', agentName: 'T', finalAssistantMessage: JSON.stringify(structured), structuredOutputResult: structured } }, 'https://r');
+    const blocks = JSON.parse(renderSlack({ id: 'd', organizationId: 'o', name: 's', type: 'slack', config: {}, token: 'x' }, m, 'C1').body).blocks as Array<{ type: string; fields?: unknown[] }>;
+    expect(blocks.filter((b) => b.fields).map((b) => b.fields!.length)).toEqual([10, 10, 4]);
   });
   it('converts markdown to Slack mrkdwn', () => {
     expect(toMrkdwn('**a** [b](https://x.y/z)\n## H')).toBe('*a* <https://x.y/z|b>\n*H*');
