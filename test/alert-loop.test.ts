@@ -11,6 +11,10 @@ import { scheduleDueCronTriggers } from '../src/modules/triggers/cron.js';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { configureModel, createAgent, waitForRun } from './support/agents.js';
 import { startFakeOpenAI, type FakeOpenAI, type OpenAIRequest, type ScriptedTurn } from './support/fakes/openai-server.js';
+import { startFakeSlack, type FakeSlack } from './support/fakes/slack-server.js';
+import { startWebhookReceiver, type WebhookReceiver } from './support/fakes/webhook-receiver.js';
+import { createDestination } from './support/delivery.js';
+import { startFakePagerDuty } from './support/fakes/pagerduty-server.js';
 
 /**
  * The alert loop (issue 26): a trigger's alert reaches its triage run, routes and simulate
@@ -22,6 +26,10 @@ let t: TestContext;
 let admin: Record<string, string>;
 let openai: FakeOpenAI;
 let worker: WorkerRunner;
+let slack: FakeSlack;
+let receiver: WebhookReceiver;
+const RECEIVER_SECRET = `whsec_${Buffer.from('alert-loop-receiver').toString('base64')}`;
+const BASE_URL = 'https://rampart.example.com';
 const scripts = new Map<string, ScriptedTurn[]>();
 
 /** A real GuardDuty finding as EventBridge delivers it (see test/fixtures/guardduty/README.md). */
@@ -44,12 +52,16 @@ beforeAll(async () => {
   });
   await configureModel(t, t.orgA.apiKey.key, { name: 'fake', type: 'openai-compatible', baseUrl: openai.url, alias: 'default', modelId: 'local-model' });
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const catalog = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger });
+  slack = await startFakeSlack({ token: 'xoxb-1-test' });
+  receiver = await startWebhookReceiver({ secret: RECEIVER_SECRET });
+  const catalog = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger, baseUrl: BASE_URL });
   worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 2, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
 });
 afterAll(async () => {
   await worker?.stop();
   await openai?.close();
+  await slack?.close();
+  await receiver?.close();
   await t?.close();
 });
 
@@ -88,6 +100,71 @@ const userMessageOf = (name: string) => {
   const req = openai.requests.find((r) => JSON.stringify(r.body.messages?.[0] ?? '').includes(`You are ${name}.`));
   return String(req?.body.messages?.find((m) => m.role === 'user')?.content ?? '');
 };
+
+describe('end to end: signal → alert → triage verdict → people', () => {
+  it('a signed GuardDuty webhook opens an alert, the trigger\'s run escalates it without being told its id, Slack and a webhook get one message each naming it and the verdict', async () => {
+    const slackId = await createDestination(t, t.orgA.apiKey.key, { type: 'slack', name: 'SOC channel', config: { channelIds: ['C0SEC'], apiBaseUrl: slack.apiBaseUrl }, token: 'xoxb-1-test' });
+    const hookId = await createDestination(t, t.orgA.apiKey.key, { type: 'webhook', name: 'SOAR', config: { url: receiver.url, authType: 'bearer' }, token: RECEIVER_SECRET });
+    const systemPrompt = 'You are E2E cloud triage.';
+    scripts.set(systemPrompt, [
+      { toolCalls: [{ name: 'set_alert_status', args: { status: 'escalated', reason: 'Brute force against the bastion from a known scanner' } }] },
+      { text: 'Escalated: SSH brute force from 203.0.113.9 against i-0abc1234def567890; block the address and check auth logs.' },
+    ]);
+    const agentId = await createAgent(t, t.orgA.apiKey.key, { name: 'E2E cloud triage', systemPrompt, toolNames: ALERT_TOOLS, outputDestinationIds: [slackId, hookId] });
+    const tr = await webhookTrigger(agentId, { name: 'GuardDuty findings' });
+    const answer = await deliver(tr, finding('e2e-finding'));
+    expect(await waitForRun(t, t.orgA.apiKey.key, agentId, answer.executionId!)).toEqual({ status: 'done' });
+    const alert = await alertOfRun(answer.executionId!);
+    expect(alert.status).toBe('escalated');
+
+    const deadline = Date.now() + 15_000;
+    while ((slack.posted.length < 1 || receiver.verified.length < 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300)); // nothing more arrives
+    const title = `${alert.displayId} escalated by E2E cloud triage: ${GUARDDUTY.detail.title}`;
+    expect(slack.posted).toHaveLength(1);
+    expect(slack.posted[0]).toMatchObject({ channel: 'C0SEC', text: expect.stringContaining(title) });
+    expect(JSON.stringify(slack.posted[0]!.blocks)).toContain(`${BASE_URL}/alerts/${alert.id}|Alert ${alert.displayId}`);
+    expect(receiver.verified).toHaveLength(1);
+    expect(receiver.verified[0]!.body).toMatchObject({
+      id: answer.executionId,
+      type: 'agent_run.completed',
+      data: { runId: answer.executionId, agentName: 'E2E cloud triage', alert: { id: alert.id, displayId: alert.displayId, status: 'escalated' } },
+    });
+  });
+});
+
+describe('PagerDuty: one incident per alert', () => {
+  it('the alert, its triage run\'s output and its status changes share the alert\'s dedup_key; closing resolves it', async () => {
+    const pd = await startFakePagerDuty({ routingKey: 'R0UTINGKEY' });
+    try {
+      const pdId = await createDestination(t, t.orgA.apiKey.key, { type: 'pagerduty', name: 'On-call', config: { severity: 'warning', apiBaseUrl: pd.apiBaseUrl }, token: 'R0UTINGKEY', eventSubscriptions: ['alert.created', 'alert.status_changed'] });
+      const systemPrompt = 'You are PD triage.';
+      scripts.set(systemPrompt, [{ toolCalls: [{ name: 'set_alert_status', args: { status: 'escalated' } }] }, { text: 'Escalated.' }]);
+      const agentId = await createAgent(t, t.orgA.apiKey.key, { name: 'PD triage', systemPrompt, toolNames: ALERT_TOOLS, outputDestinationIds: [pdId] });
+      const answer = await deliver(await webhookTrigger(agentId, { name: 'GuardDuty paging' }), finding('pd-finding', 9));
+      expect(await waitForRun(t, t.orgA.apiKey.key, agentId, answer.executionId!)).toEqual({ status: 'done' });
+      const alert = await alertOfRun(answer.executionId!);
+      const waitFor = async (n: number) => {
+        const deadline = Date.now() + 15_000;
+        while (pd.events.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => setTimeout(r, 300));
+        expect(pd.events).toHaveLength(n);
+      };
+      // alert.created, alert.status_changed (escalated) and the run's verdict: one incident.
+      await waitFor(3);
+      expect(pd.events.map((e) => [e.event_action, e.dedup_key])).toEqual(Array(3).fill(['trigger', alert.id]));
+      expect(pd.events.map((e) => e.payload.summary).sort()).toEqual(
+        [`New alert ${alert.displayId}: ${GUARDDUTY.detail.title}`, `${alert.displayId} escalated: ${GUARDDUTY.detail.title}`, `${alert.displayId} escalated by PD triage: ${GUARDDUTY.detail.title}`].sort(),
+      );
+      const closed = await t.app.inject({ method: 'POST', url: `/api/alerts/${alert.id}/status`, headers: admin, payload: { status: 'closed_true_positive', reason: 'Confirmed; instance rebuilt' } });
+      expect(closed.statusCode, closed.body).toBe(200);
+      await waitFor(4);
+      expect(pd.events.at(-1)).toEqual({ routing_key: 'R0UTINGKEY', event_action: 'resolve', dedup_key: alert.id });
+    } finally {
+      await pd.close();
+    }
+  });
+});
 
 describe("a trigger's run knows its alert", () => {
   it('signed GuardDuty delivery → alert → the run is told the alert and escalates it without an alertId; the run shows alertId/alertDisplayId', async () => {

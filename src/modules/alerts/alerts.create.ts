@@ -238,15 +238,16 @@ export async function startTriage(tx: Queryable, t: { alertId: string; organizat
 
 /**
  * A triage run ended: its outcome (status and the agent's final message) lands on the alert's
- * timeline. Wired into the run job at the composition root (runs must not import alerts).
+ * timeline, and the alert (its status is the run's verdict) is given to the run's output event.
+ * Wired into the run job at the composition root (runs must not import alerts).
  */
-export async function noteTriageRunEnded(tx: Queryable, run: EndedRun): Promise<void> {
-  const alert = await tx.selectFrom('alerts').select(['id', 'organizationId']).where('triageRunId', '=', run.runId).where('organizationId', '=', run.organizationId).executeTakeFirst();
-  if (!alert) return;
+export async function noteTriageRunEnded(tx: Queryable, run: EndedRun): Promise<{ alert: AlertDto } | void> {
+  const row = await tx.selectFrom('alerts').select(['id', 'organizationId']).where('triageRunId', '=', run.runId).where('organizationId', '=', run.organizationId).executeTakeFirst();
+  if (!row) return;
   const message = run.status === 'done' ? run.finalAssistantMessage : `The triage run ended in ${run.status}${run.statusMessage ? `: ${run.statusMessage}` : ''}`;
   await addTimelineEntry(tx, {
-    organizationId: alert.organizationId,
-    alertId: alert.id,
+    organizationId: row.organizationId,
+    alertId: row.id,
     kind: 'triage_finished',
     actorType: 'agent',
     actorAgentId: run.agentId,
@@ -254,5 +255,7 @@ export async function noteTriageRunEnded(tx: Queryable, run: EndedRun): Promise<
     body: message.slice(0, 20_000),
     data: { status: run.status, agentName: run.agentName },
   });
-  await tx.updateTable('alerts').set({ updatedAt: new Date() }).where('id', '=', alert.id).execute();
+  await tx.updateTable('alerts').set({ updatedAt: new Date() }).where('id', '=', row.id).execute();
+  // The run's output event names the alert as the run left it: its status is the verdict.
+  return { alert: (await findAlert(tx, row.organizationId, row.id))! };
 }

@@ -186,11 +186,11 @@ export const IntakeParams = z.object({
 
 export const IntakeResponse = z
   .union([
-    z.object({ executionId: z.string().describe('Id of the queued agent run') }),
+    z.object({ executionId: z.string().describe('Id of the queued agent run (with `routeAlerts`: the triage run the routes started)') }),
     z.object({
       skipped: z.literal(true),
       message: z.string(),
-      executionId: z.string().optional().describe('Repeated delivery: the run the first delivery started. Duplicate alert signal: the triage run of the open alert it was counted on'),
+      executionId: z.string().optional().describe('Repeated delivery: the run the first delivery really started (absent when it started none). Duplicate alert signal: the triage run of the open alert it was counted on'),
     }),
     z.object({ challenge: z.string().describe('Slack `url_verification` handshake: the challenge, echoed') }),
   ])

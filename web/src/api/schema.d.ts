@@ -2491,7 +2491,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Which route would win for a sample alert, and why (nothing is created) */
+        /** What would happen to a sample alert from an origin (a trigger's own agent, the hunt agent, or the routes), and why (nothing is created) */
         post: {
             parameters: {
                 query?: never;
@@ -16855,10 +16855,10 @@ export interface components {
             updatedAt: string;
         };
         TriggerInvocation: {
-            /** @description Id of the queued agent run */
+            /** @description Id of the queued agent run (with `routeAlerts`: the triage run the routes started) */
             executionId: string;
         } | {
-            /** @description Repeated delivery: the run the first delivery started. Duplicate alert signal: the triage run of the open alert it was counted on */
+            /** @description Repeated delivery: the run the first delivery really started (absent when it started none). Duplicate alert signal: the triage run of the open alert it was counted on */
             executionId?: string;
             message: string;
             /** @constant */
@@ -16868,10 +16868,10 @@ export interface components {
             challenge: string;
         };
         TriggerInvocationInput: {
-            /** @description Id of the queued agent run */
+            /** @description Id of the queued agent run (with `routeAlerts`: the triage run the routes started) */
             executionId: string;
         } | {
-            /** @description Repeated delivery: the run the first delivery started. Duplicate alert signal: the triage run of the open alert it was counted on */
+            /** @description Repeated delivery: the run the first delivery really started (absent when it started none). Duplicate alert signal: the triage run of the open alert it was counted on */
             executionId?: string;
             message: string;
             /** @constant */
