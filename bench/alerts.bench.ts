@@ -6,7 +6,9 @@
  * organization: p95 per query shape (filters and search; target < 50 ms).
  *
  * Knobs: BENCH_ALERT_RPS (200), BENCH_DURATION_S (10; quick 3), BENCH_WARMUP_S (2; quick 1),
- * BENCH_ALERTS (100000; quick 20000), BENCH_LIST_REQUESTS (200 per shape; quick 50).
+ * BENCH_ALERTS (100000; quick 20000), BENCH_LIST_REQUESTS (200 per shape; quick 50),
+ * BENCH_PG_STATEMENTS=1 (the intake's statements per request). CPU per request: the server
+ * process and PostgreSQL (postmaster and backends), warm-up included.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -17,6 +19,9 @@ import { createOrganization } from '../src/modules/organizations/index.js';
 import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { startChildServer, waitReady } from './support/http-children.js';
+import { cpuSeconds } from './support/cpu.js';
+import { postmasterPid } from './support/http-measure.js';
+import { resetStatements, statementReport } from './support/pg-statements.js';
 import { table } from './support/report.js';
 import { percentile } from './support/stats.js';
 import { json, openLoop } from './triggers.bench.js';
@@ -78,7 +83,16 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       const headers = { authorization: `Bearer ${fields.secret}`, 'content-type': 'application/json' };
       const body = (i: number) => ({ alert: { id: i, rule: 'Brute force', severity: 'high', host: `host-${i % 50}` } });
       ctx.log(`intake: ${rate} req/s open loop, dedupe over 50 hosts`);
+      const pgPid = postmasterPid(database.clusterDir);
+      await resetStatements(database.db);
+      const cpu0 = { server: cpuSeconds(server.child.pid), pg: cpuSeconds(pgPid, true) };
       const r = await openLoop(server.origin, `/api/trigger/webhook/${triggerId}`, headers, rate, warmupMs, durationMs, body);
+      const sentAll = Math.round(((warmupMs + durationMs) / 1000) * rate);
+      const perReqUs = (a: number | null, b: number | null) => (a === null || b === null ? NaN : ((b - a) * 1e6) / sentAll);
+      const serverUs = perReqUs(cpu0.server, cpuSeconds(server.child.pid));
+      const pgUs = perReqUs(cpu0.pg, cpuSeconds(pgPid, true));
+      const statements = await statementReport(database.db, sentAll, 'request');
+      if (statements) console.log(statements.text);
       const ok = r.statusCounts['200'] ?? 0;
       if (r.warmupFailures.length) throw new Error(`warm-up answers other than 200: ${r.warmupFailures.slice(0, 5).join(' | ')}`);
       if (ok !== r.sent) throw new Error(`expected ${r.sent} answers 200, got ${JSON.stringify(r.statusCounts)} ${r.errors.join(' | ')}`);
@@ -103,6 +117,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       const figures: BenchOutcome['figures'] = [
         { name: 'intake p99 latency (dedupe)', value: percentile(r.latencies, 99), unit: 'ms', digits: 2, target: { value: TARGETS.intakeP99Ms, kind: 'max' } },
         { name: 'intake rate sustained', value: r.achievedRps, unit: 'req/s', digits: 0 },
+        { name: 'intake server CPU per request (dedupe)', value: serverUs, unit: 'µs', digits: 0 },
+        { name: 'intake PostgreSQL CPU per request (dedupe)', value: pgUs, unit: 'µs', digits: 0 },
       ];
       let worst = 0;
       for (const [name, url] of shapes) {

@@ -9,7 +9,8 @@
  * directly leaves out graphile-worker's job pickup (one job per sync: negligible). Two kinds of
  * source: RSS 2.0 and a TAXII 2.1 collection of STIX indicators; BENCH_INGEST_RUNS (3; quick: 1)
  * timed runs of each after a warm-up, the median reported. Every run checks that all entries
- * were stored and enriched.
+ * were stored and enriched. BENCH_PG_STATEMENTS=1: each run prints its statements per entry,
+ * server side (what database triggers run included).
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -30,6 +31,7 @@ import { generateRssFeed, generateStixIndicators } from './support/feeds.js';
 import { envNumber, onCleanup, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { instrument, type Phases, type StatementStat } from './support/phases.js';
 import { cpuSeconds } from './support/cpu.js';
+import { resetStatements, statementReport } from './support/pg-statements.js';
 import { postmasterPid } from './support/http-measure.js';
 
 export const TARGET_ENTRIES_PER_SEC = 2_000;
@@ -85,6 +87,7 @@ async function ingest(db: Database, pgPid: number | null, probe: Probe, organiza
   });
   const syncJobId = await db.transaction().execute((tx) => requestSync(tx, organizationId, sourceId, 'manual'));
   probe.reset();
+  await resetStatements(db);
   const cpu0 = { node: process.cpuUsage(), pg: cpuSeconds(pgPid, true) };
   const t0 = performance.now();
   await sync.run({ syncJobId }, jobCtx(`${label}-sync`));
@@ -95,6 +98,9 @@ async function ingest(db: Database, pgPid: number | null, probe: Probe, organiza
   const t2 = performance.now();
   const nodeCpu = process.cpuUsage(cpu0.node);
   const pgCpu = cpuSeconds(pgPid, true);
+  // Server side, triggers' own statements included (the search copy, intel out's change queue).
+  const pgStatements = await statementReport(db, entries, 'entry', 30);
+  if (pgStatements) console.log(`\n[${label}]${pgStatements.text}`);
 
   const row = await db.selectFrom('intelSyncJobs').select(['status', 'error', 'stats']).where('id', '=', syncJobId).executeTakeFirstOrThrow();
   if (row.status !== 'succeeded') throw new Error(`${label} sync ${row.status}: ${String(row.error)}`);

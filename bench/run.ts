@@ -7,6 +7,8 @@
  *   npm run bench -- http ingest         only those named (in the order given)
  *   npm run bench -- iocs --explain      arguments after a name go to the benches
  *   BENCH_QUICK=1 npm run bench          smoke run: small data, short durations
+ *   npm run bench -- --compare main extract    the same benches on `main` and on this checkout,
+ *                                        interleaved, both figures and their ratio (support/compare.ts)
  *
  * With more than one bench, each runs in its own child process (this script again, with
  * BENCH_CHILD_OUT naming where it writes its outcome): a bench's heap, JIT state and leftovers
@@ -32,6 +34,7 @@ import { deliveryBench } from './delivery.bench.js';
 import { deliveryBacklogBench } from './delivery-backlog.bench.js';
 import { huntBench } from './hunt.bench.js';
 import { intelOutBench } from './intel-out.bench.js';
+import { compare } from './support/compare.js';
 import { QUICK, runPendingCleanups, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { describeMachine, formatFigures, formatSummary, machineInfo, type SummaryRow } from './support/report.js';
 
@@ -97,7 +100,44 @@ async function childMain(out: string, bench: BenchDefinition, args: string[]): P
   return 0;
 }
 
+/** `--compare <ref>` taken out of the arguments, or null. */
+function compareRef(argv: string[]): { ref: string; rest: string[] } | null | string {
+  const i = argv.findIndex((a) => a === '--compare' || a.startsWith('--compare='));
+  if (i < 0) return null;
+  const inline = argv[i]!.startsWith('--compare=') ? argv[i]!.slice('--compare='.length) : null;
+  const ref = inline ?? argv[i + 1];
+  if (!ref || ref.startsWith('-')) return '--compare needs a git ref: npm run bench -- --compare <ref> [bench…]';
+  return { ref, rest: [...argv.slice(0, i), ...argv.slice(i + (inline === null ? 2 : 1))] };
+}
+
+async function mainCompare(ref: string, argv: string[]): Promise<number> {
+  const chosen = select(argv);
+  if (typeof chosen === 'string') {
+    console.error(chosen);
+    return 2;
+  }
+  const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const before = machineInfo();
+  console.log(`machine: ${describeMachine(before)}`);
+  const startedAt = new Date();
+  const named = argv.some((a) => !a.startsWith('-'));
+  const result = await compare(repo, ref, named ? chosen.benches.map((b) => b.name) : [], BENCHES.map((b) => b.name), chosen.args);
+  const after = machineInfo();
+  console.log(`load average before ${before.loadAverage.join(' / ')}, after ${after.loadAverage.join(' / ')} (1/5/15 min; above ~0.5 per core the machine was shared)`);
+  const file = path.join(path.dirname(RESULTS), 'compare.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify({ startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), quick: QUICK, ref, sha: result.sha, machine: { ...after, loadAverageBefore: before.loadAverage }, rows: result.rows, errors: result.errors }, null, 2)}\n`);
+  console.log(`results: ${path.relative(process.cwd(), file)}`);
+  return result.errors.length ? 1 : 0;
+}
+
 async function main(): Promise<number> {
+  const cmp = compareRef(process.argv.slice(2));
+  if (typeof cmp === 'string') {
+    console.error(cmp);
+    return 2;
+  }
+  if (cmp && !process.env.BENCH_CHILD_OUT) return mainCompare(cmp.ref, cmp.rest);
   const chosen = select(process.argv.slice(2));
   if (typeof chosen === 'string') {
     console.error(chosen);

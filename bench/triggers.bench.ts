@@ -12,22 +12,33 @@
  * queueing in the client counts against the server, no coordinated omission).
  *
  * Knobs: BENCH_TRIGGER_RPS (200), BENCH_DURATION_S (10; quick 3), BENCH_WARMUP_S (2; quick 1),
- * BENCH_LOG_LEVEL (server LOG_LEVEL, info).
+ * BENCH_LOG_LEVEL (server LOG_LEVEL, info), BENCH_CPU_PROF (any value: a V8 profile of the server
+ * over the first rate, bench/results/profiles/triggers-server.cpuprofile), BENCH_PG_STATEMENTS=1
+ * (statements per request, support/pg-statements.ts). `triggers --knee`: after the first rate,
+ * 300, 400, 500… req/s on the same server until p99 reaches 100 ms (or, when the first rate is
+ * already over it, 150, 100, 75… until it is under); the knee is the highest rate under it.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { Pool, request } from 'undici';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
 import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
-import { startChildServer, waitReady } from './support/http-children.js';
+import { profileStart, profileStop, startChildServer, waitReady } from './support/http-children.js';
+import { resetStatements, statementReport } from './support/pg-statements.js';
 import { cpuSeconds } from './support/cpu.js';
 import { postmasterPid } from './support/http-measure.js';
 import { table } from './support/report.js';
 import { percentile } from './support/stats.js';
 
 export const TARGETS = { p99Ms: 50 } as const;
+/** The knee: the highest rate whose p99 stays under this. */
+const KNEE_P99_MS = 100;
+const KNEE_RATES = [300, 400, 500, 600, 800, 1000, 1200, 1500, 2000];
+const KNEE_RATES_DOWN = [150, 100, 75, 50, 25];
+const PROFILE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'profiles');
 
 const f = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
 
@@ -148,16 +159,28 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       const probe = await json(`${server.origin}${reqPath}`, { method: 'POST', headers, body: { probe: true } });
       if (typeof probe.executionId !== 'string') throw new Error(`intake answered ${JSON.stringify(probe)}`);
 
-      ctx.log(`open loop: ${rate} req/s, ${warmupMs / 1000} s warm-up + ${durationMs / 1000} s measured, bearer trigger secret, no worker running`);
       const pgPid = postmasterPid(database.clusterDir);
-      const cpu0 = { server: cpuSeconds(server.child.pid), pg: cpuSeconds(pgPid, true) };
-      const r = await openLoop(server.origin, reqPath, headers, rate, warmupMs, durationMs);
-      const requests = Math.round(((warmupMs + durationMs) / 1000) * rate);
-      const perReqUs = (a: number | null, b: number | null) => (a === null || b === null ? NaN : ((b - a) * 1e6) / requests);
-      const serverUs = perReqUs(cpu0.server, cpuSeconds(server.child.pid));
-      const pgUs = perReqUs(cpu0.pg, cpuSeconds(pgPid, true));
-      const ok = r.statusCounts['200'] ?? 0;
-      if (ok !== r.sent) throw new Error(`expected ${r.sent} answers 200, got ${JSON.stringify(r.statusCounts)} ${r.errors.join(' | ')}`);
+      /** One open-loop run at `rate`, with the CPU the server and PostgreSQL spent per request. */
+      const measure = async (rate: number, profile: boolean) => {
+        ctx.log(`open loop: ${rate} req/s, ${warmupMs / 1000} s warm-up + ${durationMs / 1000} s measured, bearer trigger secret, no worker running`);
+        await resetStatements(database.db);
+        if (profile) await profileStart(server);
+        const cpu0 = { server: cpuSeconds(server.child.pid), pg: cpuSeconds(pgPid, true) };
+        const r = await openLoop(server.origin, reqPath, headers, rate, warmupMs, durationMs);
+        const requests = Math.round(((warmupMs + durationMs) / 1000) * rate);
+        const perReqUs = (a: number | null, b: number | null) => (a === null || b === null ? NaN : ((b - a) * 1e6) / requests);
+        const serverUs = perReqUs(cpu0.server, cpuSeconds(server.child.pid));
+        const pgUs = perReqUs(cpu0.pg, cpuSeconds(pgPid, true));
+        if (profile) await profileStop(server, path.join(PROFILE_DIR, 'triggers-server.cpuprofile'));
+        const statements = await statementReport(database.db, requests, 'request');
+        if (statements) console.log(statements.text);
+        const ok = r.statusCounts['200'] ?? 0;
+        if (ok !== r.sent) throw new Error(`expected ${r.sent} answers 200, got ${JSON.stringify(r.statusCounts)} ${r.errors.join(' | ')}`);
+        return { r, serverUs, pgUs, ok };
+      };
+      const profiling = !!process.env.BENCH_CPU_PROF;
+      const { r, serverUs, pgUs, ok } = await measure(rate, profiling);
+      if (profiling) ctx.log(`profile: npx tsx bench/profile-summary.ts ${path.relative(process.cwd(), PROFILE_DIR)}/triggers-server.cpuprofile 40`);
 
       // Every answered run is still queued: the request never did agent work.
       const ids = r.executionIds;
@@ -170,7 +193,25 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         throw new Error(`expected ${ids.length} waiting runs with queued jobs, found ${JSON.stringify(rows)}`);
       }
 
+      // --knee: higher rates in turn until p99 reaches KNEE_P99_MS (or the rate is not sustained).
+      const knee: Array<{ rate: number; p50: number; p99: number; serverUs: number; pgUs: number }> = [];
+      if (ctx.args.includes('--knee')) {
+        // Up from the first rate while p99 stays under the bar; down from it until it does.
+        const up = percentile(r.latencies, 99) < KNEE_P99_MS;
+        const steps = up ? KNEE_RATES.filter((x) => x > rate) : KNEE_RATES_DOWN.filter((x) => x < rate);
+        for (const step of steps) {
+          const m = await measure(step, false);
+          const row = { rate: step, p50: percentile(m.r.latencies, 50), p99: percentile(m.r.latencies, 99), serverUs: m.serverUs, pgUs: m.pgUs };
+          knee.push(row);
+          ctx.log(`knee: ${step} req/s → p50 ${f(row.p50)} ms, p99 ${f(row.p99)} ms, server ${f(row.serverUs, 0)} µs + PostgreSQL ${f(row.pgUs, 0)} µs per request`);
+          const passed = row.p99 < KNEE_P99_MS && m.r.achievedRps >= step * 0.95;
+          if (up ? !passed : passed) break;
+        }
+      }
+
       const p = (q: number) => percentile(r.latencies, q);
+      const kneeRate = [{ rate: r.achievedRps, p99: p(99) }, ...knee].filter((k) => k.p99 < KNEE_P99_MS).reduce((best, k) => Math.max(best, k.rate), 0);
+      if (knee.length) console.log(`\n${table(['rate req/s', 'p50 ms', 'p99 ms', 'server µs/req', 'PG µs/req'], knee.map((k) => [String(k.rate), f(k.p50), f(k.p99), f(k.serverUs, 0), f(k.pgUs, 0)]), [0, 1, 2, 3, 4])}`);
       console.log(
         `\n${table(
           ['rate req/s', 'answered', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'server µs/req', 'PG µs/req', 'runs waiting / jobs'],
@@ -185,6 +226,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
           { name: 'intake p99 latency', value: p(99), unit: 'ms', digits: 2, target: { value: TARGETS.p99Ms, kind: 'max' } },
           { name: 'intake server CPU per request', value: serverUs, unit: 'µs', digits: 0 },
           { name: 'intake PostgreSQL CPU per request', value: pgUs, unit: 'µs', digits: 0 },
+          ...(knee.length ? [{ name: `intake knee (highest rate with p99 < ${KNEE_P99_MS} ms)`, value: kneeRate, unit: 'req/s', digits: 0 }] : []),
         ],
         notes: [
           'latency from each request\'s scheduled send time to its last byte (open loop: no coordinated omission)',
@@ -192,7 +234,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
           `server LOG_LEVEL=${logLevel} to a file, rate limit off; body ~70 bytes of JSON`,
           'CPU per request (server process; PostgreSQL postmaster and backends; warm-up included) depends far less on a shared machine than latency does',
         ],
-        details: { rate, warmupMs, durationMs, serverCpuUsPerRequest: serverUs, postgresCpuUsPerRequest: pgUs, statusCounts: r.statusCounts, latencyMs: { p50: p(50), p90: p(90), p99: p(99), p999: p(99.9), max: r.latencies[r.latencies.length - 1] } },
+        details: { rate, warmupMs, durationMs, serverCpuUsPerRequest: serverUs, postgresCpuUsPerRequest: pgUs, knee, statusCounts: r.statusCounts, latencyMs: { p50: p(50), p90: p(90), p99: p(99), p999: p(99.9), max: r.latencies[r.latencies.length - 1] } },
       };
     } finally {
       await server.stop();

@@ -8,7 +8,7 @@ import { createProcessItemsJob, createSyncSourceJob, enqueueProcessing } from '.
 import { createAgentRunJob } from './modules/runs/index.js';
 import { buildToolSet } from './modules/tools/index.js';
 import { createDeliveryJob, recordOutboundEvent } from './modules/delivery/index.js';
-import { alertTools, noteTriageRunEnded } from './modules/alerts/index.js';
+import { alertTools, noteTriageRunEnded, runAlertContext } from './modules/alerts/index.js';
 import { createHuntAlertPort, createHuntReassessJob } from './modules/hunt/index.js';
 
 export interface JobDeps {
@@ -28,7 +28,7 @@ export function buildJobCatalog(deps: JobDeps): JobCatalog {
     ...maintenanceJobs(deps.db),
     createSyncSourceJob({ ...deps, enqueueEnrichment: enqueueProcessing }),
     createProcessItemsJob({ db: deps.db }),
-    createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet({ ...deps, provided }, ctx, names), onRunEnded: noteTriageRunEnded }),
+    createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet({ ...deps, provided }, ctx, names), onRunEnded: noteTriageRunEnded, loadRunAlert: runAlertContext }),
     createDeliveryJob({ ...deps, baseUrl: deps.baseUrl ?? 'http://127.0.0.1:8080' }),
     createHuntReassessJob({ db: deps.db, alerts: createHuntAlertPort({ events: recordOutboundEvent }) }),
   );

@@ -26,7 +26,7 @@ export function startScheduler(deps: { db: Database; logger: Logger; intervalMs?
       scheduleDueSyncs(db).catch((err) => logger.warn({ err }, 'source scheduler tick failed')),
       // TAXII/MISP-feed objects of new or changed indicators, so a pull rarely waits for a backlog.
       refreshAllObjects(db).catch((err) => logger.warn({ err }, 'intel-out refresh failed')),
-      runTriggerSchedulerPass(db).catch((err) => logger.warn({ err }, 'trigger scheduler tick failed')),
+      runTriggerSchedulerPass(db, new Date(), { events: recordOutboundEvent }).catch((err) => logger.warn({ err }, 'trigger scheduler tick failed')),
       // Threats from intel: CVEs named by newly processed items (intel never calls hunt).
       runHuntIntelPass(db, createHuntAlertPort({ events: recordOutboundEvent })).catch((err) => logger.warn({ err }, 'hunt intel pass failed')),
       sweepAbandonedRuns(db, { graceMs: runGraceMs, onEnded: noteTriageRunEnded })

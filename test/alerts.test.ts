@@ -138,6 +138,12 @@ describe('dedupe', () => {
     const third = await newAlert({ title: 'Brute force on vpn-1', dedupeKey: 'bf:vpn-1' });
     expect(third.created).toBe(true);
     expect(third.alert.id).not.toBe(first.alert.id);
+    // The answers are the alert as read back (names included), and each signal is on the timeline.
+    expect(second.alert).toMatchObject({ displayId: first.alert.displayId, organizationName: first.alert.organizationName, title: 'Brute force on vpn-1' });
+    const { entries } = (await t.app.inject({ url: `/api/alerts/${first.alert.id}/timeline?limit=200`, headers: admin })).json();
+    expect(entries.map((e: { kind: string }) => e.kind)).toEqual(['created', 'not_routed', 'duplicate', 'closed']);
+    expect(entries[0].body).toBe(`${first.alert.displayId} created from ${first.alert.source.name}`);
+    expect(entries[2].body).toBe(`Duplicate signal from ${first.alert.source.name} (dedupe key bf:vpn-1)`);
   });
 
   it('two identical signals at once → one alert with duplicateCount 2', async () => {
@@ -146,6 +152,9 @@ describe('dedupe', () => {
     const { alerts } = (await t.app.inject({ url: '/api/alerts?search=concurrent', headers: admin })).json();
     expect(alerts).toHaveLength(1);
     expect(alerts[0].duplicateCount).toBe(2);
+    // The signal that lost the race is counted on the winner's timeline, once.
+    const { entries } = (await t.app.inject({ url: `/api/alerts/${alerts[0].id}/timeline`, headers: admin })).json();
+    expect(entries.map((e: { kind: string }) => e.kind).sort()).toEqual(['created', 'duplicate', 'not_routed']);
   });
 
   it('the first alerts of a new organization, arriving at once, are all created with distinct display ids', async () => {
@@ -239,7 +248,7 @@ describe('PUT /api/alert-triage-routes', () => {
     expect((await putRoutes({ routes: [] })).statusCode).toBe(200);
   });
 
-  it('simulate tells which route would win and why, without creating anything', async () => {
+  it('simulate tells which route would win and why, without creating anything; a trigger type without triggerId says routes apply only to triggers with routeAlerts', async () => {
     const before = (await t.app.inject({ url: '/api/alerts', headers: admin })).json().totalCount;
     const res = await t.app.inject({
       method: 'POST',
@@ -247,7 +256,15 @@ describe('PUT /api/alert-triage-routes', () => {
       headers: admin,
       payload: { severity: 'high', source: 'jira', routes: [{ name: 'Jira', enabled: true, conditions: [{ type: 'source', sources: ['jira'] }], responseAgentId: otherAgent }] },
     });
-    expect(res.json()).toMatchObject({ outcome: 'route', routeName: 'Jira', responseAgentId: otherAgent, responseAgentName: 'Malware triage', reason: expect.stringContaining('source in [jira]') });
+    expect(res.json()).toMatchObject({ outcome: 'trigger', routeName: null, responseAgentId: null, reason: expect.stringContaining('source in [jira]') });
+    expect(res.json().reason).toMatch(/^A trigger's alert goes to the trigger's own agent unless the trigger has routeAlerts/);
+    const user = await t.app.inject({
+      method: 'POST',
+      url: '/api/alert-triage-routes/simulate',
+      headers: admin,
+      payload: { severity: 'high', source: 'user', routes: [{ name: 'High', enabled: true, conditions: [{ type: 'severity', severities: ['high'] }], responseAgentId: otherAgent }] },
+    });
+    expect(user.json()).toMatchObject({ outcome: 'route', routeName: 'High', responseAgentId: otherAgent, responseAgentName: 'Malware triage', reason: expect.stringContaining('severity in [high]') });
     expect((await t.app.inject({ url: '/api/alerts', headers: admin })).json().totalCount).toBe(before);
   });
 });

@@ -140,9 +140,9 @@ describe('pagerduty', () => {
       routing_key: 'R0UTINGKEY',
       event_action: 'trigger',
       dedup_key: alertId,
-      payload: { summary: 'New alert: Impossible travel for jdoe', source: 'Impossible travel', severity: 'error', component: 'okta', class: 'alert.created' },
+      payload: { summary: 'New alert ALR-7: Impossible travel for jdoe', source: 'Impossible travel', severity: 'error', component: 'okta', class: 'alert.created' },
       client: 'Rampart',
-      client_url: `https://rampart.example.com/api/alerts/${alertId}`,
+      client_url: `https://rampart.example.com/alerts/${alertId}`,
     });
     expect(pd.alerts.get(alertId)).toBe('triggered');
 
@@ -161,7 +161,7 @@ describe('pagerduty', () => {
     const first = (await deliveryLog(t, key, id)).deliveries[0]!;
     expect(first).toMatchObject({ eventKind: 'alert.created', status: 'pending' });
     expect(await attemptDelivery(deps(), first.id)).toBe('succeeded');
-    expect(pd.events.at(-1)).toMatchObject({ event_action: 'trigger', dedup_key: alertId, payload: { severity: 'critical', summary: 'New alert: Ransomware note on FS-01' } });
+    expect(pd.events.at(-1)).toMatchObject({ event_action: 'trigger', dedup_key: alertId, payload: { severity: 'critical', summary: 'New alert RMP-1: Ransomware note on FS-01' } });
     const closed = await t.app.inject({ method: 'POST', url: `/api/alerts/${alertId}/status`, headers: bearer(key), payload: { status: 'closed_true_positive', reason: 'contained' } });
     expect(closed.statusCode, closed.body).toBe(200);
     const second = (await deliveryLog(t, key, id, '?status=pending')).deliveries[0]!;
@@ -198,7 +198,7 @@ describe('linear', () => {
     const req = linear.requests.at(-1)!;
     expect(req.url).toBe('/graphql');
     expect(req.headers.authorization).toBe('lin_api_TESTKEY');
-    expect(linear.issues.at(-1)).toMatchObject({ teamId: 'team-1', labelIds: ['lab-1'], stateId: 'state-1', title: 'Agent Triage finished a run', priority: 2, identifier: 'SEC-1' });
+    expect(linear.issues.at(-1)).toMatchObject({ teamId: 'team-1', labelIds: ['lab-1'], stateId: 'state-1', title: 'Triage finished a run', priority: 2, identifier: 'SEC-1' });
     expect(linear.issues.at(-1)!.description).toContain('Verdict: **malicious**');
     expect((await deliveryLog(t, key, id)).deliveries[0]!.attempts[0].outcome).toBe('succeeded');
   });

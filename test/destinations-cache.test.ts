@@ -202,6 +202,35 @@ describe('same process: read-after-write', () => {
   });
 });
 
+describe('alert events: the subscription check is served from the same cache', () => {
+  const deliveriesOf = async (app: FastifyInstance, id: string) => (await app.inject({ url: `/api/output-destinations/${id}/deliveries`, headers: admin })).json().totalCount as number;
+  const newAlert = async (app: FastifyInstance, title: string) => {
+    const res = await app.inject({ method: 'POST', url: '/api/alerts', headers: admin, payload: { title, severity: 'high' } });
+    expect(res.statusCode, res.body).toBe(200);
+  };
+
+  it('an alert right after a subscription is added (or removed) is delivered (or not): in this process at once, in another once notified', async () => {
+    const other = await startInstance();
+    await newAlert(t.app, 'warms this process: nobody subscribed');
+    await newAlert(other.app, 'warms the other process: nobody subscribed');
+    const created = await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers: admin, payload: { ...slack('alerts'), eventSubscriptions: ['alert.created'] } });
+    expect(created.statusCode, created.body).toBe(200);
+    const { id } = created.json() as { id: string };
+    await newAlert(t.app, 'subscribed here');
+    expect(await deliveriesOf(t.app, id)).toBe(1);
+    await eventually(async () => {
+      await newAlert(other.app, 'subscribed there');
+      return (await deliveriesOf(t.app, id)) >= 2;
+    });
+
+    const put = await t.app.inject({ method: 'PUT', url: `/api/output-destinations/${id}`, headers: admin, payload: { ...slack('alerts'), eventSubscriptions: [] } });
+    expect(put.statusCode, put.body).toBe(200);
+    const before = await deliveriesOf(t.app, id);
+    await newAlert(t.app, 'unsubscribed');
+    expect(await deliveriesOf(t.app, id)).toBe(before);
+  });
+});
+
 describe('across processes: LISTEN/NOTIFY', () => {
   it('a write through one instance is seen by another that had the list cached', async () => {
     const a = await startInstance();

@@ -163,6 +163,30 @@ describe('which triggers answer', () => {
     expect(await runsOf(trig.id)).toEqual([]);
   });
 
+  it('every change intake depends on applies to the very next delivery, though intake reads its trigger from a cache', async () => {
+    const agent = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: admin, payload: { name: 'Cached', systemPrompt: 'x' } })).json().id as string;
+    const trig = await activeTrigger('webhook', {}, t.orgA, agent);
+    const deliver = (secret = trig.secret) => post(trig.path, '{}', { authorization: `Bearer ${secret}` });
+    expect((await deliver()).json()).toHaveProperty('executionId'); // cached now
+    const status = (enabled: boolean) => t.app.inject({ method: 'PATCH', url: `/api/agents/${agent}/trigger/${trig.id}/status`, headers: admin, payload: { enabled } });
+    expect((await status(false)).statusCode).toBe(200);
+    expect((await deliver()).json()).toEqual({ skipped: true, message: 'Trigger is disabled' });
+    expect((await status(true)).statusCode).toBe(200);
+    expect((await deliver()).json()).toHaveProperty('executionId');
+    const rotated = await t.app.inject({ method: 'POST', url: `/api/agents/${agent}/trigger/${trig.id}/rotate-secret`, headers: admin });
+    expect((await deliver()).statusCode).toBe(401);
+    expect((await deliver(rotated.json().secret)).json()).toHaveProperty('executionId');
+    // The agent changed by another user: the runs act as that user from the next delivery on.
+    const editor = await userWithPermissions(t.database.db, t.orgA.organization.id, ['agent.read', 'agent.manage', 'agent.execute']);
+    const put = await t.app.inject({ method: 'PUT', url: `/api/agents/${agent}`, headers: bearer(editor.key), payload: { name: 'Cached', systemPrompt: 'y' } });
+    expect(put.statusCode, put.body).toBe(200);
+    const { executionId } = (await deliver(rotated.json().secret)).json();
+    expect((await runsOf(trig.id)).find((r) => r.id === executionId)).toMatchObject({ actorUserId: editor.userId });
+    // The agent deleted (its triggers with it): 404 at once.
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/agents/${agent}`, headers: admin })).statusCode).toBe(200);
+    expect((await deliver(rotated.json().secret)).statusCode).toBe(404);
+  });
+
   it('a deleted trigger answers 404', async () => {
     const trig = await activeTrigger('webhook');
     await t.app.inject({ method: 'DELETE', url: `/api/agents/${agentId}/trigger/${trig.id}`, headers: admin });

@@ -11,6 +11,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/platform/db/databas
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { seedReferenceData } from '../../src/seed.js';
 import { onCleanup } from './harness.js';
+import { pgStatementsFlags } from './pg-statements.js';
 
 export interface BenchDatabase extends DatabaseHandle {
   /** A scratch directory beside the cluster (RAMPART_DATA_DIR for an app, server logs…). */
@@ -36,7 +37,7 @@ export async function startBenchDatabase(label: string): Promise<BenchDatabase> 
   });
   try {
     const dbDir = path.join(root, 'db');
-    embedded = await startEmbeddedDatabase(dbDir);
+    embedded = await startEmbeddedDatabase(dbDir, { postgresFlags: pgStatementsFlags() });
     handle = openDatabase(embedded.connectionString, { max: POOL_SIZE });
     await migrateToLatest(handle.db, handle.pool, { seed: seedReferenceData });
     const dataDir = path.join(root, 'app');

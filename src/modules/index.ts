@@ -10,12 +10,13 @@ import { registerDestinationsModule } from './destinations/index.js';
 import { registerIntelModule } from './intel/index.js';
 import { registerIntelOutModule } from './intel-out/index.js';
 import { registerAgentsModule } from './agents/index.js';
-import { registerTriggersModule } from './triggers/index.js';
+import { agentChangedInvalidator, createIntakeTriggerCache, registerTriggersModule } from './triggers/index.js';
+import { createInvalidationBus } from '../platform/cache/invalidation-bus.js';
 import { registerModelsModule } from './models/index.js';
 import { registerToolsModule } from './tools/index.js';
 import { registerRunsModule } from './runs/index.js';
 import { registerAlertsModule } from './alerts/index.js';
-import { destinationHealth, recordOutboundEvent, registerDeliveryModule } from './delivery/index.js';
+import { cachedOutboundEventSink, destinationHealth, registerDeliveryModule } from './delivery/index.js';
 import { createHuntAlertPort, registerHuntModule } from './hunt/index.js';
 
 /** Each module wires its own routes and services; this list is the whole composition. */
@@ -27,17 +28,21 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerSessionsModule(app, deps);
   registerAuditLogsModule(app, deps);
   // Delivery reads destinations; destinations get delivery's health reader injected here.
-  registerDestinationsModule(app, deps, { healthOf: destinationHealth(deps.database.db) });
+  const destinations = registerDestinationsModule(app, deps, { healthOf: destinationHealth(deps.database.db) });
+  // Events of this process's requests skip the subscription query when the cache says nobody listens.
+  const events = cachedOutboundEventSink(destinations.hasSubscribers);
   registerDeliveryModule(app, deps);
   registerIntelModule(app, deps);
   registerIntelOutModule(app, deps);
-  registerAgentsModule(app, deps);
-  registerTriggersModule(app, deps, { events: recordOutboundEvent });
+  // Intake's trigger cache: dropped by trigger writes (triggers) and agent changes (agents).
+  const triggerCache = createIntakeTriggerCache(deps.invalidation ?? createInvalidationBus());
+  registerAgentsModule(app, deps, { onAgentChanged: agentChangedInvalidator(triggerCache) });
+  registerTriggersModule(app, deps, { events, cache: triggerCache });
   registerModelsModule(app, deps);
   registerToolsModule(app, deps);
   registerRunsModule(app, deps);
   // Alert events go out through delivery's sink (destinations subscribed to the event type).
-  registerAlertsModule(app, { ...deps, events: recordOutboundEvent });
+  registerAlertsModule(app, { ...deps, events });
   // Hunt alerts go through the alerts module (created, deduped or reopened; routed to huntAlertRouting).
-  registerHuntModule(app, deps, { alerts: createHuntAlertPort({ events: recordOutboundEvent }) });
+  registerHuntModule(app, deps, { alerts: createHuntAlertPort({ events }) });
 }

@@ -2,6 +2,7 @@ import { uuidv7 } from 'uuidv7';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
 import { writeAudit } from '../../platform/audit.js';
+import { withTransaction } from '../../platform/cache/transaction.js';
 import { NotFoundError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
 import { parseMcpToolName } from '../tools/index.js';
@@ -61,8 +62,10 @@ function columns(input: AgentCreateT) {
   };
 }
 
-export function createAgentsService(deps: { db: Database }) {
+/** `onAgentChanged`: inside an update's or deletion's transaction (opened with withTransaction), e.g. triggers' intake cache. */
+export function createAgentsService(deps: { db: Database; onAgentChanged?: (tx: Queryable) => Promise<void> }) {
   const { db } = deps;
+  const changed = deps.onAgentChanged ?? (async () => {});
 
   async function mustFind(q: Queryable, ctx: RequestContext, id: string, forUpdate = false): Promise<AgentRow> {
     const row = await findAgentRow(q, ctx.actor.organizationId, id, forUpdate);
@@ -95,8 +98,9 @@ export function createAgentsService(deps: { db: Database }) {
     },
 
     async update(ctx: RequestContext, id: string, input: AgentCreateT): Promise<AgentDto> {
-      return db.transaction().execute(async (tx) => {
+      return withTransaction(db, async (tx) => {
         await mustFind(tx, ctx, id, true);
+        await changed(tx);
         await checkReferences(tx, ctx.actor.organizationId, input);
         const row = await tx
           .updateTable('agents')
@@ -112,8 +116,9 @@ export function createAgentsService(deps: { db: Database }) {
 
     /** Deletes the agent with its triggers and runs (the audit log keeps the record). */
     async remove(ctx: RequestContext, id: string): Promise<{ success: boolean }> {
-      await db.transaction().execute(async (tx) => {
+      await withTransaction(db, async (tx) => {
         const row = await mustFind(tx, ctx, id, true);
+        await changed(tx);
         await tx.deleteFrom('agents').where('organizationId', '=', ctx.actor.organizationId).where('id', '=', id).execute();
         await writeAudit(tx, ctx, { action: 'agent.delete', resourceType: 'agent', resourceId: id, metadata: { name: row.name } });
       });

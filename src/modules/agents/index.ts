@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
+import type { Queryable } from '../../platform/db/database.js';
 import { registerAgentsRoutes } from './agents.routes.js';
 import { createAgentsService } from './agents.service.js';
 
@@ -9,6 +10,7 @@ export { AgentIdParams, type AgentInputSpecT } from './agents.schemas.js';
 export { structuredOutputSchema } from './output-schema.fns.js';
 export { inputProblems } from './inputs.fns.js';
 
-export function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps): void {
-  registerAgentsRoutes(app, createAgentsService({ db: deps.database.db }));
+/** `onAgentChanged`: runs inside an agent's update or deletion (the composition root wires triggers' intake cache). */
+export function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps, opts: { onAgentChanged?: (tx: Queryable) => Promise<void> } = {}): void {
+  registerAgentsRoutes(app, createAgentsService({ db: deps.database.db, ...opts }));
 }

@@ -29,7 +29,18 @@ export function alertTools(deps: AlertDeps): ProvidedTools {
       throw err;
     }
   };
-  const alertId = z.string().min(1).max(64).describe('The alert id (uuid) or display id (RMP-42)');
+  const alertId = z.string().min(1).max(64).optional().describe("The alert id (uuid) or display id (RMP-42); default: the alert this run triages");
+  /**
+   * The alert a call acts on: the one named, else the run's own alert. Any alert of the
+   * organization may be named: what a run may do is decided by the permissions of the user it
+   * acts for (alert.read, alert.triage), as for that user in the console, not by which alert
+   * the run was started for.
+   */
+  const target = (ctx: ToolRunContext, given: string | undefined): string => {
+    const id = given ?? ctx.alertId;
+    if (!id) throw new Error('Give alertId: this run triages no alert');
+    return id;
+  };
 
   return {
     get_alert: (tdeps, ctx) =>
@@ -39,7 +50,7 @@ export function alertTools(deps: AlertDeps): ProvidedTools {
         execute: async (input) => {
           requireToolPermissions(ctx, 'get_alert');
           return plain(async () => {
-            const alert = await findAlert(tdeps.db, requestContextOf(ctx).actor.organizationId, input.alertId, { withPayload: true });
+            const alert = await findAlert(tdeps.db, requestContextOf(ctx).actor.organizationId, target(ctx, input.alertId), { withPayload: true });
             if (!alert) throw new NotFoundError('Alert');
             return { alert, timeline: (await listTimeline(tdeps.db, alert.id, 100, 0)).entries };
           });
@@ -53,7 +64,7 @@ export function alertTools(deps: AlertDeps): ProvidedTools {
           requireToolPermissions(ctx, 'comment_on_alert');
           return plain(async () => {
             const actor = await agentActor(tdeps.db, ctx);
-            const entry = await tdeps.db.transaction().execute((tx) => commentOnAlert(tx, ctx.organizationId, input.alertId, input.bodyMarkdown, actor, ctx.runId));
+            const entry = await tdeps.db.transaction().execute((tx) => commentOnAlert(tx, ctx.organizationId, target(ctx, input.alertId), input.bodyMarkdown, actor, ctx.runId));
             return { entryId: entry.id };
           });
         },
@@ -72,7 +83,7 @@ export function alertTools(deps: AlertDeps): ProvidedTools {
           if (change.title === undefined && change.description === undefined && change.severity === undefined) throw new Error('Give title, description or severity');
           return plain(async () => {
             const actor = await agentActor(tdeps.db, ctx);
-            const alert = await tdeps.db.transaction().execute((tx) => updateAlertFields(tx, ctx.organizationId, id, change, actor, ctx.runId));
+            const alert = await tdeps.db.transaction().execute((tx) => updateAlertFields(tx, ctx.organizationId, target(ctx, id), change, actor, ctx.runId));
             return { alertId: alert.id, title: alert.title, severity: alert.severity };
           });
         },
@@ -86,7 +97,7 @@ export function alertTools(deps: AlertDeps): ProvidedTools {
           requireToolPermissions(ctx, 'set_alert_status');
           return plain(async () => {
             const actor = await agentActor(tdeps.db, ctx);
-            const r = await tdeps.db.transaction().execute((tx) => changeAlertStatus(tx, deps, ctx.organizationId, input.alertId, input, actor, ctx.runId));
+            const r = await tdeps.db.transaction().execute((tx) => changeAlertStatus(tx, deps, ctx.organizationId, target(ctx, input.alertId), input, actor, ctx.runId));
             return { alertId: r.alert.id, status: r.alert.status };
           });
         },

@@ -4,10 +4,10 @@ import type { Queryable } from '../../platform/db/database.js';
 import type { AlertSeverity } from '../../platform/db/schema.js';
 import type { EventSink } from '../../platform/events.js';
 import { enqueueRun, type EndedRun } from '../runs/index.js';
-import { OPEN_STATUSES, displayIdOf, httpUrlOrNull } from './alerts.fns.js';
-import { addTimelineEntries, addTimelineEntry, findAlert, listTimeline, nextAlertNumber } from './alerts.repo.js';
+import { httpUrlOrNull } from './alerts.fns.js';
+import { addTimelineEntry, countDuplicate, findAlert, insertAlert, listTimeline } from './alerts.repo.js';
 import type { AlertDto } from './alerts.schemas.js';
-import { decideRoute, type Route } from './routing.fns.js';
+import { decideRoute, huntDecision, triggerDecision, type Route } from './routing.fns.js';
 
 /** Alerts created by triage runs deeper than this are not routed automatically (a runaway chain stops). */
 export const MAX_ROUTING_DEPTH = 3;
@@ -65,21 +65,21 @@ export interface AlertDeps {
  */
 export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDeps): Promise<{ alert: AlertDto; created: boolean }> {
   const orgId = input.organizationId;
+  // Each outcome is one statement: the alert row, its timeline entries and the alert as answered.
+  const duplicateEntry = {
+    kind: 'duplicate',
+    actorType: 'system' as const,
+    runId: input.originRunId ?? null,
+    body: `Duplicate signal from ${input.source.name} (dedupe key ${input.dedupeKey})`,
+    data: { payload: input.payload ?? null },
+  };
   if (input.dedupeKey) {
-    const existing = await tx
-      .updateTable('alerts')
-      .set((eb) => ({ duplicateCount: eb('duplicateCount', '+', 1), updatedAt: new Date() }))
-      .where('organizationId', '=', orgId)
-      .where('dedupeKey', '=', input.dedupeKey)
-      .where('status', 'in', OPEN_STATUSES)
-      .returning('id')
-      .executeTakeFirst();
-    if (existing) return duplicateOf(tx, orgId, existing.id, input);
+    const existing = await countDuplicate(tx, orgId, input.dedupeKey, duplicateEntry);
+    if (existing) return { alert: existing, created: false };
   }
 
   const now = new Date();
   const id = uuidv7();
-  const number = await nextAlertNumber(tx, orgId);
   // Only alerts created by agents can be part of a triage chain.
   const depth = input.createdBy === 'agent' ? await routingDepthOf(tx, input.originRunId ?? null) : 0;
   const triage = input.triage;
@@ -91,13 +91,12 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
           triageRunId: triage.runId,
           status: 'in_progress' as const,
           firstTriagedAt: now,
-          routing: JSON.stringify({ outcome: 'trigger', routeId: null, routeName: null, reason: `Created by the trigger "${triage.triggerName}"; its run triages the alert` }),
+          routing: JSON.stringify({ outcome: 'trigger', routeId: null, routeName: null, reason: triggerDecision(triage.triggerName, triage.agentId).reason }),
         }
       : {};
   const values = {
     id,
     organizationId: orgId,
-    number,
     title: input.title,
     description: input.description ?? '',
     severity: input.severity,
@@ -119,55 +118,39 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     payload: JSON.stringify(input.payload ?? null),
     routingDepth: depth,
     huntQualifiedBy: input.huntQualifiedBy ?? null,
+    // Open alerts with this key were counted on above: any alert with it now is closed, and this one recurs it.
+    duplicateOfAlertId: input.dedupeKey
+      ? sql`(SELECT id FROM alerts WHERE organization_id = ${orgId} AND dedupe_key = ${input.dedupeKey} ORDER BY number DESC LIMIT 1)`
+      : null,
     createdAt: now,
     updatedAt: now,
     ...triggerTriage,
   };
-  // Lost a race to an identical signal: the other insert's row takes the duplicate.
-  const inserted = await sql<{ id: string; inserted: boolean }>`
-    INSERT INTO alerts (${sql.join(Object.keys(values).map((k) => sql.ref(snake(k))))})
-    VALUES (${sql.join(Object.values(values))})
-    ON CONFLICT (organization_id, dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('open', 'in_progress', 'escalated')
-    DO UPDATE SET duplicate_count = alerts.duplicate_count + 1, updated_at = now()
-    RETURNING id, (xmax = 0) AS inserted`.execute(tx);
-  const row = inserted.rows[0]!;
-  if (!row.inserted) return duplicateOf(tx, orgId, row.id, input);
-
   const created = {
-    organizationId: orgId,
-    alertId: id,
     kind: 'created',
     actorType: input.createdBy === 'agent' ? ('agent' as const) : input.createdBy === 'user' ? ('human' as const) : ('system' as const),
     actorUserId: input.createdByUserId ?? null,
     actorAgentId: input.originAgentId ?? null,
     runId: input.originRunId ?? null,
-    body: `${displayIdOf(number)} created from ${input.source.name}`,
+    // After the display id, drawn in the statement: "RMP-42 created from …".
+    body: ` created from ${input.source.name}`,
+    numbered: true,
   };
-  if (triage.kind === 'trigger') {
-    await addTimelineEntries(tx, [
-      created,
-      { organizationId: orgId, alertId: id, kind: 'triage_started', actorType: 'system', actorAgentId: triage.agentId, runId: triage.runId, body: "The trigger's run triages this alert" },
-    ]);
-  } else {
-    await addTimelineEntries(tx, [created]);
+  const entries =
+    triage.kind === 'trigger'
+      ? [created, { kind: 'triage_started', actorType: 'system' as const, actorAgentId: triage.agentId, runId: triage.runId, body: "The trigger's run triages this alert" }]
+      : [created];
+  // Lost a race to an identical signal: the other insert's row counts it as a duplicate.
+  const written = await insertAlert(tx, values, entries, duplicateEntry);
+  if (!written.inserted) return { alert: written.alert, created: false };
+
+  let alert = written.alert;
+  if (triage.kind !== 'trigger') {
     await route(tx, id, orgId, input, depth);
+    alert = (await findAlert(tx, orgId, id))!;
   }
-  const alert = (await findAlert(tx, orgId, id))!;
   await deps.events(tx, { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert } });
   return { alert, created: true };
-}
-
-async function duplicateOf(tx: Queryable, orgId: string, alertId: string, input: NewAlert) {
-  await addTimelineEntry(tx, {
-    organizationId: orgId,
-    alertId,
-    kind: 'duplicate',
-    actorType: 'system',
-    runId: input.originRunId ?? null,
-    body: `Duplicate signal from ${input.source.name} (dedupe key ${input.dedupeKey})`,
-    data: { payload: input.payload ?? null },
-  });
-  return { alert: (await findAlert(tx, orgId, alertId))!, created: false };
 }
 
 /** How many triage runs deep an alert is: one more than the alert its creating run was triaging. */
@@ -182,10 +165,9 @@ async function route(tx: Queryable, alertId: string, orgId: string, input: NewAl
   if (triage.kind === 'none' || triage.kind === 'trigger') return;
   const settings = await tx.selectFrom('alertRouting').selectAll().where('organizationId', '=', orgId).executeTakeFirst();
   if (triage.kind === 'hunt') {
-    const agentId = settings?.huntResponseAgentId ?? null;
-    const reason = agentId ? 'Hunt alerts go to the hunt response agent' : 'No hunt response agent is set; the hunt alert is left unassigned';
-    await recordRouting(tx, alertId, orgId, { outcome: agentId ? 'hunt' : 'unassigned', routeId: null, routeName: null, reason });
-    if (agentId) await startTriage(tx, { alertId, organizationId: orgId, agentId, actorUserId: settings?.updatedBy ?? null, cause: 'routed' });
+    const decision = huntDecision(settings?.huntResponseAgentId ?? null);
+    await recordRouting(tx, alertId, orgId, { outcome: decision.outcome, routeId: null, routeName: null, reason: decision.reason });
+    if (decision.outcome === 'hunt') await startTriage(tx, { alertId, organizationId: orgId, agentId: decision.agentId, actorUserId: settings?.updatedBy ?? null, cause: 'routed' });
     return;
   }
   if (depth > MAX_ROUTING_DEPTH) {
@@ -236,6 +218,7 @@ export async function startTriage(tx: Queryable, t: { alertId: string; organizat
       timeline: timeline.entries,
     },
     actorUserId: t.actorUserId,
+    alert: { id: alert.id, displayId: alert.displayId },
   });
   await tx
     .updateTable('alerts')
@@ -252,22 +235,20 @@ export async function startTriage(tx: Queryable, t: { alertId: string; organizat
   return runId;
 }
 
-function snake(key: string): string {
-  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-}
 
 
 /**
  * A triage run ended: its outcome (status and the agent's final message) lands on the alert's
- * timeline. Wired into the run job at the composition root (runs must not import alerts).
+ * timeline, and the alert (its status is the run's verdict) is given to the run's output event.
+ * Wired into the run job at the composition root (runs must not import alerts).
  */
-export async function noteTriageRunEnded(tx: Queryable, run: EndedRun): Promise<void> {
-  const alert = await tx.selectFrom('alerts').select(['id', 'organizationId']).where('triageRunId', '=', run.runId).where('organizationId', '=', run.organizationId).executeTakeFirst();
-  if (!alert) return;
+export async function noteTriageRunEnded(tx: Queryable, run: EndedRun): Promise<{ alert: AlertDto } | void> {
+  const row = await tx.selectFrom('alerts').select(['id', 'organizationId']).where('triageRunId', '=', run.runId).where('organizationId', '=', run.organizationId).executeTakeFirst();
+  if (!row) return;
   const message = run.status === 'done' ? run.finalAssistantMessage : `The triage run ended in ${run.status}${run.statusMessage ? `: ${run.statusMessage}` : ''}`;
   await addTimelineEntry(tx, {
-    organizationId: alert.organizationId,
-    alertId: alert.id,
+    organizationId: row.organizationId,
+    alertId: row.id,
     kind: 'triage_finished',
     actorType: 'agent',
     actorAgentId: run.agentId,
@@ -275,5 +256,7 @@ export async function noteTriageRunEnded(tx: Queryable, run: EndedRun): Promise<
     body: message.slice(0, 20_000),
     data: { status: run.status, agentName: run.agentName },
   });
-  await tx.updateTable('alerts').set({ updatedAt: new Date() }).where('id', '=', alert.id).execute();
+  await tx.updateTable('alerts').set({ updatedAt: new Date() }).where('id', '=', row.id).execute();
+  // The run's output event names the alert as the run left it: its status is the verdict.
+  return { alert: (await findAlert(tx, row.organizationId, row.id))! };
 }

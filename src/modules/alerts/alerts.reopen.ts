@@ -35,6 +35,56 @@ export async function reopenAlertBySystem(
   return updated;
 }
 
+const SEVERITY_ORDER = ['low', 'medium', 'high', 'critical'] as const;
+type Severity = (typeof SEVERITY_ORDER)[number];
+
+/**
+ * Raising an open alert by the system (hunt): the signal behind it got worse, so the alert
+ * follows — its severity rises (never lowered here: a person may have raised it), its title,
+ * description and `huntQualifiedBy` take the signal's, and an `updated` timeline entry says
+ * what changed. Crossing into critical starts a fresh triage run of the hunt response agent
+ * (unless a triage run is still waiting or running: it reads the alert when it starts, and the
+ * timeline shows the change). Returns null when the alert is not open or nothing changed.
+ */
+export async function raiseAlertBySystem(
+  tx: Queryable,
+  organizationId: string,
+  alertId: string,
+  signal: { title: string; description: string; severity: Severity; huntQualifiedBy: string | null; reason: string },
+): Promise<AlertDto | null> {
+  const alert = await findAlert(tx, organizationId, alertId, { forUpdate: true });
+  if (!alert || isClosed(alert.status)) return null;
+  const rises = SEVERITY_ORDER.indexOf(signal.severity) > SEVERITY_ORDER.indexOf(alert.severity as Severity);
+  const set = {
+    ...(rises ? { severity: signal.severity } : {}),
+    ...(rises && signal.title !== alert.title ? { title: signal.title } : {}),
+    ...(rises && signal.description !== alert.description ? { description: signal.description } : {}),
+    ...(signal.huntQualifiedBy && signal.huntQualifiedBy !== alert.huntQualifiedBy ? { huntQualifiedBy: signal.huntQualifiedBy } : {}),
+  };
+  if (!Object.keys(set).length) return null;
+  await tx.updateTable('alerts').set({ ...set, updatedAt: new Date() }).where('id', '=', alert.id).execute();
+  const changes = [
+    ...(set.severity ? [`severity ${alert.severity} → ${set.severity}`] : []),
+    ...(set.title ? [`title "${alert.title}" → "${set.title}"`] : []),
+    ...(set.huntQualifiedBy ? [`qualified by ${alert.huntQualifiedBy ?? 'nothing'} → ${set.huntQualifiedBy}`] : []),
+  ];
+  await addTimelineEntry(tx, {
+    organizationId,
+    alertId: alert.id,
+    kind: 'updated',
+    actorType: 'system',
+    body: `${signal.reason}: ${changes.join('; ') || 'description updated'}`,
+    data: { changed: Object.keys(set), from: { severity: alert.severity, title: alert.title, huntQualifiedBy: alert.huntQualifiedBy }, to: set },
+  });
+  if (set.severity === 'critical') {
+    const settings = await tx.selectFrom('alertRouting').select(['huntResponseAgentId', 'updatedBy']).where('organizationId', '=', organizationId).executeTakeFirst();
+    const current = alert.triageRunId ? await tx.selectFrom('agentRuns').select('status').where('id', '=', alert.triageRunId).executeTakeFirst() : undefined;
+    const active = current?.status === 'waiting' || current?.status === 'running';
+    if (settings?.huntResponseAgentId && !active) await startTriage(tx, { alertId: alert.id, organizationId, agentId: settings.huntResponseAgentId, actorUserId: settings.updatedBy, cause: 'routed' });
+  }
+  return (await findAlert(tx, organizationId, alert.id))!;
+}
+
 /** Alerts carrying one dedupe key (e.g. one threat's hunt alerts), newest first, without payloads. */
 export async function alertsByDedupeKey(db: Queryable, organizationId: string, dedupeKey: string, limit = 50): Promise<AlertDto[]> {
   const ids = await db.selectFrom('alerts').select('id').where('organizationId', '=', organizationId).where('dedupeKey', '=', dedupeKey).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit).execute();

@@ -1,9 +1,9 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { DB, AlertStatus } from '../../platform/db/schema.js';
 import { iso } from '../../platform/time.js';
-import { dispositionOf, displayIdOf, numberOfDisplayId } from './alerts.fns.js';
+import { DISPLAY_PREFIX, OPEN_STATUSES, dispositionOf, displayIdOf, numberOfDisplayId } from './alerts.fns.js';
 import type { AlertDto, TimelineEntryDto } from './alerts.schemas.js';
 import { containsPattern } from '../../platform/db/like.js';
 
@@ -14,7 +14,7 @@ const COLUMNS = [
   'id', 'organizationId', 'number', 'title', 'description', 'severity', 'status', 'duplicateCount', 'sourceCategory', 'sourceName',
   'triggerType', 'createdBy', 'createdByUserId', 'codeDetectionId', 'originCodeDetectionHitId', 'originAgentId', 'originTriggerId',
   'originRunId', 'assignedAgentId', 'triageRunId', 'externalProvider', 'externalRef', 'externalUrl', 'dedupeKey', 'routing',
-  'routingDepth', 'huntQualifiedBy', 'createdAt', 'updatedAt', 'firstTriagedAt', 'resolvedAt', 'resolvedByType', 'resolvedByUserId',
+  'routingDepth', 'huntQualifiedBy', 'duplicateOfAlertId', 'createdAt', 'updatedAt', 'firstTriagedAt', 'resolvedAt', 'resolvedByType', 'resolvedByUserId',
   'resolvedByAgentName', 'resolvedReason',
 ] as const satisfies ReadonlyArray<Exclude<keyof DB['alerts'], 'payload'>>;
 
@@ -55,7 +55,7 @@ export function toAlertDto(r: AlertRow): AlertDto {
     originCodeDetectionHitId: r.originCodeDetectionHitId,
     assignedAgentId: r.assignedAgentId,
     triageRunId: r.triageRunId,
-    duplicateOfAlertId: null,
+    duplicateOfAlertId: r.duplicateOfAlertId,
     resolvedByUserId: r.resolvedByUserId,
     externalProvider: r.externalProvider,
     externalRef: r.externalRef,
@@ -130,16 +130,84 @@ export async function listAlerts(db: Queryable, organizationId: string, f: Alert
   return { alerts: rows.map(toAlertDto), totalCount: Number(count.n) };
 }
 
+/** An entry written with the alert's own statement; `numbered`: its body follows the alert's display id ("RMP-42 created from …"). */
+export type AlertStatementEntry = Omit<NewTimelineEntry, 'organizationId' | 'alertId'> & { numbered?: boolean };
+
+const RETURNED_COLUMNS = sql.join(COLUMNS.map((c) => sql`ins.${sql.ref(snake(c))}`));
+
 /**
- * The next display number of the organization, from a sequence of its own. A sequence, not a
- * counter row: `nextval` holds no lock until commit, so concurrent alert intake in one
- * organization does not queue behind each transaction's commit (a counter row serialised every
- * trigger delivery of the organization). A rolled-back alert leaves a gap, as issue trackers do.
- * The sequence is created with the organization (a database trigger, migration 0014).
+ * One statement that writes an alert row (the `ins` CTE: an INSERT or UPDATE returning the row
+ * and whether it was inserted), its timeline entries (those whose `onInsert` matches), and reads
+ * the alert back with the names findAlert joins: on the intake path, every round trip costs more
+ * CPU (socket writes on both sides) than the statement it carries.
  */
-export async function nextAlertNumber(tx: Queryable, organizationId: string): Promise<number> {
-  const row = await sql<{ n: string }>`SELECT nextval(rampart_alert_numbers_sequence(${organizationId}::uuid)::regclass) AS n`.execute(tx);
-  return Number(row.rows[0]!.n);
+async function alertStatement(tx: Queryable, ins: RawBuilder<unknown>, entries: Array<AlertStatementEntry & { onInsert: boolean }>): Promise<{ alert: AlertDto; inserted: boolean } | null> {
+  const base = Date.now();
+  // A millisecond apart, so the timeline's order is the order given (as addTimelineEntries).
+  const rows = entries.map((e, i) => ({
+    id: uuidv7(),
+    kind: e.kind,
+    actor_type: e.actorType,
+    actor_user_id: e.actorUserId ?? null,
+    actor_agent_id: e.actorAgentId ?? null,
+    run_id: e.runId ?? null,
+    body: e.body ?? '',
+    data: e.data ?? {},
+    created_at: new Date(base + i).toISOString(),
+    numbered: e.numbered === true,
+    on_insert: e.onInsert,
+  }));
+  const { rows: out } = await sql<AlertRow & { inserted: boolean }>`
+    WITH ins AS (${ins}),
+    tl AS (
+      INSERT INTO alert_timeline (id, organization_id, alert_id, kind, actor_type, actor_user_id, actor_agent_id, run_id, body, data, created_at)
+      SELECT e.id, ins.organization_id, ins.id, e.kind, e.actor_type, e.actor_user_id, e.actor_agent_id, e.run_id,
+        CASE WHEN e.numbered THEN ${`${DISPLAY_PREFIX}-`} || ins.number || e.body ELSE e.body END, e.data, e.created_at
+      FROM ins, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e(id uuid, kind text, actor_type text, actor_user_id uuid, actor_agent_id uuid, run_id uuid, body text, data jsonb, created_at timestamptz, numbered boolean, on_insert boolean)
+      WHERE e.on_insert = ins.inserted
+    )
+    SELECT ${RETURNED_COLUMNS}, ins.inserted, o.name AS organization_name, origin.name AS origin_agent_name, assigned.name AS assigned_agent_name, cd.name AS detection_name, cd.rule_id AS detection_rule_id
+    FROM ins
+    JOIN organizations o ON o.id = ins.organization_id
+    LEFT JOIN agents origin ON origin.id = ins.origin_agent_id
+    LEFT JOIN agents assigned ON assigned.id = ins.assigned_agent_id
+    LEFT JOIN code_detections cd ON cd.id = ins.code_detection_id`.execute(tx);
+  const row = out[0];
+  return row ? { alert: toAlertDto(row), inserted: row.inserted } : null;
+}
+
+/**
+ * A new alert (`values`: its columns but `number`, drawn here from the organization's sequence)
+ * with `onInsert` timeline entries. A sequence, not a counter row: `nextval` holds no lock until
+ * commit, so concurrent alert intake in one organization does not queue behind each
+ * transaction's commit; a rolled-back alert leaves a gap, as issue trackers do. The sequence is
+ * created with the organization (a database trigger, migration 0014). When an open alert with
+ * the same dedupe key won a race (the partial unique index `alerts_open_dedupe_idx`), that alert
+ * counts the signal instead and gets `onDuplicate`. Answers the alert as findAlert does.
+ */
+export async function insertAlert(tx: Queryable, values: Record<string, unknown>, onInsert: AlertStatementEntry[], onDuplicate: AlertStatementEntry): Promise<{ alert: AlertDto; inserted: boolean }> {
+  const ins = sql`
+    INSERT INTO alerts (${sql.join(Object.keys(values).map((k) => sql.ref(snake(k))))}, number)
+    VALUES (${sql.join(Object.values(values))}, nextval(rampart_alert_numbers_sequence(${values.organizationId}::uuid)::regclass))
+    ON CONFLICT (organization_id, dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('open', 'in_progress', 'escalated')
+    DO UPDATE SET duplicate_count = alerts.duplicate_count + 1, updated_at = now()
+    RETURNING *, (xmax = 0) AS inserted`;
+  const out = await alertStatement(tx, ins, [...onInsert.map((e) => ({ ...e, onInsert: true })), { ...onDuplicate, onInsert: false }]);
+  return out!;
+}
+
+/** The open alert with this dedupe key counts one more signal and gets `entry`; null when there is none. */
+export async function countDuplicate(tx: Queryable, organizationId: string, dedupeKey: string, entry: AlertStatementEntry): Promise<AlertDto | null> {
+  const ins = sql`
+    UPDATE alerts SET duplicate_count = duplicate_count + 1, updated_at = ${new Date()}
+    WHERE organization_id = ${organizationId} AND dedupe_key = ${dedupeKey} AND status IN (${sql.join(OPEN_STATUSES)})
+    RETURNING *, false AS inserted`;
+  const out = await alertStatement(tx, ins, [{ ...entry, onInsert: false }]);
+  return out?.alert ?? null;
+}
+
+function snake(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
 export interface NewTimelineEntry {
@@ -177,13 +245,6 @@ export async function addTimelineEntry(tx: Queryable, e: NewTimelineEntry): Prom
   const { row, dto } = timelineEntry(e, new Date());
   await tx.insertInto('alertTimeline').values(row).execute();
   return dto;
-}
-
-/** Several entries in one statement (an alert's first entries are written together). */
-export async function addTimelineEntries(tx: Queryable, entries: NewTimelineEntry[]): Promise<void> {
-  const base = Date.now();
-  // A millisecond apart, so the timeline's order is the order given.
-  await tx.insertInto('alertTimeline').values(entries.map((e, i) => timelineEntry(e, new Date(base + i)).row)).execute();
 }
 
 export async function listTimeline(db: Queryable, alertId: string, limit: number, offset: number) {

@@ -128,7 +128,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
 
   app.post('/api/alert-triage-routes/simulate', {
     config: read,
-    schema: { tags, summary: 'Which route would win for a sample alert, and why (nothing is created)', body: SimulateBody, response: withErrors({ 200: SimulateResult }) },
+    schema: { tags, summary: 'What would happen to a sample alert from an origin (a trigger\'s own agent, the hunt agent, or the routes), and why (nothing is created)', body: SimulateBody, response: withErrors({ 200: SimulateResult }) },
   }, async (req) => s.routing.simulate(contextOf(req), req.body));
 
   const detectionTags = ['Detections'];

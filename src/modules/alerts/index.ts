@@ -9,10 +9,11 @@ import { createCodeDetectionsService } from './code-detections.service.js';
 // The front door: how other modules create alerts (triggers, hunt) and what they may read.
 export { createAlert, noteTriageRunEnded, type NewAlert, type TriageChoice, type AlertDeps } from './alerts.create.js';
 export { findAlert } from './alerts.repo.js';
-export { alertsByDedupeKey, isOpenStatus, reopenAlertBySystem } from './alerts.reopen.js';
+export { alertsByDedupeKey, isOpenStatus, raiseAlertBySystem, reopenAlertBySystem } from './alerts.reopen.js';
 export type { AlertDto } from './alerts.schemas.js';
-export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, readPointer, type AlertMapping } from './trigger-payload.fns.js';
+export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, readPointer, type AlertFields, type AlertMapping } from './trigger-payload.fns.js';
 export { alertTools } from './alert.tools.js';
+export { runAlertContext } from './run-alert.js';
 
 /** Event types this module records for output destinations (see docs/alerts.md). */
 export const ALERT_EVENT_TYPES = ['alert.created', 'alert.status_changed'] as const;

@@ -71,6 +71,18 @@ export function decideRoute(routes: readonly Route[], defaultAgentId: string | n
   return { outcome: 'unassigned', reason: `${none} and no default response agent is set; the alert is left unassigned` };
 }
 
+/** A hunt alert goes to the hunt response agent (routes and default are skipped). */
+export function huntDecision(agentId: string | null): { outcome: 'hunt'; agentId: string; reason: string } | { outcome: 'unassigned'; reason: string } {
+  return agentId
+    ? { outcome: 'hunt', agentId, reason: 'Hunt alerts go to the hunt response agent' }
+    : { outcome: 'unassigned', reason: 'No hunt response agent is set; the hunt alert is left unassigned' };
+}
+
+/** A trigger's alert (the trigger does not route alerts) is assigned to the trigger's own agent, whose run triages it. */
+export function triggerDecision(triggerName: string, agentId: string): { outcome: 'trigger'; agentId: string; reason: string } {
+  return { outcome: 'trigger', agentId, reason: `Created by the trigger "${triggerName}"; its run triages the alert` };
+}
+
 export interface RoutingLoop {
   agentId: string;
   /** Severities of agent-created alerts that come back to the agent. */

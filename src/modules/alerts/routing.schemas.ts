@@ -50,11 +50,19 @@ export const SimulateBody = z.object({
   codeDetectionId: z.uuid().optional(),
   logTable: z.object({ source: z.string(), stream: z.string() }).optional(),
   source: z.string().max(100).default('user').describe('A trigger type or a source category'),
+  createdBy: z
+    .enum(['trigger', 'detection', 'agent', 'user', 'hunt'])
+    .optional()
+    .describe(
+      'Where the alert comes from (default: `trigger` when `triggerId` is given or `source` is a trigger type, `detection` with a `codeDetectionId`, else `source` when it is a category, else `user`). ' +
+        "Routes apply to alerts of detections, agents and the API, and to a trigger's alerts only when the trigger has `routeAlerts`; hunt alerts go to the hunt response agent",
+    ),
+  triggerId: z.uuid().optional().describe("The trigger the alert would come from: answers what its intake really does (its own agent, or the routes when it has `routeAlerts`)"),
   routes: z.array(RouteInput).optional().describe('Routes to try instead of the saved ones (test before saving)'),
   defaultResponseAgentId: z.uuid().nullable().optional(),
 });
 export const SimulateResult = z.object({
-  outcome: z.enum(['route', 'default', 'unassigned']),
+  outcome: z.enum(['route', 'default', 'unassigned', 'trigger', 'hunt']).describe("`trigger`: assigned to the trigger's own agent (responseAgentId null when no triggerId was given); `hunt`: the hunt response agent"),
   routeId: z.string().nullable(),
   routeName: z.string().nullable(),
   responseAgentId: z.string().nullable(),

@@ -5,13 +5,18 @@ import { writeAudit } from '../../platform/audit.js';
 import { ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
 import { ALERT_SEVERITIES } from './alerts.fns.js';
-import { decideRoute, findRoutingLoops, type Route } from './routing.fns.js';
+import { decideRoute, findRoutingLoops, huntDecision, triggerDecision, type Route, type RoutingDecision } from './routing.fns.js';
 import { MAX_ROUTES } from './routing.schemas.js';
 import type { z } from 'zod';
 import type { RoutesBody, SimulateBody } from './routing.schemas.js';
 
 type RoutesInput = z.infer<typeof RoutesBody>;
 type SimulateInput = z.infer<typeof SimulateBody>;
+
+/** Source categories that are not a trigger type (`source` in simulate names either). */
+type Origin = 'detection' | 'agent' | 'user' | 'hunt' | 'trigger';
+const ORIGINS: ReadonlySet<string> = new Set<Origin>(['detection', 'agent', 'user', 'hunt', 'trigger']);
+const isOrigin = (s: string): s is Origin => ORIGINS.has(s);
 
 /** The tool that lets an agent create alerts; agents that have it can take part in a routing loop. */
 export const CREATE_ALERT_TOOL = 'create_alert';
@@ -125,7 +130,11 @@ export function createRoutingService(deps: { db: Database }) {
       });
     },
 
-    /** Which route would win for a sample alert, and why; nothing is created. */
+    /**
+     * What would happen to a sample alert, and why; nothing is created. The origin decides as
+     * in intake: a trigger's alert goes to the trigger's agent unless the trigger routes alerts,
+     * a hunt alert to the hunt response agent, anything else through the routes.
+     */
     async simulate(ctx: RequestContext, body: SimulateInput) {
       const orgId = ctx.actor.organizationId;
       const settings = await db.selectFrom('alertRouting').selectAll().where('organizationId', '=', orgId).executeTakeFirst();
@@ -133,12 +142,33 @@ export function createRoutingService(deps: { db: Database }) {
         ? body.routes.map((r) => ({ id: r.id ?? '', name: r.name, enabled: r.enabled, conditions: r.conditions, responseAgentId: r.responseAgentId.toLowerCase() }))
         : ((settings?.routes ?? []) as Route[]);
       const defaultAgentId = body.defaultResponseAgentId === undefined ? (settings?.defaultResponseAgentId ?? null) : body.defaultResponseAgentId;
-      const decision = decideRoute(routes, defaultAgentId, {
-        severity: body.severity,
-        codeDetectionId: body.codeDetectionId?.toLowerCase() ?? null,
-        logTable: body.logTable ?? null,
-        sources: [body.source],
-      });
+      const createdBy = body.createdBy ?? (body.triggerId ? 'trigger' : body.codeDetectionId ? 'detection' : isOrigin(body.source) ? body.source : 'trigger');
+      // The trigger table belongs to the triggers module, which builds on this one: read, never written, here.
+      const trigger = body.triggerId
+        ? await db.selectFrom('agentTriggers').select(['agentId', 'name', 'source', 'routeAlerts']).where('organizationId', '=', orgId).where('id', '=', body.triggerId.toLowerCase()).where('status', '=', 'active').executeTakeFirst()
+        : undefined;
+      if (body.triggerId && !trigger) throw ValidationError.single('triggerId', 'No such trigger in this organization', 'unknown_reference');
+      if (trigger && createdBy !== 'trigger') throw ValidationError.single('createdBy', 'must be "trigger" when triggerId is given', 'invalid_value');
+      const triggerType = trigger?.source ?? (createdBy === 'trigger' && !isOrigin(body.source) ? body.source : null);
+      const routed = () =>
+        decideRoute(routes, defaultAgentId, {
+          severity: body.severity,
+          codeDetectionId: body.codeDetectionId?.toLowerCase() ?? null,
+          logTable: body.logTable ?? null,
+          sources: [createdBy, ...(triggerType ? [triggerType] : [])],
+        });
+
+      let decision: RoutingDecision | ReturnType<typeof huntDecision> | { outcome: 'trigger'; agentId: string | null; reason: string };
+      if (createdBy === 'hunt') decision = huntDecision(settings?.huntResponseAgentId ?? null);
+      else if (createdBy !== 'trigger' || trigger?.routeAlerts) decision = routed();
+      else if (trigger) decision = triggerDecision(trigger.name || trigger.source, trigger.agentId);
+      else {
+        decision = {
+          outcome: 'trigger',
+          agentId: null,
+          reason: `A trigger's alert goes to the trigger's own agent unless the trigger has routeAlerts; for one that has: ${routed().reason}. Give triggerId for one trigger's answer`,
+        };
+      }
       const agentId = decision.outcome === 'unassigned' ? null : decision.agentId;
       const agent = agentId ? await db.selectFrom('agents').select('name').where('id', '=', agentId).where('organizationId', '=', orgId).executeTakeFirst() : undefined;
       return {

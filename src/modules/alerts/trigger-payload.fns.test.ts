@@ -21,6 +21,14 @@ describe('readPointer (RFC 6901)', () => {
 });
 
 describe('alertFieldsFromPayload', () => {
+  it('keeps the per-sender dedupe key whatever the mapping, unless a mapped pointer finds a value', () => {
+    const body = { source: 'aws.guardduty', detail: { id: 'f1', title: 'SSH brute force', severity: 8, arn: 'arn:x' } };
+    for (const mapping of [null, {}, { title: '/detail/title' }, { dedupeKey: '' }, { dedupeKey: '/detail/nothing' }, { dedupeKey: '/detail' }]) {
+      expect(alertFieldsFromPayload('webhook', body, mapping, 'gd').dedupeKey).toBe('guardduty:f1');
+    }
+    expect(alertFieldsFromPayload('webhook', body, { dedupeKey: '/detail/arn' }, 'gd').dedupeKey).toBe('webhook:arn:x');
+    expect(alertFieldsFromPayload('webhook', { title: 'x' }, { title: '/title' }, 'gd').dedupeKey).toBeNull();
+  });
   it('Security Hub findings through the generic webhook', () => {
     const body = { detail: { findings: [{ Id: 'arn:aws:securityhub:eu-west-1:1:finding/abc', Title: 'S3 bucket is public', Description: 'Bucket acme-logs allows public read', Severity: { Label: 'CRITICAL' } }] } };
     expect(alertFieldsFromPayload('webhook', body, null, 'hub')).toEqual({

@@ -188,7 +188,10 @@ export function alertFieldsFromPayload(source: string, body: unknown, mapping: A
   const mapped = (field: keyof AlertMapping): unknown => (mapping?.[field] !== undefined ? readPointer(body, mapping[field]!) : undefined);
   const title = first(mapped('title'), found.title) ?? `${triggerName || source} alert`;
   const ref = first(mapped('externalRef'), found.externalRef);
-  const dedupeKey = first(mapped('dedupeKey'), found.dedupeKey);
+  // The per-sender key (`guardduty:<id>`) is the same with or without a mapping: only a value
+  // the mapped pointer finds replaces it, prefixed with the trigger source. Adding a mapping
+  // must not reopen every finding that is already counted on an open alert.
+  const mappedKey = first(mapped('dedupeKey'));
   return {
     title: title.slice(0, TITLE_MAX),
     description: (first(mapped('description'), found.description) ?? '').slice(0, DESCRIPTION_MAX),
@@ -196,7 +199,7 @@ export function alertFieldsFromPayload(source: string, body: unknown, mapping: A
     externalProvider: found.externalProvider ?? null,
     externalRef: ref,
     externalUrl: first(mapped('externalUrl'), found.externalUrl),
-    dedupeKey: mapping?.dedupeKey !== undefined ? (dedupeKey ? `${source}:${dedupeKey}` : null) : dedupeKey,
+    dedupeKey: mappedKey ? `${source}:${mappedKey}` : (found.dedupeKey ?? null),
   };
 }
 

@@ -14,12 +14,12 @@ export interface Message {
   occurredAt: string;
   organizationId: string;
   title: string;
-  /** Markdown. */
+  /** Markdown; empty when the fields say it all (structured output). */
   body: string;
   severity: Severity | null;
   links: Array<{ text: string; url: string }>;
   fields: Array<{ name: string; value: string }>;
-  /** For an alert event: the alert's id (PagerDuty dedup_key), its status, its detection. */
+  /** For an alert event or a triage run's output: the alert's id (PagerDuty dedup_key), its status, its detection. */
   alert?: { id: string; status: string | null; closed: boolean; source: string | null; detectionName: string | null };
   /** The event's data as recorded (the webhook envelope's `data`). */
   data: Record<string, unknown>;
@@ -60,49 +60,139 @@ function severityOf(v: unknown): Severity | null {
   return s && (SEVERITIES as readonly string[]).includes(s) ? (s as Severity) : null;
 }
 
-/** Builds the message of an event. `baseUrl` makes links to the run or alert. */
+/**
+ * Console pages (web/src/app.tsx's routes) under RAMPART_BASE_URL: links in messages open what
+ * a person reads in a browser, not `/api/...` JSON that answers 401 without a key.
+ */
+export const consoleLinks = {
+  alert: (baseUrl: string, alertId: string) => `${baseUrl}/alerts/${encodeURIComponent(alertId)}`,
+  run: (baseUrl: string, agentId: string, runId: string) => `${baseUrl}/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(runId)}`,
+  threat: (baseUrl: string, threatId: string) => `${baseUrl}/hunt/${encodeURIComponent(threatId)}`,
+};
+
+/** How an alert's status reads after a verb ("RMP-12 escalated", "RMP-12 closed as benign"). */
+const STATUS_WORDS: Record<string, string> = {
+  open: 'opened',
+  in_progress: 'in progress',
+  escalated: 'escalated',
+  closed_true_positive: 'closed as true positive',
+  closed_false_positive: 'closed as false positive',
+  closed_benign: 'closed as benign',
+};
+/** A triage run that set no verdict left the alert as it was. */
+const NO_VERDICT: Record<string, string> = { open: 'left open', in_progress: 'left in progress' };
+const statusWords = (status: string) => STATUS_WORDS[status] ?? status.replace(/_/g, ' ');
+
+/** A structured-output value as a field value: scalars as text, lists joined, anything else as compact JSON. */
+function fieldValue(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v === null || v === undefined) return '—';
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number')) return v.join(', ');
+  return JSON.stringify(v);
+}
+
+/** `riskScore` / `risk_score` → "Risk score". */
+const fieldName = (key: string) => {
+  const words = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim().toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+/** Structured output as recorded: an object (since issue 26), or the JSON string older events carry. */
+function structuredOf(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return v;
+  }
+}
+
+function structuredFields(structured: unknown): Message['fields'] {
+  if (structured === undefined || structured === null) return [];
+  if (typeof structured !== 'object' || Array.isArray(structured)) return [{ name: 'Output', value: fieldValue(structured) }];
+  return Object.entries(structured as Record<string, unknown>).map(([k, v]) => ({ name: fieldName(k), value: fieldValue(v) }));
+}
+
+type AlertData = Record<string, unknown>;
+
+/** A hunt alert is about its threat (dedupe key `hunt:<threatId>`): its message links the threat too. */
+function threatIdOf(alert: AlertData): string | null {
+  const key = str(alert.dedupeKey);
+  return str(alert.createdBy) === 'hunt' && key?.startsWith('hunt:') ? key.slice(5) : null;
+}
+
+function alertLinks(alert: AlertData, id: string, baseUrl: string): Message['links'] {
+  const threatId = threatIdOf(alert);
+  return [{ text: `Alert ${str(alert.displayId) ?? ''}`.trim(), url: consoleLinks.alert(baseUrl, id) }, ...(threatId ? [{ text: 'Threat', url: consoleLinks.threat(baseUrl, threatId) }] : [])];
+}
+
+function alertSummary(alert: AlertData, fallbackId: string) {
+  const id = str(alert.id) ?? fallbackId;
+  const status = str(alert.status);
+  const detectionName = str(alert.detectionName) ?? str((alert.detection as Record<string, unknown> | undefined)?.name);
+  const src = alert.source as { name?: unknown } | string | undefined;
+  const source = typeof src === 'object' && src !== null ? str(src.name) : str(src);
+  return { id, status, closed: status !== null && isClosed(status), source, detectionName };
+}
+
+/** Builds the message of an event. `baseUrl` (RAMPART_BASE_URL) makes links to console pages. */
 export function messageOf(event: OutboundEvent, baseUrl: string): Message {
   const d = event.data;
   const base = { eventId: event.id, eventType: event.type, occurredAt: event.occurredAt, organizationId: event.organizationId, data: d, links: [] as Message['links'], fields: [] as Message['fields'] };
   if (event.type === 'agent_run.completed' || event.type === 'agent.message') {
     const runId = str(d.runId);
-    const agentName = str(d.agentName);
-    const structured = d.structuredOutputResult;
-    let body = str(d.message) ?? str(d.finalAssistantMessage) ?? '';
-    if (structured !== undefined && structured !== null) body += `${body ? '\n\n' : ''}\`\`\`json\n${JSON.stringify(structured, null, 2)}\n\`\`\``;
-    const title = str(d.title) ?? (event.type === 'agent.message' ? `Message from ${agentName ? `agent ${agentName}` : 'an agent'}` : `Agent ${agentName ?? str(d.agentId) ?? ''} finished a run`.replace('  ', ' '));
-    const fields = [
-      ...(agentName ? [{ name: 'Agent', value: agentName }] : []),
-      ...(runId ? [{ name: 'Run', value: runId }] : []),
-    ];
-    const links = runId ? [{ text: 'Run', url: `${baseUrl}/api/agent-runs/${runId}` }] : [];
-    return { ...base, title, body: body || '(no output)', severity: severityOf(d.severity), fields, links };
+    const agentId = str(d.agentId);
+    const agentName = str(d.agentName) ?? 'An agent';
+    const structured = structuredOf(d.structuredOutputResult);
+    const answer = str(d.message) ?? str(d.finalAssistantMessage) ?? '';
+    // With a schema the final answer is the structured output's JSON: shown once, as fields.
+    const body = structured !== undefined && structured !== null && sameJson(answer, structured) ? '' : answer;
+    const alert = d.alert && typeof d.alert === 'object' ? (d.alert as AlertData) : null;
+    const links = runId && agentId ? [{ text: 'Run', url: consoleLinks.run(baseUrl, agentId, runId) }] : [];
+    if (alert && event.type === 'agent_run.completed') {
+      // A triage run: the message is its verdict on the alert (the alert's status when the run ended).
+      const summary = alertSummary(alert, event.id);
+      const displayId = str(alert.displayId) ?? summary.id;
+      const verdict = summary.status ? (NO_VERDICT[summary.status] ?? statusWords(summary.status)) : 'triaged';
+      const title = `${displayId} ${verdict} by ${agentName}: ${str(alert.title) ?? ''}`.replace(/: $/, '');
+      const fields = [
+        { name: 'Alert', value: displayId },
+        { name: 'Alert status', value: verdict },
+        ...(severityOf(alert.severity) ? [{ name: 'Severity', value: String(alert.severity) }] : []),
+        { name: 'Agent', value: agentName },
+        ...structuredFields(structured),
+      ];
+      return { ...base, title, body, severity: severityOf(alert.severity), fields, links: [...alertLinks(alert, summary.id, baseUrl), ...links], alert: summary };
+    }
+    const title = str(d.title) ?? (event.type === 'agent.message' ? `Message from ${str(d.agentName) ? `agent ${agentName}` : 'an agent'}` : `${agentName} finished a run`);
+    const output = structuredFields(structured);
+    const fields = [...(str(d.agentName) ? [{ name: 'Agent', value: agentName }] : []), ...output];
+    return { ...base, title, body: body || (output.length ? '' : '(no output)'), severity: severityOf(d.severity), fields, links };
   }
   if (event.type.startsWith('alert.')) {
-    const alert = (d.alert && typeof d.alert === 'object' ? d.alert : d) as Record<string, unknown>;
-    const id = str(alert.id) ?? event.id;
-    const status = str(alert.status) ?? str(d.status);
-    const detectionName = str(alert.detectionName) ?? str((alert.detection as Record<string, unknown> | undefined)?.name);
-    const src = alert.source as { name?: unknown } | string | undefined;
-    const source = typeof src === 'object' && src !== null ? str(src.name) : str(src);
+    const alert = (d.alert && typeof d.alert === 'object' ? d.alert : d) as AlertData;
+    const summary = alertSummary(alert, event.id);
     const displayId = str(alert.displayId);
-    const title = str(alert.title) ?? `Alert ${displayId ?? id}`;
+    const title = str(alert.title) ?? `Alert ${displayId ?? summary.id}`;
     const fields = [
-      ...(status ? [{ name: 'Status', value: status }] : []),
+      ...(summary.status ? [{ name: 'Status', value: summary.status }] : []),
       ...(severityOf(alert.severity) ? [{ name: 'Severity', value: String(alert.severity) }] : []),
-      ...(source ? [{ name: 'Source', value: source }] : []),
-      ...(detectionName ? [{ name: 'Detection', value: detectionName }] : []),
+      ...(summary.source ? [{ name: 'Source', value: summary.source }] : []),
+      ...(summary.detectionName ? [{ name: 'Detection', value: summary.detectionName }] : []),
       ...(displayId ? [{ name: 'Alert', value: displayId }] : []),
     ];
-    const prefix = event.type === 'alert.created' ? 'New alert' : `Alert ${status?.replace(/_/g, ' ') ?? 'updated'}`;
+    const who = displayId ?? 'Alert';
+    const heading = event.type === 'alert.created' ? `New alert${displayId ? ` ${displayId}` : ''}` : `${who} ${summary.status ? statusWords(summary.status) : 'updated'}`;
+    const reason = str(d.reason);
     return {
       ...base,
-      title: `${prefix}: ${title}`,
-      body: str(alert.description) ?? str(alert.summary) ?? title,
+      title: `${heading}: ${title}`,
+      body: (event.type === 'alert.created' ? null : reason) ?? str(alert.description) ?? str(alert.summary) ?? title,
       severity: severityOf(alert.severity),
       fields,
-      links: [{ text: 'Alert', url: `${baseUrl}/api/alerts/${id}` }],
-      alert: { id, status, closed: status !== null && isClosed(status), source, detectionName },
+      links: alertLinks(alert, summary.id, baseUrl),
+      alert: summary,
     };
   }
   // Anything else (a test message, future event types): its title/message if any, else the data.
@@ -114,9 +204,18 @@ export function messageOf(event: OutboundEvent, baseUrl: string): Message {
   };
 }
 
+/** Whether `text` is the JSON of `value` (the final answer of a run with a schema). */
+function sameJson(text: string, value: unknown): boolean {
+  try {
+    return JSON.stringify(JSON.parse(text)) === JSON.stringify(value);
+  } catch {
+    return false;
+  }
+}
+
 /** Markdown of the whole message (title excluded): body, then fields and links as lists. */
 export function markdownOf(m: Message): string {
-  const parts = [m.body];
+  const parts = m.body ? [m.body] : [];
   if (m.fields.length) parts.push(m.fields.map((f) => `- **${f.name}:** ${f.value}`).join('\n'));
   if (m.links.length) parts.push(m.links.map((l) => `[${l.text}](${l.url})`).join(' · '));
   return parts.join('\n\n');

@@ -102,16 +102,17 @@ export async function blockSlackChannels(tx: Queryable, organizationId: string, 
 export function createDestinationsService(deps: { db: Database; secrets: SecretBox; cache: InvalidatedCache<OrganizationDestinations>; healthOf?: HealthOf }) {
   const { db, secrets, cache, healthOf } = deps;
 
-  async function loadOrganization(organizationId: string): Promise<OrganizationDestinations> {
-    const all = (await listDestinationRows(db, organizationId)).map((row) => {
+  async function loadOrganization(organizationId: string, q: Queryable = db): Promise<OrganizationDestinations> {
+    const all = (await listDestinationRows(q, organizationId)).map((row) => {
       const dto = toDto(row, false);
       return Object.freeze({ dto: deepFreeze(dto), tokenCiphertext: row.tokenCiphertext, fullConfig: dto.config === row.config ? null : deepFreeze(row.config as DestinationDto['config']) });
     });
     return { all: Object.freeze(all), withoutTokens: Object.freeze(all.map((d) => d.dto)), byId: new Map(all.map((d) => [d.dto.id, d])) };
   }
 
-  function organizationDestinations(organizationId: string): Promise<OrganizationDestinations> {
-    return cache.get(organizationId, () => loadOrganization(organizationId));
+  /** `q`: where a miss is loaded; a caller inside a transaction passes it (a second pool connection, awaited while holding one, could deadlock a busy pool). */
+  function organizationDestinations(organizationId: string, q: Queryable = db): Promise<OrganizationDestinations> {
+    return cache.get(organizationId, () => loadOrganization(organizationId, q));
   }
 
   /**
@@ -148,6 +149,14 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
   }
 
   return {
+    /**
+     * Whether any destination of the organization subscribes to `eventType`, from the cache: an
+     * event nobody subscribes to (the common case on intake) costs no query.
+     */
+    async hasSubscribers(q: Queryable, organizationId: string, eventType: string): Promise<boolean> {
+      return (await organizationDestinations(organizationId, q)).all.some((d) => d.dto.eventSubscriptions.includes(eventType));
+    },
+
     async list(ctx: RequestContext): Promise<DestinationDto[]> {
       const reveal = hasPermission(ctx.actor, 'destination.manage');
       const cached = await organizationDestinations(ctx.actor.organizationId);

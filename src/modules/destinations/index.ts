@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
+import type { Queryable } from '../../platform/db/database.js';
 import { createInvalidationBus } from '../../platform/cache/invalidation-bus.js';
 import { registerDestinationsRoutes } from './destinations.routes.js';
 import { createDestinationsCache, createDestinationsService, type HealthOf } from './destinations.service.js';
@@ -8,10 +9,18 @@ export { findDestinationRow, destinationsSubscribedTo, type DestinationRow } fro
 export { blockSlackChannels, type DestinationHealth, type HealthOf } from './destinations.service.js';
 export { DESTINATION_TYPES } from './destinations.schemas.js';
 
-/** `healthOf` (the delivery module's) is injected by the composition root: delivery depends on destinations, not the reverse. */
-export function registerDestinationsModule(app: FastifyInstance, deps: ModuleDeps, opts: { healthOf?: HealthOf } = {}): void {
+/** Whether an organization has a destination subscribed to an event type (cached). */
+export type HasSubscribers = (q: Queryable, organizationId: string, eventType: string) => Promise<boolean>;
+
+/**
+ * `healthOf` (the delivery module's) is injected by the composition root: delivery depends on destinations, not the reverse.
+ * Answers `hasSubscribers`, for the composition root's event sink.
+ */
+export function registerDestinationsModule(app: FastifyInstance, deps: ModuleDeps, opts: { healthOf?: HealthOf } = {}): { hasSubscribers: HasSubscribers } {
   // buildApp always passes the process's bus; the fallback only satisfies the optional type.
   const cache = createDestinationsCache(deps.invalidation ?? createInvalidationBus());
   app.addHook('onClose', async () => cache.close());
-  registerDestinationsRoutes(app, createDestinationsService({ db: deps.database.db, secrets: deps.secrets, cache, ...opts }));
+  const service = createDestinationsService({ db: deps.database.db, secrets: deps.secrets, cache, ...opts });
+  registerDestinationsRoutes(app, service);
+  return { hasSubscribers: service.hasSubscribers };
 }

@@ -5,7 +5,7 @@ import type { RequestContext } from '../../platform/context.js';
 import { writeAudit } from '../../platform/audit.js';
 import { AppError, NotFoundError, ConflictError, ValidationError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
-import { refang } from '../intel/index.js';
+import { recordSightedIndicators, refang } from '../intel/index.js';
 import { deleteAssetRow, findAssetRow, listAssetRows, softwareOf, upsertAssets, type AssetRow } from './assets.repo.js';
 import { NotTheFormat, overLimit, parseCycloneDx, parseInventoryCsv, parseOsquery, type Parsed } from './importers.fns.js';
 import { enqueueReassess } from './hunt.jobs.js';
@@ -115,6 +115,8 @@ export function createAssetsService(deps: { db: Database }) {
         const { rows: m } = await sql<{ v: string }>`SELECT DISTINCT normalized_value AS v FROM intel_indicators WHERE organization_id = ${org} AND normalized_value = ANY(${values}::text[])`.execute(tx);
         const matched = new Set(m.map((r) => r.v));
         const matchedSightings = rows.filter((r) => matched.has(r.normalizedValue)).length;
+        // A sighted indicator was seen: it is `found` on /iocs, not `unchecked`.
+        if (matched.size) await recordSightedIndicators(tx, org, rows.filter((r) => matched.has(r.normalizedValue)), ctx.actor.userId);
         const threatIds = hits.map((h) => h.threatId);
         for (let i = 0; i < threatIds.length; i += 5000) await enqueueReassess(tx, { organizationId: org, trigger: 'sighting', threatIds: threatIds.slice(i, i + 5000) });
         await writeAudit(tx, ctx, { action: 'sighting.report', resourceType: 'sighting', resourceId: null, metadata: { count: rows.length, matched: matchedSightings, threats: threatIds.length } });

@@ -1,11 +1,13 @@
 import type { EventSink } from '../../platform/events.js';
-import { alertsByDedupeKey, createAlert, isOpenStatus, reopenAlertBySystem } from '../alerts/index.js';
+import { alertsByDedupeKey, createAlert, isOpenStatus, raiseAlertBySystem, reopenAlertBySystem } from '../alerts/index.js';
 import type { HuntAlertPort } from './hunt-alerts.js';
 
 /**
  * The hunt-alert port over the alerts module: a threat's previous hunt alert, when closed, is
  * reopened (and routed again to the hunt response agent); otherwise `createAlert` creates one
- * (routed to `huntAlertRouting`, skipping triage routes) or dedupes into the open one.
+ * (routed to `huntAlertRouting`, skipping triage routes) or dedupes into the open one, which
+ * then follows its threat: a higher band raises its severity and retitles it, a new
+ * qualification is recorded, and crossing into critical starts a fresh triage run.
  */
 export function createHuntAlertPort(deps: { events: EventSink }): HuntAlertPort {
   return {
@@ -30,6 +32,15 @@ export function createHuntAlertPort(deps: { events: EventSink }): HuntAlertPort 
         payload: { threatId: input.threatId, runId: input.runId },
         triage: { kind: 'hunt' },
       }, deps);
+      if (!created && isOpenStatus(alert.status)) {
+        await raiseAlertBySystem(tx, input.organizationId, alert.id, {
+          title: input.title.slice(0, 500),
+          description: input.description,
+          severity: input.severity,
+          huntQualifiedBy: input.huntQualifiedBy,
+          reason: `Hunt: the threat's exposure rose (${input.huntQualifiedBy})`,
+        });
+      }
       return { alertId: alert.id, outcome: created ? 'created' : 'deduplicated', open: isOpenStatus(alert.status) };
     },
     async list(db, organizationId, dedupeKey) {

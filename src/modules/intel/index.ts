@@ -8,6 +8,7 @@ import { createIocsService } from './iocs/iocs.service.js';
 
 // The front door: indicator lookup and checks, item search, extraction, scheduling and jobs.
 export { createIocsService } from './iocs/iocs.service.js';
+export { recordSightedIndicators } from './iocs/checks.store.js';
 export { createItemsService } from './items/items.service.js';
 export { IOC_LISTS, SEVERITIES } from './items/items.schemas.js';
 export { IocTypeFilter } from './iocs/iocs.schemas.js';

@@ -5,8 +5,9 @@ import { createRunsService } from './runs.service.js';
 import { registerRunMetrics } from './runs.metrics.js';
 
 export { enqueueRun } from './runs.enqueue.js';
-export { createAgentRunJob } from './run.jobs.js';
+export { createAgentRunJob, type LoadRunAlert } from './run.jobs.js';
 export { sweepAbandonedRuns } from './run-sweep.js';
+export type { RunAlertContext } from './run-result.fns.js';
 export type { EndedRun, RunEndedHook } from './run-state.js';
 export type { TriggerContextT } from './runs.schemas.js';
 

@@ -55,15 +55,40 @@ export function inputToPrompt(input: unknown): string {
   return `Input (JSON):\n${JSON.stringify(input, null, 2)}`;
 }
 
+/** What a run that triages an alert is told about it (the same for every origin: routed, assigned, hunt, trigger). */
+export interface RunAlertContext {
+  id: string;
+  displayId: string;
+  title: string;
+  severity: string;
+  status: string;
+  source: { category: string; name: string; triggerType: string | null };
+  dedupeKey: string | null;
+  duplicateCount: number;
+  externalRef: string | null;
+  externalUrl: string | null;
+}
+
+/** The alert a run triages, in words (for the model to act on) and as data. */
+export function alertPrompt(alert: RunAlertContext): string {
+  const words =
+    `This run triages alert ${alert.displayId} ("${alert.title}"): severity ${alert.severity}, status ${alert.status}, from ${alert.source.name}. ` +
+    'The alert tools (get_alert, comment_on_alert, update_alert, set_alert_status) act on this alert when you give no alertId.';
+  return `${words}\nAlert (JSON):\n${JSON.stringify(alert, null, 2)}`;
+}
+
 /**
- * The user message of a run: for a triggered run, the webhook delivery it came from (source,
- * delivery id, event type, allow-listed headers) comes first. It is a user message, not a
- * system one, because its values are the sender's, as the input is.
+ * The user message of a run: the alert it triages first, then for a triggered run the webhook
+ * delivery it came from (source, delivery id, event type, allow-listed headers), then the input.
+ * They are a user message, not a system one, because their values are the sender's, as the
+ * input is.
  */
-export function runPrompt(input: unknown, triggerContext: unknown): string {
-  const prompt = inputToPrompt(input);
-  if (!triggerContext) return prompt;
-  return `Trigger context (JSON; the webhook delivery this run came from, values as the sender sent them):\n${JSON.stringify(triggerContext, null, 2)}\n\n${prompt}`;
+export function runPrompt(input: unknown, triggerContext: unknown, alert: RunAlertContext | null = null): string {
+  const parts: string[] = [];
+  if (alert) parts.push(alertPrompt(alert));
+  if (triggerContext) parts.push(`Trigger context (JSON; the webhook delivery this run came from, values as the sender sent them):\n${JSON.stringify(triggerContext, null, 2)}`);
+  parts.push(inputToPrompt(input));
+  return parts.join('\n\n');
 }
 
 export function buildRunResult(args: {

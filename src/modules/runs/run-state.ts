@@ -77,7 +77,8 @@ export interface EndedRun {
   statusMessage: string | null;
   finalAssistantMessage: string;
 }
-export type RunEndedHook = (tx: Queryable, run: EndedRun) => Promise<void>;
+/** May answer what the run's output event says beside the run (the alerts module: the alert it triaged and its verdict). */
+export type RunEndedHook = (tx: Queryable, run: EndedRun) => Promise<Record<string, unknown> | void>;
 
 export async function finishRun(
   db: Database,
@@ -104,7 +105,7 @@ export async function finishRun(
       .returning('id')
       .executeTakeFirst();
     if (!updated) return;
-    await onEnded?.(tx, {
+    const about = await onEnded?.(tx, {
       runId: run.id,
       organizationId: run.organizationId,
       agentId: agent.id,
@@ -122,7 +123,9 @@ export async function finishRun(
         agentName: agent.name,
         finishedAt: now.toISOString(),
         finalAssistantMessage: outcome.result.finalAssistantMessage,
-        ...(outcome.result.structuredOutputResult !== undefined ? { structuredOutputResult: outcome.result.structuredOutputResult } : {}),
+        // An object, as receivers read it (the run result keeps §2.8's JSON string).
+        ...(outcome.result.structuredOutputResult !== undefined ? { structuredOutputResult: JSON.parse(outcome.result.structuredOutputResult) as unknown } : {}),
+        ...(about ?? {}),
       };
       const event = { id: run.id, type: 'agent_run.completed', occurredAt: now.toISOString(), organizationId: run.organizationId, data };
       await queueDeliveries(tx, event, agent.outputDestinationIds, run.id);

@@ -9,7 +9,7 @@ import type { SecretBox } from '../../platform/secrets.js';
 import { findAgentRow, inputProblems, structuredOutputSchema, type AgentInputSpecT, type AgentRow } from '../agents/index.js';
 import { resolveModel } from '../models/index.js';
 import { agentRunJob } from './run.job-def.js';
-import { buildRunResult, runPrompt, type RunResult, type StepContentPart } from './run-result.fns.js';
+import { buildRunResult, runPrompt, type RunAlertContext, type RunResult, type StepContentPart } from './run-result.fns.js';
 import { endAbandonedRun, finishRun, markInterruptedBeforeStart, claimRun, recordProgress, type RunEndedHook } from './run-state.js';
 import { loadRunActor } from './runs.repo.js';
 import { describeRunError, inputProblemsMessage, jobFailedMessage } from './run-errors.fns.js';
@@ -29,7 +29,11 @@ export interface RunJobDeps {
   interruptPollMs?: number;
   /** Called in the transaction that records a run's end (e.g. the alerts module notes a triage run's outcome). */
   onRunEnded?: RunEndedHook;
+  /** The alert a run triages, read when it starts (the alerts module, wired at the composition root). */
+  loadRunAlert?: LoadRunAlert;
 }
+
+export type LoadRunAlert = (db: Database, organizationId: string, alertId: string) => Promise<RunAlertContext | null>;
 
 /** Read by the OpenAI and OpenAI-compatible providers (each reads its own key). */
 const NON_STRICT_SCHEMA = { openai: { strictJsonSchema: false }, openaiCompatible: { strictJsonSchema: false } };
@@ -67,7 +71,9 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
   if (!agent) return;
   const log = deps.logger.child({ runId, agentId: agent.id });
 
-  const userPrompt = runPrompt(run.input, run.triggerContext);
+  // Read now, not when queued: the model sees the alert as it is (status, duplicates) when it starts.
+  const alert = run.alertId && deps.loadRunAlert ? await deps.loadRunAlert(db, run.organizationId, run.alertId) : null;
+  const userPrompt = runPrompt(run.input, run.triggerContext, alert);
   const steps: Array<StepResult<ToolSet>> = [];
   const partial = (): RunResult => buildRunResult({ systemPrompt: agent.systemPrompt, userPrompt, steps: steps as Array<{ content: StepContentPart[] }> });
 
@@ -97,7 +103,7 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
     const model = await resolveModel({ db, secrets: deps.secrets, fetch }, run.organizationId, agent.modelAlias);
     if (!model.ok) throw new RunStop('error', model.message);
     const toolset = await deps
-      .buildTools({ organizationId: run.organizationId, actor, runId, agentId: agent.id, signal, requestId: `run:${runId}` }, agent.toolNames)
+      .buildTools({ organizationId: run.organizationId, actor, runId, agentId: agent.id, alertId: run.alertId, signal, requestId: `run:${runId}` }, agent.toolNames)
       .catch((err: unknown) => {
         throw new RunStop('error', `Tools unavailable: ${err instanceof Error ? err.message : String(err)}`);
       });

@@ -1,7 +1,8 @@
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { AgentRunMode } from '../../platform/db/schema.js';
-import { enqueue } from '../../platform/jobs/enqueue.js';
+import { sql } from 'kysely';
+import { addJobs } from '../../platform/jobs/enqueue.js';
 import { agentRunJob, agentRunJobKey } from './run.job-def.js';
 import type { TriggerContextT } from './runs.schemas.js';
 
@@ -20,6 +21,8 @@ export interface NewRun {
   triggerSource?: string | null;
   /** Triggered runs: the webhook delivery the run came from (shown to the model and in GET /api/agent-runs/{runId}). */
   triggerContext?: TriggerContextT | null;
+  /** The alert the run triages (routed, assigned, hunt, or the alert its trigger delivery created). */
+  alert?: { id: string; displayId: string } | null;
 }
 
 /**
@@ -30,24 +33,30 @@ export interface NewRun {
 export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {
   const id = run.id ?? uuidv7();
   const now = new Date();
-  await tx
-    .insertInto('agentRuns')
-    .values({
-      id,
-      organizationId: run.organizationId,
-      agentId: run.agentId,
-      status: 'waiting',
-      mode: run.mode,
-      input: JSON.stringify(run.input ?? null),
-      actorUserId: run.actorUserId,
-      actorApiKeyId: run.actorApiKeyId ?? null,
-      triggerId: run.triggerId ?? null,
-      triggerSource: run.triggerSource ?? null,
-      triggerContext: run.triggerContext ? JSON.stringify(run.triggerContext) : null,
-      queuedAt: now,
-      updatedAt: now,
-    })
-    .execute();
-  await enqueue(tx, agentRunJob, { runId: id }, { jobKey: agentRunJobKey(id) });
+  const values = {
+    id,
+    organization_id: run.organizationId,
+    agent_id: run.agentId,
+    status: 'waiting',
+    mode: run.mode,
+    input: JSON.stringify(run.input ?? null),
+    actor_user_id: run.actorUserId,
+    actor_api_key_id: run.actorApiKeyId ?? null,
+    trigger_id: run.triggerId ?? null,
+    trigger_source: run.triggerSource ?? null,
+    trigger_context: run.triggerContext ? JSON.stringify(run.triggerContext) : null,
+    alert_id: run.alert?.id ?? null,
+    alert_display_id: run.alert?.displayId ?? null,
+    queued_at: now,
+    updated_at: now,
+  };
+  // The run and its job in one statement (one round trip fewer on every intake).
+  await sql`
+    WITH run AS (
+      INSERT INTO agent_runs (${sql.join(Object.keys(values).map((k) => sql.ref(k)))})
+      VALUES (${sql.join(Object.values(values))})
+      RETURNING id
+    )
+    SELECT job.id FROM run, ${addJobs(agentRunJob, { runId: id }, { jobKey: agentRunJobKey(id) })} AS job`.execute(tx);
   return id;
 }

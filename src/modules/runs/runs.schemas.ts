@@ -68,6 +68,8 @@ export const RunSummary = z.object({
   mode: RunMode,
   triggerId: z.uuid().nullable(),
   triggerSource: z.string().nullable(),
+  alertId: z.uuid().nullable().describe('The alert this run triages (routed, assigned, hunt, or created by the trigger delivery that started it); null otherwise'),
+  alertDisplayId: z.string().nullable().describe('That alert\'s display id (`RMP-42`)'),
   stepCount: z.number().int(),
   usage: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), totalTokens: z.number().int() }),
   attemptCount: z.number().int(),

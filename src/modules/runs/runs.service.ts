@@ -22,6 +22,8 @@ function toSummary(r: RunRow): RunSummaryDto {
     mode: r.mode,
     triggerId: r.triggerId,
     triggerSource: r.triggerSource,
+    alertId: r.alertId,
+    alertDisplayId: r.alertDisplayId,
     stepCount: r.stepCount,
     usage: { inputTokens: r.inputTokens, outputTokens: r.outputTokens, totalTokens: r.inputTokens + r.outputTokens },
     attemptCount: r.attemptCount,

@@ -15,6 +15,8 @@ export interface ToolRunContext {
   actor: Actor;
   runId: string;
   agentId: string;
+  /** The alert the run triages, if any: the alert tools' default `alertId`. */
+  alertId?: string | null;
   /** Aborted when the run is interrupted or times out. */
   signal: AbortSignal;
   /** Written to the audit log of what the tools change. */

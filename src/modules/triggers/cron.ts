@@ -1,7 +1,10 @@
 import type { Database } from '../../platform/db/database.js';
 import { nextCronRun } from '../../platform/cron.js';
-import { enqueueRun } from '../runs/index.js';
-import { advanceCronTrigger, deleteDeliveriesReceivedBefore, deleteDraftsCreatedBefore, takeDueCronTrigger } from './triggers.repo.js';
+import { uuidv7 } from 'uuidv7';
+import { discardEvents } from '../../platform/events.js';
+import { alertFieldsFromPayload, type AlertDeps } from '../alerts/index.js';
+import { fireTrigger } from './trigger-alert.js';
+import { advanceCronTrigger, type DueCronTrigger, deleteDeliveriesReceivedBefore, deleteDraftsCreatedBefore, takeDueCronTrigger } from './triggers.repo.js';
 
 /** Drafts from `…/fields` that nobody saved within a day are deleted. */
 export const DRAFT_TTL_MS = 24 * 3600_000;
@@ -13,22 +16,25 @@ export const DELIVERY_RETENTION_MS = 14 * 24 * 3600_000;
  * come gets exactly one run, in its own transaction that also moves `next_run_at` to the first
  * time after `now` (a schedule that missed several times while the service was down runs once,
  * not once per missed time). `FOR UPDATE SKIP LOCKED` lets several schedulers share the work
- * without running a trigger twice. Returns the number of runs queued.
+ * without running a trigger twice. A trigger with `createAlert` creates one alert per firing
+ * (dedupe key per trigger and minute, unless its `alertMapping` names one), triaged by the run
+ * or, with `routeAlerts`, routed. Returns the number of triggers fired.
  */
-export async function scheduleDueCronTriggers(db: Database, now = new Date()): Promise<number> {
+export async function scheduleDueCronTriggers(db: Database, now = new Date(), deps: AlertDeps = { events: discardEvents }): Promise<number> {
   let queued = 0;
   for (;;) {
     const done = await db.transaction().execute(async (tx) => {
       const due = await takeDueCronTrigger(tx, now);
       if (!due) return true;
-      await enqueueRun(tx, {
-        organizationId: due.organizationId,
-        agentId: due.agentId,
+      const input = due.input ?? { trigger: 'cron', scheduledAt: due.nextRunAt.toISOString() };
+      await fireTrigger(tx, deps, { ...due, source: 'cron' }, {
+        runId: uuidv7(),
         mode: 'cron',
-        input: due.input ?? { trigger: 'cron', scheduledAt: due.nextRunAt.toISOString() },
-        actorUserId: due.runAs,
-        triggerId: due.id,
-        triggerSource: 'cron',
+        payload: input,
+        input,
+        triggerContext: null,
+        caller: { userId: due.runAs, apiKeyId: null },
+        alert: due.createAlert ? cronAlertFields(due) : null,
       });
       await advanceCronTrigger(tx, due.id, now, nextCronRun(due.cronSchedule, now));
       return false;
@@ -39,6 +45,13 @@ export async function scheduleDueCronTriggers(db: Database, now = new Date()): P
   return queued;
 }
 
+/** A cron firing's alert: fields from its input (as a webhook body would give them), one per trigger and minute. */
+function cronAlertFields(due: DueCronTrigger) {
+  const fields = alertFieldsFromPayload('cron', due.input ?? {}, due.alertMapping, due.name || 'Cron trigger');
+  const minute = due.nextRunAt.toISOString().slice(0, 16);
+  return { ...fields, dedupeKey: fields.dedupeKey ?? `cron:${due.id}:${minute}` };
+}
+
 /** Housekeeping of the same pass: unsaved drafts and old delivery ids. */
 export async function cleanUpTriggers(db: Database, now = new Date()): Promise<{ drafts: number; deliveries: number }> {
   const drafts = await deleteDraftsCreatedBefore(db, new Date(now.getTime() - DRAFT_TTL_MS));
@@ -47,8 +60,8 @@ export async function cleanUpTriggers(db: Database, now = new Date()): Promise<{
 }
 
 /** What the scheduler tick calls. */
-export async function runTriggerSchedulerPass(db: Database, now = new Date()): Promise<number> {
-  const queued = await scheduleDueCronTriggers(db, now);
+export async function runTriggerSchedulerPass(db: Database, now = new Date(), deps?: AlertDeps): Promise<number> {
+  const queued = await scheduleDueCronTriggers(db, now, deps);
   await cleanUpTriggers(db, now);
   return queued;
 }

@@ -5,12 +5,13 @@ import { hasPermission } from '../../platform/auth/actor.js';
 import { parseApiKey } from '../../platform/auth/api-keys.js';
 import type { SecretBox } from '../../platform/secrets.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.js';
-import { enqueueRun } from '../runs/index.js';
-import { alertFieldsFromPayload, createAlert, createsAlertByDefault, type AlertDeps } from '../alerts/index.js';
+import { alertFieldsFromPayload, createsAlertByDefault, type AlertDeps } from '../alerts/index.js';
+import { fireTrigger } from './trigger-alert.js';
 import { deliveryIdOf, mappedInput, slackDecision, triggerContextOf } from './intake.fns.js';
 import { secretsEqual } from '../../platform/auth/secrets-equal.js';
 import { header, verifySenderSignature, type Headers, type WebhookSource } from './signatures.fns.js';
-import { claimDelivery, findTriggerForIntake, markAttempted, type TriggerRow } from './triggers.repo.js';
+import { claimDelivery, findTriggerForIntake, markAttempted, setDeliveryRun, type IntakeTrigger } from './triggers.repo.js';
+import type { IntakeTriggerCache } from './intake-cache.js';
 import type { IntakeResponseT } from './triggers.schemas.js';
 
 /** The header a sender that can set headers but not `Authorization` puts the trigger secret in. */
@@ -38,14 +39,14 @@ interface Caller {
  * trigger, authenticate the sender, claim the delivery id, queue the run, all in one short
  * transaction; the agent itself runs in a worker.
  */
-export function createIntakeService(deps: { db: Database; secrets: SecretBox; authenticator: Authenticator; now?: () => number } & AlertDeps) {
-  const { db, secrets, authenticator } = deps;
+export function createIntakeService(deps: { db: Database; secrets: SecretBox; authenticator: Authenticator; cache: IntakeTriggerCache; now?: () => number } & AlertDeps) {
+  const { db, secrets, authenticator, cache } = deps;
   const clock = deps.now ?? Date.now;
 
   /** One answer for unknown, draft, foreign and mismatched triggers: nothing to learn from it. */
   const notFound = () => new NotFoundError('Trigger');
 
-  async function authenticate(trigger: TriggerRow & { runAs: string | null }, req: IntakeRequest): Promise<Caller> {
+  async function authenticate(trigger: IntakeTrigger, req: IntakeRequest): Promise<Caller> {
     const authorization = header(req.headers, 'authorization');
     const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
     // Authenticated by the trigger itself: the run acts as whoever last changed the trigger or its agent.
@@ -93,7 +94,8 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
   return {
     async invoke(req: IntakeRequest): Promise<IntakeResponseT> {
       if (!UUID.test(req.triggerId)) throw notFound();
-      const trigger = await findTriggerForIntake(db, req.triggerId);
+      const triggerId = req.triggerId.toLowerCase();
+      const trigger = await cache.get(triggerId, () => findTriggerForIntake(db, triggerId));
       if (!trigger || trigger.status !== 'active' || trigger.source !== req.source) throw notFound();
 
       const caller = await authenticate(trigger, req);
@@ -113,46 +115,22 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
         const runId = uuidv7();
         if (delivery) {
           const original = await claimDelivery(tx, trigger.id, delivery.key, runId);
-          if (original) return { skipped: true as const, message: 'Duplicate delivery: already received', executionId: original };
+          // The run the first delivery really started, never an id that names no run.
+          if (original) return { skipped: true as const, message: `Duplicate delivery: already received${original.runId ? '' : ' (it started no run)'}`, ...(original.runId ? { executionId: original.runId } : {}) };
         }
-        if (trigger.createAlert ?? createsAlertByDefault(trigger.source)) {
-          // The alert and the run commit together: the trigger's run is the alert's triage run.
-          // A signal deduplicated into an open alert is counted there and starts no second run.
-          const fields = alertFieldsFromPayload(trigger.source, req.body, trigger.alertMapping, trigger.name);
-          const { alert, created } = await createAlert(
-            tx,
-            {
-              organizationId: trigger.organizationId,
-              ...fields,
-              source: { category: 'trigger', name: trigger.name || `${trigger.source} trigger`, triggerType: trigger.source },
-              createdBy: 'trigger',
-              createdByUserId: caller.userId,
-              payload: req.body ?? null,
-              originAgentId: trigger.agentId,
-              originTriggerId: trigger.id,
-              originRunId: runId,
-              triage: { kind: 'trigger', agentId: trigger.agentId, runId, triggerName: trigger.name || trigger.source },
-            },
-            deps,
-          );
-          if (!created) {
-            const message = `Duplicate of ${alert.displayId} (dedupe key ${fields.dedupeKey}): counted on that alert, no new run`;
-            return { skipped: true as const, message, ...(alert.triageRunId ? { executionId: alert.triageRunId } : {}) };
-          }
-        }
-        await enqueueRun(tx, {
-          id: runId,
-          organizationId: trigger.organizationId,
-          agentId: trigger.agentId,
+        const createsAlert = trigger.createAlert ?? createsAlertByDefault(trigger.source);
+        const fired = await fireTrigger(tx, deps, trigger, {
+          runId,
           mode: 'trigger',
+          payload: req.body,
           input: mappedInput(req.body ?? null, trigger.inputMapping),
-          actorUserId: caller.userId,
-          actorApiKeyId: caller.apiKeyId,
-          triggerId: trigger.id,
-          triggerSource: trigger.source,
           triggerContext,
+          caller,
+          alert: createsAlert ? alertFieldsFromPayload(trigger.source, req.body, trigger.alertMapping, trigger.name) : null,
         });
-        return { executionId: runId };
+        // Counted on an open alert, or routed: the delivery id remembers the run that exists (or none).
+        if (delivery && fired.runId !== runId) await setDeliveryRun(tx, trigger.id, delivery.key, fired.runId);
+        return fired.answer;
       });
       if ('executionId' in answer && !('skipped' in answer)) await noteAttempt(trigger.id);
       return answer;

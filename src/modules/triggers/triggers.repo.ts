@@ -21,6 +21,8 @@ export interface TriggerRow {
   inputMapping: Record<string, string> | null;
   /** JSON pointer to the payload's id, the dedupe key when no delivery header came. */
   deliveryIdPointer: string | null;
+  /** Its alerts go through triage routing (and its own run is not started) instead of to its agent. */
+  routeAlerts: boolean;
   nextRunAt: Date | null;
   lastRunAttemptedAt: Date | null;
   lastRunSucceededAt: Date | null;
@@ -54,6 +56,7 @@ const COLUMNS = [
   'alertMapping',
   'inputMapping',
   'deliveryIdPointer',
+  'routeAlerts',
 ] as const;
 
 /** The JSON columns of a trigger row as PostgreSQL takes them. */
@@ -98,7 +101,9 @@ export async function findTriggerRow(db: Queryable, organizationId: string, agen
  */
 const RUN_AS = sql<string | null>`CASE WHEN a.updated_at > t.updated_at THEN coalesce(a.updated_by, a.created_by) ELSE coalesce(t.updated_by, t.created_by) END`;
 
-export async function findTriggerForIntake(db: Queryable, id: string): Promise<(TriggerRow & { runAs: string | null }) | null> {
+export type IntakeTrigger = TriggerRow & { runAs: string | null };
+
+export async function findTriggerForIntake(db: Queryable, id: string): Promise<IntakeTrigger | null> {
   const row = await db
     .selectFrom('agentTriggers as t')
     .innerJoin('agents as a', 'a.id', 't.agentId')
@@ -106,7 +111,8 @@ export async function findTriggerForIntake(db: Queryable, id: string): Promise<(
     .select(RUN_AS.as('runAs'))
     .where('t.id', '=', id)
     .executeTakeFirst();
-  return row ?? null;
+  // Frozen: intake shares it from its cache between concurrent requests.
+  return row ? Object.freeze(row) : null;
 }
 
 export async function listActiveTriggerRows(db: Queryable, organizationId: string, agentId: string): Promise<TriggerRow[]> {
@@ -133,6 +139,7 @@ export async function updateTriggerRow(db: Queryable, row: TriggerRow): Promise<
       ...jsonColumns(row),
       cronSchedule: row.cronSchedule,
       createAlert: row.createAlert,
+      routeAlerts: row.routeAlerts,
       updatedBy: row.updatedBy,
       deliveryIdPointer: row.deliveryIdPointer,
       nextRunAt: row.nextRunAt,
@@ -164,7 +171,11 @@ export async function deleteTriggerRow(db: Queryable, organizationId: string, ag
  * claimed now; a string: an earlier delivery with this id started that run.
  * A concurrent duplicate waits on the unique key until the first transaction ends.
  */
-export async function claimDelivery(db: Queryable, triggerId: string, deliveryKey: string, runId: string): Promise<string | null> {
+/**
+ * Claims a delivery id for `runId`. Null when claimed; for an id already received, the run it
+ * recorded (null when that delivery started none).
+ */
+export async function claimDelivery(db: Queryable, triggerId: string, deliveryKey: string, runId: string): Promise<{ runId: string | null } | null> {
   for (let attempt = 0; ; attempt++) {
     const inserted = await db
       .insertInto('triggerDeliveries')
@@ -179,10 +190,15 @@ export async function claimDelivery(db: Queryable, triggerId: string, deliveryKe
       .where('triggerId', '=', triggerId)
       .where('deliveryKey', '=', deliveryKey)
       .executeTakeFirst();
-    if (existing) return existing.runId;
+    if (existing) return existing;
     // Deleted between the two statements (retention cleanup): claim it again.
     if (attempt >= 2) throw new Error('Could not claim a trigger delivery id');
   }
+}
+
+/** The delivery started another run than the one it was claimed for (its alert's triage run), or none. */
+export async function setDeliveryRun(db: Queryable, triggerId: string, deliveryKey: string, runId: string | null): Promise<void> {
+  await db.updateTable('triggerDeliveries').set({ runId }).where('triggerId', '=', triggerId).where('deliveryKey', '=', deliveryKey).execute();
 }
 
 /** Moves `last_run_attempted_at` forward (never back: writers of several processes race). */
@@ -199,8 +215,12 @@ export interface DueCronTrigger {
   id: string;
   organizationId: string;
   agentId: string;
+  name: string;
   cronSchedule: string;
   input: unknown;
+  createAlert: boolean | null;
+  alertMapping: Record<string, string> | null;
+  routeAlerts: boolean;
   nextRunAt: Date;
   /** Whom the run acts as (see findTriggerForIntake). */
   runAs: string | null;
@@ -209,8 +229,9 @@ export interface DueCronTrigger {
 /** One due cron trigger, locked for this transaction; other schedulers skip it. */
 export async function takeDueCronTrigger(db: Queryable, now: Date): Promise<DueCronTrigger | null> {
   const { rows } = await sql<DueCronTrigger>`
-    SELECT t.id, t.organization_id AS "organizationId", t.agent_id AS "agentId", t.cron_schedule AS "cronSchedule",
-           t.input, t.next_run_at AS "nextRunAt", ${RUN_AS} AS "runAs"
+    SELECT t.id, t.organization_id AS "organizationId", t.agent_id AS "agentId", t.name, t.cron_schedule AS "cronSchedule",
+           t.input, t.create_alert AS "createAlert", t.alert_mapping AS "alertMapping", t.route_alerts AS "routeAlerts",
+           t.next_run_at AS "nextRunAt", ${RUN_AS} AS "runAs"
     FROM agent_triggers t JOIN agents a ON a.id = t.agent_id
     WHERE t.source = 'cron' AND t.status = 'active' AND t.enabled AND t.next_run_at <= ${now}
     ORDER BY t.next_run_at

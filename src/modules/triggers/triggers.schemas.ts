@@ -78,6 +78,11 @@ export const RotatedSecret = z
 const createAlert = z
   .boolean()
   .describe('Each delivery also creates an alert (default: on for webhook, jira, jira-automation, linear, bugcrowd, hackerone, zscaler, darktrace; off for slack and cron)');
+const routeAlerts = z
+  .boolean()
+  .describe(
+    "Off (default): the trigger's alerts are assigned to its own agent and its run triages them. On: each alert goes through the triage routes like any other (POST /api/alert-triage-routes/simulate with this triggerId shows where), and the trigger's own run is not started",
+  );
 const alertMapping = z
   .partialRecord(z.enum(MAPPABLE_FIELDS), z.string().max(500).refine(isJsonPointer, 'must be an RFC 6901 JSON pointer such as /detail/title'))
   .nullable()
@@ -107,6 +112,7 @@ export const WebhookSave = z.strictObject({
   signingSecret: signingSecret.optional(),
   additionalFields: additionalFields.optional(),
   createAlert: createAlert.optional(),
+  routeAlerts: routeAlerts.optional(),
   alertMapping: alertMapping.optional(),
   inputMapping: inputMapping.optional(),
   deliveryIdPointer: deliveryIdPointer.optional(),
@@ -117,6 +123,8 @@ export const CronSave = z.strictObject({
   name: name.optional(),
   enabled: z.boolean().optional().describe('Default true'),
   input: input.optional(),
+  createAlert: createAlert.optional().describe('Each firing also creates an alert (default off; dedupe key per trigger and minute), triaged by the run'),
+  routeAlerts: routeAlerts.optional(),
 });
 export const SaveBody = z.discriminatedUnion('source', [WebhookSave, CronSave]).meta({ id: 'TriggerSave' });
 export type SaveBodyT = z.infer<typeof SaveBody>;
@@ -129,6 +137,7 @@ export const UpdateBody = z
     additionalFields: additionalFields.optional(),
     input: input.optional().describe('cron triggers only'),
     createAlert: createAlert.optional(),
+    routeAlerts: routeAlerts.optional(),
     alertMapping: alertMapping.optional(),
     inputMapping: inputMapping.optional().describe('webhook triggers only; null clears'),
     deliveryIdPointer: deliveryIdPointer.optional().describe('webhook triggers only; null clears'),
@@ -153,6 +162,7 @@ export const Trigger = z
     input: z.unknown().describe('cron triggers: the input of each run; null otherwise'),
     additionalFields: z.record(z.string(), z.unknown()),
     createAlert: z.boolean().describe('Whether each delivery also creates an alert (assigned to this agent; the run triages it)'),
+    routeAlerts: z.boolean().describe('Whether its alerts go through the triage routes instead of to this agent'),
     alertMapping: z.record(z.string(), z.string()).nullable().describe('JSON pointers into the payload for alert fields'),
     inputMapping: z.record(z.string(), z.string()).nullable().describe('Agent input name → JSON pointer into the payload'),
     deliveryIdPointer: z.string().nullable().describe('JSON pointer to the payload id used for dedupe when no delivery header came'),
@@ -176,11 +186,11 @@ export const IntakeParams = z.object({
 
 export const IntakeResponse = z
   .union([
-    z.object({ executionId: z.string().describe('Id of the queued agent run') }),
+    z.object({ executionId: z.string().describe('Id of the queued agent run (with `routeAlerts`: the triage run the routes started)') }),
     z.object({
       skipped: z.literal(true),
       message: z.string(),
-      executionId: z.string().optional().describe('Repeated delivery: the run the first delivery started. Duplicate alert signal: the triage run of the open alert it was counted on'),
+      executionId: z.string().optional().describe('Repeated delivery: the run the first delivery really started (absent when it started none). Duplicate alert signal: the triage run of the open alert it was counted on'),
     }),
     z.object({ challenge: z.string().describe('Slack `url_verification` handshake: the challenge, echoed') }),
   ])

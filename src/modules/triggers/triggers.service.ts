@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { uuidv7 } from 'uuidv7';
-import type { Database } from '../../platform/db/database.js';
+import type { Database, Queryable } from '../../platform/db/database.js';
+import { withTransaction } from '../../platform/cache/transaction.js';
+import type { IntakeTriggerCache } from './intake-cache.js';
 import type { RequestContext } from '../../platform/context.js';
 import { updatedSecret, type SecretBox } from '../../platform/secrets.js';
 import { writeAudit } from '../../platform/audit.js';
@@ -38,8 +40,10 @@ export function jiraWebhookAdminUrl(site: string | undefined): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}/plugins/servlet/webhooks`;
 }
 
-export function createTriggersService(deps: { db: Database; secrets: SecretBox; baseUrl: string }) {
-  const { db, secrets, baseUrl } = deps;
+export function createTriggersService(deps: { db: Database; secrets: SecretBox; baseUrl: string; cache: IntakeTriggerCache }) {
+  const { db, secrets, baseUrl, cache } = deps;
+  /** Every write: intake's cached copy of the trigger goes when the transaction ends (intake-cache.ts). */
+  const invalidate = (tx: Queryable, triggerId: string) => cache.invalidate(tx, triggerId.toLowerCase());
 
   const webhookUrl = (source: string, id: string) => `${baseUrl}/api/trigger/${source}/${id}`;
 
@@ -59,6 +63,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
       input: cron ? (row.input ?? null) : null,
       additionalFields: row.additionalFields,
       createAlert: row.createAlert ?? createsAlertByDefault(row.source),
+      routeAlerts: row.routeAlerts,
       alertMapping: row.alertMapping,
       inputMapping: row.inputMapping,
       deliveryIdPointer: row.deliveryIdPointer,
@@ -94,6 +99,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         cronSchedule: null,
         input: null,
         createAlert: null,
+        routeAlerts: false,
         alertMapping: null,
         inputMapping: null,
         deliveryIdPointer: null,
@@ -105,9 +111,10 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         createdAt: now,
         updatedAt: now,
       };
-      await db.transaction().execute(async (tx) => {
+      await withTransaction(db, async (tx) => {
         await requireAgent(ctx, agentId, tx);
         await insertTriggerRow(tx, row);
+        await invalidate(tx, row.id);
         await writeAudit(tx, ctx, { action: 'trigger.draft', resourceType: 'agentTrigger', resourceId: row.id, metadata: { agentId, source } });
       });
       return { success: true, data: { triggerId: row.id, secret, webhookUrl: webhookUrl(source, row.id), additionalFields } };
@@ -121,7 +128,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
 
     /** Activates a draft webhook trigger, or creates a cron trigger. */
     async save(ctx: RequestContext, agentId: string, body: SaveBodyT): Promise<TriggerDto> {
-      return db.transaction().execute(async (tx) => {
+      return withTransaction(db, async (tx) => {
         await requireAgent(ctx, agentId, tx);
         const now = new Date();
         let row: TriggerRow;
@@ -141,7 +148,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
             additionalFields: { type: 'cron' },
             cronSchedule: body.cronSchedule,
             input: body.input ?? null,
-            createAlert: null,
+            createAlert: body.createAlert ?? null,
+            routeAlerts: body.routeAlerts ?? false,
             alertMapping: null,
             inputMapping: null,
             deliveryIdPointer: null,
@@ -169,6 +177,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
             signingSecretCiphertext: updatedSecret(secrets, body.signingSecret, existing.signingSecretCiphertext).ciphertext,
             additionalFields: { ...existing.additionalFields, ...(body.additionalFields ?? {}), type: existing.source },
             createAlert: body.createAlert !== undefined ? body.createAlert : existing.createAlert,
+            routeAlerts: body.routeAlerts ?? existing.routeAlerts,
             alertMapping: body.alertMapping !== undefined ? body.alertMapping : existing.alertMapping,
             inputMapping: body.inputMapping !== undefined ? body.inputMapping : existing.inputMapping,
             deliveryIdPointer: body.deliveryIdPointer !== undefined ? body.deliveryIdPointer : existing.deliveryIdPointer,
@@ -177,6 +186,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
           };
           await updateTriggerRow(tx, row);
         }
+        await invalidate(tx, row.id);
         await writeAudit(tx, ctx, {
           action,
           resourceType: 'agentTrigger',
@@ -188,7 +198,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
     },
 
     async update(ctx: RequestContext, agentId: string, triggerId: string, body: UpdateBodyT): Promise<TriggerDto> {
-      return db.transaction().execute(async (tx) => {
+      return withTransaction(db, async (tx) => {
         const existing = await findActive(tx, ctx, agentId, triggerId);
         const cron = existing.source === 'cron';
         if (!cron && (body.cronSchedule !== undefined || body.input !== undefined)) {
@@ -208,6 +218,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
           cronSchedule: body.cronSchedule ?? existing.cronSchedule,
           input: body.input !== undefined ? body.input : existing.input,
           createAlert: body.createAlert !== undefined ? body.createAlert : existing.createAlert,
+          routeAlerts: body.routeAlerts ?? existing.routeAlerts,
           alertMapping: body.alertMapping !== undefined ? body.alertMapping : existing.alertMapping,
           inputMapping: body.inputMapping !== undefined ? body.inputMapping : existing.inputMapping,
           deliveryIdPointer: body.deliveryIdPointer !== undefined ? body.deliveryIdPointer : existing.deliveryIdPointer,
@@ -216,6 +227,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
           updatedAt: now,
         };
         await updateTriggerRow(tx, row);
+        await invalidate(tx, row.id);
         await writeAudit(tx, ctx, {
           action: 'trigger.update',
           resourceType: 'agentTrigger',
@@ -231,13 +243,14 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
     },
 
     async setEnabled(ctx: RequestContext, agentId: string, triggerId: string, enabled: boolean): Promise<TriggerDto> {
-      return db.transaction().execute(async (tx) => {
+      return withTransaction(db, async (tx) => {
         const existing = await findActive(tx, ctx, agentId, triggerId);
         const now = new Date();
         // Re-enabling a schedule starts from now: no catch-up of the time it was off.
         const nextRunAt = existing.source === 'cron' && enabled && !existing.enabled ? nextCronRun(existing.cronSchedule!, now) : existing.nextRunAt;
         const row: TriggerRow = { ...existing, enabled, nextRunAt, updatedBy: ctx.actor.userId, updatedAt: now };
         await updateTriggerRow(tx, row);
+        await invalidate(tx, row.id);
         await writeAudit(tx, ctx, { action: 'trigger.status', resourceType: 'agentTrigger', resourceId: triggerId, metadata: { agentId, enabled } });
         return toDto(row);
       });
@@ -245,19 +258,21 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
 
     /** A new trigger secret for an active webhook trigger; the old one stops working at once. */
     async rotateSecret(ctx: RequestContext, agentId: string, triggerId: string): Promise<{ secret: string; webhookUrl: string }> {
-      return db.transaction().execute(async (tx) => {
+      return withTransaction(db, async (tx) => {
         const existing = await findActive(tx, ctx, agentId, triggerId);
         if (existing.source === 'cron') throw ValidationError.single('triggerId', 'is a cron trigger: it has no secret', 'not_applicable', 'params');
         const secret = newTriggerSecret();
         await setTriggerSecret(tx, existing.organizationId, existing.id, secrets.encrypt(secret), new Date(), ctx.actor.userId);
+        await invalidate(tx, existing.id);
         await writeAudit(tx, ctx, { action: 'trigger.rotateSecret', resourceType: 'agentTrigger', resourceId: triggerId, metadata: { agentId, source: existing.source } });
         return { secret, webhookUrl: webhookUrl(existing.source, existing.id) };
       });
     },
 
     async remove(ctx: RequestContext, agentId: string, triggerId: string): Promise<{ success: boolean }> {
-      await db.transaction().execute(async (tx) => {
+      await withTransaction(db, async (tx) => {
         if (!(await deleteTriggerRow(tx, ctx.actor.organizationId, agentId, triggerId))) throw new NotFoundError('Trigger');
+        await invalidate(tx, triggerId);
         await writeAudit(tx, ctx, { action: 'trigger.delete', resourceType: 'agentTrigger', resourceId: triggerId, metadata: { agentId } });
       });
       return { success: true };

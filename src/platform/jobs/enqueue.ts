@@ -19,15 +19,28 @@ export async function enqueue<P>(
   payload: P,
   opts: EnqueueOptions = {},
 ): Promise<string> {
+  const { rows } = await sql<{ id: string }>`SELECT id::text AS id FROM ${addJobs(job, payload, opts)}`.execute(db);
+  return rows[0]?.id ?? '';
+}
+
+/**
+ * graphile-worker's `add_jobs` for one job, as a FROM item yielding the job row (none when a job
+ * with this key is running: graphile-worker then leaves it be, as `add_job` does), so that a
+ * statement can write a row and enqueue its job in one round trip (`WITH r AS (INSERT … RETURNING
+ * id) SELECT j.id FROM r, <addJobs> j`): on a hot path each round trip costs more CPU than the
+ * statement it carries. `add_jobs` directly, not `add_job` (which wraps it in a second PL/pgSQL
+ * call: ~30% of the enqueue's time in PostgreSQL, measured with pg_stat_statements).
+ */
+export function addJobs<P>(job: JobType<P>, payload: P, opts: EnqueueOptions = {}) {
   const checked = job.payload.parse(payload);
-  const { rows } = await sql<{ id: string }>`
-    SELECT (graphile_worker.add_job(
-      identifier => ${job.name},
-      payload => ${JSON.stringify(checked)}::json,
-      max_attempts => ${job.maxAttempts ?? 5},
-      job_key => ${opts.jobKey ?? null},
-      run_at => ${opts.runAt ?? null},
-      priority => ${opts.priority ?? job.priority ?? null}
-    )).id::text AS id`.execute(db);
-  return rows[0]!.id;
+  return sql<unknown>`graphile_worker.add_jobs(ARRAY[ROW(
+      ${job.name},
+      ${JSON.stringify(checked)}::json,
+      NULL,
+      ${opts.runAt ?? null}::timestamptz,
+      ${job.maxAttempts ?? 5}::smallint,
+      ${opts.jobKey ?? null}::text,
+      ${opts.priority ?? job.priority ?? null}::smallint,
+      NULL
+    )::graphile_worker.job_spec])`;
 }

@@ -48,6 +48,10 @@ export interface paths {
                             runs: {
                                 /** Format: uuid */
                                 agentId: string;
+                                /** @description That alert's display id (`RMP-42`) */
+                                alertDisplayId: string | null;
+                                /** @description The alert this run triages (routed, assigned, hunt, or created by the trigger delivery that started it); null otherwise */
+                                alertId: string | null;
                                 attemptCount: number;
                                 finishedAt: string | null;
                                 /** Format: uuid */
@@ -2487,7 +2491,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Which route would win for a sample alert, and why (nothing is created) */
+        /** What would happen to a sample alert from an origin (a trigger's own agent, the hunt agent, or the routes), and why (nothing is created) */
         post: {
             parameters: {
                 query?: never;
@@ -2500,6 +2504,11 @@ export interface paths {
                     "application/json": {
                         /** Format: uuid */
                         codeDetectionId?: string;
+                        /**
+                         * @description Where the alert comes from (default: `trigger` when `triggerId` is given or `source` is a trigger type, `detection` with a `codeDetectionId`, else `source` when it is a category, else `user`). Routes apply to alerts of detections, agents and the API, and to a trigger's alerts only when the trigger has `routeAlerts`; hunt alerts go to the hunt response agent
+                         * @enum {string}
+                         */
+                        createdBy?: "trigger" | "detection" | "agent" | "user" | "hunt";
                         defaultResponseAgentId?: string | null;
                         logTable?: {
                             source: string;
@@ -2543,6 +2552,11 @@ export interface paths {
                          * @default user
                          */
                         source?: string;
+                        /**
+                         * Format: uuid
+                         * @description The trigger the alert would come from: answers what its intake really does (its own agent, or the routes when it has `routeAlerts`)
+                         */
+                        triggerId?: string;
                     };
                 };
             };
@@ -2554,8 +2568,11 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @enum {string} */
-                            outcome: "route" | "default" | "unassigned";
+                            /**
+                             * @description `trigger`: assigned to the trigger's own agent (responseAgentId null when no triggerId was given); `hunt`: the hunt response agent
+                             * @enum {string}
+                             */
+                            outcome: "route" | "default" | "unassigned" | "trigger" | "hunt";
                             reason: string;
                             responseAgentId: string | null;
                             responseAgentName: string | null;
@@ -14154,6 +14171,10 @@ export interface components {
         AgentRunDetail: {
             /** Format: uuid */
             agentId: string;
+            /** @description That alert's display id (`RMP-42`) */
+            alertDisplayId: string | null;
+            /** @description The alert this run triages (routed, assigned, hunt, or created by the trigger delivery that started it); null otherwise */
+            alertId: string | null;
             attemptCount: number;
             /** @description The run's output sent to the agent's output destinations, one delivery per destination (attempts and redelivery: GET /api/output-destinations/{id}/deliveries); empty until the run is done */
             deliveries: {
@@ -14232,6 +14253,10 @@ export interface components {
         AgentRunDetailInput: {
             /** Format: uuid */
             agentId: string;
+            /** @description That alert's display id (`RMP-42`) */
+            alertDisplayId: string | null;
+            /** @description The alert this run triages (routed, assigned, hunt, or created by the trigger delivery that started it); null otherwise */
+            alertId: string | null;
             attemptCount: number;
             /** @description The run's output sent to the agent's output destinations, one delivery per destination (attempts and redelivery: GET /api/output-destinations/{id}/deliveries); empty until the run is done */
             deliveries: {
@@ -14433,6 +14458,8 @@ export interface components {
             name: string;
             /** @description cron triggers: the next scheduled run (UTC) */
             nextRunAt: string | null;
+            /** @description Whether its alerts go through the triage routes instead of to this agent */
+            routeAlerts: boolean;
             /** @enum {string} */
             source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "cron";
             updatedAt: string;
@@ -14471,6 +14498,8 @@ export interface components {
             name: string;
             /** @description cron triggers: the next scheduled run (UTC) */
             nextRunAt: string | null;
+            /** @description Whether its alerts go through the triage routes instead of to this agent */
+            routeAlerts: boolean;
             /** @enum {string} */
             source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "cron";
             updatedAt: string;
@@ -16852,10 +16881,10 @@ export interface components {
             updatedAt: string;
         };
         TriggerInvocation: {
-            /** @description Id of the queued agent run */
+            /** @description Id of the queued agent run (with `routeAlerts`: the triage run the routes started) */
             executionId: string;
         } | {
-            /** @description Repeated delivery: the run the first delivery started. Duplicate alert signal: the triage run of the open alert it was counted on */
+            /** @description Repeated delivery: the run the first delivery really started (absent when it started none). Duplicate alert signal: the triage run of the open alert it was counted on */
             executionId?: string;
             message: string;
             /** @constant */
@@ -16865,10 +16894,10 @@ export interface components {
             challenge: string;
         };
         TriggerInvocationInput: {
-            /** @description Id of the queued agent run */
+            /** @description Id of the queued agent run (with `routeAlerts`: the triage run the routes started) */
             executionId: string;
         } | {
-            /** @description Repeated delivery: the run the first delivery started. Duplicate alert signal: the triage run of the open alert it was counted on */
+            /** @description Repeated delivery: the run the first delivery really started (absent when it started none). Duplicate alert signal: the triage run of the open alert it was counted on */
             executionId?: string;
             message: string;
             /** @constant */
@@ -16909,6 +16938,8 @@ export interface components {
                 [key: string]: string;
             } | null;
             name?: string;
+            /** @description Off (default): the trigger's alerts are assigned to its own agent and its run triages them. On: each alert goes through the triage routes like any other (POST /api/alert-triage-routes/simulate with this triggerId shows where), and the trigger's own run is not started */
+            routeAlerts?: boolean;
             /** @description The signing secret the sender generated (Slack app Signing Secret, Linear webhook signing secret, Bugcrowd webhook secret, HackerOne webhook secret when you let it generate one). Write-only; signatures are checked with it instead of the trigger secret. On update: omit to keep, null to clear. */
             signingSecret?: string | null;
             /** @enum {string} */
@@ -16919,12 +16950,16 @@ export interface components {
              */
             triggerId: string;
         } | {
+            /** @description Each firing also creates an alert (default off; dedupe key per trigger and minute), triaged by the run */
+            createAlert?: boolean;
             cronSchedule: string;
             /** @description Default true */
             enabled?: boolean;
             /** @description Any JSON value: the agent input of each scheduled run (default `{trigger: "cron", scheduledAt}`) */
             input?: unknown;
             name?: string;
+            /** @description Off (default): the trigger's alerts are assigned to its own agent and its run triages them. On: each alert goes through the triage routes like any other (POST /api/alert-triage-routes/simulate with this triggerId shows where), and the trigger's own run is not started */
+            routeAlerts?: boolean;
             /** @constant */
             source: "cron";
         };
@@ -16948,6 +16983,8 @@ export interface components {
                 [key: string]: string;
             } | null;
             name?: string;
+            /** @description Off (default): the trigger's alerts are assigned to its own agent and its run triages them. On: each alert goes through the triage routes like any other (POST /api/alert-triage-routes/simulate with this triggerId shows where), and the trigger's own run is not started */
+            routeAlerts?: boolean;
             /** @description The signing secret the sender generated (Slack app Signing Secret, Linear webhook signing secret, Bugcrowd webhook secret, HackerOne webhook secret when you let it generate one). Write-only; signatures are checked with it instead of the trigger secret. On update: omit to keep, null to clear. */
             signingSecret?: string | null;
             /** @enum {string} */
@@ -16958,12 +16995,16 @@ export interface components {
              */
             triggerId: string;
         } | {
+            /** @description Each firing also creates an alert (default off; dedupe key per trigger and minute), triaged by the run */
+            createAlert?: boolean;
             cronSchedule: string;
             /** @description Default true */
             enabled?: boolean;
             /** @description Any JSON value: the agent input of each scheduled run (default `{trigger: "cron", scheduledAt}`) */
             input?: unknown;
             name?: string;
+            /** @description Off (default): the trigger's alerts are assigned to its own agent and its run triages them. On: each alert goes through the triage routes like any other (POST /api/alert-triage-routes/simulate with this triggerId shows where), and the trigger's own run is not started */
+            routeAlerts?: boolean;
             /** @constant */
             source: "cron";
         };
@@ -16989,6 +17030,8 @@ export interface components {
                 [key: string]: string;
             } | null;
             name?: string;
+            /** @description Off (default): the trigger's alerts are assigned to its own agent and its run triages them. On: each alert goes through the triage routes like any other (POST /api/alert-triage-routes/simulate with this triggerId shows where), and the trigger's own run is not started */
+            routeAlerts?: boolean;
             /** @description The signing secret the sender generated (Slack app Signing Secret, Linear webhook signing secret, Bugcrowd webhook secret, HackerOne webhook secret when you let it generate one). Write-only; signatures are checked with it instead of the trigger secret. On update: omit to keep, null to clear. */
             signingSecret?: string | null;
         };
@@ -17014,6 +17057,8 @@ export interface components {
                 [key: string]: string;
             } | null;
             name?: string;
+            /** @description Off (default): the trigger's alerts are assigned to its own agent and its run triages them. On: each alert goes through the triage routes like any other (POST /api/alert-triage-routes/simulate with this triggerId shows where), and the trigger's own run is not started */
+            routeAlerts?: boolean;
             /** @description The signing secret the sender generated (Slack app Signing Secret, Linear webhook signing secret, Bugcrowd webhook secret, HackerOne webhook secret when you let it generate one). Write-only; signatures are checked with it instead of the trigger secret. On update: omit to keep, null to clear. */
             signingSecret?: string | null;
         };

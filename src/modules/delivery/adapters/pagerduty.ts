@@ -25,7 +25,7 @@ export function renderPagerDuty(target: Target, m: Message, clientUrl: string | 
   if (m.alert?.closed) {
     return { url, headers, body: JSON.stringify({ routing_key: target.token ?? '', event_action: 'resolve', dedup_key }) };
   }
-  const custom_details: Record<string, string> = { event_type: m.eventType, event_id: m.eventId, details: truncate(m.body, 8_000) };
+  const custom_details: Record<string, string> = { event_type: m.eventType, event_id: m.eventId, ...(m.body ? { details: truncate(m.body, 8_000) } : {}) };
   for (const f of m.fields) custom_details[f.name.toLowerCase()] = f.value;
   const body = {
     routing_key: target.token ?? '',

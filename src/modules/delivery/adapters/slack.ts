@@ -23,13 +23,15 @@ export function toMrkdwn(md: string): string {
 }
 
 export function renderSlack(target: Target, m: Message, channel: string): Rendered {
-  const blocks: unknown[] = [
-    { type: 'header', text: { type: 'plain_text', text: truncate(m.title, 150), emoji: true } },
-    { type: 'section', text: { type: 'mrkdwn', text: truncate(toMrkdwn(m.body), 3000) } },
-  ];
-  if (m.fields.length) blocks.push({ type: 'section', fields: m.fields.slice(0, 10).map((f) => ({ type: 'mrkdwn', text: truncate(`*${f.name}*\n${f.value}`, 2000) })) });
+  const blocks: unknown[] = [{ type: 'header', text: { type: 'plain_text', text: truncate(m.title, 150), emoji: true } }];
+  // Slack refuses an empty section: a message whose fields say it all (structured output) has none.
+  if (m.body) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(toMrkdwn(m.body), 3000) } });
+  // Slack takes 10 fields per section: more (a long structured output) go in further sections, up to 40 fields.
+  for (let i = 0; i < Math.min(m.fields.length, 40); i += 10) {
+    blocks.push({ type: 'section', fields: m.fields.slice(i, i + 10).map((f) => ({ type: 'mrkdwn', text: truncate(`*${f.name}*\n${f.value}`, 2000) })) });
+  }
   if (m.links.length) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(m.links.map((l) => `<${l.url}|${l.text}>`).join(' · '), 3000) }] });
-  const text = truncate(`${m.title}\n${m.body}`, 4000);
+  const text = truncate(m.body ? `${m.title}\n${m.body}` : m.title, 4000);
   return {
     url: `${apiBase(target.config, SLACK_API)}/chat.postMessage`,
     headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${target.token ?? ''}` },

@@ -18,7 +18,7 @@ export function renderTeams(target: Target, m: Message): Rendered {
     version: '1.4',
     body: [
       { type: 'TextBlock', size: 'Large', weight: 'Bolder', wrap: true, text: truncate(m.title, 200), ...(m.severity ? { color: SEVERITY_COLOR[m.severity] } : {}) },
-      { type: 'TextBlock', wrap: true, text: truncateBytes(m.body, MAX_BODY_BYTES) },
+      ...(m.body ? [{ type: 'TextBlock', wrap: true, text: truncateBytes(m.body, MAX_BODY_BYTES) }] : []),
       ...(facts.length ? [{ type: 'FactSet', facts }] : []),
     ],
     ...(m.links.length ? { actions: m.links.slice(0, 5).map((l) => ({ type: 'Action.OpenUrl', title: l.text, url: l.url })) } : {}),

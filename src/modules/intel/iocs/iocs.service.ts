@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { uuidv7 } from 'uuidv7';
 import type { Database } from '../../../platform/db/database.js';
 import type { RequestContext } from '../../../platform/context.js';
 import { writeAudit } from '../../../platform/audit.js';
@@ -9,6 +8,7 @@ import { refang } from '../pipeline/extract/extract.fns.js';
 import { isDefangedValue } from './indicator-types.fns.js';
 import { IOC_STATUSES, type IocListQueryT } from './iocs.schemas.js';
 import { containsPattern } from '../../../platform/db/like.js';
+import { applyIndicatorCheck } from './checks.store.js';
 
 type IocStatus = (typeof IOC_STATUSES)[number];
 
@@ -231,43 +231,14 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
       };
     },
 
-    /**
-     * Records a check of the indicator's value (organization, type, normalized value): the check
-     * is stored once, against the value, and the value's status, the outcome of its most recent
-     * check by checkedAt, is written to every mention of it (migration 0022; later mentions take
-     * it on insert). The value's row is locked: concurrent checks of one value apply in turn.
-     */
+    /** Records a check of the indicator's value (checks.store.ts says how a value's status follows its checks). */
     async recordCheck(ctx: RequestContext, id: string, input: { outcome: 'found' | 'clean' | 'unknown'; evidence?: string | undefined; checkedAt?: string | undefined }) {
       const orgId = ctx.actor.organizationId;
       return db.transaction().execute(async (tx) => {
         const ioc = await tx.selectFrom('intelIndicators').select(['type', 'normalizedValue']).where('organizationId', '=', orgId).where('id', '=', id).executeTakeFirst();
         if (!ioc) throw new NotFoundError('Indicator');
         const checkedAt = input.checkedAt ? new Date(input.checkedAt) : new Date();
-        const sameValue = { organizationId: orgId, type: ioc.type, normalizedValue: ioc.normalizedValue };
-        const created = await tx
-          .insertInto('intelIndicatorValues')
-          .values({ id: uuidv7(), ...sameValue, status: input.outcome, lastCheckedAt: checkedAt })
-          .onConflict((oc) => oc.columns(['organizationId', 'type', 'normalizedValue']).doNothing())
-          .returning('id')
-          .executeTakeFirst();
-        let valueId = created?.id;
-        let newest = true;
-        if (!valueId) {
-          const value = await tx.selectFrom('intelIndicatorValues').select(['id', 'lastCheckedAt']).where('organizationId', '=', orgId).where('type', '=', ioc.type).where('normalizedValue', '=', ioc.normalizedValue).forUpdate().executeTakeFirstOrThrow();
-          valueId = value.id;
-          // A late report of an older check does not override a newer one.
-          newest = value.lastCheckedAt.getTime() <= checkedAt.getTime();
-          if (newest) await tx.updateTable('intelIndicatorValues').set({ status: input.outcome, lastCheckedAt: checkedAt }).where('id', '=', valueId).execute();
-        }
-        const checkId = uuidv7();
-        await tx
-          .insertInto('intelIndicatorChecks')
-          .values({ id: checkId, organizationId: orgId, valueId, indicatorId: id, outcome: input.outcome, evidence: input.evidence ?? null, checkedAt, createdBy: ctx.actor.userId, createdAt: new Date() })
-          .execute();
-        if (newest) {
-          await tx.updateTable('intelIndicators').set({ status: input.outcome, lastCheckedAt: checkedAt })
-            .where('organizationId', '=', orgId).where('type', '=', ioc.type).where('normalizedValue', '=', ioc.normalizedValue).execute();
-        }
+        const checkId = await applyIndicatorCheck(tx, orgId, { id, ...ioc }, { outcome: input.outcome, evidence: input.evidence ?? null, checkedAt, createdBy: ctx.actor.userId });
         await writeAudit(tx, ctx, { action: 'ioc.check', resourceType: 'indicator', resourceId: id, metadata: { outcome: input.outcome } });
         const row = await tx.selectFrom('intelIndicators').select(ROW_COLUMNS).where('id', '=', id).executeTakeFirstOrThrow();
         return { id: checkId, indicatorId: id, outcome: input.outcome, evidence: input.evidence ?? null, checkedAt: iso(checkedAt), ioc: toRow(row) };

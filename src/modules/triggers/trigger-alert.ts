@@ -1,0 +1,81 @@
+import type { Queryable } from '../../platform/db/database.js';
+import { enqueueRun, type TriggerContextT } from '../runs/index.js';
+import { createAlert, type AlertDeps, type AlertFields } from '../alerts/index.js';
+import type { IntakeResponseT } from './triggers.schemas.js';
+
+export interface FiringTrigger {
+  id: string;
+  organizationId: string;
+  agentId: string;
+  source: string;
+  name: string;
+  routeAlerts: boolean;
+}
+
+export interface Firing {
+  /** The id the trigger's own run gets if it is started (chosen first: a delivery id is claimed with it). */
+  runId: string;
+  mode: 'trigger' | 'cron';
+  /** The signal as received: the alert's payload. */
+  payload: unknown;
+  input: unknown;
+  triggerContext: TriggerContextT | null;
+  caller: { userId: string | null; apiKeyId: string | null };
+  /** The alert the firing creates, or null when the trigger creates none. */
+  alert: AlertFields | null;
+}
+
+/**
+ * One firing of a trigger (a webhook delivery, a cron time) inside the caller's transaction: its
+ * alert if it creates one, and the run that triages it. A trigger's alert is assigned to the
+ * trigger's agent and its run is the triage run (the run is told the alert); with `routeAlerts`
+ * the alert is routed like any other and the trigger's own run is not started. A signal counted
+ * on an open alert starts nothing. `runId` is the run that really exists for this firing, or null.
+ */
+export async function fireTrigger(tx: Queryable, deps: AlertDeps, trigger: FiringTrigger, f: Firing): Promise<{ runId: string | null; answer: IntakeResponseT }> {
+  const name = trigger.name || `${trigger.source} trigger`;
+  let alert: { id: string; displayId: string } | null = null;
+  if (f.alert) {
+    const routed = trigger.routeAlerts;
+    const result = await createAlert(
+      tx,
+      {
+        organizationId: trigger.organizationId,
+        ...f.alert,
+        source: { category: 'trigger', name, triggerType: trigger.source },
+        createdBy: 'trigger',
+        createdByUserId: f.caller.userId,
+        payload: f.payload ?? null,
+        originAgentId: trigger.agentId,
+        originTriggerId: trigger.id,
+        originRunId: routed ? null : f.runId,
+        triage: routed ? { kind: 'route', actorUserId: f.caller.userId } : { kind: 'trigger', agentId: trigger.agentId, runId: f.runId, triggerName: trigger.name || trigger.source },
+      },
+      deps,
+    );
+    const existing = result.alert.triageRunId;
+    if (!result.created) {
+      const message = `Duplicate of ${result.alert.displayId} (dedupe key ${f.alert.dedupeKey}): counted on that alert, no new run`;
+      return { runId: existing, answer: { skipped: true, message, ...(existing ? { executionId: existing } : {}) } };
+    }
+    if (routed) {
+      if (existing) return { runId: existing, answer: { executionId: existing } };
+      return { runId: null, answer: { skipped: true, message: `${result.alert.displayId} created and routed: ${result.alert.routing?.reason ?? 'left unassigned'}` } };
+    }
+    alert = { id: result.alert.id, displayId: result.alert.displayId };
+  }
+  await enqueueRun(tx, {
+    id: f.runId,
+    organizationId: trigger.organizationId,
+    agentId: trigger.agentId,
+    mode: f.mode,
+    input: f.input,
+    actorUserId: f.caller.userId,
+    actorApiKeyId: f.caller.apiKeyId,
+    triggerId: trigger.id,
+    triggerSource: trigger.source,
+    triggerContext: f.triggerContext,
+    alert,
+  });
+  return { runId: f.runId, answer: { executionId: f.runId } };
+}
