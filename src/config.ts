@@ -49,6 +49,8 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   baseUrl: string;
+  /** RAMPART_BASE_URL was set (else baseUrl is derived from HOST and PORT of this process). */
+  baseUrlConfigured: boolean;
   secretKey: string | undefined;
   bootstrapApiKey: string | undefined;
   allowPrivateNetworks: boolean;
@@ -86,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.RAMPART_DATA_DIR),
     baseUrl: (e.RAMPART_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? '127.0.0.1' : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
+    baseUrlConfigured: e.RAMPART_BASE_URL !== undefined,
     secretKey: e.RAMPART_SECRET_KEY,
     bootstrapApiKey: e.RAMPART_BOOTSTRAP_API_KEY,
     allowPrivateNetworks: e.RAMPART_ALLOW_PRIVATE_NETWORKS,
