@@ -129,7 +129,7 @@ describe('rampart start', () => {
     const unknown = rampart(['admin', 'login-link', '--email', 'nobody@localhost']);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('no active user with the email nobody@localhost');
-  });
+  }, 90_000);
 
   it('explains usage errors with exit code 2', () => {
     const res = rampart(['admin', 'org', 'create', '--name', 'X']);

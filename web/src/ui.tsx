@@ -136,3 +136,9 @@ export function Tabs({ items }: { items: Array<[string, string]> }) {
 export function Json({ value }: { value: unknown }) {
   return <pre className="json">{JSON.stringify(value, null, 2)}</pre>;
 }
+
+/**
+ * A run id readable at a glance: the last 8 characters of the UUIDv7 (its random part; the first
+ * 8 are a timestamp that two runs of the same minute share), the whole id on hover and to copy.
+ */
+export const shortRunId = (id: string) => `…${id.slice(-8)}`;

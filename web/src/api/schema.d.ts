@@ -16625,6 +16625,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -16660,6 +16662,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -17030,6 +17034,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -17066,6 +17072,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -17132,6 +17140,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -17172,6 +17182,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -17221,6 +17233,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -17250,6 +17264,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -17286,6 +17302,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -17322,6 +17340,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -17584,6 +17604,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -17620,6 +17642,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Paths } from '../api';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
-import { Badge, CopyButton, ErrorText, Loadable, Page, Select, Time, DataTable } from '../ui';
+import { Badge, CopyButton, ErrorText, Loadable, Page, Select, Time, DataTable, shortRunId } from '../ui';
 import { ToolPicker } from './tool-picker';
 
 type Agent = Paths['/api/agents/{agentId}']['get']['responses'][200]['content']['application/json'];
@@ -156,13 +156,14 @@ function Runs({ agentId }: { agentId: string }) {
       <h2 id="runs">Runs</h2>
       <Loadable query={runs} isEmpty={(d) => d.runs.length === 0} empty="No runs yet.">
         {(d) => (
-          <DataTable head={<><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Mode</th><th scope="col">Steps</th><th scope="col">Queued</th></>}>
+          <DataTable head={<><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Mode</th><th scope="col">Steps</th><th scope="col">Tokens</th><th scope="col">Queued</th></>}>
             {d.runs.map((r) => (
               <tr key={r.id}>
-                <td><Link to={`/agents/${agentId}/runs/${r.id}`} className="mono">{r.id.slice(0, 8)}</Link></td>
+                <td className="nowrap"><Link to={`/agents/${agentId}/runs/${r.id}`} className="mono" title={r.id} aria-label={`Run ${r.id}`}>{shortRunId(r.id)}</Link> <CopyButton value={r.id} label={`run id ${r.id}`} /></td>
                 <td><Badge value={r.status} /></td>
                 <td>{r.mode}</td>
                 <td>{r.stepCount}</td>
+                <td>{r.usage.totalTokens}</td>
                 <td><Time at={r.queuedAt} /></td>
               </tr>
             ))}
