@@ -14677,6 +14677,8 @@ export interface components {
         };
         AlertTimelineEntry: {
             actorAgentId: string | null;
+            /** @description Extension, on reads of the timeline: the person's name (else email) or the agent's name; null when deleted */
+            actorName?: string | null;
             /** @enum {string} */
             actorType: "human" | "agent" | "system";
             actorUserId: string | null;
@@ -14693,6 +14695,8 @@ export interface components {
         };
         AlertTimelineEntryInput: {
             actorAgentId: string | null;
+            /** @description Extension, on reads of the timeline: the person's name (else email) or the agent's name; null when deleted */
+            actorName?: string | null;
             /** @enum {string} */
             actorType: "human" | "agent" | "system";
             actorUserId: string | null;
