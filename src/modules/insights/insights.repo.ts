@@ -142,7 +142,10 @@ export function runsPerDay(db: Queryable, s: Scope) {
 
 export function deliveriesPerDestination(db: Queryable, s: Scope) {
   return rows(db, sql<{ destinationId: string; destinationName: string; deliveries: number; succeeded: number; failed: number }>`
-    SELECT destination_id, max(destination_name) AS destination_name, count(*)::int AS deliveries,
+    SELECT destination_id,
+      -- The current name; a deleted destination's deliveries keep the name they were queued under.
+      coalesce((SELECT o.name FROM output_destinations o WHERE o.id = destination_id), max(destination_name)) AS destination_name,
+      count(*)::int AS deliveries,
       count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded,
       count(*) FILTER (WHERE status = 'failed')::int AS failed
     FROM destination_deliveries WHERE organization_id = ${s.organizationId} AND created_at >= ${s.from}

@@ -4998,6 +4998,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit-logs/facets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the audit log can be filtered by: its actions, resource types and acting users
+         * @description Extension, for filter pickers: the distinct `action` and `resourceType` values of the organization's log, and the users who appear in it as actors.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            actions: string[];
+                            actors: {
+                                name: string;
+                                /** Format: uuid */
+                                userId: string;
+                            }[];
+                            resourceTypes: string[];
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/code-detections": {
         parameters: {
             query?: never;
@@ -14851,6 +14952,8 @@ export interface components {
             /** @description e.g. `destination.create`, `apiKey.revoke` */
             action: string;
             actorApiKeyId: string | null;
+            /** @description Extension: the acting user's name (else email); null for the system or a deleted user */
+            actorName: string | null;
             /**
              * @description `system` is the operator (CLI, bootstrap)
              * @enum {string}
@@ -14868,12 +14971,16 @@ export interface components {
             organizationId: string;
             requestId: string | null;
             resourceId: string | null;
+            /** @description Extension: the resource's name as recorded in `metadata.name`, else its current name (an alert: display id and title); null when unknown */
+            resourceName: string | null;
             resourceType: string;
         };
         AuditLogInput: {
             /** @description e.g. `destination.create`, `apiKey.revoke` */
             action: string;
             actorApiKeyId: string | null;
+            /** @description Extension: the acting user's name (else email); null for the system or a deleted user */
+            actorName: string | null;
             /**
              * @description `system` is the operator (CLI, bootstrap)
              * @enum {string}
@@ -14891,6 +14998,8 @@ export interface components {
             organizationId: string;
             requestId: string | null;
             resourceId: string | null;
+            /** @description Extension: the resource's name as recorded in `metadata.name`, else its current name (an alert: display id and title); null when unknown */
+            resourceName: string | null;
             resourceType: string;
         };
         AvailableTools: {

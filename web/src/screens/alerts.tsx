@@ -4,7 +4,7 @@ import { api, unwrap, type Query } from '../api';
 import { Link, navigate, useSearch } from '../router';
 import { useSession } from '../session';
 import { Badge, ErrorText, Loadable, Page, Pager, SearchBox, Select, Time, pageOf } from '../ui';
-import { useAgents } from './shared';
+import { ALERT_SOURCES, useAgents } from './shared';
 
 export const ALERT_STATUSES = ['open', 'in_progress', 'escalated', 'closed_true_positive', 'closed_false_positive', 'closed_benign'] as const;
 export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
@@ -77,7 +77,7 @@ export default function Alerts() {
       <div className="filters">
         <Select label="Status" value={search.get('status') ?? ''} any="Not closed" options={STATUS_CHOICES} onChange={(v) => set({ status: v })} />
         <Select label="Severity" value={search.get('severity') ?? ''} options={[...SEVERITIES]} onChange={(v) => set({ severity: v })} />
-        <Select label="Source" value={search.get('source') ?? ''} options={['webhook', 'jira', 'slack', 'linear', 'detection', 'trigger', 'agent', 'user', 'hunt']} onChange={(v) => set({ source: v })} />
+        <Select label="Source" value={search.get('source') ?? ''} options={[...ALERT_SOURCES]} onChange={(v) => set({ source: v })} />
         <Select label="Assignee" value={search.get('assignee') ?? ''} options={(agents.data ?? []).map((a) => [a.id, a.name] as [string, string])} onChange={(v) => set({ assignee: v })} />
         <SearchBox />
       </div>

@@ -66,7 +66,7 @@ function RunHeader({ run: r, agentName }: { run: Run; agentName: string | undefi
   const started = r.triggerSource ? `${r.mode} · ${r.triggerSource} trigger` : r.mode;
   return (
     <dl className="facts run-head" aria-label="Run">
-      <dt>Status</dt><dd role="status" aria-live="polite"><Badge value={r.status} /> {r.statusMessage && <span className="muted">{r.statusMessage}</span>}</dd>
+      <dt>Status</dt><dd><span role="status" aria-live="polite"><Badge value={r.status} /> {r.statusMessage && <span className="muted">{r.statusMessage}</span>}</span></dd>
       <dt>Agent</dt><dd><Link to={`/agents/${r.agentId}`}>{agentName ?? r.agentId}</Link></dd>
       <dt>Started by</dt><dd>{started}{r.triggerContext?.eventType && <span className="muted"> ({r.triggerContext.eventType})</span>}</dd>
       <dt>Run id</dt><dd><code>{r.id}</code> <CopyButton value={r.id} label="run id" /></dd>
