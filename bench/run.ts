@@ -31,6 +31,7 @@ import { alertsBench } from './alerts.bench.js';
 import { deliveryBench } from './delivery.bench.js';
 import { huntBench } from './hunt.bench.js';
 import { intelOutBench } from './intel-out.bench.js';
+import { insightsBench } from './insights.bench.js';
 import { QUICK, runPendingCleanups, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { describeMachine, formatFigures, formatSummary, machineInfo, type SummaryRow } from './support/report.js';
 
@@ -44,7 +45,7 @@ import { describeMachine, formatFigures, formatSummary, machineInfo, type Summar
  *   2. import it here and append it to BENCHES.
  * Nothing else changes: selection by name, quick mode, the summary and latest.json follow.
  */
-const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, huntBench, intelOutBench];
+const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, huntBench, intelOutBench, insightsBench];
 
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 

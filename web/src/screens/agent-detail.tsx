@@ -217,7 +217,7 @@ function Runs({ agentId }: { agentId: string }) {
           <DataTable head={<><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Mode</th><th scope="col">Steps</th><th scope="col">Tokens</th><th scope="col">Queued</th></>}>
             {d.runs.map((r) => (
               <tr key={r.id}>
-                <td className="nowrap"><Link to={`/agents/${agentId}/runs/${r.id}`} className="mono" title={r.id} aria-label={`Run ${r.id}`}>{shortRunId(r.id)}</Link> <CopyButton value={r.id} label={`run id ${r.id}`} /></td>
+                <td className="nowrap"><Link to={`/agents/${agentId}/runs/${r.id}`} className="mono" title={r.id}>{shortRunId(r.id)}</Link> <CopyButton value={r.id} label={`run id ${r.id}`} /></td>
                 <td><Badge value={r.status} /></td>
                 <td>{r.mode}</td>
                 <td>{r.stepCount}</td>

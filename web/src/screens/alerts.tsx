@@ -121,7 +121,8 @@ export default function Alerts() {
                       <td><Badge value={a.severity} /></td>
                       <td><Badge value={a.status} /></td>
                       <td>{a.source.triggerType ?? a.source.category} <span className="muted">{a.source.name}</span></td>
-                      <td>{a.duplicateCount > 0 ? <span title={`${a.duplicateCount} more signals folded into this alert`}>×{a.duplicateCount}</span> : <span className="muted">—</span>}</td>
+                      {/* duplicateCount counts every signal, the first included: the duplicates are the others. */}
+                      <td>{a.duplicateCount > 1 ? <span title={`${a.duplicateCount} signals folded into this alert`}>×{a.duplicateCount - 1}</span> : <span className="muted">—</span>}</td>
                       <td>{a.assignedAgentName ?? <span className="muted">—</span>}</td>
                       <td><Time at={a.createdAt} /></td>
                     </tr>
