@@ -113,21 +113,24 @@ export function agentQuality(db: Queryable, s: Scope) {
       SELECT DISTINCT ON (alert_id) alert_id, to_status, created_at, id FROM changes
       WHERE actor_type = 'agent' ORDER BY alert_id, created_at DESC, id DESC
     ),
-    per_alert AS (
-      SELECT a.id, a.assigned_agent_id, a.status,
-        EXISTS (SELECT 1 FROM changes c WHERE c.alert_id = a.id AND c.to_status = 'escalated') AS escalated,
-        v.alert_id IS NOT NULL AS has_verdict,
-        EXISTS (SELECT 1 FROM changes c WHERE c.alert_id = v.alert_id AND c.actor_type = 'human' AND (c.created_at, c.id) > (v.created_at, v.id) AND c.to_status IS DISTINCT FROM v.to_status) AS overturned
-      FROM a LEFT JOIN verdict v ON v.alert_id = a.id
+    escalated AS (SELECT DISTINCT alert_id FROM changes WHERE to_status = 'escalated'),
+    -- Joins, not a correlated EXISTS per alert: that rescans the CTE for each of 100,000 alerts.
+    overturned AS (
+      SELECT DISTINCT v.alert_id FROM verdict v
+      JOIN changes c ON c.alert_id = v.alert_id AND c.actor_type = 'human' AND (c.created_at, c.id) > (v.created_at, v.id) AND c.to_status IS DISTINCT FROM v.to_status
     )
-    SELECT p.assigned_agent_id AS agent_id, max(ag.name) AS agent_name, count(*)::int AS alerts,
-      count(*) FILTER (WHERE p.escalated)::int AS escalated,
-      count(*) FILTER (WHERE p.status = 'closed_true_positive')::int AS true_positive,
-      count(*) FILTER (WHERE p.status = 'closed_false_positive')::int AS false_positive,
-      count(*) FILTER (WHERE p.status = 'closed_benign')::int AS benign,
-      count(*) FILTER (WHERE p.has_verdict)::int AS verdicts,
-      count(*) FILTER (WHERE p.overturned)::int AS overturned
-    FROM per_alert p JOIN agents ag ON ag.id = p.assigned_agent_id
+    SELECT a.assigned_agent_id AS agent_id, max(ag.name) AS agent_name, count(*)::int AS alerts,
+      count(e.alert_id)::int AS escalated,
+      count(*) FILTER (WHERE a.status = 'closed_true_positive')::int AS true_positive,
+      count(*) FILTER (WHERE a.status = 'closed_false_positive')::int AS false_positive,
+      count(*) FILTER (WHERE a.status = 'closed_benign')::int AS benign,
+      count(v.alert_id)::int AS verdicts,
+      count(o.alert_id)::int AS overturned
+    FROM a
+    JOIN agents ag ON ag.id = a.assigned_agent_id
+    LEFT JOIN escalated e ON e.alert_id = a.id
+    LEFT JOIN verdict v ON v.alert_id = a.id
+    LEFT JOIN overturned o ON o.alert_id = a.id
     GROUP BY 1 ORDER BY 3 DESC, 2`);
 }
 
