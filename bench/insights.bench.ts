@@ -23,7 +23,7 @@ import { json } from './triggers.bench.js';
 export const TARGETS = { insightsP95Ms: 200 } as const;
 const f = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
 
-async function seed(db: Database, organizationId: string, agentIds: string[], destinationId: string, userId: string, count: number): Promise<void> {
+export async function seedForExplain(db: Database, organizationId: string, agentIds: string[], destinationId: string, userId: string, count: number): Promise<void> {
   const agents = sql.raw(`ARRAY[${agentIds.map((a) => `'${a}'::uuid`).join(', ')}]`);
   // Alerts over 90 days; g % 10 < 6 assigned to one of five agents, acknowledged 1–60 min after creation.
   await sql`
@@ -87,7 +87,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       for (let i = 0; i < 5; i++) agentIds.push((await json(`${server.origin}/api/agents`, { method: 'POST', headers: auth, body: { name: `Bench agent ${i}`, systemPrompt: 'Triage.' } })).id as string);
       const destination = await json(`${server.origin}/api/output-destinations`, { method: 'POST', headers: auth, body: { type: 'webhook', name: 'Bench SIEM', config: { url: 'https://siem.example/hook', authType: 'bearer' }, token: 't' } });
       ctx.log(`seeding ${alertCount} alerts with their timelines, 20,000 runs, 10,000 deliveries`);
-      await seed(database.db, org.organization.id, agentIds, destination.id as string, org.user.id, alertCount);
+      await seedForExplain(database.db, org.organization.id, agentIds, destination.id as string, org.user.id, alertCount);
 
       const rows: string[][] = [];
       let worst = 0;

@@ -342,7 +342,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
 
     await visit(`/hunt/${seeded.threatId}`, 'CVE-2026-1234');
     // Assessment runs read as text: what changed, the exposure story, the deliverable's status; no raw JSON.
-    await page.getByRole('region', { name: 'What changed' }).getByText('relevancy 40 → 75').waitFor();
+    await page.getByRole('region', { name: 'What changed' }).getByText('estate relevancy 40 → 75').waitFor();
     await page.getByText('exposure possibly affected → compromise signal found').waitFor();
     await page.getByText('Exposure story: 203.0.113.7 seen on vpn-gw-1').click();
     await page.getByText('Block 203.0.113.7 at the edge').waitFor();

@@ -13,7 +13,7 @@ const AGES = ['under_1d', '1d_7d', '7d_30d', 'over_30d'] as const;
 const BANDS = ['none', 'low', 'medium', 'high', 'critical'] as const;
 
 const sum = <T>(rows: readonly T[], f: (r: T) => number) => rows.reduce((n, r) => n + f(r), 0);
-const durations = (n: number, p50: number | null, p90: number | null) => ({ count: n, p50Seconds: secondsOf(p50), p90Seconds: secondsOf(p90) });
+const durations = (n: number, p: Array<number | null> | null) => ({ count: n, p50Seconds: secondsOf(p?.[0] ?? null), p90Seconds: secondsOf(p?.[1] ?? null) });
 
 /**
  * The figures of GET /api/insights. The alert sections need `alert.read` (the route's
@@ -24,27 +24,28 @@ export function createInsightsService(deps: { db: Database }) {
   const { db } = deps;
 
   async function alertSection(scope: { organizationId: string; from: Date }, days: string[]): Promise<InsightsDto['alerts']> {
-    const [perDay, perSource, open, dur, quality] = await Promise.all([
+    const [volume, open, dur, quality] = await Promise.all([
       repo.alertsPerDay(db, scope),
-      repo.alertsPerDaySource(db, scope),
       repo.openAlerts(db, scope.organizationId),
       repo.alertDurations(db, scope),
       repo.agentQuality(db, scope),
     ]);
+    const perDay = volume.filter((r) => r.severity !== null);
+    const perSource = volume.filter((r) => r.source !== null) as Array<{ day: string; source: string; n: number }>;
     const sevByDay = byDay(perDay);
     const srcByDay = byDay(perSource);
     const sourceTotals = new Map<string, number>();
     for (const r of perSource) sourceTotals.set(r.source, (sourceTotals.get(r.source) ?? 0) + r.n);
     const overall = dur.find((r) => r.grouping === 1 && r.severity === null);
     const pick = (key: 'ack' | 'res') => ({
-      all: overall ? durations(overall[`${key}N`], overall[`${key}P50`], overall[`${key}P90`]) : durations(0, null, null),
+      all: overall ? durations(overall[`${key}N`], overall[`${key}P`]) : durations(0, null),
       bySeverity: SEVERITIES.map((severity) => {
         const r = dur.find((x) => x.grouping === 1 && x.severity === severity);
-        return { severity, ...(r ? durations(r[`${key}N`], r[`${key}P50`], r[`${key}P90`]) : durations(0, null, null)) };
+        return { severity, ...(r ? durations(r[`${key}N`], r[`${key}P`]) : durations(0, null)) };
       }),
       byAgent: dur
         .filter((x) => x.grouping === 2 && x.agentId !== null && x[`${key}N`] > 0)
-        .map((r) => ({ agentId: r.agentId!, agentName: r.agentName ?? '', ...durations(r[`${key}N`], r[`${key}P50`], r[`${key}P90`]) }))
+        .map((r) => ({ agentId: r.agentId!, agentName: r.agentName ?? '', ...durations(r[`${key}N`], r[`${key}P`]) }))
         .sort((a, b) => b.count - a.count || a.agentName.localeCompare(b.agentName)),
     });
     return {

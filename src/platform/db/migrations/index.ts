@@ -18,6 +18,7 @@ import * as m0021 from './0021_run_trigger_context.js';
 import * as m0022 from './0022_indicator_value_checks.js';
 import * as m0023 from './0023_console_sessions.js';
 import * as m0050 from './0050_console_address.js';
+import * as m0051 from './0051_insights_indexes.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '0022_indicator_value_checks': m0022,
   '0023_console_sessions': m0023,
   '0050_console_address': m0050,
+  '0051_insights_indexes': m0051,
 };
