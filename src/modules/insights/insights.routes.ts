@@ -13,7 +13,7 @@ export function registerInsightsRoutes(root: FastifyInstance, service: ReturnTyp
       tags: ['Insights'],
       summary: 'Alert volume, MTTA/MTTR, agent verdicts, runs, deliveries, intel and hunt figures over a window',
       description:
-        'Extension. Computed from the database on each request over the last 7, 30 or 90 UTC days. Needs `alert.read`; `runs`, `deliveries`, `intel` and `hunt` are null unless the caller has `agent.read`, `destination.read`, `intel.read`, `hunt.read` respectively. An agent\'s verdict is its last status change on an alert; it is overturned when a person later sets another status.',
+        'Extension. Computed from the database on each request over the last 7, 30 or 90 UTC days. Needs `alert.read`; `runs`, `deliveries`, `intel` and `hunt` are null unless the caller has `agent.read`, `destination.read`, `intel.read`, `hunt.read` respectively. An agent\'s verdict is its last status change on an alert; it is overturned when a person changed the status after it and the alert\'s status now differs from it.',
       querystring: InsightsQuery,
       response: withErrors({ 200: Insights }),
     },

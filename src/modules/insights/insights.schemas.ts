@@ -46,7 +46,7 @@ const AlertInsights = z.object({
         escalationRate: z.number().nullable().describe('escalated / alerts, 0..1'),
         dispositions: z.object({ closed_true_positive: count, closed_false_positive: count, closed_benign: count, not_closed: count }).describe('The status of those alerts now'),
         verdicts: count.describe('Alerts whose status the agent set (its last status change on the alert is its verdict)'),
-        overturned: count.describe('Verdicts a person later changed to another status'),
+        overturned: count.describe('Verdicts a person overturned: a person changed the status after the verdict, and the alert\'s status now differs from the verdict'),
         overturnRate: z.number().nullable().describe('overturned / verdicts, 0..1: how often a person disagreed with the agent'),
       }),
     )

@@ -5919,7 +5919,7 @@ export interface paths {
         };
         /**
          * Alert volume, MTTA/MTTR, agent verdicts, runs, deliveries, intel and hunt figures over a window
-         * @description Extension. Computed from the database on each request over the last 7, 30 or 90 UTC days. Needs `alert.read`; `runs`, `deliveries`, `intel` and `hunt` are null unless the caller has `agent.read`, `destination.read`, `intel.read`, `hunt.read` respectively. An agent's verdict is its last status change on an alert; it is overturned when a person later sets another status.
+         * @description Extension. Computed from the database on each request over the last 7, 30 or 90 UTC days. Needs `alert.read`; `runs`, `deliveries`, `intel` and `hunt` are null unless the caller has `agent.read`, `destination.read`, `intel.read`, `hunt.read` respectively. An agent's verdict is its last status change on an alert; it is overturned when a person changed the status after it and the alert's status now differs from it.
          */
         get: {
             parameters: {
@@ -15332,7 +15332,7 @@ export interface components {
                     escalated: number;
                     /** @description escalated / alerts, 0..1 */
                     escalationRate: number | null;
-                    /** @description Verdicts a person later changed to another status */
+                    /** @description Verdicts a person overturned: a person changed the status after the verdict, and the alert's status now differs from the verdict */
                     overturned: number;
                     /** @description overturned / verdicts, 0..1: how often a person disagreed with the agent */
                     overturnRate: number | null;
@@ -15539,7 +15539,7 @@ export interface components {
                     escalated: number;
                     /** @description escalated / alerts, 0..1 */
                     escalationRate: number | null;
-                    /** @description Verdicts a person later changed to another status */
+                    /** @description Verdicts a person overturned: a person changed the status after the verdict, and the alert's status now differs from the verdict */
                     overturned: number;
                     /** @description overturned / verdicts, 0..1: how often a person disagreed with the agent */
                     overturnRate: number | null;

@@ -73,7 +73,7 @@ function Figures({ d }: { d: Insights }) {
 
       <section aria-labelledby="agents-h">
         <h2 id="agents-h">Agents' verdicts</h2>
-        <p className="muted small">Per assigned agent. A verdict is the agent's last status change on an alert; it is <strong>overturned</strong> when a person later set another status — the honest measure of an agent's quality.</p>
+        <p className="muted small">Per assigned agent. A verdict is the agent's last status change on an alert; it is <strong>overturned</strong> when a person changed the status after it and the alert's status now differs from it — the honest measure of an agent's quality.</p>
         {a.agents.length === 0 ? <p className="state empty">No alert was assigned to an agent in the window.</p> : (
           <DataTable head={<><th scope="col">Agent</th><th scope="col">Alerts</th><th scope="col">Escalated</th><th scope="col">True positive</th><th scope="col">False positive</th><th scope="col">Benign</th><th scope="col">Not closed</th><th scope="col">Verdicts</th><th scope="col">Overturned</th><th scope="col">MTTA p50</th><th scope="col">MTTR p50</th></>}>
             {a.agents.map((g) => (
