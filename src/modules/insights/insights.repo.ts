@@ -28,10 +28,9 @@ const STATUS_KINDS = sql`('status_changed', 'escalated', 'closed', 'reopened')`;
  */
 async function rows<T>(db: Database, query: ReturnType<typeof sql<T>>): Promise<T[]> {
   return db.transaction().execute(async (tx) => {
-    await sql`SET LOCAL work_mem = '32MB'`.execute(tx);
-    // The figures are already asked for side by side; a parallel plan on top repeated its hash
-    // builds in every worker (each built the whole per-alert table) on a 2-core machine.
-    await sql`SET LOCAL max_parallel_workers_per_gather = 0`.execute(tx);
+    // No parallel plans either: the figures are already asked for side by side, and a parallel
+    // plan repeated its hash builds in every worker (each built the whole per-alert table).
+    await sql`SELECT set_config('work_mem', '32MB', true), set_config('max_parallel_workers_per_gather', '0', true)`.execute(tx);
     return (await query.execute(tx)).rows;
   });
 }
