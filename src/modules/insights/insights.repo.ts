@@ -14,8 +14,8 @@ type Scope = { organizationId: string; from: Date };
  * day is written as text once per group: to_char on every one of 100,000 rows cost more than
  * the grouping itself.
  */
-const dayNumber = (column: string) => sql`(extract(epoch FROM ${sql.ref(column)})::bigint / 86400)`;
-const DAY_TEXT = sql`to_char(to_timestamp(d * 86400) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
+const dayNumber = (column: string) => sql`floor(extract(epoch FROM ${sql.ref(column)}) / 86400)::int`;
+const DAY_TEXT = sql`to_char(to_timestamp(d * 86400.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
 const CLOSED = sql`('closed_true_positive', 'closed_false_positive', 'closed_benign')`;
 /** Every alert status, in a fixed order (fewer than 10: agentQuality packs an index in one digit). */
 const STATUS_LIST = sql`ARRAY['open', 'in_progress', 'escalated', 'closed_true_positive', 'closed_false_positive', 'closed_benign']`;
@@ -171,11 +171,11 @@ export function intelPerDay(db: Database, s: Scope) {
       WHERE organization_id = ${s.organizationId} AND created_at >= ${s.from} GROUP BY 1, 2
     ),
     indicators AS (
-      SELECT (extract(epoch FROM ind.created_at)::bigint / 86400) AS d, i.source_id, count(*)::int AS n
+      SELECT ${dayNumber('ind.created_at')} AS d, i.source_id, count(*)::int AS n
       FROM intel_indicators ind JOIN intel_items i ON i.id = ind.item_id
       WHERE ind.organization_id = ${s.organizationId} AND ind.created_at >= ${s.from} GROUP BY 1, 2
     )
-    SELECT to_char(to_timestamp(coalesce(items.d, indicators.d) * 86400) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, coalesce(items.source_id, indicators.source_id) AS source_id,
+    SELECT to_char(to_timestamp(coalesce(items.d, indicators.d) * 86400.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, coalesce(items.source_id, indicators.source_id) AS source_id,
       src.name AS source_name, coalesce(items.n, 0) AS items, coalesce(indicators.n, 0) AS indicators
     FROM items FULL JOIN indicators ON indicators.d = items.d AND indicators.source_id = items.source_id
     JOIN intel_sources src ON src.id = coalesce(items.source_id, indicators.source_id)`);
