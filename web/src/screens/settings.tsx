@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Paths, type Query } from '../api';
 import { useSearch } from '../router';
 import { useSession } from '../session';
-import { Badge, CopyButton, ErrorText, Loadable, Page, Pager, SearchBox, Select, Tabs, Time, pageOf, DataTable } from '../ui';
+import { Badge, CopyButton, ErrorText, Loadable, Page, Pager, Select, Tabs, Time, pageOf, DataTable } from '../ui';
 
 const TABS: Array<[string, string]> = [['/settings/users', 'Users'], ['/settings/roles', 'Roles'], ['/settings/api-keys', 'API keys'], ['/settings/audit', 'Audit log']];
 
