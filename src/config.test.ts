@@ -14,8 +14,8 @@ describe('config', () => {
     expect(c.port).toBe(8080);
     expect(c.allowPrivateNetworks).toBe(true);
     expect(c.baseUrl).toBe('https://rampart.example.com');
-    expect(c.baseUrlSet).toBe(true);
-    expect(loadConfig({}).baseUrlSet).toBe(false);
+    expect(c.baseUrlConfigured).toBe(true);
+    expect(loadConfig({}).baseUrlConfigured).toBe(false);
   });
 
   it('reads the dead-worker delay in seconds (60 by default, 3 to 3600)', () => {

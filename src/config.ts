@@ -50,6 +50,11 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   baseUrl: string;
+  /**
+   * RAMPART_BASE_URL was set (else baseUrl is derived from HOST and PORT of this process; several
+   * API processes must share one public address).
+   */
+  baseUrlConfigured: boolean;
   secretKey: string | undefined;
   bootstrapApiKey: string | undefined;
   allowPrivateNetworks: boolean;
@@ -62,8 +67,6 @@ export interface Config {
    * a slow database) is taken for dead while its job still runs, and the job runs twice.
    */
   deadWorkerAfterMs: number;
-  /** Whether RAMPART_BASE_URL was set (several API processes must share one public address). */
-  baseUrlSet: boolean;
   embeddedPgPort: number;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
@@ -95,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.RAMPART_DATA_DIR),
     baseUrl: (e.RAMPART_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? '127.0.0.1' : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
+    baseUrlConfigured: e.RAMPART_BASE_URL !== undefined,
     secretKey: e.RAMPART_SECRET_KEY,
     bootstrapApiKey: e.RAMPART_BOOTSTRAP_API_KEY,
     allowPrivateNetworks: e.RAMPART_ALLOW_PRIVATE_NETWORKS,
@@ -102,7 +106,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     bodyLimitBytes: e.RAMPART_BODY_LIMIT_BYTES,
     workerConcurrency: e.RAMPART_WORKER_CONCURRENCY,
     deadWorkerAfterMs: e.RAMPART_DEAD_WORKER_AFTER_SECONDS * 1000,
-    baseUrlSet: e.RAMPART_BASE_URL !== undefined,
     embeddedPgPort: e.RAMPART_EMBEDDED_PG_PORT,
     metricsToken: e.RAMPART_METRICS_TOKEN,
     trustProxy: e.RAMPART_TRUST_PROXY ?? false,

@@ -13,7 +13,7 @@ import { startScheduler } from './scheduler.js';
 import { bootstrapIfEmpty, createOrganization } from './modules/organizations/index.js';
 import { parseFlags, USAGE, UsageError } from './cli/args.js';
 import { baseUrlWarning, FIRST_ORGANIZATION_HINT } from './cli/setup-hints.js';
-import { createLoginLink, LoginLinkError } from './modules/sessions/index.js';
+import { consoleAddress, createLoginLink, LoginLinkError, recordConsoleAddress } from './modules/sessions/index.js';
 
 type Role = 'start' | 'serve' | 'worker';
 
@@ -42,6 +42,8 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
     // One LISTEN connection for every in-process cache (API keys, destinations).
     stopListening = await runtime.invalidation.listen(runtime.database.pool);
     await app.listen({ port: config.port, host: config.host });
+    // For admin commands run from another shell, without this process's PORT or RAMPART_BASE_URL.
+    await recordConsoleAddress(runtime.database.db, config.baseUrl);
   }
   if (role !== 'serve') {
     workers = await startWorkers({
@@ -124,7 +126,8 @@ async function loginLinkCommand(args: string[], runtimeFor: () => Promise<Runtim
   try {
     const link = await createLoginLink(runtime.database.db, {
       email: values.email!,
-      baseUrl: runtime.config.baseUrl,
+      // The configured address, else the one the running server recorded, else this process's default.
+      baseUrl: runtime.config.baseUrlConfigured ? runtime.config.baseUrl : ((await consoleAddress(runtime.database.db)) ?? runtime.config.baseUrl),
       ...(values.org ? { organizationId: values.org } : {}),
     });
     process.stdout.write(`${link.url}\n`);

@@ -118,6 +118,11 @@ describe('alerts API', () => {
     const timeline = await t.app.inject({ url: `${url}/timeline?limit=200`, headers: admin });
     expect(timeline.json().entries.map((e: { kind: string }) => e.kind)).toEqual(['created', 'not_routed', 'closed', 'reopened', 'severity_changed', 'comment', 'updated']);
     expect(timeline.json().totalCount).toBe(7);
+    // Every entry names who acted: the triager's email (no name set), the admin's name; none for the system's own entries.
+    expect(timeline.json().entries.map((e: { kind: string; actorName: string | null }) => [e.kind, e.actorName])).toEqual([
+      ['created', t.orgA.user.name || t.orgA.user.email], ['not_routed', null], ['closed', `${triager.userId}@example.test`], ['reopened', t.orgA.user.name || t.orgA.user.email],
+      ['severity_changed', t.orgA.user.name || t.orgA.user.email], ['comment', t.orgA.user.name || t.orgA.user.email], ['updated', t.orgA.user.name || t.orgA.user.email],
+    ]);
   });
 
   it('bulk status: changes what it can and lists the rest', async () => {

@@ -15,6 +15,8 @@ interface AuditLog {
   resourceType: string;
   resourceId: string | null;
   requestId: string | null;
+  actorName: string | null;
+  resourceName: string | null;
   metadata: Record<string, unknown>;
   createdAt: string;
 }
@@ -71,6 +73,8 @@ describe('GET /api/audit-logs', () => {
       resourceType: 'apiKey',
       resourceId: expect.stringMatching(UUID),
       requestId: expect.any(String),
+      actorName: `${keyManager.userId}@example.test`,
+      resourceName: 'audited key',
       metadata: { name: 'audited key', prefix: createdKey.slice(4, 12), userId: keyManager.userId },
       createdAt: expect.stringMatching(ISO),
     });
@@ -78,6 +82,12 @@ describe('GET /api/audit-logs', () => {
       ['role.permissions.change', roleId, roleRequestIds[2], { toAdd: ['hunt.read'], toRemove: [] }],
       ['role.update', roleId, roleRequestIds[1], { changed: ['name'] }],
       ['role.create', roleId, roleRequestIds[0], { name: 'Audited', permissions: ['intel.read'] }],
+    ]);
+    // Names instead of ids: the role's current name where the entry recorded none, the name it had where it did.
+    expect(body.auditLogs.slice(1, 4).map((a) => [a.resourceName, a.actorName])).toEqual([
+      ['Audited (renamed)', t.orgA.user.name || t.orgA.user.email],
+      ['Audited (renamed)', t.orgA.user.name || t.orgA.user.email],
+      ['Audited', t.orgA.user.name || t.orgA.user.email],
     ]);
   });
 
@@ -95,6 +105,8 @@ describe('GET /api/audit-logs', () => {
         resourceType: 'organization',
         resourceId: t.orgA.organization.id,
         requestId: null,
+        actorName: null,
+        resourceName: 'Org A',
         metadata: { name: 'Org A' },
         createdAt: expect.stringMatching(ISO),
       }],
@@ -174,6 +186,23 @@ describe('GET /api/audit-logs', () => {
     const res = await list(`?${query}`);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'Validation failed', issues: [{ path, message, code, location: 'query' }] });
+  });
+
+  it('lists what the log can be filtered by: actions, resource types, acting users (GET /api/audit-logs/facets)', async () => {
+    const res = await t.app.inject({ url: '/api/audit-logs/facets', headers: bearer(auditor.key) });
+    expect(res.statusCode).toBe(200);
+    const facets = res.json();
+    expect(facets.actions).toEqual(expect.arrayContaining(['apiKey.create', 'organization.create', 'role.create', 'role.update', 'role.permissions.change']));
+    expect(facets.resourceTypes).toEqual(expect.arrayContaining(['apiKey', 'organization', 'role']));
+    expect(facets.actors).toEqual(expect.arrayContaining([{ userId: keyManager.userId, name: `${keyManager.userId}@example.test` }]));
+    expect(facets.actors.map((a: { userId: string }) => a.userId)).not.toContain(nobody.userId);
+    const denied = await t.app.inject({ url: '/api/audit-logs/facets', headers: bearer(nobody.key) });
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json()).toEqual({ error: 'Missing required permissions', missingPerms: ['audit.read'] });
+    // Another organization's facets hold none of these.
+    const other = (await t.app.inject({ url: '/api/audit-logs/facets', headers: bearer(t.orgB.apiKey.key) })).json();
+    expect(other.actions).not.toContain('role.create');
+    expect(other.actors.map((a: { userId: string }) => a.userId)).not.toContain(keyManager.userId);
   });
 
   it('answers 403 without audit.read', async () => {

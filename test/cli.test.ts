@@ -119,10 +119,17 @@ describe('rampart start', () => {
     expect(first.status).toBe(200);
     expect(first.headers.get('set-cookie')).toMatch(/^rampart_session=rms_.*HttpOnly; SameSite=Strict/);
     expect((await exchange()).status).toBe(401);
+    // From a shell without the server's PORT: the address the running server recorded, not :8080.
+    const elsewhere = rampart(['admin', 'login-link', '--email', 'admin@localhost'], { PORT: '' });
+    expect(elsewhere.status, elsewhere.stderr).toBe(0);
+    expect(new URL(elsewhere.stdout.trim()).origin).toBe(`http://127.0.0.1:${port}`);
+    // A configured base URL wins.
+    const configured = rampart(['admin', 'login-link', '--email', 'admin@localhost'], { RAMPART_BASE_URL: 'https://rampart.example.com/' });
+    expect(configured.stdout.trim()).toMatch(/^https:\/\/rampart\.example\.com\/sign-in#link=rml_/);
     const unknown = rampart(['admin', 'login-link', '--email', 'nobody@localhost']);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('no active user with the email nobody@localhost');
-  });
+  }, 90_000);
 
   it('explains usage errors with exit code 2', () => {
     const res = rampart(['admin', 'org', 'create', '--name', 'X']);

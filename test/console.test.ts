@@ -36,7 +36,7 @@ describe('the console at /', () => {
   });
 
   it('answers index.html for every console path, so any screen URL can be shared', async () => {
-    for (const url of ['/', '/alerts', '/alerts/01890000-0000-7000-8000-000000000000?tab=x', '/intel/items', '/intel/items/x', '/hunt/x', '/sign-in', '/settings/api-keys', '/agents/a/runs/b']) {
+    for (const url of ['/', '/alerts', '/alerts/01890000-0000-7000-8000-000000000000?tab=x', '/intel/items', '/intel/items/x', '/hunt/x', '/sign-in', '/settings/api-keys', '/agents/a/runs/b', '/insights?window=7d']) {
       const res = await get(url);
       expect(res.statusCode, url).toBe(200);
       expect(res.body).toContain('<div id="root"></div>');

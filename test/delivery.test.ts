@@ -55,7 +55,7 @@ describe('webhook delivery', () => {
     expect(d.attempts).toEqual([expect.objectContaining({ attempt: 1, outcome: 'succeeded', responseStatus: 204, error: null })]);
     expect(d.finishedAt).not.toBeNull();
     const dest = await t.app.inject({ url: `/api/output-destinations/${destinationId}`, headers: bearer(reader.key) });
-    expect(dest.json()).toMatchObject({ lastDeliveryStatus: 'succeeded', lastError: null, consecutiveFailures: 0 });
+    expect(dest.json()).toMatchObject({ lastDeliveryStatus: 'succeeded', lastDeliveryAt: expect.stringMatching(/^20\d\d-/), lastError: null, consecutiveFailures: 0 });
   });
 
   it('puts the token in the custom header for authType "header"', async () => {

@@ -162,7 +162,13 @@ describe('dismissal and hunt alerts', () => {
     const dismissed = (await t.app.inject({ method: 'POST', url: `/api/threats/${acme.id}/reassess`, headers: key })).json();
     expect(dismissed.alerts).toEqual([]);
     expect(dismissed.activityEvents.filter((e: { runId: string }) => e.runId === dismissed.runs[0].id).map((e: { kind: string }) => e.kind)).toEqual(['threat_assessed']);
-    await t.app.inject({ method: 'POST', url: `/api/threats/${acme.id}/restore`, headers: key });
+    // An action that takes no body accepts `content-type: application/json` with an empty body (as curl -H and many clients send).
+    const restore = await t.app.inject({ method: 'POST', url: `/api/threats/${acme.id}/restore`, headers: { ...key, 'content-type': 'application/json' }, payload: '' });
+    expect(restore.statusCode, restore.body).toBe(200);
+    // Where a body is required, an empty one is still refused.
+    const emptyDismiss = await t.app.inject({ method: 'POST', url: `/api/threats/${acme.id}/dismiss`, headers: { ...key, 'content-type': 'application/json' }, payload: '' });
+    expect(emptyDismiss.statusCode).toBe(400);
+    expect(emptyDismiss.json()).toMatchObject({ error: 'Validation failed', issues: [{ message: 'Body cannot be empty when content-type is application/json', code: 'invalid_json' }] });
     const restored = (await t.app.inject({ method: 'POST', url: `/api/threats/${acme.id}/reassess`, headers: key })).json();
     expect(restored.alerts).toHaveLength(1);
     expect(restored.activeHuntAlert).toMatchObject({ huntQualifiedBy: 'exposure_band', severity: 'high' });

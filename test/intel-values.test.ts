@@ -19,7 +19,8 @@ let sourceId: string;
 let entries: Array<{ guid: string; title: string; html: string }> = [];
 
 const CAMPAIGN = `<p>An infostealer phishing campaign delivers Lumma Stealer through spearphishing attachments (T1566.001). The lure downloads the payload from hxxp://45.142.212[.]100:8080/gate.php
-and the stealer posts to panel.stealer-drop[.]com and 91.215.85[.]17. Replies go to billing[@]invoice-portal[.]net.</p>`;
+and the stealer posts to panel.stealer-drop[.]com and 91.215.85[.]17. Replies go to billing[@]invoice-portal[.]net.
+It persists under HKCU\\Software\\Microsoft\\Windows\\CurrentVersion\\Run\\LummaUpdate.</p>`;
 
 function feed() {
   return `<?xml version="1.0"?><rss version="2.0"><channel><title>Values Research</title><link>https://values.example/</link>
@@ -59,8 +60,14 @@ describe('GET /iocs rows: as written, normalized, defanged', () => {
     const all = (await get('/iocs?perPage=200')).json().rows as Array<{ value: string; normalizedValue: string; defanged: boolean }>;
     expect(all.find((r) => r.normalizedValue === 'billing@invoice-portal.net')).toMatchObject({ value: 'billing[@]invoice-portal[.]net', defanged: true });
     expect(all.find((r) => r.normalizedValue === '91.215.85.17')).toMatchObject({ value: '91.215.85[.]17', defanged: true });
+    // A registry key like every other type: the text as written, and the canonical form beside it.
+    expect(all.find((r) => r.normalizedValue.startsWith('HKEY_CURRENT_USER'))).toMatchObject({
+      value: 'HKCU\\Software\\Microsoft\\Windows\\CurrentVersion\\Run\\LummaUpdate',
+      normalizedValue: 'HKEY_CURRENT_USER\\software\\microsoft\\windows\\currentversion\\run\\lummaupdate',
+      defanged: false,
+    });
     // The host of the URL was written defanged inside it; the row of a plain value is not defanged.
-    expect(all.every((r) => r.defanged === (r.value !== r.normalizedValue))).toBe(true);
+    expect(all.filter((r) => !r.normalizedValue.startsWith('HKEY_')).every((r) => r.defanged === (r.value !== r.normalizedValue))).toBe(true);
   });
 
   it('finds a row by its pasted defanged value, and by the live one', async () => {

@@ -10,8 +10,8 @@ import type { Config } from '../config.js';
  * same public address (webhook URLs, sign-in links, links in delivered messages), so an unset
  * RAMPART_BASE_URL, which falls back to the process's own HOST:PORT, is worth a warning.
  */
-export function baseUrlWarning(config: Pick<Config, 'databaseUrl' | 'baseUrlSet'>): string | null {
-  if (!config.databaseUrl || config.baseUrlSet) return null;
+export function baseUrlWarning(config: Pick<Config, 'databaseUrl' | 'baseUrlConfigured'>): string | null {
+  if (!config.databaseUrl || config.baseUrlConfigured) return null;
   return "RAMPART_BASE_URL is not set: webhook URLs, sign-in links and links in delivered messages use this process's own address. Processes sharing a database (several APIs behind a proxy, workers) must all set it to the one public address";
 }
 

@@ -18,6 +18,7 @@ import { registerRunsModule } from './runs/index.js';
 import { registerAlertsModule } from './alerts/index.js';
 import { cachedOutboundEventSink, destinationHealth, registerDeliveryModule } from './delivery/index.js';
 import { createHuntAlertPort, registerHuntModule } from './hunt/index.js';
+import { registerInsightsModule } from './insights/index.js';
 
 /** Each module wires its own routes and services; this list is the whole composition. */
 export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
@@ -45,4 +46,5 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerAlertsModule(app, { ...deps, events });
   // Hunt alerts go through the alerts module (created, deduped or reopened; routed to huntAlertRouting).
   registerHuntModule(app, deps, { alerts: createHuntAlertPort({ events }) });
+  registerInsightsModule(app, deps);
 }

@@ -3,6 +3,7 @@ import { Link, match, navigate, useLocation } from './router';
 import { useSession } from './session';
 import { SignIn } from './screens/sign-in';
 
+const InsightsView = lazy(() => import('./screens/insights'));
 const Alerts = lazy(() => import('./screens/alerts'));
 const AlertDetail = lazy(() => import('./screens/alert-detail'));
 const Intel = lazy(() => import('./screens/intel'));
@@ -18,6 +19,7 @@ const Settings = lazy(() => import('./screens/settings'));
 
 type Params = Record<string, string>;
 const ROUTES: Array<[string, ComponentType<{ params: Params }>]> = [
+  ['/insights', InsightsView],
   ['/alerts', Alerts],
   ['/alerts/:id', AlertDetail],
   ['/intel/items/:id', ItemReader],
@@ -34,6 +36,7 @@ const ROUTES: Array<[string, ComponentType<{ params: Params }>]> = [
 ];
 
 const NAV: Array<[string, string, string]> = [
+  ['/insights', 'Insights', 'alert.read'],
   ['/alerts', 'Alerts', 'alert.read'],
   ['/intel/items', 'Intel', 'intel.read'],
   ['/hunt', 'Hunt', 'hunt.read'],
@@ -59,7 +62,8 @@ export function App() {
   const [theme, toggleTheme] = useTheme();
 
   useEffect(() => {
-    if (!loading && session && (pathname === '/' || pathname === '/sign-in')) navigate('/alerts', { replace: true });
+    // Home is Insights for those who may read alerts, else the first screen they may open.
+    if (!loading && session && (pathname === '/' || pathname === '/sign-in')) navigate(can('alert.read') ? '/insights' : (NAV.find(([, , perm]) => !perm || can(perm))?.[0] ?? '/settings/users'), { replace: true });
   }, [loading, session, pathname]);
 
   if (loading) return <p className="state" role="status">Loading…</p>;
@@ -71,7 +75,7 @@ export function App() {
     <div className="shell">
       <a className="skip" href="#main">Skip to content</a>
       <header className="top">
-        <Link to="/alerts" className="brand">Rampart</Link>
+        <Link to="/" className="brand">Rampart</Link>
         <nav aria-label="Main" className="main-nav">
           {NAV.filter(([, , perm]) => !perm || can(perm)).map(([to, text]) => (
             <Link key={to} to={to} aria-current={pathname.startsWith(to.split('/').slice(0, 2).join('/')) ? 'page' : undefined}>{text}</Link>

@@ -136,3 +136,22 @@ export function Tabs({ items }: { items: Array<[string, string]> }) {
 export function Json({ value }: { value: unknown }) {
   return <pre className="json">{JSON.stringify(value, null, 2)}</pre>;
 }
+
+/**
+ * A run id readable at a glance: the last 8 characters of the UUIDv7 (its random part; the first
+ * 8 are a timestamp that two runs of the same minute share), the whole id on hover and to copy.
+ */
+export const shortRunId = (id: string) => `…${id.slice(-8)}`;
+
+/**
+ * Two scores that must not read as one scale: an intel item's `relevance` says how notable it is
+ * in general; a hunt threat's `relevancyScore` how much it concerns this organization's estate.
+ */
+export const SCORES = {
+  general: { name: 'general relevance', help: 'General relevance (0–100) of an intel item: how notable it is for anyone — severity, indicators, CVEs, ATT&CK techniques, known exploitation. It knows nothing about your assets.' },
+  estate: { name: 'estate relevancy', help: 'Estate relevancy (0–100) of a hunt threat: how much it concerns your inventory — products and versions you run, internet exposure, criticality — from the hunt assessment.' },
+} as const;
+
+export function Score({ kind, value }: { kind: keyof typeof SCORES; value: number }) {
+  return <span className="score" title={SCORES[kind].help}>{SCORES[kind].name} <strong>{Math.round(value)}</strong></span>;
+}

@@ -249,7 +249,19 @@ export async function addTimelineEntry(tx: Queryable, e: NewTimelineEntry): Prom
 
 export async function listTimeline(db: Queryable, alertId: string, limit: number, offset: number) {
   const [rows, count] = await Promise.all([
-    db.selectFrom('alertTimeline').selectAll().select(sql<string>`data::text`.as('dataText')).where('alertId', '=', alertId).orderBy('createdAt').orderBy('id').limit(limit).offset(offset).execute(),
+    db
+      .selectFrom('alertTimeline as t')
+      // Who acted, by name: the console shows people and agents, not ids (null when deleted).
+      .leftJoin('users as u', 'u.id', 't.actorUserId')
+      .leftJoin('agents as ag', 'ag.id', 't.actorAgentId')
+      .selectAll('t')
+      .select([sql<string>`t.data::text`.as('dataText'), sql<string | null>`coalesce(nullif(u.name, ''), u.email, ag.name)`.as('actorName')])
+      .where('t.alertId', '=', alertId)
+      .orderBy('t.createdAt')
+      .orderBy('t.id')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
     db.selectFrom('alertTimeline').select((eb) => eb.fn.countAll<string>().as('n')).where('alertId', '=', alertId).executeTakeFirstOrThrow(),
   ]);
   const entries: TimelineEntryDto[] = rows.map(({ organizationId: _org, dataText, ...r }) => ({ ...r, data: JSON.parse(dataText) as Record<string, unknown>, createdAt: iso(r.createdAt)! }));

@@ -72,6 +72,7 @@ export const TimelineEntry = z
     actorType: z.enum(['human', 'agent', 'system']),
     actorUserId: uuidOrNull,
     actorAgentId: uuidOrNull,
+    actorName: z.string().nullable().optional().describe('Extension, on reads of the timeline: the person\'s name (else email) or the agent\'s name; null when deleted'),
     runId: uuidOrNull,
     body: z.string(),
     data: z.record(z.string(), z.unknown()),

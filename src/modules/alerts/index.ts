@@ -9,6 +9,7 @@ import { createCodeDetectionsService } from './code-detections.service.js';
 // The front door: how other modules create alerts (triggers, hunt) and what they may read.
 export { createAlert, noteTriageRunEnded, type NewAlert, type TriageChoice, type AlertDeps } from './alerts.create.js';
 export { findAlert } from './alerts.repo.js';
+export { DISPLAY_PREFIX } from './alerts.fns.js';
 export { alertsByDedupeKey, isOpenStatus, raiseAlertBySystem, reopenAlertBySystem } from './alerts.reopen.js';
 export type { AlertDto } from './alerts.schemas.js';
 export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, readPointer, type AlertFields, type AlertMapping } from './trigger-payload.fns.js';

@@ -6,6 +6,7 @@ import { LimitOffsetQuery } from '../../platform/http/pagination.js';
 import { withErrors } from '../../platform/http/responses.js';
 import type { Database } from '../../platform/db/database.js';
 import { iso } from '../../platform/time.js';
+import { auditFacets, listAuditLogs } from './audit-logs.repo.js';
 
 const AuditLogSchema = z
   .object({
@@ -18,6 +19,8 @@ const AuditLogSchema = z
     resourceType: z.string(),
     resourceId: z.string().nullable(),
     requestId: z.string().nullable(),
+    actorName: z.string().nullable().describe('Extension: the acting user\'s name (else email); null for the system or a deleted user'),
+    resourceName: z.string().nullable().describe('Extension: the resource\'s name as recorded in `metadata.name`, else its current name (an alert: display id and title); null when unknown'),
     metadata: z.record(z.string(), z.unknown()).describe('Non-secret details: names of changed fields, never secret values'),
     createdAt: z.string(),
   })
@@ -51,18 +54,20 @@ export function registerAuditLogsModule(root: FastifyInstance, deps: { database:
   }, async (req) => {
     const { organizationId } = contextOf(req).actor;
     const q = req.query;
-    let base = db.selectFrom('auditLogs').where('organizationId', '=', organizationId);
-    if (q.action) base = base.where('action', '=', q.action);
-    if (q.resourceType) base = base.where('resourceType', '=', q.resourceType);
-    if (q.resourceId) base = base.where('resourceId', '=', q.resourceId);
-    if (q.actorUserId) base = base.where('actorUserId', '=', q.actorUserId);
-    const [rows, count] = await Promise.all([
-      base.selectAll().orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
+    const { rows, totalCount } = await listAuditLogs(db, organizationId, q, q.limit, q.offset);
     return {
       auditLogs: rows.map((r) => ({ ...r, actorType: r.actorType as 'user' | 'system', createdAt: iso(r.createdAt) })),
-      totalCount: Number(count.n),
+      totalCount,
     };
   });
+
+  app.get('/api/audit-logs/facets', {
+    config: { permissions: ['audit.read'] },
+    schema: {
+      tags: ['Audit Logs'],
+      summary: 'What the audit log can be filtered by: its actions, resource types and acting users',
+      description: 'Extension, for filter pickers: the distinct `action` and `resourceType` values of the organization\'s log, and the users who appear in it as actors.',
+      response: withErrors({ 200: z.object({ actions: z.array(z.string()), resourceTypes: z.array(z.string()), actors: z.array(z.object({ userId: z.uuid(), name: z.string() })) }) }),
+    },
+  }, async (req) => auditFacets(db, contextOf(req).actor.organizationId));
 }

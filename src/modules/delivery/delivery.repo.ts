@@ -223,7 +223,7 @@ export async function resetForRedelivery(db: Queryable, row: DeliveryRow): Promi
 export function latestAttempts(db: Queryable, organizationId: string, destinationId: string, limit: number) {
   return db
     .selectFrom('destinationDeliveryAttempts')
-    .select(['outcome', 'error'])
+    .select(['outcome', 'error', 'startedAt'])
     .where('organizationId', '=', organizationId)
     .where('destinationId', '=', destinationId)
     // In flight, or cut off by a crash: says nothing about the receiver's health.

@@ -29,6 +29,7 @@ export function destinationHealth(db: Database) {
     const last = rows[0];
     return {
       lastDeliveryStatus: (last?.outcome ?? null) as DestinationHealth['lastDeliveryStatus'],
+      lastDeliveryAt: last ? iso(last.startedAt) : null,
       lastError: consecutiveFailures > 0 ? redactSecrets(last?.error ?? null) : null,
       consecutiveFailures,
     };

@@ -111,6 +111,7 @@ const outputVariant = <T extends DestinationType, C extends z.ZodType>(type: T, 
       hasToken: z.boolean(),
       eventSubscriptions: z.array(z.string()).describe('Extension: event types this destination receives besides agent output'),
       lastDeliveryStatus: z.enum(['succeeded', 'retrying', 'failed', 'skipped']).nullable().optional().describe('Extension, on GET of one destination: the outcome of the latest delivery attempt'),
+      lastDeliveryAt: z.string().nullable().optional().describe('Extension, on GET of one destination: when the latest delivery attempt started'),
       lastError: z.string().nullable().optional().describe('Extension, on GET of one destination: the error of the latest failed attempt since the last success'),
       consecutiveFailures: z.number().int().optional().describe('Extension, on GET of one destination: failed attempts since the last success (a failing destination is never disabled)'),
     })

@@ -69,6 +69,8 @@ function deepFreeze<T>(value: T): T {
 /** A destination's delivery health (read by the delivery module, injected at the composition root). */
 export interface DestinationHealth {
   lastDeliveryStatus: 'succeeded' | 'retrying' | 'failed' | 'skipped' | null;
+  /** When the latest attempt started. */
+  lastDeliveryAt: string | null;
   lastError: string | null;
   consecutiveFailures: number;
 }

@@ -11,6 +11,8 @@ export { createHuntReassessJob, REASSESS_JOB } from './hunt.jobs.js';
 export { assessThreats } from './assess.service.js';
 export type { HuntAlertPort, HuntAlertInput, HuntAlertOutcome } from './hunt-alerts.js';
 export { createHuntAlertPort } from './hunt-alerts.adapter.js';
+// Exposure bands, for Insights' threats per band.
+export { BAND_FLOOR } from './exposure.fns.js';
 
 export function registerHuntModule(app: FastifyInstance, deps: ModuleDeps, opts: { alerts?: HuntAlertPort | null } = {}): void {
   const db = deps.database.db;

@@ -5,6 +5,7 @@ import { createSessionsService, type SessionsDeps } from './sessions.service.js'
 
 export { createLoginLink, LoginLinkError } from './sessions.service.js';
 export { revokeUserSessions } from './sessions.repo.js';
+export { consoleAddress, recordConsoleAddress } from './sessions.repo.js';
 
 /** The cookie authentication the request hooks use (app.ts), next to the routes that open sessions. */
 export function createSessionAuthenticator(deps: SessionsDeps) {

@@ -86,3 +86,16 @@ export async function findActiveUsersByEmail(db: Database, email: string, organi
   if (organizationId) q = q.where('organizationId', '=', organizationId);
   return q.execute();
 }
+
+/** The address the serving process answers at (migration 0050), written when it starts. */
+export async function recordConsoleAddress(db: Queryable, baseUrl: string): Promise<void> {
+  await db
+    .insertInto('consoleAddress')
+    .values({ baseUrl })
+    .onConflict((oc) => oc.column('id').doUpdateSet({ baseUrl, updatedAt: sql`now()` }))
+    .execute();
+}
+
+export async function consoleAddress(db: Queryable): Promise<string | null> {
+  return (await db.selectFrom('consoleAddress').select('baseUrl').executeTakeFirst())?.baseUrl ?? null;
+}

@@ -72,6 +72,13 @@ export interface ConsoleLoginLinksTable {
   usedAt: NullableTimestamp;
 }
 
+/** One row (migration 0050): the address the serving process answers at, for admin commands. */
+export interface ConsoleAddressTable {
+  id: Generated<boolean>;
+  baseUrl: string;
+  updatedAt: Generated<Date>;
+}
+
 export interface AuditLogsTable {
   id: string;
   organizationId: string;
@@ -162,6 +169,7 @@ export interface DB {
   apiKeys: ApiKeysTable;
   consoleSessions: ConsoleSessionsTable;
   consoleLoginLinks: ConsoleLoginLinksTable;
+  consoleAddress: ConsoleAddressTable;
   auditLogs: AuditLogsTable;
   outputDestinations: OutputDestinationsTable;
   destinationDeliveries: DestinationDeliveriesTable;

@@ -22,6 +22,7 @@ export const TAGS = [
   'CLIs',
   'Artifacts',
   'Audit Logs',
+  'Insights',
   'Users',
   'Roles',
   'Organizations',

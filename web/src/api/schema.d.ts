@@ -5027,6 +5027,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit-logs/facets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the audit log can be filtered by: its actions, resource types and acting users
+         * @description Extension, for filter pickers: the distinct `action` and `resourceType` values of the organization's log, and the users who appear in it as actors.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            actions: string[];
+                            actors: {
+                                name: string;
+                                /** Format: uuid */
+                                userId: string;
+                            }[];
+                            resourceTypes: string[];
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/code-detections": {
         parameters: {
             query?: never;
@@ -5843,6 +5944,102 @@ export interface paths {
                 };
             };
         };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Alert volume, MTTA/MTTR, agent verdicts, runs, deliveries, intel and hunt figures over a window
+         * @description Extension. Computed from the database on each request over the last 7, 30 or 90 UTC days. Needs `alert.read`; `runs`, `deliveries`, `intel` and `hunt` are null unless the caller has `agent.read`, `destination.read`, `intel.read`, `hunt.read` respectively. An agent's verdict is its last status change on an alert; it is overturned when a person changed the status after it and the alert's status now differs from it.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The last 7, 30 or 90 UTC days, today included (default 30d) */
+                    window?: "7d" | "30d" | "90d";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Insights"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -14634,6 +14831,8 @@ export interface components {
         };
         AlertTimelineEntry: {
             actorAgentId: string | null;
+            /** @description Extension, on reads of the timeline: the person's name (else email) or the agent's name; null when deleted */
+            actorName?: string | null;
             /** @enum {string} */
             actorType: "human" | "agent" | "system";
             actorUserId: string | null;
@@ -14650,6 +14849,8 @@ export interface components {
         };
         AlertTimelineEntryInput: {
             actorAgentId: string | null;
+            /** @description Extension, on reads of the timeline: the person's name (else email) or the agent's name; null when deleted */
+            actorName?: string | null;
             /** @enum {string} */
             actorType: "human" | "agent" | "system";
             actorUserId: string | null;
@@ -14804,6 +15005,8 @@ export interface components {
             /** @description e.g. `destination.create`, `apiKey.revoke` */
             action: string;
             actorApiKeyId: string | null;
+            /** @description Extension: the acting user's name (else email); null for the system or a deleted user */
+            actorName: string | null;
             /**
              * @description `system` is the operator (CLI, bootstrap)
              * @enum {string}
@@ -14821,12 +15024,16 @@ export interface components {
             organizationId: string;
             requestId: string | null;
             resourceId: string | null;
+            /** @description Extension: the resource's name as recorded in `metadata.name`, else its current name (an alert: display id and title); null when unknown */
+            resourceName: string | null;
             resourceType: string;
         };
         AuditLogInput: {
             /** @description e.g. `destination.create`, `apiKey.revoke` */
             action: string;
             actorApiKeyId: string | null;
+            /** @description Extension: the acting user's name (else email); null for the system or a deleted user */
+            actorName: string | null;
             /**
              * @description `system` is the operator (CLI, bootstrap)
              * @enum {string}
@@ -14844,6 +15051,8 @@ export interface components {
             organizationId: string;
             requestId: string | null;
             resourceId: string | null;
+            /** @description Extension: the resource's name as recorded in `metadata.name`, else its current name (an alert: display id and title); null when unknown */
+            resourceName: string | null;
             resourceType: string;
         };
         AvailableTools: {
@@ -15157,6 +15366,420 @@ export interface components {
             error: string;
             /** @description Exactly the permissions the key's role lacks for this operation */
             missingPerms: string[];
+        };
+        Insights: {
+            alerts: {
+                /** @description Per assigned agent, most alerts first */
+                agents: {
+                    /** Format: uuid */
+                    agentId: string;
+                    agentName: string;
+                    /** @description Alerts created in the window and assigned to the agent */
+                    alerts: number;
+                    /** @description The status of those alerts now */
+                    dispositions: {
+                        closed_benign: number;
+                        closed_false_positive: number;
+                        closed_true_positive: number;
+                        not_closed: number;
+                    };
+                    /** @description Of those, alerts escalated (by anyone) */
+                    escalated: number;
+                    /** @description escalated / alerts, 0..1 */
+                    escalationRate: number | null;
+                    /** @description Verdicts a person overturned: a person changed the status after the verdict, and the alert's status now differs from the verdict */
+                    overturned: number;
+                    /** @description overturned / verdicts, 0..1: how often a person disagreed with the agent */
+                    overturnRate: number | null;
+                    /** @description Alerts whose status the agent set (its last status change on the alert is its verdict) */
+                    verdicts: number;
+                }[];
+                /** @description Time to acknowledge: creation → first triage (an agent assigned, by a route, a trigger or a person), alerts created in the window */
+                mtta: {
+                    all: {
+                        /** @description Alerts of the group that have the time */
+                        count: number;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p50Seconds: number | null;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p90Seconds: number | null;
+                    };
+                    byAgent: {
+                        /** Format: uuid */
+                        agentId: string;
+                        agentName: string;
+                        /** @description Alerts of the group that have the time */
+                        count: number;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p50Seconds: number | null;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p90Seconds: number | null;
+                    }[];
+                    bySeverity: {
+                        /** @description Alerts of the group that have the time */
+                        count: number;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p50Seconds: number | null;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p90Seconds: number | null;
+                        /** @enum {string} */
+                        severity: "low" | "medium" | "high" | "critical";
+                    }[];
+                };
+                /** @description Time to resolve: creation → closed, alerts created in the window and closed */
+                mttr: {
+                    all: {
+                        /** @description Alerts of the group that have the time */
+                        count: number;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p50Seconds: number | null;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p90Seconds: number | null;
+                    };
+                    byAgent: {
+                        /** Format: uuid */
+                        agentId: string;
+                        agentName: string;
+                        /** @description Alerts of the group that have the time */
+                        count: number;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p50Seconds: number | null;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p90Seconds: number | null;
+                    }[];
+                    bySeverity: {
+                        /** @description Alerts of the group that have the time */
+                        count: number;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p50Seconds: number | null;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p90Seconds: number | null;
+                        /** @enum {string} */
+                        severity: "low" | "medium" | "high" | "critical";
+                    }[];
+                };
+                open: {
+                    /** @description Alerts not closed now, by time since creation */
+                    byAge: {
+                        /** @enum {string} */
+                        age: "under_1d" | "1d_7d" | "7d_30d" | "over_30d";
+                        count: number;
+                    }[];
+                    /** @description Alerts not closed now, whenever created */
+                    byStatus: {
+                        count: number;
+                        /** @enum {string} */
+                        status: "open" | "in_progress" | "escalated";
+                    }[];
+                };
+                /** @description Alerts created per day by severity */
+                perDay: {
+                    critical: number;
+                    /** @description UTC day, YYYY-MM-DD */
+                    day: string;
+                    high: number;
+                    low: number;
+                    medium: number;
+                    total: number;
+                }[];
+                perDaySource: {
+                    /** @description Alerts created that day per source (sources with none omitted) */
+                    counts: {
+                        [key: string]: number;
+                    };
+                    /** @description UTC day, YYYY-MM-DD */
+                    day: string;
+                }[];
+                /** @description The sources of `perDaySource`, most alerts first: a trigger type (`webhook`, `jira`…) or a source category (`detection`, `agent`, `user`, `hunt`) */
+                sources: string[];
+            };
+            /** @description null without `destination.read` */
+            deliveries: {
+                /** @description Deliveries created in the window, per destination (a deleted destination under its last name), most first */
+                byDestination: {
+                    deliveries: number;
+                    /** Format: uuid */
+                    destinationId: string;
+                    destinationName: string;
+                    failed: number;
+                    /** @description failed / deliveries, 0..1 */
+                    failureRate: number | null;
+                    succeeded: number;
+                }[];
+            } | null;
+            /** @description Start of the first day of the window (UTC midnight) */
+            from: string;
+            generatedAt: string;
+            /** @description null without `hunt.read` */
+            hunt: {
+                /** @description Threats not dismissed, now, by exposure band (low ≥ 1, medium ≥ 40, high ≥ 60, critical ≥ 80; none below 1) */
+                byExposureBand: {
+                    /** @enum {string} */
+                    band: "none" | "low" | "medium" | "high" | "critical";
+                    count: number;
+                }[];
+            } | null;
+            /** @description null without `intel.read` */
+            intel: {
+                perDay: {
+                    /** @description Keyed by sourceId; sources with nothing that day omitted */
+                    bySource: {
+                        [key: string]: {
+                            indicators: number;
+                            items: number;
+                        };
+                    };
+                    /** @description UTC day, YYYY-MM-DD */
+                    day: string;
+                    indicators: number;
+                    items: number;
+                }[];
+                /** @description The sources of `perDay`, most items first */
+                sources: {
+                    /** Format: uuid */
+                    sourceId: string;
+                    sourceName: string;
+                }[];
+                /** @description The 10 threat actors named by most items ingested in the window */
+                topActors: {
+                    items: number;
+                    name: string;
+                }[];
+                /** @description The 10 techniques named by most items ingested in the window */
+                topTechniques: {
+                    /** @description ATT&CK technique id */
+                    id: string;
+                    items: number;
+                    name: string;
+                }[];
+            } | null;
+            /** @description null without `agent.read` */
+            runs: {
+                perDay: {
+                    /** @description UTC day, YYYY-MM-DD */
+                    day: string;
+                    /** @description Runs that ended in `error` or `interrupted` */
+                    failed: number;
+                    runs: number;
+                    /** @description Input and output tokens */
+                    tokens: number;
+                }[];
+                totals: {
+                    failed: number;
+                    inputTokens: number;
+                    outputTokens: number;
+                    runs: number;
+                };
+            } | null;
+            /** @enum {string} */
+            window: "7d" | "30d" | "90d";
+        };
+        InsightsInput: {
+            alerts: {
+                /** @description Per assigned agent, most alerts first */
+                agents: {
+                    /** Format: uuid */
+                    agentId: string;
+                    agentName: string;
+                    /** @description Alerts created in the window and assigned to the agent */
+                    alerts: number;
+                    /** @description The status of those alerts now */
+                    dispositions: {
+                        closed_benign: number;
+                        closed_false_positive: number;
+                        closed_true_positive: number;
+                        not_closed: number;
+                    };
+                    /** @description Of those, alerts escalated (by anyone) */
+                    escalated: number;
+                    /** @description escalated / alerts, 0..1 */
+                    escalationRate: number | null;
+                    /** @description Verdicts a person overturned: a person changed the status after the verdict, and the alert's status now differs from the verdict */
+                    overturned: number;
+                    /** @description overturned / verdicts, 0..1: how often a person disagreed with the agent */
+                    overturnRate: number | null;
+                    /** @description Alerts whose status the agent set (its last status change on the alert is its verdict) */
+                    verdicts: number;
+                }[];
+                /** @description Time to acknowledge: creation → first triage (an agent assigned, by a route, a trigger or a person), alerts created in the window */
+                mtta: {
+                    all: {
+                        /** @description Alerts of the group that have the time */
+                        count: number;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p50Seconds: number | null;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p90Seconds: number | null;
+                    };
+                    byAgent: {
+                        /** Format: uuid */
+                        agentId: string;
+                        agentName: string;
+                        /** @description Alerts of the group that have the time */
+                        count: number;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p50Seconds: number | null;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p90Seconds: number | null;
+                    }[];
+                    bySeverity: {
+                        /** @description Alerts of the group that have the time */
+                        count: number;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p50Seconds: number | null;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p90Seconds: number | null;
+                        /** @enum {string} */
+                        severity: "low" | "medium" | "high" | "critical";
+                    }[];
+                };
+                /** @description Time to resolve: creation → closed, alerts created in the window and closed */
+                mttr: {
+                    all: {
+                        /** @description Alerts of the group that have the time */
+                        count: number;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p50Seconds: number | null;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p90Seconds: number | null;
+                    };
+                    byAgent: {
+                        /** Format: uuid */
+                        agentId: string;
+                        agentName: string;
+                        /** @description Alerts of the group that have the time */
+                        count: number;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p50Seconds: number | null;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p90Seconds: number | null;
+                    }[];
+                    bySeverity: {
+                        /** @description Alerts of the group that have the time */
+                        count: number;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p50Seconds: number | null;
+                        /** @description Seconds; null when no alert of the group has the time */
+                        p90Seconds: number | null;
+                        /** @enum {string} */
+                        severity: "low" | "medium" | "high" | "critical";
+                    }[];
+                };
+                open: {
+                    /** @description Alerts not closed now, by time since creation */
+                    byAge: {
+                        /** @enum {string} */
+                        age: "under_1d" | "1d_7d" | "7d_30d" | "over_30d";
+                        count: number;
+                    }[];
+                    /** @description Alerts not closed now, whenever created */
+                    byStatus: {
+                        count: number;
+                        /** @enum {string} */
+                        status: "open" | "in_progress" | "escalated";
+                    }[];
+                };
+                /** @description Alerts created per day by severity */
+                perDay: {
+                    critical: number;
+                    /** @description UTC day, YYYY-MM-DD */
+                    day: string;
+                    high: number;
+                    low: number;
+                    medium: number;
+                    total: number;
+                }[];
+                perDaySource: {
+                    /** @description Alerts created that day per source (sources with none omitted) */
+                    counts: {
+                        [key: string]: number;
+                    };
+                    /** @description UTC day, YYYY-MM-DD */
+                    day: string;
+                }[];
+                /** @description The sources of `perDaySource`, most alerts first: a trigger type (`webhook`, `jira`…) or a source category (`detection`, `agent`, `user`, `hunt`) */
+                sources: string[];
+            };
+            /** @description null without `destination.read` */
+            deliveries: {
+                /** @description Deliveries created in the window, per destination (a deleted destination under its last name), most first */
+                byDestination: {
+                    deliveries: number;
+                    /** Format: uuid */
+                    destinationId: string;
+                    destinationName: string;
+                    failed: number;
+                    /** @description failed / deliveries, 0..1 */
+                    failureRate: number | null;
+                    succeeded: number;
+                }[];
+            } | null;
+            /** @description Start of the first day of the window (UTC midnight) */
+            from: string;
+            generatedAt: string;
+            /** @description null without `hunt.read` */
+            hunt: {
+                /** @description Threats not dismissed, now, by exposure band (low ≥ 1, medium ≥ 40, high ≥ 60, critical ≥ 80; none below 1) */
+                byExposureBand: {
+                    /** @enum {string} */
+                    band: "none" | "low" | "medium" | "high" | "critical";
+                    count: number;
+                }[];
+            } | null;
+            /** @description null without `intel.read` */
+            intel: {
+                perDay: {
+                    /** @description Keyed by sourceId; sources with nothing that day omitted */
+                    bySource: {
+                        [key: string]: {
+                            indicators: number;
+                            items: number;
+                        };
+                    };
+                    /** @description UTC day, YYYY-MM-DD */
+                    day: string;
+                    indicators: number;
+                    items: number;
+                }[];
+                /** @description The sources of `perDay`, most items first */
+                sources: {
+                    /** Format: uuid */
+                    sourceId: string;
+                    sourceName: string;
+                }[];
+                /** @description The 10 threat actors named by most items ingested in the window */
+                topActors: {
+                    items: number;
+                    name: string;
+                }[];
+                /** @description The 10 techniques named by most items ingested in the window */
+                topTechniques: {
+                    /** @description ATT&CK technique id */
+                    id: string;
+                    items: number;
+                    name: string;
+                }[];
+            } | null;
+            /** @description null without `agent.read` */
+            runs: {
+                perDay: {
+                    /** @description UTC day, YYYY-MM-DD */
+                    day: string;
+                    /** @description Runs that ended in `error` or `interrupted` */
+                    failed: number;
+                    runs: number;
+                    /** @description Input and output tokens */
+                    tokens: number;
+                }[];
+                totals: {
+                    failed: number;
+                    inputTokens: number;
+                    outputTokens: number;
+                    runs: number;
+                };
+            } | null;
+            /** @enum {string} */
+            window: "7d" | "30d" | "90d";
         };
         IntelItem: {
             abstract: string;
@@ -16170,6 +16793,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -16205,6 +16830,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -16575,6 +17202,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -16611,6 +17240,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -16677,6 +17308,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -16717,6 +17350,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -16766,6 +17401,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -16795,6 +17432,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -16831,6 +17470,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -16867,6 +17508,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -17145,6 +17788,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
@@ -17181,6 +17826,8 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description Extension, on GET of one destination: when the latest delivery attempt started */
+            lastDeliveryAt?: string | null;
             /** @description Extension, on GET of one destination: the outcome of the latest delivery attempt */
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Paths } from '../api';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
-import { Badge, CopyButton, ErrorText, Loadable, Page, Select, Time, DataTable } from '../ui';
+import { Badge, CopyButton, ErrorText, Loadable, Page, Select, Time, DataTable, shortRunId } from '../ui';
 import { ToolPicker } from './tool-picker';
 
 type Agent = Paths['/api/agents/{agentId}']['get']['responses'][200]['content']['application/json'];
@@ -38,12 +38,18 @@ function AgentForm({ agent }: { agent?: Agent }) {
     modelAlias: agent?.modelAlias ?? '',
     toolNames: agent?.toolNames ?? [],
     outputDestinationIds: agent?.outputDestinationIds ?? [],
+    inputs: (agent?.inputs ?? []) as AgentInput[],
+    maxSteps: agent?.maxSteps ?? 10,
+    maxDurationMs: agent?.maxDurationMs ?? 300_000,
   });
+  // The output schema is edited as text; it is sent only when it parses as a JSON object schema.
+  const [schemaText, setSchemaText] = useState(agent?.structuredOutputSchema ? JSON.stringify(agent.structuredOutputSchema, null, 2) : '');
+  const schema = parseSchema(schemaText);
   const save = useMutation({
     mutationFn: () =>
       agent
-        ? unwrap(api.PUT('/api/agents/{agentId}', { params: { path: { agentId: agent.id } }, body: form }))
-        : unwrap(api.POST('/api/agents', { body: form })),
+        ? unwrap(api.PUT('/api/agents/{agentId}', { params: { path: { agentId: agent.id } }, body: { ...form, structuredOutputSchema: schema.value } }))
+        : unwrap(api.POST('/api/agents', { body: { ...form, structuredOutputSchema: schema.value } })),
     onSuccess: (saved) => {
       void qc.invalidateQueries({ queryKey: ['agents'] });
       qc.setQueryData(['agent', saved.id], saved);
@@ -75,11 +81,63 @@ function AgentForm({ agent }: { agent?: Agent }) {
             ))}
           </fieldset>
         )}
-        <button type="submit" disabled={save.isPending}>{agent ? 'Save agent' : 'Create agent'}</button>
+        <InputsEditor inputs={form.inputs} onChange={(inputs) => setForm({ ...form, inputs })} />
+        <fieldset>
+          <legend>Limits of a run</legend>
+          <div className="inline-form">
+            <label className="field"><span>Steps (model calls, 1–100)</span><input type="number" min={1} max={100} value={form.maxSteps} onChange={(e) => setForm({ ...form, maxSteps: Number(e.target.value) })} required /></label>
+            <label className="field"><span>Time (seconds, 1–3600)</span><input type="number" min={1} max={3600} value={form.maxDurationMs / 1000} onChange={(e) => setForm({ ...form, maxDurationMs: Math.round(Number(e.target.value) * 1000) })} required /></label>
+          </div>
+          <p className="muted small">Tokens are not capped per run; each run's tokens are on its page and in Insights.</p>
+        </fieldset>
+        <label className="field">
+          <span>Output schema (JSON Schema with "type": "object"; empty for free text)</span>
+          <textarea className="mono" rows={8} value={schemaText} onChange={(e) => setSchemaText(e.target.value)} aria-invalid={schema.error ? true : undefined} aria-describedby="schema-error" spellCheck={false} />
+        </label>
+        <p id="schema-error" className={schema.error ? 'error small' : 'muted small'} role={schema.error ? 'alert' : undefined}>{schema.error ?? (schema.value ? 'Valid JSON object schema: the final answer must satisfy it.' : 'No schema: the final answer is free text.')}</p>
+        {agent?.warnings?.map((w) => <p key={w} className="muted small">{w}</p>)}
+        <button type="submit" disabled={save.isPending || Boolean(schema.error)}>{agent ? 'Save agent' : 'Create agent'}</button>
       </fieldset>
       {save.isSuccess && <p role="status">Saved.</p>}
       <ErrorText error={save.error} />
     </form>
+  );
+}
+
+type AgentInput = { name: string; description?: string; type: 'string' | 'number' | 'boolean' | 'object' | 'array'; required: boolean };
+const INPUT_TYPES = ['string', 'number', 'boolean', 'object', 'array'] as const;
+
+/** The output schema as typed: null when empty, else parsed and checked to be an object schema (the API compiles it). */
+function parseSchema(text: string): { value: Record<string, unknown> | null; error: string | null } {
+  if (!text.trim()) return { value: null, error: null };
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return { value: null, error: 'The schema must be a JSON object.' };
+    if ((v as { type?: unknown }).type !== 'object') return { value: null, error: 'The schema must have "type": "object".' };
+    return { value: v as Record<string, unknown>, error: null };
+  } catch (e) {
+    return { value: null, error: `Not valid JSON: ${(e as Error).message}` };
+  }
+}
+
+/** The agent's declared inputs (name, type, required, description), one row each. */
+function InputsEditor({ inputs, onChange }: { inputs: AgentInput[]; onChange: (v: AgentInput[]) => void }) {
+  const update = (i: number, patch: Partial<AgentInput>) => onChange(inputs.map((x, j) => (j === i ? { ...x, ...patch } : x)));
+  return (
+    <fieldset>
+      <legend>Inputs</legend>
+      {inputs.length === 0 && <p className="muted small">No declared inputs: the run's input is given to the agent as it comes.</p>}
+      {inputs.map((x, i) => (
+        <div key={i} className="inline-form" role="group" aria-label={`Input ${i + 1}`}>
+          <label className="field"><span>Name</span><input value={x.name} pattern="[A-Za-z_][A-Za-z0-9_]{0,63}" onChange={(e) => update(i, { name: e.target.value })} required /></label>
+          <Select label="Type" value={x.type} any={null} options={[...INPUT_TYPES]} onChange={(v) => update(i, { type: v as AgentInput['type'] })} />
+          <label className="check"><input type="checkbox" checked={x.required} onChange={(e) => update(i, { required: e.target.checked })} /> Required</label>
+          <label className="field grow"><span>Description</span><input value={x.description ?? ''} onChange={(e) => update(i, { description: e.target.value })} /></label>
+          <button type="button" onClick={() => onChange(inputs.filter((_, j) => j !== i))} aria-label={`Remove input ${x.name || i + 1}`}>Remove</button>
+        </div>
+      ))}
+      <button type="button" onClick={() => onChange([...inputs, { name: '', type: 'string', required: false }])}>Add input</button>
+    </fieldset>
   );
 }
 
@@ -156,13 +214,14 @@ function Runs({ agentId }: { agentId: string }) {
       <h2 id="runs">Runs</h2>
       <Loadable query={runs} isEmpty={(d) => d.runs.length === 0} empty="No runs yet.">
         {(d) => (
-          <DataTable head={<><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Mode</th><th scope="col">Steps</th><th scope="col">Queued</th></>}>
+          <DataTable head={<><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Mode</th><th scope="col">Steps</th><th scope="col">Tokens</th><th scope="col">Queued</th></>}>
             {d.runs.map((r) => (
               <tr key={r.id}>
-                <td><Link to={`/agents/${agentId}/runs/${r.id}`} className="mono">{r.id.slice(0, 8)}</Link></td>
+                <td className="nowrap"><Link to={`/agents/${agentId}/runs/${r.id}`} className="mono" title={r.id}>{shortRunId(r.id)}</Link> <CopyButton value={r.id} label={`run id ${r.id}`} /></td>
                 <td><Badge value={r.status} /></td>
                 <td>{r.mode}</td>
                 <td>{r.stepCount}</td>
+                <td>{r.usage.totalTokens}</td>
                 <td><Time at={r.queuedAt} /></td>
               </tr>
             ))}

@@ -1,8 +1,9 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../api';
+import { api, unwrap, type Schemas } from '../api';
 import { Link } from '../router';
 import { useSession } from '../session';
+import { Markdown } from '../markdown';
 import { Badge, ErrorText, Json, Loadable, Page, Select, Time } from '../ui';
 import { ALERT_STATUSES, SEVERITIES, type AlertStatus } from './alerts';
 import { useAgents } from './shared';
@@ -44,7 +45,7 @@ export default function AlertDetail({ params }: { params: Record<string, string>
                 <dt>Created</dt><dd><Time at={a.createdAt} /></dd>
                 {a.resolvedReason && (<><dt>Resolution</dt><dd>{a.resolvedReason}</dd></>)}
               </dl>
-              {a.description && <p className="prose">{a.description}</p>}
+              {a.description && <Markdown text={a.description} />}
               <TriageRun agentId={a.assignedAgentId} runId={a.triageRunId} status={run.data?.status} message={run.data?.statusMessage} />
             </section>
             <section aria-labelledby="act">
@@ -56,16 +57,7 @@ export default function AlertDetail({ params }: { params: Record<string, string>
           </div>
           <section aria-labelledby="timeline">
             <h2 id="timeline">Timeline</h2>
-            {timeline.length === 0 ? <p className="state empty">No activity yet.</p> : (
-              <ol className="timeline">
-                {timeline.map((e) => (
-                  <li key={e.id}>
-                    <Time at={e.createdAt} /> <Badge value={e.kind} /> <span className="muted">{e.actorType}</span>
-                    {e.body && <p className="prose">{e.body}</p>}
-                  </li>
-                ))}
-              </ol>
-            )}
+            {timeline.length === 0 ? <p className="state empty">No activity yet.</p> : <Timeline entries={timeline} />}
             <CommentForm alertId={alertId} onDone={refresh} />
           </section>
           <section aria-labelledby="payload">
@@ -144,5 +136,55 @@ function CommentForm({ alertId, onDone }: { alertId: string; onDone: () => void 
       <button type="submit" disabled={m.isPending || !body.trim()}>Add comment</button>
       <ErrorText error={m.error} />
     </form>
+  );
+}
+
+type Entry = Schemas['AlertTimelineEntry'];
+
+/** Who acted: the person or agent by name; "Rampart" for the system's own entries. */
+function actorOf(e: Entry): string {
+  if (e.actorType === 'system') return 'Rampart';
+  if (e.actorName) return e.actorName;
+  return e.actorType === 'agent' ? 'a deleted agent' : 'a deleted user';
+}
+
+/**
+ * The timeline, oldest first, each entry naming who acted. Consecutive duplicate signals fold
+ * into one line ("6 duplicates, last at …") whose payloads open on demand.
+ */
+function Timeline({ entries }: { entries: Entry[] }) {
+  const groups: Entry[][] = [];
+  for (const e of entries) {
+    const last = groups.at(-1);
+    if (e.kind === 'duplicate' && last?.[0]?.kind === 'duplicate') last.push(e);
+    else groups.push([e]);
+  }
+  return (
+    <ol className="timeline">
+      {groups.map((g) => {
+        const e = g[0]!;
+        if (e.kind === 'duplicate' && g.length > 1) {
+          return (
+            <li key={e.id} className="dupes">
+              <details>
+                <summary>{g.length} duplicates, last at <Time at={g.at(-1)!.createdAt} /></summary>
+                <ol>
+                  {g.map((d) => (
+                    <li key={d.id}><Time at={d.createdAt} /> <span className="muted">{d.body}</span><Json value={d.data.payload ?? null} /></li>
+                  ))}
+                </ol>
+              </details>
+            </li>
+          );
+        }
+        return (
+          <li key={e.id}>
+            <Time at={e.createdAt} /> <Badge value={e.kind} /> <span className="actor">{actorOf(e)}</span>
+            {e.body && <Markdown text={e.body} />}
+            {e.kind === 'duplicate' && <details><summary>Payload</summary><Json value={e.data.payload ?? null} /></details>}
+          </li>
+        );
+      })}
+    </ol>
   );
 }

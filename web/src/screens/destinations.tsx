@@ -1,5 +1,5 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../api';
+import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap, type Schemas } from '../api';
 import { Link, useSearch } from '../router';
 import { useSession } from '../session';
 import { Badge, ErrorText, Loadable, Page, Pager, Select, Time, pageOf, DataTable } from '../ui';
@@ -22,19 +22,7 @@ export default function Destinations({ params }: { params: Record<string, string
         </section>
       )}
       <Loadable query={destinations} isEmpty={(d) => d.length === 0} empty="No output destinations yet.">
-        {(d) => (
-          <DataTable head={<><th scope="col">Destination</th><th scope="col">Type</th><th scope="col">Last delivery</th><th scope="col">Failures in a row</th><th scope="col">Events</th></>}>
-            {d.map((x) => (
-              <tr key={x.id} aria-current={x.id === selected ? 'true' : undefined}>
-                <td><Link to={`/destinations/${x.id}`}>{x.name}</Link></td>
-                <td>{x.type}</td>
-                <td><Badge value={x.lastDeliveryStatus ?? 'none'} />{x.lastError && <div className="error small">{x.lastError}</div>}</td>
-                <td>{x.consecutiveFailures}</td>
-                <td className="small">{x.eventSubscriptions.join(', ')}</td>
-              </tr>
-            ))}
-          </DataTable>
-        )}
+        {(d) => <DestinationList destinations={d} selected={selected} />}
       </Loadable>
       {current && manage && (
         <section aria-labelledby="edit-destination">
@@ -44,6 +32,38 @@ export default function Destinations({ params }: { params: Record<string, string
       )}
       {selected && <Deliveries id={selected} />}
     </Page>
+  );
+}
+
+/**
+ * The list with each destination's health: the listing (cached, hot) has none, so each row asks
+ * GET …/{id}, which answers the latest attempt's outcome and time and the failures since the
+ * last success. Slack's blocked channels come with the config.
+ */
+function DestinationList({ destinations, selected }: { destinations: Array<{ id: string; name: string; type: string; eventSubscriptions: string[]; config: unknown }>; selected?: string | undefined }) {
+  const health = useQueries({
+    queries: destinations.map((x) => ({ queryKey: ['destination-health', x.id], queryFn: () => unwrap(api.GET('/api/output-destinations/{id}', { params: { path: { id: x.id } } })), refetchInterval: 15_000 })),
+  });
+  return (
+    <DataTable head={<><th scope="col">Destination</th><th scope="col">Type</th><th scope="col">Last delivery</th><th scope="col">Failures in a row</th><th scope="col">Events</th></>}>
+      {destinations.map((x, i) => {
+        const h = health[i]?.data as Schemas['OutputDestination'] | undefined;
+        const blocked = Object.keys((x.config as { blockedChannels?: Record<string, unknown> }).blockedChannels ?? {});
+        return (
+          <tr key={x.id} aria-current={x.id === selected ? 'true' : undefined}>
+            <td><Link to={`/destinations/${x.id}`}>{x.name}</Link></td>
+            <td>{x.type}</td>
+            <td>
+              {!h ? <span className="muted">…</span> : h.lastDeliveryStatus ? <><Badge value={h.lastDeliveryStatus} /> <Time at={h.lastDeliveryAt} /></> : <span className="muted">never delivered</span>}
+              {h?.lastError && <div className="error small">{h.lastError}</div>}
+              {blocked.length > 0 && <div className="error small">{blocked.length} Slack channel{blocked.length > 1 ? 's' : ''} blocked (archived): {blocked.join(', ')}. Saving the destination unblocks them.</div>}
+            </td>
+            <td className={h?.consecutiveFailures ? 'error' : undefined}>{h ? h.consecutiveFailures ?? 0 : '…'}</td>
+            <td className="small">{x.eventSubscriptions.join(', ') || <span className="muted">agent output only</span>}</td>
+          </tr>
+        );
+      })}
+    </DataTable>
   );
 }
 
@@ -76,8 +96,24 @@ function Deliveries({ id }: { id: string }) {
               {d.deliveries.map((x) => (
                 <tr key={x.id}>
                   <td>{x.eventKind}</td>
-                  <td><Badge value={x.status} />{x.error && <div className="error small">{x.error}</div>}</td>
-                  <td>{x.attemptCount}</td>
+                  <td><Badge value={x.status} />{x.error && <div className="error small">{x.error}</div>}{x.nextAttemptAt && x.status === 'retrying' && <div className="muted small">next try <Time at={x.nextAttemptAt} /></div>}</td>
+                  <td>
+                    {x.attempts.length === 0 ? x.attemptCount : (
+                      <details className="attempts">
+                        <summary>{x.attemptCount} attempt{x.attemptCount === 1 ? '' : 's'}</summary>
+                        <p className="small muted">Request: {x.destinationType} delivery of <code>{x.eventKind}</code>, event id <code>{x.eventId}</code> (the same on every retry).</p>
+                        <ol className="small">
+                          {x.attempts.map((at) => (
+                            <li key={at.attempt}>
+                              <Badge value={at.outcome} /> <Time at={at.startedAt} /> · {at.durationMs} ms · {at.responseStatus ? `HTTP ${at.responseStatus}` : 'no answer'}
+                              {at.error && <div className="error">{at.error}</div>}
+                              {at.responseExcerpt && <pre className="excerpt">{at.responseExcerpt}</pre>}
+                            </li>
+                          ))}
+                        </ol>
+                      </details>
+                    )}
+                  </td>
                   <td>{x.responseStatus ?? '—'} <span className="muted small">{x.responseExcerpt}</span></td>
                   <td><Time at={x.lastAttemptAt} /></td>
                   <td>{can('destination.manage') && <button type="button" onClick={() => redeliver.mutate(x.id)}>Redeliver</button>}</td>

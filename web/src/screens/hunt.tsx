@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Query } from '../api';
 import { Link, useSearch } from '../router';
-import { Badge, Loadable, Page, Pager, SearchBox, Select, pageOf, DataTable } from '../ui';
+import { Badge, Loadable, Page, Pager, SCORES, SearchBox, Select, pageOf, DataTable } from '../ui';
 
 const EXPOSURE = ['compromise_signal_found', 'vulnerable_software_present', 'possibly_affected', 'not_affected'];
 
@@ -20,17 +20,18 @@ export default function Hunt() {
       <div className="filters">
         <Select label="Status" value={search.get('status') ?? ''} options={['new', 'relevant', 'not_relevant', 'dismissed']} onChange={(v) => set({ status: v })} />
         <Select label="Exposure" value={search.get('exposureState') ?? ''} options={EXPOSURE} onChange={(v) => set({ exposureState: v })} />
-        <Select label="Min relevancy" value={search.get('minRelevancy') ?? ''} options={[['40', '40+'], ['70', '70+']]} onChange={(v) => set({ minRelevancy: v })} />
+        <Select label="Min estate relevancy" value={search.get('minRelevancy') ?? ''} options={[['40', '40+'], ['70', '70+']]} onChange={(v) => set({ minRelevancy: v })} />
         <SearchBox />
       </div>
+      <p className="muted small">{SCORES.estate.help} An intel item's general relevance says how notable it is for anyone, not for you.</p>
       <Loadable query={threats} isEmpty={(d) => d.threats.length === 0} empty="No threats match.">
         {(d) => (
           <>
-            <DataTable head={<><th scope="col">Threat</th><th scope="col">Relevancy</th><th scope="col">Exposure</th><th scope="col">Coverage</th><th scope="col">Status</th></>}>
+            <DataTable head={<><th scope="col">Threat</th><th scope="col">Estate relevancy</th><th scope="col">Exposure</th><th scope="col">Coverage</th><th scope="col">Status</th></>}>
               {[...d.threats].sort((a, b) => b.relevancyScore - a.relevancyScore || b.exposureScore - a.exposureScore).map((t) => (
                 <tr key={t.id}>
                   <td><Link to={`/hunt/${t.id}`}>{t.title}</Link> <span className="muted mono small">{t.canonicalKey}</span></td>
-                  <td><meter min={0} max={100} value={t.relevancyScore} aria-label="Relevancy" /> {Math.round(t.relevancyScore)}</td>
+                  <td><meter min={0} max={100} value={t.relevancyScore} aria-label="Estate relevancy" /> {Math.round(t.relevancyScore)}</td>
                   <td><Badge value={t.exposureState} /> {Math.round(t.exposureScore)}</td>
                   <td><Badge value={t.coverageState} /></td>
                   <td><Badge value={t.status} /></td>

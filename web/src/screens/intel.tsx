@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Paths, type Query } from '../api';
 import { Link, useSearch } from '../router';
 import { useSession } from '../session';
-import { Badge, ErrorText, Loadable, Page, Pager, SearchBox, Select, Tabs, Time, pageOf, DataTable } from '../ui';
+import { Badge, ErrorText, Loadable, Page, Pager, SCORES, Score, SearchBox, Select, Tabs, Time, pageOf, DataTable } from '../ui';
 import { csvRow } from '../../../src/platform/csv';
 
 const TABS: Array<[string, string]> = [['/intel/items', 'Items'], ['/intel/sources', 'Sources'], ['/intel/iocs', 'IOC search']];
@@ -102,10 +102,11 @@ function Items() {
         <Select label="Status" value={search.get('status') ?? ''} options={['active', 'corrected', 'retracted']} onChange={(v) => set({ status: v })} />
         <Select label="Source" value={search.get('source') ?? ''} options={sources.map((s) => [s.id, `${s.name} (${s.count})`] as [string, string])} onChange={(v) => set({ source: v })} />
         <Select label="Platform" value={search.get('platform') ?? ''} options={['windows', 'linux', 'macos', 'network', 'cloud', 'mobile']} onChange={(v) => set({ platform: v })} />
-        <Select label="Min relevance" value={search.get('minRelevance') ?? ''} options={[['40', '40+'], ['70', '70+']]} onChange={(v) => set({ minRelevance: v })} />
+        <Select label="Min general relevance" value={search.get('minRelevance') ?? ''} options={[['40', '40+'], ['70', '70+']]} onChange={(v) => set({ minRelevance: v })} />
         <Select label="Scope" value={search.get('scope') ?? ''} any="All items" options={[['relevant', 'Relevant, no duplicates']]} onChange={(v) => set({ scope: v })} />
         <SearchBox />
       </div>
+      <p className="muted small">{SCORES.general.help} How much a threat concerns you is its estate relevancy, on the Hunt board.</p>
       <Loadable query={items} isEmpty={(d) => d.items.length === 0} empty="No items match these filters.">
         {(d) => (
           <>
@@ -113,7 +114,7 @@ function Items() {
               {d.items.map((i) => (
                 <li key={i.id} className="card">
                   <Link to={`/intel/items/${i.id}`}><strong>{i.event.title}</strong></Link>
-                  <div className="meta"><Badge value={i.severity} /> <span>{i.source.name}</span> <Time at={i.source.publishTime || i.createdAt} /> <span>relevance {i.relevance}</span></div>
+                  <div className="meta"><Badge value={i.severity} /> <span>{i.source.name}</span> <Time at={i.source.publishTime || i.createdAt} /> <Score kind="general" value={i.relevance} /></div>
                   {i.tldr && <p>{i.tldr}</p>}
                 </li>
               ))}

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api';
 import { Link } from '../router';
-import { Badge, Loadable, Page, Time } from '../ui';
+import { Badge, Loadable, Page, Score, Time } from '../ui';
 
 type Annotated = Schemas['IntelItemDetail']['annotatedText'];
 
@@ -19,7 +19,7 @@ export default function ItemReader({ params }: { params: Record<string, string> 
       {(i) => (
         <Page title={i.event.title} actions={<Link to="/intel/items">All items</Link>}>
           <div className="meta">
-            <Badge value={i.severity} /> <Badge value={i.status} /> <span>{i.source.name}</span> <Time at={i.source.publishTime || i.createdAt} /> <span>relevance {i.relevance}</span>
+            <Badge value={i.severity} /> <Badge value={i.status} /> <span>{i.source.name}</span> <Time at={i.source.publishTime || i.createdAt} /> <Score kind="general" value={i.relevance} />
             {i.source.url && /^https?:\/\//i.test(i.source.url) && <a href={i.source.url} rel="noopener noreferrer nofollow" target="_blank">Original</a>}
           </div>
           {i.summary && <p className="prose">{i.summary}</p>}

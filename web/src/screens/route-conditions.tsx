@@ -1,8 +1,8 @@
-import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Paths } from '../api';
 import { Select } from '../ui';
 import { SEVERITIES } from './alerts';
+import { ALERT_SOURCES } from './shared';
 
 type Saved = Paths['/api/alert-triage-routes']['put']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
 export type Route = Saved['routes'][number];
@@ -62,7 +62,14 @@ export function Conditions({ conditions, logTables, onChange, routeName }: { con
           </label>
         ))}
       </fieldset>
-      <ListField label="Sources (comma-separated)" values={srcs} onChange={(v) => set({ srcs: v })} />
+      <fieldset>
+        <legend>Source is one of</legend>
+        {[...ALERT_SOURCES, ...srcs.filter((x) => !ALERT_SOURCES.includes(x))].map((x) => (
+          <label key={x} className="check">
+            <input type="checkbox" checked={srcs.includes(x)} onChange={(e) => set({ srcs: toggle(srcs, x, e.target.checked) })} /> {x}
+          </label>
+        ))}
+      </fieldset>
       <Select
         label="Log table"
         value={table ? tableKey(table) : ''}
@@ -92,16 +99,5 @@ export function Conditions({ conditions, logTables, onChange, routeName }: { con
         ))}
       </fieldset>
     </fieldset>
-  );
-}
-
-/** A comma-separated list typed as text: the text is kept as typed, so a trailing comma survives. */
-function ListField({ label, values, onChange }: { label: string; values: string[]; onChange: (v: string[]) => void }) {
-  const [text, setText] = useState(values.join(', '));
-  return (
-    <label className="field">
-      <span>{label}</span>
-      <input value={text} onChange={(e) => { setText(e.target.value); onChange(e.target.value.split(',').map((x) => x.trim()).filter(Boolean)); }} />
-    </label>
   );
 }

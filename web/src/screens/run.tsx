@@ -1,7 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../api';
+import { api, unwrap, type Schemas } from '../api';
+import { Markdown } from '../markdown';
 import { Link } from '../router';
-import { Badge, Json, Loadable, Page } from '../ui';
+import { Badge, CopyButton, Json, Loadable, Page, Time, shortRunId } from '../ui';
 
 const LIVE = new Set(['waiting', 'running']);
 
@@ -15,59 +16,117 @@ export function useRunStatus(agentId: string | null, runId: string | null) {
   });
 }
 
-/** One run: its status and, once finished, the transcript (messages, tool calls and results). */
+type Run = Schemas['AgentRunDetail'];
+type Part = { type: string; text?: string; toolCallId?: string; toolName?: string; args?: unknown; input?: unknown; result?: unknown; output?: unknown; isError?: boolean };
+
+function seconds(ms: number | null): string {
+  if (ms === null) return '—';
+  return ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** One run: a header (agent, what started it, times, tokens, status), its input and output, and the transcript once. */
 export default function RunView({ params }: { params: Record<string, string> }) {
   const { agentId, runId } = params as { agentId: string; runId: string };
-  const status = useRunStatus(agentId, runId);
-  const done = status.data !== undefined && !LIVE.has(status.data.status);
-  const result = useQuery({
-    queryKey: ['run-result', runId],
-    enabled: done,
-    queryFn: () => unwrap(api.GET('/api/agents/{agentId}/run-async/{runId}/result', { params: { path: { agentId, runId } } })),
+  const run = useQuery({
+    queryKey: ['run', runId],
+    queryFn: () => unwrap(api.GET('/api/agent-runs/{runId}', { params: { path: { runId } } })),
+    refetchInterval: (q) => (q.state.data && !LIVE.has(q.state.data.status) ? false : 2000),
   });
+  const agent = useQuery({ queryKey: ['agent', agentId], queryFn: () => unwrap(api.GET('/api/agents/{agentId}', { params: { path: { agentId } } })) });
   return (
-    <Page title="Agent run" actions={<Link to={`/agents/${agentId}`}>Back to the agent</Link>}>
-      <Loadable query={status}>
-        {(s) => (
-          <p role="status" aria-live="polite">
-            <Badge value={s.status} /> {s.statusMessage}
-          </p>
+    <Page title={`Run ${shortRunId(runId)}`} actions={<Link to={`/agents/${agentId}`}>Back to the agent</Link>}>
+      <Loadable query={run}>
+        {(r) => (
+          <>
+            <RunHeader run={r} agentName={agent.data?.name} />
+            <div className="grid two">
+              <section aria-labelledby="run-input">
+                <h2 id="run-input">Input</h2>
+                {typeof r.input === 'string' ? <Markdown text={r.input} /> : <Json value={r.input ?? null} />}
+              </section>
+              <section aria-labelledby="run-output">
+                <h2 id="run-output">Output</h2>
+                {!r.result ? <p className="state">{LIVE.has(r.status) ? 'The output appears when the run finishes.' : 'No output.'}</p> : (
+                  <>
+                    {r.result.finalAssistantMessage ? <Markdown text={r.result.finalAssistantMessage} /> : <p className="muted">(no final message)</p>}
+                    {r.result.structuredOutputResult && <><h3>Structured output</h3><Json value={parseJson(r.result.structuredOutputResult)} /></>}
+                  </>
+                )}
+              </section>
+            </div>
+            {r.result && <Transcript result={r.result} />}
+          </>
         )}
       </Loadable>
-      {!done ? <p className="state">The transcript appears when the run finishes.</p> : (
-        <Loadable query={result}>
-          {(r) => (
-            <>
-              <h2>Final answer</h2>
-              <p className="prose">{r.finalAssistantMessage || <span className="muted">(none)</span>}</p>
-              <h2>Transcript</h2>
-              <ol className="transcript">
-                {r.messages.map((m, i) => (
-                  <li key={i} className={`msg ${m.role}`}>
-                    <strong>{m.role}</strong>
-                    {typeof m.content === 'string' ? <p className="prose">{m.content}</p> : <Json value={m.content} />}
-                  </li>
-                ))}
-              </ol>
-              <h2>Tool calls</h2>
-              {r.allToolCallsMade.length === 0 ? <p className="state empty">No tool calls.</p> : (
-                <ol className="transcript">
-                  {r.allToolCallsMade.map((c) => {
-                    const res = r.allToolResultsReceived.find((x) => x.toolCallId === c.toolCallId);
-                    return (
-                      <li key={c.toolCallId}>
-                        <strong>{c.toolName}</strong>
-                        <Json value={c.args} />
-                        {res && <><span className={res.isError ? 'error' : 'muted'}>{res.isError ? 'error' : 'result'}</span><Json value={res.result} /></>}
-                      </li>
-                    );
-                  })}
-                </ol>
-              )}
-            </>
-          )}
-        </Loadable>
-      )}
     </Page>
+  );
+}
+
+function RunHeader({ run: r, agentName }: { run: Run; agentName: string | undefined }) {
+  const started = r.triggerSource ? `${r.mode} · ${r.triggerSource} trigger` : r.mode;
+  return (
+    <dl className="facts run-head" aria-label="Run">
+      <dt>Status</dt><dd><span role="status" aria-live="polite"><Badge value={r.status} /> {r.statusMessage && <span className="muted">{r.statusMessage}</span>}</span></dd>
+      <dt>Agent</dt><dd><Link to={`/agents/${r.agentId}`}>{agentName ?? r.agentId}</Link></dd>
+      <dt>Started by</dt><dd>{started}{r.triggerContext?.eventType && <span className="muted"> ({r.triggerContext.eventType})</span>}</dd>
+      <dt>Run id</dt><dd><code>{r.id}</code> <CopyButton value={r.id} label="run id" /></dd>
+      <dt>Queued</dt><dd><Time at={r.queuedAt} /></dd>
+      <dt>Started</dt><dd><Time at={r.startedAt} /></dd>
+      <dt>Duration</dt><dd>{seconds(r.durationMs)}{r.attemptCount > 1 && <span className="muted"> · {r.attemptCount} attempts</span>}</dd>
+      <dt>Steps</dt><dd>{r.stepCount}</dd>
+      <dt>Tokens</dt><dd>{r.usage.totalTokens} <span className="muted">({r.usage.inputTokens} in, {r.usage.outputTokens} out)</span></dd>
+      {r.deliveries.length > 0 && (<><dt>Delivered to</dt><dd>{r.deliveries.map((d) => <span key={d.id} className="nowrap"><Link to={`/destinations/${d.destinationId}`}>{d.destinationName}</Link> <Badge value={d.status} /> </span>)}</dd></>)}
+    </dl>
+  );
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+const partsOf = (content: unknown): Part[] => (Array.isArray(content) ? (content as Part[]) : [{ type: 'text', text: typeof content === 'string' ? content : JSON.stringify(content) }]);
+
+/** The messages once, in order; tool calls and their results folded, each opened on demand. */
+function Transcript({ result }: { result: NonNullable<Run['result']> }) {
+  const results = new Map(result.allToolResultsReceived.map((x) => [x.toolCallId, x]));
+  const lastText = result.finalAssistantMessage;
+  return (
+    <section aria-labelledby="transcript">
+      <h2 id="transcript">Transcript</h2>
+      <ol className="transcript">
+        {result.messages.map((m, i) => {
+          // Tool results are shown with their call; a tool message adds nothing on its own.
+          if (m.role === 'tool') return null;
+          return (
+            <li key={i} className={`msg ${m.role}`}>
+              <strong className="role">{m.role}</strong>
+              {partsOf(m.content).map((p, j) => {
+                if (p.type === 'text') {
+                  if (m.role === 'system') return <details key={j}><summary>System prompt</summary><Markdown text={p.text ?? ''} /></details>;
+                  if (m.role === 'assistant' && p.text === lastText && lastText) return <p key={j} className="muted small">The final answer (under Output).</p>;
+                  return <Markdown key={j} text={p.text ?? ''} />;
+                }
+                if (p.type === 'tool-call') {
+                  const res = results.get(p.toolCallId ?? '');
+                  return (
+                    <details key={j} className="tool-call">
+                      <summary><code>{p.toolName}</code> {res ? <Badge value={res.isError ? 'error' : 'ok'} /> : <span className="muted">no result</span>}</summary>
+                      <h3 className="small">Arguments</h3>
+                      <Json value={p.args ?? p.input ?? null} />
+                      {res && <><h3 className="small">{res.isError ? 'Error' : 'Result'}</h3><Json value={res.result} /></>}
+                    </details>
+                  );
+                }
+                return <Json key={j} value={p} />;
+              })}
+            </li>
+          );
+        })}
+      </ol>
+    </section>
   );
 }

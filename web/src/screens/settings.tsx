@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Paths, type Query } from '../api';
 import { useSearch } from '../router';
 import { useSession } from '../session';
-import { Badge, CopyButton, ErrorText, Loadable, Page, Pager, SearchBox, Select, Tabs, Time, pageOf, DataTable } from '../ui';
+import { Badge, CopyButton, ErrorText, Loadable, Page, Pager, Select, Tabs, Time, pageOf, DataTable } from '../ui';
 
 const TABS: Array<[string, string]> = [['/settings/users', 'Users'], ['/settings/roles', 'Roles'], ['/settings/api-keys', 'API keys'], ['/settings/audit', 'Audit log']];
 
@@ -162,23 +162,36 @@ function ApiKeys() {
 }
 
 function Audit() {
-  const [search] = useSearch();
+  const [search, set] = useSearch();
   const page = pageOf(search);
   const { can } = useSession();
-  const query = { limit: 50, offset: (page - 1) * 50, ...(search.get('action') ? { action: search.get('action')! } : {}) } as Query<'/api/audit-logs'>;
+  const filters = Object.fromEntries((['action', 'resourceType', 'resourceId', 'actorUserId'] as const).flatMap((k) => (search.get(k) ? [[k, search.get(k)!]] : [])));
+  const query = { limit: 50, offset: (page - 1) * 50, ...filters } as Query<'/api/audit-logs'>;
   const logs = useQuery({ queryKey: ['audit', query], queryFn: () => unwrap(api.GET('/api/audit-logs', { params: { query } })), enabled: can('audit.read') });
+  const facets = useQuery({ queryKey: ['audit-facets'], queryFn: () => unwrap(api.GET('/api/audit-logs/facets')), enabled: can('audit.read'), staleTime: 30_000 });
   if (!can('audit.read')) return <p className="state">Your role cannot read the audit log (audit.read).</p>;
   return (
     <>
-      <div className="filters"><SearchBox label="Action (e.g. apiKey.create)" param="action" /></div>
-      <Loadable query={logs} isEmpty={(d) => d.auditLogs.length === 0} empty="No audit entries.">
+      <div className="filters">
+        <Select label="Actor" value={search.get('actorUserId') ?? ''} options={(facets.data?.actors ?? []).map((a) => [a.userId, a.name] as [string, string])} onChange={(v) => set({ actorUserId: v })} />
+        <Select label="Action" value={search.get('action') ?? ''} options={facets.data?.actions ?? []} onChange={(v) => set({ action: v })} />
+        <Select label="Resource type" value={search.get('resourceType') ?? ''} options={facets.data?.resourceTypes ?? []} onChange={(v) => set({ resourceType: v, resourceId: null })} />
+        {search.get('resourceId') && <button type="button" onClick={() => set({ resourceId: null })}>Any resource (was {search.get('resourceId')})</button>}
+      </div>
+      <Loadable query={logs} isEmpty={(d) => d.auditLogs.length === 0} empty="No audit entries match.">
         {(d) => (
           <>
             <DataTable head={<><th scope="col">When</th><th scope="col">Action</th><th scope="col">Resource</th><th scope="col">Actor</th><th scope="col">Request</th></>}>
               {d.auditLogs.map((l) => (
                 <tr key={l.id}>
-                  <td><Time at={l.createdAt} /></td><td className="mono">{l.action}</td><td>{l.resourceType} <span className="muted mono small">{l.resourceId}</span></td>
-                  <td>{l.actorType} <span className="muted mono small">{l.actorUserId}</span></td><td className="mono small">{l.requestId}</td>
+                  <td><Time at={l.createdAt} /></td>
+                  <td className="mono">{l.action}</td>
+                  <td>
+                    <span className="muted">{l.resourceType}</span>{' '}
+                    {l.resourceId ? <button type="button" className="link" title={l.resourceId} onClick={() => set({ resourceType: l.resourceType, resourceId: l.resourceId })}>{l.resourceName ?? l.resourceId}</button> : l.resourceName}
+                  </td>
+                  <td>{l.actorType === 'system' ? 'Operator (CLI)' : l.actorName ?? <span className="muted">deleted user</span>}</td>
+                  <td className="mono small">{l.requestId}</td>
                 </tr>
               ))}
             </DataTable>

@@ -9,3 +9,12 @@ export function useAgents() {
     staleTime: 30_000,
   });
 }
+
+/**
+ * The sources an alert can have, as routes and the queue's filter name them: its category
+ * (`detection`, `trigger`, `agent`, `user`, `hunt`) and, for a trigger's alert, the trigger type.
+ */
+export const ALERT_SOURCES: readonly string[] = [
+  'trigger', 'detection', 'agent', 'user', 'hunt',
+  'webhook', 'jira', 'jira-automation', 'slack', 'linear', 'bugcrowd', 'hackerone', 'zscaler', 'darktrace', 'cron',
+];

@@ -16,7 +16,7 @@ const words = (v: unknown) => text(v).replaceAll('_', ' ');
 export function RunDiff({ run, previous }: { run: Run; previous?: Run }) {
   const d = obj(run.diff);
   const changes: Array<[string, string, string]> = [];
-  if (previous && previous.relevancyScore !== run.relevancyScore) changes.push(['relevancy', String(Math.round(previous.relevancyScore)), String(Math.round(run.relevancyScore))]);
+  if (previous && previous.relevancyScore !== run.relevancyScore) changes.push(['estate relevancy', String(Math.round(previous.relevancyScore)), String(Math.round(run.relevancyScore))]);
   // A first run has no "before" (the API fills in defaults): its reason says so.
   if (d.prevRunId) for (const [label, key] of [['exposure score', 'ExposureScore'], ['exposure', 'ExposureState'], ['coverage', 'CoverageState']] as const) {
     const [before, after] = [words(d[`before${key}`]), words(d[`after${key}`])];

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api';
 import { Link } from '../router';
 import { useSession } from '../session';
-import { Badge, ErrorText, Loadable, Page, Time } from '../ui';
+import { Badge, ErrorText, Loadable, Page, SCORES, Time } from '../ui';
 import { DeliverableCard, ExposureStory, RunDiff } from './threat-run';
 
 export default function ThreatView({ params }: { params: Record<string, string> }) {
@@ -22,7 +22,7 @@ export default function ThreatView({ params }: { params: Record<string, string> 
         <Page title={v.threat.title} actions={<Link to="/hunt">Hunt board</Link>}>
           <dl className="facts">
             <dt>Status</dt><dd><Badge value={v.threat.status} /></dd>
-            <dt>Relevancy</dt><dd>{Math.round(v.threat.relevancyScore)}</dd>
+            <dt>Estate relevancy</dt><dd><span title={SCORES.estate.help}>{Math.round(v.threat.relevancyScore)}</span> <span className="muted small">how much it concerns your inventory (not an intel item's general relevance)</span></dd>
             <dt>Exposure</dt><dd><Badge value={v.threat.exposureState} /> {Math.round(v.threat.exposureScore)}</dd>
             <dt>Coverage</dt><dd><Badge value={v.threat.coverageState} /></dd>
             <dt>Key</dt><dd className="mono">{v.threat.canonicalKey}</dd>
@@ -47,7 +47,7 @@ export default function ThreatView({ params }: { params: Record<string, string> 
             <ol className="transcript">
               {v.runs.map((r) => (
                 <li key={r.id}>
-                  <Time at={r.runAt} /> <Badge value={r.kind} /> relevancy {Math.round(r.relevancyScore)} · exposure {Math.round(r.exposureScore)} <Badge value={r.exposureState} />
+                  <Time at={r.runAt} /> <Badge value={r.kind} /> estate relevancy {Math.round(r.relevancyScore)} · exposure {Math.round(r.exposureScore)} <Badge value={r.exposureState} />
                   <p className="prose">{r.relevancyHeadline}</p>
                   {r.relevancyExplanation.length > 0 && <ul>{r.relevancyExplanation.map((x, i) => <li key={i}>{x}</li>)}</ul>}
                   <RunDiff run={r} previous={v.runs.find((p) => p.id === (r.diff as { prevRunId?: unknown } | null)?.prevRunId)} />

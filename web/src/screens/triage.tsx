@@ -48,7 +48,7 @@ export default function Triage() {
                 {routes.map((r, i) => (
                   <li key={r.id} className="card" aria-label={`Route ${i + 1}: ${r.name}`}>
                     <div className="inline-form">
-                      <label className="field"><span>Name</span><input value={r.name} onChange={(e) => update(i, { name: e.target.value })} /></label>
+                      <label className="field grow route-name"><span>Name</span><input value={r.name} maxLength={200} size={Math.max(24, r.name.length + 2)} onChange={(e) => update(i, { name: e.target.value })} /></label>
                       <label className="check"><input type="checkbox" checked={r.enabled} onChange={(e) => update(i, { enabled: e.target.checked })} /> Enabled</label>
                       <Select label="Agent" value={r.responseAgentId} any={null} options={agents} onChange={(v) => update(i, { responseAgentId: v })} />
                       <button type="button" onClick={() => move(i, -1)} disabled={i === 0} aria-label={`Move ${r.name} up`}>Up</button>

@@ -7,6 +7,7 @@ import { passageAround, splitSentences } from './classify/sentences.fns.js';
 import { severityOf, type Severity } from './classify/severity.fns.js';
 import { summarize } from './classify/summarize.fns.js';
 import { DEFAULT_TTL_DAYS, extractIocs, type IocKind } from './extract/extract.fns.js';
+import { normalizeRegistryKey } from './extract/normalize.fns.js';
 
 /**
  * One item in, its enrichment out: indicators (extracted and structured), classification,
@@ -164,8 +165,14 @@ function ttlOf(type: string): number {
   return (DEFAULT_TTL_DAYS as Record<string, number>)[type] ?? 90;
 }
 
-function normalizeStructured(type: string, value: string): string {
+export function normalizeStructured(type: string, value: string): string {
   const v = value.trim();
+  if (type === 'registry-key') {
+    // The canonical form extraction gives (full root, single backslashes, path lowercased), so a
+    // MISP or TAXII key and the same key found in text are one value.
+    const m = /^(HKEY_[A-Z_]+|HK(?:LM|CU|CR|U|CC)):?(\\.*)$/i.exec(v);
+    return m ? normalizeRegistryKey(m[1]!, m[2]!) : v;
+  }
   if (['domain', 'email', 'md5', 'sha1', 'sha256', 'sha512', 'ipv6'].includes(type)) return v.toLowerCase();
   if (type === 'url') {
     try {

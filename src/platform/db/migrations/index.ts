@@ -20,6 +20,8 @@ import * as m0023 from './0023_console_sessions.js';
 import * as m0035 from './0035_alert_loop.js';
 import * as m0045 from './0045_delivery_attempt_in_flight.js';
 import * as m0046 from './0046_worker_heartbeat_dead_after.js';
+import * as m0050 from './0050_console_address.js';
+import * as m0051 from './0051_insights_indexes.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -47,4 +49,6 @@ export const migrations: Record<string, Migration> = {
   '0035_alert_loop': m0035,
   '0045_delivery_attempt_in_flight': m0045,
   '0046_worker_heartbeat_dead_after': m0046,
+  '0050_console_address': m0050,
+  '0051_insights_indexes': m0051,
 };

@@ -1,0 +1,9 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../../platform/wiring.js';
+import { registerInsightsRoutes } from './insights.routes.js';
+import { createInsightsService } from './insights.service.js';
+
+/** Insights reads other modules' tables through its own repository (read only); it exports nothing to them. */
+export function registerInsightsModule(app: FastifyInstance, deps: ModuleDeps): void {
+  registerInsightsRoutes(app, createInsightsService({ db: deps.database.db }));
+}

@@ -1,0 +1,209 @@
+import { sql } from 'kysely';
+import type { Database } from '../../platform/db/database.js';
+
+/**
+ * The SQL of GET /api/insights: reads only, over the tables of other modules (alerts,
+ * alert_timeline, agents, agent_runs, destination_deliveries, intel_items, intel_indicators,
+ * intel_sources, hunt_threats; listed in docs/architecture.md). Every query is scoped by
+ * organization and, except the "now" figures (open alerts, hunt bands), by `from`. Days are UTC.
+ */
+type Scope = { organizationId: string; from: Date };
+
+/**
+ * Rows are grouped by the UTC day as an integer (days since 1970: arithmetic per row) and the
+ * day is written as text once per group: to_char on every one of 100,000 rows cost more than
+ * the grouping itself.
+ */
+const dayNumber = (column: string) => sql`floor(extract(epoch FROM ${sql.ref(column)}) / 86400)::int`;
+const DAY_TEXT = sql`to_char(to_timestamp(d * 86400.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
+const CLOSED = sql`('closed_true_positive', 'closed_false_positive', 'closed_benign')`;
+/** Every alert status, in a fixed order (fewer than 10: agentQuality packs an index in one digit). */
+const STATUS_LIST = sql`ARRAY['open', 'in_progress', 'escalated', 'closed_true_positive', 'closed_false_positive', 'closed_benign']`;
+/** The timeline kinds that change an alert's status (alerts.fns.ts statusChangeKind). */
+const STATUS_KINDS = sql`('status_changed', 'escalated', 'closed', 'reopened')`;
+
+/**
+ * Each query in its own short transaction with room to sort and hash in memory: at 100,000
+ * alerts the default work_mem (4 MB) sent the groupings and percentiles to disk.
+ */
+async function rows<T>(db: Database, query: ReturnType<typeof sql<T>>): Promise<T[]> {
+  return db.transaction().execute(async (tx) => {
+    // No parallel plans either: the figures are already asked for side by side, and a parallel
+    // plan repeated its hash builds in every worker (each built the whole per-alert table).
+    await sql`SELECT set_config('work_mem', '32MB', true), set_config('max_parallel_workers_per_gather', '0', true)`.execute(tx);
+    return (await query.execute(tx)).rows;
+  });
+}
+
+/** Alerts created per day, by severity (`severity` set) and by source (`source` set), in one pass. */
+export function alertsPerDay(db: Database, s: Scope) {
+  return rows(db, sql<{ day: string; severity: string | null; source: string | null; n: number }>`
+    SELECT ${DAY_TEXT} AS day, severity, source, n FROM (
+      SELECT d, severity, source, count(*)::int AS n FROM (
+        SELECT ${dayNumber('created_at')} AS d, severity, coalesce(trigger_type, source_category) AS source FROM alerts
+        WHERE organization_id = ${s.organizationId} AND created_at >= ${s.from}
+      ) x
+      GROUP BY GROUPING SETS ((d, severity), (d, source))
+    ) g`);
+}
+
+/** Alerts not closed, now: by status and by age band (one row per pair). */
+export function openAlerts(db: Database, organizationId: string) {
+  return rows(db, sql<{ status: string; age: string; n: number }>`
+    SELECT status,
+      CASE WHEN created_at > now() - interval '1 day' THEN 'under_1d'
+           WHEN created_at > now() - interval '7 days' THEN '1d_7d'
+           WHEN created_at > now() - interval '30 days' THEN '7d_30d'
+           ELSE 'over_30d' END AS age,
+      count(*)::int AS n
+    FROM alerts
+    WHERE organization_id = ${organizationId} AND status NOT IN ${CLOSED}
+    GROUP BY 1, 2`);
+}
+
+export interface DurationRow {
+  severity: string | null;
+  agentId: string | null;
+  agentName: string | null;
+  /** 1 for the severity grouping (and the overall row, where severity is null), 2 for the agent one. */
+  grouping: number;
+  ackN: number;
+  /** [p50, p90]; null entries when the group has no time. */
+  ackP: Array<number | null> | null;
+  resN: number;
+  resP: Array<number | null> | null;
+}
+
+/** MTTA (created → first triaged) and MTTR (created → resolved), p50/p90 in seconds: overall, per severity, per assigned agent. */
+export function alertDurations(db: Database, s: Scope) {
+  return rows(db, sql<DurationRow>`
+    WITH a AS (
+      SELECT severity, assigned_agent_id,
+        extract(epoch FROM first_triaged_at - created_at)::float8 AS ack,
+        CASE WHEN status IN ${CLOSED} THEN extract(epoch FROM resolved_at - created_at)::float8 END AS res
+      FROM alerts WHERE organization_id = ${s.organizationId} AND created_at >= ${s.from}
+    )
+    SELECT a.severity, a.assigned_agent_id AS agent_id, max(ag.name) AS agent_name,
+      CASE WHEN GROUPING(a.assigned_agent_id) = 1 THEN 1 ELSE 2 END AS grouping,
+      count(ack)::int AS ack_n,
+      -- One sort per figure for both percentiles (two percentile_cont calls sort twice).
+      percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY ack) AS ack_p,
+      count(res)::int AS res_n,
+      percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY res) AS res_p
+    FROM a LEFT JOIN agents ag ON ag.id = a.assigned_agent_id
+    GROUP BY GROUPING SETS ((), (a.severity), (a.assigned_agent_id))`);
+}
+
+export interface AgentQualityRow {
+  agentId: string;
+  agentName: string;
+  alerts: number;
+  escalated: number;
+  truePositive: number;
+  falsePositive: number;
+  benign: number;
+  verdicts: number;
+  overturned: number;
+}
+
+/**
+ * Per assigned agent, over the alerts created in the window: escalations, the status mix, the
+ * agent's verdicts (its last status change on an alert) and those overturned: a person changed
+ * the status after the verdict and the alert's status now differs from it. One pass over the
+ * timeline's status changes, grouped per alert (no per-alert sort or self-join).
+ */
+export function agentQuality(db: Database, s: Scope) {
+  return rows(db, sql<AgentQualityRow>`
+    WITH per_alert AS (
+      -- An alert's entries are no older than the alert: the window bounds them too (index 0051).
+      SELECT alert_id,
+        bool_or(data->>'to' = 'escalated') AS escalated,
+        max(created_at) FILTER (WHERE actor_type = 'agent') AS verdict_at,
+        -- The status of the agent's latest change, without an ordered aggregate (which forces a
+        -- sort of every change): max over (time in µs × 10 + the status's index), index = max % 10.
+        (${STATUS_LIST})[(max((extract(epoch FROM created_at) * 1000000)::bigint * 10 + array_position(${STATUS_LIST}, data->>'to')) FILTER (WHERE actor_type = 'agent') % 10)::int] AS verdict_to,
+        max(created_at) FILTER (WHERE actor_type = 'human') AS human_at
+      FROM alert_timeline
+      WHERE organization_id = ${s.organizationId} AND kind IN ${STATUS_KINDS} AND created_at >= ${s.from}
+      GROUP BY alert_id
+    )
+    SELECT a.assigned_agent_id AS agent_id, max(ag.name) AS agent_name, count(*)::int AS alerts,
+      count(*) FILTER (WHERE p.escalated)::int AS escalated,
+      count(*) FILTER (WHERE a.status = 'closed_true_positive')::int AS true_positive,
+      count(*) FILTER (WHERE a.status = 'closed_false_positive')::int AS false_positive,
+      count(*) FILTER (WHERE a.status = 'closed_benign')::int AS benign,
+      count(p.verdict_at)::int AS verdicts,
+      count(*) FILTER (WHERE p.human_at > p.verdict_at AND a.status IS DISTINCT FROM p.verdict_to)::int AS overturned
+    FROM alerts a
+    JOIN agents ag ON ag.id = a.assigned_agent_id
+    LEFT JOIN per_alert p ON p.alert_id = a.id
+    WHERE a.organization_id = ${s.organizationId} AND a.created_at >= ${s.from} AND a.assigned_agent_id IS NOT NULL
+    GROUP BY 1 ORDER BY 3 DESC, 2`);
+}
+
+export function runsPerDay(db: Database, s: Scope) {
+  return rows(db, sql<{ day: string; runs: number; failed: number; inputTokens: number; outputTokens: number }>`
+    SELECT ${DAY_TEXT} AS day, runs, failed, input_tokens, output_tokens FROM (
+      SELECT ${dayNumber('queued_at')} AS d, count(*)::int AS runs,
+        count(*) FILTER (WHERE status IN ('error', 'interrupted'))::int AS failed,
+        coalesce(sum(input_tokens), 0)::int AS input_tokens, coalesce(sum(output_tokens), 0)::int AS output_tokens
+      FROM agent_runs WHERE organization_id = ${s.organizationId} AND queued_at >= ${s.from}
+      GROUP BY 1
+    ) g`);
+}
+
+export function deliveriesPerDestination(db: Database, s: Scope) {
+  return rows(db, sql<{ destinationId: string; destinationName: string; deliveries: number; succeeded: number; failed: number }>`
+    SELECT destination_id,
+      -- The current name; a deleted destination's deliveries keep the name they were queued under.
+      coalesce((SELECT o.name FROM output_destinations o WHERE o.id = destination_id), max(destination_name)) AS destination_name,
+      count(*)::int AS deliveries,
+      count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded,
+      count(*) FILTER (WHERE status = 'failed')::int AS failed
+    FROM destination_deliveries WHERE organization_id = ${s.organizationId} AND created_at >= ${s.from}
+    GROUP BY 1 ORDER BY 3 DESC, 2`);
+}
+
+export function intelPerDay(db: Database, s: Scope) {
+  return rows(db, sql<{ day: string; sourceId: string; sourceName: string; items: number; indicators: number }>`
+    WITH items AS (
+      SELECT ${dayNumber('created_at')} AS d, source_id, count(*)::int AS n FROM intel_items
+      WHERE organization_id = ${s.organizationId} AND created_at >= ${s.from} GROUP BY 1, 2
+    ),
+    indicators AS (
+      SELECT ${dayNumber('ind.created_at')} AS d, i.source_id, count(*)::int AS n
+      FROM intel_indicators ind JOIN intel_items i ON i.id = ind.item_id
+      WHERE ind.organization_id = ${s.organizationId} AND ind.created_at >= ${s.from} GROUP BY 1, 2
+    )
+    SELECT to_char(to_timestamp(coalesce(items.d, indicators.d) * 86400.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, coalesce(items.source_id, indicators.source_id) AS source_id,
+      src.name AS source_name, coalesce(items.n, 0) AS items, coalesce(indicators.n, 0) AS indicators
+    FROM items FULL JOIN indicators ON indicators.d = items.d AND indicators.source_id = items.source_id
+    JOIN intel_sources src ON src.id = coalesce(items.source_id, indicators.source_id)`);
+}
+
+/** The 10 ATT&CK techniques, or threat actors, named by most items ingested in the window. */
+export function topTechniques(db: Database, s: Scope) {
+  return rows(db, sql<{ id: string; name: string; items: number }>`
+    SELECT t->>'technique' AS id, max(t->>'techniqueName') AS name, count(DISTINCT i.id)::int AS items
+    FROM intel_items i, jsonb_array_elements(coalesce(i.classification->'attack', '[]'::jsonb)) t
+    WHERE i.organization_id = ${s.organizationId} AND i.created_at >= ${s.from} AND t->>'technique' <> ''
+    GROUP BY 1 ORDER BY 3 DESC, 1 LIMIT 10`);
+}
+
+export function topActors(db: Database, s: Scope) {
+  return rows(db, sql<{ name: string; items: number }>`
+    SELECT t->>'name' AS name, count(DISTINCT i.id)::int AS items
+    FROM intel_items i, jsonb_array_elements(coalesce(i.classification->'actor', '[]'::jsonb)) t
+    WHERE i.organization_id = ${s.organizationId} AND i.created_at >= ${s.from} AND t->>'name' <> ''
+    GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10`);
+}
+
+/** Threats not dismissed, now, per exposure band (floors from the hunt module: low, medium, high, critical). */
+export function threatsByBand(db: Database, organizationId: string, floor: { low: number; medium: number; high: number; critical: number }) {
+  return rows(db, sql<{ band: string; n: number }>`
+    SELECT CASE WHEN exposure_score >= ${floor.critical} THEN 'critical' WHEN exposure_score >= ${floor.high} THEN 'high'
+                WHEN exposure_score >= ${floor.medium} THEN 'medium' WHEN exposure_score >= ${floor.low} THEN 'low' ELSE 'none' END AS band,
+      count(*)::int AS n
+    FROM hunt_threats WHERE organization_id = ${organizationId} AND dismissed_at IS NULL
+    GROUP BY 1`);
+}

@@ -1,0 +1,165 @@
+import { sql } from 'kysely';
+import { uuidv7 } from 'uuidv7';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createTestApp, type TestContext } from './support/app.js';
+import { userWithPermissions, type TestUser } from './support/actors.js';
+import { createAgent } from './support/agents.js';
+import { createDestination, queue } from './support/delivery.js';
+import { seedIntel } from './support/intel-data.js';
+
+/**
+ * GET /api/insights over a small organization whose every figure is known: alert times set to
+ * the second, one agent verdict overturned by a person, one escalation, an alert older than
+ * the 30-day window, deliveries, intel items, a threat. Organization B sees none of it.
+ */
+let t: TestContext;
+let admin: Record<string, string>;
+let alertReader: TestUser;
+let nobody: TestUser;
+let agentId: string;
+const at = { overturned: new Date(), escalated: new Date(), old: new Date() };
+const HOUR = 3_600_000;
+const dayOf = (d: Date) => d.toISOString().slice(0, 10);
+
+async function newAlert(title: string, severity: string): Promise<string> {
+  const res = await t.app.inject({ method: 'POST', url: '/api/alerts', headers: admin, payload: { title, severity } });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().alert.id;
+}
+
+/** An agent's status change, as the alert tools write it (actor agent, data.from/to). */
+async function agentVerdict(alertId: string, kind: string, from: string, to: string, when: Date): Promise<void> {
+  await t.database.db.insertInto('alertTimeline').values({ id: uuidv7(), organizationId: t.orgA.organization.id, alertId, kind, actorType: 'agent', actorUserId: null, actorAgentId: agentId, runId: null, body: '', data: JSON.stringify({ from, to }), createdAt: when }).execute();
+  await sql`UPDATE alerts SET status = ${to} WHERE id = ${alertId}`.execute(t.database.db);
+}
+
+const insights = (query = '', headers = admin) => t.app.inject({ url: `/api/insights${query}`, headers });
+
+beforeAll(async () => {
+  t = await createTestApp();
+  admin = bearer(t.orgA.apiKey.key);
+  const org = t.orgA.organization.id;
+  alertReader = await userWithPermissions(t.database.db, org, ['alert.read']);
+  nobody = await userWithPermissions(t.database.db, org, []);
+  agentId = await createAgent(t, t.orgA.apiKey.key, { name: 'Triage bot' });
+  const now = Date.now();
+  at.overturned = new Date(now - 10 * HOUR);
+  at.escalated = new Date(now - 5 * HOUR);
+  at.old = new Date(now - 40 * 24 * HOUR);
+
+  // Acknowledged after 600 s, the agent says false positive, a person says true positive: resolved after 7,200 s.
+  const overturned = await newAlert('Credential stuffing on the VPN', 'high');
+  await sql`UPDATE alerts SET created_at = ${at.overturned}, first_triaged_at = ${new Date(at.overturned.getTime() + 600_000)}, assigned_agent_id = ${agentId}, status = 'in_progress' WHERE id = ${overturned}`.execute(t.database.db);
+  await agentVerdict(overturned, 'closed', 'in_progress', 'closed_false_positive', new Date(at.overturned.getTime() + HOUR));
+  const human = await t.app.inject({ method: 'POST', url: `/api/alerts/${overturned}/status`, headers: admin, payload: { status: 'closed_true_positive', reason: 'The agent missed the second ASN' } });
+  expect(human.statusCode, human.body).toBe(200);
+  await sql`UPDATE alerts SET resolved_at = ${new Date(at.overturned.getTime() + 2 * HOUR)} WHERE id = ${overturned}`.execute(t.database.db);
+
+  // Acknowledged after 1,200 s, escalated by the agent, left so.
+  const escalated = await newAlert('Mimikatz on a domain controller', 'high');
+  await sql`UPDATE alerts SET created_at = ${at.escalated}, first_triaged_at = ${new Date(at.escalated.getTime() + 1_200_000)}, assigned_agent_id = ${agentId}, status = 'in_progress' WHERE id = ${escalated}`.execute(t.database.db);
+  await agentVerdict(escalated, 'escalated', 'in_progress', 'escalated', new Date(at.escalated.getTime() + HOUR));
+
+  // Open, never triaged, created before the 30-day window.
+  const old = await newAlert('Stale phishing report', 'low');
+  await sql`UPDATE alerts SET created_at = ${at.old} WHERE id = ${old}`.execute(t.database.db);
+
+  // Organization B's alert is not counted in A's figures.
+  const other = await t.app.inject({ method: 'POST', url: '/api/alerts', headers: bearer(t.orgB.apiKey.key), payload: { title: 'B only', severity: 'critical' } });
+  expect(other.statusCode).toBe(200);
+
+  const destination = await createDestination(t, t.orgA.apiKey.key, { type: 'webhook', name: 'SOAR', config: { url: 'https://soar.example/hook', authType: 'bearer' }, token: 't' });
+  const { ids } = await queue(t, org, [destination]);
+  await queue(t, org, [destination]);
+  await sql`UPDATE destination_deliveries SET status = 'failed' WHERE id = ${ids[0]!}`.execute(t.database.db);
+
+  await seedIntel(t.database.db, org);
+  await t.database.db.insertInto('huntThreats').values({ id: uuidv7(), organizationId: org, canonicalKey: 'CVE-2026-1234', title: 'FortiOS', actorId: null, latestRunId: null, assessmentRunningExecutionId: null, latestAlertId: null, activeHuntAlertId: null, dismissedByUserId: null, dismissedReason: null, relevancyScore: 80, exposureScore: 75, createdAt: new Date(), updatedAt: new Date() }).execute();
+});
+afterAll(() => t?.close());
+
+describe('GET /api/insights', () => {
+  it('answers the alert figures of the window: volume per day by severity and source, open alerts, MTTA and MTTR, and the agent whose verdict a person overturned', async () => {
+    const res = await insights('?window=30d');
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.window).toBe('30d');
+    expect(body.alerts.perDay).toHaveLength(30);
+    expect(body.alerts.perDay.at(-1).day).toBe(dayOf(new Date()));
+    const volume = Object.fromEntries(body.alerts.perDay.filter((d: { total: number }) => d.total > 0).map((d: { day: string; high: number; total: number }) => [d.day, d]));
+    const expected: Record<string, number> = {};
+    for (const d of [at.overturned, at.escalated]) expected[dayOf(d)] = (expected[dayOf(d)] ?? 0) + 1;
+    expect(Object.fromEntries(Object.entries(volume).map(([day, d]) => [day, (d as { high: number }).high]))).toEqual(expected);
+    expect(body.alerts.sources).toEqual(['user']);
+    expect(body.alerts.open).toEqual({
+      byStatus: [{ status: 'open', count: 1 }, { status: 'in_progress', count: 0 }, { status: 'escalated', count: 1 }],
+      byAge: [{ age: 'under_1d', count: 1 }, { age: '1d_7d', count: 0 }, { age: '7d_30d', count: 0 }, { age: 'over_30d', count: 1 }],
+    });
+    expect(body.alerts.mtta.all).toEqual({ count: 2, p50Seconds: 900, p90Seconds: 1140 });
+    expect(body.alerts.mtta.bySeverity.find((s: { severity: string }) => s.severity === 'high')).toEqual({ severity: 'high', count: 2, p50Seconds: 900, p90Seconds: 1140 });
+    expect(body.alerts.mtta.byAgent).toEqual([{ agentId, agentName: 'Triage bot', count: 2, p50Seconds: 900, p90Seconds: 1140 }]);
+    expect(body.alerts.mttr.all).toEqual({ count: 1, p50Seconds: 7200, p90Seconds: 7200 });
+    expect(body.alerts.agents).toEqual([{
+      agentId, agentName: 'Triage bot', alerts: 2, escalated: 1, escalationRate: 0.5,
+      dispositions: { closed_true_positive: 1, closed_false_positive: 0, closed_benign: 0, not_closed: 1 },
+      verdicts: 2, overturned: 1, overturnRate: 0.5,
+    }]);
+  });
+
+  it('answers runs, deliveries per destination, intel per day and source with top techniques, and threats per exposure band', async () => {
+    const body = (await insights()).json();
+    expect(body.window).toBe('30d');
+    expect(body.runs).toMatchObject({ totals: { runs: 0, failed: 0, inputTokens: 0, outputTokens: 0 } });
+    expect(body.runs.perDay).toHaveLength(30);
+    expect(body.deliveries.byDestination).toEqual([{ destinationId: expect.any(String), destinationName: 'SOAR', deliveries: 2, succeeded: 0, failed: 1, failureRate: 0.5 }]);
+    expect(body.intel.sources).toEqual([{ sourceId: expect.any(String), sourceName: 'seeded' }]);
+    const today = body.intel.perDay.at(-1);
+    expect(today).toMatchObject({ day: dayOf(new Date()), items: 5, indicators: 15 });
+    expect(today.bySource[body.intel.sources[0].sourceId]).toEqual({ items: 5, indicators: 15 });
+    expect(body.intel.topTechniques).toEqual([{ id: 'T1190', name: 'Exploit Public-Facing Application', items: 1 }]);
+    expect(body.intel.topActors).toEqual([]);
+    expect(body.hunt.byExposureBand).toEqual([{ band: 'none', count: 0 }, { band: 'low', count: 0 }, { band: 'medium', count: 0 }, { band: 'high', count: 1 }, { band: 'critical', count: 0 }]);
+  });
+
+  it('widens to 90 days: the older alert is counted', async () => {
+    const body = (await insights('?window=90d')).json();
+    expect(body.alerts.perDay).toHaveLength(90);
+    expect(body.alerts.perDay.find((d: { day: string }) => d.day === dayOf(at.old))).toMatchObject({ low: 1, total: 1 });
+    expect(body.alerts.mtta.all.count).toBe(2);
+  });
+
+  it('answers only the sections the caller may read: alert.read alone gets the alert figures, the rest null', async () => {
+    const body = (await insights('?window=7d', bearer(alertReader.key))).json();
+    expect(body.alerts.agents).toHaveLength(1);
+    expect({ runs: body.runs, deliveries: body.deliveries, intel: body.intel, hunt: body.hunt }).toEqual({ runs: null, deliveries: null, intel: null, hunt: null });
+  });
+
+  it('answers 403 without alert.read', async () => {
+    const res = await insights('', bearer(nobody.key));
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({ error: 'Missing required permissions', missingPerms: ['alert.read'] });
+  });
+
+  it('counts only the caller\'s organization', async () => {
+    const body = (await insights('', bearer(t.orgB.apiKey.key))).json();
+    expect(body.alerts.perDay.reduce((n: number, d: { critical: number }) => n + d.critical, 0)).toBe(1);
+    expect(body.alerts.agents).toEqual([]);
+    expect(body.deliveries.byDestination).toEqual([]);
+    expect(body.intel.sources).toEqual([]);
+    expect(body.hunt.byExposureBand.every((b: { count: number }) => b.count === 0)).toBe(true);
+  });
+
+  it('refuses an unknown window or parameter with 400', async () => {
+    const bad = await insights('?window=1y');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({ error: 'Validation failed', issues: [{ path: 'window', message: 'Invalid option: expected one of "7d"|"30d"|"90d"', code: 'invalid_value', location: 'query' }] });
+    const extra = await insights('?days=3');
+    expect(extra.statusCode).toBe(400);
+    expect(extra.json().issues[0]).toMatchObject({ code: 'unrecognized_keys', location: 'query' });
+  });
+
+  it('answers 401 without a key', async () => {
+    const res = await t.app.inject({ url: '/api/insights' });
+    expect(res.statusCode).toBe(401);
+  });
+});
