@@ -45,6 +45,10 @@ describe('a hunt alert follows its threat', () => {
     const [before] = await huntAlerts();
     expect(before).toMatchObject({ severity: 'high', huntQualifiedBy: 'exposure_band', status: 'in_progress', assignedAgentId: huntAgentId, dedupeKey: `hunt:${threatId}` });
     expect(before!.title).toMatch(/^CVE-2024-21762: /);
+    // Simulate says what happened to it (the hunt origin).
+    const sim = (await t.app.inject({ method: 'POST', url: '/api/alert-triage-routes/simulate', headers: key, payload: { severity: 'high', createdBy: 'hunt' } })).json();
+    expect(sim).toMatchObject({ outcome: before!.routing.outcome, responseAgentId: before!.assignedAgentId, responseAgentName: 'Hunt responder', reason: before!.routing.reason });
+    expect(sim.outcome).toBe('hunt');
     expect((await iocStatus()).rows.map((i: { status: string }) => i.status)).toEqual(['unchecked']);
     // The first triage run ended (interrupted here: no worker runs in this file).
     expect((await t.app.inject({ method: 'POST', url: `/api/agents/${huntAgentId}/run-async/${before!.triageRunId}/interrupt`, headers: key })).statusCode).toBe(200);
