@@ -24,7 +24,7 @@ function seconds(ms: number | null): string {
   return ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-/** One run: a header (agent, what started it, times, tokens, status), its input and output, and the transcript once. */
+/** One run: a header (agent, what started it, the alert it triages, times, tokens, status), its input and output, and the transcript once. */
 export default function RunView({ params }: { params: Record<string, string> }) {
   const { agentId, runId } = params as { agentId: string; runId: string };
   const run = useQuery({
@@ -69,6 +69,7 @@ function RunHeader({ run: r, agentName }: { run: Run; agentName: string | undefi
       <dt>Status</dt><dd><span role="status" aria-live="polite"><Badge value={r.status} /> {r.statusMessage && <span className="muted">{r.statusMessage}</span>}</span></dd>
       <dt>Agent</dt><dd><Link to={`/agents/${r.agentId}`}>{agentName ?? r.agentId}</Link></dd>
       <dt>Started by</dt><dd>{started}{r.triggerContext?.eventType && <span className="muted"> ({r.triggerContext.eventType})</span>}</dd>
+      {r.alertId && (<><dt>Triages</dt><dd><Link to={`/alerts/${r.alertId}`}><span className="mono">{r.alertDisplayId ?? r.alertId}</span></Link></dd></>)}
       <dt>Run id</dt><dd><code>{r.id}</code> <CopyButton value={r.id} label="run id" /></dd>
       <dt>Queued</dt><dd><Time at={r.queuedAt} /></dd>
       <dt>Started</dt><dd><Time at={r.startedAt} /></dd>
