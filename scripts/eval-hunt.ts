@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { matchSoftware, productsInText, type AdvisoryProduct, type InventorySoftware } from '../src/modules/hunt/matching.fns.js';
+import { combineMatches, matchProse, productsInText, type AdvisoryProduct, type InventorySoftware } from '../src/modules/hunt/matching.fns.js';
 import { softwareKey, type AssetInput } from '../src/modules/hunt/inventory.fns.js';
 import { RELEVANT_AT, scoreRelevancy } from '../src/modules/hunt/relevancy.fns.js';
 
@@ -29,7 +29,7 @@ const now = new Date('2026-11-24T00:00:00Z');
 
 const software: InventorySoftware[] = inventory.flatMap((a) => a.software.map((s) => ({
   assetId: a.identifier, identifier: a.identifier, kind: a.kind ?? 'other', platform: a.platform ?? null, internetFacing: a.internetFacing ?? false,
-  criticality: a.criticality ?? 'medium', vendor: s.vendor ?? '', product: s.product, version: s.version ?? null, productKey: softwareKey(s),
+  criticality: a.criticality ?? 'medium', vendor: s.vendor ?? '', product: s.product, version: s.version ?? null, productKey: softwareKey(s), purl: s.purl ?? null, cpe: s.cpe ?? null,
 })));
 const orgKeys = new Set(software.map((s) => s.productKey));
 
@@ -38,7 +38,7 @@ const misses: string[] = [];
 for (const c of cases) {
   const text = `${c.title}\n${c.text}`;
   const advisories: AdvisoryProduct[] = [...c.affectedProducts.map((p) => ({ ...p, via: 'advisory' as const })), ...productsInText(text, orgKeys)];
-  const r = scoreRelevancy({ canonicalKey: c.cve, matches: matchSoftware(advisories, software), knownExploited: c.knownExploited, newestReportAt: new Date(c.publishedAt), now });
+  const r = scoreRelevancy({ canonicalKey: c.cve, matches: combineMatches([], matchProse(advisories, software, c.cve)), knownExploited: c.knownExploited, newestReportAt: new Date(c.publishedAt), now });
   const predicted = r.score >= RELEVANT_AT;
   if (predicted && c.relevant) tp++;
   else if (predicted && !c.relevant) fp++, misses.push(`FP ${c.cve} (score ${r.score}): labelled not relevant — ${c.reason}. Hunt said: ${r.explanation.join(' ')}`);

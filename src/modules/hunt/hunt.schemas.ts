@@ -110,8 +110,19 @@ export const IntelItemSummary = z.object({
 });
 export const ActivityEvent = z.object({ id: z.string(), threatId: z.string(), runId: z.string().nullable(), createdAt: z.string(), kind: z.string(), actorType: z.string(), metadata: Json });
 export const Capabilities = z.object({ canReadEvidence: z.boolean(), canReassess: z.boolean(), canTriage: z.boolean() });
+export const ThreatMatch = z.object({
+  assetId: z.string(), assetIdentifier: z.string(), product: z.string().describe('The product as the advisory names it (package name, or vendor and product)'),
+  version: z.string().nullable(), purl: z.string().nullable(), cpe: z.string().nullable(),
+  verdict: z.enum(['affected', 'not_affected', 'unknown']).describe('unknown: the version cannot be decided (no version installed, or prose gives no range)'),
+  affectedRange: z.string().nullable().describe('The range the version falls in (affected), else every range, in `>=a <b` notation'),
+  fixedVersion: z.string().nullable(),
+  evidence: z.enum(['osv', 'csaf', 'nvd', 'advisory-text']).describe('Structured data wins over prose for the same software'),
+  advisoryId: z.string().describe('The structured record (GHSA-…, PYSEC-…), or the intel item id for prose'),
+}).meta({ id: 'ThreatMatch' });
 export const ThreatView = z.object({
-  threat: Threat, runs: z.array(ThreatRun), deliverables: z.array(Deliverable), intelItems: z.array(IntelItemSummary),
+  threat: Threat,
+  matches: z.array(ThreatMatch).describe('The latest run\'s package matches, sorted: verdict (affected, unknown, not_affected), asset, product, version, advisory'),
+  runs: z.array(ThreatRun), deliverables: z.array(Deliverable), intelItems: z.array(IntelItemSummary),
   alerts: z.array(Json).describe('Hunt alerts of the threat (spec §2.7), newest first'), activeHuntAlert: Json.nullable(), latestAlert: Json.nullable(),
   activityEvents: z.array(ActivityEvent), capabilities: Capabilities,
 });

@@ -55,6 +55,13 @@ export async function runsOf(db: Queryable, threatId: string, limit = 20) {
   }));
 }
 
+/** The machine-readable matches of the threat's latest run (sorted when the run was written). */
+export async function latestMatchesOf(db: Queryable, latestRunId: string | null): Promise<unknown[]> {
+  if (!latestRunId) return [];
+  const r = await db.selectFrom('huntThreatRuns').select('matches').where('id', '=', latestRunId).executeTakeFirst();
+  return Array.isArray(r?.matches) ? r.matches : [];
+}
+
 export async function deliverablesOf(db: Queryable, threatId: string) {
   const rows = await db.selectFrom('huntDeliverables').selectAll().where('threatId', '=', threatId).orderBy('createdAt', 'desc').orderBy('id', 'desc').execute();
   return rows.map(deliverableDto);

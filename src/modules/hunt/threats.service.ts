@@ -8,11 +8,11 @@ import { assessThreats, insertEvents } from './assess.service.js';
 import { canMove, type Lifecycle } from './deliverables.store.js';
 import { OPEN_ALERT_STATUSES, huntDedupeKey, type AlertSettings, type HuntAlertPort } from './hunt-alerts.js';
 import { readAlertSettings, writeAlertSettings } from './settings.repo.js';
-import { deliverableDto, deliverablesOf, eventsOf, findThreatRow, itemSummariesOf, listThreatRows, runsOf, threatDto } from './threats.repo.js';
+import { deliverableDto, deliverablesOf, eventsOf, findThreatRow, itemSummariesOf, latestMatchesOf, listThreatRows, runsOf, threatDto } from './threats.repo.js';
 
 /**
  * Threat views and actions. The full view (GET, dismiss, restore, reassess) is the §4.5 body:
- * `{threat, runs, deliverables, intelItems, alerts, activeHuntAlert, latestAlert,
+ * `{threat, matches, runs, deliverables, intelItems, alerts, activeHuntAlert, latestAlert,
  * activityEvents, capabilities}`. Dismissal is explicit state beside the derived status:
  * dismiss sets it (409 if already dismissed), restore clears it (409 if not dismissed) and the
  * threat is back to its derived status; runs continue either way.
@@ -24,17 +24,19 @@ export function createThreatsService(deps: { db: Database; alerts?: HuntAlertPor
   async function view(ctx: RequestContext, id: string, q: Queryable = db) {
     const row = await findThreatRow(q, ctx.actor.organizationId, id);
     if (!row) throw new NotFoundError('Threat');
-    const [runs, deliverables, intelItems, activityEvents, alertList] = await Promise.all([
+    const [runs, deliverables, intelItems, activityEvents, alertList, matches] = await Promise.all([
       runsOf(q, id),
       deliverablesOf(q, id),
       itemSummariesOf(q, id),
       eventsOf(q, id),
       alerts ? alerts.list(q, ctx.actor.organizationId, huntDedupeKey(id)) : Promise.resolve([]),
+      latestMatchesOf(q, row.latestRunId),
     ]);
     const latestAlert = alertList.find((a) => a.id === row.latestAlertId) ?? alertList[0] ?? null;
     const activeHuntAlert = alertList.find((a) => a.id === row.activeHuntAlertId && OPEN_ALERT_STATUSES.includes(a.status)) ?? null;
     return {
       threat: threatDto(row),
+      matches: matches as never,
       runs,
       deliverables,
       intelItems,

@@ -285,6 +285,7 @@ export interface IntelItemsTable {
   eventConfidence: Generated<number>;
   canonicalKey: string | null;
   duplicateOf: string | null;
+  vulnerability: ColumnType<unknown, string | null, string | null>;
 }
 
 export interface IntelIndicatorsTable {
@@ -629,6 +630,7 @@ export interface HuntThreatRunsTable {
   diff: Json<Record<string, unknown>>;
   relevancyExecutionId: string | null;
   exposureExecutionId: string | null;
+  matches: JsonDefault<unknown[]>;
 }
 
 export interface HuntActivityEventsTable {

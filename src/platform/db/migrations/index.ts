@@ -17,6 +17,7 @@ import * as m0020 from './0020_intel_out.js';
 import * as m0021 from './0021_run_trigger_context.js';
 import * as m0022 from './0022_indicator_value_checks.js';
 import * as m0023 from './0023_console_sessions.js';
+import * as m0040 from './0040_structured_vulnerabilities.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0021_run_trigger_context': m0021,
   '0022_indicator_value_checks': m0022,
   '0023_console_sessions': m0023,
+  '0040_structured_vulnerabilities': m0040,
 };
