@@ -9,6 +9,7 @@ import { rssConnector } from '../connectors/rss/rss.connector.js';
 import { mispConnector } from '../connectors/misp/misp.connector.js';
 import { mispFeedConnector } from '../connectors/misp/misp-feed.connector.js';
 import { taxiiConnector } from '../connectors/taxii/taxii.connector.js';
+import { osvConnector } from '../connectors/osv/osv.connector.js';
 import { uniqueByExternalId } from '../items/items.store.js';
 import type { IntelEntry } from '../connectors/types.js';
 import { MITRE_SOURCE_KEY, loadAttackCatalog, refreshAttackCatalog } from '../pipeline/catalog.repo.js';
@@ -24,6 +25,8 @@ function connectorFor(source: Pick<SourceConfig, 'kind' | 'apiType'>): Connector
       return mispFeedConnector;
     case 'taxii':
       return taxiiConnector;
+    case 'osv':
+      return osvConnector;
     default:
       throw new ConnectorError(`Unsupported apiType ${String(source.apiType)}`);
   }
