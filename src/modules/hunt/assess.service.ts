@@ -68,7 +68,8 @@ async function assessBatch(
   const neededPurls = new Set<string>();
   for (const t of threats) {
     const its = (itemsByThreat.get(t.id) ?? []).filter((i) => !i.retracted);
-    const prose = its.map((i) => ({ itemId: i.id, products: [...i.affectedProducts, ...productsInText(i.text, orgKeys.productKeys, orgKeys.packageOnlyKeys)] }));
+    // Prose only where no structured data exists: a record's own text restates its packages.
+    const prose = its.filter((i) => !i.structured).map((i) => ({ itemId: i.id, products: [...i.affectedProducts, ...productsInText(i.text, orgKeys.productKeys, orgKeys.packageOnlyKeys)] }));
     proseByThreat.set(t.id, prose);
     const keys = new Set<string>();
     for (const p of prose) for (const a of p.products) for (const k of keysFor(a, orgKeys.productKeys)) keys.add(k), neededKeys.add(k);

@@ -163,9 +163,9 @@ export function matchProse(advisories: readonly AdvisoryProduct[], software: rea
     let best: SoftwareMatch | null = null;
     for (const a of advisories) {
       const key = advisoryKey(a);
-      const same = s.purl ? key === s.productKey : keysMatch(key, s.productKey);
+      const same = s.purl ? key === packageName(s) : keysMatch(key, s.productKey);
       if (!same) continue;
-      if (a.via === 'text' && listed.some((k) => (s.purl ? k === s.productKey : keysMatch(k, s.productKey)))) continue;
+      if (a.via === 'text' && listed.some((k) => (s.purl ? k === packageName(s) : keysMatch(k, s.productKey)))) continue;
       const v = versionVerdict(s.version, a.versions);
       const verdict: Verdict = v === 'inside' ? 'affected' : v === 'outside' ? 'not_affected' : 'unknown';
       const m: SoftwareMatch = { software: s, verdict, product: displayName(a), affectedRange: a.versions.length ? a.versions.join(', ') : null, fixedVersion: null, evidence: 'advisory-text', advisoryId, fromText: a.via === 'text' };
@@ -174,6 +174,12 @@ export function matchProse(advisories: readonly AdvisoryProduct[], software: rea
     if (best) out.push(best);
   }
   return out;
+}
+
+/** A package's whole name as prose would write it: `@types/semver` → "types semver", never "semver". */
+function packageName(s: InventorySoftware): string {
+  const key = purlKey(s.purl);
+  return key ? normalizeName(key.slice(key.indexOf('/') + 1)) : s.productKey;
 }
 
 const RANK: Record<Verdict, number> = { affected: 0, unknown: 1, not_affected: 2 };

@@ -84,7 +84,7 @@ export function scoreRelevancy(input: RelevancyInput): Relevancy {
   if (input.withdrawn) say(`Every advisory for ${input.canonicalKey} was withdrawn by its source; the threat is retired.`);
   else if (input.matches.length === 0) say(`The advisories for ${input.canonicalKey} name no product the organization runs.`);
 
-  if (input.knownExploited) {
+  if (input.knownExploited && !input.withdrawn) {
     score += possibly.length ? 15 : 5;
     say(`${input.canonicalKey} is reported exploited in the wild.`);
   }
@@ -98,7 +98,7 @@ export function scoreRelevancy(input: RelevancyInput): Relevancy {
     score += 10;
     say(`High or critical assets possibly affected: ${names(critical)}.`);
   }
-  if (input.newestReportAt && input.now.getTime() - input.newestReportAt.getTime() <= 30 * 86_400_000) {
+  if (!input.withdrawn && input.newestReportAt && input.now.getTime() - input.newestReportAt.getTime() <= 30 * 86_400_000) {
     score += 5;
     say(`Reported recently (${input.newestReportAt.toISOString().slice(0, 10)}).`);
   }

@@ -30,9 +30,10 @@ export function aliasesIn(text: string, cve: string): string[] {
 export async function syncThreatsFromIntel(db: Database, organizationId: string, opts: { now?: Date; alerts?: HuntAlertPort | null; settledBefore?: Date } = {}): Promise<{ created: string[]; updated: string[] }> {
   const now = opts.now ?? new Date();
   const mark = await readWatermark(db, organizationId);
-  const { rows } = await sql<{ itemId: string; cve: string; title: string; text: string; processedAt: Date; actors: unknown }>`
+  const { rows } = await sql<{ itemId: string; cve: string; title: string; text: string; processedAt: Date; actors: unknown; vulnIds: string[] }>`
     SELECT i.id AS "itemId", upper(m->>'id') AS cve, i.title, concat_ws(' ', i.title, i.summary) AS text, i.processed_at AS "processedAt",
-           i.classification->'actor' AS actors
+           i.classification->'actor' AS actors,
+           ARRAY(SELECT x FROM jsonb_array_elements_text(COALESCE(i.vulnerability->'aliases', '[]'::jsonb) || jsonb_build_array(i.vulnerability->'id')) x WHERE x IS NOT NULL) AS "vulnIds"
     FROM intel_items i CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(i.classification->'mappings') = 'array' THEN i.classification->'mappings' ELSE '[]'::jsonb END) m
     WHERE i.organization_id = ${organizationId} AND i.processed_at IS NOT NULL AND i.processed_at >= ${mark ?? new Date(0)} AND i.processed_at <= ${opts.settledBefore ?? now}
       AND m->>'framework' = 'cve' AND m->>'id' ~* '^CVE-[0-9]{4}-[0-9]{4,}$'
@@ -46,7 +47,8 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
     for (const r of rows) byCve.set(r.cve, [...(byCve.get(r.cve) ?? []), r]);
     for (const [cve, list] of byCve) {
       const first = list[0]!;
-      const aliases = [...new Set(list.flatMap((r) => aliasesIn(r.text, cve)))];
+      // The vulnerability's other ids (GHSA, PYSEC, GO…) from structured records: one threat, keyed by the CVE.
+      const aliases = [...new Set(list.flatMap((r) => [...r.vulnIds.filter((v) => v.toUpperCase() !== cve), ...aliasesIn(r.text, cve)]))];
       const actors = list.flatMap((r) => (Array.isArray(r.actors) ? r.actors : []) as Array<{ name?: string }>).map((a) => a.name).filter((n): n is string => !!n);
       const id = uuidv7();
       const ins = await sql<{ id: string; inserted: boolean }>`
