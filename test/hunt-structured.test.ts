@@ -130,7 +130,7 @@ describe('matching on the real SBOM', () => {
     // Neither "forwarded" nor "content-type" (both in the SBOM), and Fastify 5 is outside "<4.29.1".
     expect(v.matches.map((m: Record<string, unknown>) => [m.product, m.version, m.verdict, m.affectedRange, m.evidence])).toEqual([['Fastify', '5.12.8', 'not_affected', '<4.29.1', 'advisory-text']]);
     expect(v.threat.relevancyScore).toBeLessThan(40);
-    expect(v.runs[0].relevancyExplanation[0]).toBe('rampart runs Fastify 5.12.8, outside the affected range <4.29.1 (the advisory names it in its text): not affected.');
+    expect(v.runs[0].relevancyExplanation[0]).toBe('rampart runs fastify 5.12.8, outside the affected range <4.29.1 (the advisory names it in its text): not affected.');
     expect(v.runs[0].relevancyExplanation.filter((s: string) => /runs /.test(s))).toHaveLength(1);
     // "upgrade to Struts 6.4.0, which fixes the issue" is a fix, not an affected version.
     const struts = await threatByCve('CVE-2026-90011');

@@ -158,14 +158,13 @@ function displayName(a: AdvisoryProduct): string {
  */
 export function matchProse(advisories: readonly AdvisoryProduct[], software: readonly InventorySoftware[], advisoryId: string): SoftwareMatch[] {
   const out: SoftwareMatch[] = [];
-  const listed = advisories.filter((a) => a.via === 'advisory').map(advisoryKey);
   for (const s of software) {
     let best: SoftwareMatch | null = null;
     for (const a of advisories) {
       const key = advisoryKey(a);
-      const same = s.purl ? key === packageName(s) : keysMatch(key, s.productKey);
+      const same = s.purl ? key === packageName(s) || vendorAnchored(a, s, key) : keysMatch(key, s.productKey);
       if (!same) continue;
-      if (a.via === 'text' && listed.some((k) => (s.purl ? k === packageName(s) : keysMatch(k, s.productKey)))) continue;
+      if (a.via === 'text' && advisories.some((l) => l.via === 'advisory' && (s.purl ? advisoryKey(l) === packageName(s) || vendorAnchored(l, s, advisoryKey(l)) : keysMatch(advisoryKey(l), s.productKey)))) continue;
       const v = versionVerdict(s.version, a.versions);
       const verdict: Verdict = v === 'inside' ? 'affected' : v === 'outside' ? 'not_affected' : 'unknown';
       const m: SoftwareMatch = { software: s, verdict, product: displayName(a), affectedRange: a.versions.length ? a.versions.join(', ') : null, fixedVersion: null, evidence: 'advisory-text', advisoryId, fromText: a.via === 'text' };
@@ -174,6 +173,20 @@ export function matchProse(advisories: readonly AdvisoryProduct[], software: rea
     if (best) out.push(best);
   }
   return out;
+}
+
+/**
+ * A package whose artifact name extends the advisory's product and whose namespace names the
+ * advisory's vendor: Apache Log4j ~ `pkg:maven/org.apache.logging.log4j/log4j-core`. Only for
+ * the item's product list (dictionary or CPE, with a vendor), never for a bare name in prose:
+ * `undici` is not `undici-types`, `fastify` is not `@fastify/static`.
+ */
+function vendorAnchored(a: AdvisoryProduct, s: InventorySoftware, key: string): boolean {
+  if (a.via !== 'advisory' || !a.vendor.trim()) return false;
+  const k = purlKey(s.purl);
+  const namespace = k ? normalizeName(k.slice(k.indexOf('/') + 1, Math.max(k.indexOf('/') + 1, k.lastIndexOf('/')))) : '';
+  const vendor = normalizeName(a.vendor);
+  return !!namespace && ` ${namespace} `.includes(` ${vendor} `) && keysMatch(key, s.productKey);
 }
 
 /** A package's whole name as prose would write it: `@types/semver` → "types semver", never "semver". */

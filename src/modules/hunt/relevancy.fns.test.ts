@@ -25,7 +25,7 @@ describe('relevancy', () => {
     const a = scoreRelevancy(input);
     expect(a.score).toBe(100);
     expect(a.explanation).toEqual([
-      'edge runs OpenSSH 9.1p1, inside the affected range >=8.5p1 <9.8p1.',
+      'edge runs openssh 9.1p1, inside the affected range >=8.5p1 <9.8p1.',
       'CVE-2024-6387 is reported exploited in the wild.',
       'Internet-facing and possibly affected: edge.',
       'High or critical assets possibly affected: edge.',

@@ -45,18 +45,32 @@ function joinVersions(ms: readonly SoftwareMatch[]): string {
   return vs.length <= 1 ? vs.join('') : `${vs.slice(0, -1).join(', ')} and ${vs.at(-1)}`;
 }
 
+/** What the asset runs, as its inventory names it: the package's name (with its npm scope) or the product. */
+function softwareName(m: SoftwareMatch): string {
+  const purl = m.software.purl;
+  const path = purl ? /^pkg:[^/]+\/([^@?#]+)/.exec(purl)?.[1] : undefined;
+  if (!path) return m.software.product;
+  const segments = path.split('/').map((x) => decodeURIComponent(x));
+  const scoped = segments.length >= 2 && segments.at(-2)!.startsWith('@');
+  return scoped ? segments.slice(-2).join('/') : segments.at(-1)!;
+}
+
+const same = (a: string, b: string) => a.toLowerCase().replace(/[^a-z0-9@/]+/g, ' ').trim() === b.toLowerCase().replace(/[^a-z0-9@/]+/g, ' ').trim();
+
 /** One sentence for the matches of one (asset, product, verdict, range, evidence): every version named, in order. */
 function sentence(group: readonly SoftwareMatch[]): string {
   const m = group[0]!;
   const versions = joinVersions(group);
-  const what = `${m.software.identifier} runs ${m.product}${versions ? ` ${versions}` : ''}`;
+  const name = softwareName(m);
+  const what = `${m.software.identifier} runs ${name}${versions ? ` ${versions}` : ''}`;
+  const of = same(name, m.product) ? '' : ` of ${m.product}`;
   const source = m.evidence === 'advisory-text' ? (m.fromText ? ' (the advisory names it in its text)' : '') : ` (${m.advisoryId})`;
   if (m.verdict === 'affected') {
-    return `${what}, inside the affected range ${m.affectedRange}${source}${m.fixedVersion ? `; fixed in ${m.fixedVersion}` : ''}.`;
+    return `${what}, inside the affected range ${m.affectedRange}${of}${source}${m.fixedVersion ? `; fixed in ${m.fixedVersion}` : ''}.`;
   }
-  if (m.verdict === 'not_affected') return `${what}, outside the affected range ${m.affectedRange ?? ''}${source}: not affected.`;
+  if (m.verdict === 'not_affected') return `${what}, outside the affected range ${m.affectedRange ?? ''}${of}${source}: not affected.`;
   if (!versions) return `${what} with no known version; it may be affected${m.affectedRange ? ` (affected: ${m.affectedRange})` : ''}${source}.`;
-  return `${what}; the advisory gives no version range for it${source}, so it may be affected.`;
+  return `${what}; the advisory gives no version range for ${same(name, m.product) ? 'it' : m.product}${source}, so it may be affected.`;
 }
 
 export function scoreRelevancy(input: RelevancyInput): Relevancy {
