@@ -9285,6 +9285,8 @@ export interface paths {
                             latestAlert: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description The latest run's package matches, sorted: verdict (affected, unknown, not_affected), asset, product, version, advisory */
+                            matches: components["schemas"]["ThreatMatch"][];
                             runs: {
                                 coverageState: string;
                                 diff: {
@@ -9662,6 +9664,8 @@ export interface paths {
                             latestAlert: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description The latest run's package matches, sorted: verdict (affected, unknown, not_affected), asset, product, version, advisory */
+                            matches: components["schemas"]["ThreatMatch"][];
                             runs: {
                                 coverageState: string;
                                 diff: {
@@ -9905,6 +9909,8 @@ export interface paths {
                             latestAlert: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description The latest run's package matches, sorted: verdict (affected, unknown, not_affected), asset, product, version, advisory */
+                            matches: components["schemas"]["ThreatMatch"][];
                             runs: {
                                 coverageState: string;
                                 diff: {
@@ -10139,6 +10145,8 @@ export interface paths {
                             latestAlert: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description The latest run's package matches, sorted: verdict (affected, unknown, not_affected), asset, product, version, advisory */
+                            matches: components["schemas"]["ThreatMatch"][];
                             runs: {
                                 coverageState: string;
                                 diff: {
@@ -12523,7 +12531,7 @@ export interface paths {
         put?: never;
         /**
          * Create a custom intel source (RSS/Atom/JSON Feed, MISP, MISP feed or TAXII 2.1)
-         * @description kind `rss` needs `feedUrl`. kind `api` needs `serverUrl` and `apiType`: `misp` (MISP REST API base URL, with `apiKey`), `misp_feed` (the directory holding `manifest.json`), `taxii` (discovery URL, API root or collection URL; optional `collectionId`; `apiKey` as bearer token, or `authType: "basic"` with `username` and `apiKey` as password). `apiKey` is write-only. Defaults: `enabled` true, `scheduleCron` every 30 min (rss) or hourly (api), `maxEntries` 200.
+         * @description kind `rss` needs `feedUrl`. kind `api` needs `serverUrl` and `apiType`: `misp` (MISP REST API base URL, with `apiKey`), `misp_feed` (the directory holding `manifest.json`), `osv` (a zip of OSV records as OSV's per-ecosystem all.zip, a JSON array or NDJSON), `taxii` (discovery URL, API root or collection URL; optional `collectionId`; `apiKey` as bearer token, or `authType: "basic"` with `username` and `apiKey` as password). `apiKey` is write-only. Defaults: `enabled` true, `scheduleCron` every 30 min (rss) or hourly (api), `maxEntries` 200.
          */
         post: {
             parameters: {
@@ -12538,7 +12546,7 @@ export interface paths {
                         /** @description Write-only credential (MISP key, TAXII token or password) */
                         apiKey?: string;
                         /** @enum {string} */
-                        apiType?: "misp" | "misp_feed" | "taxii";
+                        apiType?: "misp" | "misp_feed" | "taxii" | "osv";
                         /**
                          * @description taxii and misp_feed: `bearer` (default when apiKey is set) or `basic` (with username); misp: always its Authorization key
                          * @enum {string}
@@ -12748,7 +12756,7 @@ export interface paths {
                         /** @description Write-only credential (MISP key, TAXII token or password) */
                         apiKey?: string;
                         /** @enum {string} */
-                        apiType?: "misp" | "misp_feed" | "taxii";
+                        apiType?: "misp" | "misp_feed" | "taxii" | "osv";
                         /**
                          * @description taxii and misp_feed: `bearer` (default when apiKey is set) or `basic` (with username); misp: always its Authorization key
                          * @enum {string}
@@ -15948,8 +15956,8 @@ export interface components {
             version: number;
         };
         IntelSource: {
-            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1) */
-            apiType: ("misp" | "misp_feed" | "taxii") | null;
+            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON) */
+            apiType: ("misp" | "misp_feed" | "taxii" | "osv") | null;
             authType: ("bearer" | "basic" | "header") | null;
             /** @description TAXII collection to read; null = every readable collection */
             collectionId: string | null;
@@ -15985,8 +15993,8 @@ export interface components {
             updatedAt: string;
         };
         IntelSourceInput: {
-            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1) */
-            apiType: ("misp" | "misp_feed" | "taxii") | null;
+            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON) */
+            apiType: ("misp" | "misp_feed" | "taxii" | "osv") | null;
             authType: ("bearer" | "basic" | "header") | null;
             /** @description TAXII collection to read; null = every readable collection */
             collectionId: string | null;
@@ -16752,6 +16760,54 @@ export interface components {
             /** @constant */
             type: "teams";
             updatedAt: string;
+        };
+        ThreatMatch: {
+            /** @description The structured record (GHSA-…, PYSEC-…), or the intel item id for prose */
+            advisoryId: string;
+            /** @description The range the version falls in (affected), else every range, in `>=a <b` notation */
+            affectedRange: string | null;
+            assetId: string;
+            assetIdentifier: string;
+            cpe: string | null;
+            /**
+             * @description Structured data wins over prose for the same software
+             * @enum {string}
+             */
+            evidence: "osv" | "csaf" | "nvd" | "advisory-text";
+            fixedVersion: string | null;
+            /** @description The product as the advisory names it (package name, or vendor and product) */
+            product: string;
+            purl: string | null;
+            /**
+             * @description unknown: the version cannot be decided (no version installed, or prose gives no range)
+             * @enum {string}
+             */
+            verdict: "affected" | "not_affected" | "unknown";
+            version: string | null;
+        };
+        ThreatMatchInput: {
+            /** @description The structured record (GHSA-…, PYSEC-…), or the intel item id for prose */
+            advisoryId: string;
+            /** @description The range the version falls in (affected), else every range, in `>=a <b` notation */
+            affectedRange: string | null;
+            assetId: string;
+            assetIdentifier: string;
+            cpe: string | null;
+            /**
+             * @description Structured data wins over prose for the same software
+             * @enum {string}
+             */
+            evidence: "osv" | "csaf" | "nvd" | "advisory-text";
+            fixedVersion: string | null;
+            /** @description The product as the advisory names it (package name, or vendor and product) */
+            product: string;
+            purl: string | null;
+            /**
+             * @description unknown: the version cannot be decided (no version installed, or prose gives no range)
+             * @enum {string}
+             */
+            verdict: "affected" | "not_affected" | "unknown";
+            version: string | null;
         };
         TinesDestination: {
             config: {
