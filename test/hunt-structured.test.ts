@@ -5,6 +5,7 @@ import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions } from './support/actors.js';
 import { seedAdvisory, seedAdvisorySource } from './support/hunt-data.js';
 import { osvFixture, startFakeOsv } from './support/fakes/osv-server.js';
+import { startServer } from './support/fakes/http-server.js';
 import { syncRunner } from './support/sync.js';
 import { syncThreatsFromIntel } from '../src/modules/hunt/index.js';
 import { affectedProductsFrom } from '../src/modules/intel/pipeline/classify/products.fns.js';
@@ -163,5 +164,29 @@ describe('matching on the real SBOM', () => {
     const nobody = await userWithPermissions(t.database.db, org, []);
     const denied = await t.app.inject({ method: 'GET', url: `/api/threats/${v.threat.id}`, headers: bearer(nobody.key) });
     expect(denied.statusCode).toBe(403);
+  });
+});
+
+describe('cisa_kev source', () => {
+  it('syncs the catalog and says on the threat that the CVE is exploited, when it was listed, its due date and ransomware use', async () => {
+    const catalog = fs.readFileSync(path.join(import.meta.dirname, 'fixtures/kev/known_exploited_vulnerabilities.json'));
+    const server = await startServer((_req, res) => res.end(catalog));
+    try {
+      const bad = await t.app.inject({ method: 'POST', url: '/sources', headers: key, payload: { kind: 'api', apiType: 'cisa_kev', name: 'KEV' } });
+      expect(bad.statusCode).toBe(400);
+      const csv = ['identifier,kind,platform,internetFacing,vendor,product,version,criticality', 'reports-1,host,linux,false,Apache,Log4j,2.14.1,low'].join('\n');
+      expect((await t.app.inject({ method: 'POST', url: '/api/assets/import', headers: key, payload: { format: 'csv', content: csv } })).statusCode).toBe(200);
+      const res = await t.app.inject({ method: 'POST', url: '/sources', headers: key, payload: { kind: 'api', apiType: 'cisa_kev', name: 'CISA KEV', serverUrl: `${server.url}/known_exploited_vulnerabilities.json` } });
+      expect(res.statusCode, res.body).toBe(200);
+      const out = await runner.sync(org, res.json().id);
+      expect(out.job.status, String(out.job.error)).toBe('succeeded');
+      await syncThreatsFromIntel(t.database.db, org, {});
+      const v = await threatByCve('CVE-2021-44228');
+      expect(v.runs[0].relevancyExplanation).toContain("CVE-2021-44228 is in CISA's Known Exploited Vulnerabilities catalog (added 2021-12-10, due 2021-12-24); it is known to be used in ransomware campaigns.");
+      expect(v.matches.map((m: Record<string, unknown>) => [m.assetIdentifier, m.version, m.verdict, m.evidence])).toEqual([['reports-1', '2.14.1', 'unknown', 'advisory-text']]);
+      expect(v.threat.relevancyScore).toBe(50); // version not decidable from the catalog's words (35) + exploited (15)
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -120,7 +120,8 @@ async function assessBatch(
     const knownExploited = its.some((i) => i.knownExploited);
     const newest = newestOf(its);
     const withdrawn = its.length > 0 && its.every((i) => i.retracted);
-    const relevancy = scoreRelevancy({ canonicalKey: t.canonicalKey, matches, knownExploited, newestReportAt: newest, now: opts.now, withdrawn });
+    const kev = its.map((i) => i.kev).find((k) => k) ?? null;
+    const relevancy = scoreRelevancy({ canonicalKey: t.canonicalKey, matches, knownExploited, newestReportAt: newest, now: opts.now, withdrawn, kev });
     // One indicator per value: the same IP named by three items is one thing to check.
     const threatIndicators = indicatorsByThreat.get(t.id) ?? [];
     const threatSightings = sightingsByThreat.get(t.id) ?? [];

@@ -33,6 +33,8 @@ export interface ItemEvidence {
   affectedProducts: AdvisoryProduct[];
   /** The item's structured record (OSV), null for prose-only items. */
   structured: StructuredAdvisory | null;
+  /** CISA KEV listing of the CVE, when this item is its catalog entry. */
+  kev: NonNullable<VulnerabilityRecord['exploited']> | null;
   /** Ids of the vulnerability the record gives (its own and its aliases). */
   vulnerabilityIds: string[];
   techniques: string[];
@@ -81,9 +83,11 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
       versions: Array.isArray(p.versions) ? p.versions.map(String) : [],
       via: 'advisory' as const,
     })).filter((p) => p.product),
-    structured: r.vulnerability && !r.vulnerability.withdrawn
-      ? { advisoryId: r.vulnerability.id, evidence: r.vulnerability.format, packages: (r.vulnerability.affected ?? []) as AffectedPackage[] }
+    // Package ranges (OSV); a KEV entry names no package, only that the CVE is exploited.
+    structured: r.vulnerability?.format === 'osv' && !r.vulnerability.withdrawn
+      ? { advisoryId: r.vulnerability.id, evidence: 'osv' as const, packages: (r.vulnerability.affected ?? []) as AffectedPackage[] }
       : null,
+    kev: r.vulnerability?.exploited ?? null,
     vulnerabilityIds: r.vulnerability ? [r.vulnerability.id, ...(r.vulnerability.aliases ?? [])] : [],
     techniques: (Array.isArray(r.attack) ? r.attack : []).map((a: { technique?: string; subTechnique?: string }) => a.subTechnique || a.technique || '').filter(Boolean),
   }));

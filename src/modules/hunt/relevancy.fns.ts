@@ -21,6 +21,8 @@ export interface RelevancyInput {
   now: Date;
   /** Every advisory of the threat was withdrawn by its source: the threat is retired. */
   withdrawn?: boolean;
+  /** The CVE's CISA KEV listing (implies knownExploited). */
+  kev?: { dateAdded: string | null; dueDate: string | null; knownRansomwareUse: boolean } | null;
 }
 
 export interface Relevancy {
@@ -98,9 +100,12 @@ export function scoreRelevancy(input: RelevancyInput): Relevancy {
   if (input.withdrawn) say(`Every advisory for ${input.canonicalKey} was withdrawn by its source; the threat is retired.`);
   else if (input.matches.length === 0) say(`The advisories for ${input.canonicalKey} name no product the organization runs.`);
 
-  if (input.knownExploited && !input.withdrawn) {
+  if ((input.knownExploited || input.kev) && !input.withdrawn) {
     score += possibly.length ? 15 : 5;
-    say(`${input.canonicalKey} is reported exploited in the wild.`);
+    const k = input.kev;
+    say(k
+      ? `${input.canonicalKey} is in CISA's Known Exploited Vulnerabilities catalog${k.dateAdded ? ` (added ${k.dateAdded}${k.dueDate ? `, due ${k.dueDate}` : ''})` : ''}${k.knownRansomwareUse ? '; it is known to be used in ransomware campaigns' : ''}.`
+      : `${input.canonicalKey} is reported exploited in the wild.`);
   }
   const facing = assetsOf(possibly.filter((m) => m.software.internetFacing));
   if (facing.length) {

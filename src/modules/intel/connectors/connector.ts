@@ -15,7 +15,7 @@ export interface HttpClient {
 export interface SourceConfig {
   displayName: string;
   kind: 'rss' | 'api';
-  apiType: 'misp' | 'misp_feed' | 'taxii' | 'osv' | null;
+  apiType: 'misp' | 'misp_feed' | 'taxii' | 'osv' | 'cisa_kev' | null;
   feedUrl: string | null;
   serverUrl: string | null;
   collectionId: string | null;

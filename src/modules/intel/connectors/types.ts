@@ -68,7 +68,7 @@ export class ConnectorParseError extends Error {}
  * entry still goes through the pipeline like any other text.
  */
 export interface VulnerabilityRecord {
-  format: 'osv';
+  format: 'osv' | 'cisa_kev';
   /** The record's own id (GHSA-…, PYSEC-…, GO-…, CVE-…). */
   id: string;
   /** Other ids of the same vulnerability (CVE ↔ GHSA ↔ PYSEC). */
@@ -81,6 +81,8 @@ export interface VulnerabilityRecord {
   affected: AffectedPackage[];
   /** What of the record was not understood or is out of scope (GIT ranges), in words. */
   notes: string[];
+  /** Known exploitation (CISA KEV): when it was listed, the federal due date, known ransomware use. */
+  exploited?: { source: 'cisa_kev'; dateAdded: string | null; dueDate: string | null; knownRansomwareUse: boolean };
 }
 
 export interface AffectedPackage {

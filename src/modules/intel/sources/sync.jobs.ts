@@ -10,6 +10,7 @@ import { mispConnector } from '../connectors/misp/misp.connector.js';
 import { mispFeedConnector } from '../connectors/misp/misp-feed.connector.js';
 import { taxiiConnector } from '../connectors/taxii/taxii.connector.js';
 import { osvConnector } from '../connectors/osv/osv.connector.js';
+import { kevConnector } from '../connectors/kev/kev.connector.js';
 import { uniqueByExternalId } from '../items/items.store.js';
 import type { IntelEntry } from '../connectors/types.js';
 import { MITRE_SOURCE_KEY, loadAttackCatalog, refreshAttackCatalog } from '../pipeline/catalog.repo.js';
@@ -27,6 +28,8 @@ function connectorFor(source: Pick<SourceConfig, 'kind' | 'apiType'>): Connector
       return taxiiConnector;
     case 'osv':
       return osvConnector;
+    case 'cisa_kev':
+      return kevConnector;
     default:
       throw new ConnectorError(`Unsupported apiType ${String(source.apiType)}`);
   }

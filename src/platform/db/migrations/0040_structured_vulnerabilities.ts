@@ -1,14 +1,14 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Structured vulnerability data (issue 28): the OSV source kind, the record an intel item
+ * Structured vulnerability data (issue 28): the OSV and CISA KEV source kinds, the record an intel item
  * carries beside its prose (`intel_items.vulnerability`: packages by identity with version
  * ranges), the machine-readable matches of each assessment run, and the inventory read by
  * package identity (software rows by purl).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE intel_sources DROP CONSTRAINT IF EXISTS intel_sources_api_type_check`.execute(db);
-  await sql`ALTER TABLE intel_sources ADD CONSTRAINT intel_sources_api_type_check CHECK (api_type IN ('misp', 'misp_feed', 'taxii', 'osv'))`.execute(db);
+  await sql`ALTER TABLE intel_sources ADD CONSTRAINT intel_sources_api_type_check CHECK (api_type IN ('misp', 'misp_feed', 'taxii', 'osv', 'cisa_kev'))`.execute(db);
   await sql`ALTER TABLE intel_items ADD COLUMN vulnerability jsonb`.execute(db);
   await sql`ALTER TABLE hunt_threat_runs ADD COLUMN matches jsonb NOT NULL DEFAULT '[]'::jsonb`.execute(db);
   await sql`CREATE INDEX hunt_asset_software_purl_idx ON hunt_asset_software (organization_id, purl) WHERE purl IS NOT NULL`.execute(db);
