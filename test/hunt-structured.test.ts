@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions } from './support/actors.js';
@@ -185,6 +186,30 @@ describe('cisa_kev source', () => {
       expect(v.runs[0].relevancyExplanation).toContain("CVE-2021-44228 is in CISA's Known Exploited Vulnerabilities catalog (added 2021-12-10, due 2021-12-24); it is known to be used in ransomware campaigns.");
       expect(v.matches.map((m: Record<string, unknown>) => [m.assetIdentifier, m.version, m.verdict, m.evidence])).toEqual([['reports-1', '2.14.1', 'unknown', 'advisory-text']]);
       expect(v.threat.relevancyScore).toBe(50); // version not decidable from the catalog's words (35) + exploited (15)
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('epss source', () => {
+  it('syncs the gzipped EPSS CSV: probability and percentile on the threat, and the minEpss filter', async () => {
+    const csv = fs.readFileSync(path.join(import.meta.dirname, 'fixtures/epss/epss_scores-sample.csv'));
+    const server = await startServer((_req, res) => res.end(gzipSync(csv)));
+    try {
+      const res = await t.app.inject({ method: 'POST', url: '/sources', headers: key, payload: { kind: 'api', apiType: 'epss', name: 'EPSS', serverUrl: `${server.url}/epss_scores-current.csv.gz` } });
+      expect(res.statusCode, res.body).toBe(200);
+      const out = await runner.sync(org, res.json().id);
+      expect(out.job.status, String(out.job.error)).toBe('succeeded');
+      expect(out.job.stats).toMatchObject({ fetched: 0, scores: 4 });
+      const v = await threatByCve('CVE-2021-44228');
+      expect(v.threat.epss).toEqual({ probability: expect.closeTo(0.94358, 5), percentile: expect.closeTo(0.99961, 5), modelVersion: 'v2025.03.14', scoreDate: '2026-11-24' });
+      const list = await t.app.inject({ method: 'GET', url: '/api/threats?minEpss=0.5', headers: key });
+      // Log4Shell (relevant) before Citrix Bleed (from the KEV catalog, nothing run); not the undici CVE (EPSS 0.00043).
+      expect(list.json().threats.map((x: { canonicalKey: string }) => x.canonicalKey)).toEqual(['CVE-2021-44228', 'CVE-2023-4966']);
+      expect((await threatByCve('CVE-2026-90002')).threat.epss).toBeNull();
+      const bad = await t.app.inject({ method: 'GET', url: '/api/threats?minEpss=2', headers: key });
+      expect(bad.statusCode).toBe(400);
     } finally {
       await server.close();
     }

@@ -73,6 +73,7 @@ export const ThreatsQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0),
   status: z.enum(['new', 'relevant', 'not_relevant', 'dismissed']).optional(),
   minRelevancy: z.coerce.number().int().min(0).max(100).optional(),
+  minEpss: z.coerce.number().min(0).max(1).optional().describe('Only threats whose CVE has an EPSS probability at least this (0..1; needs an `epss` source)'),
   exposureState: z.enum(EXPOSURE_STATES).optional(),
   search: z.string().max(200).optional().describe('Substring of the CVE id, title or an alias'),
 });
@@ -86,6 +87,8 @@ export const Threat = z.object({
   latestRunId: z.string().nullable(), assessmentRunningExecutionId: z.string().nullable(), latestAlertId: z.string().nullable(), activeHuntAlertId: z.string().nullable(),
   assessmentFailedAt: z.string().nullable(), dismissedAt: z.string().nullable(), dismissedByUserId: z.string().nullable(), dismissedReason: z.string().nullable(),
   status: z.enum(['new', 'relevant', 'not_relevant', 'dismissed']).describe('dismissed when explicitly dismissed, else derived: new (no run yet), relevant (relevancy ≥ 40 or vulnerable/compromised), not_relevant'),
+  epss: z.object({ probability: z.number(), percentile: z.number(), modelVersion: z.string().nullable(), scoreDate: z.string().nullable() }).nullable()
+    .describe('FIRST EPSS for the CVE (probability of exploitation in the next 30 days, and its percentile), from an `epss` intel source; null when none'),
   createdAt: z.string(), updatedAt: z.string(),
 });
 export const ThreatList = z.object({ threats: z.array(Threat), totalCount: z.number().int() });

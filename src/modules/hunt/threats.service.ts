@@ -65,7 +65,7 @@ export function createThreatsService(deps: { db: Database; alerts?: HuntAlertPor
   return {
     view,
 
-    async list(ctx: RequestContext, q: { limit: number; offset: number; status?: string; minRelevancy?: number; exposureState?: string; search?: string }) {
+    async list(ctx: RequestContext, q: { limit: number; offset: number; status?: string; minRelevancy?: number; minEpss?: number; exposureState?: string; search?: string }) {
       const { rows, totalCount } = await listThreatRows(db, ctx.actor.organizationId, q);
       return { threats: rows.map(threatDto), totalCount };
     },

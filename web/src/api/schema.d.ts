@@ -9063,6 +9063,8 @@ export interface paths {
                 query?: {
                     exposureState?: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
                     limit?: number;
+                    /** @description Only threats whose CVE has an EPSS probability at least this (0..1; needs an `epss` source) */
+                    minEpss?: number;
                     minRelevancy?: number;
                     offset?: number;
                     /** @description Substring of the CVE id, title or an alias */
@@ -9098,6 +9100,13 @@ export interface paths {
                                 dismissedAt: string | null;
                                 dismissedByUserId: string | null;
                                 dismissedReason: string | null;
+                                /** @description FIRST EPSS for the CVE (probability of exploitation in the next 30 days, and its percentile), from an `epss` intel source; null when none */
+                                epss: {
+                                    modelVersion: string | null;
+                                    percentile: number;
+                                    probability: number;
+                                    scoreDate: string | null;
+                                } | null;
                                 exposureScore: number;
                                 /** @enum {string} */
                                 exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
@@ -9326,6 +9335,13 @@ export interface paths {
                                 dismissedAt: string | null;
                                 dismissedByUserId: string | null;
                                 dismissedReason: string | null;
+                                /** @description FIRST EPSS for the CVE (probability of exploitation in the next 30 days, and its percentile), from an `epss` intel source; null when none */
+                                epss: {
+                                    modelVersion: string | null;
+                                    percentile: number;
+                                    probability: number;
+                                    scoreDate: string | null;
+                                } | null;
                                 exposureScore: number;
                                 /** @enum {string} */
                                 exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
@@ -9705,6 +9721,13 @@ export interface paths {
                                 dismissedAt: string | null;
                                 dismissedByUserId: string | null;
                                 dismissedReason: string | null;
+                                /** @description FIRST EPSS for the CVE (probability of exploitation in the next 30 days, and its percentile), from an `epss` intel source; null when none */
+                                epss: {
+                                    modelVersion: string | null;
+                                    percentile: number;
+                                    probability: number;
+                                    scoreDate: string | null;
+                                } | null;
                                 exposureScore: number;
                                 /** @enum {string} */
                                 exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
@@ -9950,6 +9973,13 @@ export interface paths {
                                 dismissedAt: string | null;
                                 dismissedByUserId: string | null;
                                 dismissedReason: string | null;
+                                /** @description FIRST EPSS for the CVE (probability of exploitation in the next 30 days, and its percentile), from an `epss` intel source; null when none */
+                                epss: {
+                                    modelVersion: string | null;
+                                    percentile: number;
+                                    probability: number;
+                                    scoreDate: string | null;
+                                } | null;
                                 exposureScore: number;
                                 /** @enum {string} */
                                 exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
@@ -10186,6 +10216,13 @@ export interface paths {
                                 dismissedAt: string | null;
                                 dismissedByUserId: string | null;
                                 dismissedReason: string | null;
+                                /** @description FIRST EPSS for the CVE (probability of exploitation in the next 30 days, and its percentile), from an `epss` intel source; null when none */
+                                epss: {
+                                    modelVersion: string | null;
+                                    percentile: number;
+                                    probability: number;
+                                    scoreDate: string | null;
+                                } | null;
                                 exposureScore: number;
                                 /** @enum {string} */
                                 exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
@@ -12531,7 +12568,7 @@ export interface paths {
         put?: never;
         /**
          * Create a custom intel source (RSS/Atom/JSON Feed, MISP, MISP feed or TAXII 2.1)
-         * @description kind `rss` needs `feedUrl`. kind `api` needs `serverUrl` and `apiType`: `misp` (MISP REST API base URL, with `apiKey`), `misp_feed` (the directory holding `manifest.json`), `osv` (a zip of OSV records as OSV's per-ecosystem all.zip, a JSON array or NDJSON), `taxii` (discovery URL, API root or collection URL; optional `collectionId`; `apiKey` as bearer token, or `authType: "basic"` with `username` and `apiKey` as password). `apiKey` is write-only. Defaults: `enabled` true, `scheduleCron` every 30 min (rss) or hourly (api), `maxEntries` 200.
+         * @description kind `rss` needs `feedUrl`. kind `api` needs `serverUrl` and `apiType`: `misp` (MISP REST API base URL, with `apiKey`), `misp_feed` (the directory holding `manifest.json`), `osv` (a zip of OSV records as OSV's per-ecosystem all.zip, a JSON array or NDJSON), `cisa_kev` (the CISA KEV catalog JSON), `epss` (the EPSS scores CSV, gzip or plain), `taxii` (discovery URL, API root or collection URL; optional `collectionId`; `apiKey` as bearer token, or `authType: "basic"` with `username` and `apiKey` as password). `apiKey` is write-only. Defaults: `enabled` true, `scheduleCron` every 30 min (rss) or hourly (api), `maxEntries` 200.
          */
         post: {
             parameters: {
@@ -12546,7 +12583,7 @@ export interface paths {
                         /** @description Write-only credential (MISP key, TAXII token or password) */
                         apiKey?: string;
                         /** @enum {string} */
-                        apiType?: "misp" | "misp_feed" | "taxii" | "osv";
+                        apiType?: "misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss";
                         /**
                          * @description taxii and misp_feed: `bearer` (default when apiKey is set) or `basic` (with username); misp: always its Authorization key
                          * @enum {string}
@@ -12756,7 +12793,7 @@ export interface paths {
                         /** @description Write-only credential (MISP key, TAXII token or password) */
                         apiKey?: string;
                         /** @enum {string} */
-                        apiType?: "misp" | "misp_feed" | "taxii" | "osv";
+                        apiType?: "misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss";
                         /**
                          * @description taxii and misp_feed: `bearer` (default when apiKey is set) or `basic` (with username); misp: always its Authorization key
                          * @enum {string}
@@ -15956,8 +15993,8 @@ export interface components {
             version: number;
         };
         IntelSource: {
-            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON) */
-            apiType: ("misp" | "misp_feed" | "taxii" | "osv") | null;
+            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON), `cisa_kev` (CISA's Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST's EPSS scores CSV, gzip or plain: scores on threats, no items) */
+            apiType: ("misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss") | null;
             authType: ("bearer" | "basic" | "header") | null;
             /** @description TAXII collection to read; null = every readable collection */
             collectionId: string | null;
@@ -15993,8 +16030,8 @@ export interface components {
             updatedAt: string;
         };
         IntelSourceInput: {
-            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON) */
-            apiType: ("misp" | "misp_feed" | "taxii" | "osv") | null;
+            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON), `cisa_kev` (CISA's Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST's EPSS scores CSV, gzip or plain: scores on threats, no items) */
+            apiType: ("misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss") | null;
             authType: ("bearer" | "basic" | "header") | null;
             /** @description TAXII collection to read; null = every readable collection */
             collectionId: string | null;
