@@ -2,7 +2,7 @@ import { parseVersionList, type AffectedPackage } from '../intel/index.js';
 import { evaluatePackage, type StructuredVerdict } from './affected.fns.js';
 import { cpeKey, osvPackageKey, purlKey, purlVersion } from './identity.fns.js';
 import { keysMatch, normalizeName, parseCpeName, productKey } from './inventory.fns.js';
-import { versionVerdict } from './versions.fns.js';
+import { compareVersions, versionParts, versionVerdict } from './versions.fns.js';
 import { proseContext } from './prose.fns.js';
 
 /**
@@ -24,6 +24,8 @@ export interface AdvisoryProduct {
   versions: string[];
   /** Where the product came from: the item's product list, or the org's product named in its text. */
   via: 'advisory' | 'text';
+  /** Versions the text gives as fixes ("fixed in 7.31.0 and 6.21.1", "upgrade to 4.29.1"). */
+  fixed?: string[];
 }
 
 /** An intel item's structured vulnerability data, as hunt reads it. */
@@ -128,10 +130,22 @@ export function productsInText(text: string, orgKeys: ReadonlySet<string>, packa
       const ctx = proseContext(text, start, end, packageOnlyKeys.has(key));
       if (!ctx.namedAsProduct) continue;
       const parsed = parseVersionList(text, end);
-      const versions = ctx.negated || ctx.fixContext || ctx.fixAfter(parsed.end) ? [] : parsed.versions;
+      const isFix = !ctx.negated && (ctx.fixContext || ctx.fixAfter(parsed.end));
+      const versions = ctx.negated || isFix ? [] : parsed.versions;
+      const fixed = isFix ? parsed.versions.filter((v) => /^[\d.]+[\w.-]*$/.test(v)) : [];
       const prev = found.get(key);
-      if (!prev) found.set(key, { vendor: '', product: text.slice(start, end), versions, via: 'text' });
-      else for (const v of versions) if (!prev.versions.includes(v)) prev.versions.push(v);
+      if (!prev) found.set(key, { vendor: '', product: text.slice(start, end), versions, via: 'text', fixed });
+      else {
+        for (const v of versions) if (!prev.versions.includes(v)) prev.versions.push(v);
+        for (const v of fixed) if (!prev.fixed!.includes(v)) prev.fixed!.push(v);
+      }
+    }
+  }
+  // "Fixed in 7.31.0 and 6.21.1." without a product name: the fixes of the one product the text is about.
+  if (found.size === 1) {
+    const only = [...found.values()][0]!;
+    for (const m of text.matchAll(/\b(?:(?:fixed|patched|resolved|addressed)\s+in|(?:upgrade|update)\s+to)\s+(?:versions?\s+)?(?=v?\d)/gi)) {
+      for (const v of parseVersionList(text, m.index! + m[0].length).versions) if (/^[\d.]+[\w.-]*$/.test(v) && !only.fixed!.includes(v)) only.fixed!.push(v);
     }
   }
   return [...found.values()];
@@ -166,8 +180,14 @@ export function matchProse(advisories: readonly AdvisoryProduct[], software: rea
       if (!same) continue;
       if (a.via === 'text' && advisories.some((l) => l.via === 'advisory' && (s.purl ? advisoryKey(l) === packageName(s) || vendorAnchored(l, s, advisoryKey(l)) : keysMatch(advisoryKey(l), s.productKey)))) continue;
       const v = versionVerdict(s.version, a.versions);
-      const verdict: Verdict = v === 'inside' ? 'affected' : v === 'outside' ? 'not_affected' : 'unknown';
-      const m: SoftwareMatch = { software: s, verdict, product: displayName(a), affectedRange: a.versions.length ? a.versions.join(', ') : null, fixedVersion: null, evidence: 'advisory-text', advisoryId, fromText: a.via === 'text' };
+      // A fix the text names in the installed version's release line (same major) at or below it
+      // outranks a wider range ("before 7.31.0 … fixed in 7.31.0 and 6.21.1": 6.29.1 is fixed).
+      const line = (x: string) => versionParts(x)[0];
+      const fixes = (a.fixed ?? []).filter((f) => s.version && line(f) === line(s.version)).sort(compareVersions);
+      const fixedBelow = !!s.version && fixes.some((f) => compareVersions(s.version!, f) >= 0);
+      const verdict: Verdict = v === 'inside' && !fixedBelow ? 'affected' : v === 'outside' || (v === 'inside' && fixedBelow) ? 'not_affected' : 'unknown';
+      const fixedVersion = verdict === 'affected' ? (fixes.find((f) => compareVersions(s.version!, f) < 0) ?? null) : null;
+      const m: SoftwareMatch = { software: s, verdict, product: displayName(a), affectedRange: a.versions.length ? a.versions.join(', ') : null, fixedVersion, evidence: 'advisory-text', advisoryId, fromText: a.via === 'text' };
       if (!best || RANK[verdict] < RANK[best.verdict]) best = m;
     }
     if (best) out.push(best);

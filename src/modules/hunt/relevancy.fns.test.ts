@@ -35,7 +35,7 @@ describe('relevancy', () => {
   });
 
   it('finds the organization\'s products in prose with the versions written after them', () => {
-    expect(productsInText('Flaws in Contoso Ledger 3.2 and earlier allow SQL injection.', new Set(['contoso ledger', 'server']))).toEqual([{ vendor: '', product: 'Contoso Ledger', versions: ['<=3.2'], via: 'text' }]);
+    expect(productsInText('Flaws in Contoso Ledger 3.2 and earlier allow SQL injection.', new Set(['contoso ledger', 'server']))).toEqual([{ vendor: '', product: 'Contoso Ledger', versions: ['<=3.2'], via: 'text', fixed: [] }]);
     expect(productsInText('The server crashed.', new Set(['server']))).toEqual([]);
   });
 });
