@@ -60,7 +60,7 @@ describe('osv source', () => {
     expect(out.thrown).toBeNull();
     expect(out.job.status).toBe('succeeded');
     const items = await t.database.db.selectFrom('intelItems').select(['externalId', 'status', 'vulnerability']).where('sourceId', '=', sourceId).orderBy('externalId').execute();
-    expect(items.map((i) => i.externalId)).toEqual(['CVE-2026-90001', 'GHSA-229r-pqp6-8w6g', 'GHSA-24fg-p96v-hxh8', 'GHSA-rmpt-0001-undc', 'GHSA-rmpt-0002-fsty', 'GHSA-rmpt-0003-stat', 'GHSA-rmpt-0004-smvr']);
+    expect(items.map((i) => i.externalId)).toEqual(['CVE-2026-90001', 'GHSA-229r-pqp6-8w6g', 'GHSA-24fg-p96v-hxh8', 'GHSA-rmpt-0001-undc', 'GHSA-rmpt-0002-fsty', 'GHSA-rmpt-0003-stat', 'GHSA-rmpt-0004-smvr', 'GHSA-rmpt-0005-cntt']);
     // Withdrawn: the item is retracted, not deleted. GIT ranges are out of scope, said per record.
     expect(items.find((i) => i.externalId === 'GHSA-rmpt-0003-stat')!.status).toBe('retracted');
     expect((items.find((i) => i.externalId === 'CVE-2026-90001')!.vulnerability as { notes: string[] }).notes).toEqual(['A GIT range of npm undici (https://github.com/nodejs/undici) is out of scope: commits are not versions.']);
@@ -78,7 +78,7 @@ describe('osv source', () => {
       const res = await t.app.inject({ method: 'POST', url: '/sources', headers: key, payload: { kind: 'api', apiType: 'osv', name, serverUrl: `${osv.url}/${file}` } });
       const out = await runner.sync(org, res.json().id);
       expect(out.job.status, String(out.job.error)).toBe('succeeded');
-      expect(JSON.parse(String(out.job.stats ? JSON.stringify(out.job.stats) : '{}')).fetched).toBe(7);
+      expect(out.job.stats).toMatchObject({ fetched: 8 });
     }
   });
 });
@@ -147,6 +147,13 @@ describe('matching on the real SBOM', () => {
       ['bastion-3', '9.8p1', 'not_affected', '<9.8p1'],
     ]);
     expect(v.runs[0].relevancyHeadline).toBe('bastion-1 and bastion-2 run affected versions');
+  });
+
+  it('keys a record with no CVE by its own id', async () => {
+    const v = await threatByCve('GHSA-rmpt-0005-cntt');
+    expect(v.threat).toMatchObject({ canonicalKeyType: 'osv', canonicalKey: 'GHSA-rmpt-0005-cntt' });
+    // content-type 1.0.5 is outside the range, the four 2.1.0 entries are one match inside it.
+    expect(v.matches.map((m: Record<string, unknown>) => [m.version, m.verdict, m.fixedVersion])).toEqual([['2.1.0', 'affected', '2.1.1'], ['1.0.5', 'not_affected', null]]);
   });
 
   it('gives byte-identical sentences on a reassessment', async () => {
