@@ -4,7 +4,7 @@ import type { Database, Queryable } from '../../platform/db/database.js';
 import { detectionsOf, indicatorsOf, loadItems, loadThreats, orgInventoryKeys, sightingsOf, softwareByKeys, softwareByPurls, telemetryTypes, type ItemEvidence, type OrgInventoryKeys } from './assess.store.js';
 import { assessExposure, bandOf, diffRuns } from './exposure.fns.js';
 import { huntDedupeKey, huntQualification, type HuntAlertPort } from './hunt-alerts.js';
-import { combineMatches, keysFor, matchDto, matchProse, matchStructured, packageKeysOf, productsInText, type AdvisoryProduct, type SoftwareMatch } from './matching.fns.js';
+import { combineMatches, keysFor, matchDto, matchProse, matchStructured, packageKeysOf, productsInText, type AdvisoryProduct, type InventorySoftware, type SoftwareMatch } from './matching.fns.js';
 import { scoreRelevancy } from './relevancy.fns.js';
 import { readAlertSettings } from './settings.repo.js';
 import { proposeRules } from './deliverables.store.js';
@@ -215,8 +215,8 @@ function matchThreat(
   proseByThreat: Map<string, Array<{ itemId: string; products: AdvisoryProduct[] }>>,
   keysByThreat: Map<string, Set<string>>,
   purlsByThreat: Map<string, Set<string>>,
-  softwareByKey: Map<string, InventorySoftwareRow[]>,
-  softwareByPurl: Map<string, InventorySoftwareRow[]>,
+  softwareByKey: Map<string, InventorySoftware[]>,
+  softwareByPurl: Map<string, InventorySoftware[]>,
 ): SoftwareMatch[] {
   const packages = [...(purlsByThreat.get(threatId) ?? [])].flatMap((p) => softwareByPurl.get(p) ?? []);
   const structured = matchStructured(items.flatMap((i) => (!i.retracted && i.structured ? [i.structured] : [])), packages);
@@ -224,7 +224,6 @@ function matchThreat(
   const prose = (proseByThreat.get(threatId) ?? []).flatMap((p) => matchProse(p.products, candidates, p.itemId));
   return combineMatches(structured, prose);
 }
-type InventorySoftwareRow = Parameters<typeof matchStructured>[1][number];
 
 function group<T>(list: T[], key: (t: T) => string): Map<string, T[]> {
   const m = new Map<string, T[]>();

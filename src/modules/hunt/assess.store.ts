@@ -35,8 +35,6 @@ export interface ItemEvidence {
   structured: StructuredAdvisory | null;
   /** CISA KEV listing of the CVE, when this item is its catalog entry. */
   kev: NonNullable<VulnerabilityRecord['exploited']> | null;
-  /** Ids of the vulnerability the record gives (its own and its aliases). */
-  vulnerabilityIds: string[];
   techniques: string[];
 }
 
@@ -88,7 +86,6 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
       ? { advisoryId: r.vulnerability.id, evidence: 'osv' as const, packages: (r.vulnerability.affected ?? []) as AffectedPackage[] }
       : null,
     kev: r.vulnerability?.exploited ?? null,
-    vulnerabilityIds: r.vulnerability ? [r.vulnerability.id, ...(r.vulnerability.aliases ?? [])] : [],
     techniques: (Array.isArray(r.attack) ? r.attack : []).map((a: { technique?: string; subTechnique?: string }) => a.subTechnique || a.technique || '').filter(Boolean),
   }));
 }

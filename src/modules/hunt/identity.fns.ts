@@ -75,10 +75,11 @@ export function osvPackageKey(ecosystem: string, name: string): string | null {
 /** `cpe:2.3:a:openbsd:openssh:9.3:p1:…` (or the 2.2 URI form) → `openbsd:openssh`. */
 export function cpeKey(cpe: string | null | undefined): string | null {
   if (!cpe) return null;
-  const parts = /^cpe:2\.3:[aoh*]:/i.test(cpe) ? splitCpe23(cpe) : /^cpe:\/[aoh]:/i.test(cpe) ? cpe.split(':') : null;
+  // 2.3: cpe:2.3:part:vendor:product:…; 2.2 URI: cpe:/part:vendor:product:…
+  const parts = /^cpe:2\.3:[aoh*]:/i.test(cpe) ? splitCpe23(cpe).slice(3) : /^cpe:\/[aoh]:/i.test(cpe) ? cpe.split(':').slice(2) : null;
   if (!parts) return null;
-  const vendor = (parts[3] ?? '').replace(/\\(.)/g, '$1').toLowerCase();
-  const product = (parts[4] ?? '').replace(/\\(.)/g, '$1').toLowerCase();
+  const vendor = safeDecode((parts[0] ?? '').replace(/\\(.)/g, '$1')).toLowerCase();
+  const product = safeDecode((parts[1] ?? '').replace(/\\(.)/g, '$1')).toLowerCase();
   if (!vendor || !product || vendor === '*' || product === '*') return null;
   return `${vendor}:${product}`;
 }
@@ -98,14 +99,4 @@ function splitCpe23(cpe: string): string[] {
   }
   out.push(cur);
   return out;
-}
-
-/** The version field of a CPE 2.3 name joined with its update field (`9.3` + `p1` → `9.3p1`); null for `*` / `-`. */
-export function cpeVersion(cpe: string | null | undefined): string | null {
-  if (!cpe || !/^cpe:2\.3:/i.test(cpe)) return null;
-  const f = splitCpe23(cpe);
-  const v = f[5];
-  if (!v || v === '*' || v === '-') return null;
-  const update = f[6] && f[6] !== '*' && f[6] !== '-' ? f[6] : '';
-  return (v + update).replace(/\\(.)/g, '$1');
 }

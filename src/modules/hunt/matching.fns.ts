@@ -256,4 +256,3 @@ export function matchDto(m: SoftwareMatch) {
     advisoryId: m.advisoryId,
   };
 }
-export type MatchDto = ReturnType<typeof matchDto>;
