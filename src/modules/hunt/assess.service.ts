@@ -56,8 +56,12 @@ async function assessBatch(
   // Lock the threats so two assessments of one threat serialize (each sees the other's run as prev).
   await sql`SELECT id FROM hunt_threats WHERE organization_id = ${organizationId} AND id = ANY(${threatIds}::uuid[]) ORDER BY id FOR UPDATE`.execute(tx);
   const threats = await loadThreats(tx, organizationId, threatIds);
-  const items = await loadItems(tx, organizationId, threatIds);
+  // Retracted items (an OSV record withdrawn, a STIX object revoked) are no evidence; a threat
+  // whose every item is retracted is retired (withdrawnThreats), not deleted.
+  const allItems = await loadItems(tx, organizationId, threatIds);
+  const items = allItems.filter((i) => !i.retracted);
   const itemsByThreat = group(items, (i) => i.threatId);
+  const withdrawnThreats = new Set(allItems.map((i) => i.threatId).filter((id) => !itemsByThreat.has(id)));
 
   // The advisories of each threat (prose per item, structured records), the inventory keys and
   // package identities they name, then one software read of each kind for the batch.
@@ -67,7 +71,7 @@ async function assessBatch(
   const neededKeys = new Set<string>();
   const neededPurls = new Set<string>();
   for (const t of threats) {
-    const its = (itemsByThreat.get(t.id) ?? []).filter((i) => !i.retracted);
+    const its = itemsByThreat.get(t.id) ?? [];
     // Prose only where no structured data exists: a record's own text restates its packages.
     const prose = its.filter((i) => !i.structured).map((i) => ({ itemId: i.id, products: [...i.affectedProducts, ...productsInText(i.text, orgKeys.productKeys, orgKeys.packageOnlyKeys)] }));
     proseByThreat.set(t.id, prose);
@@ -119,7 +123,7 @@ async function assessBatch(
     const matches = matchThreat(t.id, its, proseByThreat, keysByThreat, purlsByThreat, softwareByKey, softwareByPurl);
     const knownExploited = its.some((i) => i.knownExploited);
     const newest = newestOf(its);
-    const withdrawn = its.length > 0 && its.every((i) => i.retracted);
+    const withdrawn = withdrawnThreats.has(t.id);
     const kev = its.map((i) => i.kev).find((k) => k) ?? null;
     const relevancy = scoreRelevancy({ canonicalKey: t.canonicalKey, matches, knownExploited, newestReportAt: newest, now: opts.now, withdrawn, kev });
     // One indicator per value: the same IP named by three items is one thing to check.
@@ -219,7 +223,7 @@ function matchThreat(
   softwareByPurl: Map<string, InventorySoftware[]>,
 ): SoftwareMatch[] {
   const packages = [...(purlsByThreat.get(threatId) ?? [])].flatMap((p) => softwareByPurl.get(p) ?? []);
-  const structured = matchStructured(items.flatMap((i) => (!i.retracted && i.structured ? [i.structured] : [])), packages);
+  const structured = matchStructured(items.flatMap((i) => (i.structured ? [i.structured] : [])), packages);
   const candidates = [...(keysByThreat.get(threatId) ?? [])].flatMap((k) => softwareByKey.get(k) ?? []);
   const prose = (proseByThreat.get(threatId) ?? []).flatMap((p) => matchProse(p.products, candidates, p.itemId));
   return combineMatches(structured, prose);
