@@ -1,6 +1,6 @@
 import { ConnectorError, type Connector } from '../connector.js';
 import type { IntelEntry } from '../types.js';
-import { entryFromOsv, parseOsvDocument } from './osv.fns.js';
+import { entryFromOsv, forEachOsvRecord } from './osv.fns.js';
 
 /** The largest OSV download read (a per-ecosystem all.zip of npm is ~60 MB; PyPI's ~25 MB). */
 const MAX_BYTES = 256 * 1024 * 1024;
@@ -22,11 +22,16 @@ export const osvConnector: Connector = {
     const res = await http.request(source.serverUrl, { headers, maxResponseBytes: MAX_BYTES, timeoutMs: 300_000 });
     if (res.status === 304) return { status: 'not_modified', entries: [], etag: state.etag, lastModified: state.lastModified };
     if (res.status >= 400) throw new ConnectorError(`The OSV source answered HTTP ${res.status} for ${res.url}`);
-    const entries = parseOsvDocument(res.body)
-      .map((r) => entryFromOsv(r, source.displayName))
-      .filter((e): e is IntelEntry => e !== null)
-      .sort((a, b) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? '') || a.externalId.localeCompare(b.externalId))
-      .slice(0, source.maxEntries);
+    // The newest-modified maxEntries records, kept while the document is read record by record.
+    const newestFirst = (a: IntelEntry, b: IntelEntry) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? '') || a.externalId.localeCompare(b.externalId);
+    let entries: IntelEntry[] = [];
+    forEachOsvRecord(res.body, (r) => {
+      const e = entryFromOsv(r, source.displayName);
+      if (!e) return;
+      entries.push(e);
+      if (entries.length >= 2 * source.maxEntries) entries = entries.sort(newestFirst).slice(0, source.maxEntries);
+    });
+    entries = entries.sort(newestFirst).slice(0, source.maxEntries);
     return { status: 'ok', entries, etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null };
   },
 };

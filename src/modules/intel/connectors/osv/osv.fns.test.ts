@@ -7,7 +7,7 @@ const rec = (id: string, extra: Record<string, unknown> = {}) => ({ id, modified
 describe('OSV documents', () => {
   it('reads a zip (as all.zip), a JSON array, one record and NDJSON', () => {
     const zip = Buffer.from(zipSync({ 'B.json': strToU8(JSON.stringify(rec('B'))), 'A.json': strToU8(JSON.stringify(rec('A'))), 'README.txt': strToU8('x') }));
-    expect(parseOsvDocument(zip).map((r) => (r as { id: string }).id)).toEqual(['A', 'B']);
+    expect(parseOsvDocument(zip).map((r) => (r as { id: string }).id)).toEqual(['B', 'A']); // the zip's order; the connector sorts by modified
     expect(parseOsvDocument(Buffer.from(JSON.stringify([rec('A')])))).toHaveLength(1);
     expect(parseOsvDocument(Buffer.from(JSON.stringify(rec('A'))))).toHaveLength(1);
     expect(parseOsvDocument(Buffer.from(`${JSON.stringify(rec('A'))}\n\n${JSON.stringify(rec('B'))}\n`))).toHaveLength(2);
@@ -16,6 +16,9 @@ describe('OSV documents', () => {
     expect(() => parseOsvDocument(Buffer.from('<html>'))).toThrow('neither a zip, a JSON array, a record nor NDJSON');
     expect(() => parseOsvDocument(Buffer.from('{"id":"A"}\n{oops'))).toThrow('invalid JSON in line 2');
     expect(() => parseOsvDocument(Buffer.from('[1,'))).toThrow('invalid JSON in the document');
+    const zip = Buffer.from(zipSync({ 'A.json': strToU8('{"id":') }));
+    expect(() => parseOsvDocument(zip)).toThrow('invalid JSON in A.json');
+    expect(() => parseOsvDocument(Buffer.concat([zip.subarray(0, 40), Buffer.alloc(20, 0xff)]))).toThrow('The OSV zip could not be read: unexpected EOF');
   });
   it('keeps SEMVER/ECOSYSTEM ranges and versions, notes GIT ranges, strips a purl version, keys the title by the CVE', () => {
     const r = rec('GHSA-x', {

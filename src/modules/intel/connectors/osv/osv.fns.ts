@@ -1,4 +1,4 @@
-import { unzipSync } from 'fflate';
+import { Unzip, UnzipInflate } from 'fflate';
 import { normaliseText } from '../text.fns.js';
 import { ConnectorParseError, type AffectedPackage, type IntelEntry, type VulnerabilityRecord } from '../types.js';
 
@@ -8,29 +8,60 @@ import { ConnectorParseError, type AffectedPackage, type IntelEntry, type Vulner
  * a PYSEC aliasing one CVE) become one threat in hunt, keyed by the CVE. Pure, no I/O.
  */
 
-/** A zip of OSV JSON files (OSV's per-ecosystem `all.zip`), a JSON array, one record, or NDJSON. */
-export function parseOsvDocument(body: Buffer): unknown[] {
+/**
+ * Each record of a zip of OSV JSON files (OSV's per-ecosystem `all.zip`), a JSON array, one
+ * record, or NDJSON. A zip is inflated one file at a time: memory holds the download and one
+ * record, never the whole export uncompressed (npm's is ~1 GB).
+ */
+export function forEachOsvRecord(body: Buffer, onRecord: (record: unknown) => void): void {
   if (body.length >= 4 && body.readUInt32LE(0) === 0x04034b50) {
-    let files: Record<string, Uint8Array>;
+    const unzip = new Unzip();
+    unzip.register(UnzipInflate);
+    let failure: Error | null = null;
+    unzip.onfile = (file) => {
+      if (!file.name.toLowerCase().endsWith('.json')) return;
+      const chunks: Uint8Array[] = [];
+      file.ondata = (err, data, final) => {
+        if (err) failure ??= err;
+        else chunks.push(data);
+        if (final && !err) onRecord(parseJson(Buffer.concat(chunks).toString('utf8'), file.name));
+      };
+      file.start();
+    };
     try {
-      files = unzipSync(new Uint8Array(body.buffer, body.byteOffset, body.length), { filter: (f) => f.name.toLowerCase().endsWith('.json') });
+      unzip.push(new Uint8Array(body.buffer, body.byteOffset, body.length), true);
     } catch (err) {
-      throw new ConnectorParseError(`The OSV zip could not be read: ${(err as Error).message}`);
+      if (err instanceof ConnectorParseError) throw err;
+      failure ??= err as Error;
     }
-    return Object.keys(files).sort().map((name) => parseJson(Buffer.from(files[name]!).toString('utf8'), name));
+    if (failure) throw new ConnectorParseError(`The OSV zip could not be read: ${failure.message}`);
+    return;
   }
   const text = body.toString('utf8').replace(/^\uFEFF/, '').trim();
   if (text.startsWith('[')) {
     const arr = parseJson(text, 'the document');
     if (!Array.isArray(arr)) throw new ConnectorParseError('The OSV document is not a JSON array of records');
-    return arr;
+    arr.forEach((r) => onRecord(r));
+    return;
   }
   if (!text.startsWith('{')) throw new ConnectorParseError('The OSV document is neither a zip, a JSON array, a record nor NDJSON');
+  let single: unknown;
   try {
-    return [JSON.parse(text)];
+    single = JSON.parse(text);
   } catch {
-    return text.split('\n').filter((l) => l.trim()).map((l, i) => parseJson(l, `line ${i + 1}`));
+    text.split('\n').forEach((l, i) => {
+      if (l.trim()) onRecord(parseJson(l, `line ${i + 1}`));
+    });
+    return;
   }
+  onRecord(single);
+}
+
+/** Every record of a document, in document order (tests and small documents). */
+export function parseOsvDocument(body: Buffer): unknown[] {
+  const out: unknown[] = [];
+  forEachOsvRecord(body, (r) => out.push(r));
+  return out;
 }
 
 function parseJson(text: string, where: string): unknown {
