@@ -222,3 +222,25 @@ describe('epss source', () => {
     }
   });
 });
+
+describe('nvd source', () => {
+  it('syncs an NVD CVE API 2.0 page: the CPE configurations decide, as evidence nvd, over the prose of the same CVE', async () => {
+    const page = fs.readFileSync(path.join(import.meta.dirname, 'fixtures/nvd/cves-2.0-CVE-2024-6387.json'));
+    const server = await startServer((_req, res) => res.end(page));
+    try {
+      const res = await t.app.inject({ method: 'POST', url: '/sources', headers: key, payload: { kind: 'api', apiType: 'nvd', name: 'NVD', serverUrl: `${server.url}/rest/json/cves/2.0?cveId=CVE-2024-6387` } });
+      expect(res.statusCode, res.body).toBe(200);
+      const out = await runner.sync(org, res.json().id);
+      expect(out.job.status, String(out.job.error)).toBe('succeeded');
+      await syncThreatsFromIntel(t.database.db, org, {});
+      const v = await threatByCve('CVE-2024-6387');
+      expect(v.matches.map((m: Record<string, unknown>) => [m.assetIdentifier, m.version, m.verdict, m.affectedRange, m.evidence, m.advisoryId])).toEqual([
+        ['bastion-1', '9.3p1', 'affected', '<4.4, >=8.5 <9.8', 'nvd', 'CVE-2024-6387'],
+        ['bastion-2', '8.9p1', 'affected', '<4.4, >=8.5 <9.8', 'nvd', 'CVE-2024-6387'],
+        ['bastion-3', '9.8p1', 'not_affected', '<4.4, >=8.5 <9.8', 'nvd', 'CVE-2024-6387'],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+});

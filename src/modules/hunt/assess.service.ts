@@ -65,7 +65,7 @@ async function assessBatch(
 
   // The advisories of each threat (prose per item, structured records), the inventory keys and
   // package identities they name, then one software read of each kind for the batch.
-  const proseByThreat = new Map<string, Array<{ itemId: string; products: AdvisoryProduct[] }>>();
+  const proseByThreat = new Map<string, ProseAdvisories>();
   const keysByThreat = new Map<string, Set<string>>();
   const purlsByThreat = new Map<string, Set<string>>();
   const neededKeys = new Set<string>();
@@ -73,7 +73,12 @@ async function assessBatch(
   for (const t of threats) {
     const its = itemsByThreat.get(t.id) ?? [];
     // Prose only where no structured data exists: a record's own text restates its packages.
-    const prose = its.filter((i) => !i.structured).map((i) => ({ itemId: i.id, products: [...i.affectedProducts, ...productsInText(i.text, orgKeys.productKeys, orgKeys.packageOnlyKeys)] }));
+    // An NVD record is read by its CPE configurations only (evidence `nvd`), not its prose.
+    const prose = its.filter((i) => !i.structured).map((i) => ({
+      itemId: i.nvdId ?? i.id,
+      evidence: i.nvdId ? ('nvd' as const) : ('advisory-text' as const),
+      products: i.nvdId ? i.affectedProducts : [...i.affectedProducts, ...productsInText(i.text, orgKeys.productKeys, orgKeys.packageOnlyKeys)],
+    }));
     proseByThreat.set(t.id, prose);
     const keys = new Set<string>();
     for (const p of prose) for (const a of p.products) for (const k of keysFor(a, orgKeys.productKeys)) keys.add(k), neededKeys.add(k);
@@ -212,11 +217,13 @@ export async function insertEvents(tx: Queryable, events: Array<Record<string, u
     FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS e(id uuid, organization_id uuid, threat_id uuid, run_id uuid, kind text, actor_type text, metadata jsonb, created_at timestamptz)`.execute(tx);
 }
 
+type ProseAdvisories = Array<{ itemId: string; evidence: 'nvd' | 'advisory-text'; products: AdvisoryProduct[] }>;
+
 /** A threat's matches: structured records against its packages, prose against its product keys, combined (matching.fns.ts). */
 function matchThreat(
   threatId: string,
   items: ItemEvidence[],
-  proseByThreat: Map<string, Array<{ itemId: string; products: AdvisoryProduct[] }>>,
+  proseByThreat: Map<string, ProseAdvisories>,
   keysByThreat: Map<string, Set<string>>,
   purlsByThreat: Map<string, Set<string>>,
   softwareByKey: Map<string, InventorySoftware[]>,
@@ -225,7 +232,7 @@ function matchThreat(
   const packages = [...(purlsByThreat.get(threatId) ?? [])].flatMap((p) => softwareByPurl.get(p) ?? []);
   const structured = matchStructured(items.flatMap((i) => (i.structured ? [i.structured] : [])), packages);
   const candidates = [...(keysByThreat.get(threatId) ?? [])].flatMap((k) => softwareByKey.get(k) ?? []);
-  const prose = (proseByThreat.get(threatId) ?? []).flatMap((p) => matchProse(p.products, candidates, p.itemId));
+  const prose = (proseByThreat.get(threatId) ?? []).flatMap((p) => matchProse(p.products, candidates, p.itemId, p.evidence));
   return combineMatches(structured, prose);
 }
 

@@ -33,6 +33,7 @@ export interface ItemEvidence {
   affectedProducts: AdvisoryProduct[];
   /** The item's structured record (OSV), null for prose-only items. */
   structured: StructuredAdvisory | null;
+  nvdId: string | null;
   /** CISA KEV listing of the CVE, when this item is its catalog entry. */
   kev: NonNullable<VulnerabilityRecord['exploited']> | null;
   techniques: string[];
@@ -86,6 +87,8 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
       ? { advisoryId: r.vulnerability.id, evidence: 'osv' as const, packages: (r.vulnerability.affected ?? []) as AffectedPackage[] }
       : null,
     kev: r.vulnerability?.exploited ?? null,
+    // An NVD record: its product list comes from the record's CPE configurations (with ranges).
+    nvdId: r.vulnerability?.format === 'nvd' ? r.vulnerability.id : null,
     techniques: (Array.isArray(r.attack) ? r.attack : []).map((a: { technique?: string; subTechnique?: string }) => a.subTechnique || a.technique || '').filter(Boolean),
   }));
 }

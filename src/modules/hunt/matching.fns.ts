@@ -170,7 +170,7 @@ function displayName(a: AdvisoryProduct): string {
  * software also by word prefix ("fortios" ~ "fortios ssl vpn"). A product of the item's list
  * wins over the same product found in the text.
  */
-export function matchProse(advisories: readonly AdvisoryProduct[], software: readonly InventorySoftware[], advisoryId: string): SoftwareMatch[] {
+export function matchProse(advisories: readonly AdvisoryProduct[], software: readonly InventorySoftware[], advisoryId: string, evidence: 'nvd' | 'advisory-text' = 'advisory-text'): SoftwareMatch[] {
   const out: SoftwareMatch[] = [];
   for (const s of software) {
     let best: SoftwareMatch | null = null;
@@ -187,7 +187,7 @@ export function matchProse(advisories: readonly AdvisoryProduct[], software: rea
       const fixedBelow = !!s.version && fixes.some((f) => compareVersions(s.version!, f) >= 0);
       const verdict: Verdict = v === 'inside' && !fixedBelow ? 'affected' : v === 'outside' || (v === 'inside' && fixedBelow) ? 'not_affected' : 'unknown';
       const fixedVersion = verdict === 'affected' ? (fixes.find((f) => compareVersions(s.version!, f) < 0) ?? null) : null;
-      const m: SoftwareMatch = { software: s, verdict, product: displayName(a), affectedRange: a.versions.length ? a.versions.join(', ') : null, fixedVersion, evidence: 'advisory-text', advisoryId, fromText: a.via === 'text' };
+      const m: SoftwareMatch = { software: s, verdict, product: displayName(a), affectedRange: a.versions.length ? a.versions.join(', ') : null, fixedVersion, evidence, advisoryId, fromText: a.via === 'text' };
       if (!best || RANK[verdict] < RANK[best.verdict]) best = m;
     }
     if (best) out.push(best);
@@ -217,16 +217,23 @@ function packageName(s: InventorySoftware): string {
 
 const RANK: Record<Verdict, number> = { affected: 0, unknown: 1, not_affected: 2 };
 
+/** Evidence precedence: structured package ranges, then advisories' CPE ranges, then prose. */
+const EVIDENCE_RANK: Record<Evidence, number> = { osv: 0, csaf: 1, nvd: 2, 'advisory-text': 3 };
+
 /**
- * One match per (asset, package identity, version): structured evidence over prose (software a
- * structured record speaks about takes no prose match at all), then the worst verdict. Sorted
- * deterministically: verdict, asset, product, version, advisory.
+ * One match per (asset, package identity, version): for each asset's software only the best
+ * evidence present counts (software an OSV record speaks about takes no prose match at all), then
+ * the worst verdict. Sorted deterministically: verdict, asset, product, version, advisory.
  */
 export function combineMatches(structured: readonly SoftwareMatch[], prose: readonly SoftwareMatch[]): SoftwareMatch[] {
-  const structuredIds = new Set(structured.map((m) => `${m.software.assetId}\u0000${softwareIdentity(m.software)}`));
+  const all = [...structured, ...prose];
+  const bestEvidence = new Map<string, number>();
+  const idOf = (m: SoftwareMatch) => `${m.software.assetId}\u0000${softwareIdentity(m.software)}`;
+  for (const m of all) bestEvidence.set(idOf(m), Math.min(bestEvidence.get(idOf(m)) ?? 9, EVIDENCE_RANK[m.evidence]));
   const best = new Map<string, SoftwareMatch>();
-  for (const m of [...structured, ...prose.filter((p) => !structuredIds.has(`${p.software.assetId}\u0000${softwareIdentity(p.software)}`))]) {
-    const k = `${m.software.assetId}\u0000${softwareIdentity(m.software)}\u0000${m.software.version ?? ''}`;
+  for (const m of all) {
+    if (EVIDENCE_RANK[m.evidence] !== bestEvidence.get(idOf(m))) continue;
+    const k = `${idOf(m)}\u0000${m.software.version ?? ''}`;
     const prev = best.get(k);
     if (!prev || RANK[m.verdict] < RANK[prev.verdict] || (RANK[m.verdict] === RANK[prev.verdict] && m.advisoryId < prev.advisoryId)) best.set(k, m);
   }

@@ -203,7 +203,7 @@ export interface IntelSourcesTable {
   displayName: string;
   description: Generated<string>;
   kind: 'rss' | 'api';
-  apiType: 'misp' | 'misp_feed' | 'taxii' | 'osv' | 'cisa_kev' | 'epss' | null;
+  apiType: 'misp' | 'misp_feed' | 'taxii' | 'osv' | 'cisa_kev' | 'epss' | 'nvd' | null;
   feedUrl: string | null;
   serverUrl: string | null;
   collectionId: string | null;

@@ -12568,7 +12568,7 @@ export interface paths {
         put?: never;
         /**
          * Create a custom intel source (RSS/Atom/JSON Feed, MISP, MISP feed or TAXII 2.1)
-         * @description kind `rss` needs `feedUrl`. kind `api` needs `serverUrl` and `apiType`: `misp` (MISP REST API base URL, with `apiKey`), `misp_feed` (the directory holding `manifest.json`), `osv` (a zip of OSV records as OSV's per-ecosystem all.zip, a JSON array or NDJSON), `cisa_kev` (the CISA KEV catalog JSON), `epss` (the EPSS scores CSV, gzip or plain), `taxii` (discovery URL, API root or collection URL; optional `collectionId`; `apiKey` as bearer token, or `authType: "basic"` with `username` and `apiKey` as password). `apiKey` is write-only. Defaults: `enabled` true, `scheduleCron` every 30 min (rss) or hourly (api), `maxEntries` 200.
+         * @description kind `rss` needs `feedUrl`. kind `api` needs `serverUrl` and `apiType`: `misp` (MISP REST API base URL, with `apiKey`), `misp_feed` (the directory holding `manifest.json`), `osv` (a zip of OSV records as OSV's per-ecosystem all.zip, a JSON array or NDJSON), `cisa_kev` (the CISA KEV catalog JSON), `epss` (the EPSS scores CSV, gzip or plain), `nvd` (an NVD CVE API 2.0 URL or file; `apiKey` as NVD's apiKey header), `taxii` (discovery URL, API root or collection URL; optional `collectionId`; `apiKey` as bearer token, or `authType: "basic"` with `username` and `apiKey` as password). `apiKey` is write-only. Defaults: `enabled` true, `scheduleCron` every 30 min (rss) or hourly (api), `maxEntries` 200.
          */
         post: {
             parameters: {
@@ -12583,7 +12583,7 @@ export interface paths {
                         /** @description Write-only credential (MISP key, TAXII token or password) */
                         apiKey?: string;
                         /** @enum {string} */
-                        apiType?: "misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss";
+                        apiType?: "misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd";
                         /**
                          * @description taxii and misp_feed: `bearer` (default when apiKey is set) or `basic` (with username); misp: always its Authorization key
                          * @enum {string}
@@ -12793,7 +12793,7 @@ export interface paths {
                         /** @description Write-only credential (MISP key, TAXII token or password) */
                         apiKey?: string;
                         /** @enum {string} */
-                        apiType?: "misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss";
+                        apiType?: "misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd";
                         /**
                          * @description taxii and misp_feed: `bearer` (default when apiKey is set) or `basic` (with username); misp: always its Authorization key
                          * @enum {string}
@@ -15993,8 +15993,8 @@ export interface components {
             version: number;
         };
         IntelSource: {
-            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON), `cisa_kev` (CISA's Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST's EPSS scores CSV, gzip or plain: scores on threats, no items) */
-            apiType: ("misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss") | null;
+            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON), `cisa_kev` (CISA's Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST's EPSS scores CSV, gzip or plain: scores on threats, no items), `nvd` (NVD CVE API 2.0 JSON) */
+            apiType: ("misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd") | null;
             authType: ("bearer" | "basic" | "header") | null;
             /** @description TAXII collection to read; null = every readable collection */
             collectionId: string | null;
@@ -16030,8 +16030,8 @@ export interface components {
             updatedAt: string;
         };
         IntelSourceInput: {
-            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON), `cisa_kev` (CISA's Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST's EPSS scores CSV, gzip or plain: scores on threats, no items) */
-            apiType: ("misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss") | null;
+            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON), `cisa_kev` (CISA's Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST's EPSS scores CSV, gzip or plain: scores on threats, no items), `nvd` (NVD CVE API 2.0 JSON) */
+            apiType: ("misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd") | null;
             authType: ("bearer" | "basic" | "header") | null;
             /** @description TAXII collection to read; null = every readable collection */
             collectionId: string | null;

@@ -68,7 +68,7 @@ export class ConnectorParseError extends Error {}
  * entry still goes through the pipeline like any other text.
  */
 export interface VulnerabilityRecord {
-  format: 'osv' | 'cisa_kev';
+  format: 'osv' | 'cisa_kev' | 'nvd';
   /** The record's own id (GHSA-…, PYSEC-…, GO-…, CVE-…). */
   id: string;
   /** Other ids of the same vulnerability (CVE ↔ GHSA ↔ PYSEC). */
@@ -83,6 +83,8 @@ export interface VulnerabilityRecord {
   notes: string[];
   /** Known exploitation (CISA KEV): when it was listed, the federal due date, known ransomware use. */
   exploited?: { source: 'cisa_kev'; dateAdded: string | null; dueDate: string | null; knownRansomwareUse: boolean };
+  /** NVD `configurations` (CPE match criteria with version bounds), read by the enrichment. */
+  configurations?: unknown;
 }
 
 export interface AffectedPackage {

@@ -91,6 +91,7 @@ export async function prepareEntries(entries: IntelEntry[], known: Map<string, K
           url: fields.url,
           tags: fields.tags,
           structuredIndicators: entry.indicators,
+          configurations: entry.vulnerability?.configurations,
           publishedAt: fields.publishedAt === null ? null : new Date(fields.publishedAt),
           now: prior?.createdAt ?? now,
         },

@@ -12,6 +12,7 @@ import { taxiiConnector } from '../connectors/taxii/taxii.connector.js';
 import { osvConnector } from '../connectors/osv/osv.connector.js';
 import { kevConnector } from '../connectors/kev/kev.connector.js';
 import { epssConnector } from '../connectors/epss/epss.connector.js';
+import { nvdConnector } from '../connectors/nvd/nvd.connector.js';
 import { writeEpssScores } from '../items/epss.store.js';
 import { uniqueByExternalId } from '../items/items.store.js';
 import type { IntelEntry } from '../connectors/types.js';
@@ -34,6 +35,8 @@ function connectorFor(source: Pick<SourceConfig, 'kind' | 'apiType'>): Connector
       return kevConnector;
     case 'epss':
       return epssConnector;
+    case 'nvd':
+      return nvdConnector;
     default:
       throw new ConnectorError(`Unsupported apiType ${String(source.apiType)}`);
   }

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Structured vulnerability data (issue 28): the OSV, CISA KEV and EPSS source kinds, the EPSS
+ * Structured vulnerability data (issue 28): the OSV, CISA KEV, EPSS and NVD source kinds, the EPSS
  * scores per CVE, the record an intel item
  * carries beside its prose (`intel_items.vulnerability`: packages by identity with version
  * ranges), the machine-readable matches of each assessment run, and the inventory read by
@@ -9,7 +9,7 @@ import { sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE intel_sources DROP CONSTRAINT IF EXISTS intel_sources_api_type_check`.execute(db);
-  await sql`ALTER TABLE intel_sources ADD CONSTRAINT intel_sources_api_type_check CHECK (api_type IN ('misp', 'misp_feed', 'taxii', 'osv', 'cisa_kev', 'epss'))`.execute(db);
+  await sql`ALTER TABLE intel_sources ADD CONSTRAINT intel_sources_api_type_check CHECK (api_type IN ('misp', 'misp_feed', 'taxii', 'osv', 'cisa_kev', 'epss', 'nvd'))`.execute(db);
   await sql`ALTER TABLE intel_items ADD COLUMN vulnerability jsonb`.execute(db);
   await sql`ALTER TABLE hunt_threat_runs ADD COLUMN matches jsonb NOT NULL DEFAULT '[]'::jsonb`.execute(db);
   await sql`
