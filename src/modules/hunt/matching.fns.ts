@@ -9,7 +9,8 @@ import { proseContext } from './prose.fns.js';
  * Advisories against inventory software, in order of evidence (docs/hunt.md "Evidence"):
  * 1. structured data (OSV records: package identity + ranges by the ecosystem's version rules)
  *    for software that has a purl — exact identity, never a name prefix;
- * 2. prose, only for software no structured record speaks about: the products the intel
+ * 2. NVD records' CPE configurations (vendor/product + version bounds), as the item's product list;
+ * 3. prose, only for software no structured record speaks about: the products the intel
  *    pipeline's dictionary found in the item (`affectedProducts`, CPE names included) and the
  *    organization's own product names written as products in the text. Prose never decides
  *    `affected` without a version range it really states.
@@ -109,6 +110,9 @@ const GENERIC = new Set([
   'login', 'shell', 'python', 'java', 'node', 'sudo', 'file', 'files', 'mail', 'exchange', 'office', 'cloud', 'portal', 'gateway',
 ]);
 
+/** A single version (a fix), not a range: `7.31.0`, `9.8p1`. */
+const PLAIN_VERSION = /^[\d.]+[\w.-]*$/;
+
 /**
  * The org's product keys named in a text as products, each with the affected versions written
  * right after it ("Acme Widget Server before 4.2" → `<4.2`). Word n-grams (1..4) looked up in a
@@ -132,7 +136,7 @@ export function productsInText(text: string, orgKeys: ReadonlySet<string>, packa
       const parsed = parseVersionList(text, end);
       const isFix = !ctx.negated && (ctx.fixContext || ctx.fixAfter(parsed.end));
       const versions = ctx.negated || isFix ? [] : parsed.versions;
-      const fixed = isFix ? parsed.versions.filter((v) => /^[\d.]+[\w.-]*$/.test(v)) : [];
+      const fixed = isFix ? parsed.versions.filter((v) => PLAIN_VERSION.test(v)) : [];
       const prev = found.get(key);
       if (!prev) found.set(key, { vendor: '', product: text.slice(start, end), versions, via: 'text', fixed });
       else {
@@ -145,7 +149,7 @@ export function productsInText(text: string, orgKeys: ReadonlySet<string>, packa
   if (found.size === 1) {
     const only = [...found.values()][0]!;
     for (const m of text.matchAll(/\b(?:(?:fixed|patched|resolved|addressed)\s+in|(?:upgrade|update)\s+to)\s+(?:versions?\s+)?(?=v?\d)/gi)) {
-      for (const v of parseVersionList(text, m.index! + m[0].length).versions) if (/^[\d.]+[\w.-]*$/.test(v) && !only.fixed!.includes(v)) only.fixed!.push(v);
+      for (const v of parseVersionList(text, m.index! + m[0].length).versions) if (PLAIN_VERSION.test(v) && !only.fixed!.includes(v)) only.fixed!.push(v);
     }
   }
   return [...found.values()];
