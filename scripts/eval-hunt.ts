@@ -1,5 +1,5 @@
 /**
- * `npm run eval:hunt`: precision and recall of the hunt's relevancy verdict (score ≥ 40) on a
+ * `npm run eval:hunt`, part 1: precision and recall of the hunt's relevancy verdict (score ≥ 40) on a
  * labelled set — scripts/eval-cases/hunt/inventory.json (an organization's assets and software)
  * and advisories.json (CVE advisories as intel items carry them, each labelled relevant or not
  * with the reason). Runs the same pure functions an assessment run uses (matching, version
@@ -7,9 +7,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { matchSoftware, productsInText, type AdvisoryProduct, type InventorySoftware } from '../src/modules/hunt/matching.fns.js';
+import { combineMatches, matchProse, productsInText, type AdvisoryProduct, type InventorySoftware } from '../src/modules/hunt/matching.fns.js';
 import { softwareKey, type AssetInput } from '../src/modules/hunt/inventory.fns.js';
 import { RELEVANT_AT, scoreRelevancy } from '../src/modules/hunt/relevancy.fns.js';
+import { matchStructured } from '../src/modules/hunt/matching.fns.js';
+import { parseCycloneDx } from '../src/modules/hunt/importers.fns.js';
+import { entryFromOsv } from '../src/modules/intel/connectors/osv/osv.fns.js';
 
 interface Case {
   cve: string;
@@ -29,7 +32,7 @@ const now = new Date('2026-11-24T00:00:00Z');
 
 const software: InventorySoftware[] = inventory.flatMap((a) => a.software.map((s) => ({
   assetId: a.identifier, identifier: a.identifier, kind: a.kind ?? 'other', platform: a.platform ?? null, internetFacing: a.internetFacing ?? false,
-  criticality: a.criticality ?? 'medium', vendor: s.vendor ?? '', product: s.product, version: s.version ?? null, productKey: softwareKey(s),
+  criticality: a.criticality ?? 'medium', vendor: s.vendor ?? '', product: s.product, version: s.version ?? null, productKey: softwareKey(s), purl: s.purl ?? null, cpe: s.cpe ?? null,
 })));
 const orgKeys = new Set(software.map((s) => s.productKey));
 
@@ -38,7 +41,7 @@ const misses: string[] = [];
 for (const c of cases) {
   const text = `${c.title}\n${c.text}`;
   const advisories: AdvisoryProduct[] = [...c.affectedProducts.map((p) => ({ ...p, via: 'advisory' as const })), ...productsInText(text, orgKeys)];
-  const r = scoreRelevancy({ canonicalKey: c.cve, matches: matchSoftware(advisories, software), knownExploited: c.knownExploited, newestReportAt: new Date(c.publishedAt), now });
+  const r = scoreRelevancy({ canonicalKey: c.cve, matches: combineMatches([], matchProse(advisories, software, c.cve)), knownExploited: c.knownExploited, newestReportAt: new Date(c.publishedAt), now });
   const predicted = r.score >= RELEVANT_AT;
   if (predicted && c.relevant) tp++;
   else if (predicted && !c.relevant) fp++, misses.push(`FP ${c.cve} (score ${r.score}): labelled not relevant — ${c.reason}. Hunt said: ${r.explanation.join(' ')}`);
@@ -51,3 +54,44 @@ console.log(`hunt relevancy on ${cases.length} labelled advisories against ${inv
 console.log(`TP ${tp}  FP ${fp}  FN ${fn}  TN ${tn}`);
 console.log(`precision ${precision.toFixed(3)}  recall ${recall.toFixed(3)}  F1 ${(2 * precision * recall / Math.max(1e-9, precision + recall)).toFixed(3)}`);
 for (const m of misses) console.log(`  ${m}`);
+
+/**
+ * Part 2: precision and recall of `affected` (advisory, package@version) pairs on a real SBOM
+ * (this project's, test/fixtures/hunt/rampart.cdx.json) against OSV records (test/fixtures/osv),
+ * labelled in scripts/eval-cases/hunt/structured-labels.json — once from the records' structured
+ * ranges, once from their prose alone (what a prose-only advisory of the same text would give).
+ */
+const root = path.join(import.meta.dirname, '..');
+const sbom = parseCycloneDx(JSON.parse(fs.readFileSync(path.join(root, 'test/fixtures/hunt/rampart.cdx.json'), 'utf8')), undefined).assets;
+const pkgs: InventorySoftware[] = sbom.flatMap((a) => a.software.map((s) => ({
+  assetId: a.identifier, identifier: a.identifier, kind: a.kind ?? 'application', platform: null, internetFacing: false, criticality: 'medium',
+  vendor: s.vendor ?? '', product: s.product, version: s.version ?? null, productKey: softwareKey(s), purl: s.purl ?? null, cpe: s.cpe ?? null,
+})));
+const osvDir = path.join(root, 'test/fixtures/osv');
+const records = fs.readdirSync(osvDir).filter((f) => f.endsWith('.json')).sort().flatMap((f) => {
+  const doc = JSON.parse(fs.readFileSync(path.join(osvDir, f), 'utf8'));
+  return Array.isArray(doc) ? doc : [doc];
+});
+const labels = JSON.parse(fs.readFileSync(path.join(dir, 'structured-labels.json'), 'utf8')) as { affected: Array<{ advisory: string; purl: string }> };
+const truth = new Set(labels.affected.map((l) => `${l.advisory} ${l.purl}`));
+const pkgKeys = new Set(pkgs.map((p) => p.productKey));
+const packageOnly = new Set(pkgs.filter((p) => p.purl).map((p) => p.productKey));
+const structuredPairs = new Set<string>();
+const prosePairs = new Set<string>();
+for (const r of records) {
+  const e = entryFromOsv(r, 'eval');
+  if (!e?.vulnerability || e.vulnerability.withdrawn) continue;
+  const key = e.indicators[0]?.value ?? e.vulnerability.id;
+  for (const m of matchStructured([{ advisoryId: key, evidence: 'osv', packages: e.vulnerability.affected }], pkgs)) if (m.verdict === 'affected') structuredPairs.add(`${key} ${m.software.purl}`);
+  const text = `${(r as { summary?: string }).summary ?? ''}\n${(r as { details?: string }).details ?? ''}`;
+  for (const m of matchProse(productsInText(text, pkgKeys, packageOnly), pkgs, key)) if (m.verdict === 'affected') prosePairs.add(`${key} ${m.software.purl}`);
+}
+for (const [name, predicted] of [['structured (OSV ranges)', structuredPairs], ['prose only (the same records\' text)', prosePairs]] as const) {
+  const tp = [...predicted].filter((p) => truth.has(p));
+  const fpList = [...predicted].filter((p) => !truth.has(p));
+  const fnList = [...truth].filter((p) => !predicted.has(p));
+  console.log(`\naffected pairs, ${name}: ${records.length} records x ${pkgs.length} SBOM components`);
+  console.log(`TP ${tp.length}  FP ${fpList.length}  FN ${fnList.length}  precision ${(tp.length / Math.max(1, predicted.size)).toFixed(3)}  recall ${(tp.length / Math.max(1, truth.size)).toFixed(3)}`);
+  for (const p of fpList) console.log(`  FP ${p}`);
+  for (const p of fnList) console.log(`  FN ${p}`);
+}

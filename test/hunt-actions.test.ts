@@ -5,7 +5,7 @@ import { userWithPermissions, type TestUser } from './support/actors.js';
 import { runPendingHuntJobs, seedAdvisory, seedAdvisorySource } from './support/hunt-data.js';
 import { syncThreatsFromIntel } from '../src/modules/hunt/index.js';
 
-const VIEW_KEYS = ['threat', 'runs', 'deliverables', 'intelItems', 'alerts', 'activeHuntAlert', 'latestAlert', 'activityEvents', 'capabilities'];
+const VIEW_KEYS = ['threat', 'matches', 'runs', 'deliverables', 'intelItems', 'alerts', 'activeHuntAlert', 'latestAlert', 'activityEvents', 'capabilities'];
 
 let t: TestContext;
 let key: Record<string, string>;

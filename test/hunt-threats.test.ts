@@ -7,7 +7,7 @@ import { runPendingHuntJobs, seedAdvisory, seedAdvisorySource } from './support/
 import { runHuntIntelPass, syncThreatsFromIntel } from '../src/modules/hunt/index.js';
 
 const fixture = (name: string) => JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'fixtures/hunt', name), 'utf8'));
-const VIEW_KEYS = ['threat', 'runs', 'deliverables', 'intelItems', 'alerts', 'activeHuntAlert', 'latestAlert', 'activityEvents', 'capabilities'];
+const VIEW_KEYS = ['threat', 'matches', 'runs', 'deliverables', 'intelItems', 'alerts', 'activeHuntAlert', 'latestAlert', 'activityEvents', 'capabilities'];
 
 let t: TestContext;
 let key: Record<string, string>;

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Database, Queryable } from '../../platform/db/database.js';
-import { detectionsOf, indicatorsOf, loadItems, loadThreats, orgProductKeys, sightingsOf, softwareByKeys, telemetryTypes, type ItemEvidence } from './assess.store.js';
+import { detectionsOf, indicatorsOf, loadItems, loadThreats, orgInventoryKeys, sightingsOf, softwareByKeys, softwareByPurls, telemetryTypes, type ItemEvidence, type OrgInventoryKeys } from './assess.store.js';
 import { assessExposure, bandOf, diffRuns } from './exposure.fns.js';
 import { huntDedupeKey, huntQualification, type HuntAlertPort } from './hunt-alerts.js';
-import { keysFor, matchSoftware, productsInText, type AdvisoryProduct } from './matching.fns.js';
+import { combineMatches, keysFor, matchDto, matchProse, matchStructured, packageKeysOf, productsInText, type AdvisoryProduct, type InventorySoftware, type SoftwareMatch } from './matching.fns.js';
 import { scoreRelevancy } from './relevancy.fns.js';
 import { readAlertSettings } from './settings.repo.js';
 import { proposeRules } from './deliverables.store.js';
@@ -31,7 +31,7 @@ const BATCH = 500;
 
 export async function assessThreats(db: Database, organizationId: string, threatIds: string[], opts: AssessOptions): Promise<string[]> {
   const runIds: string[] = [];
-  const orgKeys = await orgProductKeys(db, organizationId);
+  const orgKeys = await orgInventoryKeys(db, organizationId);
   const now = opts.now ?? new Date();
   const telemetry = await telemetryTypes(db, organizationId, now);
   const settings = await readAlertSettings(db, organizationId);
@@ -49,31 +49,47 @@ async function assessBatch(
   organizationId: string,
   threatIds: string[],
   opts: AssessOptions & { now: Date },
-  orgKeys: Set<string>,
+  orgKeys: OrgInventoryKeys,
   telemetry: Set<string>,
   settings: Awaited<ReturnType<typeof readAlertSettings>>,
 ): Promise<string[]> {
   // Lock the threats so two assessments of one threat serialize (each sees the other's run as prev).
   await sql`SELECT id FROM hunt_threats WHERE organization_id = ${organizationId} AND id = ANY(${threatIds}::uuid[]) ORDER BY id FOR UPDATE`.execute(tx);
   const threats = await loadThreats(tx, organizationId, threatIds);
-  const items = await loadItems(tx, organizationId, threatIds);
+  // Retracted items (an OSV record withdrawn, a STIX object revoked) are no evidence; a threat
+  // whose every item is retracted is retired (withdrawnThreats), not deleted.
+  const allItems = await loadItems(tx, organizationId, threatIds);
+  const items = allItems.filter((i) => !i.retracted);
   const itemsByThreat = group(items, (i) => i.threatId);
+  const withdrawnThreats = new Set(allItems.map((i) => i.threatId).filter((id) => !itemsByThreat.has(id)));
 
-  // The advisories of each threat, and the inventory keys they name, then one software read.
-  const advisoriesByThreat = new Map<string, AdvisoryProduct[]>();
+  // The advisories of each threat (prose per item, structured records), the inventory keys and
+  // package identities they name, then one software read of each kind for the batch.
+  const proseByThreat = new Map<string, ProseAdvisories>();
   const keysByThreat = new Map<string, Set<string>>();
+  const purlsByThreat = new Map<string, Set<string>>();
   const neededKeys = new Set<string>();
+  const neededPurls = new Set<string>();
   for (const t of threats) {
     const its = itemsByThreat.get(t.id) ?? [];
-    const advisories: AdvisoryProduct[] = its.flatMap((i) => i.affectedProducts);
-    for (const i of its) advisories.push(...productsInText(i.text, orgKeys));
-    advisoriesByThreat.set(t.id, advisories);
+    // Prose only where no structured data exists: a record's own text restates its packages.
+    // An NVD record is read by its CPE configurations only (evidence `nvd`), not its prose.
+    const prose = its.filter((i) => !i.structured).map((i) => ({
+      itemId: i.nvdId ?? i.id,
+      evidence: i.nvdId ? ('nvd' as const) : ('advisory-text' as const),
+      products: i.nvdId ? i.affectedProducts : [...i.affectedProducts, ...productsInText(i.text, orgKeys.productKeys, orgKeys.packageOnlyKeys)],
+    }));
+    proseByThreat.set(t.id, prose);
     const keys = new Set<string>();
-    for (const a of advisories) for (const k of keysFor(a, orgKeys)) keys.add(k), neededKeys.add(k);
+    for (const p of prose) for (const a of p.products) for (const k of keysFor(a, orgKeys.productKeys)) keys.add(k), neededKeys.add(k);
     keysByThreat.set(t.id, keys);
+    const purls = new Set<string>();
+    for (const k of packageKeysOf(its.flatMap((i) => (i.structured ? [i.structured] : [])))) for (const p of orgKeys.purlsByKey.get(k) ?? []) purls.add(p), neededPurls.add(p);
+    purlsByThreat.set(t.id, purls);
   }
   // Each threat is matched only against the software of the keys it names (never the batch's whole set).
   const softwareByKey = group(await softwareByKeys(tx, organizationId, [...neededKeys]), (s) => s.productKey);
+  const softwareByPurl = group(await softwareByPurls(tx, organizationId, [...neededPurls]), (s) => s.purl ?? '');
   const itemIds = items.map((i) => i.id);
   const indicators = await indicatorsOf(tx, organizationId, itemIds);
   const sightings = await sightingsOf(tx, organizationId, itemIds);
@@ -109,11 +125,12 @@ async function assessBatch(
   const runIds: string[] = [];
   for (const t of threats) {
     const its = itemsByThreat.get(t.id) ?? [];
-    const candidates = [...(keysByThreat.get(t.id) ?? [])].flatMap((k) => softwareByKey.get(k) ?? []);
-    const matches = matchSoftware(advisoriesByThreat.get(t.id) ?? [], candidates);
+    const matches = matchThreat(t.id, its, proseByThreat, keysByThreat, purlsByThreat, softwareByKey, softwareByPurl);
     const knownExploited = its.some((i) => i.knownExploited);
     const newest = newestOf(its);
-    const relevancy = scoreRelevancy({ canonicalKey: t.canonicalKey, matches, knownExploited, newestReportAt: newest, now: opts.now });
+    const withdrawn = withdrawnThreats.has(t.id);
+    const kev = its.map((i) => i.kev).find((k) => k) ?? null;
+    const relevancy = scoreRelevancy({ canonicalKey: t.canonicalKey, matches, knownExploited, newestReportAt: newest, now: opts.now, withdrawn, kev });
     // One indicator per value: the same IP named by three items is one thing to check.
     const threatIndicators = indicatorsByThreat.get(t.id) ?? [];
     const threatSightings = sightingsByThreat.get(t.id) ?? [];
@@ -137,7 +154,7 @@ async function assessBatch(
       id: runId, organization_id: organizationId, threat_id: t.id, run_at: opts.now.toISOString(), kind: opts.kind, trigger: opts.trigger,
       relevancy_score: relevancy.score, exposure_score: exposure.exposureScore, relevancy_headline: relevancy.headline,
       relevancy_explanation: relevancy.explanation, exposure_state: exposure.exposureState, coverage_state: exposure.coverageState,
-      has_found_ioc: exposure.hasFoundIoc, has_blocking_gap: exposure.hasBlockingGap, exposure_story: exposure.story, diff,
+      has_found_ioc: exposure.hasFoundIoc, has_blocking_gap: exposure.hasBlockingGap, exposure_story: exposure.story, diff, matches: matches.map(matchDto),
     });
     updates.push({ id: t.id, rs: relevancy.score, es: exposure.exposureScore, st: exposure.exposureState, cs: exposure.coverageState, run: runId });
     events.push({ id: uuidv7(), organization_id: organizationId, threat_id: t.id, run_id: runId, kind: 'threat_assessed', actor_type: opts.actorUserId ? 'user' : 'system', metadata: { score: relevancy.score, exposureScore: exposure.exposureScore, hunting: exposure.hasFoundIoc, executionId: runId, canonicalKey: t.canonicalKey, label: `${opts.kind}/${opts.trigger}`, ...(opts.actorUserId ? { userId: opts.actorUserId } : {}) }, created_at: opts.now.toISOString() });
@@ -176,12 +193,12 @@ async function assessBatch(
   if (runs.length) {
     await sql`
       INSERT INTO hunt_threat_runs (id, organization_id, threat_id, run_at, kind, trigger, relevancy_score, exposure_score, relevancy_headline,
-        relevancy_explanation, exposure_state, coverage_state, has_found_ioc, has_blocking_gap, exposure_story, diff)
+        relevancy_explanation, exposure_state, coverage_state, has_found_ioc, has_blocking_gap, exposure_story, diff, matches)
       SELECT id, organization_id, threat_id, run_at, kind, trigger, relevancy_score, exposure_score, relevancy_headline,
-        relevancy_explanation, exposure_state, coverage_state, has_found_ioc, has_blocking_gap, exposure_story, diff
+        relevancy_explanation, exposure_state, coverage_state, has_found_ioc, has_blocking_gap, exposure_story, diff, matches
       FROM jsonb_to_recordset(${JSON.stringify(runs)}::jsonb) AS r(id uuid, organization_id uuid, threat_id uuid, run_at timestamptz, kind text,
         trigger text, relevancy_score int, exposure_score int, relevancy_headline text, relevancy_explanation jsonb, exposure_state text,
-        coverage_state text, has_found_ioc boolean, has_blocking_gap boolean, exposure_story jsonb, diff jsonb)`.execute(tx);
+        coverage_state text, has_found_ioc boolean, has_blocking_gap boolean, exposure_story jsonb, diff jsonb, matches jsonb)`.execute(tx);
     await sql`
       UPDATE hunt_threats t SET relevancy_score = v.rs, exposure_score = v.es, exposure_state = v.st, coverage_state = v.cs,
         latest_run_id = v.run, assessment_failed_at = NULL, updated_at = ${opts.now}
@@ -198,6 +215,25 @@ export async function insertEvents(tx: Queryable, events: Array<Record<string, u
     INSERT INTO hunt_activity_events (id, organization_id, threat_id, run_id, kind, actor_type, metadata, created_at)
     SELECT id, organization_id, threat_id, run_id, kind, actor_type, metadata, created_at
     FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS e(id uuid, organization_id uuid, threat_id uuid, run_id uuid, kind text, actor_type text, metadata jsonb, created_at timestamptz)`.execute(tx);
+}
+
+type ProseAdvisories = Array<{ itemId: string; evidence: 'nvd' | 'advisory-text'; products: AdvisoryProduct[] }>;
+
+/** A threat's matches: structured records against its packages, prose against its product keys, combined (matching.fns.ts). */
+function matchThreat(
+  threatId: string,
+  items: ItemEvidence[],
+  proseByThreat: Map<string, ProseAdvisories>,
+  keysByThreat: Map<string, Set<string>>,
+  purlsByThreat: Map<string, Set<string>>,
+  softwareByKey: Map<string, InventorySoftware[]>,
+  softwareByPurl: Map<string, InventorySoftware[]>,
+): SoftwareMatch[] {
+  const packages = [...(purlsByThreat.get(threatId) ?? [])].flatMap((p) => softwareByPurl.get(p) ?? []);
+  const structured = matchStructured(items.flatMap((i) => (i.structured ? [i.structured] : [])), packages);
+  const candidates = [...(keysByThreat.get(threatId) ?? [])].flatMap((k) => softwareByKey.get(k) ?? []);
+  const prose = (proseByThreat.get(threatId) ?? []).flatMap((p) => matchProse(p.products, candidates, p.itemId, p.evidence));
+  return combineMatches(structured, prose);
 }
 
 function group<T>(list: T[], key: (t: T) => string): Map<string, T[]> {

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
-import type { AdvisoryProduct, InventorySoftware } from './matching.fns.js';
+import type { AffectedPackage, VulnerabilityRecord } from '../intel/index.js';
+import type { AdvisoryProduct, InventorySoftware, StructuredAdvisory } from './matching.fns.js';
+import { purlKey } from './identity.fns.js';
 import type { CoveringDetection, ThreatIndicator } from './exposure.fns.js';
 
 /**
@@ -26,7 +28,14 @@ export interface ItemEvidence {
   text: string;
   publishedAt: Date | null;
   knownExploited: boolean;
+  /** Retracted by its source (an OSV record withdrawn, a STIX object revoked): no evidence any more. */
+  retracted: boolean;
   affectedProducts: AdvisoryProduct[];
+  /** The item's structured record (OSV), null for prose-only items. */
+  structured: StructuredAdvisory | null;
+  nvdId: string | null;
+  /** CISA KEV listing of the CVE, when this item is its catalog entry. */
+  kev: NonNullable<VulnerabilityRecord['exploited']> | null;
   techniques: string[];
 }
 
@@ -53,12 +62,12 @@ export async function loadThreats(db: Queryable, organizationId: string, threatI
 }
 
 export async function loadItems(db: Queryable, organizationId: string, threatIds: string[]): Promise<ItemEvidence[]> {
-  const { rows } = await sql<{ id: string; threatId: string; title: string; text: string; publishedAt: Date | null; tags: string[]; affectedProducts: unknown; attack: unknown }>`
+  const { rows } = await sql<{ id: string; threatId: string; title: string; text: string; publishedAt: Date | null; tags: string[]; affectedProducts: unknown; attack: unknown; vulnerability: VulnerabilityRecord | null; retracted: boolean }>`
     SELECT i.id, l.threat_id AS "threatId", i.title,
            concat_ws(E'\n', i.title, i.summary, i.tldr, left(i.content_text, 20000)) AS text,
-           i.published_at AS "publishedAt", i.tags, i.affected_products AS "affectedProducts", i.classification->'attack' AS attack
+           i.published_at AS "publishedAt", i.tags, i.affected_products AS "affectedProducts", i.classification->'attack' AS attack, i.vulnerability, i.status = 'retracted' AS retracted
     FROM hunt_threat_items l JOIN intel_items i ON i.id = l.item_id
-    WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${threatIds}::uuid[]) AND i.status <> 'retracted'`.execute(db);
+    WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${threatIds}::uuid[])`.execute(db);
   return rows.map((r) => ({
     id: r.id,
     threatId: r.threatId,
@@ -66,26 +75,62 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
     text: r.text,
     publishedAt: r.publishedAt,
     knownExploited: KNOWN_EXPLOITED.test(r.text) || r.tags.some((t) => /kev|exploited/i.test(t)),
+    retracted: r.retracted,
     affectedProducts: (Array.isArray(r.affectedProducts) ? r.affectedProducts : []).map((p: { vendor?: string; product?: string; versions?: string[] }) => ({
       vendor: p.vendor ?? '',
       product: p.product ?? '',
       versions: Array.isArray(p.versions) ? p.versions.map(String) : [],
       via: 'advisory' as const,
     })).filter((p) => p.product),
+    // Package ranges (OSV); a KEV entry names no package, only that the CVE is exploited.
+    structured: r.vulnerability?.format === 'osv' && !r.vulnerability.withdrawn
+      ? { advisoryId: r.vulnerability.id, evidence: 'osv' as const, packages: (r.vulnerability.affected ?? []) as AffectedPackage[] }
+      : null,
+    kev: r.vulnerability?.exploited ?? null,
+    // An NVD record: its product list comes from the record's CPE configurations (with ranges).
+    nvdId: r.vulnerability?.format === 'nvd' ? r.vulnerability.id : null,
     techniques: (Array.isArray(r.attack) ? r.attack : []).map((a: { technique?: string; subTechnique?: string }) => a.subTechnique || a.technique || '').filter(Boolean),
   }));
 }
 
-export async function orgProductKeys(db: Queryable, organizationId: string): Promise<Set<string>> {
-  const { rows } = await sql<{ k: string }>`SELECT DISTINCT product_key AS k FROM hunt_asset_software WHERE organization_id = ${organizationId}`.execute(db);
-  return new Set(rows.map((r) => r.k));
+export interface OrgInventoryKeys {
+  /** Every product key of the organization's software. */
+  productKeys: Set<string>;
+  /** Product keys whose every entry is a package (has a purl): prose must name them as packages. */
+  packageOnlyKeys: Set<string>;
+  /** Package identity (purl key) → the purls stored under it. */
+  purlsByKey: Map<string, string[]>;
+}
+
+export async function orgInventoryKeys(db: Queryable, organizationId: string): Promise<OrgInventoryKeys> {
+  const [keys, purls] = await Promise.all([
+    sql<{ k: string; packageOnly: boolean }>`SELECT product_key AS k, bool_and(purl IS NOT NULL) AS "packageOnly" FROM hunt_asset_software WHERE organization_id = ${organizationId} GROUP BY product_key`.execute(db),
+    sql<{ purl: string }>`SELECT DISTINCT purl FROM hunt_asset_software WHERE organization_id = ${organizationId} AND purl IS NOT NULL`.execute(db),
+  ]);
+  const purlsByKey = new Map<string, string[]>();
+  for (const { purl } of purls.rows) {
+    const k = purlKey(purl);
+    if (k) purlsByKey.set(k, [...(purlsByKey.get(k) ?? []), purl]);
+  }
+  return { productKeys: new Set(keys.rows.map((r) => r.k)), packageOnlyKeys: new Set(keys.rows.filter((r) => r.packageOnly).map((r) => r.k)), purlsByKey };
+}
+
+const SOFTWARE_COLUMNS = sql`a.id AS "assetId", a.identifier, a.kind, a.platform, a.internet_facing AS "internetFacing", a.criticality,
+           s.vendor, s.product, s.version, s.product_key AS "productKey", s.purl, s.cpe`;
+
+export async function softwareByPurls(db: Queryable, organizationId: string, purls: string[]): Promise<InventorySoftware[]> {
+  if (purls.length === 0) return [];
+  const { rows } = await sql<InventorySoftware>`
+    SELECT ${SOFTWARE_COLUMNS}
+    FROM hunt_asset_software s JOIN hunt_assets a ON a.id = s.asset_id
+    WHERE s.organization_id = ${organizationId} AND s.purl = ANY(${purls}::text[])`.execute(db);
+  return rows;
 }
 
 export async function softwareByKeys(db: Queryable, organizationId: string, keys: string[]): Promise<InventorySoftware[]> {
   if (keys.length === 0) return [];
   const { rows } = await sql<InventorySoftware>`
-    SELECT a.id AS "assetId", a.identifier, a.kind, a.platform, a.internet_facing AS "internetFacing", a.criticality,
-           s.vendor, s.product, s.version, s.product_key AS "productKey"
+    SELECT ${SOFTWARE_COLUMNS}
     FROM hunt_asset_software s JOIN hunt_assets a ON a.id = s.asset_id
     WHERE s.organization_id = ${organizationId} AND s.product_key = ANY(${keys}::text[])`.execute(db);
   return rows;

@@ -74,7 +74,7 @@ export interface ExposureResult {
 }
 
 export function assessExposure(input: ExposureInput): ExposureResult {
-  const inside = input.matches.filter((m) => m.verdict === 'inside');
+  const inside = input.matches.filter((m) => m.verdict === 'affected');
   const unknown = input.matches.filter((m) => m.verdict === 'unknown');
   const affected = [...inside, ...unknown];
   const sightedIds = new Set(input.sightings.map((s) => s.indicatorId));
@@ -148,7 +148,7 @@ export function assessExposure(input: ExposureInput): ExposureResult {
   const assets = affected.map((m) => ({
     identifier: m.software.identifier,
     source: 'inventory',
-    evidence: `${m.software.product}${m.software.version ? ` ${m.software.version}` : ''} (${m.verdict === 'inside' ? 'inside the affected range' : 'version not confirmed'})`,
+    evidence: `${m.software.product}${m.software.version ? ` ${m.software.version}` : ''} (${m.verdict === 'affected' ? 'inside the affected range' : 'version not confirmed'})`,
     kind: m.software.kind,
     platform: m.software.platform,
     internetFacing: m.software.internetFacing,
@@ -157,7 +157,7 @@ export function assessExposure(input: ExposureInput): ExposureResult {
     observationId: `obs-${n + 1}`,
     kind: 'software_presence',
     summary: `${m.software.identifier} runs ${m.software.product}${m.software.version ? ` ${m.software.version}` : ''}.`,
-    evidence: m.verdict === 'inside' ? `Inside ${m.advisory.versions.join(', ')}.` : 'Version not confirmed against the advisory.',
+    evidence: m.verdict === 'affected' ? `Inside ${m.affectedRange ?? 'the affected versions'}${m.evidence === 'advisory-text' ? '' : ` (${m.advisoryId})`}.` : 'Version not confirmed against the advisory.',
     affectedSystems: [m.software.identifier],
     timeWindow: window,
   }));

@@ -80,6 +80,7 @@ export const ThreatsQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0),
   status: z.enum(['new', 'relevant', 'not_relevant', 'dismissed']).optional(),
   minRelevancy: z.coerce.number().int().min(0).max(100).optional(),
+  minEpss: z.coerce.number().min(0).max(1).optional().describe('Only threats whose CVE has an EPSS probability at least this (0..1; needs an `epss` source)'),
   exposureState: z.enum(EXPOSURE_STATES).optional(),
   search: z.string().max(200).optional().describe('Substring of the CVE id, title or an alias'),
 });
@@ -93,6 +94,8 @@ export const Threat = z.object({
   latestRunId: z.string().nullable(), assessmentRunningExecutionId: z.string().nullable(), latestAlertId: z.string().nullable(), activeHuntAlertId: z.string().nullable(),
   assessmentFailedAt: z.string().nullable(), dismissedAt: z.string().nullable(), dismissedByUserId: z.string().nullable(), dismissedReason: z.string().nullable(),
   status: z.enum(['new', 'relevant', 'not_relevant', 'dismissed']).describe('dismissed when explicitly dismissed, else derived: new (no run yet), relevant (relevancy ≥ 40 or vulnerable/compromised), not_relevant'),
+  epss: z.object({ probability: z.number(), percentile: z.number(), modelVersion: z.string().nullable(), scoreDate: z.string().nullable() }).nullable()
+    .describe('FIRST EPSS for the CVE (probability of exploitation in the next 30 days, and its percentile), from an `epss` intel source; null when none'),
   createdAt: z.string(), updatedAt: z.string(),
 });
 export const ThreatList = z.object({ threats: z.array(Threat), totalCount: z.number().int() });
@@ -117,8 +120,19 @@ export const IntelItemSummary = z.object({
 });
 export const ActivityEvent = z.object({ id: z.string(), threatId: z.string(), runId: z.string().nullable(), createdAt: z.string(), kind: z.string(), actorType: z.string(), metadata: Json });
 export const Capabilities = z.object({ canReadEvidence: z.boolean(), canReassess: z.boolean(), canTriage: z.boolean() });
+export const ThreatMatch = z.object({
+  assetId: z.string(), assetIdentifier: z.string(), product: z.string().describe('The product as the advisory names it (package name, or vendor and product)'),
+  version: z.string().nullable(), purl: z.string().nullable(), cpe: z.string().nullable(),
+  verdict: z.enum(['affected', 'not_affected', 'unknown']).describe('unknown: the version cannot be decided (no version installed, or prose gives no range)'),
+  affectedRange: z.string().nullable().describe('The range the version falls in (affected), else every range, in `>=a <b` notation'),
+  fixedVersion: z.string().nullable(),
+  evidence: z.enum(['osv', 'csaf', 'nvd', 'advisory-text']).describe('Structured data wins over prose for the same software'),
+  advisoryId: z.string().describe('The structured record (GHSA-…, PYSEC-…), or the intel item id for prose'),
+}).meta({ id: 'ThreatMatch' });
 export const ThreatView = z.object({
-  threat: Threat, runs: z.array(ThreatRun), deliverables: z.array(Deliverable), intelItems: z.array(IntelItemSummary),
+  threat: Threat,
+  matches: z.array(ThreatMatch).describe('The latest run\'s package matches, sorted: verdict (affected, unknown, not_affected), asset, product, version, advisory'),
+  runs: z.array(ThreatRun), deliverables: z.array(Deliverable), intelItems: z.array(IntelItemSummary),
   alerts: z.array(Json).describe('Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read`'), activeHuntAlert: Json.nullable(), latestAlert: Json.nullable(),
   activityEvents: z.array(ActivityEvent), capabilities: Capabilities,
 });

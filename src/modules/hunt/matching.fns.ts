@@ -1,20 +1,39 @@
-import { parseVersionList } from '../intel/index.js';
+import { parseVersionList, type AffectedPackage } from '../intel/index.js';
+import { evaluatePackage, type StructuredVerdict } from './affected.fns.js';
+import { cpeKey, osvPackageKey, purlKey, purlVersion } from './identity.fns.js';
 import { keysMatch, normalizeName, parseCpeName, productKey } from './inventory.fns.js';
-import { versionVerdict, type RangeVerdict } from './versions.fns.js';
+import { compareVersions, versionParts, versionVerdict } from './versions.fns.js';
+import { proseContext } from './prose.fns.js';
 
 /**
- * Advisory products against inventory software. The advisory side is the items'
- * `affectedProducts` (vendor, product, versions in intel's range notation) plus any CPE they
- * carry; the inventory side is each software entry's product key (CPE product, else its name).
- * The products the organization runs are also looked for in the item text, so an advisory
- * about software no dictionary knows still finds the asset that runs it. Pure, no I/O.
+ * Advisories against inventory software, in order of evidence (docs/hunt.md "Evidence"):
+ * 1. structured data (OSV records: package identity + ranges by the ecosystem's version rules)
+ *    for software that has a purl — exact identity, never a name prefix;
+ * 2. NVD records' CPE configurations (vendor/product + version bounds), as the item's product list;
+ * 3. prose, only for software no structured record speaks about: the products the intel
+ *    pipeline's dictionary found in the item (`affectedProducts`, CPE names included) and the
+ *    organization's own product names written as products in the text. Prose never decides
+ *    `affected` without a version range it really states.
+ * Every match carries the machine-readable fields of `GET /api/threats/{id}` `matches`. Pure.
  */
+export type Verdict = StructuredVerdict;
+export type Evidence = 'osv' | 'csaf' | 'nvd' | 'advisory-text';
+
 export interface AdvisoryProduct {
   vendor: string;
   product: string;
   versions: string[];
-  /** Where the product came from: the item's structured list, or the org's product named in its text. */
+  /** Where the product came from: the item's product list, or the org's product named in its text. */
   via: 'advisory' | 'text';
+  /** Versions the text gives as fixes ("fixed in 7.31.0 and 6.21.1", "upgrade to 4.29.1"). */
+  fixed?: string[];
+}
+
+/** An intel item's structured vulnerability data, as hunt reads it. */
+export interface StructuredAdvisory {
+  advisoryId: string;
+  evidence: Exclude<Evidence, 'advisory-text'>;
+  packages: AffectedPackage[];
 }
 
 export interface InventorySoftware {
@@ -28,17 +47,60 @@ export interface InventorySoftware {
   product: string;
   version: string | null;
   productKey: string;
+  purl: string | null;
+  cpe: string | null;
 }
 
 export interface SoftwareMatch {
   software: InventorySoftware;
-  advisory: AdvisoryProduct;
-  verdict: RangeVerdict;
+  verdict: Verdict;
+  /** The product as the advisory names it (package name, or vendor + product). */
+  product: string;
+  affectedRange: string | null;
+  fixedVersion: string | null;
+  evidence: Evidence;
+  advisoryId: string;
+  /** Prose only: the org's product was found in the text (not in the item's product list). */
+  fromText: boolean;
 }
 
 export function advisoryKey(p: { vendor: string; product: string }): string {
   const cpe = p.product.startsWith('cpe:') ? parseCpeName(p.product) : null;
   return cpe ? productKey(cpe.vendor, cpe.product) : productKey(p.vendor, p.product);
+}
+
+/** The identity a software entry is matched on structurally: its purl key, else its CPE's vendor:product. */
+export function softwareIdentity(s: Pick<InventorySoftware, 'purl' | 'cpe' | 'productKey'>): string {
+  return purlKey(s.purl) ?? (cpeKey(s.cpe) ? `cpe:${cpeKey(s.cpe)}` : `name:${s.productKey}`);
+}
+
+/** The package keys a structured advisory names (for the inventory read). */
+export function packageKeysOf(advisories: readonly StructuredAdvisory[]): string[] {
+  const keys = new Set<string>();
+  for (const a of advisories) for (const p of a.packages) {
+    const k = purlKey(p.purl) ?? osvPackageKey(p.ecosystem, p.name);
+    if (k) keys.add(k);
+  }
+  return [...keys];
+}
+
+export function matchStructured(advisories: readonly StructuredAdvisory[], software: readonly InventorySoftware[]): SoftwareMatch[] {
+  const byKey = new Map<string, InventorySoftware[]>();
+  for (const s of software) {
+    const k = purlKey(s.purl);
+    if (k) byKey.set(k, [...(byKey.get(k) ?? []), s]);
+  }
+  const out: SoftwareMatch[] = [];
+  for (const a of advisories) {
+    for (const p of a.packages) {
+      const key = purlKey(p.purl) ?? osvPackageKey(p.ecosystem, p.name);
+      for (const s of (key && byKey.get(key)) || []) {
+        const r = evaluatePackage(p, s.version ?? purlVersion(s.purl));
+        out.push({ software: s, verdict: r.verdict, product: p.name, affectedRange: r.affectedRange, fixedVersion: r.fixedVersion, evidence: a.evidence, advisoryId: a.advisoryId, fromText: false });
+      }
+    }
+  }
+  return out;
 }
 
 // One-word product keys that are ordinary words in advisory prose: never matched from text.
@@ -48,12 +110,17 @@ const GENERIC = new Set([
   'login', 'shell', 'python', 'java', 'node', 'sudo', 'file', 'files', 'mail', 'exchange', 'office', 'cloud', 'portal', 'gateway',
 ]);
 
+/** A single version (a fix), not a range: `7.31.0`, `9.8p1`. */
+const PLAIN_VERSION = /^[\d.]+[\w.-]*$/;
+
 /**
- * The org's product keys named in a text, each with the versions written right after it
- * ("Acme Widget Server before 4.2" → `<4.2`). Word n-grams (1..4) looked up in a set: linear
- * in the text whatever the inventory size.
+ * The org's product keys named in a text as products, each with the affected versions written
+ * right after it ("Acme Widget Server before 4.2" → `<4.2`). Word n-grams (1..4) looked up in a
+ * set: linear in the text whatever the inventory size. A name that is also a common word or an
+ * HTTP header name (`forwarded`, `content-type`, `cookie` in "cookie header") is not a product
+ * (prose.fns.ts); versions written as fixes or in a negated sentence are not affected versions.
  */
-export function productsInText(text: string, orgKeys: ReadonlySet<string>): AdvisoryProduct[] {
+export function productsInText(text: string, orgKeys: ReadonlySet<string>, packageOnlyKeys: ReadonlySet<string> = new Set()): AdvisoryProduct[] {
   const words: Array<{ w: string; start: number; end: number }> = [];
   for (const m of text.matchAll(/[\p{L}\p{N}+#]+/gu)) words.push({ w: normalizeName(m[0]), start: m.index!, end: m.index! + m[0].length });
   const found = new Map<string, AdvisoryProduct>();
@@ -62,10 +129,27 @@ export function productsInText(text: string, orgKeys: ReadonlySet<string>): Advi
     for (let n = 0; n < 4 && i + n < words.length; n++) {
       key = n === 0 ? words[i]!.w : `${key} ${words[i + n]!.w}`;
       if (!key || key.length < 4 || !orgKeys.has(key) || (n === 0 && GENERIC.has(key))) continue;
-      const versions = parseVersionList(text, words[i + n]!.end).versions;
+      const start = words[i]!.start;
+      const end = words[i + n]!.end;
+      const ctx = proseContext(text, start, end, packageOnlyKeys.has(key));
+      if (!ctx.namedAsProduct) continue;
+      const parsed = parseVersionList(text, end);
+      const isFix = !ctx.negated && (ctx.fixContext || ctx.fixAfter(parsed.end));
+      const versions = ctx.negated || isFix ? [] : parsed.versions;
+      const fixed = isFix ? parsed.versions.filter((v) => PLAIN_VERSION.test(v)) : [];
       const prev = found.get(key);
-      if (!prev) found.set(key, { vendor: '', product: text.slice(words[i]!.start, words[i + n]!.end), versions, via: 'text' });
-      else for (const v of versions) if (!prev.versions.includes(v)) prev.versions.push(v);
+      if (!prev) found.set(key, { vendor: '', product: text.slice(start, end), versions, via: 'text', fixed });
+      else {
+        for (const v of versions) if (!prev.versions.includes(v)) prev.versions.push(v);
+        for (const v of fixed) if (!prev.fixed!.includes(v)) prev.fixed!.push(v);
+      }
+    }
+  }
+  // "Fixed in 7.31.0 and 6.21.1." without a product name: the fixes of the one product the text is about.
+  if (found.size === 1) {
+    const only = [...found.values()][0]!;
+    for (const m of text.matchAll(/\b(?:(?:fixed|patched|resolved|addressed)\s+in|(?:upgrade|update)\s+to)\s+(?:versions?\s+)?(?=v?\d)/gi)) {
+      for (const v of parseVersionList(text, m.index! + m[0].length).versions) if (PLAIN_VERSION.test(v) && !only.fixed!.includes(v)) only.fixed!.push(v);
     }
   }
   return [...found.values()];
@@ -79,28 +163,107 @@ export function keysFor(advisory: AdvisoryProduct, orgKeys: Iterable<string>): s
   return out;
 }
 
+function displayName(a: AdvisoryProduct): string {
+  const v = a.vendor.trim();
+  return v && !a.product.toLowerCase().startsWith(v.toLowerCase()) ? `${v} ${a.product}` : a.product;
+}
+
 /**
- * Every (software, advisory product) pair whose keys match, with the range verdict. A product
- * listed structurally wins over the same product found in the text.
+ * Prose: every (software, advisory product) pair whose keys match, with the range verdict. A
+ * package with a purl matches only its exact name (`undici-types` is not `undici`); other
+ * software also by word prefix ("fortios" ~ "fortios ssl vpn"). A product of the item's list
+ * wins over the same product found in the text.
  */
-export function matchSoftware(advisories: readonly AdvisoryProduct[], software: readonly InventorySoftware[]): SoftwareMatch[] {
+export function matchProse(advisories: readonly AdvisoryProduct[], software: readonly InventorySoftware[], advisoryId: string, evidence: 'nvd' | 'advisory-text' = 'advisory-text'): SoftwareMatch[] {
   const out: SoftwareMatch[] = [];
-  const structured = advisories.filter((a) => a.via === 'advisory');
-  const keysOfStructured = structured.map(advisoryKey);
   for (const s of software) {
     let best: SoftwareMatch | null = null;
     for (const a of advisories) {
       const key = advisoryKey(a);
-      if (!keysMatch(key, s.productKey)) continue;
-      if (a.via === 'text' && keysOfStructured.some((k) => keysMatch(k, s.productKey))) continue;
-      const verdict = versionVerdict(s.version, a.versions);
-      if (!best || rank(verdict) > rank(best.verdict)) best = { software: s, advisory: a, verdict };
+      const same = s.purl ? key === packageName(s) || vendorAnchored(a, s, key) : keysMatch(key, s.productKey);
+      if (!same) continue;
+      if (a.via === 'text' && advisories.some((l) => l.via === 'advisory' && (s.purl ? advisoryKey(l) === packageName(s) || vendorAnchored(l, s, advisoryKey(l)) : keysMatch(advisoryKey(l), s.productKey)))) continue;
+      const v = versionVerdict(s.version, a.versions);
+      // A fix the text names in the installed version's release line (same major) at or below it
+      // outranks a wider range ("before 7.31.0 … fixed in 7.31.0 and 6.21.1": 6.29.1 is fixed).
+      const line = (x: string) => versionParts(x)[0];
+      const fixes = (a.fixed ?? []).filter((f) => s.version && line(f) === line(s.version)).sort(compareVersions);
+      const fixedBelow = !!s.version && fixes.some((f) => compareVersions(s.version!, f) >= 0);
+      const verdict: Verdict = v === 'inside' && !fixedBelow ? 'affected' : v === 'outside' || (v === 'inside' && fixedBelow) ? 'not_affected' : 'unknown';
+      const fixedVersion = verdict === 'affected' ? (fixes.find((f) => compareVersions(s.version!, f) < 0) ?? null) : null;
+      const m: SoftwareMatch = { software: s, verdict, product: displayName(a), affectedRange: a.versions.length ? a.versions.join(', ') : null, fixedVersion, evidence, advisoryId, fromText: a.via === 'text' };
+      if (!best || RANK[verdict] < RANK[best.verdict]) best = m;
     }
     if (best) out.push(best);
   }
   return out;
 }
 
-function rank(v: RangeVerdict): number {
-  return v === 'inside' ? 2 : v === 'unknown' ? 1 : 0;
+/**
+ * A package whose artifact name extends the advisory's product and whose namespace names the
+ * advisory's vendor: Apache Log4j ~ `pkg:maven/org.apache.logging.log4j/log4j-core`. Only for
+ * the item's product list (dictionary or CPE, with a vendor), never for a bare name in prose:
+ * `undici` is not `undici-types`, `fastify` is not `@fastify/static`.
+ */
+function vendorAnchored(a: AdvisoryProduct, s: InventorySoftware, key: string): boolean {
+  if (a.via !== 'advisory' || !a.vendor.trim()) return false;
+  const k = purlKey(s.purl);
+  const namespace = k ? normalizeName(k.slice(k.indexOf('/') + 1, Math.max(k.indexOf('/') + 1, k.lastIndexOf('/')))) : '';
+  const vendor = normalizeName(a.vendor);
+  return !!namespace && ` ${namespace} `.includes(` ${vendor} `) && keysMatch(key, s.productKey);
+}
+
+/** A package's whole name as prose would write it: `@types/semver` → "types semver", never "semver". */
+function packageName(s: InventorySoftware): string {
+  const key = purlKey(s.purl);
+  return key ? normalizeName(key.slice(key.indexOf('/') + 1)) : s.productKey;
+}
+
+const RANK: Record<Verdict, number> = { affected: 0, unknown: 1, not_affected: 2 };
+
+/** Evidence precedence: structured package ranges, then advisories' CPE ranges, then prose. */
+const EVIDENCE_RANK: Record<Evidence, number> = { osv: 0, csaf: 1, nvd: 2, 'advisory-text': 3 };
+
+/**
+ * One match per (asset, package identity, version): for each asset's software only the best
+ * evidence present counts (software an OSV record speaks about takes no prose match at all), then
+ * the worst verdict. Sorted deterministically: verdict, asset, product, version, advisory.
+ */
+export function combineMatches(structured: readonly SoftwareMatch[], prose: readonly SoftwareMatch[]): SoftwareMatch[] {
+  const all = [...structured, ...prose];
+  const bestEvidence = new Map<string, number>();
+  const idOf = (m: SoftwareMatch) => `${m.software.assetId}\u0000${softwareIdentity(m.software)}`;
+  for (const m of all) bestEvidence.set(idOf(m), Math.min(bestEvidence.get(idOf(m)) ?? 9, EVIDENCE_RANK[m.evidence]));
+  const best = new Map<string, SoftwareMatch>();
+  for (const m of all) {
+    if (EVIDENCE_RANK[m.evidence] !== bestEvidence.get(idOf(m))) continue;
+    const k = `${idOf(m)}\u0000${m.software.version ?? ''}`;
+    const prev = best.get(k);
+    if (!prev || RANK[m.verdict] < RANK[prev.verdict] || (RANK[m.verdict] === RANK[prev.verdict] && m.advisoryId < prev.advisoryId)) best.set(k, m);
+  }
+  return [...best.values()].sort(compareMatches);
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export function compareMatches(a: SoftwareMatch, b: SoftwareMatch): number {
+  return RANK[a.verdict] - RANK[b.verdict] || cmp(a.software.identifier, b.software.identifier) || cmp(a.product, b.product)
+    || cmp(a.software.version ?? '', b.software.version ?? '') || cmp(a.advisoryId, b.advisoryId) || cmp(a.software.assetId, b.software.assetId);
+}
+
+/** The `matches` element of the threat view. */
+export function matchDto(m: SoftwareMatch) {
+  return {
+    assetId: m.software.assetId,
+    assetIdentifier: m.software.identifier,
+    product: m.product,
+    version: m.software.version,
+    purl: m.software.purl,
+    cpe: m.software.cpe,
+    verdict: m.verdict,
+    affectedRange: m.affectedRange,
+    fixedVersion: m.fixedVersion,
+    evidence: m.evidence,
+    advisoryId: m.advisoryId,
+  };
 }

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { matchSoftware, productsInText, type InventorySoftware } from './matching.fns.js';
+import { combineMatches, matchProse, productsInText, type AdvisoryProduct, type InventorySoftware } from './matching.fns.js';
 import { scoreRelevancy } from './relevancy.fns.js';
 import { bandOf } from './exposure.fns.js';
 import { huntQualification } from './hunt-alerts.js';
 
 const sw = (identifier: string, product: string, version: string | null, extra: Partial<InventorySoftware> = {}): InventorySoftware => ({
-  assetId: identifier, identifier, kind: 'host', platform: 'linux', internetFacing: false, criticality: 'medium', vendor: '', product, version, productKey: product.toLowerCase(), ...extra,
+  assetId: identifier, identifier, kind: 'host', platform: 'linux', internetFacing: false, criticality: 'medium', vendor: '', product, version, productKey: product.toLowerCase(), purl: null, cpe: null, ...extra,
 });
 const now = new Date('2026-11-24T00:00:00Z');
 const advisory = [{ vendor: 'OpenSSH', product: 'OpenSSH', versions: ['>=8.5p1 <9.8p1'], via: 'advisory' as const }];
+const matchSoftware = (a: AdvisoryProduct[], s: InventorySoftware[]) => combineMatches([], matchProse(a, s, 'item-1'));
 
 describe('relevancy', () => {
   it('is highest inside a range, lower for an unknown version, low outside, zero without a product', () => {
@@ -24,7 +25,7 @@ describe('relevancy', () => {
     const a = scoreRelevancy(input);
     expect(a.score).toBe(100);
     expect(a.explanation).toEqual([
-      'edge runs openssh 9.1p1, inside the affected range >=8.5p1 <9.8p1 of OpenSSH OpenSSH.',
+      'edge runs openssh 9.1p1, inside the affected range >=8.5p1 <9.8p1.',
       'CVE-2024-6387 is reported exploited in the wild.',
       'Internet-facing and possibly affected: edge.',
       'High or critical assets possibly affected: edge.',
@@ -34,7 +35,7 @@ describe('relevancy', () => {
   });
 
   it('finds the organization\'s products in prose with the versions written after them', () => {
-    expect(productsInText('Flaws in Contoso Ledger 3.2 and earlier allow SQL injection.', new Set(['contoso ledger', 'server']))).toEqual([{ vendor: '', product: 'Contoso Ledger', versions: ['<=3.2'], via: 'text' }]);
+    expect(productsInText('Flaws in Contoso Ledger 3.2 and earlier allow SQL injection.', new Set(['contoso ledger', 'server']))).toEqual([{ vendor: '', product: 'Contoso Ledger', versions: ['<=3.2'], via: 'text', fixed: [] }]);
     expect(productsInText('The server crashed.', new Set(['server']))).toEqual([]);
   });
 });

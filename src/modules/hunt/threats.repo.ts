@@ -5,28 +5,33 @@ import { RELEVANT_AT } from './relevancy.fns.js';
 import { containsPattern } from '../../platform/db/like.js';
 
 /** Reads of the threat views: each a single indexed query by threat id within the organization. */
+
+// The CVE's EPSS score (intel's `epss` source), by primary key.
+const EPSS_SQL = sql<{ probability: number; percentile: number; modelVersion: string | null; scoreDate: string | null } | null>`(SELECT jsonb_build_object('probability', e.epss, 'percentile', e.percentile,
+  'modelVersion', e.model_version, 'scoreDate', e.score_date::text) FROM intel_epss_scores e WHERE e.organization_id = t.organization_id AND e.cve = t.canonical_key)`;
 export type ThreatRow = Awaited<ReturnType<typeof findThreatRow>> & object;
 
 const STATUS_SQL = sql<string>`CASE WHEN t.dismissed_at IS NOT NULL THEN 'dismissed' WHEN t.latest_run_id IS NULL THEN 'new'
   WHEN t.relevancy_score >= ${RELEVANT_AT} OR t.exposure_state IN ('vulnerable_software_present', 'compromise_signal_found') THEN 'relevant' ELSE 'not_relevant' END`;
 
 export async function findThreatRow(db: Queryable, organizationId: string, id: string) {
-  return db.selectFrom('huntThreats as t').selectAll().select(STATUS_SQL.as('status'))
+  return db.selectFrom('huntThreats as t').selectAll().select(STATUS_SQL.as('status')).select(EPSS_SQL.as('epss'))
     .select(sql<string[]>`ARRAY(SELECT item_id::text FROM hunt_threat_items l WHERE l.threat_id = t.id ORDER BY l.linked_at, l.item_id)`.as('intelItemIds'))
     .where('t.organizationId', '=', organizationId).where('t.id', '=', id).executeTakeFirst();
 }
 
-export async function listThreatRows(db: Queryable, organizationId: string, f: { limit: number; offset: number; status?: string; minRelevancy?: number; exposureState?: string; search?: string }) {
+export async function listThreatRows(db: Queryable, organizationId: string, f: { limit: number; offset: number; status?: string; minRelevancy?: number; minEpss?: number; exposureState?: string; search?: string }) {
   let q = db.selectFrom('huntThreats as t').where('t.organizationId', '=', organizationId);
   if (f.status) q = q.where(sql<boolean>`${STATUS_SQL} = ${f.status}`);
   if (f.minRelevancy !== undefined) q = q.where('t.relevancyScore', '>=', f.minRelevancy);
   if (f.exposureState) q = q.where('t.exposureState', '=', f.exposureState);
+  if (f.minEpss !== undefined) q = q.where(sql<boolean>`EXISTS (SELECT 1 FROM intel_epss_scores e WHERE e.organization_id = t.organization_id AND e.cve = t.canonical_key AND e.epss >= ${f.minEpss})`);
   if (f.search) {
     const like = containsPattern(f.search);
     q = q.where(sql<boolean>`(t.canonical_key ILIKE ${like} OR t.title ILIKE ${like} OR EXISTS (SELECT 1 FROM unnest(t.aliases) a WHERE a ILIKE ${like}))`);
   }
   const [rows, count] = await Promise.all([
-    q.selectAll().select(STATUS_SQL.as('status'))
+    q.selectAll().select(STATUS_SQL.as('status')).select(EPSS_SQL.as('epss'))
       .select(sql<string[]>`ARRAY(SELECT item_id::text FROM hunt_threat_items l WHERE l.threat_id = t.id ORDER BY l.linked_at, l.item_id)`.as('intelItemIds'))
       .orderBy('t.relevancyScore', 'desc').orderBy('t.exposureScore', 'desc').orderBy('t.id', 'desc').limit(f.limit).offset(f.offset).execute(),
     q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
@@ -41,7 +46,7 @@ export function threatDto(r: NonNullable<ThreatRow>) {
     exposureState: r.exposureState as never, coverageState: r.coverageState as never, detectionEngineeringNote: r.detectionEngineeringNote,
     latestRunId: r.latestRunId, assessmentRunningExecutionId: r.assessmentRunningExecutionId, latestAlertId: r.latestAlertId, activeHuntAlertId: r.activeHuntAlertId,
     assessmentFailedAt: iso(r.assessmentFailedAt), dismissedAt: iso(r.dismissedAt), dismissedByUserId: r.dismissedByUserId, dismissedReason: r.dismissedReason,
-    status: r.status as never, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt),
+    status: r.status as never, epss: r.epss, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt),
   };
 }
 
@@ -53,6 +58,13 @@ export async function runsOf(db: Queryable, threatId: string, limit = 20) {
     relevancyExplanation: r.relevancyExplanation, exposureState: r.exposureState, coverageState: r.coverageState, hasFoundIoc: r.hasFoundIoc,
     hasBlockingGap: r.hasBlockingGap, exposureStory: r.exposureStory, diff: r.diff,
   }));
+}
+
+/** The machine-readable matches of the threat's latest run (sorted when the run was written). */
+export async function latestMatchesOf(db: Queryable, latestRunId: string | null): Promise<unknown[]> {
+  if (!latestRunId) return [];
+  const r = await db.selectFrom('huntThreatRuns').select('matches').where('id', '=', latestRunId).executeTakeFirst();
+  return Array.isArray(r?.matches) ? r.matches : [];
 }
 
 export async function deliverablesOf(db: Queryable, threatId: string) {

@@ -8,11 +8,11 @@ import { assessThreats, insertEvents } from './assess.service.js';
 import { canMove, type Lifecycle } from './deliverables.store.js';
 import { OPEN_ALERT_STATUSES, huntDedupeKey, type AlertSettings, type HuntAlertPort } from './hunt-alerts.js';
 import { readAlertSettings, writeAlertSettings } from './settings.repo.js';
-import { deliverableDto, deliverablesOf, eventsOf, findThreatRow, itemSummariesOf, listThreatRows, runsOf, threatDto } from './threats.repo.js';
+import { deliverableDto, deliverablesOf, eventsOf, findThreatRow, itemSummariesOf, latestMatchesOf, listThreatRows, runsOf, threatDto } from './threats.repo.js';
 
 /**
  * Threat views and actions. The full view (GET, dismiss, restore, reassess) is the §4.5 body:
- * `{threat, runs, deliverables, intelItems, alerts, activeHuntAlert, latestAlert,
+ * `{threat, matches, runs, deliverables, intelItems, alerts, activeHuntAlert, latestAlert,
  * activityEvents, capabilities}`. Dismissal is explicit state beside the derived status:
  * dismiss sets it (409 if already dismissed), restore clears it (409 if not dismissed) and the
  * threat is back to its derived status; runs continue either way.
@@ -24,18 +24,20 @@ export function createThreatsService(deps: { db: Database; alerts?: HuntAlertPor
   async function view(ctx: RequestContext, id: string, q: Queryable = db) {
     const row = await findThreatRow(q, ctx.actor.organizationId, id);
     if (!row) throw new NotFoundError('Threat');
-    const [runs, deliverables, intelItems, activityEvents, alertList] = await Promise.all([
+    const [runs, deliverables, intelItems, activityEvents, alertList, matches] = await Promise.all([
       runsOf(q, id),
       deliverablesOf(q, id),
       itemSummariesOf(q, id),
       eventsOf(q, id),
       // A threat's alerts only for callers who may read alerts: hunt.read is not alert.read.
       alerts && hasPermission(ctx.actor, 'alert.read') ? alerts.list(q, ctx.actor.organizationId, huntDedupeKey(id)) : Promise.resolve([]),
+      latestMatchesOf(q, row.latestRunId),
     ]);
     const latestAlert = alertList.find((a) => a.id === row.latestAlertId) ?? alertList[0] ?? null;
     const activeHuntAlert = alertList.find((a) => a.id === row.activeHuntAlertId && OPEN_ALERT_STATUSES.includes(a.status)) ?? null;
     return {
       threat: threatDto(row),
+      matches: matches as never,
       runs,
       deliverables,
       intelItems,
@@ -64,7 +66,7 @@ export function createThreatsService(deps: { db: Database; alerts?: HuntAlertPor
   return {
     view,
 
-    async list(ctx: RequestContext, q: { limit: number; offset: number; status?: string; minRelevancy?: number; exposureState?: string; search?: string }) {
+    async list(ctx: RequestContext, q: { limit: number; offset: number; status?: string; minRelevancy?: number; minEpss?: number; exposureState?: string; search?: string }) {
       const { rows, totalCount } = await listThreatRows(db, ctx.actor.organizationId, q);
       return { threats: rows.map(threatDto), totalCount };
     },

@@ -30,12 +30,25 @@ export function aliasesIn(text: string, cve: string): string[] {
 export async function syncThreatsFromIntel(db: Database, organizationId: string, opts: { now?: Date; alerts?: HuntAlertPort | null; settledBefore?: Date } = {}): Promise<{ created: string[]; updated: string[] }> {
   const now = opts.now ?? new Date();
   const mark = await readWatermark(db, organizationId);
-  const { rows } = await sql<{ itemId: string; cve: string; title: string; text: string; processedAt: Date; actors: unknown }>`
-    SELECT i.id AS "itemId", upper(m->>'id') AS cve, i.title, concat_ws(' ', i.title, i.summary) AS text, i.processed_at AS "processedAt",
-           i.classification->'actor' AS actors
-    FROM intel_items i CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(i.classification->'mappings') = 'array' THEN i.classification->'mappings' ELSE '[]'::jsonb END) m
-    WHERE i.organization_id = ${organizationId} AND i.processed_at IS NOT NULL AND i.processed_at >= ${mark ?? new Date(0)} AND i.processed_at <= ${opts.settledBefore ?? now}
-      AND m->>'framework' = 'cve' AND m->>'id' ~* '^CVE-[0-9]{4}-[0-9]{4,}$'
+  // A threat per CVE an item names; an OSV record that names no CVE at all is its own threat,
+  // keyed by its id (GHSA-…, GO-…, RUSTSEC-…).
+  const { rows } = await sql<{ itemId: string; cve: string; title: string; text: string; processedAt: Date; actors: unknown; vulnIds: string[] }>`
+    WITH fresh AS (
+      SELECT i.* FROM intel_items i
+      WHERE i.organization_id = ${organizationId} AND i.processed_at IS NOT NULL AND i.processed_at >= ${mark ?? new Date(0)} AND i.processed_at <= ${opts.settledBefore ?? now}
+    ), keyed AS (
+      SELECT i.id, upper(m->>'id') AS key FROM fresh i
+        CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(i.classification->'mappings') = 'array' THEN i.classification->'mappings' ELSE '[]'::jsonb END) m
+        WHERE m->>'framework' = 'cve' AND m->>'id' ~* '^CVE-[0-9]{4}-[0-9]{4,}$'
+      UNION ALL
+      SELECT i.id, i.vulnerability->>'id' FROM fresh i
+        WHERE i.vulnerability->>'format' = 'osv' AND i.vulnerability->>'id' IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(COALESCE(i.vulnerability->'aliases', '[]'::jsonb) || jsonb_build_array(i.vulnerability->'id')) x WHERE x ~* '^CVE-[0-9]{4}-[0-9]{4,}$')
+    )
+    SELECT i.id AS "itemId", k.key AS cve, i.title, concat_ws(' ', i.title, i.summary) AS text, i.processed_at AS "processedAt",
+           i.classification->'actor' AS actors,
+           ARRAY(SELECT x FROM jsonb_array_elements_text(COALESCE(i.vulnerability->'aliases', '[]'::jsonb) || jsonb_build_array(i.vulnerability->'id')) x WHERE x IS NOT NULL) AS "vulnIds"
+    FROM keyed k JOIN fresh i ON i.id = k.id
     ORDER BY i.processed_at LIMIT ${PAGE}`.execute(db);
   if (rows.length === 0) return { created: [], updated: [] };
 
@@ -46,12 +59,13 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
     for (const r of rows) byCve.set(r.cve, [...(byCve.get(r.cve) ?? []), r]);
     for (const [cve, list] of byCve) {
       const first = list[0]!;
-      const aliases = [...new Set(list.flatMap((r) => aliasesIn(r.text, cve)))];
+      // The vulnerability's other ids (GHSA, PYSEC, GO…) from structured records: one threat, keyed by the CVE.
+      const aliases = [...new Set(list.flatMap((r) => [...r.vulnIds.filter((v) => v.toUpperCase() !== cve), ...aliasesIn(r.text, cve)]))];
       const actors = list.flatMap((r) => (Array.isArray(r.actors) ? r.actors : []) as Array<{ name?: string }>).map((a) => a.name).filter((n): n is string => !!n);
       const id = uuidv7();
       const ins = await sql<{ id: string; inserted: boolean }>`
-        INSERT INTO hunt_threats (id, organization_id, canonical_key, title, aliases, actor_id, created_at, updated_at)
-        VALUES (${id}, ${organizationId}, ${cve}, ${first.title.includes(cve) ? first.title : `${cve}: ${first.title}`}, ${aliases}::text[], ${actors[0] ?? null}, ${now}, ${now})
+        INSERT INTO hunt_threats (id, organization_id, canonical_key_type, canonical_key, title, aliases, actor_id, created_at, updated_at)
+        VALUES (${id}, ${organizationId}, ${/^CVE-/.test(cve) ? 'cve' : 'osv'}, ${cve}, ${first.title.includes(cve) ? first.title : `${cve}: ${first.title}`}, ${aliases}::text[], ${actors[0] ?? null}, ${now}, ${now})
         ON CONFLICT (organization_id, canonical_key) DO UPDATE
           SET aliases = ARRAY(SELECT DISTINCT unnest(hunt_threats.aliases || EXCLUDED.aliases)),
               actor_id = COALESCE(hunt_threats.actor_id, EXCLUDED.actor_id), updated_at = EXCLUDED.updated_at

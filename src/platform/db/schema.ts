@@ -214,7 +214,7 @@ export interface IntelSourcesTable {
   displayName: string;
   description: Generated<string>;
   kind: 'rss' | 'api';
-  apiType: 'misp' | 'misp_feed' | 'taxii' | null;
+  apiType: 'misp' | 'misp_feed' | 'taxii' | 'osv' | 'cisa_kev' | 'epss' | 'nvd' | null;
   feedUrl: string | null;
   serverUrl: string | null;
   collectionId: string | null;
@@ -296,6 +296,7 @@ export interface IntelItemsTable {
   eventConfidence: Generated<number>;
   canonicalKey: string | null;
   duplicateOf: string | null;
+  vulnerability: ColumnType<unknown, string | null, string | null>;
 }
 
 export interface IntelIndicatorsTable {
@@ -648,6 +649,7 @@ export interface HuntThreatRunsTable {
   diff: Json<Record<string, unknown>>;
   relevancyExecutionId: string | null;
   exposureExecutionId: string | null;
+  matches: JsonDefault<unknown[]>;
 }
 
 export interface HuntActivityEventsTable {

@@ -9301,6 +9301,8 @@ export interface paths {
                 query?: {
                     exposureState?: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
                     limit?: number;
+                    /** @description Only threats whose CVE has an EPSS probability at least this (0..1; needs an `epss` source) */
+                    minEpss?: number;
                     minRelevancy?: number;
                     offset?: number;
                     /** @description Substring of the CVE id, title or an alias */
@@ -9336,6 +9338,13 @@ export interface paths {
                                 dismissedAt: string | null;
                                 dismissedByUserId: string | null;
                                 dismissedReason: string | null;
+                                /** @description FIRST EPSS for the CVE (probability of exploitation in the next 30 days, and its percentile), from an `epss` intel source; null when none */
+                                epss: {
+                                    modelVersion: string | null;
+                                    percentile: number;
+                                    probability: number;
+                                    scoreDate: string | null;
+                                } | null;
                                 exposureScore: number;
                                 /** @enum {string} */
                                 exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
@@ -9523,6 +9532,8 @@ export interface paths {
                             latestAlert: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description The latest run's package matches, sorted: verdict (affected, unknown, not_affected), asset, product, version, advisory */
+                            matches: components["schemas"]["ThreatMatch"][];
                             runs: {
                                 coverageState: string;
                                 diff: {
@@ -9562,6 +9573,13 @@ export interface paths {
                                 dismissedAt: string | null;
                                 dismissedByUserId: string | null;
                                 dismissedReason: string | null;
+                                /** @description FIRST EPSS for the CVE (probability of exploitation in the next 30 days, and its percentile), from an `epss` intel source; null when none */
+                                epss: {
+                                    modelVersion: string | null;
+                                    percentile: number;
+                                    probability: number;
+                                    scoreDate: string | null;
+                                } | null;
                                 exposureScore: number;
                                 /** @enum {string} */
                                 exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
@@ -9900,6 +9918,8 @@ export interface paths {
                             latestAlert: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description The latest run's package matches, sorted: verdict (affected, unknown, not_affected), asset, product, version, advisory */
+                            matches: components["schemas"]["ThreatMatch"][];
                             runs: {
                                 coverageState: string;
                                 diff: {
@@ -9939,6 +9959,13 @@ export interface paths {
                                 dismissedAt: string | null;
                                 dismissedByUserId: string | null;
                                 dismissedReason: string | null;
+                                /** @description FIRST EPSS for the CVE (probability of exploitation in the next 30 days, and its percentile), from an `epss` intel source; null when none */
+                                epss: {
+                                    modelVersion: string | null;
+                                    percentile: number;
+                                    probability: number;
+                                    scoreDate: string | null;
+                                } | null;
                                 exposureScore: number;
                                 /** @enum {string} */
                                 exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
@@ -10143,6 +10170,8 @@ export interface paths {
                             latestAlert: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description The latest run's package matches, sorted: verdict (affected, unknown, not_affected), asset, product, version, advisory */
+                            matches: components["schemas"]["ThreatMatch"][];
                             runs: {
                                 coverageState: string;
                                 diff: {
@@ -10182,6 +10211,13 @@ export interface paths {
                                 dismissedAt: string | null;
                                 dismissedByUserId: string | null;
                                 dismissedReason: string | null;
+                                /** @description FIRST EPSS for the CVE (probability of exploitation in the next 30 days, and its percentile), from an `epss` intel source; null when none */
+                                epss: {
+                                    modelVersion: string | null;
+                                    percentile: number;
+                                    probability: number;
+                                    scoreDate: string | null;
+                                } | null;
                                 exposureScore: number;
                                 /** @enum {string} */
                                 exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
@@ -10377,6 +10413,8 @@ export interface paths {
                             latestAlert: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description The latest run's package matches, sorted: verdict (affected, unknown, not_affected), asset, product, version, advisory */
+                            matches: components["schemas"]["ThreatMatch"][];
                             runs: {
                                 coverageState: string;
                                 diff: {
@@ -10416,6 +10454,13 @@ export interface paths {
                                 dismissedAt: string | null;
                                 dismissedByUserId: string | null;
                                 dismissedReason: string | null;
+                                /** @description FIRST EPSS for the CVE (probability of exploitation in the next 30 days, and its percentile), from an `epss` intel source; null when none */
+                                epss: {
+                                    modelVersion: string | null;
+                                    percentile: number;
+                                    probability: number;
+                                    scoreDate: string | null;
+                                } | null;
                                 exposureScore: number;
                                 /** @enum {string} */
                                 exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
@@ -12761,7 +12806,7 @@ export interface paths {
         put?: never;
         /**
          * Create a custom intel source (RSS/Atom/JSON Feed, MISP, MISP feed or TAXII 2.1)
-         * @description kind `rss` needs `feedUrl`. kind `api` needs `serverUrl` and `apiType`: `misp` (MISP REST API base URL, with `apiKey`), `misp_feed` (the directory holding `manifest.json`), `taxii` (discovery URL, API root or collection URL; optional `collectionId`; `apiKey` as bearer token, or `authType: "basic"` with `username` and `apiKey` as password). `apiKey` is write-only. Defaults: `enabled` true, `scheduleCron` every 30 min (rss) or hourly (api), `maxEntries` 200.
+         * @description kind `rss` needs `feedUrl`. kind `api` needs `serverUrl` and `apiType`: `misp` (MISP REST API base URL, with `apiKey`), `misp_feed` (the directory holding `manifest.json`), `osv` (a zip of OSV records as OSV's per-ecosystem all.zip, a JSON array or NDJSON), `cisa_kev` (the CISA KEV catalog JSON), `epss` (the EPSS scores CSV, gzip or plain), `nvd` (an NVD CVE API 2.0 URL or file; `apiKey` as NVD's apiKey header), `taxii` (discovery URL, API root or collection URL; optional `collectionId`; `apiKey` as bearer token, or `authType: "basic"` with `username` and `apiKey` as password). `apiKey` is write-only. Defaults: `enabled` true, `scheduleCron` every 30 min (rss) or hourly (api), `maxEntries` 200.
          */
         post: {
             parameters: {
@@ -12776,7 +12821,7 @@ export interface paths {
                         /** @description Write-only credential (MISP key, TAXII token or password) */
                         apiKey?: string;
                         /** @enum {string} */
-                        apiType?: "misp" | "misp_feed" | "taxii";
+                        apiType?: "misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd";
                         /**
                          * @description taxii and misp_feed: `bearer` (default when apiKey is set) or `basic` (with username); misp: always its Authorization key
                          * @enum {string}
@@ -12986,7 +13031,7 @@ export interface paths {
                         /** @description Write-only credential (MISP key, TAXII token or password) */
                         apiKey?: string;
                         /** @enum {string} */
-                        apiType?: "misp" | "misp_feed" | "taxii";
+                        apiType?: "misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd";
                         /**
                          * @description taxii and misp_feed: `bearer` (default when apiKey is set) or `basic` (with username); misp: always its Authorization key
                          * @enum {string}
@@ -16626,8 +16671,8 @@ export interface components {
             version: number;
         };
         IntelSource: {
-            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1) */
-            apiType: ("misp" | "misp_feed" | "taxii") | null;
+            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON), `cisa_kev` (CISA's Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST's EPSS scores CSV, gzip or plain: scores on threats, no items), `nvd` (NVD CVE API 2.0 JSON) */
+            apiType: ("misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd") | null;
             authType: ("bearer" | "basic" | "header") | null;
             /** @description TAXII collection to read; null = every readable collection */
             collectionId: string | null;
@@ -16663,8 +16708,8 @@ export interface components {
             updatedAt: string;
         };
         IntelSourceInput: {
-            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1) */
-            apiType: ("misp" | "misp_feed" | "taxii") | null;
+            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON), `cisa_kev` (CISA's Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST's EPSS scores CSV, gzip or plain: scores on threats, no items), `nvd` (NVD CVE API 2.0 JSON) */
+            apiType: ("misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd") | null;
             authType: ("bearer" | "basic" | "header") | null;
             /** @description TAXII collection to read; null = every readable collection */
             collectionId: string | null;
@@ -17446,6 +17491,54 @@ export interface components {
             /** @constant */
             type: "teams";
             updatedAt: string;
+        };
+        ThreatMatch: {
+            /** @description The structured record (GHSA-…, PYSEC-…), or the intel item id for prose */
+            advisoryId: string;
+            /** @description The range the version falls in (affected), else every range, in `>=a <b` notation */
+            affectedRange: string | null;
+            assetId: string;
+            assetIdentifier: string;
+            cpe: string | null;
+            /**
+             * @description Structured data wins over prose for the same software
+             * @enum {string}
+             */
+            evidence: "osv" | "csaf" | "nvd" | "advisory-text";
+            fixedVersion: string | null;
+            /** @description The product as the advisory names it (package name, or vendor and product) */
+            product: string;
+            purl: string | null;
+            /**
+             * @description unknown: the version cannot be decided (no version installed, or prose gives no range)
+             * @enum {string}
+             */
+            verdict: "affected" | "not_affected" | "unknown";
+            version: string | null;
+        };
+        ThreatMatchInput: {
+            /** @description The structured record (GHSA-…, PYSEC-…), or the intel item id for prose */
+            advisoryId: string;
+            /** @description The range the version falls in (affected), else every range, in `>=a <b` notation */
+            affectedRange: string | null;
+            assetId: string;
+            assetIdentifier: string;
+            cpe: string | null;
+            /**
+             * @description Structured data wins over prose for the same software
+             * @enum {string}
+             */
+            evidence: "osv" | "csaf" | "nvd" | "advisory-text";
+            fixedVersion: string | null;
+            /** @description The product as the advisory names it (package name, or vendor and product) */
+            product: string;
+            purl: string | null;
+            /**
+             * @description unknown: the version cannot be decided (no version installed, or prose gives no range)
+             * @enum {string}
+             */
+            verdict: "affected" | "not_affected" | "unknown";
+            version: string | null;
         };
         TinesDestination: {
             config: {

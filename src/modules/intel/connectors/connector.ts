@@ -1,4 +1,5 @@
 import type { IntelEntry } from './types.js';
+import type { EpssScores } from './epss/epss.fns.js';
 
 /**
  * One interface for every kind of source: fetch → entries. A connector reads everything it
@@ -15,7 +16,7 @@ export interface HttpClient {
 export interface SourceConfig {
   displayName: string;
   kind: 'rss' | 'api';
-  apiType: 'misp' | 'misp_feed' | 'taxii' | null;
+  apiType: 'misp' | 'misp_feed' | 'taxii' | 'osv' | 'cisa_kev' | 'epss' | 'nvd' | null;
   feedUrl: string | null;
   serverUrl: string | null;
   collectionId: string | null;
@@ -36,6 +37,8 @@ export interface SyncState {
 export interface FetchResult {
   status: 'ok' | 'not_modified';
   entries: IntelEntry[];
+  /** Per-CVE scores instead of items (EPSS). */
+  scores?: EpssScores;
   etag?: string | null;
   lastModified?: string | null;
   cursor?: Record<string, unknown>;

@@ -54,7 +54,46 @@ export interface IntelEntry {
   tags: string[];
   /** The source object (STIX object, MISP event, feed item) for audit and re-processing. */
   raw: unknown;
+  /** Structured vulnerability data (OSV record), when the source is a vulnerability database. */
+  vulnerability?: VulnerabilityRecord;
 }
 
 /** A feed or API document could not be understood; the message is shown to users as lastError. */
 export class ConnectorParseError extends Error {}
+
+/**
+ * Structured vulnerability data a source asserts (OSV today; CSAF and NVD map to the same
+ * shape): which packages, by identity, in which version ranges. Stored beside the item
+ * (`intel_items.vulnerability`) for hunt's package-accurate matching; the prose of the same
+ * entry still goes through the pipeline like any other text.
+ */
+export interface VulnerabilityRecord {
+  format: 'osv' | 'cisa_kev' | 'nvd';
+  /** The record's own id (GHSA-…, PYSEC-…, GO-…, CVE-…). */
+  id: string;
+  /** Other ids of the same vulnerability (CVE ↔ GHSA ↔ PYSEC). */
+  aliases: string[];
+  /** ISO time the record was withdrawn: the vulnerability no longer stands. */
+  withdrawn: string | null;
+  /** CVSS vectors (`{type: 'CVSS_V3', score: 'CVSS:3.1/…'}`) and the database's own severity word. */
+  severity: Array<{ type: string; score: string }>;
+  databaseSeverity: string | null;
+  affected: AffectedPackage[];
+  /** What of the record was not understood or is out of scope (GIT ranges), in words. */
+  notes: string[];
+  /** Known exploitation (CISA KEV): when it was listed, the federal due date, known ransomware use. */
+  exploited?: { source: 'cisa_kev'; dateAdded: string | null; dueDate: string | null; knownRansomwareUse: boolean };
+  /** NVD `configurations` (CPE match criteria with version bounds), read by the enrichment. */
+  configurations?: unknown;
+}
+
+export interface AffectedPackage {
+  /** OSV ecosystem ("npm", "PyPI", "Maven", "Go", "Debian:12"…). */
+  ecosystem: string;
+  name: string;
+  /** The package's purl without version, when the source gave one. */
+  purl: string | null;
+  ranges: Array<{ type: 'SEMVER' | 'ECOSYSTEM'; events: Array<{ introduced?: string; fixed?: string; last_affected?: string; limit?: string }> }>;
+  /** Versions listed one by one as affected. */
+  versions: string[];
+}

@@ -48,6 +48,7 @@ export async function storeEntries(db: Queryable, organizationId: string, source
             referenceUrls: eb.ref('excluded.referenceUrls'),
             tags: eb.ref('excluded.tags'),
             raw: eb.ref('excluded.raw'),
+            vulnerability: eb.ref('excluded.vulnerability'),
             contentHash: eb.ref('excluded.contentHash'),
             version: sql<number>`intel_items.version + 1`,
             status: sql<string>`'corrected'`,
@@ -88,6 +89,7 @@ export function itemFields(e: IntelEntry) {
     referenceUrls: JSON.stringify(e.references),
     tags: e.tags,
     raw: boundedRaw(e.raw),
+    vulnerability: e.vulnerability ? stripNul(JSON.stringify(e.vulnerability)) : null,
     contentHash: contentHash(e),
   };
 }
@@ -100,7 +102,7 @@ export function uniqueByExternalId(entries: IntelEntry[]): IntelEntry[] {
 
 function contentHash(e: IntelEntry): string {
   return createHash('sha256')
-    .update(JSON.stringify([e.title, e.url, e.publishedAt, e.updatedAt, e.contentText, e.indicators, e.references, e.tags]))
+    .update(JSON.stringify([e.title, e.url, e.publishedAt, e.updatedAt, e.contentText, e.indicators, e.references, e.tags, ...(e.vulnerability ? [e.vulnerability] : [])]))
     .digest('base64url');
 }
 

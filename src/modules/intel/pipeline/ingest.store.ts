@@ -91,6 +91,7 @@ export async function prepareEntries(entries: IntelEntry[], known: Map<string, K
           url: fields.url,
           tags: fields.tags,
           structuredIndicators: entry.indicators,
+          configurations: entry.vulnerability?.configurations,
           publishedAt: fields.publishedAt === null ? null : new Date(fields.publishedAt),
           now: prior?.createdAt ?? now,
         },
@@ -150,7 +151,7 @@ const ITEMS_PER_STATEMENT = 500;
 /** Item columns as json_to_recordset reads them, in {@link itemRecordJson}'s keys. */
 const ITEM_RECORD_COLUMNS = sql.raw(
   'id uuid, external_id text, title text, url text, publisher text, published_at timestamptz, source_updated_at timestamptz, language text, ' +
-    'content_text text, content_html text, structured_indicators jsonb, reference_urls jsonb, tags text[], raw jsonb, content_hash text',
+    'content_text text, content_html text, structured_indicators jsonb, reference_urls jsonb, tags text[], raw jsonb, vulnerability jsonb, content_hash text',
 );
 
 /**
@@ -175,7 +176,7 @@ function itemRecordJson(e: Enriched): string {
     content_hash: f.contentHash,
     ...enrichmentRecord(e.result),
   });
-  return `${plain.slice(0, -1)},"raw":${f.raw ?? 'null'},"structured_indicators":${f.structuredIndicators},"reference_urls":${f.referenceUrls}}`;
+  return `${plain.slice(0, -1)},"raw":${f.raw ?? 'null'},"vulnerability":${f.vulnerability ?? 'null'},"structured_indicators":${f.structuredIndicators},"reference_urls":${f.referenceUrls}}`;
 }
 
 /**
@@ -200,7 +201,7 @@ async function insertEnriched(tx: Queryable, target: StoreTarget, rows: Enriched
               title = excluded.title, url = excluded.url, publisher = excluded.publisher, published_at = excluded.published_at,
               source_updated_at = excluded.source_updated_at, language = excluded.language, content_text = excluded.content_text,
               content_html = excluded.content_html, structured_indicators = excluded.structured_indicators, reference_urls = excluded.reference_urls,
-              tags = excluded.tags, raw = excluded.raw, content_hash = excluded.content_hash, version = i.version + 1,
+              tags = excluded.tags, raw = excluded.raw, vulnerability = excluded.vulnerability, content_hash = excluded.content_hash, version = i.version + 1,
               status = CASE WHEN excluded.status = 'retracted' THEN 'retracted' ELSE 'corrected' END, updated_at = excluded.updated_at,
               processed_at = excluded.processed_at, severity = excluded.severity, relevance = excluded.relevance, platforms = excluded.platforms,
               summary = excluded.summary, tldr = excluded.tldr, abstract = excluded.abstract, attack_path = excluded.attack_path,
@@ -212,12 +213,12 @@ async function insertEnriched(tx: Queryable, target: StoreTarget, rows: Enriched
       const { rows: out } = await sql<{ id: string; externalId: string; inserted: boolean }>`
         INSERT INTO intel_items AS i (
           id, organization_id, source_id, external_id, title, url, publisher, published_at, source_updated_at, language,
-          content_text, content_html, structured_indicators, reference_urls, tags, raw, content_hash, created_at, updated_at,
+          content_text, content_html, structured_indicators, reference_urls, tags, raw, vulnerability, content_hash, created_at, updated_at,
           processed_at, severity, relevance, platforms, summary, tldr, abstract, attack_path, classification, affected_products,
           iocs, provenance, dropped_candidates, event_confidence, canonical_key, status)
         SELECT
           r.id, ${target.organizationId}::uuid, ${target.sourceId}::uuid, r.external_id, r.title, r.url, r.publisher, r.published_at, r.source_updated_at, r.language,
-          r.content_text, r.content_html, r.structured_indicators, r.reference_urls, r.tags, r.raw, r.content_hash, ${now}::timestamptz, ${now}::timestamptz,
+          r.content_text, r.content_html, r.structured_indicators, r.reference_urls, r.tags, r.raw, r.vulnerability, r.content_hash, ${now}::timestamptz, ${now}::timestamptz,
           ${now}::timestamptz, r.severity, r.relevance, r.platforms, r.summary, r.tldr, r.abstract, r.attack_path, r.classification, r.affected_products,
           r.iocs, r.provenance, r.dropped_candidates, r.event_confidence, r.canonical_key,
           CASE WHEN r.retracted THEN 'retracted' ELSE 'active' END

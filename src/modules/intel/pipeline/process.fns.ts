@@ -24,6 +24,8 @@ export interface ProcessInput {
   structuredIndicators: StructuredIndicator[];
   publishedAt: Date | null;
   now: Date;
+  /** NVD `configurations` the source gave (structured CPE ranges), for the affected products. */
+  configurations?: unknown;
 }
 
 export interface IndicatorOut {
@@ -120,7 +122,8 @@ export function processItem(input: ProcessInput, catalog: AttackCatalog): Proces
   const classification = classifyText({ title: input.title, text, tags: input.tags, cves, techniqueIds, sentences, tokens }, catalog);
   for (const p of classification.passages) passages.push({ text: p.text, sourceUrl, charSpan: p.charSpan });
 
-  const products = affectedProductsFrom({ text, cpes: input.tags.filter((t) => t.startsWith('cpe:')), sentences, tokens });
+  const cveRecords = input.configurations ? [{ cve: '', configurations: input.configurations }] : undefined;
+  const products = affectedProductsFrom({ text, cpes: input.tags.filter((t) => t.startsWith('cpe:')), ...(cveRecords ? { cveRecords } : {}), sentences, tokens });
   for (const p of products) if (p.passage) passages.push({ text: p.passage.text, sourceUrl, charSpan: p.passage.charSpan });
 
   const indicators = [...byKey.values()];

@@ -62,6 +62,7 @@ export function createProcessItemsJob(deps: { db: Database }): JobDefinition<{ i
         // Only ATT&CK items need their raw STIX object (for the catalog): the others skip the transfer and JSON.parse.
         .select(sql<unknown>`CASE WHEN s.builtin_key = ${MITRE_SOURCE_KEY} THEN i.raw END`.as('raw'))
         .select(sql<boolean>`s.builtin_key IS NOT DISTINCT FROM ${MITRE_SOURCE_KEY}`.as('isAttack'))
+        .select(sql<unknown>`i.vulnerability->'configurations'`.as('configurations'))
         .where('i.id', 'in', itemIds)
         .orderBy('i.id')
         .execute();
@@ -85,6 +86,7 @@ export function createProcessItemsJob(deps: { db: Database }): JobDefinition<{ i
               structuredIndicators: row.structuredIndicators as StructuredIndicator[],
               publishedAt: row.publishedAt,
               now: row.createdAt,
+              configurations: row.configurations ?? undefined,
             },
             catalog,
           );

@@ -46,7 +46,7 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
       tags,
       summary: 'Create a custom intel source (RSS/Atom/JSON Feed, MISP, MISP feed or TAXII 2.1)',
       description:
-        'kind `rss` needs `feedUrl`. kind `api` needs `serverUrl` and `apiType`: `misp` (MISP REST API base URL, with `apiKey`), `misp_feed` (the directory holding `manifest.json`), `taxii` (discovery URL, API root or collection URL; optional `collectionId`; `apiKey` as bearer token, or `authType: "basic"` with `username` and `apiKey` as password). `apiKey` is write-only. Defaults: `enabled` true, `scheduleCron` every 30 min (rss) or hourly (api), `maxEntries` 200.',
+        'kind `rss` needs `feedUrl`. kind `api` needs `serverUrl` and `apiType`: `misp` (MISP REST API base URL, with `apiKey`), `misp_feed` (the directory holding `manifest.json`), `osv` (a zip of OSV records as OSV\'s per-ecosystem all.zip, a JSON array or NDJSON), `cisa_kev` (the CISA KEV catalog JSON), `epss` (the EPSS scores CSV, gzip or plain), `nvd` (an NVD CVE API 2.0 URL or file; `apiKey` as NVD\'s apiKey header), `taxii` (discovery URL, API root or collection URL; optional `collectionId`; `apiKey` as bearer token, or `authType: "basic"` with `username` and `apiKey` as password). `apiKey` is write-only. Defaults: `enabled` true, `scheduleCron` every 30 min (rss) or hourly (api), `maxEntries` 200.',
       body: CreateSourceBody,
       response: withErrors({ 200: SourceSchema }),
     },

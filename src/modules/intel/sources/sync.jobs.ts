@@ -9,6 +9,11 @@ import { rssConnector } from '../connectors/rss/rss.connector.js';
 import { mispConnector } from '../connectors/misp/misp.connector.js';
 import { mispFeedConnector } from '../connectors/misp/misp-feed.connector.js';
 import { taxiiConnector } from '../connectors/taxii/taxii.connector.js';
+import { osvConnector } from '../connectors/osv/osv.connector.js';
+import { kevConnector } from '../connectors/kev/kev.connector.js';
+import { epssConnector } from '../connectors/epss/epss.connector.js';
+import { nvdConnector } from '../connectors/nvd/nvd.connector.js';
+import { writeEpssScores } from '../items/epss.store.js';
 import { uniqueByExternalId } from '../items/items.store.js';
 import type { IntelEntry } from '../connectors/types.js';
 import { MITRE_SOURCE_KEY, loadAttackCatalog, refreshAttackCatalog } from '../pipeline/catalog.repo.js';
@@ -24,6 +29,14 @@ function connectorFor(source: Pick<SourceConfig, 'kind' | 'apiType'>): Connector
       return mispFeedConnector;
     case 'taxii':
       return taxiiConnector;
+    case 'osv':
+      return osvConnector;
+    case 'cisa_kev':
+      return kevConnector;
+    case 'epss':
+      return epssConnector;
+    case 'nvd':
+      return nvdConnector;
     default:
       throw new ConnectorError(`Unsupported apiType ${String(source.apiType)}`);
   }
@@ -127,6 +140,7 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
           write.then(() => writes.delete(write), () => {}); // a rejection is seen by the race above or the all below
         }
         await Promise.all(writes);
+        if (result.scores) Object.assign(stats, { scores: await db.transaction().execute((tx) => writeEpssScores(tx, job.organizationId, result.scores!)) });
         // Once every chunk has committed: a crash before this point leaves the state as it was,
         // and the retry finds the stored items unchanged.
         await db.transaction().execute((tx) => recordSuccess(tx, job, result, state, stats));

@@ -18,6 +18,7 @@ import * as m0021 from './0021_run_trigger_context.js';
 import * as m0022 from './0022_indicator_value_checks.js';
 import * as m0023 from './0023_console_sessions.js';
 import * as m0035 from './0035_alert_loop.js';
+import * as m0040 from './0040_structured_vulnerabilities.js';
 import * as m0045 from './0045_delivery_attempt_in_flight.js';
 import * as m0046 from './0046_worker_heartbeat_dead_after.js';
 import * as m0050 from './0050_console_address.js';
@@ -47,6 +48,7 @@ export const migrations: Record<string, Migration> = {
   '0022_indicator_value_checks': m0022,
   '0023_console_sessions': m0023,
   '0035_alert_loop': m0035,
+  '0040_structured_vulnerabilities': m0040,
   '0045_delivery_attempt_in_flight': m0045,
   '0046_worker_heartbeat_dead_after': m0046,
   '0050_console_address': m0050,

@@ -123,6 +123,8 @@ export const KNOWN_VENDORS: readonly KnownVendor[] = [
   { id: 'netgear', names: ['NETGEAR', 'Netgear'], products: [] },
   { id: 'synology', names: ['Synology'], products: [] },
   { id: 'trendmicro', names: ['Trend Micro'], products: [p('apex_one', ['Apex One'], true)] },
+  // OpenSSH advisories name the daemon ("sshd before 9.8p1") as often as the product.
+  { id: 'openbsd', names: ['OpenBSD'], products: [p('openssh', ['OpenSSH'], true), p('openssh', ['sshd'], 'versioned')] },
 ];
 
 /** Vendor display names and CVE-record spellings → CPE vendor id. */

@@ -19,6 +19,7 @@ import { KNOWN_VENDORS, productId, vendorId, type KnownProduct } from './product
 import { compilePhrases, findPhrases, tokenize, type PhraseIndex, type PhraseMatch, type Token } from './phrase-matcher.fns.js';
 import { passageAround, splitSentences, type CharSpan, type Passage, type Sentence } from './sentences.fns.js';
 import { parseVersionList, parseVersionsBefore } from './versions.fns.js';
+import { versionsAreFixes } from './version-context.fns.js';
 
 export interface ProductsInput {
   text: string;
@@ -96,6 +97,9 @@ export function productsFromText(text: string, sentences: readonly Sentence[] = 
       if (before) list = { versions: before.versions, end: span.end };
     }
     const end = Math.max(span.end, list.end);
+    // "Fixed in X", "upgrade to X", "X and later are not affected", "Fastify 5 is not affected":
+    // the mention names no affected version, and says nothing about the product being affected.
+    if (versionsAreFixes(text, span.start, span.end, end)) return;
     const versioned = list.versions.length > 0;
     if (!versioned) {
       if (mode === 'generic' || (!qualified && mode !== 'standalone')) return;

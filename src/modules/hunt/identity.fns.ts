@@ -1,0 +1,102 @@
+/**
+ * Package identity, the way OSV-Scanner, Grype and Dependency-Track match: a purl's type +
+ * namespace + name (version, qualifiers and subpath ignored), or a CPE 2.3's vendor + product.
+ * Exact after each ecosystem's name normalization: `undici-types` is not `undici`, and
+ * `@fastify/static` is not `fastify`. Pure, no I/O.
+ */
+
+/** `pkg:npm/%40fastify/static@5.1.0?x=y#sub` → `npm/@fastify/static`; null when not a purl. */
+export function purlKey(purl: string | null | undefined): string | null {
+  if (!purl) return null;
+  const m = /^pkg:([a-zA-Z][a-zA-Z0-9.+-]*)\/(.+)$/.exec(purl.trim());
+  if (!m) return null;
+  const type = m[1]!.toLowerCase();
+  let rest = m[2]!.split('#')[0]!.split('?')[0]!;
+  // The version follows the last '@' of the last segment (an npm scope's '@' is in the namespace).
+  const slash = rest.lastIndexOf('/');
+  const at = rest.indexOf('@', slash + 1);
+  if (at > 0) rest = rest.slice(0, at);
+  const segments = rest.split('/').filter(Boolean).map(safeDecode);
+  if (segments.length === 0) return null;
+  return packageKey(type, segments.slice(0, -1).join('/'), segments.at(-1)!);
+}
+
+/** The version a purl carries, decoded (`pkg:npm/undici@7.30.2` → `7.30.2`). */
+export function purlVersion(purl: string | null | undefined): string | null {
+  if (!purl) return null;
+  const path = purl.split('#')[0]!.split('?')[0]!;
+  const at = path.indexOf('@', path.lastIndexOf('/') + 1);
+  return at > 0 ? safeDecode(path.slice(at + 1)) : null;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** The canonical key of (purl type, namespace, name), with each type's name rules from the purl spec. */
+export function packageKey(type: string, namespace: string, name: string): string {
+  const t = type.toLowerCase();
+  let ns = namespace;
+  let n = name;
+  if (t === 'pypi') n = n.toLowerCase().replace(/[-_.]+/g, '-');
+  else if (t === 'npm' || t === 'golang' || t === 'deb' || t === 'rpm' || t === 'apk' || t === 'gem' || t === 'cargo' || t === 'nuget' || t === 'composer' || t === 'github') {
+    ns = ns.toLowerCase();
+    n = n.toLowerCase();
+  }
+  return ns ? `${t}/${ns}/${n}` : `${t}/${n}`;
+}
+
+// OSV ecosystem → purl type (https://ossf.github.io/osv-schema/#affectedpackage-field).
+const PURL_TYPE: Record<string, string> = {
+  npm: 'npm', pypi: 'pypi', maven: 'maven', go: 'golang', 'crates.io': 'cargo', rubygems: 'gem', nuget: 'nuget', packagist: 'composer',
+  hex: 'hex', pub: 'pub', swifturl: 'swift', debian: 'deb', ubuntu: 'deb', alpine: 'apk', 'red hat': 'rpm', 'rocky linux': 'rpm', almalinux: 'rpm', suse: 'rpm', opensuse: 'rpm',
+};
+
+/** The purl key of an OSV (ecosystem, name): Maven `group:artifact`, Go module paths, npm scopes, distro packages. */
+export function osvPackageKey(ecosystem: string, name: string): string | null {
+  const eco = ecosystem.split(':')[0]!.trim().toLowerCase();
+  const type = PURL_TYPE[eco];
+  if (!type || !name) return null;
+  if (type === 'maven') {
+    const [group, artifact] = name.split(':');
+    return artifact ? packageKey('maven', group!, artifact) : null;
+  }
+  if (type === 'deb') return packageKey('deb', eco, name);
+  if (type === 'apk') return packageKey('apk', 'alpine', name);
+  // npm scopes, Go module paths and Composer vendors are the purl's namespace.
+  const slash = name.lastIndexOf('/');
+  return slash > 0 ? packageKey(type, name.slice(0, slash), name.slice(slash + 1)) : packageKey(type, '', name);
+}
+
+/** `cpe:2.3:a:openbsd:openssh:9.3:p1:…` (or the 2.2 URI form) → `openbsd:openssh`. */
+export function cpeKey(cpe: string | null | undefined): string | null {
+  if (!cpe) return null;
+  // 2.3: cpe:2.3:part:vendor:product:…; 2.2 URI: cpe:/part:vendor:product:…
+  const parts = /^cpe:2\.3:[aoh*]:/i.test(cpe) ? splitCpe23(cpe).slice(3) : /^cpe:\/[aoh]:/i.test(cpe) ? cpe.split(':').slice(2) : null;
+  if (!parts) return null;
+  const vendor = safeDecode((parts[0] ?? '').replace(/\\(.)/g, '$1')).toLowerCase();
+  const product = safeDecode((parts[1] ?? '').replace(/\\(.)/g, '$1')).toLowerCase();
+  if (!vendor || !product || vendor === '*' || product === '*') return null;
+  return `${vendor}:${product}`;
+}
+
+/** CPE 2.3 formatted string fields (a `\:` is part of a field). */
+function splitCpe23(cpe: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  for (let i = 0; i < cpe.length; i++) {
+    const c = cpe[i]!;
+    if (c === '\\' && i + 1 < cpe.length) {
+      cur += c + cpe[++i];
+    } else if (c === ':') {
+      out.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  out.push(cur);
+  return out;
+}

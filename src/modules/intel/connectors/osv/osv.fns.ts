@@ -1,0 +1,174 @@
+import { Unzip, UnzipInflate } from 'fflate';
+import { normaliseText } from '../text.fns.js';
+import { ConnectorParseError, type AffectedPackage, type IntelEntry, type VulnerabilityRecord } from '../types.js';
+
+/**
+ * OSV records (https://ossf.github.io/osv-schema/) → intel entries carrying their structured
+ * vulnerability data. One entry per record; records that are the same vulnerability (a GHSA and
+ * a PYSEC aliasing one CVE) become one threat in hunt, keyed by the CVE. Pure, no I/O.
+ */
+
+/**
+ * Each record of a zip of OSV JSON files (OSV's per-ecosystem `all.zip`), a JSON array, one
+ * record, or NDJSON. A zip is inflated one file at a time: memory holds the download and one
+ * record, never the whole export uncompressed (npm's is ~1 GB).
+ */
+export function forEachOsvRecord(body: Buffer, onRecord: (record: unknown) => void): void {
+  if (body.length >= 4 && body.readUInt32LE(0) === 0x04034b50) {
+    const unzip = new Unzip();
+    unzip.register(UnzipInflate);
+    let failure: Error | null = null;
+    unzip.onfile = (file) => {
+      if (!file.name.toLowerCase().endsWith('.json')) return;
+      const chunks: Uint8Array[] = [];
+      file.ondata = (err, data, final) => {
+        if (err) failure ??= err;
+        else chunks.push(data);
+        if (final && !err) onRecord(parseJson(Buffer.concat(chunks).toString('utf8'), file.name));
+      };
+      file.start();
+    };
+    try {
+      unzip.push(new Uint8Array(body.buffer, body.byteOffset, body.length), true);
+    } catch (err) {
+      if (err instanceof ConnectorParseError) throw err;
+      failure ??= err as Error;
+    }
+    if (failure) throw new ConnectorParseError(`The OSV zip could not be read: ${failure.message}`);
+    return;
+  }
+  const text = body.toString('utf8').replace(/^\uFEFF/, '').trim();
+  if (text.startsWith('[')) {
+    const arr = parseJson(text, 'the document');
+    if (!Array.isArray(arr)) throw new ConnectorParseError('The OSV document is not a JSON array of records');
+    arr.forEach((r) => onRecord(r));
+    return;
+  }
+  if (!text.startsWith('{')) throw new ConnectorParseError('The OSV document is neither a zip, a JSON array, a record nor NDJSON');
+  let single: unknown;
+  try {
+    single = JSON.parse(text);
+  } catch {
+    text.split('\n').forEach((l, i) => {
+      if (l.trim()) onRecord(parseJson(l, `line ${i + 1}`));
+    });
+    return;
+  }
+  onRecord(single);
+}
+
+/** Every record of a document, in document order (tests and small documents). */
+export function parseOsvDocument(body: Buffer): unknown[] {
+  const out: unknown[] = [];
+  forEachOsvRecord(body, (r) => out.push(r));
+  return out;
+}
+
+function parseJson(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ConnectorParseError(`The OSV document has invalid JSON in ${where}`);
+  }
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : null);
+const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null);
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const CVE_RE = /^CVE-\d{4}-\d{4,}$/i;
+const EVENT_KEYS = ['introduced', 'fixed', 'last_affected', 'limit'] as const;
+
+/** The structured part of one record; null when it is not an OSV record (no id). */
+export function vulnerabilityOf(record: unknown): VulnerabilityRecord | null {
+  const r = obj(record);
+  const id = r && str(r.id);
+  if (!r || !id) return null;
+  const notes: string[] = [];
+  const affected: AffectedPackage[] = [];
+  for (const a of arr(r.affected)) {
+    const pkg = obj(obj(a)?.package);
+    const ecosystem = str(pkg?.ecosystem);
+    const name = str(pkg?.name);
+    if (!ecosystem || !name) continue;
+    const ranges: AffectedPackage['ranges'] = [];
+    for (const range of arr(obj(a)!.ranges)) {
+      const type = str(obj(range)?.type);
+      if (type === 'GIT') {
+        notes.push(`A GIT range of ${ecosystem} ${name} (${str(obj(range)?.repo) ?? 'repository'}) is out of scope: commits are not versions.`);
+        continue;
+      }
+      if (type !== 'SEMVER' && type !== 'ECOSYSTEM') {
+        notes.push(`A ${type ?? 'typeless'} range of ${ecosystem} ${name} is not understood.`);
+        continue;
+      }
+      const events = arr(obj(range)!.events).flatMap((e) => {
+        const o = obj(e);
+        const key = o && EVENT_KEYS.find((k) => typeof o[k] === 'string');
+        return key ? [{ [key]: String(o[key]).replace(type === 'SEMVER' ? /^v/ : /$^/, '') }] : [];
+      });
+      if (events.length) ranges.push({ type, events });
+    }
+    const versions = arr(obj(a)!.versions).filter((v): v is string => typeof v === 'string');
+    affected.push({ ecosystem, name, purl: str(pkg?.purl)?.replace(/@[^/@]*$/, '') ?? null, ranges, versions });
+  }
+  const severity = arr(r.severity).flatMap((s) => {
+    const o = obj(s);
+    return o && str(o.type) && str(o.score) ? [{ type: str(o.type)!, score: str(o.score)! }] : [];
+  });
+  return {
+    format: 'osv',
+    id,
+    aliases: arr(r.aliases).filter((a): a is string => typeof a === 'string').map((a) => (CVE_RE.test(a) ? a.toUpperCase() : a)),
+    withdrawn: str(r.withdrawn),
+    severity,
+    databaseSeverity: str(obj(r.database_specific)?.severity),
+    affected,
+    notes,
+  };
+}
+
+function iso(v: unknown): string | null {
+  const s = str(v);
+  if (!s) return null;
+  const d = new Date(s);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+export function entryFromOsv(record: unknown, publisher: string): IntelEntry | null {
+  const v = vulnerabilityOf(record);
+  if (!v) return null;
+  const r = record as Obj;
+  const cves = [...new Set([v.id, ...v.aliases].filter((a) => CVE_RE.test(a)).map((a) => a.toUpperCase()))];
+  const key = cves[0] ?? v.id;
+  const summary = str(r.summary) ?? str(r.details)?.split(/(?<=\.)\s/)[0] ?? v.id;
+  const packages = [...new Set(v.affected.map((a) => `${a.ecosystem} ${a.name}`))];
+  const text = normaliseText([
+    str(r.summary) ?? '',
+    str(r.details) ?? '',
+    `Identifiers: ${[v.id, ...v.aliases].join(', ')}.`,
+    packages.length ? `Packages: ${packages.join('; ')}.` : '',
+    v.withdrawn ? `Withdrawn ${v.withdrawn}.` : '',
+    ...v.notes,
+  ].filter(Boolean).join('\n\n'));
+  const references = arr(r.references).map((x) => str(obj(x)?.url)).filter((u): u is string => !!u && /^https?:\/\//i.test(u));
+  const tags = ['osv', ...new Set(v.affected.map((a) => a.ecosystem.split(':')[0]!.toLowerCase()))];
+  if (v.databaseSeverity) tags.push(`severity:${v.databaseSeverity.toLowerCase()}`);
+  if (v.withdrawn) tags.push('revoked');
+  return {
+    externalId: v.id,
+    title: `${key === v.id ? v.id : `${key} (${v.id})`}: ${summary}`.slice(0, 1000),
+    url: references.find((u) => u.includes(v.id)) ?? `https://osv.dev/vulnerability/${encodeURIComponent(v.id)}`,
+    publisher,
+    publishedAt: iso(r.published),
+    updatedAt: iso(r.modified),
+    language: 'en',
+    contentText: text,
+    contentHtml: null,
+    indicators: cves.map((c) => ({ type: 'cve' as const, value: c, confidence: 1, origin: `osv:${v.id}` })),
+    references,
+    tags,
+    raw: record,
+    vulnerability: v,
+  };
+}

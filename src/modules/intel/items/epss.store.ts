@@ -1,0 +1,20 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../../../platform/db/database.js';
+import type { EpssScores } from '../connectors/epss/epss.fns.js';
+
+const ROWS_PER_STATEMENT = 20_000;
+
+/** EPSS scores of the organization, upserted by CVE (a whole file is ~250,000 rows, a few statements). */
+export async function writeEpssScores(tx: Queryable, organizationId: string, scores: EpssScores): Promise<number> {
+  const now = new Date();
+  for (let i = 0; i < scores.rows.length; i += ROWS_PER_STATEMENT) {
+    const chunk = scores.rows.slice(i, i + ROWS_PER_STATEMENT);
+    await sql`
+      INSERT INTO intel_epss_scores (organization_id, cve, epss, percentile, model_version, score_date, updated_at)
+      SELECT ${organizationId}::uuid, r.cve, r.epss, r.percentile, ${scores.modelVersion}, ${scores.scoreDate}::date, ${now}
+      FROM json_to_recordset(${JSON.stringify(chunk)}::json) AS r(cve text, epss real, percentile real)
+      ON CONFLICT (organization_id, cve) DO UPDATE SET epss = excluded.epss, percentile = excluded.percentile,
+        model_version = excluded.model_version, score_date = excluded.score_date, updated_at = excluded.updated_at`.execute(tx);
+  }
+  return scores.rows.length;
+}

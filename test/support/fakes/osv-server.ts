@@ -1,0 +1,36 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { zipSync, strToU8 } from 'fflate';
+import { startServer } from './http-server.js';
+
+/**
+ * An OSV mirror as osv.dev serves its exports: `/<ecosystem>/all.zip` (one `<id>.json` per
+ * record, as OSV's per-ecosystem all.zip), plus the same records as a JSON array and as NDJSON.
+ * ETag on every answer; a matching If-None-Match gets 304.
+ */
+export async function startFakeOsv(records: unknown[]) {
+  let current = records;
+  const etag = () => `"${Buffer.from(JSON.stringify(current)).length}-${current.length}"`;
+  const server = await startServer((req, res) => {
+    if (req.headers['if-none-match'] === etag()) {
+      res.statusCode = 304;
+      return res.end();
+    }
+    res.setHeader('etag', etag());
+    const url = req.url.split('?')[0]!;
+    if (url.endsWith('/all.zip')) {
+      const files = Object.fromEntries(current.map((r) => [`${(r as { id: string }).id}.json`, strToU8(JSON.stringify(r, null, 2))]));
+      res.setHeader('content-type', 'application/zip');
+      return res.end(Buffer.from(zipSync(files)));
+    }
+    if (url.endsWith('.ndjson')) return res.end(current.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    if (url.endsWith('.json')) return res.end(JSON.stringify(current));
+    res.statusCode = 404;
+    res.end('not found');
+  });
+  return { ...server, setRecords: (r: unknown[]) => void (current = r) };
+}
+
+export function osvFixture(name: string): unknown {
+  return JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../../fixtures/osv', name), 'utf8'));
+}
