@@ -7,12 +7,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { combineMatches, matchProse, productsInText, type AdvisoryProduct, type InventorySoftware } from '../src/modules/hunt/matching.fns.js';
+import { combineMatches, matchProse, productsInText, proseProducts, type AdvisoryProduct, type InventorySoftware } from '../src/modules/hunt/matching.fns.js';
 import { softwareKey, type AssetInput } from '../src/modules/hunt/inventory.fns.js';
 import { RELEVANT_AT, scoreRelevancy } from '../src/modules/hunt/relevancy.fns.js';
 import { matchStructured } from '../src/modules/hunt/matching.fns.js';
 import { parseCycloneDx } from '../src/modules/hunt/importers.fns.js';
 import { entryFromOsv } from '../src/modules/intel/connectors/osv/osv.fns.js';
+import { affectedProductsFrom } from '../src/modules/intel/pipeline/classify/products.fns.js';
 
 interface Case {
   cve: string;
@@ -40,7 +41,7 @@ let tp = 0, fp = 0, fn = 0, tn = 0;
 const misses: string[] = [];
 for (const c of cases) {
   const text = `${c.title}\n${c.text}`;
-  const advisories: AdvisoryProduct[] = [...c.affectedProducts.map((p) => ({ ...p, via: 'advisory' as const })), ...productsInText(text, orgKeys)];
+  const advisories: AdvisoryProduct[] = proseProducts(text, c.affectedProducts.map((p) => ({ ...p, via: 'advisory' as const })), orgKeys);
   const r = scoreRelevancy({ canonicalKey: c.cve, matches: combineMatches([], matchProse(advisories, software, c.cve)), knownExploited: c.knownExploited, newestReportAt: new Date(c.publishedAt), now });
   const predicted = r.score >= RELEVANT_AT;
   if (predicted && c.relevant) tp++;
@@ -57,12 +58,15 @@ for (const m of misses) console.log(`  ${m}`);
 
 /**
  * Part 2: precision and recall of `affected` (advisory, package@version) pairs on a real SBOM
- * (this project's, test/fixtures/hunt/rampart.cdx.json) against OSV records (test/fixtures/osv),
+ * (this project's, test/fixtures/hunt/rampart.cdx.json) and a mixed one (eval-services.cdx.json:
+ * affected and fixed versions of several branches, trap packages) against OSV records
+ * (test/fixtures/osv, real GitHub Advisory Database records included),
  * labelled in scripts/eval-cases/hunt/structured-labels.json — once from the records' structured
  * ranges, once from their prose alone (what a prose-only advisory of the same text would give).
  */
 const root = path.join(import.meta.dirname, '..');
-const sbom = parseCycloneDx(JSON.parse(fs.readFileSync(path.join(root, 'test/fixtures/hunt/rampart.cdx.json'), 'utf8')), undefined).assets;
+const sbom = ['rampart.cdx.json', 'eval-services.cdx.json']
+  .flatMap((f) => parseCycloneDx(JSON.parse(fs.readFileSync(path.join(root, 'test/fixtures/hunt', f), 'utf8')), undefined).assets);
 const pkgs: InventorySoftware[] = sbom.flatMap((a) => a.software.map((s) => ({
   assetId: a.identifier, identifier: a.identifier, kind: a.kind ?? 'application', platform: null, internetFacing: false, criticality: 'medium',
   vendor: s.vendor ?? '', product: s.product, version: s.version ?? null, productKey: softwareKey(s), purl: s.purl ?? null, cpe: s.cpe ?? null,
@@ -84,7 +88,10 @@ for (const r of records) {
   const key = e.indicators[0]?.value ?? e.vulnerability.id;
   for (const m of matchStructured([{ advisoryId: key, evidence: 'osv', packages: e.vulnerability.affected }], pkgs)) if (m.verdict === 'affected') structuredPairs.add(`${key} ${m.software.purl}`);
   const text = `${(r as { summary?: string }).summary ?? ''}\n${(r as { details?: string }).details ?? ''}`;
-  for (const m of matchProse(productsInText(text, pkgKeys, packageOnly), pkgs, key)) if (m.verdict === 'affected') prosePairs.add(`${key} ${m.software.purl}`);
+  // What the hunt reads of a prose-only item: the products intel's enrichment finds in it
+  // (dictionary, with versions) and the organization's own names written in it as products.
+  const listed = affectedProductsFrom({ text, cpes: [] }).map((p) => ({ vendor: p.vendor, product: p.product, versions: p.versions, via: 'advisory' as const }));
+  for (const m of matchProse(proseProducts(text, listed, pkgKeys, packageOnly), pkgs, key)) if (m.verdict === 'affected') prosePairs.add(`${key} ${m.software.purl}`);
 }
 for (const [name, predicted] of [['structured (OSV ranges)', structuredPairs], ['prose only (the same records\' text)', prosePairs]] as const) {
   const tp = [...predicted].filter((p) => truth.has(p));

@@ -4,7 +4,7 @@ import type { Database, Queryable } from '../../platform/db/database.js';
 import { detectionsOf, indicatorsOf, loadItems, loadThreats, orgInventoryKeys, sightingsOf, softwareByKeys, softwareByPurls, telemetryTypes, type ItemEvidence, type OrgInventoryKeys } from './assess.store.js';
 import { assessExposure, bandOf, diffRuns } from './exposure.fns.js';
 import { huntDedupeKey, huntQualification, type HuntAlertPort } from './hunt-alerts.js';
-import { combineMatches, keysFor, matchDto, matchProse, matchStructured, packageKeysOf, productsInText, type AdvisoryProduct, type InventorySoftware, type SoftwareMatch } from './matching.fns.js';
+import { combineMatches, keysFor, matchDto, matchProse, matchStructured, packageKeysOf, proseProducts, type AdvisoryProduct, type InventorySoftware, type SoftwareMatch } from './matching.fns.js';
 import { scoreRelevancy } from './relevancy.fns.js';
 import { readAlertSettings } from './settings.repo.js';
 import { proposeRules } from './deliverables.store.js';
@@ -77,7 +77,7 @@ async function assessBatch(
     const prose = its.filter((i) => !i.structured).map((i) => ({
       itemId: i.nvdId ?? i.id,
       evidence: i.nvdId ? ('nvd' as const) : ('advisory-text' as const),
-      products: i.nvdId ? i.affectedProducts : [...i.affectedProducts, ...productsInText(i.text, orgKeys.productKeys, orgKeys.packageOnlyKeys)],
+      products: i.nvdId ? i.affectedProducts : proseProducts(i.text, i.affectedProducts, orgKeys.productKeys, orgKeys.packageOnlyKeys),
     }));
     proseByThreat.set(t.id, prose);
     const keys = new Set<string>();

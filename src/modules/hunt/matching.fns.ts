@@ -2,8 +2,8 @@ import { parseVersionList, type AffectedPackage } from '../intel/index.js';
 import { evaluatePackage, type StructuredVerdict } from './affected.fns.js';
 import { cpeKey, osvPackageKey, purlKey, purlVersion } from './identity.fns.js';
 import { keysMatch, normalizeName, parseCpeName, productKey } from './inventory.fns.js';
-import { compareVersions, versionParts, versionVerdict } from './versions.fns.js';
-import { proseContext } from './prose.fns.js';
+import { inRange, versionParts, versionVerdict, type RangeVerdict } from './versions.fns.js';
+import { fixCoverage, fixesInText, onlyPackagesIn, PLAIN_VERSION, proseContext } from './prose.fns.js';
 
 /**
  * Advisories against inventory software, in order of evidence (docs/hunt.md "Evidence"):
@@ -27,6 +27,8 @@ export interface AdvisoryProduct {
   via: 'advisory' | 'text';
   /** Versions the text gives as fixes ("fixed in 7.31.0 and 6.21.1", "upgrade to 4.29.1"). */
   fixed?: string[];
+  /** The packages the text says are the only affected ones ("Only the log4j-core package is …"). */
+  onlyPackages?: string[];
 }
 
 /** An intel item's structured vulnerability data, as hunt reads it. */
@@ -110,8 +112,6 @@ const GENERIC = new Set([
   'login', 'shell', 'python', 'java', 'node', 'sudo', 'file', 'files', 'mail', 'exchange', 'office', 'cloud', 'portal', 'gateway',
 ]);
 
-/** A single version (a fix), not a range: `7.31.0`, `9.8p1`. */
-const PLAIN_VERSION = /^[\d.]+[\w.-]*$/;
 
 /**
  * The org's product keys named in a text as products, each with the affected versions written
@@ -145,14 +145,23 @@ export function productsInText(text: string, orgKeys: ReadonlySet<string>, packa
       }
     }
   }
-  // "Fixed in 7.31.0 and 6.21.1." without a product name: the fixes of the one product the text is about.
-  if (found.size === 1) {
-    const only = [...found.values()][0]!;
-    for (const m of text.matchAll(/\b(?:(?:fixed|patched|resolved|addressed)\s+in|(?:upgrade|update)\s+to)\s+(?:versions?\s+)?(?=v?\d)/gi)) {
-      for (const v of parseVersionList(text, m.index! + m[0].length).versions) if (PLAIN_VERSION.test(v) && !only.fixed!.includes(v)) only.fixed!.push(v);
-    }
-  }
   return [...found.values()];
+}
+
+/**
+ * What the hunt reads of a prose item: the products intel's enrichment listed (`listed`) and the
+ * organization's own names written in the text as products. When they are all one product
+ * family (`log4j` ~ `log4j core`), the fixes the text names without a product ("Fixed in 7.31.0
+ * and 6.21.1", "backports … in versions 2.3.1, 2.12.2") and its "only the X package is affected"
+ * apply to each of them.
+ */
+export function proseProducts(text: string, listed: readonly AdvisoryProduct[], orgKeys: ReadonlySet<string>, packageOnlyKeys: ReadonlySet<string> = new Set()): AdvisoryProduct[] {
+  const all = [...listed, ...productsInText(text, orgKeys, packageOnlyKeys)];
+  const keys = all.map(advisoryKey).sort((a, b) => a.length - b.length);
+  if (keys.length === 0 || !keys.every((k) => keysMatch(keys[0]!, k))) return all;
+  const fixes = fixesInText(text);
+  const only = onlyPackagesIn(text, normalizeName);
+  return all.map((p) => ({ ...p, fixed: [...new Set([...(p.fixed ?? []), ...fixes])], ...(only.length ? { onlyPackages: only } : {}) }));
 }
 
 /** Which org product keys an advisory product names (exact, or word-prefix either way). */
@@ -183,14 +192,14 @@ export function matchProse(advisories: readonly AdvisoryProduct[], software: rea
       const same = s.purl ? key === packageName(s) || vendorAnchored(a, s, key) : keysMatch(key, s.productKey);
       if (!same) continue;
       if (a.via === 'text' && advisories.some((l) => l.via === 'advisory' && (s.purl ? advisoryKey(l) === packageName(s) || vendorAnchored(l, s, advisoryKey(l)) : keysMatch(advisoryKey(l), s.productKey)))) continue;
-      const v = versionVerdict(s.version, a.versions);
-      // A fix the text names in the installed version's release line (same major) at or below it
-      // outranks a wider range ("before 7.31.0 … fixed in 7.31.0 and 6.21.1": 6.29.1 is fixed).
-      const line = (x: string) => versionParts(x)[0];
-      const fixes = (a.fixed ?? []).filter((f) => s.version && line(f) === line(s.version)).sort(compareVersions);
-      const fixedBelow = !!s.version && fixes.some((f) => compareVersions(s.version!, f) >= 0);
-      const verdict: Verdict = v === 'inside' && !fixedBelow ? 'affected' : v === 'outside' || (v === 'inside' && fixedBelow) ? 'not_affected' : 'unknown';
-      const fixedVersion = verdict === 'affected' ? (fixes.find((f) => compareVersions(s.version!, f) < 0) ?? null) : null;
+      // "Only the `log4j-core` package is affected": the product's other packages are not.
+      if (s.purl && a.onlyPackages?.length && !a.onlyPackages.includes(artifactName(s))) continue;
+      const v = proseRangeVerdict(s.version, a.versions, a.fixed);
+      // A fix the text names on the installed version's line outranks a wider range ("before
+      // 7.31.0 … fixed in 7.31.0 and 6.21.1": 6.29.1 is fixed; backports 2.3.1, 2.12.2: 2.12.4 is).
+      const cover = s.version ? fixCoverage(s.version, a.fixed ?? []) : { fixed: false, next: null };
+      const verdict: Verdict = v === 'inside' && !cover.fixed ? 'affected' : v === 'outside' || (v === 'inside' && cover.fixed) ? 'not_affected' : 'unknown';
+      const fixedVersion = verdict === 'affected' ? cover.next : null;
       const m: SoftwareMatch = { software: s, verdict, product: displayName(a), affectedRange: a.versions.length ? a.versions.join(', ') : null, fixedVersion, evidence, advisoryId, fromText: a.via === 'text' };
       if (!best || RANK[verdict] < RANK[best.verdict]) best = m;
     }
@@ -213,10 +222,39 @@ function vendorAnchored(a: AdvisoryProduct, s: InventorySoftware, key: string): 
   return !!namespace && ` ${namespace} `.includes(` ${vendor} `) && keysMatch(key, s.productKey);
 }
 
+/** A package's artifact (last path part) as prose would write it: `org.apache…/log4j-core` → "log4j core". */
+function artifactName(s: InventorySoftware): string {
+  const key = purlKey(s.purl);
+  return key ? normalizeName(key.slice(key.lastIndexOf('/') + 1)) : s.productKey;
+}
+
 /** A package's whole name as prose would write it: `@types/semver` → "types semver", never "semver". */
 function packageName(s: InventorySoftware): string {
   const key = purlKey(s.purl);
   return key ? normalizeName(key.slice(key.indexOf('/') + 1)) : s.productKey;
+}
+
+/**
+ * A prose range against an installed version. A range with only an upper bound ("through
+ * 7.30.x", "before 7.31.0", "<= 2.14.1") says nothing of older release lines: vendors fix those
+ * on their own branches and NVD-style sentences name only the newest. So when the installed
+ * version is on another major line than the bound, that range cannot decide it (`unknown`, not
+ * `affected`), unless the text names a fix on that line; a range with a lower bound, a wildcard
+ * or an exact version is read as written.
+ */
+export function proseRangeVerdict(installed: string | null, ranges: readonly string[], fixes: readonly string[] = []): RangeVerdict {
+  const v = versionVerdict(installed, ranges);
+  if (v !== 'inside' || !installed) return v;
+  const line = versionParts(installed)[0];
+  // A fix the text names on the installed line ("… fixed in 7.31.0 and 6.21.1") says the line was affected.
+  if (fixes.some((f) => versionParts(f)[0] === line)) return v;
+  const decides = (r: string) => {
+    if (!inRange(installed, r)) return false;
+    const clauses = r.trim().split(/\s+/);
+    const upperOnly = clauses.every((c) => /^<=?/.test(c));
+    return !upperOnly || clauses.every((c) => versionParts(c.replace(/^<=?/, ''))[0] === line);
+  };
+  return ranges.some(decides) ? 'inside' : 'unknown';
 }
 
 const RANK: Record<Verdict, number> = { affected: 0, unknown: 1, not_affected: 2 };

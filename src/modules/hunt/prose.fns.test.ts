@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchProse, productsInText, type InventorySoftware } from './matching.fns.js';
+import { matchProse, productsInText, proseProducts, type InventorySoftware } from './matching.fns.js';
 
 // Keys as the inventory stores them; all but openssh are npm packages (purl) of the real SBOM.
 const keys = new Set(['forwarded', 'content type', 'debug', 'send', 'cookie', 'undici', 'fastify', 'openssh']);
@@ -35,7 +35,7 @@ describe('fixes in prose', () => {
   const pkg = (version: string): InventorySoftware => ({ assetId: 'a', identifier: 'rampart', kind: 'application', platform: null, internetFacing: false, criticality: 'medium', vendor: '', product: 'undici', version, productKey: 'undici', purl: `pkg:npm/undici@${version}`, cpe: null });
   it('a fix in the installed release line outranks the wider range, and is the fixed version of an affected one', () => {
     const text = 'Undici before 7.31.0 keeps aborted bodies in memory. Fixed in 7.31.0 and 6.21.1.';
-    const ms = matchProse(productsInText(text, keys, packages), [pkg('6.29.1'), pkg('7.30.2'), pkg('6.20.0')], 'item');
+    const ms = matchProse(proseProducts(text, [], keys, packages), [pkg('6.29.1'), pkg('7.30.2'), pkg('6.20.0')], 'item');
     expect(ms.map((m) => [m.software.version, m.verdict, m.fixedVersion])).toEqual([['6.29.1', 'not_affected', null], ['7.30.2', 'affected', '7.31.0'], ['6.20.0', 'affected', '6.21.1']]);
   });
 });
