@@ -92,6 +92,8 @@ describe('matching on the real SBOM', () => {
     await prose('CVE-2026-90010', 'Fastify 4 content-type parser bypass (CVE-2026-90010)', 'Fastify versions before 4.29.1 mishandle a crafted Content-Type header on requests forwarded by a proxy. Fastify 5 is not affected. Upgrade to 4.29.1.');
     await prose('CVE-2024-6387', 'regreSSHion: OpenSSH signal handler race (CVE-2024-6387)', 'A signal handler race condition in sshd before 9.8p1 allows unauthenticated remote code execution. sshd 9.8p1 and later are not affected.');
     await prose('CVE-2026-90011', 'Apache Struts file upload RCE (CVE-2026-90011)', 'Apache Struts 2.0.0 through 6.3.0 allows path traversal in file upload. Users should upgrade to Struts 6.4.0, which fixes the issue.');
+    // An NVD-style sentence: "through 7.30.x" names the 7 line only (the real SBOM also has undici 6.29.1).
+    await prose('CVE-2026-90012', 'undici retains aborted response bodies (CVE-2026-90012)', 'undici through 7.30.x retains aborted response bodies.');
     await syncThreatsFromIntel(t.database.db, org, {});
   });
 
@@ -137,6 +139,14 @@ describe('matching on the real SBOM', () => {
     // "upgrade to Struts 6.4.0, which fixes the issue" is a fix, not an affected version.
     const struts = await threatByCve('CVE-2026-90011');
     expect(struts.intelItems[0].affectedProducts).toEqual([{ name: 'apache struts', versions: ['>=2.0.0 <=6.3.0'] }]);
+  });
+
+  it('prose: "through 7.30.x" cannot speak of the 6.x line: undici 6.29.1 is unknown, not affected', async () => {
+    const v = await threatByCve('CVE-2026-90012');
+    expect(v.matches.map((m: Record<string, unknown>) => [m.product, m.version, m.verdict, m.affectedRange, m.evidence])).toEqual([
+      ['undici', '7.30.2', 'affected', '<=7.30.x', 'advisory-text'],
+      ['undici', '6.29.1', 'unknown', '<=7.30.x', 'advisory-text'],
+    ]);
   });
 
   it('prose: "sshd before 9.8p1" is OpenSSH with OpenSSH-style versions', async () => {

@@ -235,12 +235,12 @@ function packageName(s: InventorySoftware): string {
 }
 
 /**
- * A prose range against an installed version. A range with only an upper bound ("through
- * 7.30.x", "before 7.31.0", "<= 2.14.1") says nothing of older release lines: vendors fix those
- * on their own branches and NVD-style sentences name only the newest. So when the installed
- * version is on another major line than the bound, that range cannot decide it (`unknown`, not
- * `affected`), unless the text names a fix on that line; a range with a lower bound, a wildcard
- * or an exact version is read as written.
+ * A prose range against an installed version. An inclusive upper bound alone ("through
+ * 7.30.x", "up to and including 7.30.2", NVD's `<=`) names the last affected release of one
+ * line, and says nothing of older lines that vendors fixed on their own branches. So when the
+ * installed version is on another major line than the bound, that range cannot decide it
+ * (`unknown`, not `affected`), unless the text names a fix on that line. "Before X" (`<X`) is
+ * read as written, as are ranges with a lower bound, wildcards and exact versions.
  */
 export function proseRangeVerdict(installed: string | null, ranges: readonly string[], fixes: readonly string[] = []): RangeVerdict {
   const v = versionVerdict(installed, ranges);
@@ -251,8 +251,8 @@ export function proseRangeVerdict(installed: string | null, ranges: readonly str
   const decides = (r: string) => {
     if (!inRange(installed, r)) return false;
     const clauses = r.trim().split(/\s+/);
-    const upperOnly = clauses.every((c) => /^<=?/.test(c));
-    return !upperOnly || clauses.every((c) => versionParts(c.replace(/^<=?/, ''))[0] === line);
+    const throughOnly = clauses.every((c) => c.startsWith('<='));
+    return !throughOnly || clauses.every((c) => versionParts(c.slice(2))[0] === line);
   };
   return ranges.some(decides) ? 'inside' : 'unknown';
 }
