@@ -81,16 +81,24 @@ describe('dismiss and restore (spec §3)', () => {
 
 describe('hunt alert creation settings', () => {
   it('has documented defaults, replaces them, and validates the band', async () => {
-    expect((await t.app.inject({ method: 'GET', url: '/api/hunt/alert-creation-settings', headers: bearer(reader.key) })).json()).toEqual({ minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true });
+    expect((await t.app.inject({ method: 'GET', url: '/api/hunt/alert-creation-settings', headers: bearer(reader.key) })).json()).toEqual({ minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: null, minimumEpssPercentile: null });
     const put = await t.app.inject({ method: 'PUT', url: '/api/hunt/alert-creation-settings', headers: key, payload: { minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true } });
     expect(put.statusCode).toBe(200);
-    expect(put.json()).toEqual({ minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true });
+    expect(put.json()).toEqual({ minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: null, minimumEpssPercentile: null });
+    const gate = await t.app.inject({ method: 'PUT', url: '/api/hunt/alert-creation-settings', headers: key, payload: { minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: 0.1, minimumEpssPercentile: 0.95 } });
+    expect(gate.json()).toEqual({ minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: 0.1, minimumEpssPercentile: 0.95 });
+    expect((await t.app.inject({ method: 'GET', url: '/api/hunt/alert-creation-settings', headers: key })).json()).toMatchObject({ minimumEpssProbability: expect.closeTo(0.1, 6), minimumEpssPercentile: expect.closeTo(0.95, 6) });
+    const outOfRange = await t.app.inject({ method: 'PUT', url: '/api/hunt/alert-creation-settings', headers: key, payload: { minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: 1.5 } });
+    expect(outOfRange.statusCode).toBe(400);
+    expect(outOfRange.json().issues.map((i: { path: string }) => i.path)).toEqual(['minimumEpssProbability']);
+    // Left out, the EPSS minimums go back to none.
+    expect((await t.app.inject({ method: 'PUT', url: '/api/hunt/alert-creation-settings', headers: key, payload: { minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true } })).json()).toMatchObject({ minimumEpssProbability: null });
     const bad = await t.app.inject({ method: 'PUT', url: '/api/hunt/alert-creation-settings', headers: key, payload: { minimumExposureBand: 'severe', alertOnCompromiseBelowThreshold: 'yes' } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().issues.map((i: { path: string }) => i.path).sort()).toEqual(['alertOnCompromiseBelowThreshold', 'minimumExposureBand']);
     expect((await t.app.inject({ method: 'PUT', url: '/api/hunt/alert-creation-settings', headers: bearer(reader.key), payload: { minimumExposureBand: 'low', alertOnCompromiseBelowThreshold: false } })).json()).toEqual({ error: 'Missing required permissions', missingPerms: ['hunt.manage'] });
     // Another organization keeps its own defaults.
-    expect((await t.app.inject({ method: 'GET', url: '/api/hunt/alert-creation-settings', headers: bearer(t.orgB.apiKey.key) })).json()).toEqual({ minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true });
+    expect((await t.app.inject({ method: 'GET', url: '/api/hunt/alert-creation-settings', headers: bearer(t.orgB.apiKey.key) })).json()).toEqual({ minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: null, minimumEpssPercentile: null });
   });
 });
 

@@ -231,6 +231,31 @@ describe('epss source', () => {
       await server.close();
     }
   });
+
+  it('an EPSS minimum in the hunt alert settings holds back a band alert of a CVE scored below it', async () => {
+    const settings = (body: Record<string, unknown>) => t.app.inject({ method: 'PUT', url: '/api/hunt/alert-creation-settings', headers: key, payload: { minimumExposureBand: 'low', alertOnCompromiseBelowThreshold: true, ...body } });
+    const reassess = async (cve: string) => {
+      const { threat } = await threatByCve(cve);
+      const res = await t.app.inject({ method: 'POST', url: `/api/threats/${threat.id}/reassess`, headers: key });
+      expect(res.statusCode, res.body).toBe(200);
+      return threatByCve(cve);
+    };
+    try {
+      // undici's CVE (EPSS 0.00043) runs an affected version: in band low, but under the minimum.
+      expect((await settings({ minimumEpssProbability: 0.5 })).statusCode).toBe(200);
+      const held = await reassess('CVE-2026-90001');
+      expect(held.runs[0].exposureState).toBe('vulnerable_software_present');
+      expect(held.activeHuntAlert).toBeNull();
+      expect(held.activityEvents.filter((e: { kind: string }) => e.kind === 'hunt_alert_qualified')).toEqual([]);
+      // Without the minimum the same evidence raises the alert.
+      expect((await settings({ minimumEpssProbability: null })).statusCode).toBe(200);
+      const raised = await reassess('CVE-2026-90001');
+      expect(raised.activeHuntAlert).not.toBeNull();
+      expect(raised.activityEvents.filter((e: { kind: string }) => e.kind === 'hunt_alert_qualified')).toHaveLength(1);
+    } finally {
+      await settings({ minimumExposureBand: 'high' });
+    }
+  });
 });
 
 describe('nvd source', () => {

@@ -3,7 +3,8 @@ import { uuidv7 } from 'uuidv7';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import { detectionsOf, indicatorsOf, loadItems, loadThreats, orgInventoryKeys, sightingsOf, softwareByKeys, softwareByPurls, telemetryTypes, type ItemEvidence, type OrgInventoryKeys } from './assess.store.js';
 import { assessExposure, bandOf, diffRuns } from './exposure.fns.js';
-import { huntDedupeKey, huntQualification, type HuntAlertPort } from './hunt-alerts.js';
+import { huntDedupeKey, huntQualification, type EpssScore, type HuntAlertPort } from './hunt-alerts.js';
+import { readEpssScores } from '../intel/index.js';
 import { combineMatches, keysFor, matchDto, matchProse, matchStructured, packageKeysOf, proseProducts, type AdvisoryProduct, type InventorySoftware, type SoftwareMatch } from './matching.fns.js';
 import { scoreRelevancy } from './relevancy.fns.js';
 import { readAlertSettings } from './settings.repo.js';
@@ -56,6 +57,8 @@ async function assessBatch(
   // Lock the threats so two assessments of one threat serialize (each sees the other's run as prev).
   await sql`SELECT id FROM hunt_threats WHERE organization_id = ${organizationId} AND id = ANY(${threatIds}::uuid[]) ORDER BY id FOR UPDATE`.execute(tx);
   const threats = await loadThreats(tx, organizationId, threatIds);
+  const gated = settings.minimumEpssProbability !== null || settings.minimumEpssPercentile !== null;
+  const epss = gated ? await readEpssScores(tx, organizationId, threats.map((t) => t.canonicalKey)) : new Map<string, EpssScore>();
   // Retracted items (an OSV record withdrawn, a STIX object revoked) are no evidence; a threat
   // whose every item is retracted is retired (withdrawnThreats), not deleted.
   const allItems = await loadItems(tx, organizationId, threatIds);
@@ -167,13 +170,13 @@ async function assessBatch(
     if (pinned.length) events.push(...(await proposeRules(tx, organizationId, t, pinned, its, runId, opts.now)));
 
     // A dismissed threat raises a hunt alert only on a compromise signal (someone decided it does not matter; being hit still does).
-    const qualification = huntQualification(settings, exposure.exposureScore, exposure.exposureState);
+    const qualification = huntQualification(settings, exposure.exposureScore, exposure.exposureState, epss.get(t.canonicalKey));
     const qualifiedBy = t.dismissed && exposure.exposureState !== 'compromise_signal_found' ? null : qualification;
     if (qualifiedBy) {
       // New evidence (a higher score, more indicators seen) or a run that newly qualifies raises
       // again: the alerts side reopens a resolved alert or dedupes into the open one.
       const foundCount = (exposure.story.iocFindings as unknown[]).length;
-      const escalated = !t.prev || t.prev.exposureScore < exposure.exposureScore || t.prev.foundIocCount < foundCount || huntQualification(settings, t.prev.exposureScore, t.prev.exposureState) === null;
+      const escalated = !t.prev || t.prev.exposureScore < exposure.exposureScore || t.prev.foundIocCount < foundCount || huntQualification(settings, t.prev.exposureScore, t.prev.exposureState, epss.get(t.canonicalKey)) === null;
       if (!t.activeHuntAlertId || escalated) {
         events.push({ id: uuidv7(), organization_id: organizationId, threat_id: t.id, run_id: runId, kind: 'hunt_alert_qualified', actor_type: 'system', metadata: { score: exposure.exposureScore, hunting: exposure.hasFoundIoc, executionId: runId, canonicalKey: t.canonicalKey, label: qualifiedBy }, created_at: opts.now.toISOString() });
         if (opts.alerts) {

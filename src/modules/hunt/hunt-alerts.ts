@@ -38,14 +38,33 @@ export interface HuntAlertPort {
 export interface AlertSettings {
   minimumExposureBand: Band;
   alertOnCompromiseBelowThreshold: boolean;
+  /** EPSS gate on the exposure band (0..1, null: none); a compromise signal is never held back. */
+  minimumEpssProbability: number | null;
+  minimumEpssPercentile: number | null;
 }
 
-export const DEFAULT_ALERT_SETTINGS: AlertSettings = { minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true };
+export const DEFAULT_ALERT_SETTINGS: AlertSettings = { minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: null, minimumEpssPercentile: null };
+
+export interface EpssScore { probability: number; percentile: number }
+
+/**
+ * Whether the CVE's EPSS reaches the settings' minimums. A threat with no score (no `epss`
+ * source, a CVE too new to be scored, an advisory without a CVE) is not held back: the gate
+ * drops what is known to be unlikely, never what is unknown.
+ */
+export function epssPasses(settings: AlertSettings, epss: EpssScore | null | undefined): boolean {
+  if (!epss) return true;
+  return (settings.minimumEpssProbability === null || epss.probability >= settings.minimumEpssProbability)
+    && (settings.minimumEpssPercentile === null || epss.percentile >= settings.minimumEpssPercentile);
+}
 
 /** Whether a run qualifies for a hunt alert, and by what. */
-export function huntQualification(settings: AlertSettings, exposureScore: number, exposureState: ExposureState | string): HuntAlertInput['huntQualifiedBy'] | null {
+export function huntQualification(settings: AlertSettings, exposureScore: number, exposureState: ExposureState | string, epss?: EpssScore | null): HuntAlertInput['huntQualifiedBy'] | null {
   const band = bandOf(exposureScore);
-  if (band && BANDS.indexOf(band) >= BANDS.indexOf(settings.minimumExposureBand)) return exposureState === 'compromise_signal_found' ? 'compromise_signal_found' : 'exposure_band';
+  if (band && BANDS.indexOf(band) >= BANDS.indexOf(settings.minimumExposureBand)) {
+    if (exposureState === 'compromise_signal_found') return 'compromise_signal_found';
+    if (epssPasses(settings, epss)) return 'exposure_band';
+  }
   if (exposureState === 'compromise_signal_found' && settings.alertOnCompromiseBelowThreshold) return 'compromise_signal_found';
   return null;
 }

@@ -4,7 +4,7 @@ import { contextOf } from '../../platform/context.js';
 import { IdParams } from '../../platform/http/pagination.js';
 import { DeleteResult, withErrors } from '../../platform/http/responses.js';
 import {
-  AlertSettings, Asset, AssetInput, AssetList, AssetQuery, Deliverable, DeliverableParams, DeliverableUpdate, DismissInput,
+  AlertSettings, AlertSettingsInput, Asset, AssetInput, AssetList, AssetQuery, Deliverable, DeliverableParams, DeliverableUpdate, DismissInput,
   ImportInput, ImportResult, SightingsInput, SightingsResult, ThreatList, ThreatView, ThreatsQuery,
 } from './hunt.schemas.js';
 import type { ThreatsService } from './threats.service.js';
@@ -61,6 +61,6 @@ export function registerHuntRoutes(root: FastifyInstance, s: { threats: ThreatsS
     async (req) => s.threats.getSettings(contextOf(req)));
   app.put('/api/hunt/alert-creation-settings', {
     config: manage,
-    schema: { tags, summary: 'Update the minimum exposure band and the compromise-signal override for hunt alerts', description: 'Bands by exposure score: low ≥ 1, medium ≥ 40, high ≥ 60, critical ≥ 80. Defaults: high, true.', body: AlertSettings, response: withErrors({ 200: AlertSettings }) },
+    schema: { tags, summary: 'Update the minimum exposure band and the compromise-signal override for hunt alerts', description: 'Bands by exposure score: low ≥ 1, medium ≥ 40, high ≥ 60, critical ≥ 80. Defaults: high, true, no EPSS minimums.', body: AlertSettingsInput, response: withErrors({ 200: AlertSettings }) },
   }, async (req) => s.threats.putSettings(contextOf(req), req.body));
 }

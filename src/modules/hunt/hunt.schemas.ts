@@ -143,4 +143,8 @@ export const DeliverableUpdate = z.strictObject({ lifecycleStatus: z.enum(LIFECY
 export const AlertSettings = z.strictObject({
   minimumExposureBand: z.enum(BANDS).describe('low (score ≥ 1), medium (≥ 40), high (≥ 60), critical (≥ 80); default high'),
   alertOnCompromiseBelowThreshold: z.boolean().describe('Also alert when compromise_signal_found scores below the band; default true'),
+  minimumEpssProbability: z.number().min(0).max(1).nullable().describe('Raise on the exposure band only when the CVE\'s EPSS probability is at least this (0..1); null (default): no EPSS gate. Threats without an EPSS score and compromise signals are never held back'),
+  minimumEpssPercentile: z.number().min(0).max(1).nullable().describe('Same, on the EPSS percentile (0..1); null (default): no gate'),
 });
+/** PUT body: the EPSS minimums may be left out (null: no gate). */
+export const AlertSettingsInput = AlertSettings.extend({ minimumEpssProbability: AlertSettings.shape.minimumEpssProbability.default(null), minimumEpssPercentile: AlertSettings.shape.minimumEpssPercentile.default(null) });

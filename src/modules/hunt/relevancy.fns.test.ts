@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { combineMatches, matchProse, productsInText, type AdvisoryProduct, type InventorySoftware } from './matching.fns.js';
 import { scoreRelevancy } from './relevancy.fns.js';
 import { bandOf } from './exposure.fns.js';
-import { huntQualification } from './hunt-alerts.js';
+import { DEFAULT_ALERT_SETTINGS, huntQualification } from './hunt-alerts.js';
 
 const sw = (identifier: string, product: string, version: string | null, extra: Partial<InventorySoftware> = {}): InventorySoftware => ({
   assetId: identifier, identifier, kind: 'host', platform: 'linux', internetFacing: false, criticality: 'medium', vendor: '', product, version, productKey: product.toLowerCase(), purl: null, cpe: null, ...extra,
@@ -45,9 +45,17 @@ describe('bands and hunt alert qualification', () => {
     expect([0, 1, 39, 40, 59, 60, 79, 80, 100].map(bandOf)).toEqual([null, 'low', 'low', 'medium', 'medium', 'high', 'high', 'critical', 'critical']);
   });
   it('qualifies at or above the band, or below it on a compromise signal when allowed', () => {
-    expect(huntQualification({ minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: false }, 60, 'vulnerable_software_present')).toBe('exposure_band');
-    expect(huntQualification({ minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: false }, 59, 'vulnerable_software_present')).toBeNull();
-    expect(huntQualification({ minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true }, 70, 'compromise_signal_found')).toBe('compromise_signal_found');
-    expect(huntQualification({ minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: false }, 70, 'compromise_signal_found')).toBeNull();
+    expect(huntQualification({ ...DEFAULT_ALERT_SETTINGS, minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: false }, 60, 'vulnerable_software_present')).toBe('exposure_band');
+    expect(huntQualification({ ...DEFAULT_ALERT_SETTINGS, minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: false }, 59, 'vulnerable_software_present')).toBeNull();
+    expect(huntQualification({ ...DEFAULT_ALERT_SETTINGS, minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true }, 70, 'compromise_signal_found')).toBe('compromise_signal_found');
+    expect(huntQualification({ ...DEFAULT_ALERT_SETTINGS, minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: false }, 70, 'compromise_signal_found')).toBeNull();
+  });
+  it('holds back a band qualification whose CVE is scored below the EPSS minimums, never a compromise signal or an unscored CVE', () => {
+    const gate = { ...DEFAULT_ALERT_SETTINGS, minimumExposureBand: 'high' as const, minimumEpssProbability: 0.1, minimumEpssPercentile: 0.9 };
+    expect(huntQualification(gate, 75, 'vulnerable_software_present', { probability: 0.05, percentile: 0.95 })).toBeNull();
+    expect(huntQualification(gate, 75, 'vulnerable_software_present', { probability: 0.2, percentile: 0.8 })).toBeNull();
+    expect(huntQualification(gate, 75, 'vulnerable_software_present', { probability: 0.2, percentile: 0.95 })).toBe('exposure_band');
+    expect(huntQualification(gate, 75, 'vulnerable_software_present', null)).toBe('exposure_band');
+    expect(huntQualification(gate, 90, 'compromise_signal_found', { probability: 0.01, percentile: 0.1 })).toBe('compromise_signal_found');
   });
 });

@@ -4,16 +4,17 @@ import { DEFAULT_ALERT_SETTINGS, type AlertSettings } from './hunt-alerts.js';
 import type { Band } from './exposure.fns.js';
 
 export async function readAlertSettings(db: Queryable, organizationId: string): Promise<AlertSettings> {
-  const row = await db.selectFrom('huntSettings').select(['minimumExposureBand', 'alertOnCompromiseBelowThreshold']).where('organizationId', '=', organizationId).executeTakeFirst();
-  return row ? { minimumExposureBand: row.minimumExposureBand as Band, alertOnCompromiseBelowThreshold: row.alertOnCompromiseBelowThreshold } : { ...DEFAULT_ALERT_SETTINGS };
+  const row = await db.selectFrom('huntSettings').select(['minimumExposureBand', 'alertOnCompromiseBelowThreshold', 'minimumEpssProbability', 'minimumEpssPercentile']).where('organizationId', '=', organizationId).executeTakeFirst();
+  return row ? { ...row, minimumExposureBand: row.minimumExposureBand as Band } : { ...DEFAULT_ALERT_SETTINGS };
 }
 
 export async function writeAlertSettings(db: Queryable, organizationId: string, s: AlertSettings): Promise<void> {
   await sql`
-    INSERT INTO hunt_settings (organization_id, minimum_exposure_band, alert_on_compromise_below_threshold, updated_at)
-    VALUES (${organizationId}, ${s.minimumExposureBand}, ${s.alertOnCompromiseBelowThreshold}, now())
+    INSERT INTO hunt_settings (organization_id, minimum_exposure_band, alert_on_compromise_below_threshold, minimum_epss_probability, minimum_epss_percentile, updated_at)
+    VALUES (${organizationId}, ${s.minimumExposureBand}, ${s.alertOnCompromiseBelowThreshold}, ${s.minimumEpssProbability}, ${s.minimumEpssPercentile}, now())
     ON CONFLICT (organization_id) DO UPDATE SET minimum_exposure_band = EXCLUDED.minimum_exposure_band,
-      alert_on_compromise_below_threshold = EXCLUDED.alert_on_compromise_below_threshold, updated_at = now()`.execute(db);
+      alert_on_compromise_below_threshold = EXCLUDED.alert_on_compromise_below_threshold,
+      minimum_epss_probability = EXCLUDED.minimum_epss_probability, minimum_epss_percentile = EXCLUDED.minimum_epss_percentile, updated_at = now()`.execute(db);
 }
 
 /** The intel pass's mark: items processed after it have not been looked at for CVEs yet. */

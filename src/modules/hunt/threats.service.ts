@@ -125,7 +125,7 @@ export function createThreatsService(deps: { db: Database; alerts?: HuntAlertPor
         await writeAlertSettings(tx, ctx.actor.organizationId, input);
         await writeAudit(tx, ctx, { action: 'hunt.alert_settings.update', resourceType: 'hunt_settings', resourceId: null, metadata: { ...input } });
       });
-      return { minimumExposureBand: input.minimumExposureBand, alertOnCompromiseBelowThreshold: input.alertOnCompromiseBelowThreshold };
+      return { minimumExposureBand: input.minimumExposureBand, alertOnCompromiseBelowThreshold: input.alertOnCompromiseBelowThreshold, minimumEpssProbability: input.minimumEpssProbability, minimumEpssPercentile: input.minimumEpssPercentile };
     },
   };
 }

@@ -15,6 +15,7 @@ export { IocTypeFilter } from './iocs/iocs.schemas.js';
 export { extractIocs, refang } from './pipeline/extract/extract.fns.js';
 export { parseVersionList } from './pipeline/classify/versions.fns.js';
 export { versionContext } from './pipeline/classify/version-context.fns.js';
+export { readEpssScores } from './items/epss.store.js';
 export type { AffectedPackage, VulnerabilityRecord } from './connectors/types.js';
 export { LOG_SOURCES, sigmaRules } from './detection/sigma.fns.js';
 export { scheduleDueSyncs } from './sources/scheduler.js';

@@ -687,6 +687,8 @@ export interface HuntSettingsTable {
   organizationId: string;
   minimumExposureBand: string;
   alertOnCompromiseBelowThreshold: boolean;
+  minimumEpssProbability: number | null;
+  minimumEpssPercentile: number | null;
   intelWatermark: NullableTimestamp;
   updatedAt: Timestamp;
 }

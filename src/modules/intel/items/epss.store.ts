@@ -18,3 +18,11 @@ export async function writeEpssScores(tx: Queryable, organizationId: string, sco
   }
   return scores.rows.length;
 }
+
+/** The organization's EPSS scores of these CVEs (for hunt's alert gate), by CVE. */
+export async function readEpssScores(db: Queryable, organizationId: string, cves: readonly string[]): Promise<Map<string, { probability: number; percentile: number }>> {
+  if (cves.length === 0) return new Map();
+  const { rows } = await sql<{ cve: string; epss: number; percentile: number }>`
+    SELECT cve, epss, percentile FROM intel_epss_scores WHERE organization_id = ${organizationId} AND cve = ANY(${[...cves]}::text[])`.execute(db);
+  return new Map(rows.map((r) => [r.cve, { probability: Number(r.epss), percentile: Number(r.percentile) }]));
+}
