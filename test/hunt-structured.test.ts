@@ -278,4 +278,29 @@ describe('nvd source', () => {
       await server.close();
     }
   });
+
+  it('reads every page of an answer: startIndex moves by resultsPerPage until totalResults', async () => {
+    const doc = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'fixtures/nvd/cves-2.0-CVE-2024-6387.json'), 'utf8'));
+    const as = (id: string) => ({ cve: { ...doc.vulnerabilities[0].cve, id } });
+    const all = ['CVE-2026-90021', 'CVE-2026-90022', 'CVE-2026-90023', 'CVE-2026-90024', 'CVE-2026-90025'].map(as);
+    const asked: string[] = [];
+    const server = await startServer((req, res) => {
+      const u = new URL(req.url!, 'http://x');
+      asked.push(u.search);
+      const start = Number(u.searchParams.get('startIndex') ?? 0);
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ ...doc, resultsPerPage: 2, startIndex: start, totalResults: all.length, vulnerabilities: all.slice(start, start + 2) }));
+    });
+    try {
+      const res = await t.app.inject({ method: 'POST', url: '/sources', headers: key, payload: { kind: 'api', apiType: 'nvd', name: 'NVD paged', serverUrl: `${server.url}/rest/json/cves/2.0?lastModStartDate=2026-11-01T00:00:00.000` } });
+      expect(res.statusCode, res.body).toBe(200);
+      const out = await runner.sync(org, res.json().id);
+      expect(out.job.status, String(out.job.error)).toBe('succeeded');
+      expect(asked).toEqual(['?lastModStartDate=2026-11-01T00:00:00.000', '?lastModStartDate=2026-11-01T00:00:00.000&startIndex=2', '?lastModStartDate=2026-11-01T00:00:00.000&startIndex=4']);
+      const items = await t.database.db.selectFrom('intelItems').select('externalId').where('sourceId', '=', res.json().id).orderBy('externalId').execute();
+      expect(items.map((i) => i.externalId)).toEqual(['CVE-2026-90021', 'CVE-2026-90022', 'CVE-2026-90023', 'CVE-2026-90024', 'CVE-2026-90025']);
+    } finally {
+      await server.close();
+    }
+  });
 });

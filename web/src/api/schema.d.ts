@@ -5782,6 +5782,10 @@ export interface paths {
                         "application/json": {
                             /** @description Also alert when compromise_signal_found scores below the band; default true */
                             alertOnCompromiseBelowThreshold: boolean;
+                            /** @description Same, on the EPSS percentile (0..1); null (default): no gate */
+                            minimumEpssPercentile: number | null;
+                            /** @description Raise on the exposure band only when the CVE's EPSS probability is at least this (0..1); null (default): no EPSS gate. Threats without an EPSS score and compromise signals are never held back */
+                            minimumEpssProbability: number | null;
                             /**
                              * @description low (score ≥ 1), medium (≥ 40), high (≥ 60), critical (≥ 80); default high
                              * @enum {string}
@@ -5848,7 +5852,7 @@ export interface paths {
         };
         /**
          * Update the minimum exposure band and the compromise-signal override for hunt alerts
-         * @description Bands by exposure score: low ≥ 1, medium ≥ 40, high ≥ 60, critical ≥ 80. Defaults: high, true.
+         * @description Bands by exposure score: low ≥ 1, medium ≥ 40, high ≥ 60, critical ≥ 80. Defaults: high, true, no EPSS minimums.
          */
         put: {
             parameters: {
@@ -5862,6 +5866,16 @@ export interface paths {
                     "application/json": {
                         /** @description Also alert when compromise_signal_found scores below the band; default true */
                         alertOnCompromiseBelowThreshold: boolean;
+                        /**
+                         * @description Same, on the EPSS percentile (0..1); null (default): no gate
+                         * @default null
+                         */
+                        minimumEpssPercentile?: number | null;
+                        /**
+                         * @description Raise on the exposure band only when the CVE's EPSS probability is at least this (0..1); null (default): no EPSS gate. Threats without an EPSS score and compromise signals are never held back
+                         * @default null
+                         */
+                        minimumEpssProbability?: number | null;
                         /**
                          * @description low (score ≥ 1), medium (≥ 40), high (≥ 60), critical (≥ 80); default high
                          * @enum {string}
@@ -5880,6 +5894,10 @@ export interface paths {
                         "application/json": {
                             /** @description Also alert when compromise_signal_found scores below the band; default true */
                             alertOnCompromiseBelowThreshold: boolean;
+                            /** @description Same, on the EPSS percentile (0..1); null (default): no gate */
+                            minimumEpssPercentile: number | null;
+                            /** @description Raise on the exposure band only when the CVE's EPSS probability is at least this (0..1); null (default): no EPSS gate. Threats without an EPSS score and compromise signals are never held back */
+                            minimumEpssProbability: number | null;
                             /**
                              * @description low (score ≥ 1), medium (≥ 40), high (≥ 60), critical (≥ 80); default high
                              * @enum {string}

@@ -61,3 +61,18 @@ export function entryFromNvd(cve: Obj, publisher: string): IntelEntry {
     },
   };
 }
+
+/**
+ * The URL of the page after this one (NVD's `startIndex` + `resultsPerPage` < `totalResults`),
+ * or null on the last page (a mirrored file is one page: its totalResults is its own count).
+ */
+export function nextPageUrl(url: string, doc: unknown): string | null {
+  const d = obj(doc);
+  const start = Number(d?.startIndex ?? 0);
+  const per = Number(d?.resultsPerPage ?? 0);
+  const total = Number(d?.totalResults ?? 0);
+  if (![start, per, total].every(Number.isFinite) || per <= 0 || start + per >= total) return null;
+  // Edited as text, not re-serialized by URLSearchParams: the rest of the query stays as written.
+  const param = `startIndex=${start + per}`;
+  return /([?&])startIndex=[^&#]*/.test(url) ? url.replace(/([?&])startIndex=[^&#]*/, `$1${param}`) : `${url}${url.includes('?') ? '&' : '?'}${param}`;
+}
