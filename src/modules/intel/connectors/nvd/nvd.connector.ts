@@ -24,7 +24,10 @@ export const nvdConnector: Connector = {
     const entries: IntelEntry[] = [];
     let url: string | null = source.serverUrl;
     let validators: { etag: string | null; lastModified: string | null } | null = null;
-    while (url) {
+    // A server that ignores startIndex would send the same page forever: each URL is read once.
+    const read = new Set<string>();
+    while (url && !read.has(url)) {
+      read.add(url);
       const res = await http.request(url, { headers: validators ? headers : { ...headers, ...conditional }, maxResponseBytes: 128 * 1024 * 1024, timeoutMs: 120_000 });
       if (!validators && res.status === 304) return { status: 'not_modified', entries: [], etag: state.etag, lastModified: state.lastModified };
       if (res.status >= 400) throw new ConnectorError(`The NVD source answered HTTP ${res.status} for ${res.url}`);
