@@ -112,7 +112,6 @@ const GENERIC = new Set([
   'login', 'shell', 'python', 'java', 'node', 'sudo', 'file', 'files', 'mail', 'exchange', 'office', 'cloud', 'portal', 'gateway',
 ]);
 
-
 /**
  * The org's product keys named in a text as products, each with the affected versions written
  * right after it ("Acme Widget Server before 4.2" → `<4.2`). Word n-grams (1..4) looked up in a
