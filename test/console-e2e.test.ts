@@ -265,7 +265,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
       const form = page.getByRole('region', { name: 'Simulate' });
       await form.getByLabel('Severity').selectOption('critical');
       await form.getByLabel('Created by').selectOption('trigger');
-      await form.getByLabel('Trigger').selectOption(senderId);
+      await form.getByRole('combobox', { name: /^Trigger/ }).selectOption(senderId);
       await form.getByRole('button', { name: 'Simulate a sample alert' }).click();
       await form.getByRole('status').getByText(expected).waitFor();
     };
@@ -299,7 +299,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     // The simulation takes a code detection and a log table too: all four conditions must match.
     const simulate = page.getByRole('region', { name: 'Simulate' });
     await simulate.getByLabel('Severity').selectOption('critical');
-    await simulate.getByLabel('Source').fill('detection');
+    await simulate.getByRole('textbox', { name: 'Source' }).fill('detection');
     await simulate.getByLabel('Code detection').selectOption({ label: 'Okta MFA fatigue' });
     await page.getByRole('button', { name: 'Simulate a sample alert' }).click();
     await simulate.getByText(/^No route matched and no default agent: left unassigned\./).waitFor();

@@ -168,8 +168,11 @@ function Triggers({ agentId }: { agentId: string }) {
   const [created, setCreated] = useState<{ webhookUrl: string; secret: string } | null>(null);
   const setRouting = useMutation({
     mutationFn: ({ triggerId, on }: { triggerId: string; on: boolean }) => unwrap(api.PUT('/api/agents/{agentId}/trigger/{triggerId}', { params: { path: { agentId, triggerId } }, body: { routeAlerts: on } })),
-    onSuccess: () => void qc.invalidateQueries({ queryKey: ['triggers', agentId] }),
+    // The answer is the saved trigger: put it in the list at once (no refetch, no flicker back).
+    onSuccess: (saved) => qc.setQueryData(['triggers', agentId], (d: typeof triggers.data) => d && { ...d, triggers: d.triggers.map((x) => (x.id === saved.id ? saved : x)) }),
   });
+  // Shown as switched while the change is saved.
+  const routed = (t: { id: string; routeAlerts: boolean }) => (setRouting.isPending && setRouting.variables.triggerId === t.id ? setRouting.variables.on : t.routeAlerts);
   const create = useMutation({
     mutationFn: async () => {
       const fields = await unwrap(api.GET('/api/agents/{agentId}/trigger/{source}/fields', { params: { path: { agentId, source } } }));
@@ -194,7 +197,7 @@ function Triggers({ agentId }: { agentId: string }) {
                 {t.createAlert && (
                   can('agent.manage') ? (
                     <label className="check">
-                      <input type="checkbox" checked={t.routeAlerts} disabled={setRouting.isPending} onChange={(e) => setRouting.mutate({ triggerId: t.id, on: e.target.checked })} /> Route its alerts through the triage routes
+                      <input type="checkbox" checked={routed(t)} disabled={setRouting.isPending} onChange={(e) => setRouting.mutate({ triggerId: t.id, on: e.target.checked })} /> Route its alerts through the triage routes
                     </label>
                   ) : <div>Alerts: {t.routeAlerts ? 'through the triage routes' : 'assigned to this agent'}</div>
                 )}
