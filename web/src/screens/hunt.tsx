@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Query } from '../api';
 import { Link, useSearch } from '../router';
-import { Epss } from './threat';
+import { Epss } from './epss';
 import { Badge, Loadable, Page, Pager, SCORES, SearchBox, Select, pageOf, DataTable } from '../ui';
 
 /** EPSS probability floors (0..1 in the API): the share of CVEs above each is small, so these already narrow a long list. */

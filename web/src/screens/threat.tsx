@@ -1,9 +1,10 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Paths, type Schemas } from '../api';
+import { api, unwrap, type Schemas } from '../api';
 import { Link } from '../router';
 import { useSession } from '../session';
 import { Badge, DataTable, ErrorText, Loadable, Page, SCORES, Time } from '../ui';
+import { Epss } from './epss';
 import { DeliverableCard, ExposureStory, RunDiff } from './threat-run';
 
 export default function ThreatView({ params }: { params: Record<string, string> }) {
@@ -79,16 +80,6 @@ export default function ThreatView({ params }: { params: Record<string, string> 
 }
 
 type Match = Schemas['ThreatMatch'];
-type EpssScore = NonNullable<Paths['/api/threats/{id}']['get']['responses'][200]['content']['application/json']['threat']['epss']>;
-
-/** FIRST EPSS: the probability of exploitation in the next 30 days, with its percentile among all CVEs. */
-export function Epss({ epss }: { epss: EpssScore }) {
-  return (
-    <span title="FIRST EPSS: the probability that this CVE is exploited in the next 30 days">
-      {(epss.probability * 100).toFixed(1)} % <span className="muted small">(percentile {Math.round(epss.percentile * 100)}{epss.scoreDate ? `, scored ${epss.scoreDate}` : ''})</span>
-    </span>
-  );
-}
 
 const EVIDENCE: Record<Match['evidence'], string> = { osv: 'OSV', csaf: 'CSAF', nvd: 'NVD', 'advisory-text': 'advisory text' };
 
