@@ -655,7 +655,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
   }, JOURNEY_MS);
 
   it('has no serious accessibility violations (axe) in both themes, works at 390 px and from the keyboard', async () => {
-    for (const url of ['/insights', `/agents/${seeded.agentId}/runs/${seeded.runId}`, `/alerts/${seeded.dupAlertId}`, '/alerts', `/alerts/${seeded.alertId}`, `/intel/items/${seeded.itemId}`, '/intel/iocs', '/settings/api-keys', `/hunt/${seeded.threatId}`, '/triage-routes', `/destinations/${seeded.destinationId}`, '/destinations/new', `/agents/${seeded.agentId}`]) {
+    for (const url of ['/insights', `/agents/${seeded.agentId}/runs/${seeded.runId}`, `/alerts/${seeded.dupAlertId}`, '/alerts', `/alerts/${seeded.alertId}`, `/intel/items/${seeded.itemId}`, '/intel/iocs', '/settings/api-keys', '/hunt', `/hunt/${seeded.threatId}`, '/triage-routes', `/destinations/${seeded.destinationId}`, '/destinations/new', `/agents/${seeded.agentId}`]) {
       await page.goto(`${base}${url}`);
       await loaded();
       expect({ url, violations: await seriousViolations() }).toEqual({ url, violations: [] });
@@ -669,7 +669,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await page.getByText('Impossible travel for bob@example.com').waitFor();
     expect(await seriousViolations()).toEqual([]);
     await shot(`alerts-${after}`);
-    for (const url of ['/insights', `/destinations/${seeded.failingDestinationId}`, `/alerts/${seeded.dupAlertId}`]) {
+    for (const url of ['/insights', `/destinations/${seeded.failingDestinationId}`, `/alerts/${seeded.dupAlertId}`, '/hunt', `/hunt/${seeded.threatId}`, '/triage-routes', `/agents/${seeded.agentId}`]) {
       await page.goto(`${base}${url}`);
       await loaded();
       expect({ url, theme: after, violations: await seriousViolations() }).toEqual({ url, theme: after, violations: [] });
