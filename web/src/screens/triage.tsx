@@ -116,7 +116,7 @@ function useTriggers(enabled: boolean) {
 }
 
 /** The simulation's answer in words: where the alert goes, then intake's own reason. */
-export function outcomeText(r: Simulation): string {
+function outcomeText(r: Simulation): string {
   const agent = r.responseAgentName ? `"${r.responseAgentName}"` : null;
   switch (r.outcome) {
     case 'route': return `Route matched: "${r.routeName}" → ${agent}`;
