@@ -116,6 +116,17 @@ async function seed(): Promise<void> {
       timeline: [{ timestamp: '2026-11-02T09:00:00Z', description: '203.0.113.7 seen by firewall on vpn-gw-1' }],
     }),
   ]).execute();
+  // The latest run's package matches (issue 28) and the CVE's EPSS score; a second threat without EPSS for the minEpss filter.
+  const match = (assetIdentifier: string, version: string | null, verdict: string, evidence: string, advisoryId: string, affectedRange: string | null, fixedVersion: string | null) => ({
+    assetId: uuidv7(), assetIdentifier, product: 'fortinet fortios', version, purl: null, cpe: 'cpe:2.3:o:fortinet:fortios', verdict, affectedRange, fixedVersion, evidence, advisoryId,
+  });
+  await sql`UPDATE hunt_threat_runs SET matches = ${JSON.stringify([
+    match('vpn-gw-1', '7.2.4', 'affected', 'nvd', 'CVE-2026-1234', '>=7.2.0 <7.2.7', '7.2.7'),
+    match('vpn-gw-2', '7.2.9', 'not_affected', 'nvd', 'CVE-2026-1234', '>=7.0.0 <7.0.14, >=7.2.0 <7.2.7', '7.2.7'),
+  ])}::jsonb WHERE id = ${secondRun}`.execute(db);
+  await sql`UPDATE hunt_threats SET latest_run_id = ${secondRun} WHERE id = ${seeded.threatId}`.execute(db);
+  await sql`INSERT INTO intel_epss_scores (organization_id, cve, epss, percentile, model_version, score_date, updated_at) VALUES (${org}, 'CVE-2026-1234', 0.9431, 0.9987, 'v2025.03.14', '2026-11-24', now())`.execute(db);
+  await db.insertInto('huntThreats').values({ id: uuidv7(), organizationId: org, canonicalKey: 'CVE-2026-5678', title: 'OpenSSH signal handler race', actorId: null, latestRunId: null, assessmentRunningExecutionId: null, latestAlertId: null, activeHuntAlertId: null, dismissedByUserId: null, dismissedReason: null, relevancyScore: 30, exposureScore: 0, createdAt: new Date(), updatedAt: new Date() }).execute();
   await db.insertInto('huntDeliverables').values({
     id: uuidv7(), organizationId: org, threatId: seeded.threatId, executionId: secondRun, kind: 'rule_proposal', pinning: 'ioc_pinned', pinnedIocs: JSON.stringify([{ type: 'ip', value: '203.0.113.7' }]),
     lifecycleStatus: 'review', intent: 'Detect the 1 indicator(s) of CVE-2026-1234 seen in the organization', targetProduct: 'sigma', targetLogSource: 'firewall', content: 'title: CVE-2026-1234 indicators',
@@ -240,7 +251,31 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await page.getByRole('region', { name: 'Simulate' }).getByLabel('Severity').selectOption('critical');
     await page.getByRole('button', { name: 'Simulate a sample alert' }).click();
     // The form's default source is `webhook`, a trigger type: routes apply only to triggers with routeAlerts (issue 26).
-    await page.getByText(/^trigger: A trigger's alert goes to the trigger's own agent unless the trigger has routeAlerts; for one that has: Route \d+ "Critical to the responder" matched/).waitFor();
+    await page.getByText(/^Assigned to the trigger's own agent\. A trigger's alert goes to the trigger's own agent unless the trigger has routeAlerts; for one that has: Route \d+ "Critical to the responder" matched/).waitFor();
+    // The editor says which origins the routes apply to.
+    const origins = page.getByRole('region', { name: 'Which alerts these routes apply to' });
+    await origins.getByText(/^A trigger's alert/).waitFor();
+    await origins.getByText(/^Hunt alerts/).waitFor();
+    // A trigger's alert goes to its agent; with routeAlerts (switched on its agent's page) through the routes. Simulate takes the trigger (createdBy, triggerId).
+    const fields = await t.app.inject({ url: `/api/agents/${seeded.agentId}/trigger/webhook/fields`, headers: bearer(key) });
+    const senderId = fields.json().data.webhookUrl.split('/').pop();
+    expect((await t.app.inject({ method: 'POST', url: `/api/agents/${seeded.agentId}/trigger/save`, headers: bearer(key), payload: { source: 'webhook', triggerId: senderId, name: 'EDR sender', createAlert: true } })).statusCode).toBe(200);
+    const simulateAs = async (expected: RegExp) => {
+      await visit('/triage-routes', 'Matches when');
+      const form = page.getByRole('region', { name: 'Simulate' });
+      await form.getByLabel('Severity').selectOption('critical');
+      await form.getByLabel('Created by').selectOption('trigger');
+      await form.getByRole('combobox', { name: /^Trigger/ }).selectOption(senderId);
+      await form.getByRole('button', { name: 'Simulate a sample alert' }).click();
+      await form.getByRole('status').getByText(expected).waitFor();
+    };
+    await simulateAs(/^Assigned to the trigger's agent "Phishing responder"\./);
+    await visit(`/agents/${seeded.agentId}`, 'EDR sender');
+    await page.getByText(/^Off \(default\): each alert this trigger creates is assigned to this agent/).first().waitFor();
+    await page.getByRole('listitem').filter({ hasText: 'EDR sender' }).getByRole('checkbox', { name: 'Route its alerts through the triage routes' }).check();
+    await expect.poll(async () => (await t.app.inject({ url: `/api/agents/${seeded.agentId}/trigger`, headers: bearer(key) })).json().triggers.find((x: { id: string }) => x.id === senderId).routeAlerts).toBe(true);
+    await simulateAs(/^Route matched: "Critical to the responder" → "Phishing responder"\./);
+    await shot('triage-simulate-trigger');
     // Every condition type a route accepts is edited here: sources, a code detection, its log table.
     const detection = await t.app.inject({ method: 'POST', url: '/api/code-detections', headers: bearer(key), payload: { name: 'Okta MFA fatigue', severity: 'high', logTable: { source: 'okta', stream: 'system_log' } } });
     expect(detection.statusCode, detection.body).toBe(200);
@@ -264,13 +299,13 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     // The simulation takes a code detection and a log table too: all four conditions must match.
     const simulate = page.getByRole('region', { name: 'Simulate' });
     await simulate.getByLabel('Severity').selectOption('critical');
-    await simulate.getByLabel('Source').fill('detection');
+    await simulate.getByRole('textbox', { name: 'Source' }).fill('detection');
     await simulate.getByLabel('Code detection').selectOption({ label: 'Okta MFA fatigue' });
     await page.getByRole('button', { name: 'Simulate a sample alert' }).click();
-    await simulate.getByText(/^unassigned/).waitFor();
+    await simulate.getByText(/^No route matched and no default agent: left unassigned\./).waitFor();
     await simulate.getByLabel('Log table').selectOption({ label: 'okta · system_log' });
     await page.getByRole('button', { name: 'Simulate a sample alert' }).click();
-    await simulate.getByText(/^route → Critical to the responder → Phishing responder/).waitFor();
+    await simulate.getByText(/^Route matched: "Critical to the responder" → "Phishing responder"\./).waitFor();
     // A route that would send an alert-making agent's own alerts back to it: the loop error is shown on that route.
     const alertMakerId = await createAgent(t, key, { name: 'Alert maker', modelAlias: 'default', toolNames: ['create_alert'] });
     await visit('/triage-routes', 'Matches when');
@@ -342,6 +377,13 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await docShot('agent-form');
 
     await visit(`/hunt/${seeded.threatId}`, 'CVE-2026-1234');
+    // The latest run's matches as a table (issue 28), EPSS with its percentile.
+    const matches = page.getByRole('region', { name: 'Matches' });
+    await matches.getByRole('row', { name: /vpn-gw-1 fortinet fortios .*7\.2\.4 affected >=7\.2\.0 <7\.2\.7 7\.2\.7 NVD CVE-2026-1234/ }).waitFor();
+    await matches.getByRole('row', { name: /vpn-gw-2 .*7\.2\.9 not affected/ }).waitFor();
+    await page.locator('.facts').getByText('94.3 %').first().waitFor();
+    await page.locator('.facts').getByText('(percentile 100, scored 2026-11-24)').first().waitFor();
+    await docShot('threat-matches', 'section[aria-labelledby="matches"]');
     // Assessment runs read as text: what changed, the exposure story, the deliverable's status; no raw JSON.
     await page.getByRole('region', { name: 'What changed' }).getByText('estate relevancy 40 → 75').waitFor();
     await page.getByText('exposure possibly affected → compromise signal found').waitFor();
@@ -434,6 +476,12 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await page.getByText('general relevance 90').waitFor();
     await visit('/hunt', 'FortiOS SSL-VPN heap overflow');
     await page.getByRole('columnheader', { name: 'Estate relevancy' }).waitFor();
+    await page.getByText('OpenSSH signal handler race').waitFor();
+    // minEpss: only threats whose CVE has an EPSS score at least this; the filter is in the URL.
+    await page.getByLabel('Min EPSS').selectOption('0.5');
+    await expect.poll(() => page.getByText('OpenSSH signal handler race').count()).toBe(0);
+    await page.getByText('FortiOS SSL-VPN heap overflow').waitFor();
+    expect(new URL(page.url()).searchParams.get('minEpss')).toBe('0.5');
 
     // Markdown from people and agents: rendered, with no HTML and no javascript: link.
     await visit(`/alerts/${seeded.alertId}`, '"bob@example.com"');
@@ -607,7 +655,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
   }, JOURNEY_MS);
 
   it('has no serious accessibility violations (axe) in both themes, works at 390 px and from the keyboard', async () => {
-    for (const url of ['/insights', `/agents/${seeded.agentId}/runs/${seeded.runId}`, `/alerts/${seeded.dupAlertId}`, '/alerts', `/alerts/${seeded.alertId}`, `/intel/items/${seeded.itemId}`, '/intel/iocs', '/settings/api-keys', `/hunt/${seeded.threatId}`, '/triage-routes', `/destinations/${seeded.destinationId}`, '/destinations/new', `/agents/${seeded.agentId}`]) {
+    for (const url of ['/insights', `/agents/${seeded.agentId}/runs/${seeded.runId}`, `/alerts/${seeded.dupAlertId}`, '/alerts', `/alerts/${seeded.alertId}`, `/intel/items/${seeded.itemId}`, '/intel/iocs', '/settings/api-keys', '/hunt', `/hunt/${seeded.threatId}`, '/triage-routes', `/destinations/${seeded.destinationId}`, '/destinations/new', `/agents/${seeded.agentId}`]) {
       await page.goto(`${base}${url}`);
       await loaded();
       expect({ url, violations: await seriousViolations() }).toEqual({ url, violations: [] });
@@ -621,7 +669,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await page.getByText('Impossible travel for bob@example.com').waitFor();
     expect(await seriousViolations()).toEqual([]);
     await shot(`alerts-${after}`);
-    for (const url of ['/insights', `/destinations/${seeded.failingDestinationId}`, `/alerts/${seeded.dupAlertId}`]) {
+    for (const url of ['/insights', `/destinations/${seeded.failingDestinationId}`, `/alerts/${seeded.dupAlertId}`, '/hunt', `/hunt/${seeded.threatId}`, '/triage-routes', `/agents/${seeded.agentId}`]) {
       await page.goto(`${base}${url}`);
       await loaded();
       expect({ url, theme: after, violations: await seriousViolations() }).toEqual({ url, theme: after, violations: [] });

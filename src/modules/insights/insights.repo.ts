@@ -17,6 +17,7 @@ type Scope = { organizationId: string; from: Date };
 const dayNumber = (column: string) => sql`floor(extract(epoch FROM ${sql.ref(column)}) / 86400)::int`;
 const DAY_TEXT = sql`to_char(to_timestamp(d * 86400.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
 const CLOSED = sql`('closed_true_positive', 'closed_false_positive', 'closed_benign')`;
+const OPEN = sql`('open', 'in_progress', 'escalated')`;
 /** Every alert status, in a fixed order (fewer than 10: agentQuality packs an index in one digit). */
 const STATUS_LIST = sql`ARRAY['open', 'in_progress', 'escalated', 'closed_true_positive', 'closed_false_positive', 'closed_benign']`;
 /** The timeline kinds that change an alert's status (alerts.fns.ts statusChangeKind). */
@@ -57,7 +58,9 @@ export function openAlerts(db: Database, organizationId: string) {
            ELSE 'over_30d' END AS age,
       count(*)::int AS n
     FROM alerts
-    WHERE organization_id = ${organizationId} AND status NOT IN ${CLOSED}
+    -- The open statuses by name (not NOT IN the closed ones): an index-only range scan of
+    -- alerts_org_status_idx per status instead of a pass over every alert (85 → 29 ms at 100,000).
+    WHERE organization_id = ${organizationId} AND status IN ${OPEN}
     GROUP BY 1, 2`);
 }
 
@@ -76,22 +79,20 @@ export interface DurationRow {
 
 /** MTTA (created → first triaged) and MTTR (created → resolved), p50/p90 in seconds: overall, per severity, per assigned agent. */
 export function alertDurations(db: Database, s: Scope) {
+  // Grouped on the alerts alone, the agents' names joined to the ≤ 11 groups afterwards (a join
+  // per alert cost a fifth of the query), each duration computed where it is sorted.
   return rows(db, sql<DurationRow>`
-    WITH a AS (
-      SELECT severity, assigned_agent_id,
-        extract(epoch FROM first_triaged_at - created_at)::float8 AS ack,
-        CASE WHEN status IN ${CLOSED} THEN extract(epoch FROM resolved_at - created_at)::float8 END AS res
+    SELECT g.severity, g.agent_id, ag.name AS agent_name, g.grouping, g.ack_n, g.ack_p, g.res_n, g.res_p FROM (
+      SELECT severity, assigned_agent_id AS agent_id,
+        CASE WHEN GROUPING(assigned_agent_id) = 1 THEN 1 ELSE 2 END AS grouping,
+        count(first_triaged_at)::int AS ack_n,
+        -- One sort per figure for both percentiles (two percentile_cont calls sort twice).
+        percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY extract(epoch FROM first_triaged_at - created_at)::float8) AS ack_p,
+        count(resolved_at) FILTER (WHERE status IN ${CLOSED})::int AS res_n,
+        percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY extract(epoch FROM resolved_at - created_at)::float8) FILTER (WHERE status IN ${CLOSED}) AS res_p
       FROM alerts WHERE organization_id = ${s.organizationId} AND created_at >= ${s.from}
-    )
-    SELECT a.severity, a.assigned_agent_id AS agent_id, max(ag.name) AS agent_name,
-      CASE WHEN GROUPING(a.assigned_agent_id) = 1 THEN 1 ELSE 2 END AS grouping,
-      count(ack)::int AS ack_n,
-      -- One sort per figure for both percentiles (two percentile_cont calls sort twice).
-      percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY ack) AS ack_p,
-      count(res)::int AS res_n,
-      percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY res) AS res_p
-    FROM a LEFT JOIN agents ag ON ag.id = a.assigned_agent_id
-    GROUP BY GROUPING SETS ((), (a.severity), (a.assigned_agent_id))`);
+      GROUP BY GROUPING SETS ((), (severity), (assigned_agent_id))
+    ) g LEFT JOIN agents ag ON ag.id = g.agent_id`);
 }
 
 export interface AgentQualityRow {
@@ -127,18 +128,20 @@ export function agentQuality(db: Database, s: Scope) {
       WHERE organization_id = ${s.organizationId} AND kind IN ${STATUS_KINDS} AND created_at >= ${s.from}
       GROUP BY alert_id
     )
-    SELECT a.assigned_agent_id AS agent_id, max(ag.name) AS agent_name, count(*)::int AS alerts,
-      count(*) FILTER (WHERE p.escalated)::int AS escalated,
-      count(*) FILTER (WHERE a.status = 'closed_true_positive')::int AS true_positive,
-      count(*) FILTER (WHERE a.status = 'closed_false_positive')::int AS false_positive,
-      count(*) FILTER (WHERE a.status = 'closed_benign')::int AS benign,
-      count(p.verdict_at)::int AS verdicts,
-      count(*) FILTER (WHERE p.human_at > p.verdict_at AND a.status IS DISTINCT FROM p.verdict_to)::int AS overturned
-    FROM alerts a
-    JOIN agents ag ON ag.id = a.assigned_agent_id
-    LEFT JOIN per_alert p ON p.alert_id = a.id
-    WHERE a.organization_id = ${s.organizationId} AND a.created_at >= ${s.from} AND a.assigned_agent_id IS NOT NULL
-    GROUP BY 1 ORDER BY 3 DESC, 2`);
+    SELECT q.*, ag.name AS agent_name FROM (
+      SELECT a.assigned_agent_id AS agent_id, count(*)::int AS alerts,
+        count(*) FILTER (WHERE p.escalated)::int AS escalated,
+        count(*) FILTER (WHERE a.status = 'closed_true_positive')::int AS true_positive,
+        count(*) FILTER (WHERE a.status = 'closed_false_positive')::int AS false_positive,
+        count(*) FILTER (WHERE a.status = 'closed_benign')::int AS benign,
+        count(p.verdict_at)::int AS verdicts,
+        count(*) FILTER (WHERE p.human_at > p.verdict_at AND a.status IS DISTINCT FROM p.verdict_to)::int AS overturned
+      FROM alerts a
+      LEFT JOIN per_alert p ON p.alert_id = a.id
+      WHERE a.organization_id = ${s.organizationId} AND a.created_at >= ${s.from} AND a.assigned_agent_id IS NOT NULL
+      GROUP BY 1
+    ) q JOIN agents ag ON ag.id = q.agent_id
+    ORDER BY q.alerts DESC, ag.name`);
 }
 
 export function runsPerDay(db: Database, s: Scope) {

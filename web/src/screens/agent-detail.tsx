@@ -155,21 +155,32 @@ const SETUP: Record<Source, string> = {
   darktrace: 'Darktrace → Workflow Integrations → Webhook: the webhook URL with the header X-Rampart-Secret: <secret>.',
 };
 
+/** routeAlerts (issue 26): what the switch changes, said where it is set. */
+const ROUTE_ALERTS_HELP = 'Off (default): each alert this trigger creates is assigned to this agent, and the run the delivery starts triages it. On: the alert goes through the triage routes like any other, and this agent is not run for it.';
+
 function Triggers({ agentId }: { agentId: string }) {
   const qc = useQueryClient();
   const { can } = useSession();
   const triggers = useQuery({ queryKey: ['triggers', agentId], queryFn: () => unwrap(api.GET('/api/agents/{agentId}/trigger', { params: { path: { agentId } } })) });
   const [source, setSource] = useState<Source>('webhook');
   const [name, setName] = useState('');
+  const [routeAlerts, setRouteAlerts] = useState(false);
   const [created, setCreated] = useState<{ webhookUrl: string; secret: string } | null>(null);
+  const setRouting = useMutation({
+    mutationFn: ({ triggerId, on }: { triggerId: string; on: boolean }) => unwrap(api.PUT('/api/agents/{agentId}/trigger/{triggerId}', { params: { path: { agentId, triggerId } }, body: { routeAlerts: on } })),
+    // The answer is the saved trigger: put it in the list at once (no refetch, no flicker back).
+    onSuccess: (saved) => qc.setQueryData(['triggers', agentId], (d: typeof triggers.data) => d && { ...d, triggers: d.triggers.map((x) => (x.id === saved.id ? saved : x)) }),
+  });
+  // Shown as switched while the change is saved.
+  const routed = (t: { id: string; routeAlerts: boolean }) => (setRouting.isPending && setRouting.variables.triggerId === t.id ? setRouting.variables.on : t.routeAlerts);
   const create = useMutation({
     mutationFn: async () => {
       const fields = await unwrap(api.GET('/api/agents/{agentId}/trigger/{source}/fields', { params: { path: { agentId, source } } }));
       const triggerId = fields.data.webhookUrl.split('/').pop()!;
-      await unwrap(api.POST('/api/agents/{agentId}/trigger/save', { params: { path: { agentId } }, body: { source, triggerId, name: name || source, enabled: true, createAlert: true } }));
+      await unwrap(api.POST('/api/agents/{agentId}/trigger/save', { params: { path: { agentId } }, body: { source, triggerId, name: name || source, enabled: true, createAlert: true, routeAlerts } }));
       return { webhookUrl: fields.data.webhookUrl, secret: fields.data.secret };
     },
-    onSuccess: (c) => { setCreated(c); setName(''); void qc.invalidateQueries({ queryKey: ['triggers', agentId] }); },
+    onSuccess: (c) => { setCreated(c); setName(''); setRouteAlerts(false); void qc.invalidateQueries({ queryKey: ['triggers', agentId] }); },
   });
   return (
     <section aria-labelledby="triggers">
@@ -183,6 +194,14 @@ function Triggers({ agentId }: { agentId: string }) {
                 {t.webhookUrl && (<div className="copy-row"><code className="break">{t.webhookUrl}</code> <CopyButton value={t.webhookUrl} label="webhook URL" /></div>)}
                 {t.cronSchedule && <div>Schedule <code>{t.cronSchedule}</code> · next <Time at={t.nextRunAt} /></div>}
                 {t.source !== 'cron' && <p className="muted small">{SETUP[t.source as Source]}</p>}
+                {t.createAlert && (
+                  can('agent.manage') ? (
+                    <label className="check">
+                      <input type="checkbox" checked={routed(t)} disabled={setRouting.isPending} onChange={(e) => setRouting.mutate({ triggerId: t.id, on: e.target.checked })} /> Route its alerts through the triage routes
+                    </label>
+                  ) : <div>Alerts: {t.routeAlerts ? 'through the triage routes' : 'assigned to this agent'}</div>
+                )}
+                {t.createAlert && <p className="muted small">{ROUTE_ALERTS_HELP}</p>}
               </li>
             ))}
           </ul>
@@ -192,10 +211,13 @@ function Triggers({ agentId }: { agentId: string }) {
         <form className="inline-form" onSubmit={(e) => { e.preventDefault(); create.mutate(); }} aria-label="New trigger">
           <Select label="Source" value={source} any={null} options={[...SOURCES]} onChange={(v) => setSource(v as Source)} />
           <label className="field"><span>Name</span><input value={name} onChange={(e) => setName(e.target.value)} /></label>
+          <label className="check"><input type="checkbox" checked={routeAlerts} onChange={(e) => setRouteAlerts(e.target.checked)} /> Route its alerts through the triage routes</label>
           <button type="submit" disabled={create.isPending}>Add trigger</button>
           <ErrorText error={create.error} />
         </form>
       )}
+      {can('agent.manage') && <p className="muted small">New triggers create an alert per delivery. {ROUTE_ALERTS_HELP}</p>}
+      <ErrorText error={setRouting.error} />
       {created && (
         <div className="notice" role="status">
           <p>Trigger created. The secret is shown this once:</p>

@@ -1,9 +1,10 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../api';
+import { api, unwrap, type Schemas } from '../api';
 import { Link } from '../router';
 import { useSession } from '../session';
-import { Badge, ErrorText, Loadable, Page, SCORES, Time } from '../ui';
+import { Badge, DataTable, ErrorText, Loadable, Page, SCORES, Time } from '../ui';
+import { Epss } from './epss';
 import { DeliverableCard, ExposureStory, RunDiff } from './threat-run';
 
 export default function ThreatView({ params }: { params: Record<string, string> }) {
@@ -26,6 +27,7 @@ export default function ThreatView({ params }: { params: Record<string, string> 
             <dt>Exposure</dt><dd><Badge value={v.threat.exposureState} /> {Math.round(v.threat.exposureScore)}</dd>
             <dt>Coverage</dt><dd><Badge value={v.threat.coverageState} /></dd>
             <dt>Key</dt><dd className="mono">{v.threat.canonicalKey}</dd>
+            {v.threat.epss && (<><dt>EPSS</dt><dd><Epss epss={v.threat.epss} /></dd></>)}
             {v.threat.dismissedReason && (<><dt>Dismissed</dt><dd>{v.threat.dismissedReason}</dd></>)}
           </dl>
           {can('hunt.manage') && (
@@ -42,6 +44,7 @@ export default function ThreatView({ params }: { params: Record<string, string> 
             </div>
           )}
           <ErrorText error={dismiss.error ?? restore.error ?? reassess.error} />
+          <Matches matches={v.matches} />
           <h2>Assessment runs</h2>
           {v.runs.length === 0 ? <p className="state empty">Not assessed yet.</p> : (
             <ol className="transcript">
@@ -73,5 +76,34 @@ export default function ThreatView({ params }: { params: Record<string, string> 
         </Page>
       )}
     </Loadable>
+  );
+}
+
+type Match = Schemas['ThreatMatch'];
+
+const EVIDENCE: Record<Match['evidence'], string> = { osv: 'OSV', csaf: 'CSAF', nvd: 'NVD', 'advisory-text': 'advisory text' };
+
+/** The latest run's package matches as the API sorts them (affected first): what the relevancy and explanation are derived from. */
+function Matches({ matches }: { matches: Match[] }) {
+  return (
+    <section aria-labelledby="matches">
+      <h2 id="matches">Matches</h2>
+      {matches.length === 0 ? <p className="state empty">No software of the inventory matches.</p> : (
+        <DataTable head={<><th scope="col">Asset</th><th scope="col">Product</th><th scope="col">Version</th><th scope="col">Verdict</th><th scope="col">Affected range</th><th scope="col">Fixed in</th><th scope="col">Evidence</th><th scope="col">Advisory</th></>}>
+          {matches.map((m) => (
+            <tr key={`${m.assetId}|${m.product}|${m.version ?? ''}|${m.advisoryId}`}>
+              <td className="break" title={m.assetId}>{m.assetIdentifier}</td>
+              <td><span className="break">{m.product}</span>{m.purl && <div className="muted small mono break">{m.purl}</div>}{!m.purl && m.cpe && <div className="muted small mono break">{m.cpe}</div>}</td>
+              <td className="mono">{m.version ?? <span className="muted">none installed</span>}</td>
+              <td><Badge value={m.verdict} /></td>
+              <td className="mono">{m.affectedRange ?? '—'}</td>
+              <td className="mono">{m.fixedVersion ?? '—'}</td>
+              <td>{EVIDENCE[m.evidence]}</td>
+              <td className="mono break">{m.evidence === 'advisory-text' ? <Link to={`/intel/items/${m.advisoryId}`}>intel item</Link> : m.advisoryId}</td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </section>
   );
 }

@@ -4,9 +4,24 @@ import { api, ApiError, unwrap } from '../api';
 import { useSession } from '../session';
 import { ErrorText, Loadable, Page, Select } from '../ui';
 import { SEVERITIES } from './alerts';
+import { useAgents } from './shared';
 import { Conditions, tableKey, tableLabel, useCodeDetections, type Condition, type LogTableOption, type Route } from './route-conditions';
 
 type Severity = (typeof SEVERITIES)[number];
+
+/** Which alerts the routes decide (issue 26): said where the routes are edited. */
+function Origins() {
+  return (
+    <section aria-labelledby="origins" className="notice">
+      <h2 id="origins">Which alerts these routes apply to</h2>
+      <ul>
+        <li><strong>Detection hits, alerts agents create, and alerts of people and the API</strong>: the first enabled route that matches, else the default agent, else unassigned.</li>
+        <li><strong>A trigger's alert</strong> goes to the trigger's own agent, whose run (started by the same delivery) triages it, whatever the routes say — unless the trigger has <em>Route its alerts through the triage routes</em> (<code>routeAlerts</code>, on the agent's Triggers): then it is routed like any other, with source <code>trigger</code> and its type (e.g. <code>webhook</code>).</li>
+        <li><strong>Hunt alerts</strong> go to the hunt alerts agent below.</li>
+      </ul>
+    </section>
+  );
+}
 
 /** Triage routes: first match wins, top to bottom; the default agent takes the rest. */
 export default function Triage() {
@@ -43,6 +58,7 @@ export default function Triage() {
           const agents = d.responseAgents.map((a) => [a.id, a.name] as [string, string]);
           return (
             <>
+              <Origins />
               <ol className="routes">
                 {routes.length === 0 && <p className="state empty">No routes: every alert goes to the default agent.</p>}
                 {routes.map((r, i) => (
@@ -81,30 +97,75 @@ export default function Triage() {
   );
 }
 
+type Origin = '' | 'trigger' | 'detection' | 'agent' | 'user' | 'hunt';
+const ORIGINS: Array<[Origin, string]> = [['trigger', 'a trigger'], ['detection', 'a detection hit'], ['agent', 'an agent (create_alert)'], ['user', 'a person or the API'], ['hunt', 'the hunt']];
+type Simulation = { outcome: string; routeName: string | null; responseAgentName: string | null; reason: string };
+
+/** The organization's triggers (of the first 100 agents), for the simulation's origin: fetched when that origin is picked. */
+function useTriggers(enabled: boolean) {
+  const agents = useAgents();
+  return useQuery({
+    queryKey: ['triggers', 'picker', agents.data?.map((a) => a.id)],
+    enabled: enabled && !!agents.data,
+    staleTime: 30_000,
+    queryFn: async () => (await Promise.all((agents.data ?? []).map(async (a) => {
+      const r = await unwrap(api.GET('/api/agents/{agentId}/trigger', { params: { path: { agentId: a.id } } }));
+      return r.triggers.map((t) => [t.id, `${t.name} (${t.source}, agent ${a.name}${t.routeAlerts ? ', routes its alerts' : ''})`] as [string, string]);
+    }))).flat(),
+  });
+}
+
+/** The simulation's answer in words: where the alert goes, then intake's own reason. */
+function outcomeText(r: Simulation): string {
+  const agent = r.responseAgentName ? `"${r.responseAgentName}"` : null;
+  switch (r.outcome) {
+    case 'route': return `Route matched: "${r.routeName}" → ${agent}`;
+    case 'default': return `No route matched: the default agent ${agent}`;
+    case 'unassigned': return 'No route matched and no default agent: left unassigned';
+    case 'trigger': return agent ? `Assigned to the trigger's agent ${agent}` : "Assigned to the trigger's own agent";
+    case 'hunt': return agent ? `Hunt alert: the hunt alerts agent ${agent}` : 'Hunt alert: no hunt alerts agent, left unassigned';
+    default: return r.outcome;
+  }
+}
+
 function Simulate({ routes, defaultAgent, logTables }: { routes: Route[]; defaultAgent: string; logTables: LogTableOption[] }) {
   const [severity, setSeverity] = useState<Severity>('high');
   const [source, setSource] = useState('webhook');
+  const [createdBy, setCreatedBy] = useState<Origin>('');
+  const [triggerId, setTriggerId] = useState('');
   const [codeDetectionId, setCodeDetectionId] = useState('');
   const [table, setTable] = useState('');
   const detections = useCodeDetections();
+  const triggers = useTriggers(createdBy === 'trigger');
   const logTable = logTables.find((o) => tableKey(o) === table);
   const sim = useMutation({
     mutationFn: () =>
       unwrap(api.POST('/api/alert-triage-routes/simulate', {
-        body: { severity, source, routes, defaultResponseAgentId: defaultAgent || null, ...(codeDetectionId ? { codeDetectionId } : {}), ...(logTable ? { logTable: { source: logTable.source, stream: logTable.stream } } : {}) },
+        body: {
+          severity, source, routes, defaultResponseAgentId: defaultAgent || null,
+          ...(createdBy ? { createdBy } : {}),
+          ...(createdBy === 'trigger' && triggerId ? { triggerId } : {}),
+          ...(codeDetectionId ? { codeDetectionId } : {}),
+          ...(logTable ? { logTable: { source: logTable.source, stream: logTable.stream } } : {}),
+        },
       })),
   });
   return (
     <section aria-labelledby="simulate">
       <h2 id="simulate">Simulate</h2>
+      <p className="muted small">What intake would do with a sample alert, with the routes as edited above (not yet saved). Nothing is created.</p>
       <form className="inline-form" onSubmit={(e) => { e.preventDefault(); sim.mutate(); }}>
+        <Select label="Created by" value={createdBy} any="Decided by the source" options={ORIGINS} onChange={(v) => { setCreatedBy(v as Origin); setTriggerId(''); }} />
+        {createdBy === 'trigger' && (
+          <Select label="Trigger" value={triggerId} any={triggers.isLoading ? 'Loading…' : 'Any trigger'} options={triggers.data ?? []} onChange={setTriggerId} />
+        )}
         <Select label="Severity" value={severity} any={null} options={[...SEVERITIES]} onChange={(v) => setSeverity(v as Severity)} />
         <label className="field"><span>Source</span><input value={source} onChange={(e) => setSource(e.target.value)} /></label>
         <Select label="Code detection" value={codeDetectionId} any="None" options={(detections.data ?? []).map((x) => [x.id, x.name] as [string, string])} onChange={setCodeDetectionId} />
         <Select label="Log table" value={table} any="None" options={logTables.map((o) => [tableKey(o), tableLabel(o)] as [string, string])} onChange={setTable} />
         <button type="submit">Simulate a sample alert</button>
       </form>
-      {sim.data && <p role="status">{sim.data.outcome}{sim.data.routeName ? ` → ${sim.data.routeName}` : ''}{sim.data.responseAgentName ? ` → ${sim.data.responseAgentName}` : ''}: {sim.data.reason}</p>}
+      {sim.data && <p role="status"><strong>{outcomeText(sim.data)}.</strong> {sim.data.reason}</p>}
       <ErrorText error={sim.error} />
     </section>
   );
