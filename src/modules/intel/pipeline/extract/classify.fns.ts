@@ -115,9 +115,12 @@ const LOCAL_DEFANG_RE = /[[({]/;
 /** The bare " dot " form (weak evidence: prose can produce it). */
 const SPACED_DOT_RE = / dot /i;
 
+const REVERSE_DNS_MAX = Math.max(...[...REVERSE_DNS_PREFIXES].map((p) => p.length));
+
 function mobileContext(text: string, s: number, raw: string): boolean {
   const dot = raw.indexOf('.');
-  if (dot < 0 || !REVERSE_DNS_PREFIXES.has(raw.slice(0, dot).toLowerCase())) return false;
+  // most tokens are rejected by the first label's length, without building a string
+  if (dot < 1 || dot > REVERSE_DNS_MAX || !REVERSE_DNS_PREFIXES.has(raw.slice(0, dot).toLowerCase())) return false;
   return hasMobileContext(text, s);
 }
 

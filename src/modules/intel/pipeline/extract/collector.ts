@@ -2,7 +2,7 @@
  * Accumulates extracted indicators (deduplicated by kind + normalizedValue, every occurrence kept as a span) and
  * dropped candidates (one record per occurrence, with the reason).
  */
-import type { DropCategory, DroppedCandidate, ExtractedIoc, ExtractResult, IocKind } from './types.js';
+import type { DropCategory, DroppedCandidate, ExtractedIoc, ExtractResult, IocKind, Span } from './types.js';
 
 /** Default time-to-live per kind, in days (how long an indicator stays actionable without new sightings). */
 export const DEFAULT_TTL_DAYS: Record<IocKind, number> = {
@@ -72,6 +72,14 @@ const confidenceFor = (kind: IocKind, defanged: boolean, delta: number): number 
 export class Collector {
   /** kind → normalizedValue → ioc (no key strings built per occurrence). */
   private readonly byKind = new Map<IocKind, Map<string, ExtractedIoc>>();
+  /**
+   * Indicators in creation order: each pass finds them in text order, so this is a few sorted runs
+   * that the final sort merges in about one comparison per indicator (the per-kind maps' order
+   * needed a real sort: ~10% of the extraction's time on the bench corpus).
+   */
+  private readonly order: ExtractedIoc[] = [];
+  /** Indicators that received an occurrence before one they already had (rare: spans then need sorting). */
+  private readonly unsorted = new Set<ExtractedIoc>();
   readonly dropped: DroppedCandidate[] = [];
 
   constructor(
@@ -95,9 +103,11 @@ export class Collector {
     }
     const existing = byValue.get(normalizedValue);
     if (existing) {
-      const last = existing.spans[existing.spans.length - 1];
-      if (last && last.start === start && last.end === end) return;
-      existing.spans.push({ start, end });
+      const { spans } = existing;
+      const last = spans[spans.length - 1] as Span;
+      if (last.start === start && last.end === end) return;
+      if (start < last.start) this.unsorted.add(existing);
+      spans.push({ start, end });
       if (defanged || confidenceDelta > 0) {
         if (defanged) existing.defanged = true;
         const confidence = confidenceFor(kind, defanged, confidenceDelta);
@@ -116,6 +126,7 @@ export class Collector {
     };
     if (subtype) ioc.subtype = subtype;
     byValue.set(normalizedValue, ioc);
+    this.order.push(ioc);
   }
 
   drop(kind: IocKind, start: number, end: number, reason: string, category: DropCategory, normalizedValue?: string): void {
@@ -125,16 +136,18 @@ export class Collector {
   }
 
   result(): ExtractResult {
-    const iocs: ExtractedIoc[] = [];
-    for (const byValue of this.byKind.values()) for (const ioc of byValue.values()) iocs.push(ioc);
-    for (const ioc of iocs) {
-      if (ioc.spans.length < 2) continue;
-      ioc.spans.sort((a, b) => a.start - b.start);
-      const first = ioc.spans[0] as { start: number; end: number };
+    for (const ioc of this.unsorted) {
+      ioc.spans.sort(byStart);
+      const first = ioc.spans[0] as Span;
       ioc.value = this.text.slice(first.start, first.end);
     }
-    iocs.sort((a, b) => (a.spans[0]?.start ?? 0) - (b.spans[0]?.start ?? 0));
-    this.dropped.sort((a, b) => a.span.start - b.span.start);
+    const iocs = this.order;
+    iocs.sort(byFirstSpan);
+    this.dropped.sort(bySpanStart);
     return { iocs, dropped: this.dropped };
   }
 }
+
+const byStart = (a: Span, b: Span): number => a.start - b.start;
+const byFirstSpan = (a: ExtractedIoc, b: ExtractedIoc): number => (a.spans[0] as Span).start - (b.spans[0] as Span).start;
+const bySpanStart = (a: DroppedCandidate, b: DroppedCandidate): number => a.span.start - b.span.start;
