@@ -8,7 +8,7 @@ export { enqueueRun } from './runs.enqueue.js';
 export { createAgentRunJob, type LoadRunAlert } from './run.jobs.js';
 export { sweepAbandonedRuns } from './run-sweep.js';
 export type { RunAlertContext } from './run-result.fns.js';
-export type { EndedRun, RunEndedHook } from './run-state.js';
+export type { EndedRun } from './run-state.js';
 export type { TriggerContextT } from './runs.schemas.js';
 
 export function registerRunsModule(app: FastifyInstance, deps: ModuleDeps): void {

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Database } from '../../platform/db/database.js';
 import { agentRunJob, agentRunJobKey } from './run.job-def.js';
-import { endAbandonedRun, type RunEndedHook } from './run-state.js';
+import { noEvents, type EventBus } from '../../platform/events.js';
+import { endAbandonedRun } from './run-state.js';
 import { jobFailedMessage, overdueMessage } from './run-errors.fns.js';
 
 /**
@@ -20,7 +21,7 @@ import { jobFailedMessage, overdueMessage } from './run-errors.fns.js';
  * An interrupt requested meanwhile makes it `interrupted` instead. Safe from several processes:
  * each end is a guarded transition.
  */
-export async function sweepAbandonedRuns(db: Database, opts: { graceMs: number; onEnded?: RunEndedHook; limit?: number }): Promise<number> {
+export async function sweepAbandonedRuns(db: Database, opts: { graceMs: number; events?: EventBus; limit?: number }): Promise<number> {
   const graceSecs = opts.graceMs / 1000;
   const { rows } = await sql<{ id: string; failed: boolean; lastError: string | null; maxDurationMs: number }>`
     SELECT r.id,
@@ -47,7 +48,7 @@ export async function sweepAbandonedRuns(db: Database, opts: { graceMs: number; 
   let ended = 0;
   for (const r of rows) {
     const reason = r.failed ? jobFailedMessage(r.lastError) : overdueMessage(r.maxDurationMs);
-    if (await endAbandonedRun(db, r.id, reason, opts.onEnded)) ended++;
+    if (await endAbandonedRun(db, r.id, reason, opts.events ?? noEvents)) ended++;
   }
   return ended;
 }
