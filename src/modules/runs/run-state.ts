@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { AgentRunStatus } from '../../platform/db/schema.js';
-import type { AgentRow } from '../agents/index.js';
+import type { PinnedAgent } from '../agents/index.js';
 import type { EventBus, EventSpec } from '../../platform/events.js';
 import type { RunResult } from './run-result.fns.js';
 import type { RunRow } from './runs.repo.js';
@@ -92,7 +92,7 @@ declare module '../../platform/events.js' {
 export async function finishRun(
   db: Database,
   run: RunRow,
-  agent: AgentRow,
+  agent: PinnedAgent,
   events: EventBus,
   outcome: { status: AgentRunStatus; statusMessage: string | null; result: RunResult; steps: readonly StepLike[] },
 ): Promise<void> {

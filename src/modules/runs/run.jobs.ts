@@ -6,7 +6,7 @@ import type { ToolRunContext } from '../tools/index.js';
 import { defineJob, type JobContext, type JobDefinition } from '../../platform/jobs/catalog.js';
 import { guardedFetch, type GuardedClient } from '../../platform/outbound/index.js';
 import type { SecretBox } from '../../platform/secrets.js';
-import { findAgentRow, inputProblems, structuredOutputSchema, type AgentInputSpecT, type AgentRow } from '../agents/index.js';
+import { findAgentRow, inputProblems, structuredOutputSchema, type AgentInputSpecT, type PinnedAgent } from '../agents/index.js';
 import { resolveModel } from '../models/index.js';
 import { agentRunJob } from './run.job-def.js';
 import { buildRunResult, runPrompt, type RunAlertContext, type RunResult, type StepContentPart } from './run-result.fns.js';
@@ -68,7 +68,8 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
   if (await markInterruptedBeforeStart(db, runId)) return;
   const run = await claimRun(db, runId);
   if (!run) return; // finished already (a duplicate delivery of the job), or deleted with its agent
-  const agent = await findAgentRow(db, run.organizationId, run.agentId);
+  // The agent the run was queued with (an edit since changes nothing); runs queued before pinning read the live one.
+  const agent: PinnedAgent | undefined = (run.agentSnapshot as PinnedAgent | null) ?? (await findAgentRow(db, run.organizationId, run.agentId));
   if (!agent) return;
   const log = deps.logger.child({ runId, agentId: agent.id });
 
@@ -156,7 +157,7 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
 }
 
 /** Status of a loop that returned: the step limit without a final answer is an error. */
-function conclude(agent: AgentRow, steps: ReadonlyArray<StepResult<ToolSet>>, output: () => unknown): { status: AgentRunStatus; statusMessage: string | null; structured?: unknown } {
+function conclude(agent: PinnedAgent, steps: ReadonlyArray<StepResult<ToolSet>>, output: () => unknown): { status: AgentRunStatus; statusMessage: string | null; structured?: unknown } {
   const last = steps.at(-1);
   if (last?.finishReason === 'tool-calls' && steps.length >= agent.maxSteps) {
     return { status: 'error', statusMessage: `Step limit reached: the agent used all ${agent.maxSteps} steps without a final answer` };
