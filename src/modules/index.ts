@@ -10,7 +10,7 @@ import { registerDestinationsModule } from './destinations/index.js';
 import { registerIntelModule } from './intel/index.js';
 import { registerIntelOutModule } from './intel-out/index.js';
 import { registerAgentsModule } from './agents/index.js';
-import { agentChangedInvalidator, createIntakeTriggerCache, registerTriggersModule } from './triggers/index.js';
+import { createIntakeTriggerCache, registerTriggersModule } from './triggers/index.js';
 import { createInvalidationBus } from '../platform/cache/invalidation-bus.js';
 import { registerModelsModule } from './models/index.js';
 import { registerToolsModule } from './tools/index.js';
@@ -26,7 +26,9 @@ import { registerInsightsModule } from './insights/index.js';
 export function registerModules(app: FastifyInstance, moduleDeps: Omit<ModuleDeps, 'events'>): void {
   // The process's events; delivery's subscriber asks destinations' cache (set below) and skips the query when nobody listens.
   let hasSubscribers: HasSubscribers = async () => true;
-  const deps: ModuleDeps = { ...moduleDeps, events: serviceEvents({ hasSubscribers: (q, org, type) => hasSubscribers(q, org, type) }) };
+  // Intake's trigger cache: dropped by trigger writes (triggers) and agent changes (`agent.changed`).
+  const triggerCache = createIntakeTriggerCache(moduleDeps.invalidation ?? createInvalidationBus());
+  const deps: ModuleDeps = { ...moduleDeps, events: serviceEvents({ hasSubscribers: (q, org, type) => hasSubscribers(q, org, type), intakeCache: triggerCache }) };
   registerOperationsRoutes(app, deps);
   registerUsersModule(app, deps);
   registerRolesModule(app, deps);
@@ -38,9 +40,7 @@ export function registerModules(app: FastifyInstance, moduleDeps: Omit<ModuleDep
   registerDeliveryModule(app, deps);
   registerIntelModule(app, deps);
   registerIntelOutModule(app, deps);
-  // Intake's trigger cache: dropped by trigger writes (triggers) and agent changes (agents).
-  const triggerCache = createIntakeTriggerCache(deps.invalidation ?? createInvalidationBus());
-  registerAgentsModule(app, deps, { onAgentChanged: agentChangedInvalidator(triggerCache) });
+  registerAgentsModule(app, deps);
   registerTriggersModule(app, deps, { cache: triggerCache });
   registerModelsModule(app, deps);
   registerToolsModule(app, deps);

@@ -37,13 +37,13 @@ export async function unknownMcpServers(db: Queryable, organizationId: string, n
   return names.filter((n) => !known.has(n));
 }
 
-/** What a run executes of its agent, pinned when the run is queued (see `agentSnapshotSql`). */
+/** What a run executes of its agent, pinned if the agent changes before the run ends (runs' run-pinning.ts). */
 export type PinnedAgent = Pick<AgentRow, 'id' | 'name' | 'systemPrompt' | 'modelAlias' | 'toolNames' | 'inputs' | 'structuredOutputSchema' | 'outputDestinationIds' | 'maxSteps' | 'maxDurationMs'>;
 
 /**
- * The agent as a `PinnedAgent` JSON object, as an SQL expression: the run INSERT embeds it, so
- * the snapshot is read in the statement that records the run (no round trip more on intake) and
- * is the agent as committed in that transaction. Keys are the PinnedAgent's own.
+ * The agent as a `PinnedAgent` JSON object, as an SQL expression (runs embed it in the UPDATE
+ * that pins their runs, so the snapshot is the agent as that statement sees it). Keys are the
+ * PinnedAgent's own.
  */
 export function agentSnapshotSql(organizationId: string, agentId: string): RawBuilder<unknown> {
   return sql`(SELECT jsonb_build_object(

@@ -6,7 +6,8 @@ import type { ToolRunContext } from '../tools/index.js';
 import { defineJob, type JobContext, type JobDefinition } from '../../platform/jobs/catalog.js';
 import { guardedFetch, type GuardedClient } from '../../platform/outbound/index.js';
 import type { SecretBox } from '../../platform/secrets.js';
-import { findAgentRow, inputProblems, structuredOutputSchema, type AgentInputSpecT, type PinnedAgent } from '../agents/index.js';
+import { inputProblems, structuredOutputSchema, type AgentInputSpecT, type PinnedAgent } from '../agents/index.js';
+import { agentOfRun } from './run-pinning.js';
 import { resolveModel } from '../models/index.js';
 import { agentRunJob } from './run.job-def.js';
 import { buildRunResult, runPrompt, type RunAlertContext, type RunResult, type StepContentPart } from './run-result.fns.js';
@@ -68,8 +69,8 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
   if (await markInterruptedBeforeStart(db, runId)) return;
   const run = await claimRun(db, runId);
   if (!run) return; // finished already (a duplicate delivery of the job), or deleted with its agent
-  // The agent the run was queued with (an edit since changes nothing); runs queued before pinning read the live one.
-  const agent: PinnedAgent | undefined = (run.agentSnapshot as PinnedAgent | null) ?? (await findAgentRow(db, run.organizationId, run.agentId));
+  // The agent the run was queued with: an edit since changes nothing (run-pinning.ts).
+  const agent = await agentOfRun(db, run);
   if (!agent) return;
   const log = deps.logger.child({ runId, agentId: agent.id });
 

@@ -5,7 +5,6 @@ import { sql } from 'kysely';
 import { addJobs } from '../../platform/jobs/enqueue.js';
 import { agentRunJob, agentRunJobKey } from './run.job-def.js';
 import type { TriggerContextT } from './runs.schemas.js';
-import { agentSnapshotSql } from '../agents/index.js';
 
 export interface NewRun {
   /** A run id chosen by the caller (to reference it before the run exists); a new one by default. */
@@ -27,8 +26,9 @@ export interface NewRun {
 }
 
 /**
- * Record a run (status `waiting`), with its agent pinned (a snapshot), and enqueue its job in the
- * caller's transaction: the run exists exactly when its job does. Returns the run id. The caller checks that the agent
+ * Record a run (status `waiting`) and enqueue its job in the caller's transaction: the run
+ * exists exactly when its job does. Its agent is pinned if it changes before the run ends
+ * (runs' `agent.changed` subscriber, run-pinning.ts). Returns the run id. The caller checks that the agent
  * belongs to the organization.
  */
 export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {
@@ -48,8 +48,6 @@ export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {
     trigger_context: run.triggerContext ? JSON.stringify(run.triggerContext) : null,
     alert_id: run.alert?.id ?? null,
     alert_display_id: run.alert?.displayId ?? null,
-    // The agent as queued: the run executes this, whatever the agent becomes before a worker takes it.
-    agent_snapshot: agentSnapshotSql(run.organizationId, run.agentId),
     queued_at: now,
     updated_at: now,
   };

@@ -7,7 +7,7 @@ import { createTriggersService } from './triggers.service.js';
 import type { IntakeTriggerCache } from './intake-cache.js';
 
 export { runTriggerSchedulerPass } from './cron.js';
-export { agentChangedInvalidator, createIntakeTriggerCache, type IntakeTriggerCache } from './intake-cache.js';
+export { triggersSubscriptions, createIntakeTriggerCache, type IntakeTriggerCache } from './intake-cache.js';
 
 /**
  * `cache`: intake's trigger cache, created by the composition root (the agents module invalidates it too).

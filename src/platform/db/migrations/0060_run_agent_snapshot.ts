@@ -1,10 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * A run pins its agent when it is queued: what the run job executes (prompt, model alias, tools,
- * output schema, inputs, limits, destinations) is this snapshot, written by the INSERT that
- * records the run, not the agent as it is when a worker picks the run up. Null for runs queued
- * before this migration: those still read the live agent.
+ * A run executes its agent as it was queued: when an agent changes, its runs not yet ended get
+ * the agent as it was (prompt, model alias, tools, output schema, inputs, limits, destinations)
+ * here (runs/run-pinning.ts). Null: the agent has not changed since the run was queued.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE agent_runs ADD COLUMN agent_snapshot jsonb`.execute(db);
