@@ -10,7 +10,7 @@ export { runTriggerSchedulerPass } from './cron.js';
 export { triggersSubscriptions, createIntakeTriggerCache, type IntakeTriggerCache } from './intake-cache.js';
 
 /**
- * `cache`: intake's trigger cache, created by the composition root (the agents module invalidates it too).
+ * `cache`: intake's trigger cache, created by the composition root (an agent's change drops it too: `triggersSubscriptions` on `agent.changed`).
  */
 export function registerTriggersModule(app: FastifyInstance, deps: ModuleDeps, opts: { cache: IntakeTriggerCache }): void {
   const { db } = deps.database;
