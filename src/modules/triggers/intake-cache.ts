@@ -1,6 +1,5 @@
 import { createInvalidatedCache, type InvalidatedCache } from '../../platform/cache/invalidated-cache.js';
 import type { InvalidationBus } from '../../platform/cache/invalidation-bus.js';
-import type { Queryable } from '../../platform/db/database.js';
 import type { Subscriptions } from '../../platform/events.js';
 import type { IntakeTrigger } from './triggers.repo.js';
 
