@@ -80,7 +80,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     ctx.log(`loaded ${threats} threats, ${assets} assets, ${assets * SOFTWARE_PER_ASSET} software entries in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
     const t1 = performance.now();
-    const runIds = await runReassess(database.db, { organizationId, trigger: 'schedule' }, null);
+    const runIds = await runReassess(database.db, { organizationId, trigger: 'schedule' });
     const reassessS = (performance.now() - t1) / 1000;
     if (runIds.length !== threats) throw new Error(`expected ${threats} runs, got ${runIds.length}`);
     const { rows: states } = await sql<{ exposureState: string; n: number }>`SELECT exposure_state AS "exposureState", count(*)::int AS n FROM hunt_threats WHERE organization_id = ${organizationId} GROUP BY 1 ORDER BY 1`.execute(database.db);

@@ -7,9 +7,10 @@ import type { GuardedClient } from './platform/outbound/index.js';
 import { createProcessItemsJob, createSyncSourceJob, enqueueProcessing } from './modules/intel/index.js';
 import { createAgentRunJob } from './modules/runs/index.js';
 import { buildToolSet } from './modules/tools/index.js';
-import { createDeliveryJob, recordOutboundEvent } from './modules/delivery/index.js';
-import { alertTools, noteTriageRunEnded, runAlertContext } from './modules/alerts/index.js';
-import { createHuntAlertPort, createHuntReassessJob } from './modules/hunt/index.js';
+import { createDeliveryJob } from './modules/delivery/index.js';
+import { alertTools, runAlertContext } from './modules/alerts/index.js';
+import { createHuntReassessJob } from './modules/hunt/index.js';
+import { serviceEvents } from './events.js';
 
 export interface JobDeps {
   db: Database;
@@ -23,13 +24,14 @@ export interface JobDeps {
 /** Every job type of the service; modules add theirs here as they gain background work. */
 export function buildJobCatalog(deps: JobDeps): JobCatalog {
   // Built-in tools implemented by modules above `tools` (which must not import them).
-  const provided = alertTools({ events: recordOutboundEvent });
+  const events = serviceEvents();
+  const provided = alertTools({ events });
   return new JobCatalog().register(
     ...maintenanceJobs(deps.db),
     createSyncSourceJob({ ...deps, enqueueEnrichment: enqueueProcessing }),
     createProcessItemsJob({ db: deps.db }),
-    createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet({ ...deps, provided }, ctx, names), onRunEnded: noteTriageRunEnded, loadRunAlert: runAlertContext }),
+    createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet({ ...deps, provided }, ctx, names), events, loadRunAlert: runAlertContext }),
     createDeliveryJob({ ...deps, baseUrl: deps.baseUrl ?? 'http://127.0.0.1:8080' }),
-    createHuntReassessJob({ db: deps.db, alerts: createHuntAlertPort({ events: recordOutboundEvent }) }),
+    createHuntReassessJob({ db: deps.db, events }),
   );
 }

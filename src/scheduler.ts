@@ -3,10 +3,9 @@ import type { Database } from './platform/db/database.js';
 import { scheduleDueSyncs } from './modules/intel/index.js';
 import { refreshAllObjects } from './modules/intel-out/index.js';
 import { runTriggerSchedulerPass } from './modules/triggers/index.js';
-import { createHuntAlertPort, runHuntIntelPass } from './modules/hunt/index.js';
-import { recordOutboundEvent } from './modules/delivery/index.js';
+import { runHuntIntelPass } from './modules/hunt/index.js';
 import { sweepAbandonedRuns } from './modules/runs/index.js';
-import { noteTriageRunEnded } from './modules/alerts/index.js';
+import { serviceEvents } from './events.js';
 
 /**
  * The worker role's clock: each tick (every 30 s by default) runs every module's scheduler
@@ -18,6 +17,8 @@ import { noteTriageRunEnded } from './modules/alerts/index.js';
  */
 export function startScheduler(deps: { db: Database; logger: Logger; intervalMs?: number; deadWorkerAfterMs?: number }): { stop(): Promise<void> } {
   const { db, logger } = deps;
+  // Built once: every pass's changes emit their events here (cron alerts, hunt alerts, ended runs).
+  const events = serviceEvents();
   const runGraceMs = Math.round(1.5 * (deps.deadWorkerAfterMs ?? 60_000)) + 30_000;
   let running: Promise<void> | null = null;
 
@@ -26,10 +27,10 @@ export function startScheduler(deps: { db: Database; logger: Logger; intervalMs?
       scheduleDueSyncs(db).catch((err) => logger.warn({ err }, 'source scheduler tick failed')),
       // TAXII/MISP-feed objects of new or changed indicators, so a pull rarely waits for a backlog.
       refreshAllObjects(db).catch((err) => logger.warn({ err }, 'intel-out refresh failed')),
-      runTriggerSchedulerPass(db, new Date(), { events: recordOutboundEvent }).catch((err) => logger.warn({ err }, 'trigger scheduler tick failed')),
+      runTriggerSchedulerPass(db, new Date(), { events }).catch((err) => logger.warn({ err }, 'trigger scheduler tick failed')),
       // Threats from intel: CVEs named by newly processed items (intel never calls hunt).
-      runHuntIntelPass(db, createHuntAlertPort({ events: recordOutboundEvent })).catch((err) => logger.warn({ err }, 'hunt intel pass failed')),
-      sweepAbandonedRuns(db, { graceMs: runGraceMs, onEnded: noteTriageRunEnded })
+      runHuntIntelPass(db, events).catch((err) => logger.warn({ err }, 'hunt intel pass failed')),
+      sweepAbandonedRuns(db, { graceMs: runGraceMs, events })
         .then((n) => n > 0 && logger.warn({ runs: n }, 'ended runs that no job will finish (their job failed for good, or they outlived their time limit)'))
         .catch((err) => logger.warn({ err }, 'run sweep failed')),
     ])

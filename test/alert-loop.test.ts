@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerRunner } from '../src/platform/jobs/runner.js';
 import { startWorkers } from '../src/platform/jobs/runner.js';
 import { createGuardedClient } from '../src/platform/outbound/index.js';
-import { discardEvents } from '../src/platform/events.js';
+import { noEvents } from '../src/platform/events.js';
 import { buildJobCatalog } from '../src/jobs.js';
 import { scheduleDueCronTriggers } from '../src/modules/triggers/cron.js';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
@@ -347,7 +347,7 @@ describe('duplicate deliveries and cron', () => {
     expect(trig).toMatchObject({ createAlert: true, routeAlerts: false });
     const fire = async (at: string) => {
       await t.database.db.updateTable('agentTriggers').set({ nextRunAt: new Date(at) }).where('id', '=', trig.id).execute();
-      expect(await scheduleDueCronTriggers(t.database.db, new Date(), { events: discardEvents })).toBe(1);
+      expect(await scheduleDueCronTriggers(t.database.db, new Date(), { events: noEvents })).toBe(1);
     };
     await fire('2026-11-24T03:00:00Z');
     await fire('2026-11-25T03:00:00Z');

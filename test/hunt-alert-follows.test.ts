@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { runPendingHuntJobs, seedAdvisory, seedAdvisorySource } from './support/hunt-data.js';
-import { createHuntAlertPort, syncThreatsFromIntel } from '../src/modules/hunt/index.js';
-import { recordOutboundEvent } from '../src/modules/delivery/index.js';
+import { syncThreatsFromIntel } from '../src/modules/hunt/index.js';
+import { serviceEvents } from '../src/events.js';
 
 /**
  * A hunt alert follows its threat (issue 26 §5): when a sighting lifts the threat's exposure
@@ -30,9 +30,9 @@ beforeAll(async () => {
     products: [{ vendor: 'Fortinet', product: 'FortiOS', versions: ['>=7.0.0 <=7.0.13'] }],
     indicators: [{ type: 'ipv4', value: '198.51.100.23' }],
   });
-  const alerts = createHuntAlertPort({ events: recordOutboundEvent });
-  await syncThreatsFromIntel(t.database.db, org, { alerts });
-  await runPendingHuntJobs(t.database.db, alerts);
+  const events = serviceEvents();
+  await syncThreatsFromIntel(t.database.db, org, { events });
+  await runPendingHuntJobs(t.database.db, events);
   threatId = (await t.database.db.selectFrom('huntThreats').select('id').where('organizationId', '=', org).executeTakeFirstOrThrow()).id;
 });
 afterAll(async () => t?.close());

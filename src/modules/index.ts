@@ -10,18 +10,25 @@ import { registerDestinationsModule } from './destinations/index.js';
 import { registerIntelModule } from './intel/index.js';
 import { registerIntelOutModule } from './intel-out/index.js';
 import { registerAgentsModule } from './agents/index.js';
-import { agentChangedInvalidator, createIntakeTriggerCache, registerTriggersModule } from './triggers/index.js';
+import { createIntakeTriggerCache, registerTriggersModule } from './triggers/index.js';
 import { createInvalidationBus } from '../platform/cache/invalidation-bus.js';
 import { registerModelsModule } from './models/index.js';
 import { registerToolsModule } from './tools/index.js';
 import { registerRunsModule } from './runs/index.js';
 import { registerAlertsModule } from './alerts/index.js';
-import { cachedOutboundEventSink, destinationHealth, registerDeliveryModule } from './delivery/index.js';
-import { createHuntAlertPort, registerHuntModule } from './hunt/index.js';
+import { destinationHealth, registerDeliveryModule } from './delivery/index.js';
+import { registerHuntModule } from './hunt/index.js';
+import { serviceEvents } from '../events.js';
+import type { HasSubscribers } from './destinations/index.js';
 import { registerInsightsModule } from './insights/index.js';
 
 /** Each module wires its own routes and services; this list is the whole composition. */
-export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
+export function registerModules(app: FastifyInstance, moduleDeps: Omit<ModuleDeps, 'events'>): void {
+  // The process's events; delivery's subscriber asks destinations' cache (set below) and skips the query when nobody listens.
+  let hasSubscribers: HasSubscribers = async () => true;
+  // Intake's trigger cache: dropped by trigger writes (triggers) and agent changes (`agent.changed`).
+  const triggerCache = createIntakeTriggerCache(moduleDeps.invalidation ?? createInvalidationBus());
+  const deps: ModuleDeps = { ...moduleDeps, events: serviceEvents({ hasSubscribers: (q, org, type) => hasSubscribers(q, org, type), intakeCache: triggerCache }) };
   registerOperationsRoutes(app, deps);
   registerUsersModule(app, deps);
   registerRolesModule(app, deps);
@@ -29,22 +36,16 @@ export function registerModules(app: FastifyInstance, deps: ModuleDeps): void {
   registerSessionsModule(app, deps);
   registerAuditLogsModule(app, deps);
   // Delivery reads destinations; destinations get delivery's health reader injected here.
-  const destinations = registerDestinationsModule(app, deps, { healthOf: destinationHealth(deps.database.db) });
-  // Events of this process's requests skip the subscription query when the cache says nobody listens.
-  const events = cachedOutboundEventSink(destinations.hasSubscribers);
+  hasSubscribers = registerDestinationsModule(app, deps, { healthOf: destinationHealth(deps.database.db) }).hasSubscribers;
   registerDeliveryModule(app, deps);
   registerIntelModule(app, deps);
   registerIntelOutModule(app, deps);
-  // Intake's trigger cache: dropped by trigger writes (triggers) and agent changes (agents).
-  const triggerCache = createIntakeTriggerCache(deps.invalidation ?? createInvalidationBus());
-  registerAgentsModule(app, deps, { onAgentChanged: agentChangedInvalidator(triggerCache) });
-  registerTriggersModule(app, deps, { events, cache: triggerCache });
+  registerAgentsModule(app, deps);
+  registerTriggersModule(app, deps, { cache: triggerCache });
   registerModelsModule(app, deps);
   registerToolsModule(app, deps);
   registerRunsModule(app, deps);
-  // Alert events go out through delivery's sink (destinations subscribed to the event type).
-  registerAlertsModule(app, { ...deps, events });
-  // Hunt alerts go through the alerts module (created, deduped or reopened; routed to huntAlertRouting).
-  registerHuntModule(app, deps, { alerts: createHuntAlertPort({ events }) });
+  registerAlertsModule(app, deps);
+  registerHuntModule(app, deps);
   registerInsightsModule(app, deps);
 }

@@ -5,6 +5,7 @@ import type { DatabaseHandle } from './db/database.js';
 import type { Authenticator } from './auth/authenticator.js';
 import type { SecretBox } from './secrets.js';
 import type { InvalidationBus } from './cache/invalidation-bus.js';
+import type { EventBus } from './events.js';
 
 /**
  * The wiring types shared by the app and every module. They live below the modules so the
@@ -23,4 +24,6 @@ export interface AppDeps {
 /** What each module's `register…Module` receives. */
 export interface ModuleDeps extends AppDeps {
   metrics: Registry;
+  /** The service's domain events (platform/events.ts), assembled from every module's subscriptions. */
+  events: EventBus;
 }

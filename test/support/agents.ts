@@ -7,6 +7,7 @@ import { startWorkers, type WorkerRunner } from '../../src/platform/jobs/runner.
 import { createGuardedClient } from '../../src/platform/outbound/index.js';
 import { createAgentRunJob, type BuildTools } from '../../src/modules/runs/run.jobs.js';
 import { bearer, type TestContext } from './app.js';
+import { serviceEvents } from '../../src/events.js';
 
 /**
  * Tools with scripted behaviour under built-in names (agents may only name known tools): what
@@ -34,7 +35,7 @@ export const scriptedTools: BuildTools = async (ctx, names) => {
 export async function startRunWorker(t: TestContext, buildTools: BuildTools = scriptedTools): Promise<WorkerRunner> {
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const catalog = new JobCatalog().register(
-    createAgentRunJob({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger, buildTools, interruptPollMs: 100 }),
+    createAgentRunJob({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger, buildTools, events: serviceEvents(), interruptPollMs: 100 }),
   );
   return startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 2, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
 }

@@ -3,8 +3,8 @@ import { sql } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Database } from '../../src/platform/db/database.js';
 import { runReassess } from '../../src/modules/hunt/hunt.jobs.js';
-import { createHuntAlertPort, type HuntAlertPort } from '../../src/modules/hunt/index.js';
-import { recordOutboundEvent } from '../../src/modules/delivery/index.js';
+import type { EventBus } from '../../src/platform/events.js';
+import { serviceEvents } from '../../src/events.js';
 
 /** An intel source of the organization that advisories are seeded into. */
 export async function seedAdvisorySource(db: Database, organizationId: string): Promise<string> {
@@ -48,11 +48,11 @@ export async function seedAdvisory(db: Database, organizationId: string, sourceI
   return { itemId, indicatorIds };
 }
 
-/** Runs the pending `hunt:reassess` jobs the way a worker would (with the alerts port src/jobs.ts wires), then removes them. */
-export async function runPendingHuntJobs(db: Database, alerts: HuntAlertPort | null = createHuntAlertPort({ events: recordOutboundEvent })): Promise<number> {
+/** Runs the pending `hunt:reassess` jobs the way a worker would (with the service's events, as src/jobs.ts wires them; null: no hunt alerts), then removes them. */
+export async function runPendingHuntJobs(db: Database, events: EventBus | null = serviceEvents()): Promise<number> {
   const { rows } = await sql<{ id: string; payload: unknown }>`SELECT j.id::text, j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'hunt:reassess' ORDER BY j.id`.execute(db);
   for (const r of rows) {
-    await runReassess(db, r.payload as never, alerts);
+    await runReassess(db, r.payload as never, events ?? undefined);
     await sql`DELETE FROM graphile_worker._private_jobs WHERE id = ${r.id}::bigint`.execute(db);
   }
   return rows.length;

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
 import type { AgentsTable } from '../../platform/db/schema.js';
 
@@ -35,4 +35,20 @@ export async function unknownMcpServers(db: Queryable, organizationId: string, n
   const found = await db.selectFrom('mcpServers').select('name').where('organizationId', '=', organizationId).where('name', 'in', names).forKeyShare().execute();
   const known = new Set(found.map((r) => r.name));
   return names.filter((n) => !known.has(n));
+}
+
+/** What a run executes of its agent, pinned if the agent changes before the run ends (runs' run-pinning.ts). */
+export type PinnedAgent = Pick<AgentRow, 'id' | 'name' | 'systemPrompt' | 'modelAlias' | 'toolNames' | 'inputs' | 'structuredOutputSchema' | 'outputDestinationIds' | 'maxSteps' | 'maxDurationMs'>;
+
+/**
+ * The agent as a `PinnedAgent` JSON object, as an SQL expression (runs embed it in the UPDATE
+ * that pins their runs, so the snapshot is the agent as that statement sees it). Keys are the
+ * PinnedAgent's own.
+ */
+export function agentSnapshotSql(organizationId: string, agentId: string): RawBuilder<unknown> {
+  return sql`(SELECT jsonb_build_object(
+      'id', a.id, 'name', a.name, 'systemPrompt', a.system_prompt, 'modelAlias', a.model_alias, 'toolNames', to_jsonb(a.tool_names),
+      'inputs', a.inputs, 'structuredOutputSchema', a.structured_output_schema, 'outputDestinationIds', to_jsonb(a.output_destination_ids),
+      'maxSteps', a.max_steps, 'maxDurationMs', a.max_duration_ms)
+    FROM agents a WHERE a.id = ${agentId} AND a.organization_id = ${organizationId})`;
 }

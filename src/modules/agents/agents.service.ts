@@ -1,6 +1,7 @@
 import { uuidv7 } from 'uuidv7';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
+import type { EventBus, EventSpec } from '../../platform/events.js';
 import { writeAudit } from '../../platform/audit.js';
 import { withTransaction } from '../../platform/cache/transaction.js';
 import { NotFoundError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
@@ -62,10 +63,16 @@ function columns(input: AgentCreateT) {
   };
 }
 
-/** `onAgentChanged`: inside an update's or deletion's transaction (opened with withTransaction), e.g. triggers' intake cache. */
-export function createAgentsService(deps: { db: Database; onAgentChanged?: (tx: Queryable) => Promise<void> }) {
-  const { db } = deps;
-  const changed = deps.onAgentChanged ?? (async () => {});
+declare module '../../platform/events.js' {
+  interface DomainEvents {
+    /** An agent is about to change or go, in that transaction before the write (a subscriber still reads the agent as it was). */
+    'agent.changed': EventSpec<{ organizationId: string; agentId: string; change: 'updated' | 'deleted' }>;
+  }
+}
+
+/** `events`: `agent.changed` in an update's or deletion's transaction (runs pin their waiting runs; triggers drop their intake cache). */
+export function createAgentsService(deps: { db: Database; events: EventBus }) {
+  const { db, events } = deps;
 
   async function mustFind(q: Queryable, ctx: RequestContext, id: string, forUpdate = false): Promise<AgentRow> {
     const row = await findAgentRow(q, ctx.actor.organizationId, id, forUpdate);
@@ -100,7 +107,7 @@ export function createAgentsService(deps: { db: Database; onAgentChanged?: (tx: 
     async update(ctx: RequestContext, id: string, input: AgentCreateT): Promise<AgentDto> {
       return withTransaction(db, async (tx) => {
         await mustFind(tx, ctx, id, true);
-        await changed(tx);
+        await events.emit(tx, 'agent.changed', { organizationId: ctx.actor.organizationId, agentId: id, change: 'updated' });
         await checkReferences(tx, ctx.actor.organizationId, input);
         const row = await tx
           .updateTable('agents')
@@ -118,7 +125,7 @@ export function createAgentsService(deps: { db: Database; onAgentChanged?: (tx: 
     async remove(ctx: RequestContext, id: string): Promise<{ success: boolean }> {
       await withTransaction(db, async (tx) => {
         const row = await mustFind(tx, ctx, id, true);
-        await changed(tx);
+        await events.emit(tx, 'agent.changed', { organizationId: ctx.actor.organizationId, agentId: id, change: 'deleted' });
         await tx.deleteFrom('agents').where('organizationId', '=', ctx.actor.organizationId).where('id', '=', id).execute();
         await writeAudit(tx, ctx, { action: 'agent.delete', resourceType: 'agent', resourceId: id, metadata: { name: row.name } });
       });

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { AlertSeverity } from '../../platform/db/schema.js';
-import type { EventSink } from '../../platform/events.js';
+import type { EventBus } from '../../platform/events.js';
 import { enqueueRun, type EndedRun } from '../runs/index.js';
 import { httpUrlOrNull } from './alerts.fns.js';
 import { addTimelineEntry, countDuplicate, findAlert, insertAlert, listTimeline } from './alerts.repo.js';
@@ -51,8 +51,8 @@ export interface NewAlert {
 }
 
 export interface AlertDeps {
-  /** Where `alert.created` / `alert.status_changed` events go (the delivery module; discarded when not wired). */
-  events: EventSink;
+  /** The service's events: `alert.created` and `alert.status_changed` are emitted here (delivery subscribes). */
+  events: EventBus;
 }
 
 /**
@@ -149,7 +149,7 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     await route(tx, id, orgId, input, depth);
     alert = (await findAlert(tx, orgId, id))!;
   }
-  await deps.events(tx, { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert } });
+  await deps.events.emit(tx, 'alert.created', { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert } });
   return { alert, created: true };
 }
 

@@ -31,7 +31,7 @@ export async function reopenAlertBySystem(
     if (settings?.huntResponseAgentId) await startTriage(tx, { alertId: alert.id, organizationId, agentId: settings.huntResponseAgentId, actorUserId: settings.updatedBy, cause: 'routed' });
   }
   const updated = (await findAlert(tx, organizationId, alert.id))!;
-  await deps.events(tx, { id: uuidv7(), type: 'alert.status_changed', occurredAt: entry.createdAt, organizationId, data: { alert: updated, from: alert.status, to: 'open', change: 'reopened', reason: change.reason } });
+  await deps.events.emit(tx, 'alert.status_changed', { id: uuidv7(), type: 'alert.status_changed', occurredAt: entry.createdAt, organizationId, data: { alert: updated, from: alert.status, to: 'open', change: 'reopened', reason: change.reason } });
   return updated;
 }
 

@@ -57,7 +57,7 @@ export async function changeAlertStatus(
     data: { from: alert.status, to: change.status },
   });
   const updated = (await findAlert(tx, orgId, alert.id))!;
-  await deps.events(tx, {
+  await deps.events.emit(tx, 'alert.status_changed', {
     id: uuidv7(),
     type: 'alert.status_changed',
     occurredAt: entry.createdAt,

@@ -1,6 +1,6 @@
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
-import type { EventSink, OutboundEvent } from '../../platform/events.js';
+import type { OutboundEvent, Subscriptions } from '../../platform/events.js';
 import { enqueue } from '../../platform/jobs/enqueue.js';
 import { destinationsSubscribedTo, type HasSubscribers } from '../destinations/index.js';
 import { deliveryJob, deliveryJobKey } from './delivery.job-def.js';
@@ -10,7 +10,7 @@ import { insertDelivery } from './delivery.repo.js';
  * The front door of delivery: record a delivery row per (event, destination) and enqueue its
  * job, in the caller's transaction. Rolled back with it, nothing is sent; committed, the send
  * is the worker's, with retries. Runs (agent output), the `send_to_destination` tool and
- * alert events (`recordOutboundEvent`) all come through here.
+ * alert events (delivery's subscriptions, `deliverySubscriptions`) all come through here.
  */
 export interface QueuedDelivery {
   deliveryId: string;
@@ -65,22 +65,31 @@ export async function queueDeliveries(tx: Queryable, event: OutboundEvent, desti
 }
 
 /**
- * The EventSink of the service: fans an event out to the organization's destinations whose
- * `eventSubscriptions` include its type (default: none), one delivery each.
+ * Fans an outbound event out to the organization's destinations whose `eventSubscriptions`
+ * include its type (default: none), one delivery each.
  */
-export const recordOutboundEvent: EventSink = async (tx, event) => {
+export async function recordOutboundEvent(tx: Queryable, event: OutboundEvent): Promise<void> {
   const destinations = await destinationsSubscribedTo(tx, event.organizationId, event.type);
   for (const d of destinations) await queueOne(tx, event, d, null);
-};
+}
 
 /**
- * The API process's sink: `recordOutboundEvent`, skipped without a query when the organization's
- * cached destinations (destinations' invalidated cache) show no subscriber to the event's type.
- * On intake, where every webhook creates an alert, that is one round trip fewer per request.
+ * Delivery's subscriptions: the alert events go to the destinations subscribed to their type, a
+ * run's output to its agent's destinations. With `hasSubscribers` (the API process: destinations'
+ * invalidated cache), an alert event is skipped without a query when the organization has no
+ * destination subscribed to its type: on intake, where every webhook creates an alert, that is one
+ * round trip fewer per request.
  */
-export function cachedOutboundEventSink(hasSubscribers: HasSubscribers): EventSink {
-  return async (tx, event) => {
-    if (await hasSubscribers(tx, event.organizationId, event.type)) await recordOutboundEvent(tx, event);
+export function deliverySubscriptions(hasSubscribers?: HasSubscribers): Subscriptions {
+  const outbound = hasSubscribers
+    ? async (tx: Queryable, event: OutboundEvent) => {
+        if (await hasSubscribers(tx, event.organizationId, event.type)) await recordOutboundEvent(tx, event);
+      }
+    : recordOutboundEvent;
+  return {
+    'alert.created': outbound,
+    'alert.status_changed': outbound,
+    'run.output': async (tx, { event, destinationIds, runId }) => void (await queueDeliveries(tx, event, destinationIds, runId)),
   };
 }
 

@@ -6,7 +6,7 @@ import { registerDeliveryRoutes } from './delivery.routes.js';
 import { createDeliveryService } from './delivery.service.js';
 import { countByStatus } from './delivery.repo.js';
 
-export { cachedOutboundEventSink, queueDeliveries, recordOutboundEvent, newEvent, type QueuedDelivery } from './delivery.queue.js';
+export { deliverySubscriptions, queueDeliveries, recordOutboundEvent, newEvent, type QueuedDelivery } from './delivery.queue.js';
 export { createDeliveryJob, type DeliveryDeps } from './delivery.jobs.js';
 export { destinationHealth } from './delivery.service.js';
 export { deliveriesOfRun } from './delivery.repo.js';

@@ -14,7 +14,7 @@ export type HasSubscribers = (q: Queryable, organizationId: string, eventType: s
 
 /**
  * `healthOf` (the delivery module's) is injected by the composition root: delivery depends on destinations, not the reverse.
- * Answers `hasSubscribers`, for the composition root's event sink.
+ * Answers `hasSubscribers`, for delivery's event subscriptions in the API process (src/events.ts).
  */
 export function registerDestinationsModule(app: FastifyInstance, deps: ModuleDeps, opts: { healthOf?: HealthOf } = {}): { hasSubscribers: HasSubscribers } {
   // buildApp always passes the process's bus; the fallback only satisfies the optional type.

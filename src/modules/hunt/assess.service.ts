@@ -3,7 +3,8 @@ import { uuidv7 } from 'uuidv7';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import { detectionsOf, indicatorsOf, loadItems, loadThreats, orgInventoryKeys, sightingsOf, softwareByKeys, softwareByPurls, telemetryTypes, type ItemEvidence, type OrgInventoryKeys } from './assess.store.js';
 import { assessExposure, bandOf, diffRuns } from './exposure.fns.js';
-import { huntDedupeKey, huntQualification, type EpssScore, type HuntAlertPort } from './hunt-alerts.js';
+import type { EventBus } from '../../platform/events.js';
+import { huntDedupeKey, huntQualification, type EpssScore } from './hunt-alerts.js';
 import { readEpssScores } from '../intel/index.js';
 import { combineMatches, keysFor, matchDto, matchProse, matchStructured, packageKeysOf, proseProducts, type AdvisoryProduct, type InventorySoftware, type SoftwareMatch } from './matching.fns.js';
 import { scoreRelevancy } from './relevancy.fns.js';
@@ -24,7 +25,8 @@ export interface AssessOptions {
   kind: RunKind;
   trigger: RunTrigger;
   now?: Date;
-  alerts?: HuntAlertPort | null;
+  /** `threat.alert_qualified` is emitted here; without a bus (or a subscriber), no hunt alert is raised. */
+  events?: EventBus;
   actorUserId?: string | null;
 }
 
@@ -179,12 +181,12 @@ async function assessBatch(
       const escalated = !t.prev || t.prev.exposureScore < exposure.exposureScore || t.prev.foundIocCount < foundCount || huntQualification(settings, t.prev.exposureScore, t.prev.exposureState, epss.get(t.canonicalKey)) === null;
       if (!t.activeHuntAlertId || escalated) {
         events.push({ id: uuidv7(), organization_id: organizationId, threat_id: t.id, run_id: runId, kind: 'hunt_alert_qualified', actor_type: 'system', metadata: { score: exposure.exposureScore, hunting: exposure.hasFoundIoc, executionId: runId, canonicalKey: t.canonicalKey, label: qualifiedBy }, created_at: opts.now.toISOString() });
-        if (opts.alerts) {
-          const out = await opts.alerts.raise(tx, {
-            organizationId, threatId: t.id, runId, huntQualifiedBy: qualifiedBy, dedupeKey: huntDedupeKey(t.id), previousAlertId: t.latestAlertId, severity: bandOf(exposure.exposureScore) ?? 'low',
-            title: `${t.canonicalKey}: ${exposure.story.headline as string}`,
-            description: [...relevancy.explanation, ...(exposure.story.summary as string[])].join(' '),
-          });
+        const out = await opts.events?.emit(tx, 'threat.alert_qualified', {
+          organizationId, threatId: t.id, runId, huntQualifiedBy: qualifiedBy, dedupeKey: huntDedupeKey(t.id), previousAlertId: t.latestAlertId, severity: bandOf(exposure.exposureScore) ?? 'low',
+          title: `${t.canonicalKey}: ${exposure.story.headline as string}`,
+          description: [...relevancy.explanation, ...(exposure.story.summary as string[])].join(' '),
+        });
+        if (out?.alertId) {
           await tx.updateTable('huntThreats').set({ latestAlertId: out.alertId, activeHuntAlertId: out.open ? out.alertId : null }).where('id', '=', t.id).execute();
           if (out.outcome !== 'deduplicated') {
             events.push({ id: uuidv7(), organization_id: organizationId, threat_id: t.id, run_id: runId, kind: `hunt_alert_${out.outcome}`, actor_type: 'system', metadata: { score: exposure.exposureScore, hunting: exposure.hasFoundIoc, executionId: runId, canonicalKey: t.canonicalKey, label: out.alertId }, created_at: opts.now.toISOString() });

@@ -1,50 +1,53 @@
-import type { EventSink } from '../../platform/events.js';
+import type { Queryable } from '../../platform/db/database.js';
+import type { EventBus, Subscriptions } from '../../platform/events.js';
 import { alertsByDedupeKey, createAlert, isOpenStatus, raiseAlertBySystem, reopenAlertBySystem } from '../alerts/index.js';
-import type { HuntAlertPort } from './hunt-alerts.js';
+import type { HuntAlertInput, HuntAlertOutcome } from './hunt-alerts.js';
 
 /**
- * The hunt-alert port over the alerts module: a threat's previous hunt alert, when closed, is
- * reopened (and routed again to the hunt response agent); otherwise `createAlert` creates one
- * (routed to `huntAlertRouting`, skipping triage routes) or dedupes into the open one, which
- * then follows its threat: a higher band raises its severity and retitles it, a new
- * qualification is recorded, and crossing into critical starts a fresh triage run.
+ * Hunt alerts over the alerts module: a threat's previous hunt alert, when closed, is reopened
+ * (and routed again to the hunt response agent); otherwise `createAlert` creates one (routed to
+ * `huntAlertRouting`, skipping triage routes) or dedupes into the open one, which then follows
+ * its threat: a higher band raises its severity and retitles it, a new qualification is
+ * recorded, and crossing into critical starts a fresh triage run.
  */
-export function createHuntAlertPort(deps: { events: EventSink }): HuntAlertPort {
-  return {
-    async raise(tx, input) {
-      if (input.previousAlertId) {
-        const reopened = await reopenAlertBySystem(tx, deps, input.organizationId, input.previousAlertId, {
-          reason: `Hunt: new evidence for the threat (${input.huntQualifiedBy}). ${input.title}`,
-          huntQualifiedBy: input.huntQualifiedBy,
-          routeToHuntAgent: true,
-        });
-        if (reopened) return { alertId: reopened.id, outcome: 'reopened', open: true };
-      }
-      const { alert, created } = await createAlert(tx, {
-        organizationId: input.organizationId,
-        title: input.title.slice(0, 500),
-        description: input.description,
-        severity: input.severity,
-        source: { category: 'hunt', name: 'hunt' },
-        createdBy: 'hunt',
-        dedupeKey: input.dedupeKey,
-        huntQualifiedBy: input.huntQualifiedBy,
-        payload: { threatId: input.threatId, runId: input.runId },
-        triage: { kind: 'hunt' },
-      }, deps);
-      if (!created && isOpenStatus(alert.status)) {
-        await raiseAlertBySystem(tx, input.organizationId, alert.id, {
-          title: input.title.slice(0, 500),
-          description: input.description,
-          severity: input.severity,
-          huntQualifiedBy: input.huntQualifiedBy,
-          reason: `Hunt: the threat's exposure rose (${input.huntQualifiedBy})`,
-        });
-      }
-      return { alertId: alert.id, outcome: created ? 'created' : 'deduplicated', open: isOpenStatus(alert.status) };
-    },
-    async list(db, organizationId, dedupeKey) {
-      return (await alertsByDedupeKey(db, organizationId, dedupeKey)) as unknown as Array<Record<string, unknown> & { id: string; status: string }>;
-    },
-  };
+async function raiseHuntAlert(tx: Queryable, input: HuntAlertInput, events: EventBus): Promise<HuntAlertOutcome> {
+  const deps = { events };
+  if (input.previousAlertId) {
+    const reopened = await reopenAlertBySystem(tx, deps, input.organizationId, input.previousAlertId, {
+      reason: `Hunt: new evidence for the threat (${input.huntQualifiedBy}). ${input.title}`,
+      huntQualifiedBy: input.huntQualifiedBy,
+      routeToHuntAgent: true,
+    });
+    if (reopened) return { alertId: reopened.id, outcome: 'reopened', open: true };
+  }
+  const { alert, created } = await createAlert(tx, {
+    organizationId: input.organizationId,
+    title: input.title.slice(0, 500),
+    description: input.description,
+    severity: input.severity,
+    source: { category: 'hunt', name: 'hunt' },
+    createdBy: 'hunt',
+    dedupeKey: input.dedupeKey,
+    huntQualifiedBy: input.huntQualifiedBy,
+    payload: { threatId: input.threatId, runId: input.runId },
+    triage: { kind: 'hunt' },
+  }, deps);
+  if (!created && isOpenStatus(alert.status)) {
+    await raiseAlertBySystem(tx, input.organizationId, alert.id, {
+      title: input.title.slice(0, 500),
+      description: input.description,
+      severity: input.severity,
+      huntQualifiedBy: input.huntQualifiedBy,
+      reason: `Hunt: the threat's exposure rose (${input.huntQualifiedBy})`,
+    });
+  }
+  return { alertId: alert.id, outcome: created ? 'created' : 'deduplicated', open: isOpenStatus(alert.status) };
+}
+
+/** Hunt's subscriptions: a qualified threat raises its hunt alert. */
+export const huntSubscriptions: Subscriptions = { 'threat.alert_qualified': (tx, input, events) => raiseHuntAlert(tx, input, events) };
+
+/** The §2.7 alert objects of a threat's hunt alerts, newest first, with their status. */
+export async function huntAlertsOf(db: Queryable, organizationId: string, dedupeKey: string): Promise<Array<Record<string, unknown> & { id: string; status: string }>> {
+  return (await alertsByDedupeKey(db, organizationId, dedupeKey)) as unknown as Array<Record<string, unknown> & { id: string; status: string }>;
 }

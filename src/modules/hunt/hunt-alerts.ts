@@ -1,12 +1,18 @@
-import type { Queryable } from '../../platform/db/database.js';
+import type { EventSpec } from '../../platform/events.js';
 import { BANDS, bandOf, type Band, type ExposureState } from './exposure.fns.js';
 
 /**
- * The hunt's way to raise alerts, injected at the composition roots (src/modules/index.ts,
- * src/jobs.ts, src/scheduler.ts): hunt-alerts.adapter.ts implements it over the alerts module
- * (create, dedupe, reopen, route to `huntAlertRouting`). Without a port (null), runs still
- * record `hunt_alert_qualified` activity and the threat view shows no alerts.
+ * A run qualifies its threat for a hunt alert: the assessment emits `threat.alert_qualified` in
+ * its transaction; the hunt-alert subscriber (hunt-alerts.adapter.ts, over the alerts module:
+ * create, dedupe, reopen, route to `huntAlertRouting`) raises it and answers which alert. Without
+ * a subscriber (a bus without it), runs still record `hunt_alert_qualified` activity.
  */
+declare module '../../platform/events.js' {
+  interface DomainEvents {
+    'threat.alert_qualified': EventSpec<HuntAlertInput, HuntAlertOutcome>;
+  }
+}
+
 export interface HuntAlertInput {
   organizationId: string;
   threatId: string;
@@ -27,12 +33,6 @@ export interface HuntAlertOutcome {
   outcome: 'created' | 'reopened' | 'deduplicated';
   /** Whether the alert is open after the call (it is the threat's active hunt alert). */
   open: boolean;
-}
-
-export interface HuntAlertPort {
-  raise(tx: Queryable, input: HuntAlertInput): Promise<HuntAlertOutcome>;
-  /** The §2.7 alert objects of a threat's hunt alerts, newest first, with their status. */
-  list(db: Queryable, organizationId: string, dedupeKey: string): Promise<Array<Record<string, unknown> & { id: string; status: string }>>;
 }
 
 export interface AlertSettings {

@@ -4,7 +4,7 @@ import type { Database, Queryable } from '../../platform/db/database.js';
 import { defineJob } from '../../platform/jobs/catalog.js';
 import { enqueue } from '../../platform/jobs/enqueue.js';
 import { assessThreats, type RunTrigger } from './assess.service.js';
-import type { HuntAlertPort } from './hunt-alerts.js';
+import type { EventBus } from '../../platform/events.js';
 
 /**
  * `hunt:reassess`: reassess some (or, without `threatIds`, all) threats of an organization.
@@ -25,11 +25,11 @@ export async function enqueueReassess(tx: Queryable, payload: ReassessPayloadT):
   return enqueue(tx, REASSESS_JOB, payload, whole ? { jobKey: `hunt-reassess:${payload.organizationId}`, runAt: new Date(Date.now() + 30_000) } : {});
 }
 
-export async function runReassess(db: Database, payload: ReassessPayloadT, alerts: HuntAlertPort | null): Promise<string[]> {
+export async function runReassess(db: Database, payload: ReassessPayloadT, events?: EventBus): Promise<string[]> {
   const ids = payload.threatIds ?? (await sql<{ id: string }>`SELECT id FROM hunt_threats WHERE organization_id = ${payload.organizationId} ORDER BY id`.execute(db)).rows.map((r) => r.id);
-  return assessThreats(db, payload.organizationId, ids, { kind: 'reassess', trigger: payload.trigger as RunTrigger, alerts });
+  return assessThreats(db, payload.organizationId, ids, { kind: 'reassess', trigger: payload.trigger as RunTrigger, events });
 }
 
-export function createHuntReassessJob(deps: { db: Database; alerts?: HuntAlertPort | null }) {
-  return defineJob({ ...REASSESS_JOB, run: async (payload) => void (await runReassess(deps.db, payload, deps.alerts ?? null)) });
+export function createHuntReassessJob(deps: { db: Database; events?: EventBus }) {
+  return defineJob({ ...REASSESS_JOB, run: async (payload) => void (await runReassess(deps.db, payload, deps.events)) });
 }

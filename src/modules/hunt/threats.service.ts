@@ -6,7 +6,9 @@ import { writeAudit } from '../../platform/audit.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/http/errors.js';
 import { assessThreats, insertEvents } from './assess.service.js';
 import { canMove, type Lifecycle } from './deliverables.store.js';
-import { OPEN_ALERT_STATUSES, huntDedupeKey, type AlertSettings, type HuntAlertPort } from './hunt-alerts.js';
+import type { EventBus } from '../../platform/events.js';
+import { OPEN_ALERT_STATUSES, huntDedupeKey, type AlertSettings } from './hunt-alerts.js';
+import { huntAlertsOf } from './hunt-alerts.adapter.js';
 import { readAlertSettings, writeAlertSettings } from './settings.repo.js';
 import { deliverableDto, deliverablesOf, eventsOf, findThreatRow, itemSummariesOf, latestMatchesOf, listThreatRows, runsOf, threatDto } from './threats.repo.js';
 
@@ -17,9 +19,8 @@ import { deliverableDto, deliverablesOf, eventsOf, findThreatRow, itemSummariesO
  * dismiss sets it (409 if already dismissed), restore clears it (409 if not dismissed) and the
  * threat is back to its derived status; runs continue either way.
  */
-export function createThreatsService(deps: { db: Database; alerts?: HuntAlertPort | null }) {
-  const { db } = deps;
-  const alerts = deps.alerts ?? null;
+export function createThreatsService(deps: { db: Database; events: EventBus }) {
+  const { db, events } = deps;
 
   async function view(ctx: RequestContext, id: string, q: Queryable = db) {
     const row = await findThreatRow(q, ctx.actor.organizationId, id);
@@ -30,7 +31,7 @@ export function createThreatsService(deps: { db: Database; alerts?: HuntAlertPor
       itemSummariesOf(q, id),
       eventsOf(q, id),
       // A threat's alerts only for callers who may read alerts: hunt.read is not alert.read.
-      alerts && hasPermission(ctx.actor, 'alert.read') ? alerts.list(q, ctx.actor.organizationId, huntDedupeKey(id)) : Promise.resolve([]),
+      hasPermission(ctx.actor, 'alert.read') ? huntAlertsOf(q, ctx.actor.organizationId, huntDedupeKey(id)) : Promise.resolve([]),
       latestMatchesOf(q, row.latestRunId),
     ]);
     const latestAlert = alertList.find((a) => a.id === row.latestAlertId) ?? alertList[0] ?? null;
@@ -97,7 +98,7 @@ export function createThreatsService(deps: { db: Database; alerts?: HuntAlertPor
     async reassess(ctx: RequestContext, id: string) {
       const row = await findThreatRow(db, ctx.actor.organizationId, id);
       if (!row) throw new NotFoundError('Threat');
-      await assessThreats(db, ctx.actor.organizationId, [id], { kind: 'reassess', trigger: 'manual', alerts, actorUserId: ctx.actor.userId });
+      await assessThreats(db, ctx.actor.organizationId, [id], { kind: 'reassess', trigger: 'manual', events, actorUserId: ctx.actor.userId });
       await writeAudit(db, ctx, { action: 'threat.reassess', resourceType: 'threat', resourceId: id });
       return view(ctx, id);
     },

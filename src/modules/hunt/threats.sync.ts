@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Database } from '../../platform/db/database.js';
 import { assessThreats, insertEvents } from './assess.service.js';
-import type { HuntAlertPort } from './hunt-alerts.js';
+import type { EventBus } from '../../platform/events.js';
 import { readWatermark, writeWatermark } from './settings.repo.js';
 
 /**
@@ -27,7 +27,7 @@ export function aliasesIn(text: string, cve: string): string[] {
   return [...out].slice(0, 5);
 }
 
-export async function syncThreatsFromIntel(db: Database, organizationId: string, opts: { now?: Date; alerts?: HuntAlertPort | null; settledBefore?: Date } = {}): Promise<{ created: string[]; updated: string[] }> {
+export async function syncThreatsFromIntel(db: Database, organizationId: string, opts: { now?: Date; events?: EventBus; settledBefore?: Date } = {}): Promise<{ created: string[]; updated: string[] }> {
   const now = opts.now ?? new Date();
   const mark = await readWatermark(db, organizationId);
   // A threat per CVE an item names; an OSV record that names no CVE at all is its own threat,
@@ -85,19 +85,19 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
     }
     await writeWatermark(tx, organizationId, rows.at(-1)!.processedAt);
   });
-  await assessThreats(db, organizationId, created, { kind: 'create', trigger: 'new_threat', now, alerts: opts.alerts });
+  await assessThreats(db, organizationId, created, { kind: 'create', trigger: 'new_threat', now, events: opts.events });
   const updated = [...touched];
-  await assessThreats(db, organizationId, updated, { kind: 'reassess', trigger: 'new_intel', now, alerts: opts.alerts });
+  await assessThreats(db, organizationId, updated, { kind: 'reassess', trigger: 'new_intel', now, events: opts.events });
   return { created, updated };
 }
 
 /** The scheduler pass: every organization with items processed after its watermark. */
-export async function runHuntIntelPass(db: Database, alerts: HuntAlertPort | null = null): Promise<void> {
+export async function runHuntIntelPass(db: Database, events?: EventBus): Promise<void> {
   const { rows } = await sql<{ organizationId: string }>`
     SELECT o.id AS "organizationId" FROM organizations o LEFT JOIN hunt_settings s ON s.organization_id = o.id
     WHERE EXISTS (SELECT 1 FROM intel_items i WHERE i.organization_id = o.id AND i.processed_at > COALESCE(s.intel_watermark, '-infinity'::timestamptz))`.execute(db);
   // Items whose processing committed in the last minute may carry an earlier processed_at than
   // ones already read; reading only settled items keeps the watermark from skipping them.
   const settledBefore = new Date(Date.now() - 60_000);
-  for (const r of rows) await syncThreatsFromIntel(db, r.organizationId, { alerts, settledBefore });
+  for (const r of rows) await syncThreatsFromIntel(db, r.organizationId, { events, settledBefore });
 }

@@ -7,8 +7,9 @@ import { registerRunMetrics } from './runs.metrics.js';
 export { enqueueRun } from './runs.enqueue.js';
 export { createAgentRunJob, type LoadRunAlert } from './run.jobs.js';
 export { sweepAbandonedRuns } from './run-sweep.js';
+export { runsSubscriptions } from './run-pinning.js';
 export type { RunAlertContext } from './run-result.fns.js';
-export type { EndedRun, RunEndedHook } from './run-state.js';
+export type { EndedRun } from './run-state.js';
 export type { TriggerContextT } from './runs.schemas.js';
 
 export function registerRunsModule(app: FastifyInstance, deps: ModuleDeps): void {

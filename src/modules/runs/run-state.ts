@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { AgentRunStatus } from '../../platform/db/schema.js';
-import type { AgentRow } from '../agents/index.js';
-import { queueDeliveries } from '../delivery/index.js';
+import type { PinnedAgent } from '../agents/index.js';
+import type { EventBus, EventSpec } from '../../platform/events.js';
 import type { RunResult } from './run-result.fns.js';
 import type { RunRow } from './runs.repo.js';
 
@@ -65,7 +65,7 @@ export async function recordProgress(db: Database, runId: string, steps: readonl
 
 /**
  * Records the outcome. When the run is `done`, its output is queued for each of the agent's
- * destinations through delivery's front door (row and job in this transaction; one delivery
+ * destinations through the `run.output` event (delivery's subscriber: row and job in this transaction; one delivery
  * per destination and run: a retried completion never queues twice) and a triggered run marks its trigger's last success, in the same transaction.
  */
 export interface EndedRun {
@@ -77,14 +77,23 @@ export interface EndedRun {
   statusMessage: string | null;
   finalAssistantMessage: string;
 }
-/** May answer what the run's output event says beside the run (the alerts module: the alert it triaged and its verdict). */
-export type RunEndedHook = (tx: Queryable, run: EndedRun) => Promise<Record<string, unknown> | void>;
+
+declare module '../../platform/events.js' {
+  interface DomainEvents {
+    /**
+     * A run ended (any status), in the transaction that recorded its end. A subscriber may answer
+     * what the run's output event says beside the run (the alerts module: the alert it triaged
+     * and its verdict).
+     */
+    'run.ended': EventSpec<EndedRun, Record<string, unknown>>;
+  }
+}
 
 export async function finishRun(
   db: Database,
   run: RunRow,
-  agent: AgentRow,
-  onEnded: RunEndedHook | undefined,
+  agent: PinnedAgent,
+  events: EventBus,
   outcome: { status: AgentRunStatus; statusMessage: string | null; result: RunResult; steps: readonly StepLike[] },
 ): Promise<void> {
   const now = new Date();
@@ -105,7 +114,7 @@ export async function finishRun(
       .returning('id')
       .executeTakeFirst();
     if (!updated) return;
-    const about = await onEnded?.(tx, {
+    const about = await events.emit(tx, 'run.ended', {
       runId: run.id,
       organizationId: run.organizationId,
       agentId: agent.id,
@@ -125,10 +134,10 @@ export async function finishRun(
         finalAssistantMessage: outcome.result.finalAssistantMessage,
         // An object, as receivers read it (the run result keeps §2.8's JSON string).
         ...(outcome.result.structuredOutputResult !== undefined ? { structuredOutputResult: JSON.parse(outcome.result.structuredOutputResult) as unknown } : {}),
-        ...(about ?? {}),
+        ...about,
       };
       const event = { id: run.id, type: 'agent_run.completed', occurredAt: now.toISOString(), organizationId: run.organizationId, data };
-      await queueDeliveries(tx, event, agent.outputDestinationIds, run.id);
+      await events.emit(tx, 'run.output', { event, destinationIds: agent.outputDestinationIds, runId: run.id });
     }
     if (run.triggerId) await tx.updateTable('agentTriggers').set({ lastRunSucceededAt: now }).where('id', '=', run.triggerId).execute();
   });
@@ -140,7 +149,7 @@ export async function finishRun(
  * was requested meanwhile. Guarded like every transition: a run that ended by itself is left
  * alone. Returns whether it ended the run.
  */
-export async function endAbandonedRun(db: Database, runId: string, reason: string, onEnded: RunEndedHook | undefined): Promise<boolean> {
+export async function endAbandonedRun(db: Database, runId: string, reason: string, events: EventBus): Promise<boolean> {
   return db.transaction().execute(async (tx) => {
     const run = await tx
       .selectFrom('agentRuns as r')
@@ -155,7 +164,7 @@ export async function endAbandonedRun(db: Database, runId: string, reason: strin
     const status: AgentRunStatus = run.interruptRequestedAt ? 'interrupted' : 'error';
     const statusMessage = run.interruptRequestedAt ? `Interrupted on request (${reason})` : reason;
     await tx.updateTable('agentRuns').set({ status, statusMessage, finishedAt: now, updatedAt: now }).where('id', '=', runId).execute();
-    await onEnded?.(tx, { runId, organizationId: run.organizationId, agentId: run.agentId, agentName: run.agentName, status, statusMessage, finalAssistantMessage: '' });
+    await events.emit(tx, 'run.ended', { runId, organizationId: run.organizationId, agentId: run.agentId, agentName: run.agentName, status, statusMessage, finalAssistantMessage: '' });
     return true;
   });
 }

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Database } from '../../platform/db/database.js';
 import { agentRunJob, agentRunJobKey } from './run.job-def.js';
-import { endAbandonedRun, type RunEndedHook } from './run-state.js';
+import { noEvents, type EventBus } from '../../platform/events.js';
+import { endAbandonedRun } from './run-state.js';
 import { jobFailedMessage, overdueMessage } from './run-errors.fns.js';
 
 /**
@@ -20,13 +21,13 @@ import { jobFailedMessage, overdueMessage } from './run-errors.fns.js';
  * An interrupt requested meanwhile makes it `interrupted` instead. Safe from several processes:
  * each end is a guarded transition.
  */
-export async function sweepAbandonedRuns(db: Database, opts: { graceMs: number; onEnded?: RunEndedHook; limit?: number }): Promise<number> {
+export async function sweepAbandonedRuns(db: Database, opts: { graceMs: number; events?: EventBus; limit?: number }): Promise<number> {
   const graceSecs = opts.graceMs / 1000;
   const { rows } = await sql<{ id: string; failed: boolean; lastError: string | null; maxDurationMs: number }>`
     SELECT r.id,
       (j.id IS NULL OR (j.locked_at IS NULL AND j.attempts >= j.max_attempts)) AS failed,
       coalesce(j.last_error, f.last_error) AS last_error,
-      a.max_duration_ms
+      coalesce((r.agent_snapshot->>'maxDurationMs')::int, a.max_duration_ms) AS max_duration_ms
     FROM agent_runs r
     JOIN agents a ON a.id = r.agent_id
     LEFT JOIN graphile_worker.jobs j ON j.key = ${agentRunJobKey('')} || r.id::text
@@ -40,14 +41,14 @@ export async function sweepAbandonedRuns(db: Database, opts: { graceMs: number; 
         j.id IS NULL
         OR (j.locked_at IS NULL AND j.attempts >= j.max_attempts)
         OR (r.status = 'running'
-            AND coalesce(j.locked_at, r.updated_at) < now() - make_interval(secs => a.max_duration_ms / 1000.0 + ${graceSecs}))
+            AND coalesce(j.locked_at, r.updated_at) < now() - make_interval(secs => coalesce((r.agent_snapshot->>'maxDurationMs')::int, a.max_duration_ms) / 1000.0 + ${graceSecs}))
       )
     ORDER BY r.queued_at
     LIMIT ${opts.limit ?? 100}`.execute(db);
   let ended = 0;
   for (const r of rows) {
     const reason = r.failed ? jobFailedMessage(r.lastError) : overdueMessage(r.maxDurationMs);
-    if (await endAbandonedRun(db, r.id, reason, opts.onEnded)) ended++;
+    if (await endAbandonedRun(db, r.id, reason, opts.events ?? noEvents)) ended++;
   }
   return ended;
 }

@@ -6,11 +6,13 @@ import type { ToolRunContext } from '../tools/index.js';
 import { defineJob, type JobContext, type JobDefinition } from '../../platform/jobs/catalog.js';
 import { guardedFetch, type GuardedClient } from '../../platform/outbound/index.js';
 import type { SecretBox } from '../../platform/secrets.js';
-import { findAgentRow, inputProblems, structuredOutputSchema, type AgentInputSpecT, type AgentRow } from '../agents/index.js';
+import { inputProblems, structuredOutputSchema, type AgentInputSpecT, type PinnedAgent } from '../agents/index.js';
+import { agentOfRun } from './run-pinning.js';
 import { resolveModel } from '../models/index.js';
 import { agentRunJob } from './run.job-def.js';
 import { buildRunResult, runPrompt, type RunAlertContext, type RunResult, type StepContentPart } from './run-result.fns.js';
-import { endAbandonedRun, finishRun, markInterruptedBeforeStart, claimRun, recordProgress, type RunEndedHook } from './run-state.js';
+import { endAbandonedRun, finishRun, markInterruptedBeforeStart, claimRun, recordProgress } from './run-state.js';
+import type { EventBus } from '../../platform/events.js';
 import { loadRunActor } from './runs.repo.js';
 import { describeRunError, inputProblemsMessage, jobFailedMessage } from './run-errors.fns.js';
 
@@ -27,8 +29,8 @@ export interface RunJobDeps {
   modelCallTimeoutMs?: number;
   /** How often a running run looks for an interrupt request. */
   interruptPollMs?: number;
-  /** Called in the transaction that records a run's end (e.g. the alerts module notes a triage run's outcome). */
-  onRunEnded?: RunEndedHook;
+  /** The service's events: `run.ended` (the alerts module notes a triage run's outcome) and `run.output` (delivery) are emitted in the transaction that records a run's end. */
+  events: EventBus;
   /** The alert a run triages, read when it starts (the alerts module, wired at the composition root). */
   loadRunAlert?: LoadRunAlert;
 }
@@ -55,7 +57,7 @@ export function createAgentRunJob(deps: RunJobDeps): JobDefinition<{ runId: stri
     run: ({ runId }, ctx) => executeRun(deps, runId, ctx),
     // Its worker died on every attempt (or the database took them): the run must still end.
     onFailed: async ({ runId }, reason) => {
-      if (await endAbandonedRun(deps.db, runId, jobFailedMessage(reason), deps.onRunEnded)) {
+      if (await endAbandonedRun(deps.db, runId, jobFailedMessage(reason), deps.events)) {
         deps.logger.warn({ runId, reason }, 'agent run ended in error: its job failed for good');
       }
     },
@@ -67,7 +69,8 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
   if (await markInterruptedBeforeStart(db, runId)) return;
   const run = await claimRun(db, runId);
   if (!run) return; // finished already (a duplicate delivery of the job), or deleted with its agent
-  const agent = await findAgentRow(db, run.organizationId, run.agentId);
+  // The agent the run was queued with: an edit since changes nothing (run-pinning.ts).
+  const agent = await agentOfRun(db, run);
   if (!agent) return;
   const log = deps.logger.child({ runId, agentId: agent.id });
 
@@ -129,7 +132,7 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
     });
 
     const outcome = conclude(agent, result.steps, () => result.output);
-    await finishRun(db, run, agent, deps.onRunEnded, { ...outcome, result: buildRunResult({ systemPrompt: agent.systemPrompt, userPrompt, steps: result.steps as Array<{ content: StepContentPart[] }>, ...(outcome.structured !== undefined ? { structuredOutput: outcome.structured } : {}) }), steps: result.steps });
+    await finishRun(db, run, agent, deps.events, { ...outcome, result: buildRunResult({ systemPrompt: agent.systemPrompt, userPrompt, steps: result.steps as Array<{ content: StepContentPart[] }>, ...(outcome.structured !== undefined ? { structuredOutput: outcome.structured } : {}) }), steps: result.steps });
     log.info({ status: outcome.status, steps: result.steps.length }, 'agent run finished');
   } catch (err) {
     if (job.signal.aborted && !limit.signal.aborted) {
@@ -139,14 +142,14 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
     }
     if (agent.structuredOutputSchema && NoObjectGeneratedError.isInstance(err) && steps.length) {
       // The agent finished, but its answer does not fit the schema: done, without the structured result.
-      await finishRun(db, run, agent, deps.onRunEnded, { status: 'done', statusMessage: invalidOutputMessage(err), result: partial(), steps });
+      await finishRun(db, run, agent, deps.events, { status: 'done', statusMessage: invalidOutputMessage(err), result: partial(), steps });
       return;
     }
     const stop = limit.signal.aborted ? (limit.signal.reason as RunStop) : err instanceof RunStop ? err : null;
     const status = stop?.status ?? 'error';
     const message = stop?.message ?? describeRunError(err);
     if (!stop) log.warn({ err: message }, 'agent run failed');
-    await finishRun(db, run, agent, deps.onRunEnded, { status, statusMessage: message, result: partial(), steps });
+    await finishRun(db, run, agent, deps.events, { status, statusMessage: message, result: partial(), steps });
   } finally {
     clearTimeout(timer);
     clearInterval(poll);
@@ -155,7 +158,7 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
 }
 
 /** Status of a loop that returned: the step limit without a final answer is an error. */
-function conclude(agent: AgentRow, steps: ReadonlyArray<StepResult<ToolSet>>, output: () => unknown): { status: AgentRunStatus; statusMessage: string | null; structured?: unknown } {
+function conclude(agent: PinnedAgent, steps: ReadonlyArray<StepResult<ToolSet>>, output: () => unknown): { status: AgentRunStatus; statusMessage: string | null; structured?: unknown } {
   const last = steps.at(-1);
   if (last?.finishReason === 'tool-calls' && steps.length >= agent.maxSteps) {
     return { status: 'error', statusMessage: `Step limit reached: the agent used all ${agent.maxSteps} steps without a final answer` };

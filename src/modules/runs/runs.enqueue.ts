@@ -27,7 +27,8 @@ export interface NewRun {
 
 /**
  * Record a run (status `waiting`) and enqueue its job in the caller's transaction: the run
- * exists exactly when its job does. Returns the run id. The caller checks that the agent
+ * exists exactly when its job does. Its agent is pinned if it changes before the run ends
+ * (runs' `agent.changed` subscriber, run-pinning.ts). Returns the run id. The caller checks that the agent
  * belongs to the organization.
  */
 export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {

@@ -1,7 +1,7 @@
 import type { Database } from '../../platform/db/database.js';
 import { nextCronRun } from '../../platform/cron.js';
 import { uuidv7 } from 'uuidv7';
-import { discardEvents } from '../../platform/events.js';
+import { noEvents } from '../../platform/events.js';
 import { alertFieldsFromPayload, type AlertDeps } from '../alerts/index.js';
 import { fireTrigger } from './trigger-alert.js';
 import { advanceCronTrigger, type DueCronTrigger, deleteDeliveriesReceivedBefore, deleteDraftsCreatedBefore, takeDueCronTrigger } from './triggers.repo.js';
@@ -20,7 +20,7 @@ export const DELIVERY_RETENTION_MS = 14 * 24 * 3600_000;
  * (dedupe key per trigger and minute, unless its `alertMapping` names one), triaged by the run
  * or, with `routeAlerts`, routed. Returns the number of triggers fired.
  */
-export async function scheduleDueCronTriggers(db: Database, now = new Date(), deps: AlertDeps = { events: discardEvents }): Promise<number> {
+export async function scheduleDueCronTriggers(db: Database, now = new Date(), deps: AlertDeps = { events: noEvents }): Promise<number> {
   let queued = 0;
   for (;;) {
     const done = await db.transaction().execute(async (tx) => {

@@ -1,6 +1,6 @@
 import { createInvalidatedCache, type InvalidatedCache } from '../../platform/cache/invalidated-cache.js';
 import type { InvalidationBus } from '../../platform/cache/invalidation-bus.js';
-import type { Queryable } from '../../platform/db/database.js';
+import type { Subscriptions } from '../../platform/events.js';
 import type { IntakeTrigger } from './triggers.repo.js';
 
 /**
@@ -23,5 +23,5 @@ export function createIntakeTriggerCache(bus: InvalidationBus): IntakeTriggerCac
   return createInvalidatedCache<IntakeTrigger | null>({ channel: TRIGGERS_CHANNEL, bus, ttlMs: TTL_MS, maxEntries: MAX_ENTRIES });
 }
 
-/** For the agents module (wired at the composition root): an agent changed or went, with its triggers. */
-export const agentChangedInvalidator = (cache: IntakeTriggerCache) => (tx: Queryable) => cache.invalidateAll(tx);
+/** Triggers' subscriptions (API process): an agent changed or went, with its triggers: intake's cache is dropped in that transaction. */
+export const triggersSubscriptions = (cache: IntakeTriggerCache): Subscriptions => ({ 'agent.changed': (tx) => cache.invalidateAll(tx) });

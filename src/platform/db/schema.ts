@@ -454,6 +454,8 @@ export interface AgentRunsTable {
   /** The alert the run triages, and its display id (migration 0035). */
   alertId: string | null;
   alertDisplayId: string | null;
+  /** The agent as the run was queued with, set when the agent changed since (migration 0060; agents' PinnedAgent). */
+  agentSnapshot: NullableJson<Record<string, unknown>>;
   actorUserId: string | null;
   actorApiKeyId: string | null;
   result: NullableJson<Record<string, unknown>>;

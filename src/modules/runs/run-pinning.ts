@@ -1,0 +1,37 @@
+import type { Database } from '../../platform/db/database.js';
+import type { Subscriptions } from '../../platform/events.js';
+import { agentSnapshotSql, findAgentRow, type PinnedAgent } from '../agents/index.js';
+
+/**
+ * Runs pin their agent: a run executes the agent as it was when the run was queued. Pinning is
+ * copy-on-write, so queueing (webhook intake's hot path) writes nothing more: when an agent is
+ * about to change (`agent.changed`, in the agent's transaction, before its UPDATE), its runs not
+ * yet ended and not yet pinned get the agent as it still is (`agents`' snapshot) in
+ * `agent_runs.agent_snapshot`. A run without a snapshot has an agent unchanged since it was queued.
+ */
+export const runsSubscriptions: Subscriptions = {
+  'agent.changed': async (tx, { organizationId, agentId, change }) => {
+    if (change !== 'updated') return; // a deleted agent's runs go with it
+    await tx
+      .updateTable('agentRuns')
+      .set({ agentSnapshot: agentSnapshotSql(organizationId, agentId) as never })
+      .where('organizationId', '=', organizationId)
+      .where('agentId', '=', agentId)
+      .where('status', 'in', ['waiting', 'running'])
+      .where('agentSnapshot', 'is', null)
+      .execute();
+  },
+};
+
+/**
+ * The agent a claimed run executes: its snapshot, else the live agent. The live agent is read
+ * before the run's snapshot is looked at again, so an edit committing in between is seen as a
+ * snapshot (the old agent) rather than as the edited agent; either way the run gets the agent
+ * as it was queued.
+ */
+export async function agentOfRun(db: Database, run: { id: string; organizationId: string; agentId: string; agentSnapshot: unknown }): Promise<PinnedAgent | undefined> {
+  if (run.agentSnapshot) return run.agentSnapshot as PinnedAgent;
+  const live = await findAgentRow(db, run.organizationId, run.agentId);
+  const pinned = await db.selectFrom('agentRuns').select('agentSnapshot').where('id', '=', run.id).executeTakeFirst();
+  return (pinned?.agentSnapshot as PinnedAgent | null | undefined) ?? live;
+}
