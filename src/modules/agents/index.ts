@@ -14,3 +14,6 @@ export { inputProblems } from './inputs.fns.js';
 export function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps, opts: { onAgentChanged?: (tx: Queryable) => Promise<void> } = {}): void {
   registerAgentsRoutes(app, createAgentsService({ db: deps.database.db, ...opts }));
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['agents'] as const;

@@ -24,3 +24,6 @@ export function registerDestinationsModule(app: FastifyInstance, deps: ModuleDep
   registerDestinationsRoutes(app, service);
   return { hasSubscribers: service.hasSubscribers };
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['output_destinations'] as const;

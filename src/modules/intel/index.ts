@@ -27,3 +27,6 @@ export function registerIntelModule(app: FastifyInstance, deps: ModuleDeps): voi
   registerSourcesRoutes(app, createSourcesService({ db, secrets: deps.secrets }));
   registerItemsRoutes(app, { items: createItemsService({ db }), iocs: createIocsService({ db }), db, baseUrl: deps.config.baseUrl });
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['intel_sources', 'intel_source_states', 'intel_sync_jobs', 'intel_items', 'intel_indicators', 'intel_indicator_checks', 'intel_indicator_values', 'intel_indicator_search', 'attack_catalog', 'intel_epss_scores'] as const;

@@ -15,3 +15,6 @@ export function registerRunsModule(app: FastifyInstance, deps: ModuleDeps): void
   registerRunsRoutes(app, createRunsService({ db: deps.database.db }));
   registerRunMetrics(deps.metrics, deps.database.db);
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['agent_runs'] as const;

@@ -20,3 +20,6 @@ export function registerToolsModule(app: FastifyInstance, deps: ModuleDeps): voi
   registerMcpServersRoutes(app, createMcpServersService({ db: deps.database.db, secrets: deps.secrets, http }));
   registerToolCatalogRoutes(app, createToolCatalogService({ db: deps.database.db }));
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['mcp_servers'] as const;
