@@ -6,6 +6,7 @@ import { createAgentsService } from './agents.service.js';
 
 // The front door: what other modules (runs) may use of an agent.
 export { findAgentRow, type AgentRow } from './agents.repo.js';
+export { agentMaxDurationOf, agentNameOf, agentNames, organizationAgents } from './agents.readers.js';
 export { AgentIdParams, type AgentInputSpecT } from './agents.schemas.js';
 export { structuredOutputSchema } from './output-schema.fns.js';
 export { inputProblems } from './inputs.fns.js';

@@ -4,6 +4,7 @@ import { OPEN_STATUSES, isClosed } from './alerts.fns.js';
 import { addTimelineEntry, findAlert } from './alerts.repo.js';
 import { startTriage, type AlertDeps } from './alerts.create.js';
 import type { AlertDto } from './alerts.schemas.js';
+import { runStatus } from '../runs/index.js';
 
 /**
  * Reopening by the system (hunt): a closed alert whose signal came back is reopened rather than
@@ -78,8 +79,8 @@ export async function raiseAlertBySystem(
   });
   if (set.severity === 'critical') {
     const settings = await tx.selectFrom('alertRouting').select(['huntResponseAgentId', 'updatedBy']).where('organizationId', '=', organizationId).executeTakeFirst();
-    const current = alert.triageRunId ? await tx.selectFrom('agentRuns').select('status').where('id', '=', alert.triageRunId).executeTakeFirst() : undefined;
-    const active = current?.status === 'waiting' || current?.status === 'running';
+    const current = alert.triageRunId ? await runStatus(tx, alert.triageRunId) : undefined;
+    const active = current === 'waiting' || current === 'running';
     if (settings?.huntResponseAgentId && !active) await startTriage(tx, { alertId: alert.id, organizationId, agentId: settings.huntResponseAgentId, actorUserId: settings.updatedBy, cause: 'routed' });
   }
   return (await findAlert(tx, organizationId, alert.id))!;

@@ -11,6 +11,8 @@ import type { AlertDto, TimelineEntryDto } from './alerts.schemas.js';
 import { createAlert, startTriage, type AlertDeps } from './alerts.create.js';
 
 import type { Queryable } from '../../platform/db/database.js';
+import { findAgentRow } from '../agents/index.js';
+import { runStatus } from '../runs/index.js';
 
 /**
  * Changes an alert's status as a person or an agent: the rules of alerts.fns.ts, the resolution
@@ -221,11 +223,11 @@ export function createAlertsService(deps: { db: Database } & AlertDeps) {
       return db.transaction().execute(async (tx) => {
         const alert = await findAlert(tx, orgId, id, { forUpdate: true });
         if (!alert) throw new NotFoundError('Alert');
-        const agent = await tx.selectFrom('agents').select('id').where('id', '=', agentId.toLowerCase()).where('organizationId', '=', orgId).executeTakeFirst();
+        const agent = await findAgentRow(tx, orgId, agentId.toLowerCase());
         if (!agent) throw ValidationError.single('agentId', 'No such agent in this organization', 'unknown_reference');
         if (alert.triageRunId) {
-          const run = await tx.selectFrom('agentRuns').select('status').where('id', '=', alert.triageRunId).executeTakeFirst();
-          if (run && (run.status === 'waiting' || run.status === 'running')) {
+          const status = await runStatus(tx, alert.triageRunId);
+          if (status === 'waiting' || status === 'running') {
             throw new ConflictError(`Alert ${alert.displayId} already has a triage run in progress (${alert.triageRunId}); wait for it to end`);
           }
         }

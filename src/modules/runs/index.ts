@@ -5,6 +5,7 @@ import { createRunsService } from './runs.service.js';
 import { registerRunMetrics } from './runs.metrics.js';
 
 export { enqueueRun } from './runs.enqueue.js';
+export { runStatus } from './runs.repo.js';
 export { createAgentRunJob, type LoadRunAlert } from './run.jobs.js';
 export { sweepAbandonedRuns } from './run-sweep.js';
 export type { RunAlertContext } from './run-result.fns.js';
