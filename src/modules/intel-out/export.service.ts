@@ -8,6 +8,7 @@ import { CSV_COLUMNS, defang, listLine } from './export.fns.js';
 import { csvRow } from '../../platform/csv.js';
 import { MISP_EVENT_SUFFIX, mispAttribute, mispEventHead, mispEventPrefix } from './misp.fns.js';
 import { allCollectionId, attackPatternObject, indicatesRelationship, indicatorObject, indicatorUuid, reportObject, stixTime, uuidv5 } from './stix.fns.js';
+import { organizationName } from '../organizations/index.js';
 
 export const EXPORT_FORMATS = ['txt', 'csv', 'stix', 'misp'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -93,7 +94,7 @@ export function createExportService(deps: { db: Database }) {
 
   /** One MISP event holding every exported indicator as a `to_ids` attribute. */
   async function* misp(orgId: string, q: ExportQuery): AsyncGenerator<string> {
-    const org = await db.selectFrom('organizations').select(['name']).where('id', '=', orgId).executeTakeFirstOrThrow();
+    const org = { name: await organizationName(db, orgId) };
     const now = new Date();
     const uuid = uuidv5(`misp-export|${orgId}|${now.toISOString()}`);
     yield mispEventPrefix(mispEventHead({ uuid, info: `Rampart indicators export ${now.toISOString()}`, date: now, timestamp: now, orgName: org.name, orgUuid: orgId, tags: ['rampart:export'] }));

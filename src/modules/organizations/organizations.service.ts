@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { uuidv7 } from 'uuidv7';
-import type { Database } from '../../platform/db/database.js';
+import type { Database, Queryable } from '../../platform/db/database.js';
 import { generateApiKey, keyFromValue } from '../../platform/auth/api-keys.js';
 import { SUPER_ADMIN_ROLE } from '../../platform/auth/permissions.js';
 import { insertSystemRoles } from '../roles/index.js';
@@ -88,4 +88,10 @@ export async function bootstrapIfEmpty(
     opts.logger.info({ organizationId: created.organization.id, file }, 'bootstrapped the first organization; its admin API key is in the file named here');
   }
   return created;
+}
+
+/** An organization's name (intel-out names its feeds and exports after it). */
+export async function organizationName(db: Queryable, organizationId: string): Promise<string> {
+  const row = await db.selectFrom('organizations').select('name').where('id', '=', organizationId).executeTakeFirstOrThrow();
+  return row.name;
 }
