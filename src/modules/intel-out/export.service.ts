@@ -9,6 +9,7 @@ import { csvRow } from '../../platform/csv.js';
 import { MISP_EVENT_SUFFIX, mispAttribute, mispEventHead, mispEventPrefix } from './misp.fns.js';
 import { allCollectionId, attackPatternObject, indicatesRelationship, indicatorObject, indicatorUuid, reportObject, stixTime, uuidv5 } from './stix.fns.js';
 import { organizationName } from '../organizations/index.js';
+import { techniqueIdOf } from '../intel/index.js';
 
 export const EXPORT_FORMATS = ['txt', 'csv', 'stix', 'misp'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -78,7 +79,7 @@ export function createExportService(deps: { db: Database }) {
       const modified = g.indicators.reduce((m, i) => (i.modified > m ? i.modified : m), g.changedAt);
       let chunk = sep() + JSON.stringify(reportObject({ orgId, itemId: g.itemId, title: g.title, published: g.publishedAt ?? g.createdAt, created: g.createdAt, modified, url: g.url, indicatorIds }));
       for (const t of g.techniques) {
-        const technique = t.subTechnique ? `${t.technique}.${t.subTechnique.replace(/^.*\./, '')}` : t.technique;
+        const technique = techniqueIdOf(t);
         if (!/^T\d{4}(\.\d{3})?$/.test(technique)) continue;
         const pattern = attackPatternObject(technique, t.techniqueName ?? technique, CATALOG_EPOCH);
         if (!patterns.has(technique)) {
