@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyzeImports } from '../scripts/import-graph.js';
+import { analyzeTables } from '../scripts/table-owners.js';
 
 /** The import rules of scripts/import-graph.ts, on the real tree and on a tree built to break them. */
 describe('module structure', () => {
@@ -32,5 +33,53 @@ describe('module structure', () => {
     write('src/modules/beta/index.ts', "import { x } from '../alpha/index.js';\nimport { x as y } from '../alpha/alpha.service.js';\nexport const z = x + y;\n");
     const report = analyzeImports(path.join(tmp, 'src'));
     expect(report.intoInternals).toEqual(['src/modules/beta/index.ts -> src/modules/alpha/alpha.service.ts']);
+  });
+
+  it('has one owner per table, and no module’s SQL naming another module’s table', () => {
+    const report = analyzeTables(path.resolve('src'));
+    expect(report.ownership).toEqual([]);
+    expect(report.crossOwner).toEqual([]);
+  });
+
+  it('reports Kysely calls and raw SQL that name another module’s table, in camelCase and snake_case', () => {
+    const t = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-tables-'));
+    try {
+      const put = (rel: string, text: string) => {
+        fs.mkdirSync(path.dirname(path.join(t, rel)), { recursive: true });
+        fs.writeFileSync(path.join(t, rel), text);
+      };
+      put('src/platform/db/migrations/0001.ts', 'sql`CREATE TABLE widget_parts (id uuid)`; sql`CREATE TABLE gadgets (id uuid)`; sql`CREATE TABLE orphans (id uuid)`;\n');
+      put('src/modules/widgets/index.ts', "export const ownedTables = ['widget_parts'] as const;\n");
+      put('src/modules/widgets/widgets.repo.ts', "export const own = (db: any) => db.selectFrom('widgetParts').selectAll();\n");
+      put('src/modules/gadgets/index.ts', "export const ownedTables = ['gadgets'] as const;\n");
+      put(
+        'src/modules/gadgets/gadgets.repo.ts',
+        [
+          "// A comment saying select from widget_parts is no SQL.",
+          "export const a = (db: any) => db.selectFrom('gadgets as g').innerJoin('widgetParts as w', 'w.id', 'g.id');",
+          "export const b = (db: any) => db.updateTable('widgetParts').set({});",
+          'export const c = (db: any, id: string) => sql`DELETE FROM widget_parts WHERE id = ${id}`.execute(db);',
+          'export const d = (db: any) => sql<{ n: number }>`SELECT count(*) AS n FROM gadgets g JOIN widget_parts w ON w.id = g.id`.execute(db);',
+        ].join('\n'),
+      );
+      const report = analyzeTables(path.join(t, 'src'), { reads: [], pendingWrites: [] });
+      expect(report.ownership).toEqual(["orphans has no owner (add it to a module's ownedTables)"]);
+      expect(report.crossOwner).toEqual([
+        'src/modules/gadgets/gadgets.repo.ts: reads widget_parts (owned by widgets)',
+        'src/modules/gadgets/gadgets.repo.ts: writes widget_parts (owned by widgets)',
+      ]);
+      // A read exception lets the reads through, never the writes; one nothing needs is reported.
+      const excepted = analyzeTables(path.join(t, 'src'), {
+        reads: [{ module: 'gadgets', tables: ['widget_parts'], reason: 'test' }, { module: 'widgets', tables: ['gadgets'], reason: 'test' }],
+        pendingWrites: [],
+      });
+      expect(excepted.crossOwner).toEqual(['src/modules/gadgets/gadgets.repo.ts: writes widget_parts (owned by widgets)']);
+      expect(excepted.ownership).toContain('stale read exception: widgets no longer reads gadgets');
+      // Two modules claiming one table.
+      put('src/modules/spares/index.ts', "export const ownedTables = ['gadgets'] as const;\n");
+      expect(analyzeTables(path.join(t, 'src'), { reads: [], pendingWrites: [] }).ownership).toContain('gadgets is claimed by gadgets and spares');
+    } finally {
+      fs.rmSync(t, { recursive: true, force: true });
+    }
   });
 });

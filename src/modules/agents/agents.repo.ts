@@ -17,26 +17,6 @@ export async function listAgentRows(db: Queryable, organizationId: string, limit
   ]);
   return { rows, total: Number(count.n) };
 }
-
-/** Ids among `ids` that are not destinations of the organization. */
-export async function unknownDestinationIds(db: Queryable, organizationId: string, ids: readonly string[]): Promise<string[]> {
-  if (ids.length === 0) return [];
-  // FOR KEY SHARE: a destination being deleted (locked FOR UPDATE) makes this wait for that
-  // delete, and one saved here cannot be deleted until the agent's transaction ends, so no agent
-  // is left pointing at a destination that is gone (the delete's 409 sees the agent).
-  const found = await db.selectFrom('outputDestinations').select('id').where('organizationId', '=', organizationId).where('id', 'in', ids).forKeyShare().execute();
-  const known = new Set(found.map((r) => r.id));
-  return ids.filter((id) => !known.has(id));
-}
-
-/** MCP server names among `names` that the organization has not registered. */
-export async function unknownMcpServers(db: Queryable, organizationId: string, names: readonly string[]): Promise<string[]> {
-  if (names.length === 0) return [];
-  const found = await db.selectFrom('mcpServers').select('name').where('organizationId', '=', organizationId).where('name', 'in', names).forKeyShare().execute();
-  const known = new Set(found.map((r) => r.name));
-  return names.filter((n) => !known.has(n));
-}
-
 /** What a run executes of its agent, pinned if the agent changes before the run ends (runs' run-pinning.ts). */
 export type PinnedAgent = Pick<AgentRow, 'id' | 'name' | 'systemPrompt' | 'modelAlias' | 'toolNames' | 'inputs' | 'structuredOutputSchema' | 'outputDestinationIds' | 'maxSteps' | 'maxDurationMs'>;
 

@@ -6,8 +6,9 @@ import { writeAudit } from '../../platform/audit.js';
 import { withTransaction } from '../../platform/cache/transaction.js';
 import { NotFoundError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
-import { parseMcpToolName } from '../tools/index.js';
-import { findAgentRow, listAgentRows, unknownDestinationIds, unknownMcpServers, type AgentRow } from './agents.repo.js';
+import { parseMcpToolName, unknownMcpServers } from '../tools/index.js';
+import { findAgentRow, listAgentRows, type AgentRow } from './agents.repo.js';
+import { unknownDestinationIds } from '../destinations/index.js';
 import type { AgentCreateT, AgentDto } from './agents.schemas.js';
 import { outputSchemaWarnings } from './output-schema.fns.js';
 

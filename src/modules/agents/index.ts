@@ -6,6 +6,7 @@ import { createAgentsService } from './agents.service.js';
 // The front door: what other modules (runs) may use of an agent.
 export { findAgentRow, type AgentRow } from './agents.repo.js';
 export { agentSnapshotSql, type PinnedAgent } from './agents.repo.js';
+export { agentMaxDurationOf, agentNameOf, agentNames, organizationAgents } from './agents.readers.js';
 export { AgentIdParams, type AgentInputSpecT } from './agents.schemas.js';
 export { structuredOutputSchema } from './output-schema.fns.js';
 export { inputProblems } from './inputs.fns.js';
@@ -14,3 +15,6 @@ export { inputProblems } from './inputs.fns.js';
 export function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerAgentsRoutes(app, createAgentsService({ db: deps.database.db, events: deps.events }));
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['agents'] as const;

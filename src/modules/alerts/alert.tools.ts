@@ -7,6 +7,7 @@ import { findAlert, listTimeline } from './alerts.repo.js';
 import { createAlert, type AlertDeps } from './alerts.create.js';
 import { changeAlertStatus, commentOnAlert, updateAlertFields } from './alerts.service.js';
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js';
+import { agentNames } from '../agents/index.js';
 
 /**
  * The alert tools an agent may be given (get_alert, comment_on_alert, update_alert,
@@ -16,8 +17,8 @@ import { NotFoundError, ValidationError } from '../../platform/http/errors.js';
  */
 export function alertTools(deps: AlertDeps): ProvidedTools {
   const agentActor = async (db: Database, ctx: ToolRunContext): Promise<StatusActor> => {
-    const agent = await db.selectFrom('agents').select('name').where('id', '=', ctx.agentId).executeTakeFirst();
-    return { type: 'agent', agentId: ctx.agentId, agentName: agent?.name ?? 'agent' };
+    const names = await agentNames(db, ctx.organizationId, [ctx.agentId]);
+    return { type: 'agent', agentId: ctx.agentId, agentName: names.get(ctx.agentId) ?? 'agent' };
   };
   // Domain errors become plain messages for the model (its tool result), never internals.
   const plain = async <T>(work: () => Promise<T>): Promise<T> => {

@@ -45,7 +45,25 @@ export function dispositionOf(status: AlertStatus): Disposition | null {
   }
 }
 
-export type StatusActor = { type: 'human'; userId: string } | { type: 'agent'; agentId: string; agentName: string };
+/** Who changes an alert: a person, an agent (its run's tools), or the system (hunt reopening a closed alert). */
+export type StatusActor = { type: 'human'; userId: string } | { type: 'agent'; agentId: string; agentName: string } | { type: 'system' };
+
+/** The timeline's actor columns for an actor: the one mapping of actor → columns. */
+export function timelineActor(actor: StatusActor): { actorType: StatusActor['type']; actorUserId: string | null; actorAgentId: string | null } {
+  return { actorType: actor.type, actorUserId: actor.type === 'human' ? actor.userId : null, actorAgentId: actor.type === 'agent' ? actor.agentId : null };
+}
+
+/** The resolution columns after a change to `to`: set on closing (who, when, why), cleared otherwise. */
+export function resolutionColumns(to: AlertStatus, actor: StatusActor, reason: string | null, now: Date) {
+  const closing = isClosed(to);
+  return {
+    resolvedAt: closing ? now : null,
+    resolvedByType: closing && actor.type !== 'system' ? actor.type : null,
+    resolvedByUserId: closing && actor.type === 'human' ? actor.userId : null,
+    resolvedByAgentName: closing && actor.type === 'agent' ? actor.agentName : null,
+    resolvedReason: closing ? reason : null,
+  };
+}
 
 /**
  * Why a status change is refused, or null when it is allowed. Agents may not conclude that an

@@ -1,9 +1,10 @@
-import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import { OPEN_STATUSES, isClosed } from './alerts.fns.js';
 import { addTimelineEntry, findAlert } from './alerts.repo.js';
 import { startTriage, type AlertDeps } from './alerts.create.js';
 import type { AlertDto } from './alerts.schemas.js';
+import { runStatus } from '../runs/index.js';
+import { transition } from './alerts.transition.js';
 
 /**
  * Reopening by the system (hunt): a closed alert whose signal came back is reopened rather than
@@ -20,18 +21,14 @@ export async function reopenAlertBySystem(
 ): Promise<AlertDto | null> {
   const alert = await findAlert(tx, organizationId, alertId, { forUpdate: true });
   if (!alert || !isClosed(alert.status)) return null;
-  await tx
-    .updateTable('alerts')
-    .set({ status: 'open', updatedAt: new Date(), resolvedAt: null, resolvedByType: null, resolvedByUserId: null, resolvedByAgentName: null, resolvedReason: null, ...(change.huntQualifiedBy ? { huntQualifiedBy: change.huntQualifiedBy } : {}) })
-    .where('id', '=', alert.id)
-    .execute();
-  const entry = await addTimelineEntry(tx, { organizationId, alertId: alert.id, kind: 'reopened', actorType: 'system', body: change.reason, data: { from: alert.status, to: 'open' } });
-  if (change.routeToHuntAgent) {
-    const settings = await tx.selectFrom('alertRouting').select(['huntResponseAgentId', 'updatedBy']).where('organizationId', '=', organizationId).executeTakeFirst();
-    if (settings?.huntResponseAgentId) await startTriage(tx, { alertId: alert.id, organizationId, agentId: settings.huntResponseAgentId, actorUserId: settings.updatedBy, cause: 'routed' });
-  }
-  const updated = (await findAlert(tx, organizationId, alert.id))!;
-  await deps.events.emit(tx, 'alert.status_changed', { id: uuidv7(), type: 'alert.status_changed', occurredAt: entry.createdAt, organizationId, data: { alert: updated, from: alert.status, to: 'open', change: 'reopened', reason: change.reason } });
+  const { alert: updated } = await transition(tx, deps, alert, { status: 'open', reason: change.reason }, { type: 'system' }, {
+    ...(change.huntQualifiedBy ? { set: { huntQualifiedBy: change.huntQualifiedBy } } : {}),
+    afterWrite: async () => {
+      if (!change.routeToHuntAgent) return;
+      const settings = await tx.selectFrom('alertRouting').select(['huntResponseAgentId', 'updatedBy']).where('organizationId', '=', organizationId).executeTakeFirst();
+      if (settings?.huntResponseAgentId) await startTriage(tx, { alertId: alert.id, organizationId, agentId: settings.huntResponseAgentId, actorUserId: settings.updatedBy, cause: 'routed' });
+    },
+  });
   return updated;
 }
 
@@ -78,8 +75,8 @@ export async function raiseAlertBySystem(
   });
   if (set.severity === 'critical') {
     const settings = await tx.selectFrom('alertRouting').select(['huntResponseAgentId', 'updatedBy']).where('organizationId', '=', organizationId).executeTakeFirst();
-    const current = alert.triageRunId ? await tx.selectFrom('agentRuns').select('status').where('id', '=', alert.triageRunId).executeTakeFirst() : undefined;
-    const active = current?.status === 'waiting' || current?.status === 'running';
+    const current = alert.triageRunId ? await runStatus(tx, alert.triageRunId) : undefined;
+    const active = current === 'waiting' || current === 'running';
     if (settings?.huntResponseAgentId && !active) await startTriage(tx, { alertId: alert.id, organizationId, agentId: settings.huntResponseAgentId, actorUserId: settings.updatedBy, cause: 'routed' });
   }
   return (await findAlert(tx, organizationId, alert.id))!;

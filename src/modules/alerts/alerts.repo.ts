@@ -6,6 +6,7 @@ import { iso } from '../../platform/time.js';
 import { DISPLAY_PREFIX, OPEN_STATUSES, dispositionOf, displayIdOf, numberOfDisplayId } from './alerts.fns.js';
 import type { AlertDto, TimelineEntryDto } from './alerts.schemas.js';
 import { containsPattern } from '../../platform/db/like.js';
+import { agentNameOf } from '../agents/index.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -22,11 +23,10 @@ function baseQuery(db: Queryable) {
   return db
     .selectFrom('alerts as a')
     .innerJoin('organizations as o', 'o.id', 'a.organizationId')
-    .leftJoin('agents as origin', 'origin.id', 'a.originAgentId')
-    .leftJoin('agents as assigned', 'assigned.id', 'a.assignedAgentId')
     .leftJoin('codeDetections as cd', 'cd.id', 'a.codeDetectionId')
     .select(COLUMNS.map((c) => `a.${c}` as const))
-    .select(['o.name as organizationName', 'origin.name as originAgentName', 'assigned.name as assignedAgentName', 'cd.name as detectionName', 'cd.ruleId as detectionRuleId']);
+    .select(['o.name as organizationName', 'cd.name as detectionName', 'cd.ruleId as detectionRuleId'])
+    .select([agentNameOf('a.originAgentId').as('originAgentName'), agentNameOf('a.assignedAgentId').as('assignedAgentName')]);
 }
 type AlertRow = Awaited<ReturnType<ReturnType<typeof baseQuery>['executeTakeFirstOrThrow']>>;
 
@@ -166,11 +166,9 @@ async function alertStatement(tx: Queryable, ins: RawBuilder<unknown>, entries: 
       FROM ins, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e(id uuid, kind text, actor_type text, actor_user_id uuid, actor_agent_id uuid, run_id uuid, body text, data jsonb, created_at timestamptz, numbered boolean, on_insert boolean)
       WHERE e.on_insert = ins.inserted
     )
-    SELECT ${RETURNED_COLUMNS}, ins.inserted, o.name AS organization_name, origin.name AS origin_agent_name, assigned.name AS assigned_agent_name, cd.name AS detection_name, cd.rule_id AS detection_rule_id
+    SELECT ${RETURNED_COLUMNS}, ins.inserted, o.name AS organization_name, ${agentNameOf('ins.origin_agent_id')} AS origin_agent_name, ${agentNameOf('ins.assigned_agent_id')} AS assigned_agent_name, cd.name AS detection_name, cd.rule_id AS detection_rule_id
     FROM ins
     JOIN organizations o ON o.id = ins.organization_id
-    LEFT JOIN agents origin ON origin.id = ins.origin_agent_id
-    LEFT JOIN agents assigned ON assigned.id = ins.assigned_agent_id
     LEFT JOIN code_detections cd ON cd.id = ins.code_detection_id`.execute(tx);
   const row = out[0];
   return row ? { alert: toAlertDto(row), inserted: row.inserted } : null;
@@ -253,9 +251,8 @@ export async function listTimeline(db: Queryable, alertId: string, limit: number
       .selectFrom('alertTimeline as t')
       // Who acted, by name: the console shows people and agents, not ids (null when deleted).
       .leftJoin('users as u', 'u.id', 't.actorUserId')
-      .leftJoin('agents as ag', 'ag.id', 't.actorAgentId')
       .selectAll('t')
-      .select([sql<string>`t.data::text`.as('dataText'), sql<string | null>`coalesce(nullif(u.name, ''), u.email, ag.name)`.as('actorName')])
+      .select([sql<string>`t.data::text`.as('dataText'), sql<string | null>`coalesce(nullif(u.name, ''), u.email, ${agentNameOf('t.actorAgentId')})`.as('actorName')])
       .where('t.alertId', '=', alertId)
       .orderBy('t.createdAt')
       .orderBy('t.id')

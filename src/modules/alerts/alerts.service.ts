@@ -3,14 +3,16 @@ import type { Database } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
 import type { AlertStatus, AlertSeverity } from '../../platform/db/schema.js';
 import { writeAudit } from '../../platform/audit.js';
-import { uuidv7 } from 'uuidv7';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/http/errors.js';
-import { isClosed, refusedStatusChange, statusChangeKind, type StatusActor } from './alerts.fns.js';
+import { refusedStatusChange, timelineActor, type StatusActor } from './alerts.fns.js';
 import { addTimelineEntry, findAlert, listAlerts, listTimeline, type AlertFilters } from './alerts.repo.js';
 import type { AlertDto, TimelineEntryDto } from './alerts.schemas.js';
 import { createAlert, startTriage, type AlertDeps } from './alerts.create.js';
 
 import type { Queryable } from '../../platform/db/database.js';
+import { findAgentRow } from '../agents/index.js';
+import { runStatus } from '../runs/index.js';
+import { transition } from './alerts.transition.js';
 
 /**
  * Changes an alert's status as a person or an agent: the rules of alerts.fns.ts, the resolution
@@ -30,41 +32,7 @@ export async function changeAlertStatus(
   if (!alert) throw new NotFoundError('Alert');
   const refused = refusedStatusChange(alert.status, change.status, actor);
   if (refused) throw ValidationError.single('status', refused, 'refused_transition');
-  const closing = isClosed(change.status);
-  await tx
-    .updateTable('alerts')
-    .set({
-      status: change.status,
-      updatedAt: new Date(),
-      resolvedAt: closing ? new Date() : null,
-      resolvedByType: closing ? actor.type : null,
-      resolvedByUserId: closing && actor.type === 'human' ? actor.userId : null,
-      resolvedByAgentName: closing && actor.type === 'agent' ? actor.agentName : null,
-      resolvedReason: closing ? (change.reason ?? null) : null,
-    })
-    .where('id', '=', alert.id)
-    .execute();
-  const kind = statusChangeKind(alert.status, change.status);
-  const entry = await addTimelineEntry(tx, {
-    organizationId: orgId,
-    alertId: alert.id,
-    kind,
-    actorType: actor.type,
-    actorUserId: actor.type === 'human' ? actor.userId : null,
-    actorAgentId: actor.type === 'agent' ? actor.agentId : null,
-    runId,
-    body: change.reason ?? '',
-    data: { from: alert.status, to: change.status },
-  });
-  const updated = (await findAlert(tx, orgId, alert.id))!;
-  await deps.events.emit(tx, 'alert.status_changed', {
-    id: uuidv7(),
-    type: 'alert.status_changed',
-    occurredAt: entry.createdAt,
-    organizationId: orgId,
-    data: { alert: updated, from: alert.status, to: change.status, change: kind, reason: change.reason ?? null },
-  });
-  return { alert: updated, entry };
+  return transition(tx, deps, alert, change, actor, { runId });
 }
 
 /** Title, description or severity of an alert, by a person or an agent, with a timeline entry. */
@@ -89,9 +57,7 @@ export async function updateAlertFields(
     organizationId: orgId,
     alertId: alert.id,
     kind: severityOnly ? 'severity_changed' : 'updated',
-    actorType: actor.type,
-    actorUserId: actor.type === 'human' ? actor.userId : null,
-    actorAgentId: actor.type === 'agent' ? actor.agentId : null,
+    ...timelineActor(actor),
     runId,
     body: change.reason ?? '',
     data: severityOnly ? { from: alert.severity, to: change.severity } : { changed: Object.keys(set) },
@@ -107,9 +73,7 @@ export async function commentOnAlert(tx: Queryable, orgId: string, idOrDisplayId
     organizationId: orgId,
     alertId: alert.id,
     kind: 'comment',
-    actorType: actor.type,
-    actorUserId: actor.type === 'human' ? actor.userId : null,
-    actorAgentId: actor.type === 'agent' ? actor.agentId : null,
+    ...timelineActor(actor),
     runId,
     body,
   });
@@ -221,11 +185,11 @@ export function createAlertsService(deps: { db: Database } & AlertDeps) {
       return db.transaction().execute(async (tx) => {
         const alert = await findAlert(tx, orgId, id, { forUpdate: true });
         if (!alert) throw new NotFoundError('Alert');
-        const agent = await tx.selectFrom('agents').select('id').where('id', '=', agentId.toLowerCase()).where('organizationId', '=', orgId).executeTakeFirst();
+        const agent = await findAgentRow(tx, orgId, agentId.toLowerCase());
         if (!agent) throw ValidationError.single('agentId', 'No such agent in this organization', 'unknown_reference');
         if (alert.triageRunId) {
-          const run = await tx.selectFrom('agentRuns').select('status').where('id', '=', alert.triageRunId).executeTakeFirst();
-          if (run && (run.status === 'waiting' || run.status === 'running')) {
+          const status = await runStatus(tx, alert.triageRunId);
+          if (status === 'waiting' || status === 'running') {
             throw new ConflictError(`Alert ${alert.displayId} already has a triage run in progress (${alert.triageRunId}); wait for it to end`);
           }
         }

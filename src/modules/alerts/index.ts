@@ -32,3 +32,6 @@ export function registerAlertsModule(app: FastifyInstance, deps: ModuleDeps): vo
     codeDetections: createCodeDetectionsService({ db, events }),
   });
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['alerts', 'alert_timeline', 'alert_routing', 'code_detections'] as const;

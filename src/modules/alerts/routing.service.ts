@@ -9,6 +9,7 @@ import { decideRoute, findRoutingLoops, huntDecision, triggerDecision, type Rout
 import { MAX_ROUTES } from './routing.schemas.js';
 import type { z } from 'zod';
 import type { RoutesBody, SimulateBody } from './routing.schemas.js';
+import { agentNames, organizationAgents } from '../agents/index.js';
 
 type RoutesInput = z.infer<typeof RoutesBody>;
 type SimulateInput = z.infer<typeof SimulateBody>;
@@ -40,7 +41,7 @@ export function createRoutingService(deps: { db: Database }) {
 
   async function view(q: Queryable, orgId: string) {
     const settings = await q.selectFrom('alertRouting').selectAll().where('organizationId', '=', orgId).executeTakeFirst();
-    const agents = await q.selectFrom('agents').select(['id', 'name']).where('organizationId', '=', orgId).orderBy('name').orderBy('id').execute();
+    const agents = (await organizationAgents(q, orgId)).map(({ id, name }) => ({ id, name }));
     const names = new Map(agents.map((a) => [a.id, a.name]));
     const routes = (settings?.routes ?? []) as Route[];
     const now = iso(new Date())!;
@@ -67,7 +68,7 @@ export function createRoutingService(deps: { db: Database }) {
     const issues: ValidationIssue[] = [];
     const limit = Math.max(MAX_ROUTES, savedCount);
     if (routes.length > limit) issues.push({ path: 'routes', message: `At most ${limit} routes (${MAX_ROUTES}, or as many as are already saved)`, code: 'too_big', location: 'body' });
-    const agents = await q.selectFrom('agents').select(['id', 'name', 'toolNames']).where('organizationId', '=', orgId).execute();
+    const agents = await organizationAgents(q, orgId);
     const byId = new Map(agents.map((a) => [a.id, a]));
     const detections = new Set((await q.selectFrom('codeDetections').select('id').where('organizationId', '=', orgId).execute()).map((d) => d.id));
     const tables = new Set((await logTableOptions(q, orgId)).map((t) => `${t.source}\u0000${t.stream}`));
@@ -170,7 +171,7 @@ export function createRoutingService(deps: { db: Database }) {
         };
       }
       const agentId = decision.outcome === 'unassigned' ? null : decision.agentId;
-      const agent = agentId ? await db.selectFrom('agents').select('name').where('id', '=', agentId).where('organizationId', '=', orgId).executeTakeFirst() : undefined;
+      const agent = agentId ? { name: (await agentNames(db, orgId, [agentId])).get(agentId) } : undefined;
       return {
         outcome: decision.outcome,
         routeId: decision.outcome === 'route' ? decision.routeId || null : null,

@@ -1,3 +1,4 @@
+import { insertApiKey } from './api-keys.repo.js';
 import { uuidv7 } from 'uuidv7';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { Authenticator } from '../../platform/auth/authenticator.js';
@@ -65,10 +66,7 @@ export function createApiKeysService(deps: { db: Database; authenticator: Pick<A
           if (user.deactivatedAt) throw ValidationError.single('userId', 'The user is deactivated', 'deactivated');
           requirePermissions(ctx.actor, ...PERMISSIONS.filter((p) => user.permissions.includes(p)));
         }
-        await tx
-          .insertInto('apiKeys')
-          .values({ id, organizationId: orgId, userId, name: input.name, prefix: generated.prefix, keyHash: generated.hash, createdAt: new Date(), expiresAt })
-          .execute();
+        await insertApiKey(tx, { organizationId: orgId, userId, name: input.name, generated, expiresAt }, id);
         await writeAudit(tx, ctx, { action: 'apiKey.create', resourceType: 'apiKey', resourceId: id, metadata: { name: input.name, prefix: generated.prefix, userId } });
       });
       return { apiKey: (await findKey(db, orgId, id))!, key: generated.key };

@@ -30,3 +30,6 @@ export function registerDeliveryModule(app: FastifyInstance, deps: ModuleDeps): 
     },
   });
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['destination_deliveries', 'destination_delivery_attempts'] as const;

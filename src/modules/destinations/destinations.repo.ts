@@ -65,3 +65,14 @@ export function destinationsSubscribedTo(db: Queryable, organizationId: string, 
     .orderBy('id')
     .execute();
 }
+
+/** Ids among `ids` that are not destinations of the organization. */
+export async function unknownDestinationIds(db: Queryable, organizationId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  // FOR KEY SHARE: a destination being deleted (locked FOR UPDATE) makes this wait for that
+  // delete, and one saved here cannot be deleted until the agent's transaction ends, so no agent
+  // is left pointing at a destination that is gone (the delete's 409 sees the agent).
+  const found = await db.selectFrom('outputDestinations').select('id').where('organizationId', '=', organizationId).where('id', 'in', ids).forKeyShare().execute();
+  const known = new Set(found.map((r) => r.id));
+  return ids.filter((id) => !known.has(id));
+}

@@ -5,7 +5,7 @@ import { createInvalidationBus } from '../../platform/cache/invalidation-bus.js'
 import { registerDestinationsRoutes } from './destinations.routes.js';
 import { createDestinationsCache, createDestinationsService, type HealthOf } from './destinations.service.js';
 
-export { findDestinationRow, destinationsSubscribedTo, type DestinationRow } from './destinations.repo.js';
+export { findDestinationRow, destinationsSubscribedTo, unknownDestinationIds, type DestinationRow } from './destinations.repo.js';
 export { blockSlackChannels, type DestinationHealth, type HealthOf } from './destinations.service.js';
 export { DESTINATION_TYPES } from './destinations.schemas.js';
 
@@ -24,3 +24,6 @@ export function registerDestinationsModule(app: FastifyInstance, deps: ModuleDep
   registerDestinationsRoutes(app, service);
   return { hasSubscribers: service.hasSubscribers };
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['output_destinations'] as const;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
-import type { AffectedPackage, VulnerabilityRecord } from '../intel/index.js';
+import { classificationSummary, type AffectedPackage, type VulnerabilityRecord } from '../intel/index.js';
 import type { AdvisoryProduct, InventorySoftware, StructuredAdvisory } from './matching.fns.js';
 import { purlKey } from './identity.fns.js';
 import type { CoveringDetection, ThreatIndicator } from './exposure.fns.js';
@@ -89,7 +89,7 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
     kev: r.vulnerability?.exploited ?? null,
     // An NVD record: its product list comes from the record's CPE configurations (with ranges).
     nvdId: r.vulnerability?.format === 'nvd' ? r.vulnerability.id : null,
-    techniques: (Array.isArray(r.attack) ? r.attack : []).map((a: { technique?: string; subTechnique?: string }) => a.subTechnique || a.technique || '').filter(Boolean),
+    techniques: classificationSummary({ attack: r.attack }).techniques.map((t) => t.id),
   }));
 }
 

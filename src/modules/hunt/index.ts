@@ -17,3 +17,6 @@ export function registerHuntModule(app: FastifyInstance, deps: ModuleDeps): void
   const db = deps.database.db;
   registerHuntRoutes(app, { threats: createThreatsService({ db, events: deps.events }), assets: createAssetsService({ db }) });
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['hunt_assets', 'hunt_asset_software', 'hunt_sightings', 'hunt_threats', 'hunt_threat_items', 'hunt_threat_runs', 'hunt_activity_events', 'hunt_deliverables', 'hunt_settings'] as const;

@@ -3,6 +3,7 @@ import type { Queryable } from '../../platform/db/database.js';
 import { iso } from '../../platform/time.js';
 import { RELEVANT_AT } from './relevancy.fns.js';
 import { containsPattern } from '../../platform/db/like.js';
+import { classificationSummary } from '../intel/index.js';
 
 /** Reads of the threat views: each a single indexed query by threat id within the organization. */
 
@@ -86,7 +87,7 @@ export async function eventsOf(db: Queryable, threatId: string) {
 }
 
 export async function itemSummariesOf(db: Queryable, threatId: string) {
-  const { rows } = await sql<{ id: string; title: string; publisher: string | null; url: string | null; publishedAt: Date | null; tldr: string; sourceName: string; summary: string; attackPath: string[]; classification: Record<string, unknown>; platforms: string[]; affectedProducts: Array<{ vendor?: string; product?: string; versions?: string[] }>; firstSeen: string | null; lastSeen: string | null }>`
+  const { rows } = await sql<{ id: string; title: string; publisher: string | null; url: string | null; publishedAt: Date | null; tldr: string; sourceName: string; summary: string; attackPath: string[]; classification: unknown; platforms: string[]; affectedProducts: Array<{ vendor?: string; product?: string; versions?: string[] }>; firstSeen: string | null; lastSeen: string | null }>`
     SELECT i.id, i.title, i.publisher, i.url, i.published_at AS "publishedAt", i.tldr, s.display_name AS "sourceName", i.summary, i.attack_path AS "attackPath",
            i.classification, i.platforms, i.affected_products AS "affectedProducts",
            (SELECT min(first_seen) FROM intel_indicators x WHERE x.item_id = i.id)::text AS "firstSeen",
@@ -94,13 +95,13 @@ export async function itemSummariesOf(db: Queryable, threatId: string) {
     FROM hunt_threat_items l JOIN intel_items i ON i.id = l.item_id JOIN intel_sources s ON s.id = i.source_id
     WHERE l.threat_id = ${threatId} ORDER BY i.published_at DESC NULLS LAST, i.id`.execute(db);
   return rows.map((r) => {
-    const c = r.classification as { malware?: Array<{ name: string }>; actor?: Array<{ name: string }>; attack?: Array<{ technique: string; subTechnique?: string; techniqueName: string }> };
+    const c = classificationSummary(r.classification);
     const published = iso(r.publishedAt);
     return {
       id: r.id, title: r.title, publisher: r.publisher, url: r.url, publishedAt: published, tldr: r.tldr, sourceName: r.sourceName, summary: r.summary,
       eventFirstSeen: r.firstSeen ? new Date(r.firstSeen).toISOString() : published, eventLastSeen: r.lastSeen ? new Date(r.lastSeen).toISOString() : published,
-      attackPath: Array.isArray(r.attackPath) ? r.attackPath : [], malware: (c.malware ?? []).map((m) => m.name), actors: (c.actor ?? []).map((a) => a.name), platforms: r.platforms,
-      attackTechniques: (c.attack ?? []).map((a) => ({ id: a.subTechnique || a.technique, name: a.techniqueName })),
+      attackPath: Array.isArray(r.attackPath) ? r.attackPath : [], malware: c.malware, actors: c.actors, platforms: r.platforms,
+      attackTechniques: c.techniques,
       affectedProducts: (Array.isArray(r.affectedProducts) ? r.affectedProducts : []).map((p) => ({ name: [p.vendor, p.product].filter(Boolean).join(' '), versions: p.versions ?? [] })),
     };
   });

@@ -7,3 +7,6 @@ import { createInsightsService } from './insights.service.js';
 export function registerInsightsModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerInsightsRoutes(app, createInsightsService({ db: deps.database.db }));
 }
+
+/** This module owns no table (scripts/table-owners.ts). */
+export const ownedTables = [] as const;

@@ -8,6 +8,8 @@ import { CSV_COLUMNS, defang, listLine } from './export.fns.js';
 import { csvRow } from '../../platform/csv.js';
 import { MISP_EVENT_SUFFIX, mispAttribute, mispEventHead, mispEventPrefix } from './misp.fns.js';
 import { allCollectionId, attackPatternObject, indicatesRelationship, indicatorObject, indicatorUuid, reportObject, stixTime, uuidv5 } from './stix.fns.js';
+import { organizationName } from '../organizations/index.js';
+import { techniqueIdOf } from '../intel/index.js';
 
 export const EXPORT_FORMATS = ['txt', 'csv', 'stix', 'misp'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -77,7 +79,7 @@ export function createExportService(deps: { db: Database }) {
       const modified = g.indicators.reduce((m, i) => (i.modified > m ? i.modified : m), g.changedAt);
       let chunk = sep() + JSON.stringify(reportObject({ orgId, itemId: g.itemId, title: g.title, published: g.publishedAt ?? g.createdAt, created: g.createdAt, modified, url: g.url, indicatorIds }));
       for (const t of g.techniques) {
-        const technique = t.subTechnique ? `${t.technique}.${t.subTechnique.replace(/^.*\./, '')}` : t.technique;
+        const technique = techniqueIdOf(t);
         if (!/^T\d{4}(\.\d{3})?$/.test(technique)) continue;
         const pattern = attackPatternObject(technique, t.techniqueName ?? technique, CATALOG_EPOCH);
         if (!patterns.has(technique)) {
@@ -93,7 +95,7 @@ export function createExportService(deps: { db: Database }) {
 
   /** One MISP event holding every exported indicator as a `to_ids` attribute. */
   async function* misp(orgId: string, q: ExportQuery): AsyncGenerator<string> {
-    const org = await db.selectFrom('organizations').select(['name']).where('id', '=', orgId).executeTakeFirstOrThrow();
+    const org = { name: await organizationName(db, orgId) };
     const now = new Date();
     const uuid = uuidv5(`misp-export|${orgId}|${now.toISOString()}`);
     yield mispEventPrefix(mispEventHead({ uuid, info: `Rampart indicators export ${now.toISOString()}`, date: now, timestamp: now, orgName: org.name, orgUuid: orgId, tags: ['rampart:export'] }));

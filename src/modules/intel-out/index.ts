@@ -18,3 +18,6 @@ export function registerIntelOutModule(app: FastifyInstance, deps: ModuleDeps): 
   registerTaxiiRoutes(app, { taxii, baseUrl: deps.config.baseUrl, bodyLimit: deps.config.bodyLimitBytes });
   registerMispFeedRoutes(app, { feed: createMispFeedService({ db, taxii }) });
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['intel_out_objects', 'intel_out_changes'] as const;

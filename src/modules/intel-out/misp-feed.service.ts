@@ -9,6 +9,7 @@ import { MISP_EVENT_SUFFIX, mispAttribute, mispEventHead, mispEventPrefix } from
 import type { TaxiiService } from './taxii.service.js';
 import { allCollectionId } from './stix.fns.js';
 import { primedStream } from './streams.js';
+import { organizationName } from '../organizations/index.js';
 
 /**
  * A MISP feed per TAXII collection: one event per intel item (its uuid is the item's id), its
@@ -24,7 +25,7 @@ export function createMispFeedService(deps: { db: Database; taxii: TaxiiService 
   }
 
   async function orgOf(orgId: string) {
-    return db.selectFrom('organizations').select(['name']).where('id', '=', orgId).executeTakeFirstOrThrow();
+    return { name: await organizationName(db, orgId) };
   }
 
   function head(g: ItemGroup, orgId: string, orgName: string) {

@@ -14,6 +14,7 @@ export { IOC_LISTS, SEVERITIES } from './items/items.schemas.js';
 export { IocTypeFilter } from './iocs/iocs.schemas.js';
 export { extractIocs, refang } from './pipeline/extract/extract.fns.js';
 export { parseVersionList } from './pipeline/classify/versions.fns.js';
+export { classificationSummary, techniqueIdOf, techniqueIdsOf, type AttackMapping, type ClassificationSummary } from './pipeline/classify/attack-id.fns.js';
 export { versionContext } from './pipeline/classify/version-context.fns.js';
 export { readEpssScores } from './items/epss.store.js';
 export type { AffectedPackage, VulnerabilityRecord } from './connectors/types.js';
@@ -28,3 +29,6 @@ export function registerIntelModule(app: FastifyInstance, deps: ModuleDeps): voi
   registerSourcesRoutes(app, createSourcesService({ db, secrets: deps.secrets }));
   registerItemsRoutes(app, { items: createItemsService({ db }), iocs: createIocsService({ db }), db, baseUrl: deps.config.baseUrl });
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['intel_sources', 'intel_source_states', 'intel_sync_jobs', 'intel_items', 'intel_indicators', 'intel_indicator_checks', 'intel_indicator_values', 'intel_indicator_search', 'attack_catalog', 'intel_epss_scores'] as const;

@@ -8,3 +8,6 @@ export { resolveModel } from './model-resolver.js';
 export function registerModelsModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerModelsRoutes(app, createModelsService({ db: deps.database.db, secrets: deps.secrets }));
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['model_providers', 'model_aliases'] as const;

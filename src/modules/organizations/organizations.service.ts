@@ -3,9 +3,12 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { uuidv7 } from 'uuidv7';
-import type { Database } from '../../platform/db/database.js';
+import type { Database, Queryable } from '../../platform/db/database.js';
 import { generateApiKey, keyFromValue } from '../../platform/auth/api-keys.js';
-import { SUPER_ADMIN_ROLE, SYSTEM_ROLES } from '../../platform/auth/permissions.js';
+import { SUPER_ADMIN_ROLE } from '../../platform/auth/permissions.js';
+import { insertSystemRoles } from '../roles/index.js';
+import { insertUser } from '../users/index.js';
+import { insertApiKey } from '../api-keys/index.js';
 import { writeAudit } from '../../platform/audit.js';
 import { iso } from '../../platform/time.js';
 
@@ -28,37 +31,20 @@ export async function createOrganization(
     const orgId = uuidv7();
     const now = new Date();
     await tx.insertInto('organizations').values({ id: orgId, name: input.name, createdAt: now, updatedAt: now }).execute();
-    const roles = SYSTEM_ROLES.map((r) => ({
-      id: uuidv7(),
-      organizationId: orgId,
-      name: r.name,
-      description: r.description,
-      permissions: [...r.permissions],
-      isSystem: true,
-      createdAt: now,
-      updatedAt: now,
-    }));
-    await tx.insertInto('roles').values(roles).execute();
-    const adminRole = roles.find((r) => r.name === SUPER_ADMIN_ROLE)!;
-    const userId = uuidv7();
+    // Each row through its owner's command: roles, users and api-keys own their tables.
+    const roleIds = await insertSystemRoles(tx, orgId, now);
+    const adminRoleId = roleIds.get(SUPER_ADMIN_ROLE)!;
     const userName = input.adminName ?? input.adminEmail.split('@')[0] ?? 'admin';
-    await tx
-      .insertInto('users')
-      .values({ id: userId, organizationId: orgId, email: input.adminEmail, name: userName, roleId: adminRole.id, createdAt: now, updatedAt: now })
-      .execute();
+    const userId = await insertUser(tx, { organizationId: orgId, email: input.adminEmail, name: userName, roleId: adminRoleId }, now);
     const generated = input.apiKeyValue ? keyFromValue(input.apiKeyValue) : generateApiKey();
-    const keyId = uuidv7();
-    await tx
-      .insertInto('apiKeys')
-      .values({ id: keyId, organizationId: orgId, userId, name: 'Initial admin key', prefix: generated.prefix, keyHash: generated.hash, createdAt: now })
-      .execute();
+    const keyId = await insertApiKey(tx, { organizationId: orgId, userId, name: 'Initial admin key', generated });
     const actor = { type: 'system' as const, organizationId: orgId };
     await writeAudit(tx, { actor }, { action: 'organization.create', resourceType: 'organization', resourceId: orgId, metadata: { name: input.name } });
     await writeAudit(tx, { actor }, { action: 'user.create', resourceType: 'user', resourceId: userId, metadata: { email: input.adminEmail, role: SUPER_ADMIN_ROLE } });
     await writeAudit(tx, { actor }, { action: 'apiKey.create', resourceType: 'apiKey', resourceId: keyId, metadata: { prefix: generated.prefix } });
     return {
       organization: { id: orgId, name: input.name, createdAt: iso(now) },
-      user: { id: userId, email: input.adminEmail, name: userName, roleId: adminRole.id, roleName: SUPER_ADMIN_ROLE },
+      user: { id: userId, email: input.adminEmail, name: userName, roleId: adminRoleId, roleName: SUPER_ADMIN_ROLE },
       apiKey: { id: keyId, name: 'Initial admin key', prefix: generated.prefix, key: generated.key },
     };
   });
@@ -102,4 +88,10 @@ export async function bootstrapIfEmpty(
     opts.logger.info({ organizationId: created.organization.id, file }, 'bootstrapped the first organization; its admin API key is in the file named here');
   }
   return created;
+}
+
+/** An organization's name (intel-out names its feeds and exports after it). */
+export async function organizationName(db: Queryable, organizationId: string): Promise<string> {
+  const row = await db.selectFrom('organizations').select('name').where('id', '=', organizationId).executeTakeFirstOrThrow();
+  return row.name;
 }

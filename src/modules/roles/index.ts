@@ -3,6 +3,12 @@ import type { ModuleDeps } from '../../platform/wiring.js';
 import { registerRolesRoutes } from './roles.routes.js';
 import { createRolesService } from './roles.service.js';
 
+// The command organizations' bootstrap uses: roles own their table.
+export { insertSystemRoles } from './roles.repo.js';
+
 export function registerRolesModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerRolesRoutes(app, createRolesService({ db: deps.database.db, authenticator: deps.authenticator }));
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['roles'] as const;

@@ -1,3 +1,5 @@
+import { uuidv7 } from 'uuidv7';
+import { SYSTEM_ROLES } from '../../platform/auth/permissions.js';
 import type { Queryable } from '../../platform/db/database.js';
 import { iso } from '../../platform/time.js';
 import type { RoleDto } from './roles.schemas.js';
@@ -18,4 +20,20 @@ export async function findRole(db: Queryable, organizationId: string, id: string
   if (forUpdate) q = q.forUpdate();
   const row = await q.executeTakeFirst();
   return row ? toDto(row) : null;
+}
+
+/** A new organization's system roles (organizations' bootstrap); answers their ids by name. */
+export async function insertSystemRoles(tx: Queryable, organizationId: string, now: Date): Promise<Map<string, string>> {
+  const rows = SYSTEM_ROLES.map((r) => ({
+    id: uuidv7(),
+    organizationId,
+    name: r.name,
+    description: r.description,
+    permissions: [...r.permissions],
+    isSystem: true,
+    createdAt: now,
+    updatedAt: now,
+  }));
+  await tx.insertInto('roles').values(rows).execute();
+  return new Map(rows.map((r) => [r.name, r.id]));
 }

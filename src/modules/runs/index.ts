@@ -5,6 +5,7 @@ import { createRunsService } from './runs.service.js';
 import { registerRunMetrics } from './runs.metrics.js';
 
 export { enqueueRun } from './runs.enqueue.js';
+export { runStatus } from './runs.repo.js';
 export { createAgentRunJob, type LoadRunAlert } from './run.jobs.js';
 export { sweepAbandonedRuns } from './run-sweep.js';
 export { runsSubscriptions } from './run-pinning.js';
@@ -16,3 +17,6 @@ export function registerRunsModule(app: FastifyInstance, deps: ModuleDeps): void
   registerRunsRoutes(app, createRunsService({ db: deps.database.db }));
   registerRunMetrics(deps.metrics, deps.database.db);
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['agent_runs'] as const;

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { AgentRunStatus } from '../../platform/db/schema.js';
-import type { PinnedAgent } from '../agents/index.js';
+import { agentNameOf, type PinnedAgent } from '../agents/index.js';
 import type { EventBus, EventSpec } from '../../platform/events.js';
 import type { RunResult } from './run-result.fns.js';
 import type { RunRow } from './runs.repo.js';
@@ -153,8 +153,8 @@ export async function endAbandonedRun(db: Database, runId: string, reason: strin
   return db.transaction().execute(async (tx) => {
     const run = await tx
       .selectFrom('agentRuns as r')
-      .innerJoin('agents as a', 'a.id', 'r.agentId')
-      .select(['r.id', 'r.organizationId', 'r.agentId', 'a.name as agentName', 'r.interruptRequestedAt'])
+      .select(['r.id', 'r.organizationId', 'r.agentId', 'r.interruptRequestedAt'])
+      .select(agentNameOf('r.agentId').as('agentName'))
       .where('r.id', '=', runId)
       .where('r.status', 'in', ['waiting', 'running'])
       .forUpdate('r')
@@ -164,7 +164,7 @@ export async function endAbandonedRun(db: Database, runId: string, reason: strin
     const status: AgentRunStatus = run.interruptRequestedAt ? 'interrupted' : 'error';
     const statusMessage = run.interruptRequestedAt ? `Interrupted on request (${reason})` : reason;
     await tx.updateTable('agentRuns').set({ status, statusMessage, finishedAt: now, updatedAt: now }).where('id', '=', runId).execute();
-    await events.emit(tx, 'run.ended', { runId, organizationId: run.organizationId, agentId: run.agentId, agentName: run.agentName, status, statusMessage, finalAssistantMessage: '' });
+    await events.emit(tx, 'run.ended', { runId, organizationId: run.organizationId, agentId: run.agentId, agentName: run.agentName ?? '', status, statusMessage, finalAssistantMessage: '' });
     return true;
   });
 }

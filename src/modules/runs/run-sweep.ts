@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../platform/db/database.js';
+import { agentMaxDurationOf } from '../agents/index.js';
 import { agentRunJob, agentRunJobKey } from './run.job-def.js';
 import { noEvents, type EventBus } from '../../platform/events.js';
 import { endAbandonedRun } from './run-state.js';
@@ -27,9 +28,8 @@ export async function sweepAbandonedRuns(db: Database, opts: { graceMs: number; 
     SELECT r.id,
       (j.id IS NULL OR (j.locked_at IS NULL AND j.attempts >= j.max_attempts)) AS failed,
       coalesce(j.last_error, f.last_error) AS last_error,
-      coalesce((r.agent_snapshot->>'maxDurationMs')::int, a.max_duration_ms) AS max_duration_ms
+      coalesce((r.agent_snapshot->>'maxDurationMs')::int, ${agentMaxDurationOf('r.agent_id')}) AS max_duration_ms
     FROM agent_runs r
-    JOIN agents a ON a.id = r.agent_id
     LEFT JOIN graphile_worker.jobs j ON j.key = ${agentRunJobKey('')} || r.id::text
     LEFT JOIN LATERAL (
       SELECT jf.last_error FROM job_failures jf
@@ -41,7 +41,7 @@ export async function sweepAbandonedRuns(db: Database, opts: { graceMs: number; 
         j.id IS NULL
         OR (j.locked_at IS NULL AND j.attempts >= j.max_attempts)
         OR (r.status = 'running'
-            AND coalesce(j.locked_at, r.updated_at) < now() - make_interval(secs => coalesce((r.agent_snapshot->>'maxDurationMs')::int, a.max_duration_ms) / 1000.0 + ${graceSecs}))
+            AND coalesce(j.locked_at, r.updated_at) < now() - make_interval(secs => coalesce((r.agent_snapshot->>'maxDurationMs')::int, ${agentMaxDurationOf('r.agent_id')}) / 1000.0 + ${graceSecs}))
       )
     ORDER BY r.queued_at
     LIMIT ${opts.limit ?? 100}`.execute(db);

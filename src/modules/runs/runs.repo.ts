@@ -51,3 +51,9 @@ export async function loadRunActor(db: Queryable, organizationId: string, userId
   if (!row || row.deactivatedAt) return null;
   return { type: 'user', userId: row.id, organizationId, apiKeyId, roleId: row.roleId, permissions: new Set(row.permissions) };
 }
+
+/** A run's status (undefined: no such run), for modules that start work only when none is active. */
+export async function runStatus(db: Queryable, runId: string): Promise<AgentRunStatus | undefined> {
+  const row = await db.selectFrom('agentRuns').select('status').where('id', '=', runId).executeTakeFirst();
+  return row?.status;
+}

@@ -20,3 +20,6 @@ export function registerSessionsModule(app: FastifyInstance, deps: ModuleDeps): 
     maxAgeSeconds: deps.config.sessionMaxHours * 3600,
   });
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['console_sessions', 'console_login_links', 'console_address'] as const;

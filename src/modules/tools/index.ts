@@ -9,6 +9,7 @@ import { createToolCatalogService } from './tool-catalog.service.js';
 export { buildToolSet, type ToolDeps, type ToolRunContext, type BuiltToolSet, type ToolFactory, type ProvidedTools } from './toolset.js';
 export { requestContextOf, requireToolPermissions } from './tool-context.js';
 export { BUILTIN_TOOL_NAMES, isBuiltinTool, MCP_TOOL_RE, parseMcpToolName } from './tool-names.js';
+export { unknownMcpServers } from './mcp-servers.repo.js';
 
 export function registerToolsModule(app: FastifyInstance, deps: ModuleDeps): void {
   // The API process has no shared outbound client; the live tool listing gets its own, under
@@ -20,3 +21,6 @@ export function registerToolsModule(app: FastifyInstance, deps: ModuleDeps): voi
   registerMcpServersRoutes(app, createMcpServersService({ db: deps.database.db, secrets: deps.secrets, http }));
   registerToolCatalogRoutes(app, createToolCatalogService({ db: deps.database.db }));
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['mcp_servers'] as const;

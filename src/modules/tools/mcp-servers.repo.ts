@@ -58,3 +58,11 @@ export async function agentsUsingMcpServer(db: Queryable, organizationId: string
     .execute();
   return rows.map((r) => r.name);
 }
+
+/** MCP server names among `names` that the organization has not registered. */
+export async function unknownMcpServers(db: Queryable, organizationId: string, names: readonly string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const found = await db.selectFrom('mcpServers').select('name').where('organizationId', '=', organizationId).where('name', 'in', names).forKeyShare().execute();
+  const known = new Set(found.map((r) => r.name));
+  return names.filter((n) => !known.has(n));
+}

@@ -21,3 +21,6 @@ export function registerTriggersModule(app: FastifyInstance, deps: ModuleDeps, o
     bodyLimit: deps.config.bodyLimitBytes,
   });
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['agent_triggers', 'trigger_deliveries'] as const;

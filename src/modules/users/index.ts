@@ -3,6 +3,12 @@ import type { ModuleDeps } from '../../platform/wiring.js';
 import { registerUsersRoutes } from './users.routes.js';
 import { createUsersService } from './users.service.js';
 
+// The command organizations' bootstrap uses: users own their table.
+export { insertUser, type NewUser } from './users.repo.js';
+
 export function registerUsersModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerUsersRoutes(app, createUsersService({ db: deps.database.db, authenticator: deps.authenticator }));
 }
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['users'] as const;

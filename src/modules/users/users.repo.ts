@@ -1,3 +1,4 @@
+import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import { iso } from '../../platform/time.js';
 import type { UserDto } from './users.schemas.js';
@@ -38,4 +39,18 @@ export async function listUsers(db: Queryable, organizationId: string, limit: nu
     db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('organizationId', '=', organizationId).executeTakeFirstOrThrow(),
   ]);
   return { users: rows.map(toDto), totalCount: Number(count.n) };
+}
+
+export interface NewUser {
+  organizationId: string;
+  email: string;
+  name: string;
+  roleId: string;
+}
+
+/** The one insert of a user (POST /users and an organization's first Super Admin); answers its id. */
+export async function insertUser(tx: Queryable, user: NewUser, now = new Date()): Promise<string> {
+  const id = uuidv7();
+  await tx.insertInto('users').values({ id, ...user, createdAt: now, updatedAt: now }).execute();
+  return id;
 }

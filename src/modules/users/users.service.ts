@@ -1,11 +1,10 @@
-import { uuidv7 } from 'uuidv7';
 import type { Database } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
 import type { Authenticator } from '../../platform/auth/authenticator.js';
 import { PERMISSIONS } from '../../platform/auth/permissions.js';
 import { writeAudit } from '../../platform/audit.js';
 import { ConflictError, NotFoundError, requirePermissions, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
-import { findUser, listUsers } from './users.repo.js';
+import { findUser, insertUser, listUsers } from './users.repo.js';
 import type { UserDto } from './users.schemas.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { requireAnotherSuperAdmin, requireAuthorityOver } from '../../platform/auth/guardians.js';
@@ -50,12 +49,7 @@ export function createUsersService(deps: { db: Database; authenticator: Pick<Aut
           await assertAssignableRole(tx, ctx, input.roleId);
           const taken = await tx.selectFrom('users').select('id').where('organizationId', '=', orgId).where('email', '=', input.email).executeTakeFirst();
           if (taken) throw new ConflictError(EMAIL_TAKEN);
-          const id = uuidv7();
-          const now = new Date();
-          await tx
-            .insertInto('users')
-            .values({ id, organizationId: orgId, email: input.email, name: input.name ?? input.email.split('@')[0]!, roleId: input.roleId, createdAt: now, updatedAt: now })
-            .execute();
+          const id = await insertUser(tx, { organizationId: orgId, email: input.email, name: input.name ?? input.email.split('@')[0]!, roleId: input.roleId });
           await writeAudit(tx, ctx, { action: 'user.create', resourceType: 'user', resourceId: id, metadata: { email: input.email, roleId: input.roleId.toLowerCase() } });
           return (await findUser(tx, orgId, id))!;
         });

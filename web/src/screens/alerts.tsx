@@ -1,12 +1,15 @@
 import { useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Query } from '../api';
+import { api, unwrap, type Query, type Schemas } from '../api';
 import { Link, navigate, useSearch } from '../router';
 import { useSession } from '../session';
 import { Badge, ErrorText, Loadable, Page, Pager, SearchBox, Select, Time, pageOf } from '../ui';
 import { ALERT_SOURCES, useAgents } from './shared';
 
-export const ALERT_STATUSES = ['open', 'in_progress', 'escalated', 'closed_true_positive', 'closed_false_positive', 'closed_benign'] as const;
+export const ALERT_STATUSES = ['open', 'in_progress', 'escalated', 'closed_true_positive', 'closed_false_positive', 'closed_benign'] as const satisfies ReadonlyArray<Schemas['Alert']['status']>;
+// Every status the server answers (its OpenAPI enum) is offered: a new one fails the type check.
+const everyStatus: [Exclude<Schemas['Alert']['status'], (typeof ALERT_STATUSES)[number]>] extends [never] ? true : false = true;
+void everyStatus;
 export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
 const PER_PAGE = 50;

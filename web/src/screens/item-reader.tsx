@@ -51,7 +51,7 @@ export default function ItemReader({ params }: { params: Record<string, string> 
               )}
               {i.cves.length > 0 && (<><h2>CVEs</h2><p>{i.cves.join(', ')}</p></>)}
               {i.classification.attack.length > 0 && (
-                <><h2>ATT&amp;CK</h2><ul>{i.classification.attack.map((t) => <li key={t.technique + t.subTechnique}>{t.technique}{t.subTechnique ? `.${t.subTechnique}` : ''} {t.techniqueName}</li>)}</ul></>
+                <><h2>ATT&amp;CK</h2><ul>{i.classification.attack.map((t) => <li key={t.technique + t.subTechnique}>{t.subTechnique || t.technique} {t.techniqueName}</li>)}</ul></>
               )}
             </aside>
           </div>

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../api';
+import { api, unwrap, type Schemas } from '../api';
 
 /** Agents, for pickers (assign, routes, filters): the first 100. */
 export function useAgents() {
@@ -14,7 +14,10 @@ export function useAgents() {
  * The sources an alert can have, as routes and the queue's filter name them: its category
  * (`detection`, `trigger`, `agent`, `user`, `hunt`) and, for a trigger's alert, the trigger type.
  */
-export const ALERT_SOURCES: readonly string[] = [
-  'trigger', 'detection', 'agent', 'user', 'hunt',
-  'webhook', 'jira', 'jira-automation', 'slack', 'linear', 'bugcrowd', 'hackerone', 'zscaler', 'darktrace', 'cron',
-];
+const TRIGGER_SOURCES = ['webhook', 'jira', 'jira-automation', 'slack', 'linear', 'bugcrowd', 'hackerone', 'zscaler', 'darktrace', 'cron'] as const satisfies ReadonlyArray<Schemas['AgentTrigger']['source']>;
+// The server's trigger sources come through the OpenAPI document: a source added there and not
+// here fails the console's type check instead of going missing from the filters.
+const everyTriggerSource: [Exclude<Schemas['AgentTrigger']['source'], (typeof TRIGGER_SOURCES)[number]>] extends [never] ? true : false = true;
+void everyTriggerSource;
+
+export const ALERT_SOURCES: readonly string[] = ['trigger', 'detection', 'agent', 'user', 'hunt', ...TRIGGER_SOURCES];

@@ -1,30 +1,14 @@
+import type { AssertedIndicatorType } from '../indicator-vocabulary.js';
+
 /**
  * What every connector produces: source-neutral entries. The sync job stores each as one intel
  * item per (source, externalId); the pipeline (a later stage) enriches them.
  */
-export type IndicatorType =
-  | 'ipv4'
-  | 'ipv6'
-  | 'domain'
-  | 'url'
-  | 'email'
-  | 'md5'
-  | 'sha1'
-  | 'sha256'
-  | 'sha512'
-  | 'ssdeep'
-  | 'filename'
-  | 'registry-key'
-  | 'process'
-  | 'mutex'
-  | 'cert'
-  | 'asn'
-  | 'cve'
-  | 'other';
+export type { AssertedIndicatorType };
 
 /** An indicator the source itself asserted (MISP `to_ids` attribute, STIX pattern). */
 export interface StructuredIndicator {
-  type: IndicatorType;
+  type: AssertedIndicatorType;
   value: string;
   /** 0..1, from the source when it says (STIX `confidence`/100, MISP default 0.8). */
   confidence: number;

@@ -7,6 +7,7 @@ import { toItemDto } from '../items/items.service.js';
 import { IOC_LISTS } from '../items/items.schemas.js';
 import { registryKeyAsWritten } from '../pipeline/extract/normalize.fns.js';
 import { LOG_SOURCES, sigmaRules } from './sigma.fns.js';
+import { techniqueIdOf, techniqueIdsOf } from '../pipeline/classify/attack-id.fns.js';
 
 /**
  * Detection context for an item (spec §2.8): its indicators grouped by type, techniques,
@@ -25,7 +26,7 @@ export function createDetectionService(deps: { db: Database; baseUrl: string }) 
         for (const ioc of item.iocs[list]) (indicators[ioc.type] ??= []).push(ruleValue(ioc));
       }
       for (const values of Object.values(indicators)) values.sort();
-      const techniques = [...new Set(item.classification.attack.map((a) => a.subTechnique || a.technique))].sort();
+      const techniques = techniqueIdsOf(item.classification.attack);
       const logSources = [...new Set(Object.keys(indicators).map((t) => LOG_SOURCES[t]).filter((s): s is string => !!s))].sort();
       const assetId = stableUuid(`${item.id}:${item.version}`);
       const content = sigmaRules({
@@ -48,7 +49,7 @@ export function createDetectionService(deps: { db: Database; baseUrl: string }) 
           severity: item.severity,
           cves: item.cves,
           indicators,
-          techniques: item.classification.attack.map((a) => ({ id: a.subTechnique || a.technique, name: a.techniqueName })),
+          techniques: item.classification.attack.map((a) => ({ id: techniqueIdOf(a), name: a.techniqueName })),
           affectedProducts: item.affectedProducts,
           logSources,
           summary: item.summary,

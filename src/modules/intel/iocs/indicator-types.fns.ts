@@ -1,15 +1,8 @@
 import { refang } from '../pipeline/extract/extract.fns.js';
 
-/**
- * Every type an indicator row can have: what the extractor keeps (its kinds minus `cve` and
- * `attack-technique`, which are classification, not indicators) and what connectors assert
- * (MISP attributes and STIX patterns add `mutex` and `other`).
- */
-export const INDICATOR_TYPES = [
-  'ipv4', 'ipv6', 'domain', 'url', 'email', 'md5', 'sha1', 'sha256', 'sha512', 'ssdeep', 'filename', 'registry-key', 'process',
-  'mutex', 'cert', 'cloud-id', 'mobile-id', 'btc', 'eth', 'xmr', 'onion', 'asn', 'other',
-] as const;
-export type IndicatorType = (typeof INDICATOR_TYPES)[number];
+import { INDICATOR_TYPES, type IndicatorType } from '../indicator-vocabulary.js';
+
+export { INDICATOR_TYPES, type IndicatorType };
 
 /**
  * Names that stand for several types (documented in docs/intel.md and the OpenAPI description).

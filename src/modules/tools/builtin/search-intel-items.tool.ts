@@ -1,6 +1,6 @@
 import { tool } from 'ai';
 import { z } from 'zod';
-import { createItemsService, IOC_LISTS, SEVERITIES } from '../../intel/index.js';
+import { createItemsService, IOC_LISTS, SEVERITIES, techniqueIdOf } from '../../intel/index.js';
 import { requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
 
 const TOP_INDICATORS = 10;
@@ -32,7 +32,7 @@ export function searchIntelItemsTool(deps: ToolDeps, ctx: ToolRunContext) {
           tldr: it.tldr,
           summary: clip(it.summary, SUMMARY_CHARS),
           cves: it.cves,
-          techniques: it.classification.attack.map((a) => a.subTechnique || a.technique),
+          techniques: it.classification.attack.map(techniqueIdOf),
           indicators: IOC_LISTS.flatMap((k) => it.iocs[k])
             .sort((a, b) => b.confidence - a.confidence)
             .slice(0, TOP_INDICATORS)

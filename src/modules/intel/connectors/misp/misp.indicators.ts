@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { IndicatorType } from '../types.js';
+import type { AssertedIndicatorType } from '../types.js';
 
 /**
  * MISP attribute type → indicator type(s). Compound types (`a|b`) carry a compound value split on
@@ -8,7 +8,7 @@ import type { IndicatorType } from '../types.js';
  */
 
 export interface TypedValue {
-  type: IndicatorType;
+  type: AssertedIndicatorType;
   value: string;
 }
 
@@ -30,7 +30,7 @@ function ip(value: string): TypedValue {
 }
 
 function hash(mispType: string, value: string): TypedValue {
-  return { type: HASH_TYPES.has(mispType) ? (mispType as IndicatorType) : 'other', value };
+  return { type: HASH_TYPES.has(mispType) ? (mispType as AssertedIndicatorType) : 'other', value };
 }
 
 function single(mispType: string, value: string): TypedValue[] {

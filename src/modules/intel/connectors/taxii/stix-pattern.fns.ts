@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import type { IndicatorType, StructuredIndicator } from '../types.js';
+import type { AssertedIndicatorType, StructuredIndicator } from '../types.js';
 import type { ComparisonExpr, ComparisonNode, Literal, ObjectPath, ObservationExpr, PatternAst } from './stix-pattern.ast.js';
 import { parseStixPattern } from './stix-pattern.parser.js';
 
@@ -99,7 +99,7 @@ function andLeaves(expr: ComparisonExpr): ComparisonNode[] {
 }
 
 interface TypedValue {
-  type: IndicatorType;
+  type: AssertedIndicatorType;
   value: string;
 }
 
@@ -140,7 +140,7 @@ function literalText(literal: Literal): string | null {
 // would answer 'constructor' or '__proto__' from Object.prototype.
 
 /** Object path (type, then property steps) → indicator type, for paths whose value is the indicator. */
-const SIMPLE_PATHS = new Map(Object.entries<IndicatorType>({
+const SIMPLE_PATHS = new Map(Object.entries<AssertedIndicatorType>({
   'ipv4-addr:value': 'ipv4',
   'ipv6-addr:value': 'ipv6',
   'domain-name:value': 'domain',
@@ -155,7 +155,7 @@ const SIMPLE_PATHS = new Map(Object.entries<IndicatorType>({
   'autonomous-system:number': 'asn',
 }));
 
-const HASHES = new Map(Object.entries<IndicatorType>({
+const HASHES = new Map(Object.entries<AssertedIndicatorType>({
   MD5: 'md5',
   SHA1: 'sha1',
   SHA256: 'sha256',
@@ -163,10 +163,10 @@ const HASHES = new Map(Object.entries<IndicatorType>({
   SSDEEP: 'ssdeep',
 }));
 
-const HASH_LENGTHS: Partial<Record<IndicatorType, number>> = { md5: 32, sha1: 40, sha256: 64, sha512: 128 };
+const HASH_LENGTHS: Partial<Record<AssertedIndicatorType, number>> = { md5: 32, sha1: 40, sha256: 64, sha512: 128 };
 
 /** What an object referenced by `network-traffic:src_ref`/`dst_ref` may be, by its STIX type. */
-const REF_TYPES = new Map(Object.entries<IndicatorType>({
+const REF_TYPES = new Map(Object.entries<AssertedIndicatorType>({
   'ipv4-addr': 'ipv4',
   'ipv6-addr': 'ipv6',
   'domain-name': 'domain',
@@ -177,7 +177,7 @@ const REF_TYPES = new Map(Object.entries<IndicatorType>({
  * Types and property names are compared case-insensitively (producers vary), hash names also
  * ignoring '-' / '_' so `'SHA-256'`, `SHA256` and `sha_256` agree.
  */
-export function classifyPath(path: ObjectPath, siblings: readonly ComparisonNode[], value: string): IndicatorType | null {
+export function classifyPath(path: ObjectPath, siblings: readonly ComparisonNode[], value: string): AssertedIndicatorType | null {
   const keys: string[] = [];
   for (const step of path.steps) {
     if (step.kind !== 'key') return null;
@@ -198,7 +198,7 @@ export function classifyPath(path: ObjectPath, siblings: readonly ComparisonNode
   return null;
 }
 
-function refType(ref: string, siblings: readonly ComparisonNode[], value: string): IndicatorType | null {
+function refType(ref: string, siblings: readonly ComparisonNode[], value: string): AssertedIndicatorType | null {
   for (const s of siblings) {
     const [a, b] = s.path.steps;
     const isTypeTest =
@@ -220,7 +220,7 @@ function refType(ref: string, siblings: readonly ComparisonNode[], value: string
 }
 
 /** The value as stored, or null when it cannot be a `type` (kept as given otherwise; CIDR kept). */
-function cleanValue(type: IndicatorType, raw: string): string | null {
+function cleanValue(type: AssertedIndicatorType, raw: string): string | null {
   const v = raw.trim();
   if (v === '') return null;
   const hashLength = HASH_LENGTHS[type];

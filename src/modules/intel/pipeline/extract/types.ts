@@ -1,29 +1,8 @@
 /** Shared types for indicator extraction (pure, no I/O). */
 
-export type IocKind =
-  | 'ipv4'
-  | 'ipv6'
-  | 'domain'
-  | 'url'
-  | 'email'
-  | 'md5'
-  | 'sha1'
-  | 'sha256'
-  | 'sha512'
-  | 'ssdeep'
-  | 'filename'
-  | 'registry-key'
-  | 'process'
-  | 'cert'
-  | 'cloud-id'
-  | 'mobile-id'
-  | 'cve'
-  | 'attack-technique'
-  | 'btc'
-  | 'eth'
-  | 'xmr'
-  | 'onion'
-  | 'asn';
+import type { IocKind } from '../../indicator-vocabulary.js';
+
+export type { IocKind };
 
 export interface Span {
   start: number;
