@@ -68,6 +68,10 @@ describe('trigger context', () => {
     });
     // Never the credentials the delivery carried.
     expect(JSON.stringify(run)).not.toContain(secret);
+    // The run that succeeded stamps its trigger (triggers' subscriber of run.ended).
+    const { triggers } = (await t.app.inject({ url: `/api/agents/${agentId}/trigger`, headers: bearer(key) })).json();
+    const stamped = triggers.find((x: { id: string }) => x.id === triggerId);
+    expect(stamped.lastRunSucceededAt).toMatch(/Z$/);
 
     const userMessage = openai.requests.at(-1)!.body.messages!.find((m) => m.role === 'user')!.content as string;
     expect(userMessage).toContain('"eventType": "push"');

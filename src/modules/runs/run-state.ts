@@ -73,6 +73,8 @@ export interface EndedRun {
   organizationId: string;
   agentId: string;
   agentName: string;
+  /** The trigger that started it (its `lastRunSucceededAt` is the triggers module's, on `run.ended`). */
+  triggerId: string | null;
   status: AgentRunStatus;
   statusMessage: string | null;
   finalAssistantMessage: string;
@@ -119,6 +121,7 @@ export async function finishRun(
       organizationId: run.organizationId,
       agentId: agent.id,
       agentName: agent.name,
+      triggerId: run.triggerId,
       status: outcome.status,
       statusMessage: outcome.statusMessage,
       finalAssistantMessage: outcome.result.finalAssistantMessage,
@@ -139,7 +142,6 @@ export async function finishRun(
       const event = { id: run.id, type: 'agent_run.completed', occurredAt: now.toISOString(), organizationId: run.organizationId, data };
       await events.emit(tx, 'run.output', { event, destinationIds: agent.outputDestinationIds, runId: run.id });
     }
-    if (run.triggerId) await tx.updateTable('agentTriggers').set({ lastRunSucceededAt: now }).where('id', '=', run.triggerId).execute();
   });
 }
 
@@ -153,7 +155,7 @@ export async function endAbandonedRun(db: Database, runId: string, reason: strin
   return db.transaction().execute(async (tx) => {
     const run = await tx
       .selectFrom('agentRuns as r')
-      .select(['r.id', 'r.organizationId', 'r.agentId', 'r.interruptRequestedAt'])
+      .select(['r.id', 'r.organizationId', 'r.agentId', 'r.triggerId', 'r.interruptRequestedAt'])
       .select(agentNameOf('r.agentId').as('agentName'))
       .where('r.id', '=', runId)
       .where('r.status', 'in', ['waiting', 'running'])
@@ -164,7 +166,7 @@ export async function endAbandonedRun(db: Database, runId: string, reason: strin
     const status: AgentRunStatus = run.interruptRequestedAt ? 'interrupted' : 'error';
     const statusMessage = run.interruptRequestedAt ? `Interrupted on request (${reason})` : reason;
     await tx.updateTable('agentRuns').set({ status, statusMessage, finishedAt: now, updatedAt: now }).where('id', '=', runId).execute();
-    await events.emit(tx, 'run.ended', { runId, organizationId: run.organizationId, agentId: run.agentId, agentName: run.agentName ?? '', status, statusMessage, finalAssistantMessage: '' });
+    await events.emit(tx, 'run.ended', { runId, organizationId: run.organizationId, agentId: run.agentId, agentName: run.agentName ?? '', triggerId: run.triggerId, status, statusMessage, finalAssistantMessage: '' });
     return true;
   });
 }

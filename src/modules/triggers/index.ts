@@ -7,7 +7,7 @@ import { createTriggersService } from './triggers.service.js';
 import type { IntakeTriggerCache } from './intake-cache.js';
 
 export { runTriggerSchedulerPass } from './cron.js';
-export { triggersSubscriptions, createIntakeTriggerCache, type IntakeTriggerCache } from './intake-cache.js';
+export { triggersSubscriptions, triggerRunSubscriptions, createIntakeTriggerCache, type IntakeTriggerCache } from './intake-cache.js';
 
 /**
  * `cache`: intake's trigger cache, created by the composition root (an agent's change drops it too: `triggersSubscriptions` on `agent.changed`).

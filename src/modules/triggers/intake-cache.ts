@@ -25,3 +25,13 @@ export function createIntakeTriggerCache(bus: InvalidationBus): IntakeTriggerCac
 
 /** Triggers' subscriptions (API process): an agent changed or went, with its triggers: intake's cache is dropped in that transaction. */
 export const triggersSubscriptions = (cache: IntakeTriggerCache): Subscriptions => ({ 'agent.changed': (tx) => cache.invalidateAll(tx) });
+
+/**
+ * In every role: a run a trigger started that ends `done` stamps the trigger's
+ * `lastRunSucceededAt` (the trigger row is this module's; runs only say which trigger).
+ */
+export const triggerRunSubscriptions: Subscriptions = {
+  'run.ended': async (tx, run) => {
+    if (run.status === 'done' && run.triggerId) await tx.updateTable('agentTriggers').set({ lastRunSucceededAt: new Date() }).where('id', '=', run.triggerId).execute();
+  },
+};
