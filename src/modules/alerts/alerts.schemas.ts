@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ALERT_SEVERITIES, ALERT_STATUSES } from './alerts.fns.js';
+import { httpUrl } from '../../platform/http/url-schemas.js';
 
 const uuidOrNull = z.string().nullable();
 const text = (max: number) => z.string().trim().min(1).max(max);
@@ -120,7 +121,7 @@ export const CreateAlertBody = z.object({
   dedupeKey: z.string().min(1).max(500).optional(),
   externalProvider: z.string().max(100).optional(),
   externalRef: z.string().max(500).optional(),
-  externalUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).optional().describe('http(s) only: the console links to it'),
+  externalUrl: httpUrl(2000).optional().describe('http(s) only: the console links to it'),
   payload: z.unknown().optional(),
 });
 export const CreateAlertResult = z.object({ alert: Alert, created: z.boolean().describe('false when the signal was deduplicated into an alert that is not closed') });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hasUserinfo, NO_USERINFO_MESSAGE } from '../../platform/outbound/url-secrets.js';
+import { endpointUrl } from '../../platform/http/url-schemas.js';
 
 /**
  * Output destinations (spec §2.1): six variants discriminated by `type`. `token` is the
@@ -8,10 +8,7 @@ import { hasUserinfo, NO_USERINFO_MESSAGE } from '../../platform/outbound/url-se
  * and `hasToken` always tells whether one is stored. Teams workflow URLs carry their own
  * signature, so the teams variant has no token.
  */
-const httpUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .max(2048)
-  .refine((u) => !hasUserinfo(u), NO_USERINFO_MESSAGE);
+const httpUrl = endpointUrl();
 
 export const WebhookConfig = z.strictObject({
   url: httpUrl.describe('URL that receives a POST'),

@@ -1,16 +1,12 @@
 import { z } from 'zod';
-import { hasUserinfo, NO_USERINFO_MESSAGE } from '../../platform/outbound/url-secrets.js';
+import { endpointUrl } from '../../platform/http/url-schemas.js';
 
 /**
  * Model providers (OpenAI, Anthropic, or any OpenAI-compatible endpoint such as Ollama or vLLM)
  * and the aliases agents name (`default`, `fast`…). Provider API keys are write-only and
  * encrypted at rest; `hasApiKey` tells whether one is stored.
  */
-const baseUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .max(2048)
-  .refine((u) => !hasUserinfo(u), NO_USERINFO_MESSAGE)
-  .describe('API base URL, e.g. `https://api.openai.com/v1` or `http://ollama.internal:11434/v1`');
+const baseUrl = endpointUrl().describe('API base URL, e.g. `https://api.openai.com/v1` or `http://ollama.internal:11434/v1`');
 
 export const ProviderType = z.enum(['openai', 'anthropic', 'openai-compatible']);
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorBody } from '../../platform/http/error-schemas.js';
+import { httpUrl } from '../../platform/http/url-schemas.js';
 
 /**
  * MCP servers: remote Model Context Protocol servers (Streamable HTTP) whose tools agents may
@@ -8,9 +9,7 @@ import { ErrorBody } from '../../platform/http/error-schemas.js';
  */
 export const MCP_SERVER_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
-const url = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .max(2048)
+const url = httpUrl()
   // Credentials in the URL would be echoed back by every read: they belong in `token`.
   .refine((u) => !/^https?:\/\/[^/?#]*@/i.test(u), { error: 'must not contain credentials; use `token`' })
   .describe('Streamable HTTP endpoint of the server, e.g. `https://mcp.example.com/mcp`');

@@ -2,6 +2,7 @@ import { Cron } from 'croner';
 import { z } from 'zod';
 import { isJsonPointer, MAPPABLE_FIELDS } from '../alerts/index.js';
 import { WEBHOOK_SOURCES } from './signatures.fns.js';
+import { httpUrl } from '../../platform/http/url-schemas.js';
 
 /**
  * Agent triggers: signed incoming webhooks (one per sender kind) and cron schedules. A webhook
@@ -46,9 +47,7 @@ export const FieldsParams = z.object({ agentId: z.uuid({ error: 'must be a UUID'
 export const TriggerParams = z.object({ agentId: z.uuid({ error: 'must be a UUID' }), triggerId: z.uuid({ error: 'must be a UUID' }) });
 
 export const FieldsQuery = z.strictObject({
-  jiraUrl: z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-    .max(2048)
+  jiraUrl: httpUrl()
     .optional()
     .describe('jira only: your Jira site, e.g. `https://acme.atlassian.net`; the answer\'s `jiraUrl` is then that site\'s webhook admin page'),
 });

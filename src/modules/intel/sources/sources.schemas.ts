@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { hasUserinfo, NO_USERINFO_MESSAGE } from '../../../platform/outbound/url-secrets.js';
+import { endpointUrl } from '../../../platform/http/url-schemas.js';
 
 /** Intel sources (spec §2.3, §4.3). */
 export const SyncJobSchema = z
@@ -51,10 +51,7 @@ export type SourceDto = z.infer<typeof SourceSchema>;
 
 export const SourceList = z.object({ sources: z.array(SourceSchema) });
 
-const httpUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .max(2048)
-  .refine((u) => !hasUserinfo(u), NO_USERINFO_MESSAGE);
+const httpUrl = endpointUrl();
 const cron = z
   .string()
   .trim()

@@ -1,6 +1,7 @@
 import { tool } from 'ai';
 import { z } from 'zod';
 import { requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
+import { httpUrl } from '../../../platform/http/url-schemas.js';
 
 export const HTTP_TOOL_TIMEOUT_MS = 15_000;
 export const HTTP_TOOL_BODY_LIMIT = 32 * 1024;
@@ -19,7 +20,7 @@ export function httpRequestTool(deps: ToolDeps, ctx: ToolRunContext) {
     description:
       'Make an HTTP(S) request to a public URL (e.g. a REST API or a web page) and get back the status, the main response headers and the body as text (truncated to 32 KiB). Private and internal addresses are refused unless the installation allows them.',
     inputSchema: z.object({
-      url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(4096),
+      url: httpUrl(4096),
       method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']).default('GET'),
       headers: z.record(z.string().min(1).max(256), z.string().max(8192)).optional().describe('Request headers, e.g. {"accept": "application/json"}'),
       body: z.string().max(1_000_000).optional().describe('Request body (send a content-type header with it)'),
