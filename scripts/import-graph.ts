@@ -15,7 +15,8 @@ export interface ImportReport {
   intoInternals: string[];
 }
 
-function sourceFiles(dir: string): string[] {
+/** The `.ts` source files under `dir` (no tests, no declarations); table-owners.ts reads the same set. */
+export function sourceFiles(dir: string): string[] {
   const out: string[] = [];
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, entry.name);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import { sourceFiles } from './import-graph.js';
 
 /**
  * The table rule of the code base, checked by test/structure.test.ts in `npm test`: every table
@@ -86,16 +87,6 @@ const KYSELY_READS = new Set(['selectFrom', 'innerJoin', 'leftJoin', 'rightJoin'
 const SQL_NAMES = /\b(insert\s+into|update|delete\s+from|from|join)\s+(?:only\s+)?([a-z_][a-z0-9_]*)/gi;
 
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...sourceFiles(p));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
-}
 
 /** Tables created by the migrations (partitions belong to their parent). */
 function migrationTables(srcDir: string): Set<string> {
