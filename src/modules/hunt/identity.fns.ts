@@ -1,3 +1,4 @@
+import { parseCpe } from '../intel/index.js';
 /**
  * Package identity, the way OSV-Scanner, Grype and Dependency-Track match: a purl's type +
  * namespace + name (version, qualifiers and subpath ignored), or a CPE 2.3's vendor + product.
@@ -72,31 +73,8 @@ export function osvPackageKey(ecosystem: string, name: string): string | null {
   return slash > 0 ? packageKey(type, name.slice(0, slash), name.slice(slash + 1)) : packageKey(type, '', name);
 }
 
-/** `cpe:2.3:a:openbsd:openssh:9.3:p1:…` (or the 2.2 URI form) → `openbsd:openssh`. */
+/** `cpe:2.3:a:openbsd:openssh:9.3:p1:…` (or the 2.2 URI form) → `openbsd:openssh` (intel's CPE parser). */
 export function cpeKey(cpe: string | null | undefined): string | null {
-  if (!cpe) return null;
-  // 2.3: cpe:2.3:part:vendor:product:…; 2.2 URI: cpe:/part:vendor:product:…
-  const parts = /^cpe:2\.3:[aoh*]:/i.test(cpe) ? splitCpe23(cpe).slice(3) : /^cpe:\/[aoh]:/i.test(cpe) ? cpe.split(':').slice(2) : null;
-  if (!parts) return null;
-  const vendor = safeDecode((parts[0] ?? '').replace(/\\(.)/g, '$1')).toLowerCase();
-  const product = safeDecode((parts[1] ?? '').replace(/\\(.)/g, '$1')).toLowerCase();
-  if (!vendor || !product || vendor === '*' || product === '*') return null;
-  return `${vendor}:${product}`;
-}
-
-/** CPE 2.3 formatted string fields (a `\:` is part of a field). */
-function splitCpe23(cpe: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  for (let i = 0; i < cpe.length; i++) {
-    const c = cpe[i]!;
-    if (c === '\\' && i + 1 < cpe.length) {
-      cur += c + cpe[++i];
-    } else if (c === ':') {
-      out.push(cur);
-      cur = '';
-    } else cur += c;
-  }
-  out.push(cur);
-  return out;
+  const c = cpe ? parseCpe(cpe) : null;
+  return c && c.vendor && c.product ? `${c.vendor}:${c.product}` : null;
 }

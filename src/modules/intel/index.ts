@@ -14,6 +14,7 @@ export { IOC_LISTS, SEVERITIES } from './items/items.schemas.js';
 export { IocTypeFilter } from './iocs/iocs.schemas.js';
 export { extractIocs, refang } from './pipeline/extract/extract.fns.js';
 export { parseVersionList } from './pipeline/classify/versions.fns.js';
+export { parseCpe, type CpeName } from './pipeline/classify/cpe.fns.js';
 export { classificationSummary, techniqueIdOf, techniqueIdsOf, type AttackMapping, type ClassificationSummary } from './pipeline/classify/attack-id.fns.js';
 export { versionContext } from './pipeline/classify/version-context.fns.js';
 export { readEpssScores } from './items/epss.store.js';
