@@ -12,7 +12,7 @@ import { registerOpenApi } from './platform/http/openapi.js';
 import { serializerCompiler } from './platform/http/serializer.js';
 import { installMetrics } from './platform/http/metrics.js';
 import { registerConsole } from './platform/http/console.js';
-import { registerModules } from './modules/index.js';
+import { registerModules } from './composition.js';
 import { createSessionAuthenticator } from './modules/sessions/index.js';
 
 export type { AppDeps } from './platform/wiring.js';

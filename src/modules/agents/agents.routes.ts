@@ -3,11 +3,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { contextOf } from '../../platform/context.js';
 import { LimitOffsetQuery } from '../../platform/http/pagination.js';
 import { DeleteResult, withErrors } from '../../platform/http/responses.js';
-import { Agent, AgentCreate, AgentIdParams, AgentList, AgentUpdate } from './agents.schemas.js';
+import { Agent, agentWriteSchema, AgentIdParams, AgentList } from './agents.schemas.js';
 import type { AgentsService } from './agents.service.js';
 
-export function registerAgentsRoutes(root: FastifyInstance, service: AgentsService): void {
+/** `builtinTools`: the names of the service's built-in tools, which an agent's `toolNames` may list. */
+export function registerAgentsRoutes(root: FastifyInstance, service: AgentsService, builtinTools: readonly string[]): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
+  const AgentWrite = agentWriteSchema(builtinTools);
   const tags = ['Agents'];
 
   app.get('/api/agents', {
@@ -24,7 +26,7 @@ export function registerAgentsRoutes(root: FastifyInstance, service: AgentsServi
         'Output destination ids and MCP servers named in `toolNames` must belong to the organization (400 otherwise). The model alias is resolved when a run starts: an alias with no provider fails the run with a clear `statusMessage`. ' +
         'With an `openai` or `openai-compatible` model the `structuredOutputSchema` is sent in OpenAI strict mode, rewritten for it (every property required, optional ones nullable, every object closed; the nulls are dropped before validation); ' +
         'a schema strict mode cannot express is sent non-strict, and the answer\'s `warnings` says so.',
-      body: AgentCreate,
+      body: AgentWrite,
       response: withErrors({ 200: Agent }),
     },
   }, async (req) => service.create(contextOf(req), req.body));
@@ -36,7 +38,7 @@ export function registerAgentsRoutes(root: FastifyInstance, service: AgentsServi
 
   app.put('/api/agents/:agentId', {
     config: { permissions: ['agent.manage'] },
-    schema: { tags, summary: 'Replace an agent', description: 'Omitted optional fields take their defaults.', params: AgentIdParams, body: AgentUpdate, response: withErrors({ 200: Agent }, 404) },
+    schema: { tags, summary: 'Replace an agent', description: 'Omitted optional fields take their defaults.', params: AgentIdParams, body: AgentWrite, response: withErrors({ 200: Agent }, 404) },
   }, async (req) => service.update(contextOf(req), req.params.agentId, req.body));
 
   app.delete('/api/agents/:agentId', {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BUILTIN_TOOL_NAMES, isBuiltinTool, MCP_TOOL_RE } from '../tools/index.js';
+import { MCP_TOOL_RE } from '../tools/index.js';
 import { schemaCompileError } from './output-schema.fns.js';
 
 /**
@@ -17,10 +17,10 @@ export const AgentInputSpec = z.strictObject({
 });
 export type AgentInputSpecT = z.infer<typeof AgentInputSpec>;
 
-const toolName = z
-  .string()
-  .refine((n) => isBuiltinTool(n) || MCP_TOOL_RE.test(n), {
-    error: `must be a built-in tool (${BUILTIN_TOOL_NAMES.join(', ')}) or mcp:<server>/<tool>`,
+/** A tool name: one of the service's built-in tools (every module's manifest `tools`, handed in by the composition root) or an MCP tool. */
+const toolName = (builtin: readonly string[]) =>
+  z.string().refine((n) => builtin.includes(n) || MCP_TOOL_RE.test(n), {
+    error: `must be a built-in tool (${builtin.join(', ')}) or mcp:<server>/<tool>`,
   });
 
 const JsonSchemaObject = z
@@ -32,7 +32,7 @@ const JsonSchemaObject = z
   })
   .describe('JSON Schema (type object) the final answer must satisfy');
 
-const agentFields = {
+const agentFields = (builtinTools: readonly string[]) => ({
   name: z.string().trim().min(1).max(255),
   description: z.string().max(4000).default(''),
   systemPrompt: z.string().min(1).max(100_000),
@@ -41,20 +41,18 @@ const agentFields = {
     .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'must be a model alias (lowercase letters, digits, . _ -)')
     .default('default')
     .describe('Alias of a configured model (see /api/model-aliases); `default` if omitted'),
-  toolNames: z.array(toolName).max(64).default([]),
+  toolNames: z.array(toolName(builtinTools)).max(64).default([]),
   inputs: z.array(AgentInputSpec).max(64).default([]),
   structuredOutputSchema: JsonSchemaObject.nullable().default(null),
   agentType: z.enum(['response', 'detection']).default('response'),
   outputDestinationIds: z.array(z.uuid()).max(32).default([]).describe('Destinations that receive each finished run'),
   maxSteps: z.number().int().min(1).max(100).default(10).describe('Model calls per run (each tool round-trip is one step)'),
   maxDurationMs: z.number().int().min(1000).max(3_600_000).default(300_000).describe('Wall-time limit of a run'),
-};
+});
 
-export const AgentCreate = z.strictObject(agentFields);
-export type AgentCreateT = z.infer<typeof AgentCreate>;
-
-/** PUT replaces the agent; omitted optional fields take their defaults. */
-export const AgentUpdate = AgentCreate;
+/** The body of POST and of PUT (which replaces the agent; omitted optional fields take their defaults), over the service's built-in tool names. */
+export const agentWriteSchema = (builtinTools: readonly string[]) => z.strictObject(agentFields(builtinTools));
+export type AgentCreateT = z.infer<ReturnType<typeof agentWriteSchema>>;
 
 export const Agent = z.object({
   id: z.uuid(),

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
+import { defineModule } from '../../platform/module.js';
 import { registerAgentsRoutes } from './agents.routes.js';
 import { createAgentsService } from './agents.service.js';
 
@@ -12,9 +13,11 @@ export { structuredOutputSchema } from './output-schema.fns.js';
 export { inputProblems } from './inputs.fns.js';
 
 /** An agent's update or deletion emits `agent.changed` in its transaction (see agents.service.ts). */
-export function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps): void {
-  registerAgentsRoutes(app, createAgentsService({ db: deps.database.db, events: deps.events }));
+function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps): void {
+  registerAgentsRoutes(app, createAgentsService({ db: deps.database.db, events: deps.events }), Object.keys(deps.tools));
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['agents'] as const;
+
+export const agentsModule = defineModule({ name: 'agents', owns: ownedTables, routes: registerAgentsModule });

@@ -1,4 +1,5 @@
 import type { AlertSeverity, AlertStatus } from '../../platform/db/schema.js';
+import type { Permission } from '../../platform/auth/permissions.js';
 
 /** Pure rules of the alert lifecycle: statuses, dispositions, who may set what. */
 
@@ -17,6 +18,27 @@ export type Disposition = 'true_positive' | 'false_positive' | 'benign';
 
 /** The prefix of every display id (`RMP-42`): numbers are per organization, from 1. */
 export const DISPLAY_PREFIX = 'RMP';
+
+/**
+ * The alert commands' permissions, declared once: the route of a command (alerts.routes.ts) and
+ * the agent tool that runs it (alert.tools.ts, the manifest's `tools`) both use them. A route
+ * whose answer carries the alert adds `alert.read` (`answering`): a write must not read what a
+ * GET refuses; a tool answers only ids and statuses, so it needs the command's own.
+ */
+export const alertCommands = {
+  read: { permissions: ['alert.read'] },
+  create: { permissions: ['alert.triage'] },
+  comment: { permissions: ['alert.triage'] },
+  /** Title, description, severity. */
+  update: { permissions: ['alert.triage'] },
+  setStatus: { permissions: ['alert.triage'] },
+  assign: { permissions: ['alert.manage'] },
+} as const satisfies Record<string, { permissions: readonly Permission[] }>;
+
+/** A route's config for a command whose answer carries the alert: the command's permissions and `alert.read`. */
+export function answering(command: { permissions: readonly Permission[] }): { permissions: Permission[] } {
+  return { permissions: [...command.permissions, 'alert.read'] };
+}
 
 export function displayIdOf(number: number): string {
   return `${DISPLAY_PREFIX}-${number}`;

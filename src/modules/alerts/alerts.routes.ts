@@ -10,6 +10,7 @@ import {
 import { RoutesBody, RoutesView, SimulateBody, SimulateResult } from './routing.schemas.js';
 import { CodeDetection, CodeDetectionInput, CodeDetectionList, HitBody, HitResult } from './code-detections.schemas.js';
 import type { AlertsService } from './alerts.service.js';
+import { alertCommands, answering } from './alerts.fns.js';
 import type { RoutingService } from './routing.service.js';
 import type { CodeDetectionsService } from './code-detections.service.js';
 
@@ -22,12 +23,9 @@ export interface AlertServices {
 export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const tags = ['Alerts'];
-  const read = { permissions: ['alert.read' as const] };
-  const triage = { permissions: ['alert.triage' as const] };
+  // Each command's permissions are declared once (alertCommands), shared with its agent tool.
+  const read = alertCommands.read;
   const manage = { permissions: ['alert.manage' as const] };
-  // An answer that carries an alert needs alert.read as well: a write must not read what a GET refuses.
-  const triageAndRead = { permissions: ['alert.triage' as const, 'alert.read' as const] };
-  const manageAndRead = { permissions: ['alert.manage' as const, 'alert.read' as const] };
 
   app.get('/api/alerts', {
     config: read,
@@ -35,7 +33,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   }, async (req) => s.alerts.list(contextOf(req), req.query));
 
   app.post('/api/alerts', {
-    config: triageAndRead,
+    config: answering(alertCommands.create),
     schema: {
       tags,
       summary: 'Create an alert by hand (deduplicated by `dedupeKey`, routed like any alert)',
@@ -45,7 +43,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   }, async (req) => s.alerts.create(contextOf(req), req.body));
 
   app.post('/api/alerts/bulk/status', {
-    config: triage,
+    config: alertCommands.setStatus,
     schema: {
       tags,
       summary: 'Change the status of up to 200 alerts',
@@ -66,7 +64,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   }, async (req) => s.alerts.get(contextOf(req), req.params.alertId));
 
   app.patch('/api/alerts/:alertId', {
-    config: triageAndRead,
+    config: answering(alertCommands.update),
     schema: { tags, summary: 'Change the title or description', params: AlertIdParams, body: PatchAlertBody, response: withErrors({ 200: AlertOnly }, 404) },
   }, async (req) => s.alerts.patch(contextOf(req), req.params.alertId, req.body));
 
@@ -76,7 +74,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   }, async (req) => s.alerts.timeline(contextOf(req), req.params.alertId, req.query.limit, req.query.offset));
 
   app.post('/api/alerts/:alertId/status', {
-    config: triageAndRead,
+    config: answering(alertCommands.setStatus),
     schema: {
       tags,
       summary: 'Change the status (reopening a closed alert is allowed and recorded)',
@@ -87,17 +85,17 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   }, async (req) => s.alerts.setStatus(contextOf(req), req.params.alertId, req.body));
 
   app.post('/api/alerts/:alertId/severity', {
-    config: triageAndRead,
+    config: answering(alertCommands.update),
     schema: { tags, summary: 'Change the severity', params: AlertIdParams, body: SeverityBody, response: withErrors({ 200: AlertOnly }, 404) },
   }, async (req) => s.alerts.setSeverity(contextOf(req), req.params.alertId, req.body));
 
   app.post('/api/alerts/:alertId/comments', {
-    config: triage,
+    config: alertCommands.comment,
     schema: { tags, summary: 'Comment on the timeline (Markdown)', params: AlertIdParams, body: CommentBody, response: withErrors({ 200: CommentResult }, 404) },
   }, async (req) => s.alerts.comment(contextOf(req), req.params.alertId, req.body.bodyMarkdown));
 
   app.post('/api/alerts/:alertId/assign', {
-    config: manageAndRead,
+    config: answering(alertCommands.assign),
     schema: {
       tags,
       summary: 'Assign to a response agent and start its triage run',
@@ -153,7 +151,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
     schema: { tags: detectionTags, summary: 'Delete a code detection (409 while a triage route names it or its log table, when no other detection has that table)', params: IdParams, response: withErrors({ 200: DeleteResult }, 404, 409) },
   }, async (req) => s.codeDetections.remove(contextOf(req), req.params.id));
   app.post('/api/code-detections/:id/hits', {
-    config: triageAndRead,
+    config: answering(alertCommands.create),
     schema: {
       tags: detectionTags,
       summary: 'Report a hit of the detection: creates an alert, or counts a duplicate of the open one',

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
-import type { Subscriptions } from '../../platform/events.js';
+import { defineModule } from '../../platform/module.js';
+import { alertTools } from './alert.tools.js';
+import { runAlertContext } from './run-alert.js';
 import { noteTriageRunEnded } from './alerts.create.js';
 import { registerAlertsRoutes } from './alerts.routes.js';
 import { createAlertsService } from './alerts.service.js';
@@ -14,16 +16,11 @@ export { DISPLAY_PREFIX } from './alerts.fns.js';
 export { alertsByDedupeKey, isOpenStatus, raiseAlertBySystem, reopenAlertBySystem } from './alerts.reopen.js';
 export type { AlertDto } from './alerts.schemas.js';
 export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, readPointer, type AlertFields, type AlertMapping } from './trigger-payload.fns.js';
-export { alertTools } from './alert.tools.js';
-export { runAlertContext } from './run-alert.js';
 
 /** Event types this module records for output destinations (see docs/alerts.md). */
 export const ALERT_EVENT_TYPES = ['alert.created', 'alert.status_changed'] as const;
 
-/** Alerts' subscriptions: a triage run's end is noted on its alert (and the alert and verdict go into the run's output event). */
-export const alertsSubscriptions: Subscriptions = { 'run.ended': noteTriageRunEnded };
-
-export function registerAlertsModule(app: FastifyInstance, deps: ModuleDeps): void {
+function registerAlertsModule(app: FastifyInstance, deps: ModuleDeps): void {
   const db = deps.database.db;
   const { events } = deps;
   registerAlertsRoutes(app, {
@@ -35,3 +32,17 @@ export function registerAlertsModule(app: FastifyInstance, deps: ModuleDeps): vo
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['alerts', 'alert_timeline', 'alert_routing', 'code_detections'] as const;
+
+/**
+ * Alerts: the API, the alert tools agents may be given, the answer to runs' `runAlert` question
+ * (what a triage run is told about its alert), and the subscription that notes a triage run's
+ * end on its alert (the alert and verdict go into the run's output event).
+ */
+export const alertsModule = defineModule({
+  name: 'alerts',
+  owns: ownedTables,
+  routes: registerAlertsModule,
+  tools: alertTools,
+  subscribes: { 'run.ended': noteTriageRunEnded },
+  readers: { runAlert: runAlertContext },
+});

@@ -1,4 +1,4 @@
-import type { Database } from '../../platform/db/database.js';
+import type { Database, Queryable } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
 import { writeAudit } from '../../platform/audit.js';
 import { ConflictError, NotFoundError } from '../../platform/http/errors.js';
@@ -18,9 +18,9 @@ const isoOrNull = (d: Date | null) => (d ? iso(d) : null);
 /** How far back a destination's health looks for its last success. */
 const HEALTH_WINDOW = 500;
 
-export function destinationHealth(db: Database) {
-  return async (organizationId: string, destinationId: string): Promise<DestinationHealth> => {
-    const rows = await latestAttempts(db, organizationId, destinationId, HEALTH_WINDOW);
+/** Delivery's answer to destinations' `destinationHealth` question (the delivery manifest's `readers`). */
+export async function destinationHealth(q: Queryable, organizationId: string, destinationId: string): Promise<DestinationHealth> {
+    const rows = await latestAttempts(q, organizationId, destinationId, HEALTH_WINDOW);
     let consecutiveFailures = 0;
     for (const r of rows) {
       if (r.outcome !== 'retrying' && r.outcome !== 'failed') break;
@@ -33,7 +33,6 @@ export function destinationHealth(db: Database) {
       lastError: consecutiveFailures > 0 ? redactSecrets(last?.error ?? null) : null,
       consecutiveFailures,
     };
-  };
 }
 
 export function createDeliveryService(deps: { db: Database; secrets: SecretBox; http: GuardedClient; baseUrl: string }) {

@@ -1,17 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { Gauge } from 'prom-client';
 import type { ModuleDeps } from '../../platform/wiring.js';
+import { defineModule } from '../../platform/module.js';
+import { destinationsModule } from '../destinations/index.js';
 import { createGuardedClient } from '../../platform/outbound/guarded-client.js';
 import { registerDeliveryRoutes } from './delivery.routes.js';
-import { createDeliveryService } from './delivery.service.js';
+import { createDeliveryService, destinationHealth } from './delivery.service.js';
 import { countByStatus } from './delivery.repo.js';
+import { deliverySubscriptions } from './delivery.queue.js';
+import { createDeliveryJob } from './delivery.jobs.js';
 
-export { deliverySubscriptions, queueDeliveries, recordOutboundEvent, newEvent, type QueuedDelivery } from './delivery.queue.js';
+export { queueDeliveries, recordOutboundEvent, newEvent, type QueuedDelivery } from './delivery.queue.js';
 export { createDeliveryJob, type DeliveryDeps } from './delivery.jobs.js';
-export { destinationHealth } from './delivery.service.js';
 export { deliveriesOfRun } from './delivery.repo.js';
 
-export function registerDeliveryModule(app: FastifyInstance, deps: ModuleDeps): void {
+function registerDeliveryModule(app: FastifyInstance, deps: ModuleDeps): void {
   // Test-sends leave from the API process: its own client, under the same address policy.
   const http = createGuardedClient({ allowPrivateNetworks: deps.config.allowPrivateNetworks, retries: 0 });
   app.addHook('onClose', async () => {
@@ -33,3 +36,18 @@ export function registerDeliveryModule(app: FastifyInstance, deps: ModuleDeps): 
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['destination_deliveries', 'destination_delivery_attempts'] as const;
+
+/**
+ * Delivery: the jobs that send, and the subscriber that queues them for the alert events and a
+ * run's output. In the API process its subscriber asks destinations' cache (their state) first,
+ * so an alert event nobody subscribes to costs no query; it answers destinations'
+ * `destinationHealth` question from its attempts.
+ */
+export const deliveryModule = defineModule({
+  name: 'delivery',
+  owns: ownedTables,
+  routes: registerDeliveryModule,
+  jobs: (deps) => [createDeliveryJob(deps)],
+  subscribes: (_own, states) => deliverySubscriptions(states.of(destinationsModule)?.hasSubscribers),
+  readers: { destinationHealth },
+});

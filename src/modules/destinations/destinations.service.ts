@@ -11,6 +11,7 @@ import { iso } from '../../platform/time.js';
 import { hasUrlSecrets, redactUrlSecrets } from '../../platform/outbound/url-secrets.js';
 import { createInvalidatedCache, type InvalidatedCache } from '../../platform/cache/invalidated-cache.js';
 import type { InvalidationBus } from '../../platform/cache/invalidation-bus.js';
+import type { ModuleReaders } from '../../platform/wiring.js';
 import { withTransaction } from '../../platform/cache/transaction.js';
 import {
   agentsUsingDestination,
@@ -66,7 +67,7 @@ function deepFreeze<T>(value: T): T {
   return Object.freeze(value);
 }
 
-/** A destination's delivery health (read by the delivery module, injected at the composition root). */
+/** A destination's delivery health: the delivery module answers it (`ModuleReaders.destinationHealth`, below). */
 export interface DestinationHealth {
   lastDeliveryStatus: 'succeeded' | 'retrying' | 'failed' | 'skipped' | null;
   /** When the latest attempt started. */
@@ -74,7 +75,17 @@ export interface DestinationHealth {
   lastError: string | null;
   consecutiveFailures: number;
 }
-export type HealthOf = (organizationId: string, destinationId: string) => Promise<DestinationHealth>;
+
+declare module '../../platform/wiring.js' {
+  interface ModuleReaders {
+    /**
+     * A destination's delivery health, asked on GET of one destination. Delivery answers it (its
+     * manifest's `readers`): the attempts are delivery's rows, and delivery builds on destinations,
+     * so destinations cannot import it.
+     */
+    destinationHealth: (q: Queryable, organizationId: string, destinationId: string) => Promise<DestinationHealth>;
+  }
+}
 
 const inUse = (name: string, agents: string[]) =>
   new ConflictError(
@@ -101,8 +112,9 @@ export async function blockSlackChannels(tx: Queryable, organizationId: string, 
   await sql`SELECT pg_notify(${DESTINATIONS_CHANNEL}, ${organizationId})`.execute(tx);
 }
 
-export function createDestinationsService(deps: { db: Database; secrets: SecretBox; cache: InvalidatedCache<OrganizationDestinations>; healthOf?: HealthOf }) {
-  const { db, secrets, cache, healthOf } = deps;
+export function createDestinationsService(deps: { db: Database; secrets: SecretBox; cache: InvalidatedCache<OrganizationDestinations>; readers?: Partial<ModuleReaders> }) {
+  const { db, secrets, cache } = deps;
+  const healthOf = deps.readers?.destinationHealth;
 
   async function loadOrganization(organizationId: string, q: Queryable = db): Promise<OrganizationDestinations> {
     const all = (await listDestinationRows(q, organizationId)).map((row) => {
@@ -170,7 +182,7 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
       if (!cached) throw new NotFoundError('Output destination');
       const dto = respond(cached, hasPermission(ctx.actor, 'destination.manage'));
       // Health is fresh on every GET of one destination; the (cached, hot) listing omits it.
-      return healthOf ? { ...dto, ...(await healthOf(ctx.actor.organizationId, id)) } : dto;
+      return healthOf ? { ...dto, ...(await healthOf(db, ctx.actor.organizationId, id)) } : dto;
     },
 
     async create(ctx: RequestContext, input: DestinationInputT): Promise<DestinationDto> {

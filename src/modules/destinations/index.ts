@@ -1,29 +1,35 @@
-import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps } from '../../platform/wiring.js';
 import type { Queryable } from '../../platform/db/database.js';
+import { defineModule } from '../../platform/module.js';
 import { createInvalidationBus } from '../../platform/cache/invalidation-bus.js';
 import { registerDestinationsRoutes } from './destinations.routes.js';
-import { createDestinationsCache, createDestinationsService, type HealthOf } from './destinations.service.js';
+import { createDestinationsCache, createDestinationsService } from './destinations.service.js';
 
 export { findDestinationRow, destinationsSubscribedTo, unknownDestinationIds, type DestinationRow } from './destinations.repo.js';
-export { blockSlackChannels, type DestinationHealth, type HealthOf } from './destinations.service.js';
+export { blockSlackChannels, type DestinationHealth } from './destinations.service.js';
 export { DESTINATION_TYPES } from './destinations.schemas.js';
 
 /** Whether an organization has a destination subscribed to an event type (cached). */
 export type HasSubscribers = (q: Queryable, organizationId: string, eventType: string) => Promise<boolean>;
 
-/**
- * `healthOf` (the delivery module's) is injected by the composition root: delivery depends on destinations, not the reverse.
- * Answers `hasSubscribers`, for delivery's event subscriptions in the API process (src/events.ts).
- */
-export function registerDestinationsModule(app: FastifyInstance, deps: ModuleDeps, opts: { healthOf?: HealthOf } = {}): { hasSubscribers: HasSubscribers } {
-  // buildApp always passes the process's bus; the fallback only satisfies the optional type.
-  const cache = createDestinationsCache(deps.invalidation ?? createInvalidationBus());
-  app.addHook('onClose', async () => cache.close());
-  const service = createDestinationsService({ db: deps.database.db, secrets: deps.secrets, cache, ...opts });
-  registerDestinationsRoutes(app, service);
-  return { hasSubscribers: service.hasSubscribers };
-}
-
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['output_destinations'] as const;
+
+/**
+ * API role state: the service over the process's cache of each organization's destinations,
+ * which also answers `hasSubscribers` for delivery's event subscriptions (delivery's manifest).
+ * A destination's delivery health is asked of delivery through `deps.readers.destinationHealth`.
+ */
+export const destinationsModule = defineModule({
+  name: 'destinations',
+  owns: ownedTables,
+  state: (deps) => {
+    // buildApp always passes the process's bus; the fallback only satisfies the optional type.
+    const cache = createDestinationsCache(deps.invalidation ?? createInvalidationBus());
+    const service = createDestinationsService({ db: deps.database.db, secrets: deps.secrets, cache, readers: deps.readers });
+    return { cache, service, hasSubscribers: service.hasSubscribers as HasSubscribers };
+  },
+  routes: (app, _deps, { cache, service }) => {
+    app.addHook('onClose', async () => cache.close());
+    registerDestinationsRoutes(app, service);
+  },
+});

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
+import { defineModule } from '../../platform/module.js';
+import { refreshAllObjects } from './objects.store.js';
 import { registerTaxiiRoutes } from './taxii.routes.js';
 import { createTaxiiService } from './taxii.service.js';
 import { registerExportRoutes } from './export.routes.js';
@@ -11,7 +13,7 @@ import { createMispFeedService } from './misp-feed.service.js';
 // the materialized STIX objects (the scheduler runs it so pulls rarely wait for a backlog).
 export { refreshAllObjects } from './objects.store.js';
 
-export function registerIntelOutModule(app: FastifyInstance, deps: ModuleDeps): void {
+function registerIntelOutModule(app: FastifyInstance, deps: ModuleDeps): void {
   const db = deps.database.db;
   const taxii = createTaxiiService({ db });
   registerExportRoutes(app, { exports: createExportService({ db }) });
@@ -21,3 +23,5 @@ export function registerIntelOutModule(app: FastifyInstance, deps: ModuleDeps): 
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['intel_out_objects', 'intel_out_changes'] as const;
+
+export const intelOutModule = defineModule({ name: 'intel-out', owns: ownedTables, routes: registerIntelOutModule, schedulerPasses: [{ name: 'intel-out refresh', run: ({ db }) => refreshAllObjects(db) }] });

@@ -1,5 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
+import { defineModule } from '../../platform/module.js';
+import { scheduleDueSyncs } from './sources/scheduler.js';
+import { createSyncSourceJob } from './sources/sync.jobs.js';
+import { createProcessItemsJob, enqueueProcessing } from './pipeline/process.jobs.js';
 import { registerSourcesRoutes } from './sources/sources.routes.js';
 import { createSourcesService } from './sources/sources.service.js';
 import { registerItemsRoutes } from './items/items.routes.js';
@@ -20,12 +24,9 @@ export { versionContext } from './pipeline/classify/version-context.fns.js';
 export { readEpssScores } from './items/epss.store.js';
 export type { AffectedPackage, VulnerabilityRecord } from './connectors/types.js';
 export { LOG_SOURCES, sigmaRules } from './detection/sigma.fns.js';
-export { scheduleDueSyncs } from './sources/scheduler.js';
 export { seedBuiltinSources } from './sources/sources.repo.js';
-export { createSyncSourceJob } from './sources/sync.jobs.js';
-export { createProcessItemsJob, enqueueProcessing } from './pipeline/process.jobs.js';
 
-export function registerIntelModule(app: FastifyInstance, deps: ModuleDeps): void {
+function registerIntelModule(app: FastifyInstance, deps: ModuleDeps): void {
   const db = deps.database.db;
   registerSourcesRoutes(app, createSourcesService({ db, secrets: deps.secrets }));
   registerItemsRoutes(app, { items: createItemsService({ db }), iocs: createIocsService({ db }), db, baseUrl: deps.config.baseUrl });
@@ -33,3 +34,12 @@ export function registerIntelModule(app: FastifyInstance, deps: ModuleDeps): voi
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['intel_sources', 'intel_source_states', 'intel_sync_jobs', 'intel_items', 'intel_indicators', 'intel_indicator_checks', 'intel_indicator_values', 'intel_indicator_search', 'attack_catalog', 'intel_epss_scores'] as const;
+
+/** Sources, their syncs (a job per sync, scheduled each tick on their `scheduleCron`), the enrichment pipeline, items and indicators. */
+export const intelModule = defineModule({
+  name: 'intel',
+  owns: ownedTables,
+  routes: registerIntelModule,
+  jobs: (deps) => [createSyncSourceJob({ ...deps, enqueueEnrichment: enqueueProcessing }), createProcessItemsJob({ db: deps.db })],
+  schedulerPasses: [{ name: 'source scheduler tick', run: ({ db }) => scheduleDueSyncs(db) }],
+});

@@ -1,22 +1,53 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
+import { defineModule } from '../../platform/module.js';
+import { buildToolSet } from '../tools/index.js';
+import { createAgentRunJob } from './run.jobs.js';
+import { sweepAbandonedRuns } from './run-sweep.js';
+import { runsSubscriptions } from './run-pinning.js';
 import { registerRunsRoutes } from './runs.routes.js';
 import { createRunsService } from './runs.service.js';
 import { registerRunMetrics } from './runs.metrics.js';
 
 export { enqueueRun } from './runs.enqueue.js';
 export { runStatus } from './runs.repo.js';
-export { createAgentRunJob, type LoadRunAlert } from './run.jobs.js';
 export { sweepAbandonedRuns } from './run-sweep.js';
-export { runsSubscriptions } from './run-pinning.js';
 export type { RunAlertContext } from './run-result.fns.js';
 export type { EndedRun } from './run-state.js';
 export type { TriggerContextT } from './runs.schemas.js';
 
-export function registerRunsModule(app: FastifyInstance, deps: ModuleDeps): void {
+function registerRunsModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerRunsRoutes(app, createRunsService({ db: deps.database.db }));
   registerRunMetrics(deps.metrics, deps.database.db);
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['agent_runs'] as const;
+
+/**
+ * Runs: the run API, the run job (its tool set built from every module's `tools`; the alert a
+ * triage run works on read through `readers.runAlert`, which alerts answer), the sweep that ends
+ * runs no job will finish, and the pinning of unfinished runs on `agent.changed`.
+ */
+export const runsModule = defineModule({
+  name: 'runs',
+  owns: ownedTables,
+  routes: registerRunsModule,
+  jobs: (deps) => [
+    createAgentRunJob({
+      ...deps,
+      buildTools: (ctx, names) => buildToolSet({ ...deps, catalog: deps.tools }, ctx, names),
+      ...(deps.readers.runAlert ? { loadRunAlert: deps.readers.runAlert } : {}),
+    }),
+  ],
+  schedulerPasses: [
+    {
+      name: 'run sweep',
+      run: async ({ db, events, logger, runGraceMs }) => {
+        const n = await sweepAbandonedRuns(db, { graceMs: runGraceMs, events });
+        if (n > 0) logger.warn({ runs: n }, 'ended runs that no job will finish (their job failed for good, or they outlived their time limit)');
+      },
+    },
+  ],
+  subscribes: runsSubscriptions,
+});

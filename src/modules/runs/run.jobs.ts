@@ -1,6 +1,6 @@
 import { generateText, NoObjectGeneratedError, Output, stepCountIs, type StepResult, type ToolSet } from 'ai';
 import type { Logger } from 'pino';
-import type { Database } from '../../platform/db/database.js';
+import type { Database, Queryable } from '../../platform/db/database.js';
 import type { AgentRunStatus } from '../../platform/db/schema.js';
 import type { ToolRunContext } from '../tools/index.js';
 import { defineJob, type JobContext, type JobDefinition } from '../../platform/jobs/catalog.js';
@@ -31,11 +31,18 @@ export interface RunJobDeps {
   interruptPollMs?: number;
   /** The service's events: `run.ended` (the alerts module notes a triage run's outcome) and `run.output` (delivery) are emitted in the transaction that records a run's end. */
   events: EventBus;
-  /** The alert a run triages, read when it starts (the alerts module, wired at the composition root). */
+  /** The alert a run triages, read when it starts (the alerts module answers: `ModuleReaders.runAlert`). */
   loadRunAlert?: LoadRunAlert;
 }
 
-export type LoadRunAlert = (db: Database, organizationId: string, alertId: string) => Promise<RunAlertContext | null>;
+export type LoadRunAlert = (db: Queryable, organizationId: string, alertId: string) => Promise<RunAlertContext | null>;
+
+declare module '../../platform/wiring.js' {
+  interface ModuleReaders {
+    /** What a triage run is told about its alert when it starts; the alerts module answers (runs cannot import alerts). */
+    runAlert: LoadRunAlert;
+  }
+}
 
 /** Read by the OpenAI and OpenAI-compatible providers (each reads its own key). */
 const NON_STRICT_SCHEMA = { openai: { strictJsonSchema: false }, openaiCompatible: { strictJsonSchema: false } };

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
+import { defineModule } from '../../platform/module.js';
 import { registerSessionsRoutes } from './sessions.routes.js';
 import { createSessionsService, type SessionsDeps } from './sessions.service.js';
 
@@ -13,7 +14,7 @@ export function createSessionAuthenticator(deps: SessionsDeps) {
   return { authenticate: service.authenticate };
 }
 
-export function registerSessionsModule(app: FastifyInstance, deps: ModuleDeps): void {
+function registerSessionsModule(app: FastifyInstance, deps: ModuleDeps): void {
   const service = createSessionsService({ db: deps.database.db, authenticator: deps.authenticator, config: deps.config });
   registerSessionsRoutes(app, service, {
     secureCookie: deps.config.baseUrl.startsWith('https:'),
@@ -23,3 +24,5 @@ export function registerSessionsModule(app: FastifyInstance, deps: ModuleDeps): 
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['console_sessions', 'console_login_links', 'console_address'] as const;
+
+export const sessionsModule = defineModule({ name: 'sessions', owns: ownedTables, routes: registerSessionsModule });

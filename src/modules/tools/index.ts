@@ -1,17 +1,19 @@
-import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
+import { defineModule } from '../../platform/module.js';
 import { createGuardedClient } from '../../platform/outbound/guarded-client.js';
 import { registerMcpServersRoutes } from './mcp-servers.routes.js';
 import { createMcpServersService } from './mcp-servers.service.js';
 import { registerToolCatalogRoutes } from './tool-catalog.routes.js';
 import { createToolCatalogService } from './tool-catalog.service.js';
+import { BUILTIN_TOOLS } from './builtin-tools.js';
+import type { FastifyInstance } from 'fastify';
 
-export { buildToolSet, type ToolDeps, type ToolRunContext, type BuiltToolSet, type ToolFactory, type ProvidedTools } from './toolset.js';
-export { requestContextOf, requireToolPermissions } from './tool-context.js';
-export { BUILTIN_TOOL_NAMES, isBuiltinTool, MCP_TOOL_RE, parseMcpToolName } from './tool-names.js';
+export { buildToolSet, type ToolDeps, type ToolRunContext, type BuiltToolSet, type ToolFactory } from './toolset.js';
+export { requestContextOf, type ToolCatalog } from './tool-context.js';
+export { MCP_TOOL_RE, parseMcpToolName } from './tool-names.js';
 export { unknownMcpServers } from './mcp-servers.repo.js';
 
-export function registerToolsModule(app: FastifyInstance, deps: ModuleDeps): void {
+function registerToolsModule(app: FastifyInstance, deps: ModuleDeps): void {
   // The API process has no shared outbound client; the live tool listing gets its own, under
   // the same policy (RAMPART_ALLOW_PRIVATE_NETWORKS) as every other outbound call.
   const http = createGuardedClient({ allowPrivateNetworks: deps.config.allowPrivateNetworks, retries: 0 });
@@ -19,8 +21,11 @@ export function registerToolsModule(app: FastifyInstance, deps: ModuleDeps): voi
     await http.close();
   });
   registerMcpServersRoutes(app, createMcpServersService({ db: deps.database.db, secrets: deps.secrets, http }));
-  registerToolCatalogRoutes(app, createToolCatalogService({ db: deps.database.db }));
+  registerToolCatalogRoutes(app, createToolCatalogService({ db: deps.database.db, tools: deps.tools }));
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['mcp_servers'] as const;
+
+/** MCP servers, the tool catalog, the per-run tool set (src/composition.ts hands it every module's `tools`) and the general built-in tools. */
+export const toolsModule = defineModule({ name: 'tools', owns: ownedTables, routes: registerToolsModule, tools: BUILTIN_TOOLS });

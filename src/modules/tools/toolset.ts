@@ -4,15 +4,11 @@ import { missingPermissions } from '../../platform/auth/permissions.js';
 import { connectMcp, describeMcpError, type McpConnection } from './mcp-client.js';
 import { findMcpServersByName, type McpServerRow } from './mcp-servers.repo.js';
 import { providerSafeMcpName } from './mcp-names.fns.js';
-import { isBuiltinTool, parseMcpToolName, type BuiltinToolName } from './tool-names.js';
-import type { ToolDeps, ToolFactory, ToolRunContext } from './tool-context.js';
-import { searchIntelItemsTool } from './builtin/search-intel-items.tool.js';
-import { lookupIndicatorTool } from './builtin/lookup-indicator.tool.js';
-import { recordIndicatorCheckTool } from './builtin/record-indicator-check.tool.js';
-import { sendToDestinationTool } from './builtin/send-to-destination.tool.js';
-import { httpRequestTool } from './builtin/http-request.tool.js';
+import { parseMcpToolName } from './tool-names.js';
+import type { ToolCatalog, ToolDeclaration, ToolDeps, ToolRunContext } from './tool-context.js';
+import { BUILTIN_TOOLS } from './builtin-tools.js';
 
-export type { ToolDeps, ToolRunContext, ToolFactory, ProvidedTools } from './tool-context.js';
+export type { ToolDeps, ToolRunContext, ToolFactory } from './tool-context.js';
 
 export interface BuiltToolSet {
   /** Keyed by the name the model sees: built-in names as they are, MCP tools as `mcp__<server>__<tool>`. */
@@ -20,14 +16,6 @@ export interface BuiltToolSet {
   /** Closes the MCP sessions; call it when the run ends, however it ends. */
   close(): Promise<void>;
 }
-
-const BUILTIN: Partial<Record<BuiltinToolName, ToolFactory>> = {
-  search_intel_items: searchIntelItemsTool,
-  lookup_indicator: lookupIndicatorTool,
-  record_indicator_check: recordIndicatorCheckTool,
-  send_to_destination: sendToDestinationTool,
-  http_request: httpRequestTool,
-};
 
 /** Connection handshake and tool listing, per server. */
 const MCP_CONNECT_TIMEOUT_MS = 15_000;
@@ -42,13 +30,13 @@ export const MCP_CALL_TIMEOUT_MS = 60_000;
  * says which (and nothing stays connected).
  */
 export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolNames: readonly string[]): Promise<BuiltToolSet> {
+  const catalog: ToolCatalog = deps.catalog ?? BUILTIN_TOOLS;
   const tools: ToolSet = {};
   const wanted = new Map<string, { all: boolean; names: string[] }>();
   for (const name of new Set(toolNames)) {
-    if (isBuiltinTool(name)) {
-      const factory = BUILTIN[name] ?? deps.provided?.[name];
-      if (!factory) throw new Error(`The built-in tool "${name}" is not available in this process`);
-      tools[name] = factory(deps, ctx);
+    const declared = Object.hasOwn(catalog, name) ? catalog[name] : undefined;
+    if (declared) {
+      tools[name] = withPermissionCheck(name, declared, deps, ctx);
       continue;
     }
     const mcp = parseMcpToolName(name);
@@ -108,6 +96,25 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
   }
   deps.logger.debug({ runId: ctx.runId, tools: Object.keys(tools) }, 'tool set built');
   return { tools, close };
+}
+
+/**
+ * The declared tool, refusing each call (→ a tool error the model sees) when the run's user lacks
+ * a permission it declares. Checked at each call, not when the set is built: a role can change
+ * mid-run.
+ */
+function withPermissionCheck(name: string, declared: ToolDeclaration, deps: ToolDeps, ctx: ToolRunContext): Tool {
+  const built = declared.factory(deps, ctx);
+  const execute = built.execute;
+  if (!execute) return built;
+  return {
+    ...built,
+    execute: async (input: unknown, options: Parameters<typeof execute>[1]) => {
+      const missing = missingPermissions(ctx.actor.permissions, declared.permissions);
+      if (missing.length > 0) throw new Error(`Permission denied: ${name} needs ${missing.join(', ')}, which the user this run acts for does not have`);
+      return execute(input, options);
+    },
+  } as Tool;
 }
 
 function mcpTool(conn: McpConnection, server: McpServerRow, t: McpTool, ctx: ToolRunContext): Tool {

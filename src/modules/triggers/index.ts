@@ -1,20 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
+import { defineModule } from '../../platform/module.js';
+import { createInvalidationBus } from '../../platform/cache/invalidation-bus.js';
 import { registerIntakeRoutes } from './intake.routes.js';
 import { createIntakeService } from './intake.service.js';
 import { registerTriggersRoutes } from './triggers.routes.js';
 import { createTriggersService } from './triggers.service.js';
-import type { IntakeTriggerCache } from './intake-cache.js';
+import { createIntakeTriggerCache, triggerRunSubscriptions, triggersSubscriptions, type IntakeTriggerCache } from './intake-cache.js';
+import { runTriggerSchedulerPass } from './cron.js';
 
-export { runTriggerSchedulerPass } from './cron.js';
-export { triggersSubscriptions, triggerRunSubscriptions, createIntakeTriggerCache, type IntakeTriggerCache } from './intake-cache.js';
 
-/**
- * `cache`: intake's trigger cache, created by the composition root (an agent's change drops it too: `triggersSubscriptions` on `agent.changed`).
- */
-export function registerTriggersModule(app: FastifyInstance, deps: ModuleDeps, opts: { cache: IntakeTriggerCache }): void {
+/** `cache`: intake's trigger cache, this module's API-role state (an agent's change drops it too: `triggersSubscriptions` on `agent.changed`). */
+function registerTriggersModule(app: FastifyInstance, deps: ModuleDeps, cache: IntakeTriggerCache): void {
   const { db } = deps.database;
-  const { cache } = opts;
   app.addHook('onClose', async () => cache.close());
   registerTriggersRoutes(app, createTriggersService({ db, secrets: deps.secrets, baseUrl: deps.config.baseUrl, cache }));
   registerIntakeRoutes(app, createIntakeService({ db, secrets: deps.secrets, authenticator: deps.authenticator, cache, events: deps.events }), {
@@ -24,3 +22,17 @@ export function registerTriggersModule(app: FastifyInstance, deps: ModuleDeps, o
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['agent_triggers', 'trigger_deliveries'] as const;
+
+/**
+ * Triggers: their API, signed webhook intake over the intake cache (API-role state), cron
+ * triggers (a scheduler pass) and the subscriptions: `agent.changed` drops the cache (API only),
+ * `run.ended` of a trigger's run stamps the trigger (every role).
+ */
+export const triggersModule = defineModule({
+  name: 'triggers',
+  owns: ownedTables,
+  state: (deps) => createIntakeTriggerCache(deps.invalidation ?? createInvalidationBus()),
+  routes: registerTriggersModule,
+  schedulerPasses: [{ name: 'trigger scheduler tick', run: ({ db, events }) => runTriggerSchedulerPass(db, new Date(), { events }) }],
+  subscribes: (cache) => ({ ...triggerRunSubscriptions, ...(cache ? triggersSubscriptions(cache) : {}) }),
+});

@@ -1,14 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
+import { defineModule } from '../../platform/module.js';
 import { registerUsersRoutes } from './users.routes.js';
 import { createUsersService } from './users.service.js';
 
 // The command organizations' bootstrap uses: users own their table.
 export { insertUser, type NewUser } from './users.repo.js';
 
-export function registerUsersModule(app: FastifyInstance, deps: ModuleDeps): void {
+function registerUsersModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerUsersRoutes(app, createUsersService({ db: deps.database.db, authenticator: deps.authenticator }));
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['users'] as const;
+
+export const usersModule = defineModule({ name: 'users', owns: ownedTables, routes: registerUsersModule });

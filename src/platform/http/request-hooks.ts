@@ -11,7 +11,7 @@ declare module 'fastify' {
     /** No API key needed (health, metrics, docs). */
     public?: boolean;
     /** Checked before the body is read, so a caller without them gets 403, not a 400. */
-    permissions?: Permission[];
+    permissions?: readonly Permission[];
     deprecated?: DeprecationInfo;
     /**
      * How a public route is rate limited: by client address (default), `none` (health and

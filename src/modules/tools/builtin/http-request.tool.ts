@@ -1,6 +1,6 @@
 import { tool } from 'ai';
 import { z } from 'zod';
-import { requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
+import type { ToolDeps, ToolRunContext } from '../tool-context.js';
 import { httpUrl } from '../../../platform/http/url-schemas.js';
 
 export const HTTP_TOOL_TIMEOUT_MS = 15_000;
@@ -26,7 +26,6 @@ export function httpRequestTool(deps: ToolDeps, ctx: ToolRunContext) {
       body: z.string().max(1_000_000).optional().describe('Request body (send a content-type header with it)'),
     }),
     execute: async ({ url, method = 'GET', headers, body }, options) => {
-      requireToolPermissions(ctx, 'http_request');
       if (body !== undefined && (method === 'GET' || method === 'HEAD')) throw new Error(`A ${method} request cannot have a body`);
       const signals = [ctx.signal, options.abortSignal].filter((s): s is AbortSignal => s !== undefined);
       const res = await deps.http.request(url, {

@@ -1,7 +1,7 @@
 import { tool } from 'ai';
 import { z } from 'zod';
 import { createIocsService } from '../../intel/index.js';
-import { requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
+import { requestContextOf, type ToolDeps, type ToolRunContext } from '../tool-context.js';
 import { normalizeIndicatorValue, parseIndicator } from './indicator.fns.js';
 
 const MAX_ROWS = 25;
@@ -20,7 +20,6 @@ export function lookupIndicatorTool(deps: ToolDeps, ctx: ToolRunContext) {
       value: z.string().trim().min(1).max(2048).describe('The indicator, e.g. "203.0.113.7", "evil[.]example", a SHA-256'),
     }),
     execute: async ({ value }) => {
-      requireToolPermissions(ctx, 'lookup_indicator');
       const { value: normalized, type } = parseIndicator(value);
       if (normalized === '') throw new Error('The value is empty once refanged');
       const reqCtx = requestContextOf(ctx);

@@ -1,7 +1,7 @@
 import { tool } from 'ai';
 import { z } from 'zod';
 import { createIocsService } from '../../intel/index.js';
-import { requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
+import { requestContextOf, type ToolDeps, type ToolRunContext } from '../tool-context.js';
 
 /** Records a hunt check of an indicator as the run's user (audited like POST /iocs/{id}/checks). */
 export function recordIndicatorCheckTool(deps: ToolDeps, ctx: ToolRunContext) {
@@ -15,7 +15,6 @@ export function recordIndicatorCheckTool(deps: ToolDeps, ctx: ToolRunContext) {
       evidence: z.string().max(10_000).optional().describe('What the check saw, e.g. "3 hits in proxy logs on 2026-11-20"'),
     }),
     execute: async ({ indicatorId, outcome, evidence }) => {
-      requireToolPermissions(ctx, 'record_indicator_check');
       const res = await iocs.recordCheck(requestContextOf(ctx), indicatorId, { outcome, ...(evidence !== undefined ? { evidence } : {}) });
       return {
         checkId: res.id,

@@ -1,7 +1,7 @@
 import { tool } from 'ai';
 import { z } from 'zod';
 import { createItemsService, IOC_LISTS, SEVERITIES, techniqueIdOf } from '../../intel/index.js';
-import { requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
+import { requestContextOf, type ToolDeps, type ToolRunContext } from '../tool-context.js';
 
 const TOP_INDICATORS = 10;
 const SUMMARY_CHARS = 600;
@@ -18,7 +18,6 @@ export function searchIntelItemsTool(deps: ToolDeps, ctx: ToolRunContext) {
       limit: z.number().int().min(1).max(20).default(10).describe('How many items (1..20, default 10)'),
     }),
     execute: async ({ query, severity, limit }) => {
-      requireToolPermissions(ctx, 'search_intel_items');
       const res = await items.list(requestContextOf(ctx), { page: 1, perPage: limit ?? 10, search: query, scope: 'all', ...(severity ? { severity } : {}) });
       return {
         total: res.total,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { writeAudit } from '../../../platform/audit.js';
 import { findDestinationRow } from '../../destinations/index.js';
 import { newEvent, queueDeliveries } from '../../delivery/index.js';
-import { requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
+import { requestContextOf, type ToolDeps, type ToolRunContext } from '../tool-context.js';
 
 /**
  * Queues a message for one of the organization's output destinations through delivery's front
@@ -21,7 +21,6 @@ export function sendToDestinationTool(deps: ToolDeps, ctx: ToolRunContext) {
       title: z.string().trim().min(1).max(255).optional().describe('A short title, where the destination shows one'),
     }),
     execute: async ({ destinationId, message, title }) => {
-      requireToolPermissions(ctx, 'send_to_destination');
       const reqCtx = requestContextOf(ctx);
       const destination = await findDestinationRow(deps.db, ctx.organizationId, destinationId);
       if (!destination) throw new Error(`No output destination ${destinationId} in this organization`);
