@@ -7,7 +7,7 @@ import ts from 'typescript';
  * - no import circle among the files of `src/` (type-only imports count: a circle of types is
  *   still a tangle a reader has to hold in their head);
  * - a module (`src/modules/<name>/`) reaches another only through that module's `index.ts`.
- * `src/modules/index.ts` (the composition) is treated like any other outsider: it too may only
+ * `src/composition.ts` (the composition root) is treated like any other outsider: it too may only
  * import a module's `index.ts`.
  */
 export interface ImportReport {

@@ -6,7 +6,8 @@ import { sourceFiles } from './import-graph.js';
 /**
  * The table rule of the code base, checked by test/structure.test.ts in `npm test`: every table
  * has one owner, and only its owner's SQL names it.
- * - A module declares the tables it owns in its `index.ts`: `export const ownedTables = [...] as const`.
+ * - A module declares the tables it owns in its `index.ts`: `export const ownedTables = [...] as const`,
+ *   which its manifest's `owns` names (or `owns: [...]` written in the manifest).
  * - Tables below every module (PLATFORM_TABLES) are written by platform/ and may be read by any module.
  * - Every table a migration creates has exactly one owner (a module or the platform).
  * - A module's Kysely calls (`selectFrom`, `insertInto`, `updateTable`, `deleteFrom`, `mergeInto`,
@@ -101,14 +102,21 @@ function migrationTables(srcDir: string): Set<string> {
   return tables;
 }
 
-/** `export const ownedTables = ['a', 'b'] as const` in a module's index.ts. */
+/**
+ * The tables a module's index.ts declares: `export const ownedTables = ['a', 'b'] as const` (which
+ * its manifest's `owns` names), or an array written in the manifest itself (`owns: ['a', 'b']`).
+ */
 function ownedTablesOf(indexFile: string): string[] {
   if (!fs.existsSync(indexFile)) return [];
   const source = ts.createSourceFile(indexFile, fs.readFileSync(indexFile, 'utf8'), ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === 'ownedTables' && node.initializer) {
-      let init: ts.Expression = node.initializer;
+    const declared =
+      ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === 'ownedTables' ? node.initializer
+      : ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && node.name.text === 'owns' ? node.initializer
+      : undefined;
+    if (declared) {
+      let init: ts.Expression = declared;
       while (ts.isAsExpression(init) || ts.isSatisfiesExpression(init) || ts.isParenthesizedExpression(init)) init = init.expression;
       if (ts.isArrayLiteralExpression(init)) for (const e of init.elements) if (ts.isStringLiteralLike(e)) found.push(e.text);
     }
