@@ -1,4 +1,5 @@
 import type { SoftwareMatch } from './matching.fns.js';
+import { indicatorGroupOf } from '../intel/index.js';
 
 /**
  * Exposure: are we affected, and are we already hit? From real evidence only: the software
@@ -61,8 +62,9 @@ export interface ExposureInput {
   reports: ReadonlyArray<{ id: string; title: string; publishedAt: Date | null }>;
 }
 
-const IOC_TYPE: Record<string, string> = { ipv4: 'ip', ipv6: 'ip', domain: 'domain', url: 'url', md5: 'hash', sha1: 'hash', sha256: 'hash', sha512: 'hash', filename: 'file', 'registry-key': 'registry', process: 'process', email: 'email' };
-export const iocTypeOf = (t: string) => IOC_TYPE[t] ?? t;
+/** Hunt's names for two types; every other `iocType` is intel's group (`hash`, ssdeep included; `ip`) or the type. */
+const HUNT_NAMES: ReadonlyMap<string, string> = new Map([['filename', 'file'], ['registry-key', 'registry']]);
+export const iocTypeOf = (t: string) => HUNT_NAMES.get(t) ?? indicatorGroupOf(t);
 
 export interface ExposureResult {
   exposureState: ExposureState;

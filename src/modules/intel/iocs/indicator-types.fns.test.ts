@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isDefangedValue, parseTypeFilter } from './indicator-types.fns.js';
+import { indicatorGroupOf } from '../indicator-vocabulary.js';
 
 describe('parseTypeFilter', () => {
   it('expands aliases and comma lists, case-insensitively, without duplicates', () => {
@@ -28,5 +29,14 @@ describe('isDefangedValue', () => {
   it('reads a backslash before a dot in a path as a separator, not a defang', () => {
     expect(isDefangedValue('registry-key', 'HKCU\\Software\\.NET')).toBe(false);
     expect(isDefangedValue('filename', 'C:\\Users\\x\\.cache')).toBe(false);
+  });
+});
+
+describe('indicatorGroupOf (the one grouping of types, read by the filter aliases and hunt)', () => {
+  it('groups every hash, ssdeep included, and both IP versions; other types are their own group', () => {
+    expect(['md5', 'sha1', 'sha256', 'sha512', 'ssdeep'].map(indicatorGroupOf)).toEqual(['hash', 'hash', 'hash', 'hash', 'hash']);
+    expect(['ipv4', 'ipv6', 'domain', 'constructor'].map(indicatorGroupOf)).toEqual(['ip', 'ip', 'domain', 'constructor']);
+    // The filter alias of a group is exactly its members.
+    expect(parseTypeFilter('hash')).toEqual({ types: ['md5', 'sha1', 'sha256', 'sha512', 'ssdeep'].filter((t) => indicatorGroupOf(t) === 'hash') });
   });
 });

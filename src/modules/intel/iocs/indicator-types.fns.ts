@@ -1,6 +1,6 @@
 import { refang } from '../pipeline/extract/extract.fns.js';
 
-import { INDICATOR_TYPES, type IndicatorType } from '../indicator-vocabulary.js';
+import { INDICATOR_GROUPS, INDICATOR_TYPES, type IndicatorType } from '../indicator-vocabulary.js';
 
 export { INDICATOR_TYPES, type IndicatorType };
 
@@ -9,10 +9,7 @@ export { INDICATOR_TYPES, type IndicatorType };
  * A Map, not an object literal: `constructor` or `__proto__` from a query string must not
  * resolve to Object.prototype's members.
  */
-export const TYPE_ALIASES: ReadonlyMap<string, readonly IndicatorType[]> = new Map([
-  ['ip', ['ipv4', 'ipv6']],
-  ['hash', ['md5', 'sha1', 'sha256', 'sha512', 'ssdeep']],
-]);
+export const TYPE_ALIASES: ReadonlyMap<string, readonly IndicatorType[]> = new Map(Object.entries(INDICATOR_GROUPS));
 
 const KNOWN = new Set<string>(INDICATOR_TYPES);
 
