@@ -120,7 +120,7 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     huntQualifiedBy: input.huntQualifiedBy ?? null,
     // Open alerts with this key were counted on above: any alert with it now is closed, and this one recurs it.
     duplicateOfAlertId: input.dedupeKey
-      ? sql`(SELECT id FROM alerts WHERE organization_id = ${orgId} AND dedupe_key = ${input.dedupeKey} ORDER BY number DESC LIMIT 1)`
+      ? sql<string>`(SELECT id FROM alerts WHERE organization_id = ${orgId} AND dedupe_key = ${input.dedupeKey} ORDER BY number DESC LIMIT 1)`
       : null,
     createdAt: now,
     updatedAt: now,

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type InsertObject, type OperationNodeSource, type SelectQueryBuilder } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { DB, AlertStatus } from '../../platform/db/schema.js';
@@ -133,7 +133,8 @@ export async function listAlerts(db: Queryable, organizationId: string, f: Alert
 /** An entry written with the alert's own statement; `numbered`: its body follows the alert's display id ("RMP-42 created from …"). */
 export type AlertStatementEntry = Omit<NewTimelineEntry, 'organizationId' | 'alertId'> & { numbered?: boolean };
 
-const RETURNED_COLUMNS = sql.join(COLUMNS.map((c) => sql`ins.${sql.ref(snake(c))}`));
+// Camel-cased names: the CamelCasePlugin writes them in snake_case, in raw SQL as in builders.
+const RETURNED_COLUMNS = sql.join(COLUMNS.map((c) => sql.ref(`ins.${c}`)));
 
 /**
  * One statement that writes an alert row (the `ins` CTE: an INSERT or UPDATE returning the row
@@ -141,7 +142,7 @@ const RETURNED_COLUMNS = sql.join(COLUMNS.map((c) => sql`ins.${sql.ref(snake(c))
  * the alert back with the names findAlert joins: on the intake path, every round trip costs more
  * CPU (socket writes on both sides) than the statement it carries.
  */
-async function alertStatement(tx: Queryable, ins: RawBuilder<unknown>, entries: Array<AlertStatementEntry & { onInsert: boolean }>): Promise<{ alert: AlertDto; inserted: boolean } | null> {
+async function alertStatement(tx: Queryable, ins: OperationNodeSource, entries: Array<AlertStatementEntry & { onInsert: boolean }>): Promise<{ alert: AlertDto; inserted: boolean } | null> {
   const base = Date.now();
   // A millisecond apart, so the timeline's order is the order given (as addTimelineEntries).
   const rows = entries.map((e, i) => ({
@@ -183,29 +184,37 @@ async function alertStatement(tx: Queryable, ins: RawBuilder<unknown>, entries: 
  * the same dedupe key won a race (the partial unique index `alerts_open_dedupe_idx`), that alert
  * counts the signal instead and gets `onDuplicate`. Answers the alert as findAlert does.
  */
-export async function insertAlert(tx: Queryable, values: Record<string, unknown>, onInsert: AlertStatementEntry[], onDuplicate: AlertStatementEntry): Promise<{ alert: AlertDto; inserted: boolean }> {
-  const ins = sql`
-    INSERT INTO alerts (${sql.join(Object.keys(values).map((k) => sql.ref(snake(k))))}, number)
-    VALUES (${sql.join(Object.values(values))}, nextval(rampart_alert_numbers_sequence(${values.organizationId}::uuid)::regclass))
-    ON CONFLICT (organization_id, dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('open', 'in_progress', 'escalated')
-    DO UPDATE SET duplicate_count = alerts.duplicate_count + 1, updated_at = now()
-    RETURNING *, (xmax = 0) AS inserted`;
+export async function insertAlert(tx: Queryable, values: Omit<InsertObject<DB, 'alerts'>, 'number'>, onInsert: AlertStatementEntry[], onDuplicate: AlertStatementEntry): Promise<{ alert: AlertDto; inserted: boolean }> {
+  const ins = tx
+    .insertInto('alerts')
+    .values({ ...values, number: sql<number>`nextval(rampart_alert_numbers_sequence(${values.organizationId}::uuid)::regclass)` })
+    // The conflict target is the partial index alerts_open_dedupe_idx: its columns and its
+    // predicate, in literals (PostgreSQL infers the index from the predicate when it plans, before parameters).
+    .onConflict((oc) =>
+      oc
+        .columns(['organizationId', 'dedupeKey'])
+        .where('dedupeKey', 'is not', null)
+        .where('status', 'in', OPEN_STATUSES.map((s) => sql.lit(s)))
+        .doUpdateSet((eb) => ({ duplicateCount: eb('alerts.duplicateCount', '+', 1), updatedAt: sql<Date>`now()` })),
+    )
+    .returningAll()
+    .returning(sql<boolean>`(xmax = 0)`.as('inserted'));
   const out = await alertStatement(tx, ins, [...onInsert.map((e) => ({ ...e, onInsert: true })), { ...onDuplicate, onInsert: false }]);
   return out!;
 }
 
 /** The open alert with this dedupe key counts one more signal and gets `entry`; null when there is none. */
 export async function countDuplicate(tx: Queryable, organizationId: string, dedupeKey: string, entry: AlertStatementEntry): Promise<AlertDto | null> {
-  const ins = sql`
-    UPDATE alerts SET duplicate_count = duplicate_count + 1, updated_at = ${new Date()}
-    WHERE organization_id = ${organizationId} AND dedupe_key = ${dedupeKey} AND status IN (${sql.join(OPEN_STATUSES)})
-    RETURNING *, false AS inserted`;
+  const ins = tx
+    .updateTable('alerts')
+    .set((eb) => ({ duplicateCount: eb('duplicateCount', '+', 1), updatedAt: new Date() }))
+    .where('organizationId', '=', organizationId)
+    .where('dedupeKey', '=', dedupeKey)
+    .where('status', 'in', OPEN_STATUSES)
+    .returningAll()
+    .returning(sql<boolean>`false`.as('inserted'));
   const out = await alertStatement(tx, ins, [{ ...entry, onInsert: false }]);
   return out?.alert ?? null;
-}
-
-function snake(key: string): string {
-  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
 export interface NewTimelineEntry {
