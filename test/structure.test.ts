@@ -78,6 +78,9 @@ describe('module structure', () => {
       // Two modules claiming one table.
       put('src/modules/spares/index.ts', "export const ownedTables = ['gadgets'] as const;\n");
       expect(analyzeTables(path.join(t, 'src'), { reads: [], pendingWrites: [] }).ownership).toContain('gadgets is claimed by gadgets and spares');
+      // A manifest that writes its tables in `owns` (no ownedTables constant) claims them too.
+      put('src/modules/spares/index.ts', "export const sparesModule = defineModule({ name: 'spares', owns: ['widget_parts'] });\n");
+      expect(analyzeTables(path.join(t, 'src'), { reads: [], pendingWrites: [] }).ownership).toContainEqual(expect.stringMatching(/^widget_parts is claimed by (spares and widgets|widgets and spares)$/));
     } finally {
       fs.rmSync(t, { recursive: true, force: true });
     }

@@ -114,7 +114,7 @@ export async function blockSlackChannels(tx: Queryable, organizationId: string, 
 
 export function createDestinationsService(deps: { db: Database; secrets: SecretBox; cache: InvalidatedCache<OrganizationDestinations>; readers?: Partial<ModuleReaders> }) {
   const { db, secrets, cache } = deps;
-  const healthOf = deps.readers?.destinationHealth;
+  const health = deps.readers?.destinationHealth;
 
   async function loadOrganization(organizationId: string, q: Queryable = db): Promise<OrganizationDestinations> {
     const all = (await listDestinationRows(q, organizationId)).map((row) => {
@@ -182,7 +182,7 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
       if (!cached) throw new NotFoundError('Output destination');
       const dto = respond(cached, hasPermission(ctx.actor, 'destination.manage'));
       // Health is fresh on every GET of one destination; the (cached, hot) listing omits it.
-      return healthOf ? { ...dto, ...(await healthOf(db, ctx.actor.organizationId, id)) } : dto;
+      return health ? { ...dto, ...(await health(db, ctx.actor.organizationId, id)) } : dto;
     },
 
     async create(ctx: RequestContext, input: DestinationInputT): Promise<DestinationDto> {
