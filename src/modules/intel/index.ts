@@ -17,6 +17,7 @@ export { createItemsService } from './items/items.service.js';
 export { IOC_LISTS, SEVERITIES } from './items/items.schemas.js';
 export { IocTypeFilter } from './iocs/iocs.schemas.js';
 export { indicatorGroupOf } from './indicator-vocabulary.js';
+export { intelCommands } from './intel-commands.fns.js';
 export { extractIocs, refang } from './pipeline/extract/extract.fns.js';
 export { parseVersionList } from './pipeline/classify/versions.fns.js';
 export { parseCpe, type CpeName } from './pipeline/classify/cpe.fns.js';

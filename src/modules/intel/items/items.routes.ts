@@ -11,6 +11,7 @@ import type { IocsService } from '../iocs/iocs.service.js';
 import { IntelItemDetailSchema, ItemList, ItemListQuery } from './items.schemas.js';
 import type { ItemsService } from './items.service.js';
 import { feedStats } from './stats.service.js';
+import { intelCommands } from '../intel-commands.fns.js';
 
 const DetectionContextResult = z
   .object({
@@ -31,7 +32,8 @@ const Stats = z.object({
 export function registerItemsRoutes(root: FastifyInstance, deps: { items: ItemsService; iocs: IocsService; db: Database; baseUrl: string }): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const tags = ['Intel'];
-  const read = { permissions: ['intel.read' as const] };
+  // The commands' permissions, shared with the agent tools that run them (intel-commands.fns.ts).
+  const read = intelCommands.read;
   const detection = createDetectionService({ db: deps.db, baseUrl: deps.baseUrl });
 
   app.get('/items', {
@@ -72,7 +74,7 @@ export function registerItemsRoutes(root: FastifyInstance, deps: { items: ItemsS
   }, async (req) => deps.iocs.list(contextOf(req), req.query));
 
   app.post('/iocs/:id/checks', {
-    config: { permissions: ['intel.manage'] },
+    config: intelCommands.recordIndicatorCheck,
     schema: {
       tags,
       summary: 'Record a check of an indicator\'s value (found, clean or unknown)',
