@@ -8,8 +8,6 @@ import type { SecretBox } from './secrets.js';
 import type { ToolCatalog } from './agent-tools.js';
 import type { ModuleDeps, ModuleReaders } from './wiring.js';
 
-export type { ModuleReaders } from './wiring.js';
-
 /**
  * A module's manifest: what it owns and what it offers the service, declared in its `index.ts`
  * (`export const xModule = defineModule({...})`) and assembled by the one composition root
@@ -43,7 +41,6 @@ export interface ModuleManifest<State = undefined> {
   /** The answers this module gives to lower modules' questions (ModuleReaders, platform/wiring.ts). */
   readers?: Partial<ModuleReaders>;
 }
-
 
 /** Another module's API-role state (`undefined` in the other roles), for a subscription that needs it. */
 export interface ModuleStates {

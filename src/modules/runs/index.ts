@@ -37,7 +37,7 @@ export const runsModule = defineModule({
     createAgentRunJob({
       ...deps,
       buildTools: (ctx, names) => buildToolSet({ ...deps, catalog: deps.tools }, ctx, names),
-      ...(deps.readers.runAlert ? { loadRunAlert: deps.readers.runAlert } : {}),
+      loadRunAlert: deps.readers.runAlert,
     }),
   ],
   schedulerPasses: [

@@ -9,7 +9,6 @@ import { createTriggersService } from './triggers.service.js';
 import { createIntakeTriggerCache, triggerRunSubscriptions, triggersSubscriptions, type IntakeTriggerCache } from './intake-cache.js';
 import { runTriggerSchedulerPass } from './cron.js';
 
-
 /** `cache`: intake's trigger cache, this module's API-role state (an agent's change drops it too: `triggersSubscriptions` on `agent.changed`). */
 function registerTriggersModule(app: FastifyInstance, deps: ModuleDeps, cache: IntakeTriggerCache): void {
   const { db } = deps.database;
