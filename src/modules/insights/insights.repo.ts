@@ -11,9 +11,10 @@ type Scope = { organizationId: string; from: Date };
 /**
  * Rows are grouped by the UTC day as an integer (days since 1970: arithmetic per row) and the
  * day is written as text once per group: to_char on every one of 100,000 rows cost more than
- * the grouping itself.
+ * the grouping itself. Seconds come from date_part (double precision), not extract (numeric
+ * since PostgreSQL 14: its arithmetic per row cost a third of the volume and duration queries).
  */
-const dayNumber = (column: string) => sql`floor(extract(epoch FROM ${sql.ref(column)}) / 86400)::int`;
+const dayNumber = (column: string) => sql`floor(date_part('epoch', ${sql.ref(column)}) / 86400)::int`;
 const DAY_TEXT = sql`to_char(to_timestamp(d * 86400.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
 const CLOSED = sql`('closed_true_positive', 'closed_false_positive', 'closed_benign')`;
 const OPEN = sql`('open', 'in_progress', 'escalated')`;
@@ -97,9 +98,9 @@ export function alertDurations(db: Database, s: Scope) {
         CASE WHEN GROUPING(assigned_agent_id) = 1 THEN 1 ELSE 2 END AS grouping,
         count(first_triaged_at)::int AS ack_n,
         -- One sort per figure for both percentiles (two percentile_cont calls sort twice).
-        percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY extract(epoch FROM first_triaged_at - created_at)::float8) AS ack_p,
+        percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY date_part('epoch', first_triaged_at - created_at)) AS ack_p,
         count(resolved_at) FILTER (WHERE status IN ${CLOSED})::int AS res_n,
-        percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY extract(epoch FROM resolved_at - created_at)::float8) FILTER (WHERE status IN ${CLOSED}) AS res_p,
+        percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY date_part('epoch', resolved_at - created_at)) FILTER (WHERE status IN ${CLOSED}) AS res_p,
         count(*)::int AS alerts,
         count(*) FILTER (WHERE ever_escalated)::int AS escalated,
         count(*) FILTER (WHERE status = 'closed_true_positive')::int AS true_positive,
