@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import { request } from 'undici';
 import type { Database } from '../src/platform/db/database.js';
 import { createOrganization } from '../src/modules/organizations/index.js';
+import { backfillVerdictColumns } from '../src/platform/db/migrations/0052_alert_verdict_columns.js';
 import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { startChildServer, waitReady } from './support/http-children.js';
@@ -59,6 +60,8 @@ export async function seedForExplain(db: Database, organizationId: string, agent
     SELECT gen_random_uuid(), ${organizationId}, ${destinationId}, 'alert.created', gen_random_uuid(), (ARRAY['succeeded', 'succeeded', 'failed', 'retrying'])[1 + g % 4],
       now() - ((g::float8 / 10000) * interval '90 days'), now()
     FROM generate_series(1, 10000) g`.execute(db);
+  // The status-history columns the status change keeps, from the seeded timeline.
+  await backfillVerdictColumns(db, organizationId);
   await sql`VACUUM ANALYZE alerts, alert_timeline, agent_runs, destination_deliveries`.execute(db);
 }
 

@@ -40,7 +40,7 @@ export const PLATFORM_TABLES: Record<string, string> = {
 export const READ_EXCEPTIONS: Array<{ module: string; tables: string[]; reason: string }> = [
   {
     module: 'insights',
-    tables: ['alerts', 'alert_timeline', 'agents', 'agent_runs', 'destination_deliveries', 'output_destinations', 'intel_items', 'intel_indicators', 'intel_sources', 'hunt_threats'],
+    tables: ['alerts', 'agents', 'agent_runs', 'destination_deliveries', 'output_destinations', 'intel_items', 'intel_indicators', 'intel_sources', 'hunt_threats'],
     reason: 'read-only aggregates over many modules in one query each (GET /api/insights); it writes nothing and no module calls it',
   },
   {

@@ -70,5 +70,11 @@ describe('agent triage', () => {
     expect(finished).toMatchObject({ runId: alert.triageRunId, actorAgentId: agentId, body: 'Escalated RMP-1: likely credential phishing.', data: { status: 'done' } });
     // The model saw the alert (with its payload) in the run input.
     expect(JSON.stringify(openai.requests[0]!.body.messages)).toContain('rnicrosoft-help.example');
+
+    // Insights counts the agent's escalation as its verdict (kept on the alert by the status change).
+    const insights = (await t.app.inject({ url: '/api/insights?window=7d', headers: bearer(key) })).json();
+    expect(insights.alerts.agents).toEqual([
+      expect.objectContaining({ agentId, agentName: 'Phishing responder', alerts: 1, escalated: 1, verdicts: 1, overturned: 0 }),
+    ]);
   });
 });

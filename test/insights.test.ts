@@ -6,6 +6,7 @@ import { userWithPermissions, type TestUser } from './support/actors.js';
 import { createAgent } from './support/agents.js';
 import { createDestination, queue } from './support/delivery.js';
 import { seedIntel } from './support/intel-data.js';
+import { backfillVerdictColumns } from '../src/platform/db/migrations/0052_alert_verdict_columns.js';
 
 /**
  * GET /api/insights over a small organization whose every figure is known: alert times set to
@@ -27,10 +28,14 @@ async function newAlert(title: string, severity: string): Promise<string> {
   return res.json().alert.id;
 }
 
-/** An agent's status change, as the alert tools write it (actor agent, data.from/to). */
+/**
+ * An agent's status change at a chosen time, as the alert tools write it (alerts.transition.ts):
+ * a timeline entry (actor agent, data.from/to) and the alert's status and verdict columns.
+ * (test/alerts-triage.test.ts shows a real agent run's escalation counted.)
+ */
 async function agentVerdict(alertId: string, kind: string, from: string, to: string, when: Date): Promise<void> {
   await t.database.db.insertInto('alertTimeline').values({ id: uuidv7(), organizationId: t.orgA.organization.id, alertId, kind, actorType: 'agent', actorUserId: null, actorAgentId: agentId, runId: null, body: '', data: JSON.stringify({ from, to }), createdAt: when }).execute();
-  await sql`UPDATE alerts SET status = ${to} WHERE id = ${alertId}`.execute(t.database.db);
+  await sql`UPDATE alerts SET status = ${to}, agent_verdict_status = ${to}, agent_verdict_at = ${when}, ever_escalated = ever_escalated OR ${to} = 'escalated' WHERE id = ${alertId}`.execute(t.database.db);
 }
 
 const insights = (query = '', headers = admin) => t.app.inject({ url: `/api/insights${query}`, headers });
@@ -156,6 +161,20 @@ describe('GET /api/insights', () => {
     const extra = await insights('?days=3');
     expect(extra.statusCode).toBe(400);
     expect(extra.json().issues[0]).toMatchObject({ code: 'unrecognized_keys', location: 'query' });
+  });
+
+  it('keeps on each alert the same status history that its timeline tells (migration 0052 backfills it from the timeline)', async () => {
+    const read = () => sql<{ id: string; agentVerdictStatus: string | null; agentVerdictAt: Date | null; humanStatusAt: Date | null; everEscalated: boolean }>`
+      SELECT id, agent_verdict_status, agent_verdict_at, human_status_at, ever_escalated FROM alerts WHERE organization_id = ${t.orgA.organization.id} ORDER BY id`.execute(t.database.db);
+    const kept = (await read()).rows;
+    expect(kept.filter((r) => r.agentVerdictStatus !== null).map((r) => r.agentVerdictStatus).sort()).toEqual(['closed_false_positive', 'escalated']);
+    expect(kept.filter((r) => r.humanStatusAt !== null)).toHaveLength(1);
+    expect(kept.filter((r) => r.everEscalated)).toHaveLength(1);
+    await sql`UPDATE alerts SET agent_verdict_status = NULL, agent_verdict_at = NULL, human_status_at = NULL, ever_escalated = false WHERE organization_id = ${t.orgA.organization.id}`.execute(t.database.db);
+    await backfillVerdictColumns(t.database.db, t.orgA.organization.id);
+    const rebuilt = (await read()).rows;
+    // The person's change is dated by its timeline entry, a moment after the alert's UPDATE.
+    expect(rebuilt.map((r) => ({ ...r, humanStatusAt: r.humanStatusAt !== null }))).toEqual(kept.map((r) => ({ ...r, humanStatusAt: r.humanStatusAt !== null })));
   });
 
   it('answers 401 without a key', async () => {

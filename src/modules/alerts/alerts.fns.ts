@@ -88,6 +88,18 @@ export function resolutionColumns(to: AlertStatus, actor: StatusActor, reason: s
 }
 
 /**
+ * The status-history columns a change writes (migration 0052; read by Insights): an agent's
+ * change is its latest verdict, a person's change is dated, and an escalation is remembered.
+ */
+export function historyColumns(to: AlertStatus, actor: StatusActor, now: Date) {
+  return {
+    ...(actor.type === 'agent' ? { agentVerdictStatus: to, agentVerdictAt: now } : {}),
+    ...(actor.type === 'human' ? { humanStatusAt: now } : {}),
+    ...(to === 'escalated' ? { everEscalated: true } : {}),
+  };
+}
+
+/**
  * Why a status change is refused, or null when it is allowed. Agents may not conclude that an
  * alert is a true positive: that call belongs to a person, so an agent escalates instead.
  * Setting the status an alert already has is refused too (it would record nothing).

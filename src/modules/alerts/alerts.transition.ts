@@ -1,7 +1,7 @@
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { AlertStatus } from '../../platform/db/schema.js';
-import { resolutionColumns, statusChangeKind, timelineActor, type StatusActor } from './alerts.fns.js';
+import { historyColumns, resolutionColumns, statusChangeKind, timelineActor, type StatusActor } from './alerts.fns.js';
 import { addTimelineEntry, findAlert } from './alerts.repo.js';
 import type { AlertDeps } from './alerts.create.js';
 import type { AlertDto, TimelineEntryDto } from './alerts.schemas.js';
@@ -27,7 +27,7 @@ export async function transition(
   const reason = change.reason ?? null;
   await tx
     .updateTable('alerts')
-    .set({ status: change.status, updatedAt: now, ...resolutionColumns(change.status, actor, reason, now), ...opts.set })
+    .set({ status: change.status, updatedAt: now, ...resolutionColumns(change.status, actor, reason, now), ...historyColumns(change.status, actor, now), ...opts.set })
     .where('id', '=', alert.id)
     .execute();
   const kind = statusChangeKind(alert.status, change.status);

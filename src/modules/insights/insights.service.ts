@@ -24,12 +24,11 @@ export function createInsightsService(deps: { db: Database }) {
   const { db } = deps;
 
   async function alertSection(scope: { organizationId: string; from: Date }, days: string[]): Promise<InsightsDto['alerts']> {
-    const [volume, open, dur, quality] = await Promise.all([
-      repo.alertsPerDay(db, scope),
-      repo.openAlerts(db, scope.organizationId),
-      repo.alertDurations(db, scope),
-      repo.agentQuality(db, scope),
-    ]);
+    const [volume, open, dur] = await Promise.all([repo.alertsPerDay(db, scope), repo.openAlerts(db, scope.organizationId), repo.alertDurations(db, scope)]);
+    // A deleted agent's alerts keep its id but have no name to show: left out, as in the durations.
+    const quality = dur
+      .filter((r): r is typeof r & { agentId: string; agentName: string } => r.grouping === 2 && r.agentId !== null && r.agentName !== null)
+      .sort((a, b) => b.alerts - a.alerts || a.agentName.localeCompare(b.agentName));
     const perDay = volume.filter((r) => r.severity !== null);
     const perSource = volume.filter((r) => r.source !== null) as Array<{ day: string; source: string; n: number }>;
     const sevByDay = byDay(perDay);

@@ -535,6 +535,11 @@ export interface AlertsTable {
   resolvedByUserId: string | null;
   resolvedByAgentName: string | null;
   resolvedReason: string | null;
+  /** The status history Insights reads (migration 0052; written by alerts.transition.ts). */
+  agentVerdictStatus: AlertStatus | null;
+  agentVerdictAt: NullableTimestamp;
+  humanStatusAt: NullableTimestamp;
+  everEscalated: Generated<boolean>;
 }
 
 export interface AlertTimelineTable {

@@ -23,6 +23,7 @@ import * as m0045 from './0045_delivery_attempt_in_flight.js';
 import * as m0046 from './0046_worker_heartbeat_dead_after.js';
 import * as m0050 from './0050_console_address.js';
 import * as m0051 from './0051_insights_indexes.js';
+import * as m0052 from './0052_alert_verdict_columns.js';
 import * as m0060 from './0060_run_agent_snapshot.js';
 import * as m0070 from './0070_hunt_epss_alert_settings.js';
 
@@ -55,6 +56,7 @@ export const migrations: Record<string, Migration> = {
   '0046_worker_heartbeat_dead_after': m0046,
   '0050_console_address': m0050,
   '0051_insights_indexes': m0051,
+  '0052_alert_verdict_columns': m0052,
   '0060_run_agent_snapshot': m0060,
   '0070_hunt_epss_alert_settings': m0070,
 };
