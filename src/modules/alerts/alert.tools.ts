@@ -1,6 +1,5 @@
-import { tool } from 'ai';
 import { z } from 'zod';
-import { requestContextOf, requireToolPermissions, type ProvidedTools, type ToolRunContext } from '../tools/index.js';
+import { requestContextOf, requireToolPermissions, tool, type ProvidedTools, type ToolRunContext } from '../tools/index.js';
 import type { Database } from '../../platform/db/database.js';
 import { ALERT_SEVERITIES, ALERT_STATUSES, type StatusActor } from './alerts.fns.js';
 import { findAlert, listTimeline } from './alerts.repo.js';

@@ -7,7 +7,7 @@ import { registerToolCatalogRoutes } from './tool-catalog.routes.js';
 import { createToolCatalogService } from './tool-catalog.service.js';
 
 export { buildToolSet, type ToolDeps, type ToolRunContext, type BuiltToolSet, type ToolFactory, type ProvidedTools } from './toolset.js';
-export { requestContextOf, requireToolPermissions } from './tool-context.js';
+export { requestContextOf, requireToolPermissions, tool } from './tool-context.js';
 export { BUILTIN_TOOL_NAMES, isBuiltinTool, MCP_TOOL_RE, parseMcpToolName } from './tool-names.js';
 export { unknownMcpServers } from './mcp-servers.repo.js';
 

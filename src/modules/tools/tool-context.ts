@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Tool } from 'ai';
+import type { Tool, tool as aiTool } from 'ai';
 import type { Actor } from '../../platform/auth/actor.js';
 import type { Database } from '../../platform/db/database.js';
 import type { GuardedClient } from '../../platform/outbound/guarded-client.js';
@@ -52,3 +52,10 @@ export function requestContextOf(ctx: ToolRunContext): RequestContext {
   if (ctx.actor.organizationId !== ctx.organizationId) throw new Error('The run\'s actor belongs to another organization');
   return { actor: ctx.actor, requestId: ctx.requestId };
 }
+
+/**
+ * The AI SDK's `tool()` without loading the SDK: the SDK's is the identity function that only
+ * types its argument (test/ai-sdk-lazy.test.ts checks it still is), and tools are defined by
+ * modules the API process imports, which must not load the SDK (src/platform/ai-sdk.ts).
+ */
+export const tool: typeof aiTool = ((definition: unknown) => definition) as typeof aiTool;

@@ -1,6 +1,5 @@
-import { tool } from 'ai';
 import { z } from 'zod';
-import { requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
+import { tool, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
 import { httpUrl } from '../../../platform/http/url-schemas.js';
 
 export const HTTP_TOOL_TIMEOUT_MS = 15_000;

@@ -1,7 +1,6 @@
-import { tool } from 'ai';
 import { z } from 'zod';
 import { createIocsService } from '../../intel/index.js';
-import { requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
+import { tool, requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
 import { normalizeIndicatorValue, parseIndicator } from './indicator.fns.js';
 
 const MAX_ROWS = 25;

@@ -1,7 +1,6 @@
-import { tool } from 'ai';
 import { z } from 'zod';
 import { createIocsService } from '../../intel/index.js';
-import { requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
+import { tool, requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
 
 /** Records a hunt check of an indicator as the run's user (audited like POST /iocs/{id}/checks). */
 export function recordIndicatorCheckTool(deps: ToolDeps, ctx: ToolRunContext) {

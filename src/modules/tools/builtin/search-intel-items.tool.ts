@@ -1,7 +1,6 @@
-import { tool } from 'ai';
 import { z } from 'zod';
 import { createItemsService, IOC_LISTS, SEVERITIES, techniqueIdOf } from '../../intel/index.js';
-import { requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
+import { tool, requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
 
 const TOP_INDICATORS = 10;
 const SUMMARY_CHARS = 600;

@@ -1,9 +1,8 @@
-import { tool } from 'ai';
 import { z } from 'zod';
 import { writeAudit } from '../../../platform/audit.js';
 import { findDestinationRow } from '../../destinations/index.js';
 import { newEvent, queueDeliveries } from '../../delivery/index.js';
-import { requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
+import { tool, requestContextOf, requireToolPermissions, type ToolDeps, type ToolRunContext } from '../tool-context.js';
 
 /**
  * Queues a message for one of the organization's output destinations through delivery's front
