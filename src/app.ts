@@ -21,6 +21,8 @@ export interface RegisteredRoute {
   method: string;
   url: string;
   hidden: boolean;
+  /** The route's response schemas by status (their serializers compile at first use: test/serializers.test.ts compiles them all). */
+  responses: Record<string, unknown>;
 }
 
 declare module 'fastify' {
@@ -68,7 +70,8 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
-    for (const method of methods) if (method !== 'HEAD') routes.push({ method, url: route.url, hidden });
+    const responses = (route.schema as { response?: Record<string, unknown> } | undefined)?.response ?? {};
+    for (const method of methods) if (method !== 'HEAD') routes.push({ method, url: route.url, hidden, responses });
   });
 
   app.setValidatorCompiler(validatorCompiler);

@@ -2,14 +2,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig } from './config.js';
-import { buildApp } from './app.js';
-import { buildJobCatalog } from './jobs.js';
 import { createLogger } from './platform/logger.js';
 import { DataDirLockedError, EmbeddedStartError, asError, takeOverShutdownSignals } from './platform/db/embedded.js';
-import { startWorkers, type WorkerRunner } from './platform/jobs/runner.js';
-import { PLATFORM_CRONTAB } from './platform/jobs/maintenance.jobs.js';
+import type { WorkerRunner } from './platform/jobs/runner.js';
 import { openRuntime, type Runtime } from './runtime.js';
-import { startScheduler } from './scheduler.js';
 import { bootstrapIfEmpty, createOrganization } from './modules/organizations/index.js';
 import { parseFlags, USAGE, UsageError } from './cli/args.js';
 import { baseUrlWarning, FIRST_ORGANIZATION_HINT } from './cli/setup-hints.js';
@@ -37,7 +33,10 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
   let stopListening: (() => Promise<void>) | null = null;
   let workers: WorkerRunner | null = null;
   let scheduler: { stop(): Promise<void> } | null = null;
+  // Each role loads only its own half (docs/performance.md, start-up): the API never loads the
+  // job runner and the job handlers' dependencies, the worker never loads the HTTP app.
   if (role !== 'worker') {
+    const { buildApp } = await import('./app.js');
     app = await buildApp(runtime);
     // One LISTEN connection for every in-process cache (API keys, destinations).
     stopListening = await runtime.invalidation.listen(runtime.database.pool);
@@ -46,6 +45,12 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
     await recordConsoleAddress(runtime.database.db, config.baseUrl);
   }
   if (role !== 'serve') {
+    const [{ buildJobCatalog }, { startWorkers }, { PLATFORM_CRONTAB }, { startScheduler }] = await Promise.all([
+      import('./jobs.js'),
+      import('./platform/jobs/runner.js'),
+      import('./platform/jobs/maintenance.jobs.js'),
+      import('./scheduler.js'),
+    ]);
     workers = await startWorkers({
       db: runtime.database.db,
       pool: runtime.database.pool,

@@ -8,8 +8,8 @@
  * - The ref is exported with `git archive` into a directory of the system temp dir named after
  *   its commit (reused by the next compare of the same commit) — nothing is added to the
  *   repository, unlike a registered `git worktree` — and it runs on this checkout's
- *   node_modules (symlinked; a different package-lock.json is reported) and dist/ (the console,
- *   which no bench measures).
+ *   node_modules (symlinked; a different package-lock.json is reported) and dist/web (the
+ *   console, which no bench measures); its dist/server is its own, built by its bench.
  * - Each bench runs in its own process per build and round (the ref's own bench/run.ts, so the
  *   ref measures with its own bench code); rounds alternate which build goes first (A B, B A, …)
  *   so a drift in the machine's load weighs on both. The median of the rounds is compared.
@@ -60,7 +60,12 @@ export function exportRef(repo: string, ref: string, currentBenchCode = false): 
     fs.rmSync(path.join(dir, 'bench'), { recursive: true, force: true });
     fs.cpSync(path.join(repo, 'bench'), path.join(dir, 'bench'), { recursive: true, filter: (src) => !src.includes(`${path.sep}results`) });
   }
-  for (const shared of ['node_modules', 'dist']) {
+  // This checkout's bench code starts the servers from the compiled build (build-server.js).
+  if (currentBenchCode) fs.copyFileSync(path.join(repo, 'scripts/build-server.js'), path.join(dir, 'scripts/build-server.js'));
+  // dist/server stays the ref's own (its bench builds it from its sources); the console is shared.
+  if (fs.lstatSync(path.join(dir, 'dist'), { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(path.join(dir, 'dist'));
+  fs.mkdirSync(path.join(dir, 'dist'), { recursive: true });
+  for (const shared of ['node_modules', 'dist/web']) {
     const link = path.join(dir, shared);
     if (!fs.existsSync(link) && fs.existsSync(path.join(repo, shared))) fs.symlinkSync(path.join(repo, shared), link, 'dir');
   }

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { buildServer, SERVER_DIST } from '../../scripts/build-server.js';
 import type { FromChild, ToChild } from '../servers/ipc.js';
 import { onCleanup } from './harness.js';
 
@@ -40,12 +41,24 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * How a child runs: the compiled build, as `bin/rampart.js` runs the service (built here first
+ * when the sources changed, so start-up and memory are measured on what users run), or the
+ * TypeScript through tsx with RAMPART_RUN_FROM_SOURCE=1.
+ */
+async function childArgs(script: string): Promise<string[]> {
+  if (process.env.RAMPART_RUN_FROM_SOURCE === '1') return ['--import', 'tsx', path.join(BENCH_DIR, 'servers', script)];
+  await buildServer({ ifStale: true });
+  return [path.join(SERVER_DIST, 'bench/servers', script.replace(/\.ts$/, '.js'))];
+}
+
 /** Spawns bench/servers/<script> with a minimal environment plus `env`; stdout goes to `stdoutFile` or nowhere. */
 export async function startChildServer(name: string, script: string, env: Record<string, string>, stdoutFile: string | null): Promise<ChildServer> {
   const port = await freePort();
+  const args = await childArgs(script);
   const stdoutFd = stdoutFile ? fs.openSync(stdoutFile, 'a') : 'ignore';
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, 'servers', script)], {
+  const child = spawn(process.execPath, args, {
     cwd: REPO,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.homedir(), TMPDIR: os.tmpdir(), NODE_ENV: 'production', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', stdoutFd, 'pipe', 'ipc'],

@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
-import { jsonSchema, type Schema } from 'ai';
+import type { Schema } from 'ai';
+import { aiSdk } from '../../platform/ai-sdk.js';
 import { dropStrictNulls, toStrictSchema } from './strict-schema.fns.js';
 
 // A fresh Ajv per compile: Ajv caches every schema it compiles, and agents' schemas are
@@ -18,6 +19,7 @@ function describe(errors: ErrorObject[] | null | undefined): string {
  * then sent rewritten for it (see strict-schema.fns.ts) and the answer, with the nulls strict
  * mode made the model write removed, is validated against the agent's own schema; `strict` is
  * false when the schema cannot be rewritten, and the caller must turn strict mode off.
+ * Called within a run, after loadAiSdk().
  */
 export function structuredOutputSchema(schema: Record<string, unknown>, strictProvider = false): { schema: Schema<unknown>; strict: boolean } {
   const validate = newAjv().compile(schema);
@@ -25,7 +27,7 @@ export function structuredOutputSchema(schema: Record<string, unknown>, strictPr
   const sent = strict?.ok ? strict.schema : schema;
   return {
     strict: strict?.ok ?? false,
-    schema: jsonSchema(sent, {
+    schema: aiSdk().jsonSchema(sent, {
       validate: (raw) => {
         const value = strict?.ok ? dropStrictNulls(raw, schema) : raw;
         return validate(value) ? { success: true, value } : { success: false, error: new Error(`does not match the schema: ${describe(validate.errors)}`) };

@@ -1,4 +1,4 @@
-import { tool } from 'ai';
+import { tool } from '../../platform/ai-sdk.js';
 import { z } from 'zod';
 import { requestContextOf, type ToolCatalog, type ToolDeps, type ToolRunContext } from '../tools/index.js';
 import type { Database } from '../../platform/db/database.js';

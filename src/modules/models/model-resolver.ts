@@ -1,6 +1,3 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import type { Queryable } from '../../platform/db/database.js';
 import type { SecretBox } from '../../platform/secrets.js';
@@ -28,20 +25,28 @@ export async function resolveModel(
   const baseURL = provider.baseUrl ? provider.baseUrl.replace(/\/+$/, '') : undefined;
   const common = { fetch: deps.fetch, ...(baseURL ? { baseURL } : {}) };
   const label = `${provider.name}/${modelId}`;
+  // Each provider's SDK is imported when a run first needs it, not at start-up: the API process
+  // never does (docs/performance.md, start-up), and a worker loads only the providers it uses.
   switch (provider.type) {
-    case 'openai':
+    case 'openai': {
+      const { createOpenAI } = await import('@ai-sdk/openai');
       // Chat Completions rather than the Responses API: every OpenAI-compatible gateway and
       // proxy (Azure, LiteLLM…) speaks it, and it carries tools and JSON-schema output alike.
       return { ok: true, label, strictSchemas: true, model: createOpenAI({ ...common, apiKey: apiKey ?? '' }).chat(modelId) };
-    case 'anthropic':
+    }
+    case 'anthropic': {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
       return { ok: true, label, strictSchemas: false, model: createAnthropic({ ...common, apiKey: apiKey ?? '' })(modelId) };
-    case 'openai-compatible':
+    }
+    case 'openai-compatible': {
       if (!baseURL) return { ok: false, message: `Model provider "${provider.name}" has no base URL` };
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       return {
         ok: true,
         label,
         strictSchemas: true,
         model: createOpenAICompatible({ name: provider.name, baseURL, fetch: deps.fetch, ...(apiKey ? { apiKey } : {}), supportsStructuredOutputs: true })(modelId),
       };
+    }
   }
 }

@@ -1,4 +1,4 @@
-import { APICallError, NoObjectGeneratedError, NoOutputGeneratedError, RetryError } from 'ai';
+import { aiSdk } from '../../platform/ai-sdk.js';
 import { redactSecrets } from '../../platform/outbound/url-secrets.js';
 
 /**
@@ -7,6 +7,7 @@ import { redactSecrets } from '../../platform/outbound/url-secrets.js';
  * provider said goes through the one redaction (an echoed key or URL secret is not stored).
  */
 export function describeRunError(err: unknown): string {
+  const { APICallError, NoObjectGeneratedError, NoOutputGeneratedError, RetryError } = aiSdk(); // a run loaded it
   if (RetryError.isInstance(err)) return describeRunError(err.lastError);
   if (APICallError.isInstance(err)) {
     const where = safeHost(err.url);

@@ -1,4 +1,5 @@
-import { generateText, NoObjectGeneratedError, Output, stepCountIs, type StepResult, type ToolSet } from 'ai';
+import type { StepResult, ToolSet } from 'ai';
+import { loadAiSdk } from '../../platform/ai-sdk.js';
 import type { Logger } from 'pino';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { AgentRunStatus } from '../../platform/db/schema.js';
@@ -73,6 +74,7 @@ export function createAgentRunJob(deps: RunJobDeps): JobDefinition<{ runId: stri
 
 async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Promise<void> {
   const { db } = deps;
+  const { generateText, NoObjectGeneratedError, Output, stepCountIs } = await loadAiSdk();
   if (await markInterruptedBeforeStart(db, runId)) return;
   const run = await claimRun(db, runId);
   if (!run) return; // finished already (a duplicate delivery of the job), or deleted with its agent

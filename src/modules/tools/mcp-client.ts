@@ -1,6 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { guardedFetch } from '../../platform/outbound/fetch-adapter.js';
 import type { GuardedClient } from '../../platform/outbound/guarded-client.js';
 import { OutboundError } from '../../platform/outbound/errors.js';
@@ -45,7 +44,23 @@ export class McpConnectionError extends Error {
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 const MAX_TOOL_PAGES = 20;
 
+/**
+ * The MCP SDK, loaded at the first connection: it is one of the heaviest imports (~25 MiB, a
+ * few hundred ms), and the API process that never tests an MCP server never needs it
+ * (docs/performance.md, start-up). describeMcpError only meets SDK errors after a connection.
+ */
+let sdk: Awaited<ReturnType<typeof importSdk>> | undefined;
+async function importSdk() {
+  const [client, http, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return { Client: client.Client, StreamableHTTPClientTransport: http.StreamableHTTPClientTransport, StreamableHTTPError: http.StreamableHTTPError, McpError: types.McpError };
+}
+
 export async function connectMcp(http: GuardedClient, target: McpServerTarget, opts: McpConnectOptions = {}): Promise<McpConnection> {
+  const { Client, StreamableHTTPClientTransport } = (sdk ??= await importSdk());
   const timeout = opts.timeoutMs ?? 15_000;
   // A margin over the longest MCP request, so the SDK's own timeout speaks first.
   const post = guardedFetch(http, { timeoutMs: Math.max(timeout, opts.maxCallMs ?? 60_000) + 5_000, maxResponseBytes: MAX_RESPONSE_BYTES });
@@ -88,7 +103,7 @@ export async function connectMcp(http: GuardedClient, target: McpServerTarget, o
 
 /** A reason a person can act on; never a header value or a token. */
 export function describeMcpError(err: unknown, url: string): string {
-  if (err instanceof StreamableHTTPError) {
+  if (sdk && err instanceof sdk.StreamableHTTPError) {
     const status = err.code;
     if (status === 401 || status === 403) return `the server refused the credentials (HTTP ${status}); check the token`;
     if (status === 404) return `no MCP endpoint at ${safeUrl(url)} (HTTP 404)`;
@@ -96,7 +111,7 @@ export function describeMcpError(err: unknown, url: string): string {
     return typeof status === 'number' && status > 0 ? `the server answered HTTP ${status}` : clip(err.message);
   }
   if (err instanceof OutboundError) return err.message;
-  if (err instanceof McpError) return clip(err.message);
+  if (sdk && err instanceof sdk.McpError) return clip(err.message);
   if (err instanceof Error && err.name === 'TimeoutError') return 'timed out';
   if (err instanceof Error && err.name === 'AbortError') return 'cancelled';
   if (err instanceof SyntaxError) return 'the server did not answer with MCP (invalid JSON)';

@@ -1,4 +1,5 @@
-import { dynamicTool, jsonSchema, type JSONSchema7, type Tool, type ToolSet } from 'ai';
+import type { JSONSchema7, Tool, ToolSet } from 'ai';
+import { loadAiSdk, type AiSdk } from '../../platform/ai-sdk.js';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { missingPermissions } from '../../platform/auth/permissions.js';
 import { connectMcp, describeMcpError, type McpConnection } from './mcp-client.js';
@@ -55,6 +56,7 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
     if (!row.enabled) throw new Error(`MCP server "${server}" is disabled`);
   }
 
+  const ai = await loadAiSdk();
   const connections: McpConnection[] = [];
   const close = async () => {
     await Promise.all(connections.splice(0).map((c) => c.close()));
@@ -87,7 +89,7 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
       for (const t of selected) {
         const exposed = providerSafeMcpName(row.name, t.name);
         if (tools[exposed]) throw new Error(`Two tools would both be named "${exposed}"`);
-        tools[exposed] = mcpTool(conn, row, t, ctx);
+        tools[exposed] = mcpTool(ai, conn, row, t, ctx);
       }
     }
   } catch (err) {
@@ -117,7 +119,7 @@ function withPermissionCheck(name: string, declared: ToolDeclaration, deps: Tool
   } as Tool;
 }
 
-function mcpTool(conn: McpConnection, server: McpServerRow, t: McpTool, ctx: ToolRunContext): Tool {
+function mcpTool({ dynamicTool, jsonSchema }: AiSdk, conn: McpConnection, server: McpServerRow, t: McpTool, ctx: ToolRunContext): Tool {
   const schema = { ...t.inputSchema, properties: t.inputSchema.properties ?? {} } as JSONSchema7;
   return dynamicTool({
     description: t.description?.trim() || `Tool "${t.name}" of the MCP server "${server.name}"`,

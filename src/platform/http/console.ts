@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { AppError } from './errors.js';
 
 /**
@@ -12,7 +13,7 @@ import { AppError } from './errors.js';
  * router reads the URL); every other path keeps the API's JSON 404, and no API route is shadowed
  * (a catch-all would also catch what the router refuses, such as an over-long path parameter).
  */
-export const CONSOLE_DIR = path.resolve(import.meta.dirname, '../../../dist/web');
+export const CONSOLE_DIR = path.join(PACKAGE_ROOT, 'dist/web');
 
 /**
  * Scripts, styles, images and API calls from this origin only; no inline script or style, no

@@ -15,9 +15,18 @@ import { z } from 'zod';
  */
 export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema }) => {
   if (!(schema instanceof z.ZodType)) return (data) => JSON.stringify(data);
+  // Compiled at the route's first reply, not at start-up: Fastify asks for every route's
+  // serializer when the app becomes ready, and compiling them all there (Zod → JSON Schema →
+  // fast-json-stringify, a new ajv each) was most of the API's start-up CPU (docs/performance.md).
+  let compiled: ((data: unknown) => string) | null = null;
+  return (data) => (compiled ??= compileSerializer(schema))(data);
+};
+
+/** The fast-json-stringify function for one Zod response schema. */
+export function compileSerializer(schema: z.ZodType): (data: unknown) => string {
   const json = z.toJSONSchema(schema, { target: 'draft-07', io: 'output', unrepresentable: 'any' }) as Schema;
   return fastJsonStringify(forSerialization(json, json.definitions ?? {}) as Parameters<typeof fastJsonStringify>[0]);
-};
+}
 
 type Schema = {
   type?: string | string[];

@@ -5,14 +5,6 @@ import { defineJob, type JobDefinition } from '../../../platform/jobs/catalog.js
 import type { SecretBox } from '../../../platform/secrets.js';
 import { ConnectorError, type Connector, type FetchResult, type HttpClient, type SourceConfig } from '../connectors/connector.js';
 import { ConnectorParseError } from '../connectors/types.js';
-import { rssConnector } from '../connectors/rss/rss.connector.js';
-import { mispConnector } from '../connectors/misp/misp.connector.js';
-import { mispFeedConnector } from '../connectors/misp/misp-feed.connector.js';
-import { taxiiConnector } from '../connectors/taxii/taxii.connector.js';
-import { osvConnector } from '../connectors/osv/osv.connector.js';
-import { kevConnector } from '../connectors/kev/kev.connector.js';
-import { epssConnector } from '../connectors/epss/epss.connector.js';
-import { nvdConnector } from '../connectors/nvd/nvd.connector.js';
 import { writeEpssScores } from '../items/epss.store.js';
 import { uniqueByExternalId } from '../items/items.store.js';
 import type { IntelEntry } from '../connectors/types.js';
@@ -20,26 +12,13 @@ import { MITRE_SOURCE_KEY, loadAttackCatalog, refreshAttackCatalog } from '../pi
 import { knownItems, prepareEntries, writePrepared } from '../pipeline/ingest.store.js';
 import { syncSourceJob } from './sync.job-def.js';
 
-function connectorFor(source: Pick<SourceConfig, 'kind' | 'apiType'>): Connector {
-  if (source.kind === 'rss') return rssConnector;
-  switch (source.apiType) {
-    case 'misp':
-      return mispConnector;
-    case 'misp_feed':
-      return mispFeedConnector;
-    case 'taxii':
-      return taxiiConnector;
-    case 'osv':
-      return osvConnector;
-    case 'cisa_kev':
-      return kevConnector;
-    case 'epss':
-      return epssConnector;
-    case 'nvd':
-      return nvdConnector;
-    default:
-      throw new ConnectorError(`Unsupported apiType ${String(source.apiType)}`);
-  }
+/**
+ * The source's connector. The connectors and their parsers (feedsmith, fast-xml-parser,
+ * html-to-text, iconv-lite, fflate: ~14 MiB) load at the first sync, not in the API process,
+ * which imports this module only for its job definition (docs/performance.md, start-up).
+ */
+async function connectorFor(source: Pick<SourceConfig, 'kind' | 'apiType'>): Promise<Connector> {
+  return (await import('../connectors/registry.js')).connectorFor(source);
 }
 
 /**
@@ -116,7 +95,7 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
         // Every request of the connector carries the job's signal: a worker shutting down cuts a slow
         // download or a retry backoff short instead of waiting for it (the job is retried later).
         const http: HttpClient = { request: (url, init) => deps.http.request(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, ctx.signal]) : ctx.signal }) };
-        const result = await connectorFor(config).fetch(config, { etag: state?.etag ?? null, lastModified: state?.lastModified ?? null, cursor: state?.cursor ?? {} }, http);
+        const result = await (await connectorFor(config)).fetch(config, { etag: state?.etag ?? null, lastModified: state?.lastModified ?? null, cursor: state?.cursor ?? {} }, http);
         const entries = uniqueByExternalId(result.entries);
         const stats = { fetched: result.entries.length, created: 0, updated: 0, unchanged: 0 };
         const known = await knownItems(db, target, entries);

@@ -1,4 +1,4 @@
-import { tool } from 'ai';
+import { tool } from '../../../platform/ai-sdk.js';
 import { z } from 'zod';
 import type { ToolDeps, ToolRunContext } from '../tool-context.js';
 import { httpUrl } from '../../../platform/http/url-schemas.js';

@@ -1,4 +1,4 @@
-import { tool } from 'ai';
+import { tool } from '../../../platform/ai-sdk.js';
 import { z } from 'zod';
 import { createIocsService } from '../../intel/index.js';
 import { requestContextOf, type ToolDeps, type ToolRunContext } from '../tool-context.js';

@@ -1,4 +1,4 @@
-import { tool } from 'ai';
+import { tool } from '../../../platform/ai-sdk.js';
 import { z } from 'zod';
 import { writeAudit } from '../../../platform/audit.js';
 import { findDestinationRow } from '../../destinations/index.js';

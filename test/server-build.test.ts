@@ -1,0 +1,105 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from './support/db.js';
+
+/**
+ * The compiled build (scripts/build-server.js → dist/server) as `bin/rampart.js` runs it, in a
+ * copy of the checkout so the worktree's own dist/ is left alone: the build starts and answers
+ * /readyz, and an edited source makes the command run the sources through tsx (saying why)
+ * until the next build, so an edit is never shadowed by stale JavaScript.
+ */
+const ROOT = path.resolve(import.meta.dirname, '..');
+const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-build-'));
+const FALLBACK = 'rampart: running the TypeScript sources through tsx';
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let server: ChildProcess | null = null;
+
+function node(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, args, { cwd: copy, env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), ...env }, encoding: 'utf8', timeout: 120_000 });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(p));
+    });
+  });
+}
+
+beforeAll(async () => {
+  for (const entry of ['package.json', 'bin', 'scripts', 'src', 'bench/servers']) fs.cpSync(path.join(ROOT, entry), path.join(copy, entry), { recursive: true });
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
+  database = await createTestDatabase();
+}, 60_000);
+
+afterAll(async () => {
+  if (server && server.exitCode === null) server.kill('SIGKILL');
+  await database?.close();
+  fs.rmSync(copy, { recursive: true, force: true });
+});
+
+describe('compiled server build', () => {
+  it('builds JavaScript beside the files the code reads, then finds it up to date', () => {
+    const built = node(['scripts/build-server.js', '--if-stale']);
+    expect(built.status, built.stderr).toBe(0);
+    expect(built.stdout).toContain('server built in dist/server');
+    expect(fs.existsSync(path.join(copy, 'dist/server/src/main.js'))).toBe(true);
+    expect(fs.existsSync(path.join(copy, 'dist/server/bench/servers/rampart.js'))).toBe(true);
+    expect(fs.existsSync(path.join(copy, 'dist/server/src/modules/intel/pipeline/classify/attack-data/enterprise-attack.json'))).toBe(true);
+    expect(fs.readdirSync(path.join(copy, 'dist/server/src/platform')).some((f) => f.endsWith('.test.js'))).toBe(false);
+    expect(node(['scripts/build-server.js', '--if-stale']).stdout).toContain('server build up to date');
+  }, 120_000);
+
+  it('`rampart serve` runs the build and answers /readyz', async () => {
+    const port = await freePort();
+    let log = '';
+    server = spawn(process.execPath, ['bin/rampart.js', 'serve'], {
+      cwd: copy,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: os.homedir(),
+        DATABASE_URL: database.url,
+        RAMPART_SECRET_KEY: randomBytes(32).toString('base64url'),
+        RAMPART_DATA_DIR: path.join(copy, '.rampart'),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    server.stdout!.on('data', (d) => (log += d));
+    server.stderr!.on('data', (d) => (log += d));
+    const deadline = Date.now() + 60_000;
+    let status = 0;
+    while (Date.now() < deadline && server.exitCode === null && status !== 200) {
+      status = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status, () => 0);
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status, log).toBe(200);
+    expect(log).not.toContain(FALLBACK);
+    server.kill('SIGTERM');
+    await new Promise((r) => server!.once('exit', r));
+  }, 90_000);
+
+  it('an edited source runs through tsx, saying why, until the next build', () => {
+    const args = path.join(copy, 'src/cli/args.ts');
+    fs.writeFileSync(args, fs.readFileSync(args, 'utf8').replace('Usage: rampart <command>', 'Usage: rampart <command> (edited)'));
+    const stale = node(['bin/rampart.js', 'help']);
+    expect(stale.status, stale.stderr).toBe(0);
+    expect(stale.stderr).toContain(`${FALLBACK}: the sources changed since dist/server was built`);
+    expect(stale.stdout).toContain('(edited)');
+
+    const forced = node(['bin/rampart.js', 'help'], { RAMPART_RUN_FROM_SOURCE: '1' });
+    expect(forced.stderr).toContain(`${FALLBACK}: RAMPART_RUN_FROM_SOURCE=1`);
+
+    expect(node(['scripts/build-server.js', '--if-stale']).stdout).toContain('server built');
+    const rebuilt = node(['bin/rampart.js', 'help']);
+    expect(rebuilt.stderr).not.toContain(FALLBACK);
+    expect(rebuilt.stdout).toContain('(edited)');
+  }, 120_000);
+});
