@@ -10,7 +10,7 @@ import { registerDestinationsModule } from './destinations/index.js';
 import { registerIntelModule } from './intel/index.js';
 import { registerIntelOutModule } from './intel-out/index.js';
 import { registerAgentsModule } from './agents/index.js';
-import { createIntakeTriggerCache, registerTriggersModule } from './triggers/index.js';
+import { createIntakeTriggerCache, registerTriggersModule, triggerSettingsSql } from './triggers/index.js';
 import { createInvalidationBus } from '../platform/cache/invalidation-bus.js';
 import { registerModelsModule } from './models/index.js';
 import { registerToolsModule } from './tools/index.js';
@@ -40,7 +40,7 @@ export function registerModules(app: FastifyInstance, moduleDeps: Omit<ModuleDep
   registerDeliveryModule(app, deps);
   registerIntelModule(app, deps);
   registerIntelOutModule(app, deps);
-  registerAgentsModule(app, deps);
+  registerAgentsModule(app, deps, { triggerSettings: triggerSettingsSql }); // each agent version records its triggers' settings
   registerTriggersModule(app, deps, { cache: triggerCache });
   registerModelsModule(app, deps);
   registerToolsModule(app, deps);

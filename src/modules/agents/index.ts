@@ -2,19 +2,29 @@ import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
 import { registerAgentsRoutes } from './agents.routes.js';
 import { createAgentsService } from './agents.service.js';
+import { registerAgentVersionsRoutes } from './agent-versions.routes.js';
+import { createAgentVersionsService } from './agent-versions.service.js';
+import type { TriggerSettingsSql } from './agent-versions.repo.js';
 
 // The front door: what other modules (runs) may use of an agent.
 export { findAgentRow, type AgentRow } from './agents.repo.js';
 export { agentSnapshotSql, type PinnedAgent } from './agents.repo.js';
-export { agentMaxDurationOf, agentNameOf, agentNames, organizationAgents } from './agents.readers.js';
+export { agentMaxDurationOf, agentNameOf, agentNames, agentVersionOf, organizationAgents } from './agents.readers.js';
 export { AgentIdParams, type AgentInputSpecT } from './agents.schemas.js';
 export { structuredOutputSchema } from './output-schema.fns.js';
 export { inputProblems } from './inputs.fns.js';
+// Versions: the agent as it was at a version (runs, evaluations), and the command a trigger change appends one with.
+export { agentVersionSnapshot, appendAgentVersion, originOf, type AgentVersionSnapshot, type TriggerSettingsSql, type VersionOrigin } from './agent-versions.repo.js';
 
-/** An agent's update or deletion emits `agent.changed` in its transaction (see agents.service.ts). */
-export function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps): void {
-  registerAgentsRoutes(app, createAgentsService({ db: deps.database.db, events: deps.events }));
+/**
+ * An agent's update or deletion emits `agent.changed` in its transaction (see agents.service.ts).
+ * `triggerSettings`: triggers' reader of an agent's trigger settings, recorded in each version.
+ */
+export function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps, opts: { triggerSettings?: TriggerSettingsSql } = {}): void {
+  const agents = createAgentsService({ db: deps.database.db, events: deps.events, ...(opts.triggerSettings ? { triggerSettings: opts.triggerSettings } : {}) });
+  registerAgentsRoutes(app, agents);
+  registerAgentVersionsRoutes(app, createAgentVersionsService({ db: deps.database.db, agents }));
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
-export const ownedTables = ['agents'] as const;
+export const ownedTables = ['agents', 'agent_versions'] as const;

@@ -7,6 +7,7 @@ import { createTriggersService } from './triggers.service.js';
 import type { IntakeTriggerCache } from './intake-cache.js';
 
 export { runTriggerSchedulerPass } from './cron.js';
+export { triggerSettingsSql } from './triggers.repo.js';
 export { triggersSubscriptions, triggerRunSubscriptions, createIntakeTriggerCache, type IntakeTriggerCache } from './intake-cache.js';
 
 /**
