@@ -1,4 +1,9 @@
+import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrganization } from '../src/modules/organizations/organizations.service.js';
+import { migrateToLatest } from '../src/platform/db/migrate.js';
+import { migrations } from '../src/platform/db/migrations/index.js';
+import { createEmptyDatabase } from './support/db.js';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions, type TestUser } from './support/actors.js';
 
@@ -178,5 +183,54 @@ describe('agent versions', () => {
     expect(detail.json().agentVersion).toBe(2);
     const list = await get(`/api/agent-runs?agentId=${agent.id}`);
     expect(list.json().runs.map((r: { agentVersion: number }) => r.agentVersion)).toEqual([2]);
+  });
+});
+
+describe('migration 0080', () => {
+  it('gives existing agents version 1 with their triggers, and existing runs the version they execute', async () => {
+    const h = await createEmptyDatabase();
+    try {
+      const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0080'));
+      const { error } = await new Migrator({ db: h.db, provider: { getMigrations: async () => before }, allowUnorderedMigrations: true }).migrateToLatest();
+      expect(error).toBeUndefined();
+      const created = await createOrganization(h.db, { name: 'Old', adminEmail: 'old@m.test' });
+      const org = created.organization.id;
+      const agent = '0190f000-0000-7000-8000-000000000001';
+      await sql`INSERT INTO agents (id, organization_id, name, system_prompt, model_alias, tool_names, agent_type, output_destination_ids, max_steps, max_duration_ms, created_by, created_at, updated_at)
+        VALUES (${agent}, ${org}, 'Old agent', 'Old prompt', 'default', '{lookup_indicator}', 'response', '{}', 3, 60000, ${created.user.id}, now(), '2026-11-01T00:00:00Z')`.execute(h.db);
+      await sql`INSERT INTO agent_triggers (id, organization_id, agent_id, source, name, status, enabled, secret_ciphertext, cron_schedule, created_at, updated_at) VALUES
+        ('0190f000-0000-7000-8000-000000000002', ${org}, ${agent}, 'cron', 'Hourly', 'active', true, null, '0 * * * *', now(), now()),
+        ('0190f000-0000-7000-8000-000000000003', ${org}, ${agent}, 'webhook', '', 'draft', true, 'sealed', null, now(), now())`.execute(h.db);
+      await sql`INSERT INTO agent_runs (id, organization_id, agent_id, status, mode, queued_at, updated_at, agent_snapshot) VALUES
+        ('0190f000-0000-7000-8000-000000000004', ${org}, ${agent}, 'done', 'async', now(), now(), null),
+        ('0190f000-0000-7000-8000-000000000005', ${org}, ${agent}, 'waiting', 'async', now(), now(), '{"systemPrompt": "Older prompt"}')`.execute(h.db);
+
+      await migrateToLatest(h.db, h.pool);
+      const versions = await h.db.selectFrom('agentVersions').selectAll().execute();
+      expect(versions).toEqual([
+        {
+          organizationId: org,
+          agentId: agent,
+          version: 1,
+          snapshot: {
+            id: agent, name: 'Old agent', description: '', agentType: 'response', systemPrompt: 'Old prompt', modelAlias: 'default', toolNames: ['lookup_indicator'],
+            inputs: [], structuredOutputSchema: null, outputDestinationIds: [], maxSteps: 3, maxDurationMs: 60000,
+            triggers: [{ id: '0190f000-0000-7000-8000-000000000002', name: 'Hourly', source: 'cron', enabled: true, cronSchedule: '0 * * * *', input: null, createAlert: null, routeAlerts: false, alertMapping: null, inputMapping: null, deliveryIdPointer: null, additionalFields: {} }],
+          },
+          source: 'migration',
+          sourceRef: null,
+          restoredFrom: null,
+          actorType: 'user',
+          actorUserId: created.user.id,
+          actorApiKeyId: null,
+          createdAt: new Date('2026-11-01T00:00:00Z'),
+        },
+      ]);
+      expect(await h.db.selectFrom('agents').select('version').execute()).toEqual([{ version: 1 }]);
+      const runs = await h.db.selectFrom('agentRuns').select(['id', 'agentVersion']).orderBy('id').execute();
+      expect(runs.map((r) => r.agentVersion)).toEqual([1, null]);
+    } finally {
+      await h.close();
+    }
   });
 });
