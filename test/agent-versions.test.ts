@@ -115,6 +115,20 @@ describe('agent versions', () => {
     expect((await get(`/api/agents/${agent.id}/versions/4/diff?against=2`)).json().changes).toEqual([{ field: 'maxSteps', before: 2, after: 4 }]);
   });
 
+  it('records a change made in the console as `console`', async () => {
+    const agent = await createAgent();
+    const session = await t.app.inject({ method: 'POST', url: '/api/session', payload: { apiKey: t.orgA.apiKey.key } });
+    expect(session.statusCode).toBe(200);
+    const headers = { cookie: String(session.headers['set-cookie']).split(';')[0]!, 'x-csrf-token': session.json().csrfToken };
+    const edited = await t.app.inject({ method: 'PUT', url: `/api/agents/${agent.id}`, headers, payload: v2 });
+    expect(edited.json().version).toBe(2);
+    const list = (await get(`/api/agents/${agent.id}/versions`)).json();
+    expect(list.versions.map((v: { source: string; createdBy: object }) => [v.source, v.createdBy])).toEqual([
+      ['console', { type: 'user', userId: t.orgA.user.id, apiKeyId: t.orgA.apiKey.id }],
+      ['api', { type: 'user', userId: t.orgA.user.id, apiKeyId: t.orgA.apiKey.id }],
+    ]);
+  });
+
   it('records the triggers\' settings, without their secrets, and versions a trigger change', async () => {
     const agent = await createAgent();
     const fields = await get(`/api/agents/${agent.id}/trigger/webhook/fields`);

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api';
 import { useSearch } from '../router';
@@ -62,9 +63,11 @@ function Who({ by }: { by: Summary['createdBy'] }) {
   return <>{who}{by.apiKeyId && <span className="muted"> (API key)</span>}</>;
 }
 
+/** Restore, confirmed in place (the console opens no browser dialogs): a first click asks, the second restores. */
 function Restore({ agentId, version, onRestored }: { agentId: string; version: number; onRestored: () => void }) {
   const qc = useQueryClient();
   const { can } = useSession();
+  const [asking, setAsking] = useState(false);
   const restore = useMutation({
     mutationFn: () => unwrap(api.POST('/api/agents/{agentId}/versions/{version}/restore', { params: { path: { agentId, version } } })),
     onSuccess: (agent) => {
@@ -73,14 +76,14 @@ function Restore({ agentId, version, onRestored }: { agentId: string; version: n
     },
   });
   if (!can('agent.manage')) return null;
-  const onClick = () => {
-    if (window.confirm(`Restore version ${version}? The agent becomes what it was at v${version} (its triggers keep their current settings); this is recorded as a new version.`)) restore.mutate();
-  };
+  if (!asking) return <button type="button" onClick={() => setAsking(true)}>Restore v{version}</button>;
   return (
-    <>
-      <button type="button" onClick={onClick} disabled={restore.isPending}>Restore v{version}</button>
+    <span role="group" aria-label={`Restore v${version}?`}>
+      <span className="muted small">The agent becomes v{version} again (its triggers keep their settings), as a new version. </span>
+      <button type="button" onClick={() => restore.mutate()} disabled={restore.isPending}>Confirm restore of v{version}</button>{' '}
+      <button type="button" onClick={() => setAsking(false)}>Cancel</button>
       <ErrorText error={restore.error} />
-    </>
+    </span>
   );
 }
 
