@@ -40,8 +40,8 @@ export function AgentHistory({ agentId, current, onRestored }: { agentId: string
                   <td><Who by={v.createdBy} /></td>
                   <td>{SOURCES[v.source]}{v.restoredFrom !== null && ` of v${v.restoredFrom}`}{v.sourceRef && <span className="muted mono"> {v.sourceRef}</span>}</td>
                   <td className="nowrap">
-                    <button type="button" onClick={() => compare(v.version, v.version - 1)}>{v.version > 1 ? `Changes from v${v.version - 1}` : 'Show'}</button>{' '}
-                    {v.version !== current && <button type="button" onClick={() => compare(current, v.version)}>Compare with current</button>}{' '}
+                    <button type="button" onClick={() => compare(v.version, v.version - 1)}>{v.version > 1 ? `Changes from v${v.version - 1}` : `Show v${v.version}`}</button>{' '}
+                    {v.version !== current && <button type="button" onClick={() => compare(current, v.version)}>Compare v{v.version} with current</button>}{' '}
                     {v.version !== current && <Restore agentId={agentId} version={v.version} onRestored={onRestored} />}
                   </td>
                 </tr>
