@@ -146,6 +146,23 @@ describe('agent versions', () => {
     expect(JSON.stringify(snapshot)).not.toContain(fields.json().data.secret);
     const diff = (await get(`/api/agents/${agent.id}/versions/${latest.version}/diff`)).json();
     expect(diff.changes.map((c: { field: string }) => c.field)).toEqual(['triggers']);
+
+    const triggerUrl = `/api/agents/${agent.id}/trigger/${fields.json().data.triggerId}`;
+    const versionNow = async () => (await get(`/api/agents/${agent.id}`)).json().version as number;
+    const rotated = await t.app.inject({ method: 'POST', url: `${triggerUrl}/rotate-secret`, headers: admin });
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    expect(await versionNow()).toBe(latest.version); // secrets are not versioned
+    const renamed = await t.app.inject({ method: 'PUT', url: triggerUrl, headers: admin, payload: { name: 'GuardDuty EU' } });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(await versionNow()).toBe(latest.version + 1);
+    const renameDiff = (await get(`/api/agents/${agent.id}/versions/${latest.version + 1}/diff`)).json().changes[0];
+    expect(renameDiff.lines.filter((l: { op: string }) => l.op !== 'unchanged')).toEqual([
+      { op: 'removed', text: '    "name": "GuardDuty",' },
+      { op: 'added', text: '    "name": "GuardDuty EU",' },
+    ]);
+    expect((await t.app.inject({ method: 'DELETE', url: triggerUrl, headers: admin })).statusCode).toBe(200);
+    expect(await versionNow()).toBe(latest.version + 2);
+    expect((await get(`/api/agents/${agent.id}/versions/${latest.version + 2}`)).json().snapshot.triggers).toEqual([]);
   });
 
   it('answers 404, 403 and 400 with the usual bodies', async () => {

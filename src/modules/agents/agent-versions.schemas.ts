@@ -3,7 +3,12 @@ import { Agent, AgentIdParams } from './agents.schemas.js';
 
 /** Agent versions (issue 30 §3): an immutable record of the agent after each change. */
 export const VersionParams = AgentIdParams.extend({
-  version: z.coerce.number({ error: 'must be a version number' }).int('must be a version number').min(1, 'must be a version number (1 or more)').max(2_147_483_647),
+  version: z.coerce
+    .number({ error: 'must be a version number' })
+    .int('must be a version number')
+    .min(1, 'must be a version number (1 or more)')
+    .max(2_147_483_647)
+    .describe('The version number: 1 is the agent as created, each change adds one'),
 });
 
 export const DiffQuery = z.strictObject({

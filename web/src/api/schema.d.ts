@@ -2417,6 +2417,7 @@ export interface paths {
                 header?: never;
                 path: {
                     agentId: string;
+                    /** @description The version number: 1 is the agent as created, each change adds one */
                     version: number;
                 };
                 cookie?: never;
@@ -2525,6 +2526,7 @@ export interface paths {
                 header?: never;
                 path: {
                     agentId: string;
+                    /** @description The version number: 1 is the agent as created, each change adds one */
                     version: number;
                 };
                 cookie?: never;
@@ -2632,6 +2634,7 @@ export interface paths {
                 header?: never;
                 path: {
                     agentId: string;
+                    /** @description The version number: 1 is the agent as created, each change adds one */
                     version: number;
                 };
                 cookie?: never;
