@@ -356,6 +356,22 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     expect((await t.app.inject({ url: `/api/agents/${seeded.agentId}`, headers: bearer(key) })).json().toolNames).toEqual(['get_alert', 'comment_on_alert', 'set_alert_status']);
     await shot('agent-tools');
 
+    // The agent's history (issue 30 §3): the save above is the newest version; its diff shows the tool added; restoring the one before (confirmed) appends another.
+    const saved = (await t.app.inject({ url: `/api/agents/${seeded.agentId}`, headers: bearer(key) })).json().version as number;
+    const history = page.getByRole('region', { name: 'History' });
+    await history.getByRole('button', { name: `Changes from v${saved - 1}` }).click();
+    const diff = page.getByRole('region', { name: `Changes from v${saved - 1} to v${saved}` });
+    await diff.getByText('toolNames').waitFor();
+    expect(await diff.locator('.diff-added').allTextContents()).toContain('+ added:   "set_alert_status"');
+    await shot('agent-history');
+    await history.getByRole('button', { name: `Restore v${saved - 1}` }).click();
+    await history.getByRole('button', { name: `Confirm restore of v${saved - 1}` }).click();
+    await history.getByText(`v${saved + 1} (current)`).waitFor();
+    expect((await t.app.inject({ url: `/api/agents/${seeded.agentId}`, headers: bearer(key) })).json()).toMatchObject({ version: saved + 1, toolNames: ['get_alert', 'comment_on_alert'] });
+    expect(await page.getByRole('group', { name: 'Built-in' }).getByRole('checkbox', { name: 'set_alert_status' }).isChecked()).toBe(false);
+    const sources = (await t.app.inject({ url: `/api/agents/${seeded.agentId}/versions?limit=2`, headers: bearer(key) })).json().versions.map((v: { source: string }) => v.source);
+    expect(sources).toEqual(['restore', 'console']);
+
     // The agent form edits the output schema (checked as typed), the limits of a run and the declared inputs.
     await visit(`/agents/${alertMakerId}`, 'Alert maker');
     const agentForm = page.getByRole('form', { name: 'Agent' });

@@ -6,8 +6,11 @@ import { actorOf } from './http/request-hooks.js';
 export interface RequestContext {
   actor: Actor;
   requestId: string;
+  /** How the request came: a bearer key (`api`) or the console's session cookie (`console`); recorded with agent versions. */
+  via?: 'api' | 'console';
 }
 
 export function contextOf(request: FastifyRequest): RequestContext {
-  return { actor: actorOf(request), requestId: request.id };
+  // The request hooks authenticate by session cookie exactly when no Authorization header came.
+  return { actor: actorOf(request), requestId: request.id, via: request.headers.authorization === undefined ? 'console' : 'api' };
 }

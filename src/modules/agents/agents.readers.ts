@@ -20,6 +20,14 @@ export function agentMaxDurationOf(agentId: RawBuilder<unknown> | string): RawBu
   return sql<number | null>`(SELECT max_duration_ms FROM agents WHERE id = ${id})`;
 }
 
+/**
+ * The agent's current version, as an expression over an agent id (a value here: the run INSERT
+ * records it in the same statement, so webhook intake's enqueue costs no extra round trip).
+ */
+export function agentVersionOf(agentId: string): RawBuilder<number | null> {
+  return sql<number | null>`(SELECT version FROM agents WHERE id = ${agentId})`;
+}
+
 /** Names by id of the organization's agents among `ids` (absent: no such agent). */
 export async function agentNames(db: Queryable, organizationId: string, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();

@@ -25,7 +25,7 @@ export function registerAgentsRoutes(root: FastifyInstance, service: AgentsServi
       description:
         'Output destination ids and MCP servers named in `toolNames` must belong to the organization (400 otherwise). The model alias is resolved when a run starts: an alias with no provider fails the run with a clear `statusMessage`. ' +
         'With an `openai` or `openai-compatible` model the `structuredOutputSchema` is sent in OpenAI strict mode, rewritten for it (every property required, optional ones nullable, every object closed; the nulls are dropped before validation); ' +
-        'a schema strict mode cannot express is sent non-strict, and the answer\'s `warnings` says so.',
+        'a schema strict mode cannot express is sent non-strict, and the answer\'s `warnings` says so. The new agent is `version` 1 (GET /api/agents/{agentId}/versions).',
       body: AgentWrite,
       response: withErrors({ 200: Agent }),
     },
@@ -38,7 +38,15 @@ export function registerAgentsRoutes(root: FastifyInstance, service: AgentsServi
 
   app.put('/api/agents/:agentId', {
     config: { permissions: ['agent.manage'] },
-    schema: { tags, summary: 'Replace an agent', description: 'Omitted optional fields take their defaults.', params: AgentIdParams, body: AgentWrite, response: withErrors({ 200: Agent }, 404) },
+    schema: {
+      tags,
+      summary: 'Replace an agent',
+      description:
+        'Omitted optional fields take their defaults. A change appends the agent\'s next version (GET /api/agents/{agentId}/versions; `version` answers it); a replace that changes nothing appends none.',
+      params: AgentIdParams,
+      body: AgentWrite,
+      response: withErrors({ 200: Agent }, 404),
+    },
   }, async (req) => service.update(contextOf(req), req.params.agentId, req.body));
 
   app.delete('/api/agents/:agentId', {

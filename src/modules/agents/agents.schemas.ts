@@ -68,6 +68,7 @@ export const Agent = z.object({
   outputDestinationIds: z.array(z.uuid()),
   maxSteps: z.number().int(),
   maxDurationMs: z.number().int(),
+  version: z.number().int().describe('The current version: every change to the agent (or to its triggers\' settings) appends one (GET /api/agents/{agentId}/versions)'),
   warnings: z
     .array(z.string())
     .describe('What to know about this configuration, e.g. a `structuredOutputSchema` that cannot be sent in OpenAI strict mode (it is then sent non-strict); empty when nothing'),

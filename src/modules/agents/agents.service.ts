@@ -10,6 +10,7 @@ import { parseMcpToolName, unknownMcpServers } from '../tools/index.js';
 import { findAgentRow, listAgentRows, type AgentRow } from './agents.repo.js';
 import { unknownDestinationIds } from '../destinations/index.js';
 import type { AgentCreateT, AgentDto } from './agents.schemas.js';
+import { appendAgentVersion, NO_TRIGGERS, originOf, type TriggerSettingsSql, type VersionOrigin } from './agent-versions.repo.js';
 import { outputSchemaWarnings } from './output-schema.fns.js';
 
 export function toAgentDto(row: AgentRow): AgentDto {
@@ -27,6 +28,7 @@ export function toAgentDto(row: AgentRow): AgentDto {
     outputDestinationIds: row.outputDestinationIds,
     maxSteps: row.maxSteps,
     maxDurationMs: row.maxDurationMs,
+    version: row.version,
     warnings: outputSchemaWarnings(row.structuredOutputSchema),
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
@@ -71,9 +73,14 @@ declare module '../../platform/events.js' {
   }
 }
 
-/** `events`: `agent.changed` in an update's or deletion's transaction (runs pin their waiting runs; triggers drop their intake cache). */
-export function createAgentsService(deps: { db: Database; events: EventBus }) {
+/**
+ * `events`: `agent.changed` in an update's or deletion's transaction (runs pin their waiting runs; triggers drop their intake cache).
+ * `triggerSettings`: the triggers' settings each version records (triggers' reader, injected by the composition root).
+ * Every create and update appends the agent's next version in its transaction (agent-versions.repo.ts), unless nothing changed.
+ */
+export function createAgentsService(deps: { db: Database; events: EventBus; triggerSettings?: TriggerSettingsSql }) {
   const { db, events } = deps;
+  const triggerSettings = deps.triggerSettings ?? NO_TRIGGERS;
 
   async function mustFind(q: Queryable, ctx: RequestContext, id: string, forUpdate = false): Promise<AgentRow> {
     const row = await findAgentRow(q, ctx.actor.organizationId, id, forUpdate);
@@ -91,7 +98,7 @@ export function createAgentsService(deps: { db: Database; events: EventBus }) {
       return toAgentDto(await mustFind(db, ctx, id));
     },
 
-    async create(ctx: RequestContext, input: AgentCreateT): Promise<AgentDto> {
+    async create(ctx: RequestContext, input: AgentCreateT, origin: VersionOrigin = originOf(ctx)): Promise<AgentDto> {
       return db.transaction().execute(async (tx) => {
         await checkReferences(tx, ctx.actor.organizationId, input);
         const now = new Date();
@@ -100,12 +107,14 @@ export function createAgentsService(deps: { db: Database; events: EventBus }) {
           .values({ id: uuidv7(), organizationId: ctx.actor.organizationId, ...columns(input), createdBy: ctx.actor.userId, createdAt: now, updatedAt: now })
           .returningAll()
           .executeTakeFirstOrThrow();
-        await writeAudit(tx, ctx, { action: 'agent.create', resourceType: 'agent', resourceId: row.id, metadata: { name: row.name } });
-        return toAgentDto(row);
+        const version = (await appendAgentVersion(tx, row.organizationId, row.id, ctx.actor, origin, triggerSettings)) ?? row.version;
+        await writeAudit(tx, ctx, { action: 'agent.create', resourceType: 'agent', resourceId: row.id, metadata: { name: row.name, version } });
+        return toAgentDto({ ...row, version });
       });
     },
 
-    async update(ctx: RequestContext, id: string, input: AgentCreateT): Promise<AgentDto> {
+    /** Replaces the agent; `origin.source` `restore` is audited as `agent.restore` (agent-versions.service.ts). */
+    async update(ctx: RequestContext, id: string, input: AgentCreateT, origin: VersionOrigin = originOf(ctx)): Promise<AgentDto> {
       return withTransaction(db, async (tx) => {
         await mustFind(tx, ctx, id, true);
         await events.emit(tx, 'agent.changed', { organizationId: ctx.actor.organizationId, agentId: id, change: 'updated' });
@@ -117,8 +126,10 @@ export function createAgentsService(deps: { db: Database; events: EventBus }) {
           .where('id', '=', id)
           .returningAll()
           .executeTakeFirstOrThrow();
-        await writeAudit(tx, ctx, { action: 'agent.update', resourceType: 'agent', resourceId: id, metadata: { name: row.name } });
-        return toAgentDto(row);
+        const version = (await appendAgentVersion(tx, row.organizationId, id, ctx.actor, origin, triggerSettings)) ?? row.version;
+        const restore = origin.source === 'restore' ? { restoredFrom: origin.restoredFrom } : {};
+        await writeAudit(tx, ctx, { action: origin.source === 'restore' ? 'agent.restore' : 'agent.update', resourceType: 'agent', resourceId: id, metadata: { name: row.name, version, ...restore } });
+        return toAgentDto({ ...row, version });
       });
     },
 

@@ -3,21 +3,29 @@ import type { ModuleDeps } from '../../platform/wiring.js';
 import { defineModule } from '../../platform/module.js';
 import { registerAgentsRoutes } from './agents.routes.js';
 import { createAgentsService } from './agents.service.js';
+import { registerAgentVersionsRoutes } from './agent-versions.routes.js';
+import { createAgentVersionsService } from './agent-versions.service.js';
+import type { TriggerSettingsSql } from './agent-versions.repo.js';
 
 // The front door: what other modules (runs) may use of an agent.
 export { findAgentRow, type AgentRow } from './agents.repo.js';
 export { agentSnapshotSql, type PinnedAgent } from './agents.repo.js';
-export { agentMaxDurationOf, agentNameOf, agentNames, organizationAgents } from './agents.readers.js';
+export { agentMaxDurationOf, agentNameOf, agentNames, agentVersionOf, organizationAgents } from './agents.readers.js';
 export { AgentIdParams, type AgentInputSpecT } from './agents.schemas.js';
 export { structuredOutputSchema } from './output-schema.fns.js';
 export { inputProblems } from './inputs.fns.js';
+// Versions: the agent as it was at a version (runs, evaluations), and the command a trigger change appends one with.
+export { agentVersionSnapshot, appendAgentVersion, originOf, type AgentVersionSnapshot, type TriggerSettingsSql, type VersionOrigin } from './agent-versions.repo.js';
 
-/** An agent's update or deletion emits `agent.changed` in its transaction (see agents.service.ts). */
+/** An agent's update or deletion emits `agent.changed` in its transaction (see agents.service.ts); each change appends a version. */
 function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps): void {
-  registerAgentsRoutes(app, createAgentsService({ db: deps.database.db, events: deps.events }), Object.keys(deps.tools));
+  const triggerSettings = deps.readers.agentTriggerSettings;
+  const agents = createAgentsService({ db: deps.database.db, events: deps.events, ...(triggerSettings ? { triggerSettings } : {}) });
+  registerAgentsRoutes(app, agents, Object.keys(deps.tools));
+  registerAgentVersionsRoutes(app, createAgentVersionsService({ db: deps.database.db, agents }));
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
-export const ownedTables = ['agents'] as const;
+export const ownedTables = ['agents', 'agent_versions'] as const;
 
 export const agentsModule = defineModule({ name: 'agents', owns: ownedTables, routes: registerAgentsModule });

@@ -1,6 +1,6 @@
 import type { Database } from '../../platform/db/database.js';
 import type { Subscriptions } from '../../platform/events.js';
-import { agentSnapshotSql, findAgentRow, type PinnedAgent } from '../agents/index.js';
+import { agentSnapshotSql, agentVersionSnapshot, findAgentRow, type PinnedAgent } from '../agents/index.js';
 
 /**
  * Runs pin their agent: a run executes the agent as it was when the run was queued. Pinning is
@@ -24,13 +24,21 @@ export const runsSubscriptions: Subscriptions = {
 };
 
 /**
- * The agent a claimed run executes: its snapshot, else the live agent. The live agent is read
- * before the run's snapshot is looked at again, so an edit committing in between is seen as a
- * snapshot (the old agent) rather than as the edited agent; either way the run gets the agent
- * as it was queued.
+ * The agent a claimed run executes: its snapshot, else the version it recorded when it was
+ * queued (agents' versions: exactly the agent it was queued with, whatever committed since),
+ * else (a run queued before versions existed) the live agent. The live agent is read before
+ * the run's snapshot is looked at again, so an edit committing in between is seen as a snapshot
+ * (the old agent) rather than as the edited agent.
  */
-export async function agentOfRun(db: Database, run: { id: string; organizationId: string; agentId: string; agentSnapshot: unknown }): Promise<PinnedAgent | undefined> {
+export async function agentOfRun(
+  db: Database,
+  run: { id: string; organizationId: string; agentId: string; agentSnapshot: unknown; agentVersion: number | null },
+): Promise<PinnedAgent | undefined> {
   if (run.agentSnapshot) return run.agentSnapshot as PinnedAgent;
+  if (run.agentVersion !== null) {
+    const version = await agentVersionSnapshot(db, run.organizationId, run.agentId, run.agentVersion);
+    if (version) return version;
+  }
   const live = await findAgentRow(db, run.organizationId, run.agentId);
   const pinned = await db.selectFrom('agentRuns').select('agentSnapshot').where('id', '=', run.id).executeTakeFirst();
   return (pinned?.agentSnapshot as PinnedAgent | null | undefined) ?? live;

@@ -3,6 +3,7 @@ import type { Queryable } from '../../platform/db/database.js';
 import type { AgentRunMode } from '../../platform/db/schema.js';
 import { sql } from 'kysely';
 import { addJobs } from '../../platform/jobs/enqueue.js';
+import { agentVersionOf } from '../agents/index.js';
 import { agentRunJob, agentRunJobKey } from './run.job-def.js';
 import type { TriggerContextT } from './runs.schemas.js';
 
@@ -27,8 +28,8 @@ export interface NewRun {
 
 /**
  * Record a run (status `waiting`) and enqueue its job in the caller's transaction: the run
- * exists exactly when its job does. Its agent is pinned if it changes before the run ends
- * (runs' `agent.changed` subscriber, run-pinning.ts). Returns the run id. The caller checks that the agent
+ * exists exactly when its job does. It records the agent's current version, which it executes
+ * (run-pinning.ts). Returns the run id. The caller checks that the agent
  * belongs to the organization.
  */
 export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {
@@ -38,6 +39,8 @@ export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {
     id,
     organization_id: run.organizationId,
     agent_id: run.agentId,
+    // The version it runs (run-pinning.ts), read in this INSERT: no extra round trip on intake.
+    agent_version: agentVersionOf(run.agentId),
     status: 'waiting',
     mode: run.mode,
     input: JSON.stringify(run.input ?? null),

@@ -63,6 +63,11 @@ export const RunSyncResponse = z.object({
 export const RunSummary = z.object({
   id: z.uuid(),
   agentId: z.uuid(),
+  agentVersion: z
+    .number()
+    .int()
+    .nullable()
+    .describe("The agent's version the run executes: the one current when it was queued (GET /api/agents/{agentId}/versions/{version}); null for a run queued before versions existed whose agent changed since"),
   status: RunStatus,
   statusMessage: z.string().nullable(),
   mode: RunMode,

@@ -17,6 +17,7 @@ function toSummary(r: RunRow): RunSummaryDto {
   return {
     id: r.id,
     agentId: r.agentId,
+    agentVersion: r.agentVersion,
     status: r.status,
     statusMessage: r.statusMessage,
     mode: r.mode,

@@ -8,6 +8,7 @@ import { registerTriggersRoutes } from './triggers.routes.js';
 import { createTriggersService } from './triggers.service.js';
 import { createIntakeTriggerCache, triggerRunSubscriptions, triggersSubscriptions, type IntakeTriggerCache } from './intake-cache.js';
 import { runTriggerSchedulerPass } from './cron.js';
+import { triggerSettingsSql } from './triggers.repo.js';
 
 /** `cache`: intake's trigger cache, this module's API-role state (an agent's change drops it too: `triggersSubscriptions` on `agent.changed`). */
 function registerTriggersModule(app: FastifyInstance, deps: ModuleDeps, cache: IntakeTriggerCache): void {
@@ -34,4 +35,6 @@ export const triggersModule = defineModule({
   routes: registerTriggersModule,
   schedulerPasses: [{ name: 'trigger scheduler tick', run: ({ db, events }) => runTriggerSchedulerPass(db, new Date(), { events }) }],
   subscribes: (cache) => ({ ...triggerRunSubscriptions, ...(cache ? triggersSubscriptions(cache) : {}) }),
+  // What each agent version records of its triggers (agents ask: agent-versions.repo.ts).
+  readers: { agentTriggerSettings: triggerSettingsSql },
 });

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
 
 export interface TriggerRow {
@@ -252,4 +252,19 @@ export async function deleteDraftsCreatedBefore(db: Queryable, before: Date): Pr
 export async function deleteDeliveriesReceivedBefore(db: Queryable, before: Date): Promise<number> {
   const res = await db.deleteFrom('triggerDeliveries').where('receivedAt', '<', before).executeTakeFirst();
   return Number(res.numDeletedRows);
+}
+
+/**
+ * An agent's saved triggers' settings (drafts are only a URL handed out), oldest first, as a jsonb array expression: what each agent
+ * version records of its triggers (agents' agent-versions.repo.ts places it in the statement that
+ * appends the version). Secrets are never in it.
+ */
+export function triggerSettingsSql(organizationId: string, agentId: string): RawBuilder<unknown> {
+  return sql`coalesce((
+    SELECT jsonb_agg(jsonb_build_object(
+        'id', t.id, 'name', t.name, 'source', t.source, 'enabled', t.enabled,
+        'cronSchedule', t.cron_schedule, 'input', t.input, 'createAlert', t.create_alert, 'routeAlerts', t.route_alerts,
+        'alertMapping', t.alert_mapping, 'inputMapping', t.input_mapping, 'deliveryIdPointer', t.delivery_id_pointer,
+        'additionalFields', t.additional_fields) ORDER BY t.created_at, t.id)
+    FROM agent_triggers t WHERE t.agent_id = ${agentId} AND t.organization_id = ${organizationId} AND t.status = 'active'), '[]'::jsonb)`;
 }

@@ -10,6 +10,7 @@ import { NotFoundError, ValidationError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
 import { nextCronRun } from '../../platform/cron.js';
 import { createsAlertByDefault } from '../alerts/index.js';
+import { appendAgentVersion, originOf } from '../agents/index.js';
 
 import type { WebhookSource } from './signatures.fns.js';
 import {
@@ -19,6 +20,7 @@ import {
   insertTriggerRow,
   listActiveTriggerRows,
   setTriggerSecret,
+  triggerSettingsSql,
   updateTriggerRow,
   type TriggerRow,
 } from './triggers.repo.js';
@@ -44,6 +46,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
   const { db, secrets, baseUrl, cache } = deps;
   /** Every write: intake's cached copy of the trigger goes when the transaction ends (intake-cache.ts). */
   const invalidate = (tx: Queryable, triggerId: string) => cache.invalidate(tx, triggerId.toLowerCase());
+  // A saved trigger's settings are part of its agent's versions: a change appends the agent's next version (agents' appendAgentVersion).
+  const versionAgent = (tx: Queryable, ctx: RequestContext, agentId: string) => appendAgentVersion(tx, ctx.actor.organizationId, agentId, ctx.actor, originOf(ctx), triggerSettingsSql);
 
   const webhookUrl = (source: string, id: string) => `${baseUrl}/api/trigger/${source}/${id}`;
 
@@ -187,6 +191,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
           await updateTriggerRow(tx, row);
         }
         await invalidate(tx, row.id);
+        await versionAgent(tx, ctx, agentId);
         await writeAudit(tx, ctx, {
           action,
           resourceType: 'agentTrigger',
@@ -228,6 +233,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         };
         await updateTriggerRow(tx, row);
         await invalidate(tx, row.id);
+        await versionAgent(tx, ctx, agentId);
         await writeAudit(tx, ctx, {
           action: 'trigger.update',
           resourceType: 'agentTrigger',
@@ -251,6 +257,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         const row: TriggerRow = { ...existing, enabled, nextRunAt, updatedBy: ctx.actor.userId, updatedAt: now };
         await updateTriggerRow(tx, row);
         await invalidate(tx, row.id);
+        await versionAgent(tx, ctx, agentId);
         await writeAudit(tx, ctx, { action: 'trigger.status', resourceType: 'agentTrigger', resourceId: triggerId, metadata: { agentId, enabled } });
         return toDto(row);
       });
@@ -273,6 +280,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
       await withTransaction(db, async (tx) => {
         if (!(await deleteTriggerRow(tx, ctx.actor.organizationId, agentId, triggerId))) throw new NotFoundError('Trigger');
         await invalidate(tx, triggerId);
+        await versionAgent(tx, ctx, agentId);
         await writeAudit(tx, ctx, { action: 'trigger.delete', resourceType: 'agentTrigger', resourceId: triggerId, metadata: { agentId } });
       });
       return { success: true };

@@ -189,6 +189,7 @@ export interface DB {
   mcpServers: McpServersTable;
   agents: AgentsTable;
   agentTriggers: AgentTriggersTable;
+  agentVersions: AgentVersionsTable;
   agentRuns: AgentRunsTable;
   triggerDeliveries: TriggerDeliveriesTable;
   codeDetections: CodeDetectionsTable;
@@ -396,10 +397,27 @@ export interface AgentsTable {
   outputDestinationIds: string[];
   maxSteps: number;
   maxDurationMs: number;
+  /** The current version (migration 0080; agent_versions). */
+  version: Generated<number>;
   createdBy: string | null;
   updatedBy: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+}
+
+/** One immutable version of an agent (migration 0080; agents' agent-versions.repo.ts). */
+export interface AgentVersionsTable {
+  organizationId: string;
+  agentId: string;
+  version: number;
+  snapshot: Json<Record<string, unknown>>;
+  source: 'api' | 'console' | 'code' | 'restore' | 'migration';
+  sourceRef: string | null;
+  restoredFrom: number | null;
+  actorType: string;
+  actorUserId: string | null;
+  actorApiKeyId: string | null;
+  createdAt: Generated<Date>;
 }
 
 export interface AgentTriggersTable {
@@ -456,6 +474,8 @@ export interface AgentRunsTable {
   alertDisplayId: string | null;
   /** The agent as the run was queued with, set when the agent changed since (migration 0060; agents' PinnedAgent). */
   agentSnapshot: NullableJson<Record<string, unknown>>;
+  /** The agent's version when the run was queued (migration 0080). */
+  agentVersion: number | null;
   actorUserId: string | null;
   actorApiKeyId: string | null;
   result: NullableJson<Record<string, unknown>>;

@@ -48,6 +48,8 @@ export interface paths {
                             runs: {
                                 /** Format: uuid */
                                 agentId: string;
+                                /** @description The agent's version the run executes: the one current when it was queued (GET /api/agents/{agentId}/versions/{version}); null for a run queued before versions existed whose agent changed since */
+                                agentVersion: number | null;
                                 /** @description That alert's display id (`RMP-42`) */
                                 alertDisplayId: string | null;
                                 /** @description The alert this run triages (routed, assigned, hunt, or created by the trigger delivery that started it); null otherwise */
@@ -302,6 +304,8 @@ export interface paths {
                                 systemPrompt: string;
                                 toolNames: string[];
                                 updatedAt: string;
+                                /** @description The current version: every change to the agent (or to its triggers' settings) appends one (GET /api/agents/{agentId}/versions) */
+                                version: number;
                                 /** @description What to know about this configuration, e.g. a `structuredOutputSchema` that cannot be sent in OpenAI strict mode (it is then sent non-strict); empty when nothing */
                                 warnings: string[];
                             }[];
@@ -368,7 +372,7 @@ export interface paths {
         put?: never;
         /**
          * Create an agent
-         * @description Output destination ids and MCP servers named in `toolNames` must belong to the organization (400 otherwise). The model alias is resolved when a run starts: an alias with no provider fails the run with a clear `statusMessage`. With an `openai` or `openai-compatible` model the `structuredOutputSchema` is sent in OpenAI strict mode, rewritten for it (every property required, optional ones nullable, every object closed; the nulls are dropped before validation); a schema strict mode cannot express is sent non-strict, and the answer's `warnings` says so.
+         * @description Output destination ids and MCP servers named in `toolNames` must belong to the organization (400 otherwise). The model alias is resolved when a run starts: an alias with no provider fails the run with a clear `statusMessage`. With an `openai` or `openai-compatible` model the `structuredOutputSchema` is sent in OpenAI strict mode, rewritten for it (every property required, optional ones nullable, every object closed; the nulls are dropped before validation); a schema strict mode cannot express is sent non-strict, and the answer's `warnings` says so. The new agent is `version` 1 (GET /api/agents/{agentId}/versions).
          */
         post: {
             parameters: {
@@ -463,6 +467,8 @@ export interface paths {
                             systemPrompt: string;
                             toolNames: string[];
                             updatedAt: string;
+                            /** @description The current version: every change to the agent (or to its triggers' settings) appends one (GET /api/agents/{agentId}/versions) */
+                            version: number;
                             /** @description What to know about this configuration, e.g. a `structuredOutputSchema` that cannot be sent in OpenAI strict mode (it is then sent non-strict); empty when nothing */
                             warnings: string[];
                         };
@@ -581,6 +587,8 @@ export interface paths {
                             systemPrompt: string;
                             toolNames: string[];
                             updatedAt: string;
+                            /** @description The current version: every change to the agent (or to its triggers' settings) appends one (GET /api/agents/{agentId}/versions) */
+                            version: number;
                             /** @description What to know about this configuration, e.g. a `structuredOutputSchema` that cannot be sent in OpenAI strict mode (it is then sent non-strict); empty when nothing */
                             warnings: string[];
                         };
@@ -653,7 +661,7 @@ export interface paths {
         };
         /**
          * Replace an agent
-         * @description Omitted optional fields take their defaults.
+         * @description Omitted optional fields take their defaults. A change appends the agent's next version (GET /api/agents/{agentId}/versions; `version` answers it); a replace that changes nothing appends none.
          */
         put: {
             parameters: {
@@ -750,6 +758,8 @@ export interface paths {
                             systemPrompt: string;
                             toolNames: string[];
                             updatedAt: string;
+                            /** @description The current version: every change to the agent (or to its triggers' settings) appends one (GET /api/agents/{agentId}/versions) */
+                            version: number;
                             /** @description What to know about this configuration, e.g. a `structuredOutputSchema` that cannot be sent in OpenAI strict mode (it is then sent non-strict); empty when nothing */
                             warnings: string[];
                         };
@@ -2205,6 +2215,469 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["AgentTrigger"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{agentId}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's versions
+         * @description Newest first, paged by `limit`/`offset`. A version is the whole agent after a change (prompt, model, tools, inputs, output schema, destinations, limits) with its triggers' settings (never their secrets), appended in the change's transaction by every create, replace (API or console), `rampart apply` and restore, and by trigger changes; a change that changes nothing appends none. Versions are never edited or removed (they go with their agent).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1..200 (default 50) */
+                    limit?: number;
+                    /** @description Rows to skip (default 0) */
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    agentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            totalCount: number;
+                            versions: components["schemas"]["AgentVersionSummary"][];
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{agentId}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version of an agent
+         * @description The version with its snapshot. 404 `Agent version not found` for a version the agent does not have, `Agent not found` for an agent of another organization.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agentId: string;
+                    /** @description The version number: 1 is the agent as created, each change adds one */
+                    version: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AgentVersion"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{agentId}/versions/{version}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions of an agent
+         * @description What changed from `against` (default: the version before) to `version`, field by field: scalars with their two values, the prompt and description line by line, structured fields (tools, inputs, output schema, destinations, triggers) as indented JSON line by line. Version 1 is compared with nothing by default. Either version unknown: 404.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The version to compare with (default: the one before, `version - 1`); 0 compares with nothing, every field shown as added */
+                    against?: number;
+                };
+                header?: never;
+                path: {
+                    agentId: string;
+                    /** @description The version number: 1 is the agent as created, each change adds one */
+                    version: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AgentVersionDiff"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{agentId}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version of an agent
+         * @description Makes the agent what it was at `version` and appends a new version equal to it (`source` `restore`, `restoredFrom` the version), audited as `agent.restore`; the answer is the agent with its new `version`. Restoring the version the agent already is appends nothing. The agent's own fields are restored; its triggers are not (they keep their current settings and secrets, so the new version records them as they are). A version naming an output destination or MCP server that is gone fails with 400, like a replace would.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agentId: string;
+                    /** @description The version number: 1 is the agent as created, each change adds one */
+                    version: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            agentType: "response" | "detection";
+                            createdAt: string;
+                            description: string;
+                            /** Format: uuid */
+                            id: string;
+                            inputs: {
+                                description?: string;
+                                name: string;
+                                required: boolean;
+                                type: string;
+                            }[];
+                            maxDurationMs: number;
+                            maxSteps: number;
+                            modelAlias: string;
+                            name: string;
+                            /** Format: uuid */
+                            organizationId: string;
+                            outputDestinationIds: string[];
+                            structuredOutputSchema: {
+                                [key: string]: unknown;
+                            } | null;
+                            systemPrompt: string;
+                            toolNames: string[];
+                            updatedAt: string;
+                            /** @description The current version: every change to the agent (or to its triggers' settings) appends one (GET /api/agents/{agentId}/versions) */
+                            version: number;
+                            /** @description What to know about this configuration, e.g. a `structuredOutputSchema` that cannot be sent in OpenAI strict mode (it is then sent non-strict); empty when nothing */
+                            warnings: string[];
+                        };
                     };
                 };
                 /** @description Invalid input or malformed request */
@@ -14431,6 +14904,8 @@ export interface components {
         AgentRunDetail: {
             /** Format: uuid */
             agentId: string;
+            /** @description The agent's version the run executes: the one current when it was queued (GET /api/agents/{agentId}/versions/{version}); null for a run queued before versions existed whose agent changed since */
+            agentVersion: number | null;
             /** @description That alert's display id (`RMP-42`) */
             alertDisplayId: string | null;
             /** @description The alert this run triages (routed, assigned, hunt, or created by the trigger delivery that started it); null otherwise */
@@ -14513,6 +14988,8 @@ export interface components {
         AgentRunDetailInput: {
             /** Format: uuid */
             agentId: string;
+            /** @description The agent's version the run executes: the one current when it was queued (GET /api/agents/{agentId}/versions/{version}); null for a run queued before versions existed whose agent changed since */
+            agentVersion: number | null;
             /** @description That alert's display id (`RMP-42`) */
             alertDisplayId: string | null;
             /** @description The alert this run triages (routed, assigned, hunt, or created by the trigger delivery that started it); null otherwise */
@@ -14686,6 +15163,96 @@ export interface components {
             /** @description The trigger source (`webhook`, `jira`, `slack`, …) */
             source: string;
         };
+        AgentSnapshot: {
+            /** @enum {string} */
+            agentType: "response" | "detection";
+            description: string;
+            /** Format: uuid */
+            id: string;
+            inputs: {
+                description?: string;
+                name: string;
+                required: boolean;
+                type: string;
+            }[];
+            maxDurationMs: number;
+            maxSteps: number;
+            modelAlias: string;
+            name: string;
+            outputDestinationIds: string[];
+            structuredOutputSchema: {
+                [key: string]: unknown;
+            } | null;
+            systemPrompt: string;
+            toolNames: string[];
+            /** @description The agent's saved triggers at this version, oldest first (drafts are not recorded) */
+            triggers: {
+                additionalFields: {
+                    [key: string]: unknown;
+                };
+                alertMapping: {
+                    [key: string]: string;
+                } | null;
+                createAlert: boolean | null;
+                cronSchedule: string | null;
+                deliveryIdPointer: string | null;
+                enabled: boolean;
+                /** Format: uuid */
+                id: string;
+                input: unknown;
+                inputMapping: {
+                    [key: string]: string;
+                } | null;
+                name: string;
+                routeAlerts: boolean;
+                source: string;
+            }[];
+        };
+        AgentSnapshotInput: {
+            /** @enum {string} */
+            agentType: "response" | "detection";
+            description: string;
+            /** Format: uuid */
+            id: string;
+            inputs: {
+                description?: string;
+                name: string;
+                required: boolean;
+                type: string;
+            }[];
+            maxDurationMs: number;
+            maxSteps: number;
+            modelAlias: string;
+            name: string;
+            outputDestinationIds: string[];
+            structuredOutputSchema: {
+                [key: string]: unknown;
+            } | null;
+            systemPrompt: string;
+            toolNames: string[];
+            /** @description The agent's saved triggers at this version, oldest first (drafts are not recorded) */
+            triggers: {
+                additionalFields: {
+                    [key: string]: unknown;
+                };
+                alertMapping: {
+                    [key: string]: string;
+                } | null;
+                createAlert: boolean | null;
+                cronSchedule: string | null;
+                deliveryIdPointer: string | null;
+                enabled: boolean;
+                /** Format: uuid */
+                id: string;
+                input: unknown;
+                inputMapping: {
+                    [key: string]: string;
+                } | null;
+                name: string;
+                routeAlerts: boolean;
+                source: string;
+            }[];
+        };
         AgentTrigger: {
             additionalFields: {
                 [key: string]: unknown;
@@ -14765,6 +15332,140 @@ export interface components {
             updatedAt: string;
             /** @description null for cron triggers */
             webhookUrl: string | null;
+        };
+        AgentVersion: {
+            /** Format: uuid */
+            agentId: string;
+            createdAt: string;
+            /** @description Who made the change: a user (through an API key when `apiKeyId` is set), or the system */
+            createdBy: {
+                apiKeyId: string | null;
+                /** @enum {string} */
+                type: "user" | "system";
+                userId: string | null;
+            };
+            /** @description For `restore`: the version restored */
+            restoredFrom: number | null;
+            snapshot: components["schemas"]["AgentSnapshot"];
+            /**
+             * @description Where the change came from: `api` (an API key), `console` (a console session), `code` (`rampart apply`), `restore` (POST …/versions/{n}/restore), `migration` (version 1 of an agent that existed before versions did)
+             * @enum {string}
+             */
+            source: "api" | "console" | "code" | "restore" | "migration";
+            /** @description For `code`: what the files came from (e.g. a commit id), when given */
+            sourceRef: string | null;
+            version: number;
+        };
+        AgentVersionDiff: {
+            /** @description The version compared with (0: nothing) */
+            against: number;
+            /** Format: uuid */
+            agentId: string;
+            /** @description The fields that differ, in snapshot order; empty when the two versions are equal */
+            changes: {
+                /** @description Its value at `version` */
+                after: unknown;
+                /** @description Its value at `against` (null when absent) */
+                before: unknown;
+                /** @description A snapshot field (`systemPrompt`, `toolNames`, `triggers`, …) */
+                field: string;
+                /** @description Text fields (`systemPrompt`, `description`) line by line, structured ones as indented JSON; absent for scalars */
+                lines?: {
+                    /** @enum {string} */
+                    op: "added" | "removed" | "unchanged";
+                    text: string;
+                }[];
+            }[];
+            version: number;
+        };
+        AgentVersionDiffInput: {
+            /** @description The version compared with (0: nothing) */
+            against: number;
+            /** Format: uuid */
+            agentId: string;
+            /** @description The fields that differ, in snapshot order; empty when the two versions are equal */
+            changes: {
+                /** @description Its value at `version` */
+                after: unknown;
+                /** @description Its value at `against` (null when absent) */
+                before: unknown;
+                /** @description A snapshot field (`systemPrompt`, `toolNames`, `triggers`, …) */
+                field: string;
+                /** @description Text fields (`systemPrompt`, `description`) line by line, structured ones as indented JSON; absent for scalars */
+                lines?: {
+                    /** @enum {string} */
+                    op: "added" | "removed" | "unchanged";
+                    text: string;
+                }[];
+            }[];
+            version: number;
+        };
+        AgentVersionInput: {
+            /** Format: uuid */
+            agentId: string;
+            createdAt: string;
+            /** @description Who made the change: a user (through an API key when `apiKeyId` is set), or the system */
+            createdBy: {
+                apiKeyId: string | null;
+                /** @enum {string} */
+                type: "user" | "system";
+                userId: string | null;
+            };
+            /** @description For `restore`: the version restored */
+            restoredFrom: number | null;
+            snapshot: components["schemas"]["AgentSnapshotInput"];
+            /**
+             * @description Where the change came from: `api` (an API key), `console` (a console session), `code` (`rampart apply`), `restore` (POST …/versions/{n}/restore), `migration` (version 1 of an agent that existed before versions did)
+             * @enum {string}
+             */
+            source: "api" | "console" | "code" | "restore" | "migration";
+            /** @description For `code`: what the files came from (e.g. a commit id), when given */
+            sourceRef: string | null;
+            version: number;
+        };
+        AgentVersionSummary: {
+            /** Format: uuid */
+            agentId: string;
+            createdAt: string;
+            /** @description Who made the change: a user (through an API key when `apiKeyId` is set), or the system */
+            createdBy: {
+                apiKeyId: string | null;
+                /** @enum {string} */
+                type: "user" | "system";
+                userId: string | null;
+            };
+            /** @description For `restore`: the version restored */
+            restoredFrom: number | null;
+            /**
+             * @description Where the change came from: `api` (an API key), `console` (a console session), `code` (`rampart apply`), `restore` (POST …/versions/{n}/restore), `migration` (version 1 of an agent that existed before versions did)
+             * @enum {string}
+             */
+            source: "api" | "console" | "code" | "restore" | "migration";
+            /** @description For `code`: what the files came from (e.g. a commit id), when given */
+            sourceRef: string | null;
+            version: number;
+        };
+        AgentVersionSummaryInput: {
+            /** Format: uuid */
+            agentId: string;
+            createdAt: string;
+            /** @description Who made the change: a user (through an API key when `apiKeyId` is set), or the system */
+            createdBy: {
+                apiKeyId: string | null;
+                /** @enum {string} */
+                type: "user" | "system";
+                userId: string | null;
+            };
+            /** @description For `restore`: the version restored */
+            restoredFrom: number | null;
+            /**
+             * @description Where the change came from: `api` (an API key), `console` (a console session), `code` (`rampart apply`), `restore` (POST …/versions/{n}/restore), `migration` (version 1 of an agent that existed before versions did)
+             * @enum {string}
+             */
+            source: "api" | "console" | "code" | "restore" | "migration";
+            /** @description For `code`: what the files came from (e.g. a commit id), when given */
+            sourceRef: string | null;
+            version: number;
         };
         Alert: {
             assignedAgentId: string | null;

@@ -5,20 +5,24 @@ import { Link, navigate } from '../router';
 import { useSession } from '../session';
 import { Badge, CopyButton, ErrorText, Loadable, Page, Select, Time, DataTable, shortRunId } from '../ui';
 import { ToolPicker } from './tool-picker';
+import { AgentHistory } from './agent-versions';
 
 type Agent = Paths['/api/agents/{agentId}']['get']['responses'][200]['content']['application/json'];
 
 export default function AgentDetail({ params }: { params: Record<string, string> }) {
   const id = params.id!;
   const isNew = id === 'new';
+  // A restore replaces the agent under the form: a new key starts the form from the restored agent.
+  const [formKey, setFormKey] = useState(0);
   const agent = useQuery({ queryKey: ['agent', id], enabled: !isNew, queryFn: () => unwrap(api.GET('/api/agents/{agentId}', { params: { path: { agentId: id } } })) });
   if (isNew) return <Page title="New agent"><AgentForm /></Page>;
   return (
     <Loadable query={agent}>
       {(a) => (
         <Page title={a.name} actions={<Link to="/agents">All agents</Link>}>
-          <AgentForm agent={a} />
+          <AgentForm key={formKey} agent={a} />
           <Triggers agentId={a.id} />
+          <AgentHistory agentId={a.id} current={a.version} onRestored={() => setFormKey((k) => k + 1)} />
           <Runs agentId={a.id} />
         </Page>
       )}

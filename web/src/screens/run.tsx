@@ -67,7 +67,7 @@ function RunHeader({ run: r, agentName }: { run: Run; agentName: string | undefi
   return (
     <dl className="facts run-head" aria-label="Run">
       <dt>Status</dt><dd><span role="status" aria-live="polite"><Badge value={r.status} /> {r.statusMessage && <span className="muted">{r.statusMessage}</span>}</span></dd>
-      <dt>Agent</dt><dd><Link to={`/agents/${r.agentId}`}>{agentName ?? r.agentId}</Link></dd>
+      <dt>Agent</dt><dd><Link to={`/agents/${r.agentId}`}>{agentName ?? r.agentId}</Link>{r.agentVersion !== null && <> <Link to={`/agents/${r.agentId}?version=${r.agentVersion}&against=${r.agentVersion - 1}`} title="The version this run executes: what changed in it">v{r.agentVersion}</Link></>}</dd>
       <dt>Started by</dt><dd>{started}{r.triggerContext?.eventType && <span className="muted"> ({r.triggerContext.eventType})</span>}</dd>
       {r.alertId && (<><dt>Triages</dt><dd><Link to={`/alerts/${r.alertId}`}><span className="mono">{r.alertDisplayId ?? r.alertId}</span></Link></dd></>)}
       <dt>Run id</dt><dd><code>{r.id}</code> <CopyButton value={r.id} label="run id" /></dd>

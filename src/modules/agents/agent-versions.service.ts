@@ -1,0 +1,82 @@
+import type { Database } from '../../platform/db/database.js';
+import type { RequestContext } from '../../platform/context.js';
+import { NotFoundError } from '../../platform/http/errors.js';
+import { iso } from '../../platform/time.js';
+import { findAgentRow } from './agents.repo.js';
+import type { AgentCreateT, AgentDto } from './agents.schemas.js';
+import type { AgentsService } from './agents.service.js';
+import { diffSnapshots } from './agent-versions.fns.js';
+import { findAgentVersionRow, listAgentVersionRows, type AgentVersionRow, type AgentVersionSnapshot } from './agent-versions.repo.js';
+import type { AgentVersionDto, AgentVersionSummaryDto } from './agent-versions.schemas.js';
+
+function toSummary(row: AgentVersionRow): AgentVersionSummaryDto {
+  return {
+    agentId: row.agentId,
+    version: row.version,
+    source: row.source,
+    sourceRef: row.sourceRef,
+    restoredFrom: row.restoredFrom,
+    createdAt: iso(row.createdAt)!,
+    createdBy: { type: row.actorType === 'user' ? 'user' : 'system', userId: row.actorUserId, apiKeyId: row.actorApiKeyId },
+  };
+}
+
+/** The agent fields a version restores (its triggers are not: they keep their secrets and their own history). */
+function agentFieldsOf(s: AgentVersionSnapshot): AgentCreateT {
+  return {
+    name: s.name,
+    description: s.description,
+    systemPrompt: s.systemPrompt,
+    modelAlias: s.modelAlias,
+    toolNames: s.toolNames,
+    inputs: s.inputs as AgentCreateT['inputs'],
+    structuredOutputSchema: s.structuredOutputSchema,
+    agentType: s.agentType,
+    outputDestinationIds: s.outputDestinationIds,
+    maxSteps: s.maxSteps,
+    maxDurationMs: s.maxDurationMs,
+  };
+}
+
+/** Versions of an agent: read, compared, restored (a restore is an update through the agents service, so it is versioned and audited like one). */
+export function createAgentVersionsService(deps: { db: Database; agents: AgentsService }) {
+  const { db, agents } = deps;
+
+  async function mustFindAgent(ctx: RequestContext, agentId: string): Promise<void> {
+    if (!(await findAgentRow(db, ctx.actor.organizationId, agentId))) throw new NotFoundError('Agent');
+  }
+
+  async function mustFindVersion(ctx: RequestContext, agentId: string, version: number): Promise<AgentVersionRow> {
+    const row = await findAgentVersionRow(db, ctx.actor.organizationId, agentId, version);
+    if (row) return row;
+    await mustFindAgent(ctx, agentId); // an unknown agent says so rather than "version not found"
+    throw new NotFoundError('Agent version');
+  }
+
+  return {
+    async list(ctx: RequestContext, agentId: string, limit: number, offset: number) {
+      const { rows, total } = await listAgentVersionRows(db, ctx.actor.organizationId, agentId, limit, offset);
+      if (total === 0) await mustFindAgent(ctx, agentId); // every agent has at least version 1
+      return { versions: rows.map(toSummary), totalCount: total };
+    },
+
+    async get(ctx: RequestContext, agentId: string, version: number): Promise<AgentVersionDto> {
+      const row = await mustFindVersion(ctx, agentId, version);
+      return { ...toSummary(row), snapshot: row.snapshot as AgentVersionDto['snapshot'] };
+    },
+
+    async diff(ctx: RequestContext, agentId: string, version: number, against = version - 1) {
+      const after = await mustFindVersion(ctx, agentId, version);
+      const before = against === 0 ? null : await mustFindVersion(ctx, agentId, against);
+      return { agentId, version, against, changes: diffSnapshots(before?.snapshot ?? null, after.snapshot) };
+    },
+
+    /** Makes the agent what it was at `version`: a new version equal to it (none when the agent already is). */
+    async restore(ctx: RequestContext, agentId: string, version: number): Promise<AgentDto> {
+      const row = await mustFindVersion(ctx, agentId, version);
+      return agents.update(ctx, agentId, agentFieldsOf(row.snapshot as AgentVersionSnapshot), { source: 'restore', restoredFrom: version });
+    },
+  };
+}
+
+export type AgentVersionsService = ReturnType<typeof createAgentVersionsService>;
