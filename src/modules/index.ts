@@ -21,6 +21,7 @@ import { registerHuntModule } from './hunt/index.js';
 import { serviceEvents } from '../events.js';
 import type { HasSubscribers } from './destinations/index.js';
 import { registerInsightsModule } from './insights/index.js';
+import { registerConfigModule } from './config/index.js';
 
 /** Each module wires its own routes and services; this list is the whole composition. */
 export function registerModules(app: FastifyInstance, moduleDeps: Omit<ModuleDeps, 'events'>): void {
@@ -36,16 +37,19 @@ export function registerModules(app: FastifyInstance, moduleDeps: Omit<ModuleDep
   registerSessionsModule(app, deps);
   registerAuditLogsModule(app, deps);
   // Delivery reads destinations; destinations get delivery's health reader injected here.
-  hasSubscribers = registerDestinationsModule(app, deps, { healthOf: destinationHealth(deps.database.db) }).hasSubscribers;
+  const destinations = registerDestinationsModule(app, deps, { healthOf: destinationHealth(deps.database.db) });
+  hasSubscribers = destinations.hasSubscribers;
   registerDeliveryModule(app, deps);
   registerIntelModule(app, deps);
   registerIntelOutModule(app, deps);
-  registerAgentsModule(app, deps);
-  registerTriggersModule(app, deps, { cache: triggerCache });
-  registerModelsModule(app, deps);
+  const agents = registerAgentsModule(app, deps);
+  const triggers = registerTriggersModule(app, deps, { cache: triggerCache });
+  const models = registerModelsModule(app, deps);
   registerToolsModule(app, deps);
   registerRunsModule(app, deps);
   registerAlertsModule(app, deps);
   registerHuntModule(app, deps);
   registerInsightsModule(app, deps);
+  // Config apply writes through the owning modules' services (their commands, one transaction).
+  registerConfigModule(app, deps, { agents, destinations: destinations.service, models, triggers });
 }

@@ -4,6 +4,7 @@ import type { RequestContext } from '../../platform/context.js';
 import type { EventBus, EventSpec } from '../../platform/events.js';
 import { writeAudit } from '../../platform/audit.js';
 import { withTransaction } from '../../platform/cache/transaction.js';
+import { assertEditable, managedColumns, type WriteOptions } from '../../platform/managed.js';
 import { NotFoundError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
 import { parseMcpToolName, unknownMcpServers } from '../tools/index.js';
@@ -27,6 +28,8 @@ export function toAgentDto(row: AgentRow): AgentDto {
     outputDestinationIds: row.outputDestinationIds,
     maxSteps: row.maxSteps,
     maxDurationMs: row.maxDurationMs,
+    managedBy: row.managedBy,
+    managedSource: row.managedSource,
     warnings: outputSchemaWarnings(row.structuredOutputSchema),
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
@@ -91,13 +94,14 @@ export function createAgentsService(deps: { db: Database; events: EventBus }) {
       return toAgentDto(await mustFind(db, ctx, id));
     },
 
-    async create(ctx: RequestContext, input: AgentCreateT): Promise<AgentDto> {
-      return db.transaction().execute(async (tx) => {
+    /** `opts`: config apply's transaction and "managed by code" marking (platform/managed.ts). */
+    async create(ctx: RequestContext, input: AgentCreateT, opts?: WriteOptions): Promise<AgentDto> {
+      return withTransaction(opts?.tx ?? db, async (tx) => {
         await checkReferences(tx, ctx.actor.organizationId, input);
         const now = new Date();
         const row = await tx
           .insertInto('agents')
-          .values({ id: uuidv7(), organizationId: ctx.actor.organizationId, ...columns(input), createdBy: ctx.actor.userId, createdAt: now, updatedAt: now })
+          .values({ id: uuidv7(), organizationId: ctx.actor.organizationId, ...columns(input), ...managedColumns(opts), createdBy: ctx.actor.userId, createdAt: now, updatedAt: now })
           .returningAll()
           .executeTakeFirstOrThrow();
         await writeAudit(tx, ctx, { action: 'agent.create', resourceType: 'agent', resourceId: row.id, metadata: { name: row.name } });
@@ -105,14 +109,16 @@ export function createAgentsService(deps: { db: Database; events: EventBus }) {
       });
     },
 
-    async update(ctx: RequestContext, id: string, input: AgentCreateT): Promise<AgentDto> {
-      return withTransaction(db, async (tx) => {
-        await mustFind(tx, ctx, id, true);
+    /** A code-managed agent: 409 unless `opts.force` or config apply (platform/managed.ts). */
+    async update(ctx: RequestContext, id: string, input: AgentCreateT, opts?: WriteOptions): Promise<AgentDto> {
+      return withTransaction(opts?.tx ?? db, async (tx) => {
+        const existing = await mustFind(tx, ctx, id, true);
+        assertEditable(existing, 'Agent', existing.name, opts);
         await events.emit(tx, 'agent.changed', { organizationId: ctx.actor.organizationId, agentId: id, change: 'updated' });
         await checkReferences(tx, ctx.actor.organizationId, input);
         const row = await tx
           .updateTable('agents')
-          .set({ ...columns(input), updatedBy: ctx.actor.userId, updatedAt: new Date() })
+          .set({ ...columns(input), ...managedColumns(opts), updatedBy: ctx.actor.userId, updatedAt: new Date() })
           .where('organizationId', '=', ctx.actor.organizationId)
           .where('id', '=', id)
           .returningAll()
@@ -123,9 +129,10 @@ export function createAgentsService(deps: { db: Database; events: EventBus }) {
     },
 
     /** Deletes the agent with its triggers and runs (the audit log keeps the record). */
-    async remove(ctx: RequestContext, id: string): Promise<{ success: boolean }> {
-      await withTransaction(db, async (tx) => {
+    async remove(ctx: RequestContext, id: string, opts?: WriteOptions): Promise<{ success: boolean }> {
+      await withTransaction(opts?.tx ?? db, async (tx) => {
         const row = await mustFind(tx, ctx, id, true);
+        assertEditable(row, 'Agent', row.name, opts);
         await events.emit(tx, 'agent.changed', { organizationId: ctx.actor.organizationId, agentId: id, change: 'deleted' });
         await tx.deleteFrom('agents').where('organizationId', '=', ctx.actor.organizationId).where('id', '=', id).execute();
         await writeAudit(tx, ctx, { action: 'agent.delete', resourceType: 'agent', resourceId: id, metadata: { name: row.name } });

@@ -103,6 +103,9 @@ export interface OutputDestinationsTable {
   eventSubscriptions: ColumnType<string[], string[] | undefined, string[]>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 export interface DestinationDeliveriesTable {
@@ -360,6 +363,9 @@ export interface ModelProvidersTable {
   apiKeyCiphertext: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 export interface ModelAliasesTable {
@@ -369,6 +375,9 @@ export interface ModelAliasesTable {
   modelId: string;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 export interface McpServersTable {
@@ -380,6 +389,9 @@ export interface McpServersTable {
   enabled: Generated<boolean>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 export interface AgentsTable {
@@ -400,6 +412,9 @@ export interface AgentsTable {
   updatedBy: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 export interface AgentTriggersTable {
@@ -434,6 +449,9 @@ export interface AgentTriggersTable {
   updatedBy: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 export type AgentRunStatus = 'waiting' | 'running' | 'done' | 'error' | 'interrupted';
@@ -494,6 +512,9 @@ export interface CodeDetectionsTable {
   createdBy: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 export interface AlertsTable {
@@ -559,6 +580,9 @@ export interface AlertRoutingTable {
   updatedBy: string | null;
   createdAt: Generated<Date>;
   updatedAt: Generated<Date>;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 export interface HuntAssetsTable {
