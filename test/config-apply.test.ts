@@ -167,7 +167,10 @@ describe('config apply', () => {
     // Resolve the references as `rampart apply` would, from the values they stand for.
     const values: Record<string, string> = { RAMPART_OUTPUTDESTINATION_SOC_SLACK_TOKEN: 'xoxb-secret', RAMPART_MODEL_TRIAGE_PROVIDER_APIKEY: 'sk-test-1' };
     const resolved = JSON.parse(JSON.stringify(docs).replace(/\$\{env:([A-Z_]+)\}/g, (_m, n: string) => values[n] ?? `missing ${n}`));
-    expect((await plan(resolved)).json()).toEqual({ changes: [] });
+    // Everything applied from code is unchanged; the agent made by hand is only adopted (managed by code from now on).
+    expect((await plan(resolved)).json()).toEqual({ changes: [{ action: 'update', kind: 'Agent', name: 'hand-made', diff: { managedBy: { from: null, to: 'code' } } }] });
+    expect((await apply(resolved)).statusCode).toBe(200);
+    expect((await apply(resolved)).json()).toEqual({ changes: [] });
   });
 
   it('publishes the JSON Schema of the documents without an API key', async () => {

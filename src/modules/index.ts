@@ -45,11 +45,11 @@ export function registerModules(app: FastifyInstance, moduleDeps: Omit<ModuleDep
   const agents = registerAgentsModule(app, deps);
   const triggers = registerTriggersModule(app, deps, { cache: triggerCache });
   const models = registerModelsModule(app, deps);
-  registerToolsModule(app, deps);
+  const mcpServers = registerToolsModule(app, deps);
   registerRunsModule(app, deps);
   registerAlertsModule(app, deps);
   registerHuntModule(app, deps);
   registerInsightsModule(app, deps);
   // Config apply writes through the owning modules' services (their commands, one transaction).
-  registerConfigModule(app, deps, { agents, destinations: destinations.service, models, triggers });
+  registerConfigModule(app, deps, { agents, destinations: destinations.service, models, triggers, mcpServers });
 }

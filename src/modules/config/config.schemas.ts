@@ -3,6 +3,7 @@ import { agentFields } from '../agents/index.js';
 import { DestinationInput } from '../destinations/index.js';
 import { ProviderInput } from '../models/index.js';
 import { TriggerPut } from '../triggers/index.js';
+import { McpServerInput } from '../tools/index.js';
 
 /**
  * Agents as code (issue 30, docs/agents-as-code.md): documents in the shape operators know from
@@ -35,6 +36,9 @@ export const TriggerSpec = TriggerPut.omit({ name: true }).extend({ agent: refNa
 
 /** Output destinations: the API's variants; the name comes from `metadata.name`. */
 export const OutputDestinationSpec = DestinationInput;
+
+/** An MCP server: the API's fields; its name (agents' `mcp:<name>/…`) comes from `metadata.name`. */
+export const McpServerSpec = McpServerInput.omit({ name: true });
 
 export const Metadata = z.strictObject({ name: refName.describe('The identity of the resource within its kind') });
 

@@ -4,6 +4,8 @@ import type { AgentsService } from '../agents/index.js';
 import type { DestinationsService } from '../destinations/index.js';
 import type { ModelsService } from '../models/index.js';
 import type { TriggersService } from '../triggers/index.js';
+import type { McpServersService } from '../tools/index.js';
+import { mcpServerKind } from './kinds/mcp-servers.js';
 import { registerConfigRoutes } from './config.routes.js';
 import { createConfigService } from './config.service.js';
 import { agentKind } from './kinds/agents.js';
@@ -20,6 +22,7 @@ export interface ConfigModuleServices {
   destinations: DestinationsService;
   models: ModelsService;
   triggers: TriggersService;
+  mcpServers: McpServersService;
 }
 
 /** Agents as code: plan/apply/export (docs/agents-as-code.md). Owns no table. */
@@ -27,6 +30,7 @@ export function registerConfigModule(app: FastifyInstance, deps: ModuleDeps, ser
   const { db } = deps.database;
   const kinds = [
     modelKind(services.models, deps),
+    mcpServerKind(services.mcpServers, { db, secrets: deps.secrets }),
     outputDestinationKind(services.destinations, { db, secrets: deps.secrets }),
     agentKind(services.agents),
     triggerKind(services.triggers, deps),
