@@ -146,8 +146,10 @@ async function main(argv: string[]): Promise<void> {
   }
   // Agents as code: HTTP clients of a running server, with no database or server configuration of their own.
   if (command === 'apply' || command === 'export') {
-    process.exitCode = await (command === 'apply' ? applyCommand(rest) : exportCommand(rest));
-    return;
+    const code = await (command === 'apply' ? applyCommand(rest) : exportCommand(rest));
+    // Exit once stdout is flushed: the exit code is the answer CI reads (2: --dry-run found changes).
+    await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+    process.exit(code);
   }
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
