@@ -22,6 +22,12 @@ function fullSet(prompt = 'You triage cloud findings.') {
     doc('OutputDestination', 'soc-webhook', { type: 'webhook', config: { url: 'https://hooks.example.com/in', authType: 'bearer' }, token: 'hook-secret' }),
     doc('Agent', 'cloud-triage', { systemPrompt: prompt, model: 'triage', outputDestinations: ['soc-slack', 'soc-webhook'], maxSteps: 5 }),
     doc('Trigger', 'guardduty', { agent: 'cloud-triage', source: 'webhook', signingSecret: 'sign-1', createAlert: true }),
+    doc('McpServer', 'cloudtools', { url: 'https://mcp.example.com/mcp', token: 'mcp-secret' }),
+    doc('CodeDetection', 'root-login', { ruleId: 'aws-001', severity: 'high', logTable: { source: 'aws', stream: 'cloudtrail' } }),
+    doc('TriageRoutes', 'default', {
+      routes: [{ name: 'cloud', conditions: [{ type: 'codeDetection', codeDetections: ['root-login'] }, { type: 'severity', severities: ['high', 'critical'] }], responseAgent: 'cloud-triage' }],
+      defaultResponseAgent: 'cloud-triage',
+    }),
   ];
 }
 
@@ -37,10 +43,13 @@ describe('config apply', () => {
     expect(planned.statusCode).toBe(200);
     expect(summary(planned.json().changes)).toEqual([
       'create Model/triage',
+      'create McpServer/cloudtools',
       'create OutputDestination/soc-slack',
       'create OutputDestination/soc-webhook',
+      'create CodeDetection/root-login',
       'create Agent/cloud-triage',
       'create Trigger/guardduty',
+      'create TriageRoutes/default',
     ]);
     // Secrets show as "(secret)", never their values.
     expect(JSON.stringify(planned.json())).not.toContain('xoxb-secret');
@@ -66,6 +75,14 @@ describe('config apply', () => {
     const aliases = (await t.app.inject({ method: 'GET', url: '/api/model-aliases', headers: admin })).json().aliases;
     expect(aliases).toMatchObject([{ alias: 'triage', providerName: 'openai', modelId: 'gpt-4o-mini', managedBy: 'code' }]);
 
+    const detection = (await t.app.inject({ method: 'GET', url: '/api/code-detections', headers: admin })).json().codeDetections[0];
+    expect(detection).toMatchObject({ name: 'root-login', severity: 'high', managedBy: 'code' });
+    const routes = (await t.app.inject({ method: 'GET', url: '/api/alert-triage-routes', headers: admin })).json();
+    expect(routes.routes).toMatchObject([{ name: 'cloud', responseAgentId: agents[0].id, conditions: [{ type: 'codeDetection', codeDetectionIds: [detection.id] }, { type: 'severity' }] }]);
+    expect(routes.defaultSettings.defaultResponseAgentId).toBe(agents[0].id);
+    const servers = (await t.app.inject({ method: 'GET', url: '/api/mcp-servers', headers: admin })).json().mcpServers;
+    expect(servers).toMatchObject([{ name: 'cloudtools', hasToken: true, managedBy: 'code' }]);
+
     const again = await apply(fullSet(), { source: 'commit-def' });
     expect(again.json()).toEqual({ changes: [] });
   });
@@ -87,11 +104,12 @@ describe('config apply', () => {
 
   it('a broken reference fails the plan and apply with its path, and nothing is written', async () => {
     const docs = [...fullSet('changed'), doc('Agent', 'second', { systemPrompt: 'x', outputDestinations: ['no-such-place'] })];
+    const brokenAt = docs.length - 1;
     const res = await apply(docs);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({
       error: 'Validation failed',
-      issues: [{ path: 'documents.5.spec.outputDestinations.0', message: 'no OutputDestination named "no-such-place" in the documents or the organization', code: 'unknown_reference', location: 'body' }],
+      issues: [{ path: `documents.${brokenAt}.spec.outputDestinations.0`, message: 'no OutputDestination named "no-such-place" in the documents or the organization', code: 'unknown_reference', location: 'body' }],
     });
     const agents = (await t.app.inject({ method: 'GET', url: '/api/agents', headers: admin })).json().agents;
     expect(agents.map((a: { name: string; systemPrompt: string }) => [a.name, a.systemPrompt])).toEqual([['cloud-triage', 'You triage AWS findings.']]);
@@ -106,7 +124,7 @@ describe('config apply', () => {
     ];
     const res = await apply(docs);
     expect(res.statusCode).toBe(400);
-    expect(res.json().issues[0]).toMatchObject({ path: 'documents.6.spec.toolNames.0', code: 'unknown_reference' });
+    expect(res.json().issues[0]).toMatchObject({ path: `documents.${docs.length - 1}.spec.toolNames.0`, code: 'unknown_reference' });
     const destinations = (await t.app.inject({ method: 'GET', url: '/api/output-destinations', headers: admin })).json();
     expect(destinations.map((d: { name: string }) => d.name)).toEqual(['soc-slack', 'soc-webhook']);
   });
@@ -130,7 +148,7 @@ describe('config apply', () => {
   });
 
   it('checks permissions per kind as by hand: 403 with missingPerms', async () => {
-    const reader = await userWithPermissions(t.database.db, t.orgA.organization.id, ['agent.read', 'destination.read']);
+    const reader = await userWithPermissions(t.database.db, t.orgA.organization.id, ['agent.read', 'destination.read', 'tool.read', 'alert.read']);
     expect((await plan(fullSet('You triage AWS findings.'), {}, bearer(reader.key))).json()).toEqual({ changes: [] });
     const docs = fullSet('reader edit');
     const denied = await apply(docs, {}, bearer(reader.key));
@@ -139,19 +157,26 @@ describe('config apply', () => {
     const agentsOnly = await userWithPermissions(t.database.db, t.orgA.organization.id, ['agent.read']);
     const noRead = await plan(docs, {}, bearer(agentsOnly.key));
     expect(noRead.statusCode).toBe(403);
-    expect(noRead.json()).toEqual({ error: 'Missing required permissions', missingPerms: ['destination.read'] });
+    expect(noRead.json()).toEqual({ error: 'Missing required permissions', missingPerms: ['tool.read', 'destination.read', 'alert.read'] });
   });
 
   it('--prune deletes only resources managed by code that no document names', async () => {
     const byHand = await t.app.inject({ method: 'POST', url: '/api/agents', headers: admin, payload: { name: 'hand-made', systemPrompt: 'x' } });
     expect(byHand.statusCode).toBe(200);
-    const docs = fullSet('You triage AWS findings.').filter((d) => d.metadata.name !== 'soc-webhook' && d.kind !== 'Trigger');
+    const docs = fullSet('You triage AWS findings.').filter((d) => !['soc-webhook', 'guardduty', 'default', 'root-login'].includes(d.metadata.name));
     (docs[2]!.spec as { outputDestinations: string[] }).outputDestinations = ['soc-slack'];
     const withoutPrune = await plan(docs);
     expect(summary(withoutPrune.json().changes)).toEqual(['update Agent/cloud-triage']);
     const pruned = await apply(docs, { prune: true });
     expect(pruned.statusCode).toBe(200);
-    expect(summary(pruned.json().changes)).toEqual(['update Agent/cloud-triage', 'delete Trigger/guardduty', 'delete OutputDestination/soc-webhook']);
+    expect(summary(pruned.json().changes)).toEqual([
+      'update Agent/cloud-triage',
+      'delete TriageRoutes/default',
+      'delete Trigger/guardduty',
+      'delete CodeDetection/root-login',
+      'delete OutputDestination/soc-webhook',
+    ]);
+    expect((await t.app.inject({ method: 'GET', url: '/api/alert-triage-routes', headers: admin })).json().routes).toEqual([]);
     const names = (await t.app.inject({ method: 'GET', url: '/api/agents', headers: admin })).json().agents.map((a: { name: string }) => a.name);
     expect(names).toEqual(['cloud-triage', 'hand-made']);
     expect((await apply(docs, { prune: true })).json()).toEqual({ changes: [] });
@@ -165,7 +190,7 @@ describe('config apply', () => {
     expect(res.body).toContain('token: ${env:RAMPART_OUTPUTDESTINATION_SOC_SLACK_TOKEN}');
     const docs = res.body.split(/^---$/m).map((d) => parse(d));
     // Resolve the references as `rampart apply` would, from the values they stand for.
-    const values: Record<string, string> = { RAMPART_OUTPUTDESTINATION_SOC_SLACK_TOKEN: 'xoxb-secret', RAMPART_MODEL_TRIAGE_PROVIDER_APIKEY: 'sk-test-1' };
+    const values: Record<string, string> = { RAMPART_OUTPUTDESTINATION_SOC_SLACK_TOKEN: 'xoxb-secret', RAMPART_MODEL_TRIAGE_PROVIDER_APIKEY: 'sk-test-1', RAMPART_MCPSERVER_CLOUDTOOLS_TOKEN: 'mcp-secret' };
     const resolved = JSON.parse(JSON.stringify(docs).replace(/\$\{env:([A-Z_]+)\}/g, (_m, n: string) => values[n] ?? `missing ${n}`));
     // Everything applied from code is unchanged; the agent made by hand is only adopted (managed by code from now on).
     expect((await plan(resolved)).json()).toEqual({ changes: [{ action: 'update', kind: 'Agent', name: 'hand-made', diff: { managedBy: { from: null, to: 'code' } } }] });

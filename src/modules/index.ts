@@ -47,9 +47,9 @@ export function registerModules(app: FastifyInstance, moduleDeps: Omit<ModuleDep
   const models = registerModelsModule(app, deps);
   const mcpServers = registerToolsModule(app, deps);
   registerRunsModule(app, deps);
-  registerAlertsModule(app, deps);
+  const alerts = registerAlertsModule(app, deps);
   registerHuntModule(app, deps);
   registerInsightsModule(app, deps);
   // Config apply writes through the owning modules' services (their commands, one transaction).
-  registerConfigModule(app, deps, { agents, destinations: destinations.service, models, triggers, mcpServers });
+  registerConfigModule(app, deps, { agents, destinations: destinations.service, models, triggers, mcpServers, alerts });
 }

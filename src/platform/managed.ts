@@ -17,14 +17,15 @@ export interface ManagedColumns {
 export interface WriteOptions {
   /** Run inside this transaction (config apply: every change of a plan in one). */
   tx?: Tx;
-  /** Set by config apply: record the resource as managed by code, from this source (a commit id, or null). */
-  managed?: { source: string | null };
+  /** Set by config apply: record the resource as managed by code, from this source (a commit id, or null); null: no longer managed. */
+  managed?: { source: string | null } | null;
   /** A hand edit of a code-managed resource anyway (`?force=true`). */
   force?: boolean;
 }
 
 /** The columns a write records: apply marks the resource; a hand edit keeps what it was. */
 export function managedColumns(opts: WriteOptions | undefined): Partial<ManagedColumns> {
+  if (opts?.managed === null) return { managedBy: null, managedSource: null };
   return opts?.managed ? { managedBy: 'code', managedSource: opts.managed.source } : {};
 }
 

@@ -4,8 +4,8 @@ import type { Subscriptions } from '../../platform/events.js';
 import { noteTriageRunEnded } from './alerts.create.js';
 import { registerAlertsRoutes } from './alerts.routes.js';
 import { createAlertsService } from './alerts.service.js';
-import { createRoutingService } from './routing.service.js';
-import { createCodeDetectionsService } from './code-detections.service.js';
+import { createRoutingService, type RoutingService } from './routing.service.js';
+import { createCodeDetectionsService, type CodeDetectionsService } from './code-detections.service.js';
 
 // The front door: how other modules create alerts (triggers, hunt) and what they may read.
 export { createAlert, type NewAlert, type TriageChoice, type AlertDeps } from './alerts.create.js';
@@ -16,6 +16,10 @@ export type { AlertDto } from './alerts.schemas.js';
 export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, readPointer, type AlertFields, type AlertMapping } from './trigger-payload.fns.js';
 export { alertTools } from './alert.tools.js';
 export { runAlertContext } from './run-alert.js';
+export { RouteCondition, RouteInput } from './routing.schemas.js';
+export { CodeDetectionInput } from './code-detections.schemas.js';
+export type { RoutingService } from './routing.service.js';
+export type { CodeDetectionsService } from './code-detections.service.js';
 
 /** Event types this module records for output destinations (see docs/alerts.md). */
 export const ALERT_EVENT_TYPES = ['alert.created', 'alert.status_changed'] as const;
@@ -23,14 +27,13 @@ export const ALERT_EVENT_TYPES = ['alert.created', 'alert.status_changed'] as co
 /** Alerts' subscriptions: a triage run's end is noted on its alert (and the alert and verdict go into the run's output event). */
 export const alertsSubscriptions: Subscriptions = { 'run.ended': noteTriageRunEnded };
 
-export function registerAlertsModule(app: FastifyInstance, deps: ModuleDeps): void {
+/** Returns the routing and code detection services: config apply writes them through their commands. */
+export function registerAlertsModule(app: FastifyInstance, deps: ModuleDeps): { routing: RoutingService; codeDetections: CodeDetectionsService } {
   const db = deps.database.db;
   const { events } = deps;
-  registerAlertsRoutes(app, {
-    alerts: createAlertsService({ db, events }),
-    routing: createRoutingService({ db }),
-    codeDetections: createCodeDetectionsService({ db, events }),
-  });
+  const services = { routing: createRoutingService({ db }), codeDetections: createCodeDetectionsService({ db, events }) };
+  registerAlertsRoutes(app, { alerts: createAlertsService({ db, events }), ...services });
+  return services;
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */

@@ -4,6 +4,7 @@ import { DestinationInput } from '../destinations/index.js';
 import { ProviderInput } from '../models/index.js';
 import { TriggerPut } from '../triggers/index.js';
 import { McpServerInput } from '../tools/index.js';
+import { CodeDetectionInput, RouteCondition, RouteInput } from '../alerts/index.js';
 
 /**
  * Agents as code (issue 30, docs/agents-as-code.md): documents in the shape operators know from
@@ -39,6 +40,28 @@ export const OutputDestinationSpec = DestinationInput;
 
 /** An MCP server: the API's fields; its name (agents' `mcp:<name>/…`) comes from `metadata.name`. */
 export const McpServerSpec = McpServerInput.omit({ name: true });
+
+/** A code detection: the API's fields; the name comes from `metadata.name`. */
+export const CodeDetectionSpec = z.strictObject(CodeDetectionInput.omit({ name: true }).shape);
+
+/** Triage routes (one per organization, named `default`): agents and code detections by name. */
+const [, logTableCondition, severityCondition, sourceCondition] = RouteCondition.options;
+const TriageRouteCondition = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('codeDetection'), codeDetections: z.array(refName).min(1).max(500).describe('CodeDetection names') }),
+  logTableCondition,
+  severityCondition,
+  sourceCondition,
+]);
+export const TriageRoutesSpec = z.strictObject({
+  routes: z
+    .array(z.strictObject({ name: RouteInput.shape.name, enabled: RouteInput.shape.enabled, conditions: z.array(TriageRouteCondition).max(20), responseAgent: refName.describe('The Agent that triages matching alerts') }))
+    .max(50)
+    .default([])
+    .describe('In checking order: the first enabled route whose conditions all match wins'),
+  defaultResponseAgent: refName.nullable().default(null).describe('The Agent for alerts no route matches; null leaves them unassigned'),
+  huntResponseAgent: refName.nullable().default(null).describe('The Agent that triages hunt alerts'),
+});
+export const TRIAGE_ROUTES_NAME = 'default';
 
 export const Metadata = z.strictObject({ name: refName.describe('The identity of the resource within its kind') });
 

@@ -6,6 +6,8 @@ import type { ModelsService } from '../models/index.js';
 import type { TriggersService } from '../triggers/index.js';
 import type { McpServersService } from '../tools/index.js';
 import { mcpServerKind } from './kinds/mcp-servers.js';
+import type { CodeDetectionsService, RoutingService } from '../alerts/index.js';
+import { codeDetectionKind, triageRoutesKind } from './kinds/alerts.js';
 import { registerConfigRoutes } from './config.routes.js';
 import { createConfigService } from './config.service.js';
 import { agentKind } from './kinds/agents.js';
@@ -23,6 +25,7 @@ export interface ConfigModuleServices {
   models: ModelsService;
   triggers: TriggersService;
   mcpServers: McpServersService;
+  alerts: { routing: RoutingService; codeDetections: CodeDetectionsService };
 }
 
 /** Agents as code: plan/apply/export (docs/agents-as-code.md). Owns no table. */
@@ -34,6 +37,8 @@ export function registerConfigModule(app: FastifyInstance, deps: ModuleDeps, ser
     outputDestinationKind(services.destinations, { db, secrets: deps.secrets }),
     agentKind(services.agents),
     triggerKind(services.triggers, deps),
+    codeDetectionKind(services.alerts.codeDetections),
+    triageRoutesKind(services.alerts.routing),
   ];
   registerConfigRoutes(app, createConfigService({ db, kinds }));
 }
