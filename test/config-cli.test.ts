@@ -92,6 +92,18 @@ spec:
   source: webhook
   createAlert: true
 `,
+  // JSON files are documents too.
+  'alerts.json': JSON.stringify({ apiVersion: 'rampart/v1', kind: 'CodeDetection', metadata: { name: 'root-login' }, spec: { ruleId: 'aws-001', severity: 'high' } }, null, 2),
+  'routes.yaml': `apiVersion: rampart/v1
+kind: TriageRoutes
+metadata: { name: default }
+spec:
+  routes:
+    - name: cloud
+      conditions: [{ type: codeDetection, codeDetections: [root-login] }]
+      responseAgent: cloud-triage
+  defaultResponseAgent: cloud-triage
+`,
 });
 
 function writeFiles(root: string, content: Record<string, string>) {
@@ -111,7 +123,7 @@ describe('rampart apply / export', () => {
     expect(res.stderr).toBe('');
     expect(res.code).toBe(2);
     expect(res.stdout).toContain('+ create Agent/cloud-triage');
-    expect(res.stdout).toContain('Plan: 6 to create, 0 to update, 0 to delete.');
+    expect(res.stdout).toContain('Plan: 8 to create, 0 to update, 0 to delete.');
     expect((await t.app.inject({ method: 'GET', url: '/api/agents', headers: bearer(t.orgA.apiKey.key) })).json().totalCount).toBe(0);
   }, 60_000);
 
@@ -119,7 +131,7 @@ describe('rampart apply / export', () => {
     const res = await rampart(['apply', '-f', repo, '--source', 'abc123']);
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
-    expect(res.stdout).toContain('Applied 6 changes from abc123.');
+    expect(res.stdout).toContain('Applied 8 changes from abc123.');
     const destinations = (await t.app.inject({ method: 'GET', url: '/api/output-destinations', headers: bearer(t.orgA.apiKey.key) })).json();
     expect(destinations.map((d: { token: string; managedSource: string }) => [d.token, d.managedSource])).toEqual([['xoxb-from-env', 'abc123'], ['hook-secret-from-file', 'abc123']]);
     const again = await rampart(['apply', '-f', repo, '--dry-run']);
@@ -159,7 +171,7 @@ describe('rampart apply / export', () => {
     expect(res.code).toBe(0);
     const slack = fs.readFileSync(path.join(out, 'OutputDestination', 'soc-slack.yaml'), 'utf8');
     expect(slack).toContain('token: ${env:RAMPART_OUTPUTDESTINATION_SOC_SLACK_TOKEN}');
-    expect(fs.readdirSync(out).sort()).toEqual(['Agent', 'McpServer', 'Model', 'OutputDestination', 'Trigger']);
+    expect(fs.readdirSync(out).sort()).toEqual(['Agent', 'CodeDetection', 'McpServer', 'Model', 'OutputDestination', 'TriageRoutes', 'Trigger']);
     const back = await rampart(['apply', '-f', out, '--dry-run'], {
       RAMPART_OUTPUTDESTINATION_SOC_SLACK_TOKEN: 'xoxb-from-env',
       RAMPART_OUTPUTDESTINATION_SOC_WEBHOOK_TOKEN: 'hook-secret-from-file',
