@@ -289,6 +289,10 @@ export interface paths {
                                     required: boolean;
                                     type: string;
                                 }[];
+                                /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                                managedBy: "code" | null;
+                                /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                                managedSource: string | null;
                                 maxDurationMs: number;
                                 maxSteps: number;
                                 modelAlias: string;
@@ -450,6 +454,10 @@ export interface paths {
                                 required: boolean;
                                 type: string;
                             }[];
+                            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                            managedBy: "code" | null;
+                            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                            managedSource: string | null;
                             maxDurationMs: number;
                             maxSteps: number;
                             modelAlias: string;
@@ -568,6 +576,10 @@ export interface paths {
                                 required: boolean;
                                 type: string;
                             }[];
+                            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                            managedBy: "code" | null;
+                            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                            managedSource: string | null;
                             maxDurationMs: number;
                             maxSteps: number;
                             modelAlias: string;
@@ -653,11 +665,14 @@ export interface paths {
         };
         /**
          * Replace an agent
-         * @description Omitted optional fields take their defaults.
+         * @description Omitted optional fields take their defaults. An agent managed by code is 409 without `force=true`.
          */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     agentId: string;
@@ -737,6 +752,10 @@ export interface paths {
                                 required: boolean;
                                 type: string;
                             }[];
+                            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                            managedBy: "code" | null;
+                            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                            managedSource: string | null;
                             maxDurationMs: number;
                             maxSteps: number;
                             modelAlias: string;
@@ -791,6 +810,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
                 429: {
                     headers: {
@@ -821,10 +849,16 @@ export interface paths {
             };
         };
         post?: never;
-        /** Delete an agent with its triggers and runs */
+        /**
+         * Delete an agent with its triggers and runs
+         * @description An agent managed by code is 409 without `force=true`.
+         */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     agentId: string;
@@ -873,6 +907,15 @@ export interface paths {
                 };
                 /** @description Not found (also for ids that belong to another organization) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1760,7 +1803,10 @@ export interface paths {
          */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     agentId: string;
@@ -1819,6 +1865,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
                 429: {
                     headers: {
@@ -1855,7 +1910,10 @@ export interface paths {
          */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     agentId: string;
@@ -1905,6 +1963,15 @@ export interface paths {
                 };
                 /** @description Not found (also for ids that belong to another organization) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2072,7 +2139,10 @@ export interface paths {
          */
         patch: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     agentId: string;
@@ -2126,6 +2196,15 @@ export interface paths {
                 };
                 /** @description Not found (also for ids that belong to another organization) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2366,7 +2445,10 @@ export interface paths {
          */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -2444,6 +2526,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
@@ -5420,7 +5511,10 @@ export interface paths {
          */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -5537,7 +5631,10 @@ export interface paths {
         /** Delete a code detection (409 while a triage route names it or its log table, when no other detection has that table) */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -5750,6 +5847,390 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply documents: every change of the plan in one transaction
+         * @description Needs the read permission of each kind the documents describe (every kind with `prune`), plus what each change needs made by hand (e.g. `agent.create`, `destination.manage`). All or nothing: any failure writes nothing. What it creates or updates is marked `managedBy: "code"` (with `source` as `managedSource`); `prune` deletes only resources managed by code that no document names. Applying the same documents again answers no changes.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The documents, parsed (YAML or JSON), with secret references already resolved to their values by the caller (`rampart apply` does it) */
+                        documents: unknown[];
+                        /**
+                         * @description Also delete resources managed by code that no document names
+                         * @default false
+                         */
+                        prune?: boolean;
+                        /** @description Where the documents come from, e.g. a commit id; recorded as `managedSource` on what changes */
+                        source?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ConfigPlan"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the organization's configuration as YAML documents
+         * @description Stored secrets are written as `${env:RAMPART_<KIND>_<NAME>_<FIELD>}` references, never their values. Needs the read permission of every kind.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description YAML documents separated by `---` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": string;
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Plan: what applying these documents would change
+         * @description Needs the read permission of each kind the documents describe (every kind with `prune`). Broken documents and references are 400 with an issue per problem at `documents.<i>.…`. Nothing is written.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The documents, parsed (YAML or JSON), with secret references already resolved to their values by the caller (`rampart apply` does it) */
+                        documents: unknown[];
+                        /**
+                         * @description Also delete resources managed by code that no document names
+                         * @default false
+                         */
+                        prune?: boolean;
+                        /** @description Where the documents come from, e.g. a commit id; recorded as `managedSource` on what changes */
+                        source?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ConfigPlan"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/docs/config.schema.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * JSON Schema of configuration documents
+         * @description For editors: validates `rampart apply` files as people type.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description JSON Schema (draft 2020-12) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6349,7 +6830,10 @@ export interface paths {
          */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -6452,7 +6936,10 @@ export interface paths {
          */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -6695,6 +7182,10 @@ export interface paths {
                         "application/json": {
                             aliases: {
                                 alias: string;
+                                /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                                managedBy: "code" | null;
+                                /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                                managedSource: string | null;
                                 modelId: string;
                                 /** Format: uuid */
                                 providerId: string;
@@ -6781,7 +7272,10 @@ export interface paths {
         /** Point an alias at a provider's model (creates or replaces it) */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     alias: string;
@@ -6807,6 +7301,10 @@ export interface paths {
                     content: {
                         "application/json": {
                             alias: string;
+                            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                            managedBy: "code" | null;
+                            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                            managedSource: string | null;
                             modelId: string;
                             /** Format: uuid */
                             providerId: string;
@@ -6844,6 +7342,15 @@ export interface paths {
                         "application/json": components["schemas"]["ForbiddenError"];
                     };
                 };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
                 429: {
                     headers: {
@@ -6877,7 +7384,10 @@ export interface paths {
         /** Delete a model alias */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     alias: string;
@@ -6926,6 +7436,15 @@ export interface paths {
                 };
                 /** @description Not found (also for ids that belong to another organization) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7000,6 +7519,10 @@ export interface paths {
                                 hasApiKey: boolean;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                                managedBy: "code" | null;
+                                /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                                managedSource: string | null;
                                 name: string;
                                 /** @enum {string} */
                                 type: "openai" | "anthropic" | "openai-compatible";
@@ -7102,6 +7625,10 @@ export interface paths {
                             hasApiKey: boolean;
                             /** Format: uuid */
                             id: string;
+                            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                            managedBy: "code" | null;
+                            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                            managedSource: string | null;
                             name: string;
                             /** @enum {string} */
                             type: "openai" | "anthropic" | "openai-compatible";
@@ -7211,6 +7738,10 @@ export interface paths {
                             hasApiKey: boolean;
                             /** Format: uuid */
                             id: string;
+                            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                            managedBy: "code" | null;
+                            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                            managedSource: string | null;
                             name: string;
                             /** @enum {string} */
                             type: "openai" | "anthropic" | "openai-compatible";
@@ -7285,11 +7816,14 @@ export interface paths {
         };
         /**
          * Replace a model provider
-         * @description Omitting `apiKey` keeps the stored key; `apiKey: null` clears it.
+         * @description Omitting `apiKey` keeps the stored key; `apiKey: null` clears it. A provider managed by code is 409 without `force=true`.
          */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -7322,6 +7856,10 @@ export interface paths {
                             hasApiKey: boolean;
                             /** Format: uuid */
                             id: string;
+                            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                            managedBy: "code" | null;
+                            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                            managedSource: string | null;
                             name: string;
                             /** @enum {string} */
                             type: "openai" | "anthropic" | "openai-compatible";
@@ -7407,7 +7945,10 @@ export interface paths {
         /** Delete a model provider and the aliases that use it */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -7456,6 +7997,15 @@ export interface paths {
                 };
                 /** @description Not found (also for ids that belong to another organization) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7766,11 +8316,14 @@ export interface paths {
         };
         /**
          * Replace an output destination
-         * @description Replaces name, type and config. Omitting `token` keeps the stored token; `token: null` clears it.
+         * @description Replaces name, type and config. Omitting `token` keeps the stored token; `token: null` clears it. A destination managed by code is 409 without `force=true`.
          */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -7828,6 +8381,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
                 429: {
                     headers: {
@@ -7864,7 +8426,10 @@ export interface paths {
          */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -14715,6 +15280,10 @@ export interface components {
             } | null;
             lastRunAttemptedAt: string | null;
             lastRunSucceededAt: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** @description cron triggers: the next scheduled run (UTC) */
             nextRunAt: string | null;
@@ -14755,6 +15324,10 @@ export interface components {
             } | null;
             lastRunAttemptedAt: string | null;
             lastRunSucceededAt: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** @description cron triggers: the next scheduled run (UTC) */
             nextRunAt: string | null;
@@ -15154,6 +15727,10 @@ export interface components {
                 source: string;
                 stream: string;
             } | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             organizationId: string;
             query: string | null;
@@ -15170,6 +15747,10 @@ export interface components {
                 source: string;
                 stream: string;
             } | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             organizationId: string;
             query: string | null;
@@ -15177,6 +15758,40 @@ export interface components {
             /** @enum {string} */
             severity: "low" | "medium" | "high" | "critical";
             updatedAt: string;
+        };
+        ConfigChange: {
+            /** @enum {string} */
+            action: "create" | "update" | "delete";
+            /** @description Field → {from, to}; secrets appear as "(secret)", never their values */
+            diff: {
+                [key: string]: {
+                    from: unknown;
+                    to: unknown;
+                };
+            };
+            /** @enum {string} */
+            kind: "Model" | "McpServer" | "OutputDestination" | "CodeDetection" | "Agent" | "Trigger" | "TriageRoutes";
+            name: string;
+        };
+        ConfigChangeInput: {
+            /** @enum {string} */
+            action: "create" | "update" | "delete";
+            /** @description Field → {from, to}; secrets appear as "(secret)", never their values */
+            diff: {
+                [key: string]: {
+                    from: unknown;
+                    to: unknown;
+                };
+            };
+            /** @enum {string} */
+            kind: "Model" | "McpServer" | "OutputDestination" | "CodeDetection" | "Agent" | "Trigger" | "TriageRoutes";
+            name: string;
+        };
+        ConfigPlan: {
+            changes: components["schemas"]["ConfigChange"][];
+        };
+        ConfigPlanInput: {
+            changes: components["schemas"]["ConfigChangeInput"][];
         };
         ConsoleSession: {
             createdAt: string;
@@ -16862,6 +17477,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -16899,6 +17518,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -16915,6 +17538,10 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -16928,6 +17555,10 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -17271,6 +17902,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -17309,6 +17944,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -17377,6 +18016,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -17419,6 +18062,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -17470,6 +18117,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -17501,6 +18152,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -17587,6 +18242,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -17625,6 +18284,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -17905,6 +18568,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -17943,6 +18610,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
