@@ -208,6 +208,12 @@ describe('config apply', () => {
     expect(Object.keys(agent.properties.spec.properties)).toEqual(expect.arrayContaining(['model', 'outputDestinations', 'toolNames']));
   });
 
+  it('refuses a URL Rampart would call on a forbidden address, as the API does', async () => {
+    const res = await plan([doc('McpServer', 'inside', { url: 'http://169.254.169.254/mcp' })]);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().issues).toMatchObject([{ path: 'documents.0.spec.url', code: 'forbidden_address' }]);
+  });
+
   it('rejects a bad document with the path of each problem', async () => {
     const res = await plan([{ apiVersion: 'rampart/v2', kind: 'Agent', metadata: { name: 'x' }, spec: {} }, doc('Agent', 'y', { systemPrompt: '' })]);
     expect(res.statusCode).toBe(400);

@@ -7,7 +7,8 @@ import { writeAudit } from '../../platform/audit.js';
 import { missingPermissions, type Permission } from '../../platform/auth/permissions.js';
 import { ForbiddenError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
 import { API_VERSION, ConfigDocument, KINDS, type ChangeT, type Kind, type PlanBodyT } from './config.schemas.js';
-import { diffSpecs, secretPlaceholder, setPath, withoutSecrets } from './plan.fns.js';
+import { literalAddressRefusal } from '../../platform/outbound/index.js';
+import { diffSpecs, getPath, secretPlaceholder, setPath, withoutSecrets } from './plan.fns.js';
 import { configJsonSchema } from './json-schema.js';
 import type { ApplyStep, Current, Desired, IdsByName, KindHandler, NamesById } from './kinds/kind.js';
 
@@ -26,7 +27,7 @@ const ACTION_PERMISSION = { create: 'create', update: 'update', delete: 'remove'
  * every change through its owning module's commands in ONE transaction (all or nothing), with the
  * permissions each change would need by hand. Resources it writes are marked managed by code.
  */
-export function createConfigService(deps: { db: Database; kinds: KindHandler[] }) {
+export function createConfigService(deps: { db: Database; kinds: KindHandler[]; allowPrivateNetworks: boolean }) {
   const { db } = deps;
   const handlers = new Map(deps.kinds.map((k) => [k.kind, k]));
   const ordered = KINDS.map((k) => handlers.get(k)).filter((h): h is KindHandler => !!h);
@@ -59,6 +60,11 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[] }
       if (!parsed.success) {
         for (const i of parsed.error.issues) issue(['documents', index, 'spec', ...i.path.map(String)], i.message, i.code);
         return;
+      }
+      for (const p of handler.outboundUrls ?? []) {
+        const value = getPath(parsed.data, p);
+        const why = typeof value === 'string' ? literalAddressRefusal(value, deps.allowPrivateNetworks) : null;
+        if (why) issue(['documents', index, 'spec', ...p], `points at a ${why} address, which outbound calls refuse${deps.allowPrivateNetworks ? '' : ' (RAMPART_ALLOW_PRIVATE_NETWORKS is off)'}`, 'forbidden_address');
       }
       byKind.set(kind, [...(byKind.get(kind) ?? []), { name: metadata.name, spec: parsed.data, index }]);
       for (const ref of handler.references(spec)) refs.push({ index, ...ref });

@@ -40,7 +40,7 @@ export function registerConfigModule(app: FastifyInstance, deps: ModuleDeps, ser
     codeDetectionKind(services.alerts.codeDetections),
     triageRoutesKind(services.alerts.routing),
   ];
-  registerConfigRoutes(app, createConfigService({ db, kinds }));
+  registerConfigRoutes(app, createConfigService({ db, kinds, allowPrivateNetworks: deps.config.allowPrivateNetworks }));
 }
 
 /** The tables this module owns: none (scripts/table-owners.ts, docs/architecture.md#tables). */

@@ -16,6 +16,7 @@ export function outputDestinationKind(destinations: DestinationsService, deps: {
     permissions: { read: ['destination.read'], create: ['destination.manage'], update: ['destination.manage'], remove: ['destination.manage'] },
     schema: OutputDestinationSpec,
     secretFields: [{ path: ['token'] }],
+    outboundUrls: [['config', 'url'], ['config', 'apiBaseUrl'], ['config', 'tenantUrl']],
     parse(name, spec) {
       const parsed = OutputDestinationSpec.safeParse(spec && typeof spec === 'object' ? { ...spec, name } : spec);
       if (!parsed.success) return parsed;

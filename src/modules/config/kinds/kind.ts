@@ -58,6 +58,8 @@ export interface KindHandler {
   /** The schema of `spec` in the published JSON Schema. */
   schema: z.ZodType;
   secretFields: SecretField[];
+  /** Paths (under `spec`) of URLs Rampart will call: refused at plan time when they name a forbidden address, as the API's routes do. */
+  outboundUrls?: string[][];
   /** Checks and normalizes a document's spec (issues' paths are under `spec`). */
   parse(name: string, spec: unknown): z.ZodSafeParseResult<Record<string, unknown>>;
   /** References to other documents, from the raw spec as written. */

@@ -16,6 +16,7 @@ export function mcpServerKind(servers: McpServersService, deps: { db: Database; 
     permissions: { read: ['tool.read'], create: ['tool.manage'], update: ['tool.manage'], remove: ['tool.manage'] },
     schema: McpServerSpec,
     secretFields: [{ path: ['token'] }],
+    outboundUrls: [['url']],
     parse(name, spec) {
       const parsed = McpServerSpec.safeParse(spec);
       if (!parsed.success) return parsed;
