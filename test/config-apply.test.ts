@@ -139,6 +139,10 @@ describe('config apply', () => {
     });
     const del = await t.app.inject({ method: 'DELETE', url: `/api/agents/${agent.id}`, headers: admin });
     expect(del.statusCode).toBe(409);
+    const destination = (await t.app.inject({ method: 'GET', url: '/api/output-destinations', headers: admin })).json()[0];
+    const delDestination = await t.app.inject({ method: 'DELETE', url: `/api/output-destinations/${destination.id}`, headers: admin });
+    expect(delDestination.statusCode).toBe(409);
+    expect(delDestination.json().error).toContain('OutputDestination "soc-slack" is managed by code');
     const forced = await t.app.inject({ method: 'PUT', url: `/api/agents/${agent.id}?force=true`, headers: admin, payload: { ...body, outputDestinationIds: agent.outputDestinationIds, modelAlias: 'triage', maxSteps: 5 } });
     expect(forced.statusCode).toBe(200);
     expect(forced.json()).toMatchObject({ systemPrompt: 'edited by hand', managedBy: 'code' });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { parse } from 'yaml';
 import { ConfigFileError, parseConfigFiles, resolveSecretReferences } from '../modules/config/index.js';
 
 /**
@@ -130,8 +131,8 @@ export async function exportCommand(args: string[], env: NodeJS.ProcessEnv = pro
   const docs = res.text.split(/^---\n/m).filter((d) => d.trim());
   const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_');
   for (const d of docs) {
-    const kind = /^kind: (.+)$/m.exec(d)?.[1] ?? 'Unknown';
-    const name = /^ {2}name: (.+)$/m.exec(d)?.[1]?.replace(/^["']|["']$/g, '') ?? 'unnamed';
+    const { kind, metadata } = parse(d) as { kind: string; metadata: { name: string } };
+    const name = metadata.name;
     const dir = path.join(values.output, safe(kind));
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, `${safe(name)}.yaml`), d);
