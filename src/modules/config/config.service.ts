@@ -37,22 +37,21 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
     if (missing.length) throw new ForbiddenError(missing);
   }
 
-  /** The changes, and the names → ids of what is stored (apply adds what it creates). */
-  async function computePlan(ctx: RequestContext, body: PlanBodyT): Promise<{ changes: PlannedChange[]; ids: IdsByName }> {
+  /** Each document checked (envelope, spec, duplicates, URLs), by kind, with the references to resolve; or a 400 naming every problem. */
+  function checkDocuments(documents: unknown[]) {
     const issues: ValidationIssue[] = [];
     const byKind = new Map<Kind, Desired[]>();
     const seen = new Map<string, number>();
     const refs: Array<{ index: number; path: (string | number)[]; kind: Kind; name: string }> = [];
     const issue = (path: (string | number)[], message: string, code: string) => issues.push({ path: path.join('.'), message, code, location: 'body' });
-    body.documents.forEach((raw, index) => {
+    documents.forEach((raw, index) => {
       const envelope = ConfigDocument.safeParse(raw);
       if (!envelope.success) {
         for (const i of envelope.error.issues) issue(['documents', index, ...i.path.map(String)], i.message, i.code);
         return;
       }
       const { kind, metadata, spec } = envelope.data;
-      const handler = handlers.get(kind);
-      if (!handler) return issue(['documents', index, 'kind'], `${kind} documents are not supported yet`, 'unsupported_kind');
+      const handler = handlers.get(kind)!;
       const key = `${kind}/${metadata.name}`;
       if (seen.has(key)) return issue(['documents', index, 'metadata', 'name'], `${key} is also document ${seen.get(key)}`, 'duplicate');
       seen.set(key, index);
@@ -70,6 +69,14 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
       for (const ref of handler.references(spec)) refs.push({ index, ...ref });
     });
     if (issues.length) throw new ValidationError(issues);
+    return { byKind, refs };
+  }
+
+  /** The changes, and the names → ids of what is stored (apply adds what it creates). */
+  async function computePlan(ctx: RequestContext, body: PlanBodyT): Promise<{ changes: PlannedChange[]; ids: IdsByName }> {
+    const { byKind, refs } = checkDocuments(body.documents);
+    const issues: ValidationIssue[] = [];
+    const issue = (path: (string | number)[], message: string, code: string) => issues.push({ path: path.join('.'), message, code, location: 'body' });
 
     // Reading: the kinds the documents describe, and every kind when pruning.
     const involved = ordered.filter((h) => body.prune || byKind.has(h.kind));
