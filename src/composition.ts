@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createEventBus, type EventBus, type Subscriptions } from './platform/events.js';
 import { JobCatalog, type JobDefinition } from './platform/jobs/catalog.js';
 import { maintenanceJobs } from './platform/jobs/maintenance.jobs.js';
-import type { ModuleManifest, ModuleStates, SchedulerPass, WorkerDeps } from './platform/module.js';
+import type { ModuleApis, ModuleManifest, ModuleStates, SchedulerPass, WorkerDeps } from './platform/module.js';
 import type { ToolCatalog, ToolDeclaration } from './platform/agent-tools.js';
 import type { ModuleDeps, ModuleReaders } from './platform/wiring.js';
 import { organizationsModule } from './modules/organizations/index.js';
@@ -24,6 +24,7 @@ import { runsModule } from './modules/runs/index.js';
 import { alertsModule } from './modules/alerts/index.js';
 import { huntModule } from './modules/hunt/index.js';
 import { insightsModule } from './modules/insights/index.js';
+import { configModule } from './modules/config/index.js';
 
 /**
  * The composition root: every module of the service, each declared by its manifest
@@ -33,7 +34,7 @@ import { insightsModule } from './modules/insights/index.js';
  * module not listed here does not exist.
  */
 // `any`: each module's state type is its own, checked within its manifest by defineModule.
-export const MODULES: ReadonlyArray<ModuleManifest<any>> = [
+export const MODULES: ReadonlyArray<ModuleManifest<any, any>> = [
   organizationsModule,
   operationsModule,
   usersModule,
@@ -53,6 +54,7 @@ export const MODULES: ReadonlyArray<ModuleManifest<any>> = [
   alertsModule,
   huntModule,
   insightsModule,
+  configModule,
 ];
 
 /** A name two modules both declare, as `kind "name" (a, b)`. */
@@ -73,7 +75,7 @@ function duplicates(kind: string, named: Array<{ module: string; names: readonly
  * What the manifests declare twice: a module name, a table, a tool, a reader, a scheduler pass.
  * Jobs are checked when the catalog registers them, routes by Fastify; both at startup.
  */
-export function manifestConflicts(modules: ReadonlyArray<ModuleManifest<any>> = MODULES): string[] {
+export function manifestConflicts(modules: ReadonlyArray<ModuleManifest<any, any>> = MODULES): string[] {
   return [
     ...duplicates('module', modules.map((m) => ({ module: m.name, names: [m.name] }))),
     ...duplicates('table', modules.map((m) => ({ module: m.name, names: m.owns }))),
@@ -101,7 +103,7 @@ export const SCHEDULER_PASSES: readonly SchedulerPass[] = MODULES.flatMap((m) =>
  * an alert event nobody subscribes to; triggers drop intake's cache on `agent.changed`); the job
  * catalog and the scheduler have none.
  */
-export function serviceEvents(states: ReadonlyMap<ModuleManifest<any>, unknown> = new Map()): EventBus {
+export function serviceEvents(states: ReadonlyMap<ModuleManifest<any, any>, unknown> = new Map()): EventBus {
   const view: ModuleStates = { of: <S>(m: ModuleManifest<S>) => states.get(m) as S | undefined };
   return createEventBus(
     MODULES.flatMap((m): Subscriptions[] => {
@@ -114,10 +116,17 @@ export function serviceEvents(states: ReadonlyMap<ModuleManifest<any>, unknown> 
 /** The API role: each module's state, then the bus over its subscriptions, then every module's routes. */
 export function registerModules(app: FastifyInstance, moduleDeps: Omit<ModuleDeps, 'events' | 'tools' | 'readers'>): void {
   const base = { ...moduleDeps, tools: TOOLS, readers: READERS };
-  const states = new Map<ModuleManifest<any>, unknown>();
+  const states = new Map<ModuleManifest<any, any>, unknown>();
   for (const m of MODULES) if (m.state) states.set(m, m.state(base));
   const deps: ModuleDeps = { ...base, events: serviceEvents(states) };
-  for (const m of MODULES) m.routes?.(app, deps, states.get(m));
+  const apis = new Map<ModuleManifest<any, any>, unknown>();
+  const modules: ModuleApis = {
+    of: <A>(m: ModuleManifest<any, A>) => {
+      if (!apis.has(m)) throw new Error(`module "${m.name}" is asked for before its routes are registered (src/composition.ts lists it later, or not at all)`);
+      return apis.get(m) as A;
+    },
+  };
+  for (const m of MODULES) apis.set(m, m.routes?.(app, deps, states.get(m), modules));
 }
 
 export type JobDeps = Omit<WorkerDeps, 'events' | 'tools' | 'readers' | 'baseUrl'> & { baseUrl?: string };

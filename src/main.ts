@@ -8,6 +8,7 @@ import type { WorkerRunner } from './platform/jobs/runner.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { bootstrapIfEmpty, createOrganization } from './modules/organizations/index.js';
 import { parseFlags, USAGE, UsageError } from './cli/args.js';
+import { applyCommand, CliError, exportCommand } from './cli/config-commands.js';
 import { baseUrlWarning, FIRST_ORGANIZATION_HINT } from './cli/setup-hints.js';
 import { consoleAddress, createLoginLink, LoginLinkError, recordConsoleAddress } from './modules/sessions/index.js';
 
@@ -148,6 +149,13 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
+  // Agents as code: HTTP clients of a running server, with no database or server configuration of their own.
+  if (command === 'apply' || command === 'export') {
+    const code = await (command === 'apply' ? applyCommand(rest) : exportCommand(rest));
+    // Exit once stdout is flushed: the exit code is the answer CI reads (2: --dry-run found changes).
+    await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+    process.exit(code);
+  }
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   switch (command) {
@@ -184,6 +192,10 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof UsageError) {
     process.stderr.write(`rampart: ${err.message}\n\n${USAGE}\n`);
     process.exit(2);
+  }
+  if (err instanceof CliError || (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
+    process.stderr.write(`rampart: ${err.message}\n`);
+    process.exit(1);
   }
   if (err instanceof ConfigError || err instanceof LoginLinkError || err instanceof DataDirLockedError || err instanceof EmbeddedStartError) {
     process.stderr.write(`rampart: ${err.message}\n`);

@@ -84,6 +84,8 @@ function registerReference(root: FastifyInstance): void {
         config: row.config,
         hasToken: row.tokenCiphertext !== null,
         eventSubscriptions: row.eventSubscriptions,
+        managedBy: row.managedBy,
+        managedSource: row.managedSource,
       } as z.infer<typeof DestinationList>[number];
       if (req.query.reveal === '1' && row.tokenCiphertext) dto.token = t.secrets.decrypt(row.tokenCiphertext);
       return dto;

@@ -63,6 +63,8 @@ describe('POST /api/mcp-servers', () => {
       url: mcp.url,
       enabled: true,
       hasToken: true,
+      managedBy: null,
+      managedSource: null,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updatedAt: expect.any(String),
     });

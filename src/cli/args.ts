@@ -27,5 +27,10 @@ Commands:
                              prints {organization, user, apiKey} as JSON
   admin login-link --email E [--org ID]
                              print a one-time web console sign-in link (valid 15 minutes)
+  apply -f <file|folder> [--dry-run] [--prune] [--source REF]
+                             agents as code: plan the files against RAMPART_URL (with
+                             RAMPART_API_KEY), print it, apply it in one transaction;
+                             --dry-run exits 2 when there are changes (docs/agents-as-code.md)
+  export [-o DIR]            the organization's configuration as files (secrets as references)
 
 Configuration comes from the environment; see the README.`;

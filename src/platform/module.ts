@@ -15,7 +15,7 @@ import type { ModuleDeps, ModuleReaders } from './wiring.js';
  * worker (jobs, tools, subscriptions) and the scheduler (passes, subscriptions). Nothing is
  * discovered: a module the composition root does not list does not exist.
  */
-export interface ModuleManifest<State = undefined> {
+export interface ModuleManifest<State = undefined, Api = void> {
   /** The module's folder name. */
   name: string;
   /** The tables only this module's SQL names (scripts/table-owners.ts reads the literal array). */
@@ -25,8 +25,12 @@ export interface ModuleManifest<State = undefined> {
    * shared by this module's routes and its subscriptions. Absent in the worker and scheduler.
    */
   state?: (deps: Omit<ModuleDeps, 'events'>) => State;
-  /** Registers the module's HTTP routes (API role). */
-  routes?: (app: FastifyInstance, deps: ModuleDeps, state: State) => void;
+  /**
+   * Registers the module's HTTP routes (API role). What it returns is the module's API-role
+   * commands for modules listed after it (`modules.of(thatModule)`: config apply writes agents,
+   * destinations… through their owners' services, in its own transaction).
+   */
+  routes?: (app: FastifyInstance, deps: ModuleDeps, state: State, modules: ModuleApis) => Api;
   /** The module's job types (worker role). */
   jobs?: (deps: WorkerDeps) => ReadonlyArray<JobDefinition<any>>;
   /** Work the scheduler runs each tick (every pass must be safe to run from several processes). */
@@ -45,6 +49,11 @@ export interface ModuleManifest<State = undefined> {
 /** Another module's API-role state (`undefined` in the other roles), for a subscription that needs it. */
 export interface ModuleStates {
   of<S>(module: ModuleManifest<S>): S | undefined;
+}
+
+/** The commands an earlier module's `routes` returned (API role); asking for a later or absent module throws. */
+export interface ModuleApis {
+  of<A>(module: ModuleManifest<any, A>): A;
 }
 
 /** What the worker role's job factories get. */
@@ -76,7 +85,7 @@ export interface SchedulerPass {
   run(deps: SchedulerDeps): Promise<unknown>;
 }
 
-/** A module's manifest, typed (its `state` flows to its `routes` and `subscribes`); nothing more. */
-export function defineModule<State = undefined>(manifest: ModuleManifest<State>): ModuleManifest<State> {
+/** A module's manifest, typed (its `state` flows to its `routes` and `subscribes`, its routes' result to later modules); nothing more. */
+export function defineModule<State = undefined, Api = void>(manifest: ModuleManifest<State, Api>): ModuleManifest<State, Api> {
   return manifest;
 }

@@ -70,6 +70,16 @@ export function Badge({ value, kind }: { value: string | null | undefined; kind?
   return <span className={`badge ${kind ?? ''} v-${value.replace(/[^a-z0-9_-]/gi, '')}`}>{value.replaceAll('_', ' ')}</span>;
 }
 
+/**
+ * A resource applied from a repository (`rampart apply`, docs/agents-as-code.md): the API refuses
+ * edits without `force`, so the console shows why its edit buttons are off.
+ */
+export function ManagedByCode({ resource }: { resource: { managedBy?: string | null; managedSource?: string | null } }) {
+  if (resource.managedBy !== 'code') return null;
+  const from = resource.managedSource ? ` (source ${resource.managedSource})` : '';
+  return <span className="badge managed" title={`Applied from code${from}: change its file in the repository and apply it`}>managed by code</span>;
+}
+
 export function Time({ at }: { at: string | null | undefined }) {
   if (!at) return <span className="muted">—</span>;
   const d = new Date(at);

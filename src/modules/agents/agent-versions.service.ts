@@ -74,7 +74,7 @@ export function createAgentVersionsService(deps: { db: Database; agents: AgentsS
     /** Makes the agent what it was at `version`: a new version equal to it (none when the agent already is). */
     async restore(ctx: RequestContext, agentId: string, version: number): Promise<AgentDto> {
       const row = await mustFindVersion(ctx, agentId, version);
-      return agents.update(ctx, agentId, agentFieldsOf(row.snapshot as AgentVersionSnapshot), { source: 'restore', restoredFrom: version });
+      return agents.update(ctx, agentId, agentFieldsOf(row.snapshot as AgentVersionSnapshot), { origin: { source: 'restore', restoredFrom: version } });
     },
   };
 }

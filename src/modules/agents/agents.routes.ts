@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { contextOf } from '../../platform/context.js';
+import { ForceQuery } from '../../platform/managed.js';
 import { LimitOffsetQuery } from '../../platform/http/pagination.js';
 import { DeleteResult, withErrors } from '../../platform/http/responses.js';
 import { Agent, agentWriteSchema, AgentIdParams, AgentList } from './agents.schemas.js';
@@ -42,15 +43,16 @@ export function registerAgentsRoutes(root: FastifyInstance, service: AgentsServi
       tags,
       summary: 'Replace an agent',
       description:
-        'Omitted optional fields take their defaults. A change appends the agent\'s next version (GET /api/agents/{agentId}/versions; `version` answers it); a replace that changes nothing appends none.',
+        'Omitted optional fields take their defaults. A change appends the agent\'s next version (GET /api/agents/{agentId}/versions; `version` answers it); a replace that changes nothing appends none. An agent managed by code is 409 without `force=true`.',
       params: AgentIdParams,
+      querystring: ForceQuery,
       body: AgentWrite,
-      response: withErrors({ 200: Agent }, 404),
+      response: withErrors({ 200: Agent }, 404, 409),
     },
-  }, async (req) => service.update(contextOf(req), req.params.agentId, req.body));
+  }, async (req) => service.update(contextOf(req), req.params.agentId, req.body, { force: req.query.force }));
 
   app.delete('/api/agents/:agentId', {
     config: { permissions: ['agent.manage'] },
-    schema: { tags, summary: 'Delete an agent with its triggers and runs', params: AgentIdParams, response: withErrors({ 200: DeleteResult }, 404) },
-  }, async (req) => service.remove(contextOf(req), req.params.agentId));
+    schema: { tags, summary: 'Delete an agent with its triggers and runs', description: 'An agent managed by code is 409 without `force=true`.', params: AgentIdParams, querystring: ForceQuery, response: withErrors({ 200: DeleteResult }, 404, 409) },
+  }, async (req) => service.remove(contextOf(req), req.params.agentId, { force: req.query.force }));
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { managedFields } from '../../platform/managed.js';
 import { MCP_TOOL_RE } from '../tools/index.js';
 import { schemaCompileError } from './output-schema.fns.js';
 
@@ -32,7 +33,8 @@ const JsonSchemaObject = z
   })
   .describe('JSON Schema (type object) the final answer must satisfy');
 
-const agentFields = (builtinTools: readonly string[]) => ({
+/** The fields of an agent as written (config documents reuse them, with names for ids). */
+export const agentFields = (builtinTools: readonly string[]) => ({
   name: z.string().trim().min(1).max(255),
   description: z.string().max(4000).default(''),
   systemPrompt: z.string().min(1).max(100_000),
@@ -69,6 +71,7 @@ export const Agent = z.object({
   maxSteps: z.number().int(),
   maxDurationMs: z.number().int(),
   version: z.number().int().describe('The current version: every change to the agent (or to its triggers\' settings) appends one (GET /api/agents/{agentId}/versions)'),
+  ...managedFields,
   warnings: z
     .array(z.string())
     .describe('What to know about this configuration, e.g. a `structuredOutputSchema` that cannot be sent in OpenAI strict mode (it is then sent non-strict); empty when nothing'),

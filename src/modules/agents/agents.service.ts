@@ -4,6 +4,7 @@ import type { RequestContext } from '../../platform/context.js';
 import type { EventBus, EventSpec } from '../../platform/events.js';
 import { writeAudit } from '../../platform/audit.js';
 import { withTransaction } from '../../platform/cache/transaction.js';
+import { assertEditable, managedColumns, type WriteOptions } from '../../platform/managed.js';
 import { NotFoundError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
 import { parseMcpToolName, unknownMcpServers } from '../tools/index.js';
@@ -12,6 +13,16 @@ import { unknownDestinationIds } from '../destinations/index.js';
 import type { AgentCreateT, AgentDto } from './agents.schemas.js';
 import { appendAgentVersion, NO_TRIGGERS, originOf, type TriggerSettingsSql, type VersionOrigin } from './agent-versions.repo.js';
 import { outputSchemaWarnings } from './output-schema.fns.js';
+
+/** How an agent is written: config apply's options (platform/managed.ts) and, for a restore, where its version comes from. */
+export type AgentWriteOptions = WriteOptions & { origin?: VersionOrigin };
+
+/** The version's origin: given (a restore), config apply (`code`, with the apply's source), else the request's (api or console). */
+function versionOrigin(ctx: RequestContext, opts: AgentWriteOptions): VersionOrigin {
+  if (opts.origin) return opts.origin;
+  if (opts.managed) return { source: 'code', sourceRef: opts.managed.source };
+  return originOf(ctx);
+}
 
 export function toAgentDto(row: AgentRow): AgentDto {
   return {
@@ -29,6 +40,8 @@ export function toAgentDto(row: AgentRow): AgentDto {
     maxSteps: row.maxSteps,
     maxDurationMs: row.maxDurationMs,
     version: row.version,
+    managedBy: row.managedBy,
+    managedSource: row.managedSource,
     warnings: outputSchemaWarnings(row.structuredOutputSchema),
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
@@ -98,13 +111,15 @@ export function createAgentsService(deps: { db: Database; events: EventBus; trig
       return toAgentDto(await mustFind(db, ctx, id));
     },
 
-    async create(ctx: RequestContext, input: AgentCreateT, origin: VersionOrigin = originOf(ctx)): Promise<AgentDto> {
-      return db.transaction().execute(async (tx) => {
+    /** `opts`: config apply's transaction and "managed by code" marking (platform/managed.ts), and where the version came from. */
+    async create(ctx: RequestContext, input: AgentCreateT, opts: AgentWriteOptions = {}): Promise<AgentDto> {
+      const origin = versionOrigin(ctx, opts);
+      return withTransaction(opts.tx ?? db, async (tx) => {
         await checkReferences(tx, ctx.actor.organizationId, input);
         const now = new Date();
         const row = await tx
           .insertInto('agents')
-          .values({ id: uuidv7(), organizationId: ctx.actor.organizationId, ...columns(input), createdBy: ctx.actor.userId, createdAt: now, updatedAt: now })
+          .values({ id: uuidv7(), organizationId: ctx.actor.organizationId, ...columns(input), ...managedColumns(opts), createdBy: ctx.actor.userId, createdAt: now, updatedAt: now })
           .returningAll()
           .executeTakeFirstOrThrow();
         const version = (await appendAgentVersion(tx, row.organizationId, row.id, ctx.actor, origin, triggerSettings)) ?? row.version;
@@ -113,15 +128,20 @@ export function createAgentsService(deps: { db: Database; events: EventBus; trig
       });
     },
 
-    /** Replaces the agent; `origin.source` `restore` is audited as `agent.restore` (agent-versions.service.ts). */
-    async update(ctx: RequestContext, id: string, input: AgentCreateT, origin: VersionOrigin = originOf(ctx)): Promise<AgentDto> {
-      return withTransaction(db, async (tx) => {
-        await mustFind(tx, ctx, id, true);
+    /**
+     * Replaces the agent; `origin.source` `restore` is audited as `agent.restore` (agent-versions.service.ts).
+     * A code-managed agent: 409 unless `opts.force` or config apply (platform/managed.ts).
+     */
+    async update(ctx: RequestContext, id: string, input: AgentCreateT, opts: AgentWriteOptions = {}): Promise<AgentDto> {
+      const origin = versionOrigin(ctx, opts);
+      return withTransaction(opts.tx ?? db, async (tx) => {
+        const existing = await mustFind(tx, ctx, id, true);
+        assertEditable(existing, 'Agent', existing.name, opts);
         await events.emit(tx, 'agent.changed', { organizationId: ctx.actor.organizationId, agentId: id, change: 'updated' });
         await checkReferences(tx, ctx.actor.organizationId, input);
         const row = await tx
           .updateTable('agents')
-          .set({ ...columns(input), updatedBy: ctx.actor.userId, updatedAt: new Date() })
+          .set({ ...columns(input), ...managedColumns(opts), updatedBy: ctx.actor.userId, updatedAt: new Date() })
           .where('organizationId', '=', ctx.actor.organizationId)
           .where('id', '=', id)
           .returningAll()
@@ -134,9 +154,10 @@ export function createAgentsService(deps: { db: Database; events: EventBus; trig
     },
 
     /** Deletes the agent with its triggers and runs (the audit log keeps the record). */
-    async remove(ctx: RequestContext, id: string): Promise<{ success: boolean }> {
-      await withTransaction(db, async (tx) => {
+    async remove(ctx: RequestContext, id: string, opts?: WriteOptions): Promise<{ success: boolean }> {
+      await withTransaction(opts?.tx ?? db, async (tx) => {
         const row = await mustFind(tx, ctx, id, true);
+        assertEditable(row, 'Agent', row.name, opts);
         await events.emit(tx, 'agent.changed', { organizationId: ctx.actor.organizationId, agentId: id, change: 'deleted' });
         await tx.deleteFrom('agents').where('organizationId', '=', ctx.actor.organizationId).where('id', '=', id).execute();
         await writeAudit(tx, ctx, { action: 'agent.delete', resourceType: 'agent', resourceId: id, metadata: { name: row.name } });

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
 import { defineModule } from '../../platform/module.js';
 import { registerAgentsRoutes } from './agents.routes.js';
-import { createAgentsService } from './agents.service.js';
+import { createAgentsService, type AgentsService } from './agents.service.js';
 import { registerAgentVersionsRoutes } from './agent-versions.routes.js';
 import { createAgentVersionsService } from './agent-versions.service.js';
 import type { TriggerSettingsSql } from './agent-versions.repo.js';
@@ -11,18 +11,23 @@ import type { TriggerSettingsSql } from './agent-versions.repo.js';
 export { findAgentRow, type AgentRow } from './agents.repo.js';
 export { agentSnapshotSql, type PinnedAgent } from './agents.repo.js';
 export { agentMaxDurationOf, agentNameOf, agentNames, agentVersionOf, organizationAgents } from './agents.readers.js';
-export { AgentIdParams, type AgentInputSpecT } from './agents.schemas.js';
+export { AgentIdParams, agentFields, type AgentInputSpecT, type AgentDto } from './agents.schemas.js';
+export type { AgentsService, AgentWriteOptions } from './agents.service.js';
 export { structuredOutputSchema } from './output-schema.fns.js';
 export { inputProblems } from './inputs.fns.js';
 // Versions: the agent as it was at a version (runs, evaluations), and the command a trigger change appends one with.
 export { agentVersionSnapshot, appendAgentVersion, originOf, type AgentVersionSnapshot, type TriggerSettingsSql, type VersionOrigin } from './agent-versions.repo.js';
 
-/** An agent's update or deletion emits `agent.changed` in its transaction (see agents.service.ts); each change appends a version. */
-function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps): void {
+/**
+ * An agent's update or deletion emits `agent.changed` in its transaction (see agents.service.ts);
+ * each change appends a version. Returns the service: config apply writes agents through it.
+ */
+function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps): AgentsService {
   const triggerSettings = deps.readers.agentTriggerSettings;
   const agents = createAgentsService({ db: deps.database.db, events: deps.events, ...(triggerSettings ? { triggerSettings } : {}) });
   registerAgentsRoutes(app, agents, Object.keys(deps.tools));
   registerAgentVersionsRoutes(app, createAgentVersionsService({ db: deps.database.db, agents }));
+  return agents;
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */

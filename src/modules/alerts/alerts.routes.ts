@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ForceQuery } from '../../platform/managed.js';
 import { contextOf } from '../../platform/context.js';
 import { IdParams, LimitOffsetQuery } from '../../platform/http/pagination.js';
 import { DeleteResult, withErrors } from '../../platform/http/responses.js';
@@ -119,10 +120,11 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
       description:
         'Routes are checked top to bottom; the first enabled route whose conditions all match wins, else the default agent, else the alert stays unassigned. ' +
         'At most 50 routes, or as many as are already saved when more. 400 when routes and default would send alerts between agents in a loop (an agent with the `create_alert` tool whose alerts come back to it); the issues name the agent, severities and routes.',
+      querystring: ForceQuery,
       body: RoutesBody,
-      response: withErrors({ 200: RoutesView }),
+      response: withErrors({ 200: RoutesView }, 409),
     },
-  }, async (req) => s.routing.replace(contextOf(req), req.body));
+  }, async (req) => s.routing.replace(contextOf(req), req.body, { force: req.query.force }));
 
   app.post('/api/alert-triage-routes/simulate', {
     config: read,
@@ -144,12 +146,12 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   }, async (req) => s.codeDetections.get(contextOf(req), req.params.id));
   app.put('/api/code-detections/:id', {
     config: manage,
-    schema: { tags: detectionTags, summary: 'Replace a code detection', description: '409 when it moves the only detection of a log table that saved triage routes name (change the routes first).', params: IdParams, body: CodeDetectionInput, response: withErrors({ 200: CodeDetection }, 404, 409) },
-  }, async (req) => s.codeDetections.update(contextOf(req), req.params.id, req.body));
+    schema: { tags: detectionTags, summary: 'Replace a code detection', description: '409 when it moves the only detection of a log table that saved triage routes name (change the routes first).', params: IdParams, querystring: ForceQuery, body: CodeDetectionInput, response: withErrors({ 200: CodeDetection }, 404, 409) },
+  }, async (req) => s.codeDetections.update(contextOf(req), req.params.id, req.body, { force: req.query.force }));
   app.delete('/api/code-detections/:id', {
     config: manage,
-    schema: { tags: detectionTags, summary: 'Delete a code detection (409 while a triage route names it or its log table, when no other detection has that table)', params: IdParams, response: withErrors({ 200: DeleteResult }, 404, 409) },
-  }, async (req) => s.codeDetections.remove(contextOf(req), req.params.id));
+    schema: { tags: detectionTags, summary: 'Delete a code detection (409 while a triage route names it or its log table, when no other detection has that table)', params: IdParams, querystring: ForceQuery, response: withErrors({ 200: DeleteResult }, 404, 409) },
+  }, async (req) => s.codeDetections.remove(contextOf(req), req.params.id, { force: req.query.force }));
   app.post('/api/code-detections/:id/hits', {
     config: answering(alertCommands.create),
     schema: {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { managedFields } from '../../platform/managed.js';
 import { AlertSeverity, Alert } from './alerts.schemas.js';
 
 export const CodeDetectionInput = z.object({
@@ -21,6 +22,7 @@ export const CodeDetection = z
     severity: AlertSeverity,
     logTable: z.object({ source: z.string(), stream: z.string() }).nullable(),
     query: z.string().nullable(),
+    ...managedFields,
     createdAt: z.string(),
     updatedAt: z.string(),
   })

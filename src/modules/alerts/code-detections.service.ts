@@ -7,6 +7,8 @@ import type { Selectable } from 'kysely';
 import { writeAudit } from '../../platform/audit.js';
 import { ConflictError, NotFoundError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
+import { withTransaction } from '../../platform/cache/transaction.js';
+import { assertEditable, managedColumns, type WriteOptions } from '../../platform/managed.js';
 import { createAlert, type AlertDeps } from './alerts.create.js';
 import type { CodeDetectionDto, CodeDetectionInput, HitBody } from './code-detections.schemas.js';
 
@@ -22,6 +24,8 @@ function toDto(r: Selectable<CodeDetectionsTable>): CodeDetectionDto {
     severity: r.severity,
     logTable: r.logSource && r.logStream ? { source: r.logSource, stream: r.logStream } : null,
     query: r.query,
+    managedBy: r.managedBy,
+    managedSource: r.managedSource,
     createdAt: iso(r.createdAt)!,
     updatedAt: iso(r.updatedAt)!,
   };
@@ -38,21 +42,21 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
     q.selectFrom('codeDetections').selectAll().where('organizationId', '=', orgId).where('id', '=', id.toLowerCase()).executeTakeFirst();
 
   type SavedRoute = { name: string; conditions: { type: string; codeDetectionIds?: string[]; source?: string; stream?: string }[] };
-  const savedRoutes = async (orgId: string) =>
-    ((await db.selectFrom('alertRouting').select('routes').where('organizationId', '=', orgId).executeTakeFirst())?.routes ?? []) as SavedRoute[];
+  const savedRoutes = async (orgId: string, q: Database = db) =>
+    ((await q.selectFrom('alertRouting').select('routes').where('organizationId', '=', orgId).executeTakeFirst())?.routes ?? []) as SavedRoute[];
 
   /**
    * Log tables offered to routes are those of the detections. Moving or deleting the last
    * detection of a table that saved routes name would leave routes that cannot be saved again
    * (400 unknown_reference on an unchanged re-PUT): refused with a 409 that says which routes.
    */
-  async function keepRoutesValid(orgId: string, row: Selectable<CodeDetectionsTable>, next: { source: string; stream: string } | null): Promise<void> {
+  async function keepRoutesValid(orgId: string, row: Selectable<CodeDetectionsTable>, next: { source: string; stream: string } | null, q: Database = db): Promise<void> {
     if (!row.logSource || !row.logStream) return;
     if (next && next.source === row.logSource && next.stream === row.logStream) return;
-    const other = await db.selectFrom('codeDetections').select('id').where('organizationId', '=', orgId).where('id', '<>', row.id)
+    const other = await q.selectFrom('codeDetections').select('id').where('organizationId', '=', orgId).where('id', '<>', row.id)
       .where('logSource', '=', row.logSource).where('logStream', '=', row.logStream).executeTakeFirst();
     if (other) return;
-    const using = (await savedRoutes(orgId)).filter((r) => r.conditions.some((c) => c.type === 'logTable' && c.source === row.logSource && c.stream === row.logStream)).map((r) => `"${r.name}"`);
+    const using = (await savedRoutes(orgId, q)).filter((r) => r.conditions.some((c) => c.type === 'logTable' && c.source === row.logSource && c.stream === row.logStream)).map((r) => `"${r.name}"`);
     if (using.length) throw new ConflictError(`Log table ${row.logSource}/${row.logStream} is used by triage route(s) ${using.join(', ')}; change those routes first (no other detection provides it)`);
   }
 
@@ -72,10 +76,12 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
       return toDto(row);
     },
 
-    async create(ctx: RequestContext, input: Input) {
+    /** `opts`: config apply's transaction and "managed by code" marking (platform/managed.ts). */
+    async create(ctx: RequestContext, input: Input, opts?: WriteOptions) {
       const id = uuidv7();
       const now = new Date();
-      await db.transaction().execute(async (tx) => {
+      const q = opts?.tx ?? db;
+      await withTransaction(q, async (tx) => {
         await tx
           .insertInto('codeDetections')
           .values({
@@ -88,6 +94,7 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
             logSource: input.logTable?.source ?? null,
             logStream: input.logTable?.stream ?? null,
             query: input.query ?? null,
+            ...managedColumns(opts),
             createdBy: ctx.actor.userId,
             createdAt: now,
             updatedAt: now,
@@ -95,14 +102,16 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
           .execute();
         await writeAudit(tx, ctx, { action: 'codeDetection.create', resourceType: 'codeDetection', resourceId: id, metadata: { name: input.name } });
       });
-      return this.get(ctx, id);
+      return toDto((await find(q, ctx.actor.organizationId, id))!);
     },
 
-    async update(ctx: RequestContext, id: string, input: Input) {
-      const row = await find(db, ctx.actor.organizationId, id);
+    async update(ctx: RequestContext, id: string, input: Input, opts?: WriteOptions) {
+      const q = opts?.tx ?? db;
+      const row = await find(q, ctx.actor.organizationId, id);
       if (!row) throw new NotFoundError('Code detection');
-      await keepRoutesValid(ctx.actor.organizationId, row, input.logTable ?? null);
-      await db.transaction().execute(async (tx) => {
+      assertEditable(row, 'CodeDetection', row.name, opts);
+      await keepRoutesValid(ctx.actor.organizationId, row, input.logTable ?? null, q);
+      await withTransaction(q, async (tx) => {
         await tx
           .updateTable('codeDetections')
           .set({
@@ -113,26 +122,29 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
             logSource: input.logTable?.source ?? null,
             logStream: input.logTable?.stream ?? null,
             query: input.query ?? null,
+            ...managedColumns(opts),
             updatedAt: new Date(),
           })
           .where('id', '=', row.id)
           .execute();
         await writeAudit(tx, ctx, { action: 'codeDetection.update', resourceType: 'codeDetection', resourceId: row.id });
       });
-      return this.get(ctx, row.id);
+      return toDto((await find(q, ctx.actor.organizationId, row.id))!);
     },
 
     /** Refused (409) while a triage route names the detection: the route would silently stop matching. */
-    async remove(ctx: RequestContext, id: string) {
+    async remove(ctx: RequestContext, id: string, opts?: WriteOptions) {
       const orgId = ctx.actor.organizationId;
-      const row = await find(db, orgId, id);
+      const q = opts?.tx ?? db;
+      const row = await find(q, orgId, id);
       if (!row) throw new NotFoundError('Code detection');
-      const using = (await savedRoutes(orgId))
+      assertEditable(row, 'CodeDetection', row.name, opts);
+      const using = (await savedRoutes(orgId, q))
         .filter((r) => r.conditions.some((c) => c.type === 'codeDetection' && c.codeDetectionIds?.includes(row.id)))
         .map((r) => `"${r.name}"`);
       if (using.length) throw new ConflictError(`Code detection is used by triage route(s) ${using.join(', ')}; remove it from them first`);
-      await keepRoutesValid(orgId, row, null);
-      await db.transaction().execute(async (tx) => {
+      await keepRoutesValid(orgId, row, null, q);
+      await withTransaction(q, async (tx) => {
         await tx.deleteFrom('codeDetections').where('id', '=', row.id).execute();
         await writeAudit(tx, ctx, { action: 'codeDetection.delete', resourceType: 'codeDetection', resourceId: row.id });
       });

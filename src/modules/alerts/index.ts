@@ -6,8 +6,8 @@ import { runAlertContext } from './run-alert.js';
 import { noteTriageRunEnded } from './alerts.create.js';
 import { registerAlertsRoutes } from './alerts.routes.js';
 import { createAlertsService } from './alerts.service.js';
-import { createRoutingService } from './routing.service.js';
-import { createCodeDetectionsService } from './code-detections.service.js';
+import { createRoutingService, type RoutingService } from './routing.service.js';
+import { createCodeDetectionsService, type CodeDetectionsService } from './code-detections.service.js';
 
 // The front door: how other modules create alerts (triggers, hunt) and what they may read.
 export { createAlert, type NewAlert, type TriageChoice, type AlertDeps } from './alerts.create.js';
@@ -15,19 +15,22 @@ export { findAlert } from './alerts.repo.js';
 export { DISPLAY_PREFIX } from './alerts.fns.js';
 export { alertsByDedupeKey, isOpenStatus, raiseAlertBySystem, reopenAlertBySystem } from './alerts.reopen.js';
 export type { AlertDto } from './alerts.schemas.js';
+export { RouteCondition, RouteInput } from './routing.schemas.js';
+export { CodeDetectionInput } from './code-detections.schemas.js';
+export type { RoutingService } from './routing.service.js';
+export type { CodeDetectionsService } from './code-detections.service.js';
 export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, readPointer, type AlertFields, type AlertMapping } from './trigger-payload.fns.js';
 
 /** Event types this module records for output destinations (see docs/alerts.md). */
 export const ALERT_EVENT_TYPES = ['alert.created', 'alert.status_changed'] as const;
 
-function registerAlertsModule(app: FastifyInstance, deps: ModuleDeps): void {
+/** Returns the routing and code detection services: config apply writes them through their commands. */
+function registerAlertsModule(app: FastifyInstance, deps: ModuleDeps): { routing: RoutingService; codeDetections: CodeDetectionsService } {
   const db = deps.database.db;
   const { events } = deps;
-  registerAlertsRoutes(app, {
-    alerts: createAlertsService({ db, events }),
-    routing: createRoutingService({ db }),
-    codeDetections: createCodeDetectionsService({ db, events }),
-  });
+  const services = { routing: createRoutingService({ db }), codeDetections: createCodeDetectionsService({ db, events }) };
+  registerAlertsRoutes(app, { alerts: createAlertsService({ db, events }), ...services });
+  return services;
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */

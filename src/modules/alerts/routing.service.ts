@@ -1,4 +1,6 @@
 import { uuidv7 } from 'uuidv7';
+import { withTransaction } from '../../platform/cache/transaction.js';
+import { assertEditable, managedColumns, type WriteOptions } from '../../platform/managed.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
 import { writeAudit } from '../../platform/audit.js';
@@ -111,19 +113,24 @@ export function createRoutingService(deps: { db: Database }) {
   return {
     get: (ctx: RequestContext) => view(db, ctx.actor.organizationId),
 
-    async replace(ctx: RequestContext, body: RoutesInput) {
+    /** The saved routing as stored, or undefined when never saved (config plan and export). */
+    stored: (ctx: RequestContext) => db.selectFrom('alertRouting').selectAll().where('organizationId', '=', ctx.actor.organizationId).executeTakeFirst(),
+
+    /** `opts`: config apply's transaction and "managed by code" marking; routes managed by code: 409 without `force`. */
+    async replace(ctx: RequestContext, body: RoutesInput, opts?: WriteOptions) {
       const orgId = ctx.actor.organizationId;
-      return db.transaction().execute(async (tx) => {
+      return withTransaction(opts?.tx ?? db, async (tx) => {
         // One writer at a time per organization: the "as many as already saved" limit reads the saved list.
         await tx.insertInto('alertRouting').values({ organizationId: orgId }).onConflict((oc) => oc.doNothing()).execute();
         const saved = await tx.selectFrom('alertRouting').selectAll().where('organizationId', '=', orgId).forUpdate().executeTakeFirstOrThrow();
+        assertEditable(saved, 'TriageRoutes', 'default', opts);
         const routes: Route[] = body.routes.map((r) => ({ id: r.id?.toLowerCase() ?? uuidv7(), name: r.name, enabled: r.enabled, conditions: r.conditions, responseAgentId: r.responseAgentId.toLowerCase() }));
         const defaultAgentId = body.defaultResponseAgentId === undefined ? saved.defaultResponseAgentId : (body.defaultResponseAgentId?.toLowerCase() ?? null);
         const huntAgentId = body.huntResponseAgentId === undefined ? saved.huntResponseAgentId : (body.huntResponseAgentId?.toLowerCase() ?? null);
         await check(tx, orgId, routes, defaultAgentId, huntAgentId, (saved.routes as unknown[]).length);
         await tx
           .updateTable('alertRouting')
-          .set({ routes: JSON.stringify(routes), defaultResponseAgentId: defaultAgentId, huntResponseAgentId: huntAgentId, updatedBy: ctx.actor.userId, updatedAt: new Date() })
+          .set({ routes: JSON.stringify(routes), defaultResponseAgentId: defaultAgentId, huntResponseAgentId: huntAgentId, ...managedColumns(opts), updatedBy: ctx.actor.userId, updatedAt: new Date() })
           .where('organizationId', '=', orgId)
           .execute();
         await writeAudit(tx, ctx, { action: 'alertRoutes.replace', resourceType: 'alertRoutes', metadata: { routes: routes.length, defaultResponseAgentId: defaultAgentId, huntResponseAgentId: huntAgentId } });

@@ -9,11 +9,13 @@ export interface DestinationRow {
   config: Record<string, unknown>;
   tokenCiphertext: string | null;
   eventSubscriptions: string[];
+  managedBy: 'code' | null;
+  managedSource: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-const COLUMNS = ['id', 'organizationId', 'name', 'type', 'config', 'tokenCiphertext', 'eventSubscriptions', 'createdAt', 'updatedAt'] as const;
+const COLUMNS = ['id', 'organizationId', 'name', 'type', 'config', 'tokenCiphertext', 'eventSubscriptions', 'managedBy', 'managedSource', 'createdAt', 'updatedAt'] as const;
 
 export function listDestinationRows(db: Queryable, organizationId: string): Promise<DestinationRow[]> {
   return db.selectFrom('outputDestinations').select(COLUMNS).where('organizationId', '=', organizationId).orderBy('createdAt').orderBy('id').execute();
@@ -32,7 +34,7 @@ export async function insertDestinationRow(db: Queryable, row: DestinationRow): 
 export async function updateDestinationRow(db: Queryable, row: Omit<DestinationRow, 'createdAt'>): Promise<void> {
   await db
     .updateTable('outputDestinations')
-    .set({ name: row.name, type: row.type, config: JSON.stringify(row.config), tokenCiphertext: row.tokenCiphertext, eventSubscriptions: row.eventSubscriptions, updatedAt: row.updatedAt })
+    .set({ name: row.name, type: row.type, config: JSON.stringify(row.config), tokenCiphertext: row.tokenCiphertext, eventSubscriptions: row.eventSubscriptions, managedBy: row.managedBy, managedSource: row.managedSource, updatedAt: row.updatedAt })
     .where('id', '=', row.id)
     .where('organizationId', '=', row.organizationId)
     .execute();

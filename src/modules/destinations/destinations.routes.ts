@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ForceQuery } from '../../platform/managed.js';
 import { contextOf } from '../../platform/context.js';
 import { IdParams } from '../../platform/http/pagination.js';
 import { withErrors } from '../../platform/http/responses.js';
@@ -43,12 +44,13 @@ export function registerDestinationsRoutes(root: FastifyInstance, service: Desti
     schema: {
       tags,
       summary: 'Replace an output destination',
-      description: 'Replaces name, type and config. Omitting `token` keeps the stored token; `token: null` clears it.',
+      description: 'Replaces name, type and config. Omitting `token` keeps the stored token; `token: null` clears it. A destination managed by code is 409 without `force=true`.',
       params: IdParams,
+      querystring: ForceQuery,
       body: DestinationInput,
-      response: withErrors({ 200: Destination }, 404),
+      response: withErrors({ 200: Destination }, 404, 409),
     },
-  }, async (req) => service.update(contextOf(req), req.params.id, req.body));
+  }, async (req) => service.update(contextOf(req), req.params.id, req.body, { force: req.query.force }));
 
   app.delete('/api/output-destinations/:id', {
     config: manage,
@@ -57,7 +59,8 @@ export function registerDestinationsRoutes(root: FastifyInstance, service: Desti
       summary: 'Delete an output destination',
       description: '409 while agents name it in `outputDestinationIds` (the message names them). Its delivery log stays readable at `GET /api/output-destinations/{id}/deliveries`.',
       params: IdParams,
+      querystring: ForceQuery,
       response: withErrors({ 200: DeleteResult }, 404, 409),
     },
-  }, async (req) => service.remove(contextOf(req), req.params.id));
+  }, async (req) => service.remove(contextOf(req), req.params.id, { force: req.query.force }));
 }

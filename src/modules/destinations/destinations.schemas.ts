@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { managedFields } from '../../platform/managed.js';
 import { endpointUrl } from '../../platform/http/url-schemas.js';
 
 /**
@@ -107,6 +108,7 @@ const outputVariant = <T extends DestinationType, C extends z.ZodType>(type: T, 
       token: z.string().optional().describe('Present only for callers with `destination.manage` when a token is stored'),
       hasToken: z.boolean(),
       eventSubscriptions: z.array(z.string()).describe('Extension: event types this destination receives besides agent output'),
+      ...managedFields,
       lastDeliveryStatus: z.enum(['succeeded', 'retrying', 'failed', 'skipped']).nullable().optional().describe('Extension, on GET of one destination: the outcome of the latest delivery attempt'),
       lastDeliveryAt: z.string().nullable().optional().describe('Extension, on GET of one destination: when the latest delivery attempt started'),
       lastError: z.string().nullable().optional().describe('Extension, on GET of one destination: the error of the latest failed attempt since the last success'),

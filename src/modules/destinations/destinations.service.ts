@@ -13,6 +13,7 @@ import { createInvalidatedCache, type InvalidatedCache } from '../../platform/ca
 import type { InvalidationBus } from '../../platform/cache/invalidation-bus.js';
 import type { ModuleReaders } from '../../platform/wiring.js';
 import { withTransaction } from '../../platform/cache/transaction.js';
+import { assertEditable, managedColumns, type WriteOptions } from '../../platform/managed.js';
 import {
   agentsUsingDestination,
   deleteDestinationRow,
@@ -152,6 +153,8 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
       config: !revealToken && typeof row.config.url === 'string' && hasUrlSecrets(row.config.url) ? { ...row.config, url: redactUrlSecrets(row.config.url) } : row.config,
       hasToken: row.tokenCiphertext !== null,
       eventSubscriptions: row.eventSubscriptions,
+      managedBy: row.managedBy,
+      managedSource: row.managedSource,
     } as DestinationDto;
     if (revealToken && row.tokenCiphertext) dto.token = secrets.decrypt(row.tokenCiphertext);
     return dto;
@@ -185,7 +188,8 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
       return health ? { ...dto, ...(await health(db, ctx.actor.organizationId, id)) } : dto;
     },
 
-    async create(ctx: RequestContext, input: DestinationInputT): Promise<DestinationDto> {
+    /** `opts`: config apply's transaction and "managed by code" marking (platform/managed.ts). */
+    async create(ctx: RequestContext, input: DestinationInputT, opts?: WriteOptions): Promise<DestinationDto> {
       const now = new Date();
       const token = tokenOf(input);
       const row: DestinationRow = {
@@ -196,10 +200,13 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
         config: input.config as Record<string, unknown>,
         tokenCiphertext: token ? secrets.encrypt(token) : null,
         eventSubscriptions: [...new Set(input.eventSubscriptions ?? [])],
+        managedBy: null,
+        managedSource: null,
+        ...managedColumns(opts),
         createdAt: now,
         updatedAt: now,
       };
-      await withTransaction(db, async (tx) => {
+      await withTransaction(opts?.tx ?? db, async (tx) => {
         await cache.invalidate(tx, row.organizationId);
         await insertDestinationRow(tx, row);
         await writeAudit(tx, ctx, { action: 'destination.create', resourceType: 'destination', resourceId: row.id, metadata: { name: row.name, type: row.type, hasToken: !!token } });
@@ -208,16 +215,17 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
     },
 
     /** Replaces name, type and config. An omitted token keeps the stored one; null clears it. */
-    async update(ctx: RequestContext, id: string, input: DestinationInputT): Promise<DestinationDto> {
-      return withTransaction(db, async (tx) => {
+    async update(ctx: RequestContext, id: string, input: DestinationInputT, opts?: WriteOptions): Promise<DestinationDto> {
+      return withTransaction(opts?.tx ?? db, async (tx) => {
         const existing = await findDestinationRow(tx, ctx.actor.organizationId, id, true);
         if (!existing) throw new NotFoundError('Output destination');
+        assertEditable(existing, 'OutputDestination', existing.name, opts);
         await cache.invalidate(tx, ctx.actor.organizationId);
         const token = updatedSecret(secrets, tokenOf(input), existing.tokenCiphertext);
         const tokenCiphertext = input.type === 'teams' ? null : token.ciphertext;
         // Omitted keeps the subscriptions (as for the token): a client unaware of them cannot drop them.
         const eventSubscriptions = input.eventSubscriptions === undefined ? existing.eventSubscriptions : [...new Set(input.eventSubscriptions)];
-        const row: DestinationRow = { ...existing, name: input.name, type: input.type, config: input.config as Record<string, unknown>, tokenCiphertext, eventSubscriptions, updatedAt: new Date() };
+        const row: DestinationRow = { ...existing, name: input.name, type: input.type, config: input.config as Record<string, unknown>, tokenCiphertext, eventSubscriptions, ...managedColumns(opts), updatedAt: new Date() };
         await updateDestinationRow(tx, row);
         await writeAudit(tx, ctx, {
           action: 'destination.update',
@@ -230,10 +238,11 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
     },
 
     /** 409 while agents deliver to it (as for MCP servers); its delivery log stays readable. */
-    async remove(ctx: RequestContext, id: string): Promise<{ success: boolean }> {
-      await withTransaction(db, async (tx) => {
+    async remove(ctx: RequestContext, id: string, opts?: WriteOptions): Promise<{ success: boolean }> {
+      await withTransaction(opts?.tx ?? db, async (tx) => {
         const existing = await findDestinationRow(tx, ctx.actor.organizationId, id, true);
         if (!existing) throw new NotFoundError('Output destination');
+        assertEditable(existing, 'OutputDestination', existing.name, opts);
         const agents = await agentsUsingDestination(tx, ctx.actor.organizationId, id);
         if (agents.length) throw inUse(existing.name, agents);
         await deleteDestinationRow(tx, ctx.actor.organizationId, id);

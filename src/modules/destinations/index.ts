@@ -4,9 +4,10 @@ import { createInvalidationBus } from '../../platform/cache/invalidation-bus.js'
 import { registerDestinationsRoutes } from './destinations.routes.js';
 import { createDestinationsCache, createDestinationsService } from './destinations.service.js';
 
-export { findDestinationRow, destinationsSubscribedTo, unknownDestinationIds, type DestinationRow } from './destinations.repo.js';
+export { findDestinationRow, destinationsSubscribedTo, listDestinationRows, unknownDestinationIds, type DestinationRow } from './destinations.repo.js';
 export { blockSlackChannels, type DestinationHealth } from './destinations.service.js';
-export { DESTINATION_TYPES } from './destinations.schemas.js';
+export { DESTINATION_TYPES, DestinationInput, type DestinationInputT } from './destinations.schemas.js';
+export type { DestinationsService } from './destinations.service.js';
 
 /** Whether an organization has a destination subscribed to an event type (cached). */
 export type HasSubscribers = (q: Queryable, organizationId: string, eventType: string) => Promise<boolean>;
@@ -28,8 +29,10 @@ export const destinationsModule = defineModule({
     const service = createDestinationsService({ db: deps.database.db, secrets: deps.secrets, cache, readers: deps.readers });
     return { cache, service, hasSubscribers: service.hasSubscribers as HasSubscribers };
   },
+  // Returns the service: config apply writes destinations through it.
   routes: (app, _deps, { cache, service }) => {
     app.addHook('onClose', async () => cache.close());
     registerDestinationsRoutes(app, service);
+    return service;
   },
 });

@@ -12,11 +12,15 @@ export async function listProviderRows(db: Queryable, organizationId: string): P
   return db.selectFrom('modelProviders').selectAll().where('organizationId', '=', organizationId).orderBy('name').execute();
 }
 
+export async function findAliasRow(db: Queryable, organizationId: string, alias: string) {
+  return db.selectFrom('modelAliases').selectAll().where('organizationId', '=', organizationId).where('alias', '=', alias).executeTakeFirst();
+}
+
 export async function listAliasRows(db: Queryable, organizationId: string) {
   return db
     .selectFrom('modelAliases as a')
     .innerJoin('modelProviders as p', 'p.id', 'a.providerId')
-    .select(['a.alias', 'a.providerId', 'p.name as providerName', 'p.type as providerType', 'a.modelId', 'a.updatedAt'])
+    .select(['a.alias', 'a.providerId', 'p.name as providerName', 'p.type as providerType', 'a.modelId', 'a.managedBy', 'a.managedSource', 'a.updatedAt'])
     .where('a.organizationId', '=', organizationId)
     .orderBy('a.alias')
     .execute();

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ForceQuery } from '../../platform/managed.js';
 import { contextOf } from '../../platform/context.js';
 import { IdParams } from '../../platform/http/pagination.js';
 import { DeleteResult, withErrors } from '../../platform/http/responses.js';
@@ -36,13 +37,13 @@ export function registerModelsRoutes(root: FastifyInstance, service: ModelsServi
 
   app.put('/api/model-providers/:id', {
     config: { ...manage, outboundUrls: ['baseUrl'] },
-    schema: { tags, summary: 'Replace a model provider', description: 'Omitting `apiKey` keeps the stored key; `apiKey: null` clears it.', params: IdParams, body: ProviderInput, response: withErrors({ 200: Provider }, 404, 409) },
-  }, async (req) => service.updateProvider(contextOf(req), req.params.id, req.body));
+    schema: { tags, summary: 'Replace a model provider', description: 'Omitting `apiKey` keeps the stored key; `apiKey: null` clears it. A provider managed by code is 409 without `force=true`.', params: IdParams, querystring: ForceQuery, body: ProviderInput, response: withErrors({ 200: Provider }, 404, 409) },
+  }, async (req) => service.updateProvider(contextOf(req), req.params.id, req.body, { force: req.query.force }));
 
   app.delete('/api/model-providers/:id', {
     config: manage,
-    schema: { tags, summary: 'Delete a model provider and the aliases that use it', params: IdParams, response: withErrors({ 200: DeleteResult }, 404) },
-  }, async (req) => service.removeProvider(contextOf(req), req.params.id));
+    schema: { tags, summary: 'Delete a model provider and the aliases that use it', params: IdParams, querystring: ForceQuery, response: withErrors({ 200: DeleteResult }, 404, 409) },
+  }, async (req) => service.removeProvider(contextOf(req), req.params.id, { force: req.query.force }));
 
   app.get('/api/model-aliases', {
     config: read,
@@ -51,11 +52,11 @@ export function registerModelsRoutes(root: FastifyInstance, service: ModelsServi
 
   app.put('/api/model-aliases/:alias', {
     config: manage,
-    schema: { tags, summary: 'Point an alias at a provider\'s model (creates or replaces it)', params: AliasParams, body: AliasInput, response: withErrors({ 200: Alias }) },
-  }, async (req) => service.putAlias(contextOf(req), req.params.alias, req.body));
+    schema: { tags, summary: 'Point an alias at a provider\'s model (creates or replaces it)', params: AliasParams, querystring: ForceQuery, body: AliasInput, response: withErrors({ 200: Alias }, 409) },
+  }, async (req) => service.putAlias(contextOf(req), req.params.alias, req.body, { force: req.query.force }));
 
   app.delete('/api/model-aliases/:alias', {
     config: manage,
-    schema: { tags, summary: 'Delete a model alias', params: AliasParams, response: withErrors({ 200: DeleteResult }, 404) },
-  }, async (req) => service.removeAlias(contextOf(req), req.params.alias));
+    schema: { tags, summary: 'Delete a model alias', params: AliasParams, querystring: ForceQuery, response: withErrors({ 200: DeleteResult }, 404, 409) },
+  }, async (req) => service.removeAlias(contextOf(req), req.params.alias, { force: req.query.force }));
 }

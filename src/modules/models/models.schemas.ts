@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { managedFields } from '../../platform/managed.js';
 import { endpointUrl } from '../../platform/http/url-schemas.js';
 
 /**
@@ -28,6 +29,7 @@ export const Provider = z.object({
   type: ProviderType,
   baseUrl: z.string().nullable(),
   hasApiKey: z.boolean(),
+  ...managedFields,
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -39,6 +41,6 @@ export const AliasInput = z.strictObject({
   providerId: z.uuid(),
   modelId: z.string().min(1).max(256).describe('The provider\'s model id, e.g. `gpt-4o-mini`, `claude-sonnet-4-5`, `llama3.1:8b`'),
 });
-export const Alias = z.object({ alias: z.string(), providerId: z.uuid(), providerName: z.string(), providerType: ProviderType, modelId: z.string(), updatedAt: z.string() });
+export const Alias = z.object({ alias: z.string(), providerId: z.uuid(), providerName: z.string(), providerType: ProviderType, modelId: z.string(), ...managedFields, updatedAt: z.string() });
 export type AliasDto = z.infer<typeof Alias>;
 export const AliasList = z.object({ aliases: z.array(Alias) });

@@ -6,11 +6,13 @@ import type { SecretBox } from '../../platform/secrets.js';
 import { writeAudit } from '../../platform/audit.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
-import { findProviderRow, listAliasRows, listProviderRows, type ProviderRow } from './models.repo.js';
+import { withTransaction } from '../../platform/cache/transaction.js';
+import { assertEditable, managedColumns, type WriteOptions } from '../../platform/managed.js';
+import { findAliasRow, findProviderRow, listAliasRows, listProviderRows, type ProviderRow } from './models.repo.js';
 import type { AliasDto, ProviderDto, ProviderInputT } from './models.schemas.js';
 
 function toProviderDto(row: ProviderRow): ProviderDto {
-  return { id: row.id, name: row.name, type: row.type, baseUrl: row.baseUrl, hasApiKey: row.apiKeyCiphertext !== null, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
+  return { id: row.id, name: row.name, type: row.type, baseUrl: row.baseUrl, hasApiKey: row.apiKeyCiphertext !== null, managedBy: row.managedBy, managedSource: row.managedSource, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
 }
 
 const nameTaken = (name: string) => new ConflictError(`A model provider named "${name}" already exists`);
@@ -18,8 +20,8 @@ const nameTaken = (name: string) => new ConflictError(`A model provider named "$
 export function createModelsService(deps: { db: Database; secrets: SecretBox }) {
   const { db, secrets } = deps;
 
-  async function mustFindProvider(ctx: RequestContext, id: string): Promise<ProviderRow> {
-    const row = await findProviderRow(db, ctx.actor.organizationId, id);
+  async function mustFindProvider(ctx: RequestContext, id: string, q: Database = db): Promise<ProviderRow> {
+    const row = await findProviderRow(q, ctx.actor.organizationId, id);
     if (!row) throw new NotFoundError('Model provider');
     return row;
   }
@@ -33,10 +35,11 @@ export function createModelsService(deps: { db: Database; secrets: SecretBox }) 
       return toProviderDto(await mustFindProvider(ctx, id));
     },
 
-    async createProvider(ctx: RequestContext, input: ProviderInputT): Promise<ProviderDto> {
+    /** `opts`: config apply's transaction and "managed by code" marking (platform/managed.ts). */
+    async createProvider(ctx: RequestContext, input: ProviderInputT, opts?: WriteOptions): Promise<ProviderDto> {
       const now = new Date();
       try {
-        return await db.transaction().execute(async (tx) => {
+        return await withTransaction(opts?.tx ?? db, async (tx) => {
           const row = await tx
             .insertInto('modelProviders')
             .values({
@@ -46,6 +49,7 @@ export function createModelsService(deps: { db: Database; secrets: SecretBox }) 
               type: input.type,
               baseUrl: input.baseUrl ?? null,
               apiKeyCiphertext: input.apiKey ? secrets.encrypt(input.apiKey) : null,
+              ...managedColumns(opts),
               createdAt: now,
               updatedAt: now,
             })
@@ -61,10 +65,11 @@ export function createModelsService(deps: { db: Database; secrets: SecretBox }) 
     },
 
     /** Replaces name, type and base URL; an omitted apiKey keeps the stored one, null clears it. */
-    async updateProvider(ctx: RequestContext, id: string, input: ProviderInputT): Promise<ProviderDto> {
-      await mustFindProvider(ctx, id);
+    async updateProvider(ctx: RequestContext, id: string, input: ProviderInputT, opts?: WriteOptions): Promise<ProviderDto> {
+      const existing = await mustFindProvider(ctx, id, opts?.tx);
+      assertEditable(existing, 'Model provider', existing.name, opts);
       try {
-        return await db.transaction().execute(async (tx) => {
+        return await withTransaction(opts?.tx ?? db, async (tx) => {
           const row = await tx
             .updateTable('modelProviders')
             .set({
@@ -72,6 +77,7 @@ export function createModelsService(deps: { db: Database; secrets: SecretBox }) 
               type: input.type,
               baseUrl: input.baseUrl ?? null,
               ...(input.apiKey !== undefined ? { apiKeyCiphertext: input.apiKey ? secrets.encrypt(input.apiKey) : null } : {}),
+              ...managedColumns(opts),
               updatedAt: new Date(),
             })
             .where('organizationId', '=', ctx.actor.organizationId)
@@ -88,9 +94,10 @@ export function createModelsService(deps: { db: Database; secrets: SecretBox }) 
     },
 
     /** Deleting a provider deletes the aliases that point at it. */
-    async removeProvider(ctx: RequestContext, id: string) {
-      const row = await mustFindProvider(ctx, id);
-      await db.transaction().execute(async (tx) => {
+    async removeProvider(ctx: RequestContext, id: string, opts?: WriteOptions) {
+      const row = await mustFindProvider(ctx, id, opts?.tx);
+      assertEditable(row, 'Model provider', row.name, opts);
+      await withTransaction(opts?.tx ?? db, async (tx) => {
         await tx.deleteFrom('modelProviders').where('organizationId', '=', ctx.actor.organizationId).where('id', '=', id).execute();
         await writeAudit(tx, ctx, { action: 'modelProvider.delete', resourceType: 'modelProvider', resourceId: id, metadata: { name: row.name } });
       });
@@ -102,23 +109,36 @@ export function createModelsService(deps: { db: Database; secrets: SecretBox }) 
       return { aliases: rows.map((r) => ({ ...r, updatedAt: iso(r.updatedAt) })) };
     },
 
-    async putAlias(ctx: RequestContext, alias: string, input: { providerId: string; modelId: string }): Promise<AliasDto> {
-      const provider = await findProviderRow(db, ctx.actor.organizationId, input.providerId);
+    /** Every alias with its provider row (config plan and export compare and write them). */
+    async aliasesWithProviders(ctx: RequestContext, q: Database = db) {
+      return { aliases: await listAliasRows(q, ctx.actor.organizationId), providers: await listProviderRows(q, ctx.actor.organizationId) };
+    },
+
+    async putAlias(ctx: RequestContext, alias: string, input: { providerId: string; modelId: string }, opts?: WriteOptions): Promise<AliasDto> {
+      const q = opts?.tx ?? db;
+      const provider = await findProviderRow(q, ctx.actor.organizationId, input.providerId);
       if (!provider) throw ValidationError.single('providerId', `no model provider ${input.providerId}`, 'unknown_reference');
+      const existing = await findAliasRow(q, ctx.actor.organizationId, alias);
+      if (existing) assertEditable(existing, 'Model', alias, opts);
       const now = new Date();
-      await db.transaction().execute(async (tx) => {
+      const managed = managedColumns(opts);
+      await withTransaction(q, async (tx) => {
         await tx
           .insertInto('modelAliases')
-          .values({ organizationId: ctx.actor.organizationId, alias, providerId: provider.id, modelId: input.modelId, createdAt: now, updatedAt: now })
-          .onConflict((oc) => oc.columns(['organizationId', 'alias']).doUpdateSet({ providerId: provider.id, modelId: input.modelId, updatedAt: now }))
+          .values({ organizationId: ctx.actor.organizationId, alias, providerId: provider.id, modelId: input.modelId, ...managed, createdAt: now, updatedAt: now })
+          .onConflict((oc) => oc.columns(['organizationId', 'alias']).doUpdateSet({ providerId: provider.id, modelId: input.modelId, ...managed, updatedAt: now }))
           .execute();
         await writeAudit(tx, ctx, { action: 'modelAlias.put', resourceType: 'modelAlias', resourceId: alias, metadata: { providerId: provider.id, modelId: input.modelId } });
       });
-      return { alias, providerId: provider.id, providerName: provider.name, providerType: provider.type, modelId: input.modelId, updatedAt: iso(now) };
+      const managedBy = opts?.managed ? managed.managedBy! : (existing?.managedBy ?? null);
+      const managedSource = opts?.managed ? managed.managedSource! : (existing?.managedSource ?? null);
+      return { alias, providerId: provider.id, providerName: provider.name, providerType: provider.type, modelId: input.modelId, managedBy, managedSource, updatedAt: iso(now) };
     },
 
-    async removeAlias(ctx: RequestContext, alias: string) {
-      await db.transaction().execute(async (tx) => {
+    async removeAlias(ctx: RequestContext, alias: string, opts?: WriteOptions) {
+      await withTransaction(opts?.tx ?? db, async (tx) => {
+        const existing = await findAliasRow(tx, ctx.actor.organizationId, alias);
+        if (existing) assertEditable(existing, 'Model', alias, opts);
         const gone = await tx.deleteFrom('modelAliases').where('organizationId', '=', ctx.actor.organizationId).where('alias', '=', alias).executeTakeFirst();
         if (gone.numDeletedRows === 0n) throw new NotFoundError('Model alias');
         await writeAudit(tx, ctx, { action: 'modelAlias.delete', resourceType: 'modelAlias', resourceId: alias });

@@ -2,7 +2,7 @@ import type { ModuleDeps } from '../../platform/wiring.js';
 import { defineModule } from '../../platform/module.js';
 import { createGuardedClient } from '../../platform/outbound/guarded-client.js';
 import { registerMcpServersRoutes } from './mcp-servers.routes.js';
-import { createMcpServersService } from './mcp-servers.service.js';
+import { createMcpServersService, type McpServersService } from './mcp-servers.service.js';
 import { registerToolCatalogRoutes } from './tool-catalog.routes.js';
 import { createToolCatalogService } from './tool-catalog.service.js';
 import { BUILTIN_TOOLS } from './builtin-tools.js';
@@ -11,17 +11,22 @@ import type { FastifyInstance } from 'fastify';
 export { buildToolSet, type ToolDeps, type ToolRunContext, type BuiltToolSet, type ToolFactory } from './toolset.js';
 export { requestContextOf, type ToolCatalog } from './tool-context.js';
 export { MCP_TOOL_RE, parseMcpToolName } from './tool-names.js';
-export { unknownMcpServers } from './mcp-servers.repo.js';
+export { listMcpServerRows, unknownMcpServers } from './mcp-servers.repo.js';
+export { McpServerInput, type McpServerInputT } from './mcp-servers.schemas.js';
+export type { McpServersService } from './mcp-servers.service.js';
 
-function registerToolsModule(app: FastifyInstance, deps: ModuleDeps): void {
+/** Returns the MCP servers' service: config apply writes servers through its commands. */
+function registerToolsModule(app: FastifyInstance, deps: ModuleDeps): McpServersService {
   // The API process has no shared outbound client; the live tool listing gets its own, under
   // the same policy (RAMPART_ALLOW_PRIVATE_NETWORKS) as every other outbound call.
   const http = createGuardedClient({ allowPrivateNetworks: deps.config.allowPrivateNetworks, retries: 0 });
   app.addHook('onClose', async () => {
     await http.close();
   });
-  registerMcpServersRoutes(app, createMcpServersService({ db: deps.database.db, secrets: deps.secrets, http }));
+  const mcpServers = createMcpServersService({ db: deps.database.db, secrets: deps.secrets, http });
+  registerMcpServersRoutes(app, mcpServers);
   registerToolCatalogRoutes(app, createToolCatalogService({ db: deps.database.db, tools: deps.tools }));
+  return mcpServers;
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */

@@ -8,11 +8,13 @@ export interface McpServerRow {
   url: string;
   tokenCiphertext: string | null;
   enabled: boolean;
+  managedBy: 'code' | null;
+  managedSource: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-const COLUMNS = ['id', 'organizationId', 'name', 'url', 'tokenCiphertext', 'enabled', 'createdAt', 'updatedAt'] as const;
+const COLUMNS = ['id', 'organizationId', 'name', 'url', 'tokenCiphertext', 'enabled', 'managedBy', 'managedSource', 'createdAt', 'updatedAt'] as const;
 
 export function listMcpServerRows(db: Queryable, organizationId: string): Promise<McpServerRow[]> {
   return db.selectFrom('mcpServers').select(COLUMNS).where('organizationId', '=', organizationId).orderBy('name').execute();
@@ -36,7 +38,7 @@ export async function insertMcpServerRow(db: Queryable, row: McpServerRow): Prom
 export async function updateMcpServerRow(db: Queryable, row: Omit<McpServerRow, 'createdAt'>): Promise<void> {
   await db
     .updateTable('mcpServers')
-    .set({ name: row.name, url: row.url, tokenCiphertext: row.tokenCiphertext, enabled: row.enabled, updatedAt: row.updatedAt })
+    .set({ name: row.name, url: row.url, tokenCiphertext: row.tokenCiphertext, enabled: row.enabled, managedBy: row.managedBy, managedSource: row.managedSource, updatedAt: row.updatedAt })
     .where('organizationId', '=', row.organizationId)
     .where('id', '=', row.id)
     .execute();

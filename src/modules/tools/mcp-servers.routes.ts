@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ForceQuery } from '../../platform/managed.js';
 import { contextOf } from '../../platform/context.js';
 import { IdParams } from '../../platform/http/pagination.js';
 import { withErrors } from '../../platform/http/responses.js';
@@ -41,15 +42,16 @@ export function registerMcpServersRoutes(root: FastifyInstance, service: McpServ
       summary: 'Replace an MCP server',
       description: 'Omitting `token` keeps the stored token; `token: null` clears it. Omitting `enabled` keeps it. Renaming a server that agents reference answers 409.',
       params: IdParams,
+      querystring: ForceQuery,
       body: McpServerInput,
       response: withErrors({ 200: McpServer }, 404, 409),
     },
-  }, async (req) => service.update(contextOf(req), req.params.id, req.body));
+  }, async (req) => service.update(contextOf(req), req.params.id, req.body, { force: req.query.force }));
 
   app.delete('/api/mcp-servers/:id', {
     config: manage,
-    schema: { tags, summary: 'Delete an MCP server', description: 'Answers 409 while agents reference its tools.', params: IdParams, response: withErrors({ 200: DeleteResult }, 404, 409) },
-  }, async (req) => service.remove(contextOf(req), req.params.id));
+    schema: { tags, summary: 'Delete an MCP server', description: 'Answers 409 while agents reference its tools.', params: IdParams, querystring: ForceQuery, response: withErrors({ 200: DeleteResult }, 404, 409) },
+  }, async (req) => service.remove(contextOf(req), req.params.id, { force: req.query.force }));
 
   app.get('/api/mcp-servers/:id/tools', {
     config: read,

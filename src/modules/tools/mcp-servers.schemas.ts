@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { managedFields } from '../../platform/managed.js';
 import { ErrorBody } from '../../platform/http/error-schemas.js';
 import { httpUrl } from '../../platform/http/url-schemas.js';
 
@@ -41,6 +42,7 @@ export const McpServer = z
     url: z.string(),
     enabled: z.boolean(),
     hasToken: z.boolean().describe('Whether a bearer token is stored (the token itself is never returned)'),
+    ...managedFields,
     createdAt: z.string(),
     updatedAt: z.string(),
   })

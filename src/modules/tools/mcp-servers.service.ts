@@ -1,4 +1,6 @@
 import { uuidv7 } from 'uuidv7';
+import { withTransaction } from '../../platform/cache/transaction.js';
+import { assertEditable, managedColumns, type WriteOptions } from '../../platform/managed.js';
 import type { Database } from '../../platform/db/database.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import type { RequestContext } from '../../platform/context.js';
@@ -30,6 +32,8 @@ function toDto(row: McpServerRow): McpServerDto {
     url: row.url,
     enabled: row.enabled,
     hasToken: row.tokenCiphertext !== null,
+    managedBy: row.managedBy,
+    managedSource: row.managedSource,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };
@@ -57,7 +61,8 @@ export function createMcpServersService(deps: { db: Database; secrets: SecretBox
       return toDto(await mustFind(ctx, id));
     },
 
-    async create(ctx: RequestContext, input: McpServerInputT): Promise<McpServerDto> {
+    /** `opts`: config apply's transaction and "managed by code" marking (platform/managed.ts). */
+    async create(ctx: RequestContext, input: McpServerInputT, opts?: WriteOptions): Promise<McpServerDto> {
       const now = new Date();
       const row: McpServerRow = {
         id: uuidv7(),
@@ -66,11 +71,14 @@ export function createMcpServersService(deps: { db: Database; secrets: SecretBox
         url: input.url,
         tokenCiphertext: input.token ? secrets.encrypt(input.token) : null,
         enabled: input.enabled ?? true,
+        managedBy: null,
+        managedSource: null,
+        ...managedColumns(opts),
         createdAt: now,
         updatedAt: now,
       };
       try {
-        await db.transaction().execute(async (tx) => {
+        await withTransaction(opts?.tx ?? db, async (tx) => {
           await insertMcpServerRow(tx, row);
           await writeAudit(tx, ctx, { action: 'mcpServer.create', resourceType: 'mcpServer', resourceId: row.id, metadata: { name: row.name, enabled: row.enabled, hasToken: row.tokenCiphertext !== null } });
         });
@@ -86,17 +94,18 @@ export function createMcpServersService(deps: { db: Database; secrets: SecretBox
      * `enabled` keeps the current state. Renaming a server that agents reference is refused:
      * their `mcp:<name>/…` tool names would silently stop resolving.
      */
-    async update(ctx: RequestContext, id: string, input: McpServerInputT): Promise<McpServerDto> {
+    async update(ctx: RequestContext, id: string, input: McpServerInputT, opts?: WriteOptions): Promise<McpServerDto> {
       try {
-        return await db.transaction().execute(async (tx) => {
+        return await withTransaction(opts?.tx ?? db, async (tx) => {
           const existing = await findMcpServerRow(tx, ctx.actor.organizationId, id, true);
           if (!existing) throw new NotFoundError('MCP server');
+          assertEditable(existing, 'McpServer', existing.name, opts);
           if (input.name !== existing.name) {
             const agents = await agentsUsingMcpServer(tx, ctx.actor.organizationId, existing.name);
             if (agents.length) throw inUse(existing.name, agents, 'renaming');
           }
           const token = updatedSecret(secrets, input.token, existing.tokenCiphertext);
-          const row: McpServerRow = { ...existing, name: input.name, url: input.url, tokenCiphertext: token.ciphertext, enabled: input.enabled ?? existing.enabled, updatedAt: new Date() };
+          const row: McpServerRow = { ...existing, name: input.name, url: input.url, tokenCiphertext: token.ciphertext, enabled: input.enabled ?? existing.enabled, ...managedColumns(opts), updatedAt: new Date() };
           await updateMcpServerRow(tx, row);
           await writeAudit(tx, ctx, {
             action: 'mcpServer.update',
@@ -116,10 +125,11 @@ export function createMcpServersService(deps: { db: Database; secrets: SecretBox
       }
     },
 
-    async remove(ctx: RequestContext, id: string): Promise<{ success: boolean }> {
-      await db.transaction().execute(async (tx) => {
+    async remove(ctx: RequestContext, id: string, opts?: WriteOptions): Promise<{ success: boolean }> {
+      await withTransaction(opts?.tx ?? db, async (tx) => {
         const existing = await findMcpServerRow(tx, ctx.actor.organizationId, id, true);
         if (!existing) throw new NotFoundError('MCP server');
+        assertEditable(existing, 'McpServer', existing.name, opts);
         const agents = await agentsUsingMcpServer(tx, ctx.actor.organizationId, existing.name);
         if (agents.length) throw inUse(existing.name, agents, 'deleting');
         await deleteMcpServerRow(tx, ctx.actor.organizationId, id);

@@ -5,19 +5,28 @@ import { createInvalidationBus } from '../../platform/cache/invalidation-bus.js'
 import { registerIntakeRoutes } from './intake.routes.js';
 import { createIntakeService } from './intake.service.js';
 import { registerTriggersRoutes } from './triggers.routes.js';
-import { createTriggersService } from './triggers.service.js';
+import { createTriggersService, type TriggersService } from './triggers.service.js';
 import { createIntakeTriggerCache, triggerRunSubscriptions, triggersSubscriptions, type IntakeTriggerCache } from './intake-cache.js';
 import { runTriggerSchedulerPass } from './cron.js';
 import { triggerSettingsSql } from './triggers.repo.js';
 
-/** `cache`: intake's trigger cache, this module's API-role state (an agent's change drops it too: `triggersSubscriptions` on `agent.changed`). */
-function registerTriggersModule(app: FastifyInstance, deps: ModuleDeps, cache: IntakeTriggerCache): void {
+export { TriggerPut, type TriggerPutT } from './triggers.schemas.js';
+export type { TriggerRow } from './triggers.repo.js';
+export type { TriggersService } from './triggers.service.js';
+
+/**
+ * `cache`: intake's trigger cache, this module's API-role state (an agent's change drops it too:
+ * `triggersSubscriptions` on `agent.changed`). Returns the service: config apply writes triggers through it.
+ */
+function registerTriggersModule(app: FastifyInstance, deps: ModuleDeps, cache: IntakeTriggerCache): TriggersService {
   const { db } = deps.database;
   app.addHook('onClose', async () => cache.close());
-  registerTriggersRoutes(app, createTriggersService({ db, secrets: deps.secrets, baseUrl: deps.config.baseUrl, cache }));
+  const service = createTriggersService({ db, secrets: deps.secrets, baseUrl: deps.config.baseUrl, cache });
+  registerTriggersRoutes(app, service);
   registerIntakeRoutes(app, createIntakeService({ db, secrets: deps.secrets, authenticator: deps.authenticator, cache, events: deps.events }), {
     bodyLimit: deps.config.bodyLimitBytes,
   });
+  return service;
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */

@@ -23,6 +23,9 @@ export interface TriggerRow {
   deliveryIdPointer: string | null;
   /** Its alerts go through triage routing (and its own run is not started) instead of to its agent. */
   routeAlerts: boolean;
+  /** 'code' when written by config apply (platform/managed.ts). */
+  managedBy: 'code' | null;
+  managedSource: string | null;
   nextRunAt: Date | null;
   lastRunAttemptedAt: Date | null;
   lastRunSucceededAt: Date | null;
@@ -57,6 +60,8 @@ const COLUMNS = [
   'inputMapping',
   'deliveryIdPointer',
   'routeAlerts',
+  'managedBy',
+  'managedSource',
 ] as const;
 
 /** The JSON columns of a trigger row as PostgreSQL takes them. */
@@ -128,6 +133,11 @@ export async function listActiveTriggerRows(db: Queryable, organizationId: strin
   return rows;
 }
 
+/** The organization's active triggers, every agent's (config plan and export). */
+export async function listOrganizationTriggerRows(db: Queryable, organizationId: string): Promise<TriggerRow[]> {
+  return db.selectFrom('agentTriggers').select(COLUMNS).where('organizationId', '=', organizationId).where('status', '=', 'active').orderBy('createdAt').orderBy('id').execute();
+}
+
 export async function updateTriggerRow(db: Queryable, row: TriggerRow): Promise<void> {
   await db
     .updateTable('agentTriggers')
@@ -140,6 +150,9 @@ export async function updateTriggerRow(db: Queryable, row: TriggerRow): Promise<
       cronSchedule: row.cronSchedule,
       createAlert: row.createAlert,
       routeAlerts: row.routeAlerts,
+      managedBy: row.managedBy,
+      managedSource: row.managedSource,
+      secretCiphertext: row.secretCiphertext,
       updatedBy: row.updatedBy,
       deliveryIdPointer: row.deliveryIdPointer,
       nextRunAt: row.nextRunAt,

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ForceQuery } from '../../platform/managed.js';
 import { contextOf } from '../../platform/context.js';
 import { withErrors } from '../../platform/http/responses.js';
 import {
@@ -84,10 +85,11 @@ export function registerTriggersRoutes(root: FastifyInstance, service: TriggersS
         'Changes `name`, `additionalFields` (merged), `createAlert`, `alertMapping`, `signingSecret`, `inputMapping` and `deliveryIdPointer` (webhook triggers; omit to keep, null to clear), ' +
         '`cronSchedule` and `input` (cron triggers). Omitted fields are kept.',
       params: TriggerParams,
+      querystring: ForceQuery,
       body: UpdateBody,
-      response: withErrors({ 200: Trigger }, 404),
+      response: withErrors({ 200: Trigger }, 404, 409),
     },
-  }, async (req) => service.update(contextOf(req), req.params.agentId, req.params.triggerId, req.body));
+  }, async (req) => service.update(contextOf(req), req.params.agentId, req.params.triggerId, req.body, { force: req.query.force }));
 
   app.patch('/api/agents/:agentId/trigger/:triggerId/status', {
     config: manage,
@@ -96,10 +98,11 @@ export function registerTriggersRoutes(root: FastifyInstance, service: TriggersS
       summary: 'Enable or disable a trigger',
       description: 'A disabled webhook trigger answers deliveries with `{skipped: true, message}` and starts nothing; a disabled cron trigger does not run. Re-enabling a cron trigger schedules it from now.',
       params: TriggerParams,
+      querystring: ForceQuery,
       body: StatusBody,
-      response: withErrors({ 200: Trigger }, 404),
+      response: withErrors({ 200: Trigger }, 404, 409),
     },
-  }, async (req) => service.setEnabled(contextOf(req), req.params.agentId, req.params.triggerId, req.body.enabled));
+  }, async (req) => service.setEnabled(contextOf(req), req.params.agentId, req.params.triggerId, req.body.enabled, { force: req.query.force }));
 
   app.post('/api/agents/:agentId/trigger/:triggerId/rotate-secret', {
     config: manage,
@@ -123,7 +126,8 @@ export function registerTriggersRoutes(root: FastifyInstance, service: TriggersS
       summary: 'Delete a trigger',
       description: 'Its webhook URL stops working at once (404). Runs it started are kept.',
       params: TriggerParams,
-      response: withErrors({ 200: DeleteResult }, 404),
+      querystring: ForceQuery,
+      response: withErrors({ 200: DeleteResult }, 404, 409),
     },
-  }, async (req) => service.remove(contextOf(req), req.params.agentId, req.params.triggerId));
+  }, async (req) => service.remove(contextOf(req), req.params.agentId, req.params.triggerId, { force: req.query.force }));
 }

@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { managedFields } from '../../platform/managed.js';
 import { isJsonPointer, MAPPABLE_FIELDS } from '../alerts/index.js';
 import { WEBHOOK_SOURCES } from './signatures.fns.js';
 import { httpUrl } from '../../platform/http/url-schemas.js';
@@ -144,6 +145,27 @@ export const UpdateBody = z
   .meta({ id: 'TriggerUpdate' });
 export type UpdateBodyT = z.infer<typeof UpdateBody>;
 
+/**
+ * A whole trigger as config apply writes it (a document's spec, its agent resolved): every
+ * field given or defaulted, so applying the same document twice changes nothing.
+ */
+export const TriggerPut = z.strictObject({
+  name: name.min(1),
+  source: TriggerSourceSchema,
+  enabled: z.boolean().default(true),
+  secret: z.string().min(1).max(4096).optional().describe('Webhook triggers: the trigger secret; omitted, a new one is generated on create and kept after'),
+  signingSecret: signingSecret.default(null),
+  cronSchedule: cronExpression.optional().describe('cron triggers: required'),
+  input: input.optional(),
+  additionalFields: additionalFields.default({}),
+  createAlert: createAlert.nullable().default(null).describe('null: the source\'s default'),
+  routeAlerts: routeAlerts.default(false),
+  alertMapping: alertMapping.default(null),
+  inputMapping: inputMapping.default(null),
+  deliveryIdPointer: deliveryIdPointer.default(null),
+});
+export type TriggerPutT = z.infer<typeof TriggerPut>;
+
 export const StatusBody = z.strictObject({ enabled: z.boolean() });
 
 export const Trigger = z
@@ -165,6 +187,7 @@ export const Trigger = z
     alertMapping: z.record(z.string(), z.string()).nullable().describe('JSON pointers into the payload for alert fields'),
     inputMapping: z.record(z.string(), z.string()).nullable().describe('Agent input name → JSON pointer into the payload'),
     deliveryIdPointer: z.string().nullable().describe('JSON pointer to the payload id used for dedupe when no delivery header came'),
+    ...managedFields,
     lastRunAttemptedAt: z.string().nullable(),
     lastRunSucceededAt: z.string().nullable(),
     createdAt: z.string(),

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { uuidv7 } from 'uuidv7';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import { withTransaction } from '../../platform/cache/transaction.js';
+import { assertEditable, managedColumns, type WriteOptions } from '../../platform/managed.js';
 import type { IntakeTriggerCache } from './intake-cache.js';
 import type { RequestContext } from '../../platform/context.js';
 import { updatedSecret, type SecretBox } from '../../platform/secrets.js';
@@ -19,12 +20,13 @@ import {
   findTriggerRow,
   insertTriggerRow,
   listActiveTriggerRows,
+  listOrganizationTriggerRows,
   setTriggerSecret,
   triggerSettingsSql,
   updateTriggerRow,
   type TriggerRow,
 } from './triggers.repo.js';
-import type { SaveBodyT, TriggerDto, UpdateBodyT } from './triggers.schemas.js';
+import type { SaveBodyT, TriggerDto, TriggerPutT, UpdateBodyT } from './triggers.schemas.js';
 
 /**
  * A new trigger secret: 32 random bytes in the Standard Webhooks form (`whsec_<base64>`), so the
@@ -71,6 +73,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
       alertMapping: row.alertMapping,
       inputMapping: row.inputMapping,
       deliveryIdPointer: row.deliveryIdPointer,
+      managedBy: row.managedBy,
+      managedSource: row.managedSource,
       lastRunAttemptedAt: iso(row.lastRunAttemptedAt),
       lastRunSucceededAt: iso(row.lastRunSucceededAt),
       createdAt: iso(row.createdAt),
@@ -83,6 +87,13 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
   }
 
   return {
+    put,
+
+    /** Every active trigger of the organization, with its secrets still encrypted (config plan and export). */
+    async organizationTriggers(ctx: RequestContext, q: Queryable = db): Promise<TriggerRow[]> {
+      return listOrganizationTriggerRows(q, ctx.actor.organizationId);
+    },
+
     /** Creates a draft trigger with a fresh id and secret; saving it makes it accept deliveries. */
     async fields(ctx: RequestContext, agentId: string, source: WebhookSource, jiraUrl: string | undefined) {
       const secret = newTriggerSecret();
@@ -104,6 +115,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         input: null,
         createAlert: null,
         routeAlerts: false,
+        managedBy: null,
+        managedSource: null,
         alertMapping: null,
         inputMapping: null,
         deliveryIdPointer: null,
@@ -154,6 +167,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
             input: body.input ?? null,
             createAlert: body.createAlert ?? null,
             routeAlerts: body.routeAlerts ?? false,
+            managedBy: null,
+            managedSource: null,
             alertMapping: null,
             inputMapping: null,
             deliveryIdPointer: null,
@@ -202,9 +217,10 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
       });
     },
 
-    async update(ctx: RequestContext, agentId: string, triggerId: string, body: UpdateBodyT): Promise<TriggerDto> {
+    async update(ctx: RequestContext, agentId: string, triggerId: string, body: UpdateBodyT, opts?: WriteOptions): Promise<TriggerDto> {
       return withTransaction(db, async (tx) => {
         const existing = await findActive(tx, ctx, agentId, triggerId);
+        assertEditable(existing, 'Trigger', existing.name, opts);
         const cron = existing.source === 'cron';
         if (!cron && (body.cronSchedule !== undefined || body.input !== undefined)) {
           const field = body.cronSchedule !== undefined ? 'cronSchedule' : 'input';
@@ -248,9 +264,10 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
       });
     },
 
-    async setEnabled(ctx: RequestContext, agentId: string, triggerId: string, enabled: boolean): Promise<TriggerDto> {
+    async setEnabled(ctx: RequestContext, agentId: string, triggerId: string, enabled: boolean, opts?: WriteOptions): Promise<TriggerDto> {
       return withTransaction(db, async (tx) => {
         const existing = await findActive(tx, ctx, agentId, triggerId);
+        assertEditable(existing, 'Trigger', existing.name, opts);
         const now = new Date();
         // Re-enabling a schedule starts from now: no catch-up of the time it was off.
         const nextRunAt = existing.source === 'cron' && enabled && !existing.enabled ? nextCronRun(existing.cronSchedule!, now) : existing.nextRunAt;
@@ -276,8 +293,10 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
       });
     },
 
-    async remove(ctx: RequestContext, agentId: string, triggerId: string): Promise<{ success: boolean }> {
-      await withTransaction(db, async (tx) => {
+    async remove(ctx: RequestContext, agentId: string, triggerId: string, opts?: WriteOptions): Promise<{ success: boolean }> {
+      await withTransaction(opts?.tx ?? db, async (tx) => {
+        const existing = await findActive(tx, ctx, agentId, triggerId);
+        assertEditable(existing, 'Trigger', existing.name, opts);
         if (!(await deleteTriggerRow(tx, ctx.actor.organizationId, agentId, triggerId))) throw new NotFoundError('Trigger');
         await invalidate(tx, triggerId);
         await versionAgent(tx, ctx, agentId);
@@ -286,6 +305,67 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
       return { success: true };
     },
   };
+
+  /**
+   * Config apply: creates, or wholly replaces, an active trigger from its document. A webhook
+   * trigger without a `secret` gets a new one on create (read it with rotate-secret) and keeps its
+   * own on update; a trigger moved to another agent or source is replaced (a new id and URL).
+   */
+  async function put(ctx: RequestContext, agentId: string, triggerId: string | null, input: TriggerPutT, opts: WriteOptions): Promise<TriggerDto> {
+    return withTransaction(opts.tx ?? db, async (tx) => {
+      const now = new Date();
+      let existing = triggerId ? await findTriggerRow(tx, ctx.actor.organizationId, agentId, triggerId, true) : null;
+      if (triggerId && (!existing || existing.source !== input.source)) {
+        // Another agent's or another source's trigger: the document replaces it.
+        await tx.deleteFrom('agentTriggers').where('organizationId', '=', ctx.actor.organizationId).where('id', '=', triggerId).execute();
+        await invalidate(tx, triggerId);
+        existing = null;
+      }
+      await requireAgent(ctx, agentId, tx);
+      const cron = input.source === 'cron';
+      const secretCiphertext = cron ? null : input.secret ? secrets.encrypt(input.secret) : (existing?.secretCiphertext ?? secrets.encrypt(newTriggerSecret()));
+      const scheduleChanged = cron && (existing?.cronSchedule !== input.cronSchedule || (input.enabled && !existing?.enabled));
+      const row: TriggerRow = {
+        id: existing?.id ?? uuidv7(),
+        organizationId: ctx.actor.organizationId,
+        agentId,
+        source: input.source,
+        name: input.name,
+        status: 'active',
+        enabled: input.enabled,
+        secretCiphertext,
+        signingSecretCiphertext: input.signingSecret ? secrets.encrypt(input.signingSecret) : null,
+        additionalFields: { ...input.additionalFields, type: input.source },
+        cronSchedule: cron ? (input.cronSchedule ?? null) : null,
+        input: cron ? (input.input ?? null) : null,
+        createAlert: input.createAlert,
+        routeAlerts: input.routeAlerts,
+        alertMapping: input.alertMapping,
+        inputMapping: cron ? null : input.inputMapping,
+        deliveryIdPointer: cron ? null : input.deliveryIdPointer,
+        managedBy: existing?.managedBy ?? null,
+        managedSource: existing?.managedSource ?? null,
+        ...managedColumns(opts),
+        nextRunAt: !cron ? null : scheduleChanged ? nextCronRun(input.cronSchedule!, now) : (existing?.nextRunAt ?? nextCronRun(input.cronSchedule!, now)),
+        lastRunAttemptedAt: existing?.lastRunAttemptedAt ?? null,
+        lastRunSucceededAt: existing?.lastRunSucceededAt ?? null,
+        createdBy: existing?.createdBy ?? ctx.actor.userId,
+        updatedBy: ctx.actor.userId,
+        createdAt: existing?.createdAt ?? now,
+        updatedAt: now,
+      };
+      if (existing) await updateTriggerRow(tx, row);
+      else await insertTriggerRow(tx, row);
+      await invalidate(tx, row.id);
+      await writeAudit(tx, ctx, {
+        action: existing ? 'trigger.update' : 'trigger.create',
+        resourceType: 'agentTrigger',
+        resourceId: row.id,
+        metadata: { agentId, source: row.source, enabled: row.enabled, managedBy: row.managedBy },
+      });
+      return toDto(row);
+    });
+  }
 
   async function findActive(tx: Database, ctx: RequestContext, agentId: string, triggerId: string): Promise<TriggerRow> {
     const row = await findTriggerRow(tx, ctx.actor.organizationId, agentId, triggerId, true);

@@ -8,6 +8,9 @@ import type { Database, Tx } from '../db/database.js';
 const endCallbacks = new WeakMap<object, Array<() => void>>();
 
 export async function withTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  // Already inside a transaction (config apply runs several modules' commands in one): join it;
+  // its end callbacks are the outer transaction's, run when that one commits or rolls back.
+  if (db.isTransaction) return fn(db as Tx);
   const callbacks: Array<() => void> = [];
   try {
     return await db.transaction().execute((tx) => {

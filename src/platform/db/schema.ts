@@ -103,6 +103,9 @@ export interface OutputDestinationsTable {
   eventSubscriptions: ColumnType<string[], string[] | undefined, string[]>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 export interface DestinationDeliveriesTable {
@@ -361,6 +364,9 @@ export interface ModelProvidersTable {
   apiKeyCiphertext: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 export interface ModelAliasesTable {
@@ -370,6 +376,9 @@ export interface ModelAliasesTable {
   modelId: string;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 export interface McpServersTable {
@@ -381,6 +390,9 @@ export interface McpServersTable {
   enabled: Generated<boolean>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 export interface AgentsTable {
@@ -403,6 +415,9 @@ export interface AgentsTable {
   updatedBy: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 /** One immutable version of an agent (migration 0080; agents' agent-versions.repo.ts). */
@@ -452,6 +467,9 @@ export interface AgentTriggersTable {
   updatedBy: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 export type AgentRunStatus = 'waiting' | 'running' | 'done' | 'error' | 'interrupted';
@@ -514,6 +532,9 @@ export interface CodeDetectionsTable {
   createdBy: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 export interface AlertsTable {
@@ -584,6 +605,9 @@ export interface AlertRoutingTable {
   updatedBy: string | null;
   createdAt: Generated<Date>;
   updatedAt: Generated<Date>;
+  /** 'code' when written by config apply (migration 0085). */
+  managedBy: Generated<'code' | null>;
+  managedSource: Generated<string | null>;
 }
 
 export interface HuntAssetsTable {

@@ -291,6 +291,10 @@ export interface paths {
                                     required: boolean;
                                     type: string;
                                 }[];
+                                /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                                managedBy: "code" | null;
+                                /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                                managedSource: string | null;
                                 maxDurationMs: number;
                                 maxSteps: number;
                                 modelAlias: string;
@@ -454,6 +458,10 @@ export interface paths {
                                 required: boolean;
                                 type: string;
                             }[];
+                            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                            managedBy: "code" | null;
+                            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                            managedSource: string | null;
                             maxDurationMs: number;
                             maxSteps: number;
                             modelAlias: string;
@@ -574,6 +582,10 @@ export interface paths {
                                 required: boolean;
                                 type: string;
                             }[];
+                            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                            managedBy: "code" | null;
+                            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                            managedSource: string | null;
                             maxDurationMs: number;
                             maxSteps: number;
                             modelAlias: string;
@@ -661,11 +673,14 @@ export interface paths {
         };
         /**
          * Replace an agent
-         * @description Omitted optional fields take their defaults. A change appends the agent's next version (GET /api/agents/{agentId}/versions; `version` answers it); a replace that changes nothing appends none.
+         * @description Omitted optional fields take their defaults. A change appends the agent's next version (GET /api/agents/{agentId}/versions; `version` answers it); a replace that changes nothing appends none. An agent managed by code is 409 without `force=true`.
          */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     agentId: string;
@@ -745,6 +760,10 @@ export interface paths {
                                 required: boolean;
                                 type: string;
                             }[];
+                            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                            managedBy: "code" | null;
+                            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                            managedSource: string | null;
                             maxDurationMs: number;
                             maxSteps: number;
                             modelAlias: string;
@@ -801,6 +820,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
                 429: {
                     headers: {
@@ -831,10 +859,16 @@ export interface paths {
             };
         };
         post?: never;
-        /** Delete an agent with its triggers and runs */
+        /**
+         * Delete an agent with its triggers and runs
+         * @description An agent managed by code is 409 without `force=true`.
+         */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     agentId: string;
@@ -883,6 +917,15 @@ export interface paths {
                 };
                 /** @description Not found (also for ids that belong to another organization) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1770,7 +1813,10 @@ export interface paths {
          */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     agentId: string;
@@ -1829,6 +1875,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
                 429: {
                     headers: {
@@ -1865,7 +1920,10 @@ export interface paths {
          */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     agentId: string;
@@ -1915,6 +1973,15 @@ export interface paths {
                 };
                 /** @description Not found (also for ids that belong to another organization) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2082,7 +2149,10 @@ export interface paths {
          */
         patch: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     agentId: string;
@@ -2136,6 +2206,15 @@ export interface paths {
                 };
                 /** @description Not found (also for ids that belong to another organization) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2660,6 +2739,10 @@ export interface paths {
                                 required: boolean;
                                 type: string;
                             }[];
+                            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                            managedBy: "code" | null;
+                            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                            managedSource: string | null;
                             maxDurationMs: number;
                             maxSteps: number;
                             modelAlias: string;
@@ -2839,7 +2922,10 @@ export interface paths {
          */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -2917,6 +3003,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
@@ -5893,7 +5988,10 @@ export interface paths {
          */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -6010,7 +6108,10 @@ export interface paths {
         /** Delete a code detection (409 while a triage route names it or its log table, when no other detection has that table) */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -6223,6 +6324,390 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply documents: every change of the plan in one transaction
+         * @description Needs the read permission of each kind the documents describe (every kind with `prune`), plus what each change needs made by hand (e.g. `agent.create`, `destination.manage`). All or nothing: any failure writes nothing. What it creates or updates is marked `managedBy: "code"` (with `source` as `managedSource`); `prune` deletes only resources managed by code that no document names. Applying the same documents again answers no changes.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The documents, parsed (YAML or JSON), with secret references already resolved to their values by the caller (`rampart apply` does it) */
+                        documents: unknown[];
+                        /**
+                         * @description Also delete resources managed by code that no document names
+                         * @default false
+                         */
+                        prune?: boolean;
+                        /** @description Where the documents come from, e.g. a commit id; recorded as `managedSource` on what changes */
+                        source?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ConfigPlan"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the organization's configuration as YAML documents
+         * @description Stored secrets are written as `${env:RAMPART_<KIND>_<NAME>_<FIELD>}` references, never their values. Needs the read permission of every kind.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description YAML documents separated by `---` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": string;
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Plan: what applying these documents would change
+         * @description Needs the read permission of each kind the documents describe (every kind with `prune`). Broken documents and references are 400 with an issue per problem at `documents.<i>.…`. Nothing is written.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The documents, parsed (YAML or JSON), with secret references already resolved to their values by the caller (`rampart apply` does it) */
+                        documents: unknown[];
+                        /**
+                         * @description Also delete resources managed by code that no document names
+                         * @default false
+                         */
+                        prune?: boolean;
+                        /** @description Where the documents come from, e.g. a commit id; recorded as `managedSource` on what changes */
+                        source?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ConfigPlan"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/docs/config.schema.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * JSON Schema of configuration documents
+         * @description For editors: validates `rampart apply` files as people type.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description JSON Schema (draft 2020-12) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6822,7 +7307,10 @@ export interface paths {
          */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -6925,7 +7413,10 @@ export interface paths {
          */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -7168,6 +7659,10 @@ export interface paths {
                         "application/json": {
                             aliases: {
                                 alias: string;
+                                /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                                managedBy: "code" | null;
+                                /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                                managedSource: string | null;
                                 modelId: string;
                                 /** Format: uuid */
                                 providerId: string;
@@ -7254,7 +7749,10 @@ export interface paths {
         /** Point an alias at a provider's model (creates or replaces it) */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     alias: string;
@@ -7280,6 +7778,10 @@ export interface paths {
                     content: {
                         "application/json": {
                             alias: string;
+                            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                            managedBy: "code" | null;
+                            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                            managedSource: string | null;
                             modelId: string;
                             /** Format: uuid */
                             providerId: string;
@@ -7317,6 +7819,15 @@ export interface paths {
                         "application/json": components["schemas"]["ForbiddenError"];
                     };
                 };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
                 429: {
                     headers: {
@@ -7350,7 +7861,10 @@ export interface paths {
         /** Delete a model alias */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     alias: string;
@@ -7399,6 +7913,15 @@ export interface paths {
                 };
                 /** @description Not found (also for ids that belong to another organization) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7473,6 +7996,10 @@ export interface paths {
                                 hasApiKey: boolean;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                                managedBy: "code" | null;
+                                /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                                managedSource: string | null;
                                 name: string;
                                 /** @enum {string} */
                                 type: "openai" | "anthropic" | "openai-compatible";
@@ -7575,6 +8102,10 @@ export interface paths {
                             hasApiKey: boolean;
                             /** Format: uuid */
                             id: string;
+                            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                            managedBy: "code" | null;
+                            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                            managedSource: string | null;
                             name: string;
                             /** @enum {string} */
                             type: "openai" | "anthropic" | "openai-compatible";
@@ -7684,6 +8215,10 @@ export interface paths {
                             hasApiKey: boolean;
                             /** Format: uuid */
                             id: string;
+                            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                            managedBy: "code" | null;
+                            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                            managedSource: string | null;
                             name: string;
                             /** @enum {string} */
                             type: "openai" | "anthropic" | "openai-compatible";
@@ -7758,11 +8293,14 @@ export interface paths {
         };
         /**
          * Replace a model provider
-         * @description Omitting `apiKey` keeps the stored key; `apiKey: null` clears it.
+         * @description Omitting `apiKey` keeps the stored key; `apiKey: null` clears it. A provider managed by code is 409 without `force=true`.
          */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -7795,6 +8333,10 @@ export interface paths {
                             hasApiKey: boolean;
                             /** Format: uuid */
                             id: string;
+                            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+                            managedBy: "code" | null;
+                            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+                            managedSource: string | null;
                             name: string;
                             /** @enum {string} */
                             type: "openai" | "anthropic" | "openai-compatible";
@@ -7880,7 +8422,10 @@ export interface paths {
         /** Delete a model provider and the aliases that use it */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -7929,6 +8474,15 @@ export interface paths {
                 };
                 /** @description Not found (also for ids that belong to another organization) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8239,11 +8793,14 @@ export interface paths {
         };
         /**
          * Replace an output destination
-         * @description Replaces name, type and config. Omitting `token` keeps the stored token; `token: null` clears it.
+         * @description Replaces name, type and config. Omitting `token` keeps the stored token; `token: null` clears it. A destination managed by code is 409 without `force=true`.
          */
         put: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -8301,6 +8858,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
                 429: {
                     headers: {
@@ -8337,7 +8903,10 @@ export interface paths {
          */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                    force?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -15282,6 +15851,10 @@ export interface components {
             } | null;
             lastRunAttemptedAt: string | null;
             lastRunSucceededAt: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** @description cron triggers: the next scheduled run (UTC) */
             nextRunAt: string | null;
@@ -15322,6 +15895,10 @@ export interface components {
             } | null;
             lastRunAttemptedAt: string | null;
             lastRunSucceededAt: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** @description cron triggers: the next scheduled run (UTC) */
             nextRunAt: string | null;
@@ -15855,6 +16432,10 @@ export interface components {
                 source: string;
                 stream: string;
             } | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             organizationId: string;
             query: string | null;
@@ -15871,6 +16452,10 @@ export interface components {
                 source: string;
                 stream: string;
             } | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             organizationId: string;
             query: string | null;
@@ -15878,6 +16463,40 @@ export interface components {
             /** @enum {string} */
             severity: "low" | "medium" | "high" | "critical";
             updatedAt: string;
+        };
+        ConfigChange: {
+            /** @enum {string} */
+            action: "create" | "update" | "delete";
+            /** @description Field → {from, to}; secrets appear as "(secret)", never their values */
+            diff: {
+                [key: string]: {
+                    from: unknown;
+                    to: unknown;
+                };
+            };
+            /** @enum {string} */
+            kind: "Model" | "McpServer" | "OutputDestination" | "CodeDetection" | "Agent" | "Trigger" | "TriageRoutes";
+            name: string;
+        };
+        ConfigChangeInput: {
+            /** @enum {string} */
+            action: "create" | "update" | "delete";
+            /** @description Field → {from, to}; secrets appear as "(secret)", never their values */
+            diff: {
+                [key: string]: {
+                    from: unknown;
+                    to: unknown;
+                };
+            };
+            /** @enum {string} */
+            kind: "Model" | "McpServer" | "OutputDestination" | "CodeDetection" | "Agent" | "Trigger" | "TriageRoutes";
+            name: string;
+        };
+        ConfigPlan: {
+            changes: components["schemas"]["ConfigChange"][];
+        };
+        ConfigPlanInput: {
+            changes: components["schemas"]["ConfigChangeInput"][];
         };
         ConsoleSession: {
             createdAt: string;
@@ -17563,6 +18182,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -17600,6 +18223,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -17616,6 +18243,10 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -17629,6 +18260,10 @@ export interface components {
             hasToken: boolean;
             /** Format: uuid */
             id: string;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -17972,6 +18607,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -18010,6 +18649,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -18078,6 +18721,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -18120,6 +18767,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -18171,6 +18822,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -18202,6 +18857,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -18288,6 +18947,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -18326,6 +18989,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -18606,6 +19273,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;
@@ -18644,6 +19315,10 @@ export interface components {
             lastDeliveryStatus?: ("succeeded" | "retrying" | "failed" | "skipped") | null;
             /** @description Extension, on GET of one destination: the error of the latest failed attempt since the last success */
             lastError?: string | null;
+            /** @description `code`: written by config apply (agents as code); edits through the API need `force=true` */
+            managedBy: "code" | null;
+            /** @description The source of the last apply that changed it (e.g. a commit id), when given */
+            managedSource: string | null;
             name: string;
             /** Format: uuid */
             organizationId: string;

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Paths } from '../api';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
-import { Badge, CopyButton, ErrorText, Loadable, Page, Select, Time, DataTable, shortRunId } from '../ui';
+import { Badge, CopyButton, ErrorText, Loadable, ManagedByCode, Page, Select, Time, DataTable, shortRunId } from '../ui';
 import { ToolPicker } from './tool-picker';
 import { AgentHistory } from './agent-versions';
 
@@ -19,7 +19,7 @@ export default function AgentDetail({ params }: { params: Record<string, string>
   return (
     <Loadable query={agent}>
       {(a) => (
-        <Page title={a.name} actions={<Link to="/agents">All agents</Link>}>
+        <Page title={a.name} actions={<><ManagedByCode resource={a} /> <Link to="/agents">All agents</Link></>}>
           <AgentForm key={formKey} agent={a} />
           <Triggers agentId={a.id} />
           <AgentHistory agentId={a.id} current={a.version} onRestored={() => setFormKey((k) => k + 1)} />
@@ -61,7 +61,9 @@ function AgentForm({ agent }: { agent?: Agent }) {
     },
   });
   const field = (k: 'name' | 'description') => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
-  const editable = can(agent ? 'agent.manage' : 'agent.create');
+  // Managed by code: the repository is the truth (the API answers 409 without force).
+  const managed = agent?.managedBy === 'code';
+  const editable = can(agent ? 'agent.manage' : 'agent.create') && !managed;
   return (
     <form className="stack" onSubmit={(e) => { e.preventDefault(); save.mutate(); }} aria-label="Agent">
       <fieldset disabled={!editable}>
@@ -100,6 +102,7 @@ function AgentForm({ agent }: { agent?: Agent }) {
         </label>
         <p id="schema-error" className={schema.error ? 'error small' : 'muted small'} role={schema.error ? 'alert' : undefined}>{schema.error ?? (schema.value ? 'Valid JSON object schema: the final answer must satisfy it.' : 'No schema: the final answer is free text.')}</p>
         {agent?.warnings?.map((w) => <p key={w} className="muted small">{w}</p>)}
+        {managed && <p className="muted small">Applied from code{agent?.managedSource ? ` (source ${agent.managedSource})` : ''}: change its file in the repository and run <code>rampart apply</code>.</p>}
         <button type="submit" disabled={save.isPending || Boolean(schema.error)}>{agent ? 'Save agent' : 'Create agent'}</button>
       </fieldset>
       {save.isSuccess && <p role="status">Saved.</p>}
@@ -194,12 +197,12 @@ function Triggers({ agentId }: { agentId: string }) {
           <ul className="cards">
             {d.triggers.map((t) => (
               <li key={t.id} className="card">
-                <strong>{t.name}</strong> <Badge value={t.source} /> <Badge value={t.enabled ? 'enabled' : 'disabled'} />
+                <strong>{t.name}</strong> <Badge value={t.source} /> <Badge value={t.enabled ? 'enabled' : 'disabled'} /> <ManagedByCode resource={t} />
                 {t.webhookUrl && (<div className="copy-row"><code className="break">{t.webhookUrl}</code> <CopyButton value={t.webhookUrl} label="webhook URL" /></div>)}
                 {t.cronSchedule && <div>Schedule <code>{t.cronSchedule}</code> · next <Time at={t.nextRunAt} /></div>}
                 {t.source !== 'cron' && <p className="muted small">{SETUP[t.source as Source]}</p>}
                 {t.createAlert && (
-                  can('agent.manage') ? (
+                  can('agent.manage') && t.managedBy !== 'code' ? (
                     <label className="check">
                       <input type="checkbox" checked={routed(t)} disabled={setRouting.isPending} onChange={(e) => setRouting.mutate({ triggerId: t.id, on: e.target.checked })} /> Route its alerts through the triage routes
                     </label>

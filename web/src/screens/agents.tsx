@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api';
 import { Link, useSearch } from '../router';
 import { useSession } from '../session';
-import { Badge, Loadable, Page, Pager, Time, pageOf, DataTable } from '../ui';
+import { Badge, Loadable, ManagedByCode, Page, Pager, Time, pageOf, DataTable } from '../ui';
 
 export default function Agents() {
   const [search] = useSearch();
@@ -17,7 +17,7 @@ export default function Agents() {
             <DataTable head={<><th scope="col">Agent</th><th scope="col">Type</th><th scope="col">Model</th><th scope="col">Tools</th><th scope="col">Updated</th></>}>
               {d.agents.map((a) => (
                 <tr key={a.id}>
-                  <td><Link to={`/agents/${a.id}`}>{a.name}</Link><div className="muted small">{a.description}</div></td>
+                  <td><Link to={`/agents/${a.id}`}>{a.name}</Link> <ManagedByCode resource={a} /><div className="muted small">{a.description}</div></td>
                   <td><Badge value={a.agentType} /></td>
                   <td className="mono">{a.modelAlias}</td>
                   <td>{a.toolNames.length}</td>

@@ -2,7 +2,7 @@ import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/rea
 import { api, unwrap, type Schemas } from '../api';
 import { Link, useSearch } from '../router';
 import { useSession } from '../session';
-import { Badge, ErrorText, Loadable, Page, Pager, Select, Time, pageOf, DataTable } from '../ui';
+import { Badge, ErrorText, Loadable, ManagedByCode, Page, Pager, Select, Time, pageOf, DataTable } from '../ui';
 import { DestinationForm } from './destination-form';
 
 /** Output destinations, and one destination's delivery log with redeliver and test-send. */
@@ -24,7 +24,7 @@ export default function Destinations({ params }: { params: Record<string, string
       <Loadable query={destinations} isEmpty={(d) => d.length === 0} empty="No output destinations yet.">
         {(d) => <DestinationList destinations={d} selected={selected} />}
       </Loadable>
-      {current && manage && (
+      {current && manage && current.managedBy !== 'code' && (
         <section aria-labelledby="edit-destination">
           <h2 id="edit-destination">Edit {current.name}</h2>
           <DestinationForm key={current.id} destination={current} />
@@ -40,7 +40,7 @@ export default function Destinations({ params }: { params: Record<string, string
  * GET …/{id}, which answers the latest attempt's outcome and time and the failures since the
  * last success. Slack's blocked channels come with the config.
  */
-function DestinationList({ destinations, selected }: { destinations: Array<{ id: string; name: string; type: string; eventSubscriptions: string[]; config: unknown }>; selected?: string | undefined }) {
+function DestinationList({ destinations, selected }: { destinations: Array<{ id: string; name: string; type: string; eventSubscriptions: string[]; config: unknown; managedBy?: string | null; managedSource?: string | null }>; selected?: string | undefined }) {
   const health = useQueries({
     queries: destinations.map((x) => ({ queryKey: ['destination-health', x.id], queryFn: () => unwrap(api.GET('/api/output-destinations/{id}', { params: { path: { id: x.id } } })), refetchInterval: 15_000 })),
   });
@@ -51,7 +51,7 @@ function DestinationList({ destinations, selected }: { destinations: Array<{ id:
         const blocked = Object.keys((x.config as { blockedChannels?: Record<string, unknown> }).blockedChannels ?? {});
         return (
           <tr key={x.id} aria-current={x.id === selected ? 'true' : undefined}>
-            <td><Link to={`/destinations/${x.id}`}>{x.name}</Link></td>
+            <td><Link to={`/destinations/${x.id}`}>{x.name}</Link> <ManagedByCode resource={x} /></td>
             <td>{x.type}</td>
             <td>
               {!h ? <span className="muted">…</span> : h.lastDeliveryStatus ? <><Badge value={h.lastDeliveryStatus} /> <Time at={h.lastDeliveryAt} /></> : <span className="muted">never delivered</span>}

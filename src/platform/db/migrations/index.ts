@@ -27,6 +27,7 @@ import * as m0052 from './0052_alert_verdict_columns.js';
 import * as m0060 from './0060_run_agent_snapshot.js';
 import * as m0070 from './0070_hunt_epss_alert_settings.js';
 import * as m0080 from './0080_agent_versions.js';
+import * as m0085 from './0085_managed_by_code.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -61,4 +62,5 @@ export const migrations: Record<string, Migration> = {
   '0060_run_agent_snapshot': m0060,
   '0070_hunt_epss_alert_settings': m0070,
   '0080_agent_versions': m0080,
+  '0085_managed_by_code': m0085,
 };

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { contextOf } from '../../platform/context.js';
+import { publicResponses, withErrors } from '../../platform/http/responses.js';
+import { PlanBody, PlanResult } from './config.schemas.js';
+import type { ConfigService } from './config.service.js';
+
+/**
+ * Agents as code (docs/agents-as-code.md). Permissions are checked per kind inside: reading the
+ * kinds a plan compares, and for apply what each change would need made by hand (403 with
+ * `missingPerms`).
+ */
+export function registerConfigRoutes(root: FastifyInstance, service: ConfigService): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const tags = ['Configuration as code'];
+  const perKind = 'Needs the read permission of each kind the documents describe (every kind with `prune`)';
+
+  app.post('/api/config/plan', {
+    schema: {
+      tags,
+      summary: 'Plan: what applying these documents would change',
+      description: `${perKind}. Broken documents and references are 400 with an issue per problem at \`documents.<i>.…\`. Nothing is written.`,
+      body: PlanBody,
+      response: withErrors({ 200: PlanResult }),
+    },
+  }, async (req) => service.plan(contextOf(req), req.body));
+
+  app.post('/api/config/apply', {
+    schema: {
+      tags,
+      summary: 'Apply documents: every change of the plan in one transaction',
+      description:
+        `${perKind}, plus what each change needs made by hand (e.g. \`agent.create\`, \`destination.manage\`). All or nothing: any failure writes nothing. ` +
+        'What it creates or updates is marked `managedBy: "code"` (with `source` as `managedSource`); `prune` deletes only resources managed by code that no document names. Applying the same documents again answers no changes.',
+      body: PlanBody,
+      response: withErrors({ 200: PlanResult }, 409),
+    },
+  }, async (req) => service.apply(contextOf(req), req.body));
+
+  app.get('/api/config/export', {
+    schema: {
+      tags,
+      summary: 'Export the organization\'s configuration as YAML documents',
+      description: 'Stored secrets are written as `${env:RAMPART_<KIND>_<NAME>_<FIELD>}` references, never their values. Needs the read permission of every kind.',
+      produces: ['application/yaml'],
+      response: withErrors({ 200: z.string().describe('YAML documents separated by `---`') }),
+    },
+  }, async (req, reply) => reply.type('application/yaml; charset=utf-8').serializer((x) => x as string).send(await service.export(contextOf(req))));
+
+  app.get('/api/docs/config.schema.json', {
+    config: { public: true },
+    schema: { tags, summary: 'JSON Schema of configuration documents', description: 'For editors: validates `rampart apply` files as people type.', security: [], response: publicResponses({ 200: z.record(z.string(), z.unknown()).describe('JSON Schema (draft 2020-12)') }) },
+  }, async (_req, reply) => reply.type('application/schema+json').send(service.jsonSchema()));
+}

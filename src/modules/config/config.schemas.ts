@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { agentFields } from '../agents/index.js';
+import { DestinationInput } from '../destinations/index.js';
+import { ProviderInput } from '../models/index.js';
+import { TriggerPut } from '../triggers/index.js';
+import { McpServerInput } from '../tools/index.js';
+import { CodeDetectionInput, RouteCondition, RouteInput } from '../alerts/index.js';
+
+/**
+ * Agents as code (issue 30, docs/agents-as-code.md): documents in the shape operators know from
+ * Kubernetes — `apiVersion: rampart/v1`, `kind`, `metadata.name`, `spec` — whose specs are the
+ * API's own write schemas with references by name instead of ids. Names are the identity within
+ * an organization and kind.
+ */
+export const API_VERSION = 'rampart/v1';
+export const KINDS = ['Model', 'McpServer', 'OutputDestination', 'CodeDetection', 'Agent', 'Trigger', 'TriageRoutes'] as const;
+export type Kind = (typeof KINDS)[number];
+
+const refName = z.string().trim().min(1).max(255);
+
+/**
+ * An agent: the API's fields, `model` for `modelAlias`, `outputDestinations` by name for
+ * `outputDestinationIds`. `builtinTools`: the service's built-in tool names (the composition
+ * root's tool catalog), which `toolNames` may list, as through the API.
+ */
+export function agentSpec(builtinTools: readonly string[]) {
+  const { name: _agentName, modelAlias, outputDestinationIds: _destinationIds, ...agentRest } = agentFields(builtinTools);
+  return z.strictObject({
+    ...agentRest,
+    model: modelAlias.describe('A Model document\'s name (a model alias); `default` if omitted'),
+    outputDestinations: z.array(refName).max(32).default([]).describe('OutputDestination names that receive each finished run'),
+  });
+}
+
+/** A model alias with its provider (providers shared by several models must be described alike). */
+export const ModelSpec = z.strictObject({
+  modelId: z.string().min(1).max(256).describe('The provider\'s model id, e.g. `gpt-4o-mini`'),
+  provider: ProviderInput,
+});
+
+/** A trigger: the API's fields, `agent` by name. `secret` and `signingSecret` are secret references. */
+export const TriggerSpec = TriggerPut.omit({ name: true }).extend({ agent: refName.describe('The Agent document\'s name this trigger starts') });
+
+/** Output destinations: the API's variants; the name comes from `metadata.name`. */
+export const OutputDestinationSpec = DestinationInput;
+
+/** An MCP server: the API's fields; its name (agents' `mcp:<name>/…`) comes from `metadata.name`. */
+export const McpServerSpec = McpServerInput.omit({ name: true });
+
+/** A code detection: the API's fields; the name comes from `metadata.name`. */
+export const CodeDetectionSpec = z.strictObject(CodeDetectionInput.omit({ name: true }).shape);
+
+/** Triage routes (one per organization, named `default`): agents and code detections by name. */
+const [, logTableCondition, severityCondition, sourceCondition] = RouteCondition.options;
+const TriageRouteCondition = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('codeDetection'), codeDetections: z.array(refName).min(1).max(500).describe('CodeDetection names') }),
+  logTableCondition,
+  severityCondition,
+  sourceCondition,
+]);
+export const TriageRoutesSpec = z.strictObject({
+  routes: z
+    .array(z.strictObject({ name: RouteInput.shape.name, enabled: RouteInput.shape.enabled, conditions: z.array(TriageRouteCondition).max(20), responseAgent: refName.describe('The Agent that triages matching alerts') }))
+    .max(50)
+    .default([])
+    .describe('In checking order: the first enabled route whose conditions all match wins'),
+  defaultResponseAgent: refName.nullable().default(null).describe('The Agent for alerts no route matches; null leaves them unassigned'),
+  huntResponseAgent: refName.nullable().default(null).describe('The Agent that triages hunt alerts'),
+});
+export const TRIAGE_ROUTES_NAME = 'default';
+
+export const Metadata = z.strictObject({ name: refName.describe('The identity of the resource within its kind') });
+
+export const ConfigDocument = z.strictObject({
+  apiVersion: z.literal(API_VERSION),
+  kind: z.enum(KINDS),
+  metadata: Metadata,
+  spec: z.record(z.string(), z.unknown()).describe('The resource\'s fields (see the kind\'s schema)'),
+});
+export type ConfigDocumentT = z.infer<typeof ConfigDocument>;
+
+export const MAX_DOCUMENTS = 1000;
+
+export const PlanBody = z.strictObject({
+  documents: z
+    .array(z.unknown())
+    .max(MAX_DOCUMENTS)
+    .describe('The documents, parsed (YAML or JSON), with secret references already resolved to their values by the caller (`rampart apply` does it)'),
+  prune: z.boolean().default(false).describe('Also delete resources managed by code that no document names'),
+  source: z.string().trim().min(1).max(500).optional().describe('Where the documents come from, e.g. a commit id; recorded as `managedSource` on what changes'),
+});
+export type PlanBodyT = z.infer<typeof PlanBody>;
+
+const FieldChange = z.object({ from: z.unknown(), to: z.unknown() });
+export const Change = z
+  .object({
+    action: z.enum(['create', 'update', 'delete']),
+    kind: z.enum(KINDS),
+    name: z.string(),
+    diff: z.record(z.string(), FieldChange).describe('Field → {from, to}; secrets appear as "(secret)", never their values'),
+  })
+  .meta({ id: 'ConfigChange' });
+export type ChangeT = z.infer<typeof Change>;
+export const PlanResult = z.object({ changes: z.array(Change) }).meta({ id: 'ConfigPlan' });

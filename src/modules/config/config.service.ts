@@ -1,0 +1,209 @@
+import { sql } from 'kysely';
+import { stringify } from 'yaml';
+import type { Database } from '../../platform/db/database.js';
+import type { RequestContext } from '../../platform/context.js';
+import { withTransaction } from '../../platform/cache/transaction.js';
+import { writeAudit } from '../../platform/audit.js';
+import { missingPermissions, type Permission } from '../../platform/auth/permissions.js';
+import { ForbiddenError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
+import { API_VERSION, ConfigDocument, KINDS, type ChangeT, type Kind, type PlanBodyT } from './config.schemas.js';
+import { literalAddressRefusal } from '../../platform/outbound/index.js';
+import { diffSpecs, getPath, secretPlaceholder, setPath, withoutSecrets } from './plan.fns.js';
+import { configJsonSchema } from './json-schema.js';
+import type { ApplyStep, Current, Desired, IdsByName, KindHandler, NamesById } from './kinds/kind.js';
+
+/** A change with what applying it needs. */
+interface PlannedChange extends ChangeT {
+  handler: KindHandler;
+  current: Current | null;
+  desired: Desired | null;
+}
+
+const ACTION_PERMISSION = { create: 'create', update: 'update', delete: 'remove' } as const;
+
+/**
+ * Plan: check every document (schema, duplicates, references by name against the documents and
+ * the organization), compare with what is stored, answer the changes. Apply: the same plan, then
+ * every change through its owning module's commands in ONE transaction (all or nothing), with the
+ * permissions each change would need by hand. Resources it writes are marked managed by code.
+ */
+export function createConfigService(deps: { db: Database; kinds: KindHandler[]; allowPrivateNetworks: boolean }) {
+  const { db } = deps;
+  const handlers = new Map(deps.kinds.map((k) => [k.kind, k]));
+  const ordered = KINDS.map((k) => handlers.get(k)).filter((h): h is KindHandler => !!h);
+
+  function requirePermissions(ctx: RequestContext, required: Iterable<Permission>): void {
+    const missing = missingPermissions(ctx.actor.permissions, [...new Set(required)]);
+    if (missing.length) throw new ForbiddenError(missing);
+  }
+
+  /** Each document checked (envelope, spec, duplicates, URLs), by kind, with the references to resolve; or a 400 naming every problem. */
+  function checkDocuments(documents: unknown[]) {
+    const issues: ValidationIssue[] = [];
+    const byKind = new Map<Kind, Desired[]>();
+    const seen = new Map<string, number>();
+    const refs: Array<{ index: number; path: (string | number)[]; kind: Kind; name: string }> = [];
+    const issue = (path: (string | number)[], message: string, code: string) => issues.push({ path: path.join('.'), message, code, location: 'body' });
+    documents.forEach((raw, index) => {
+      const envelope = ConfigDocument.safeParse(raw);
+      if (!envelope.success) {
+        for (const i of envelope.error.issues) issue(['documents', index, ...i.path.map(String)], i.message, i.code);
+        return;
+      }
+      const { kind, metadata, spec } = envelope.data;
+      const handler = handlers.get(kind)!;
+      const key = `${kind}/${metadata.name}`;
+      if (seen.has(key)) return issue(['documents', index, 'metadata', 'name'], `${key} is also document ${seen.get(key)}`, 'duplicate');
+      seen.set(key, index);
+      const parsed = handler.parse(metadata.name, spec);
+      if (!parsed.success) {
+        for (const i of parsed.error.issues) issue(['documents', index, 'spec', ...i.path.map(String)], i.message, i.code);
+        return;
+      }
+      for (const p of handler.outboundUrls ?? []) {
+        const value = getPath(parsed.data, p);
+        const why = typeof value === 'string' ? literalAddressRefusal(value, deps.allowPrivateNetworks) : null;
+        if (why) issue(['documents', index, 'spec', ...p], `points at a ${why} address, which outbound calls refuse${deps.allowPrivateNetworks ? '' : ' (RAMPART_ALLOW_PRIVATE_NETWORKS is off)'}`, 'forbidden_address');
+      }
+      byKind.set(kind, [...(byKind.get(kind) ?? []), { name: metadata.name, spec: parsed.data, index }]);
+      for (const ref of handler.references(spec)) refs.push({ index, ...ref });
+    });
+    if (issues.length) throw new ValidationError(issues);
+    return { byKind, refs };
+  }
+
+  /** The changes, and the names → ids of what is stored (apply adds what it creates). */
+  async function computePlan(ctx: RequestContext, body: PlanBodyT): Promise<{ changes: PlannedChange[]; ids: IdsByName }> {
+    const { byKind, refs } = checkDocuments(body.documents);
+    const issues: ValidationIssue[] = [];
+    const issue = (path: (string | number)[], message: string, code: string) => issues.push({ path: path.join('.'), message, code, location: 'body' });
+
+    // Reading: the kinds the documents describe, and every kind when pruning.
+    const involved = ordered.filter((h) => body.prune || byKind.has(h.kind));
+    requirePermissions(ctx, involved.flatMap((h) => h.permissions.read));
+
+    const currents = new Map<Kind, Current[]>();
+    const names: NamesById = new Map();
+    for (const h of ordered) {
+      const list = await h.current(ctx, names);
+      // Compared in the form a document takes once parsed (defaults applied), as the desired side is.
+      currents.set(h.kind, list.map((c) => {
+        const parsed = h.parse(c.name, c.spec);
+        return parsed.success ? { ...c, spec: parsed.data } : c;
+      }));
+      names.set(h.kind, new Map(list.map((c) => [c.id, c.name])));
+    }
+
+    for (const r of refs) {
+      const known = byKind.get(r.kind)?.some((d) => d.name === r.name) || currents.get(r.kind)?.some((c) => c.name === r.name);
+      if (!known) issue(['documents', r.index, 'spec', ...r.path], `no ${r.kind} named "${r.name}" in the documents or the organization`, 'unknown_reference');
+    }
+    for (const h of involved) {
+      const list = currents.get(h.kind) ?? [];
+      for (const d of byKind.get(h.kind) ?? []) {
+        if (list.filter((c) => c.name === d.name).length > 1) {
+          issue(['documents', d.index, 'metadata', 'name'], `the organization has several ${h.kind} resources named "${d.name}": rename all but one through the API first`, 'ambiguous_name');
+        }
+      }
+    }
+    issues.push(...providerConflicts(byKind.get('Model') ?? []));
+    if (issues.length) throw new ValidationError(issues);
+
+    const writes: PlannedChange[] = [];
+    const deletes: PlannedChange[] = [];
+    for (const h of involved) {
+      const list = currents.get(h.kind) ?? [];
+      const desiredList = byKind.get(h.kind) ?? [];
+      for (const d of desiredList) {
+        const current = list.find((c) => c.name === d.name) ?? null;
+        const diff = diffSpecs(current, d.spec, h.secretFields);
+        // A resource made by hand that a document now describes is adopted: managed by code from now on.
+        if (current && current.managedBy !== 'code') diff.managedBy = { from: current.managedBy, to: 'code' };
+        if (current && Object.keys(diff).length === 0) continue;
+        writes.push({ action: current ? 'update' : 'create', kind: h.kind, name: d.name, diff, handler: h, current, desired: d });
+      }
+      if (!body.prune) continue;
+      const named = new Set(desiredList.map((d) => d.name));
+      for (const c of list) {
+        if (c.managedBy !== 'code' || named.has(c.name)) continue;
+        deletes.push({ action: 'delete', kind: h.kind, name: c.name, diff: diffSpecs(c, {}, h.secretFields.map((s) => ({ path: s.path }))), handler: h, current: c, desired: null });
+      }
+    }
+    // Creates and updates in dependency order, then deletions in reverse (a trigger before its agent, an agent before its destination).
+    const ids: IdsByName = new Map([...currents].map(([kind, list]) => [kind, new Map(list.map((c) => [c.name, c.id]))]));
+    return { changes: [...writes, ...deletes.reverse()], ids };
+  }
+
+  /** Model documents naming one provider must describe it alike. */
+  function providerConflicts(models: Desired[]): ValidationIssue[] {
+    const first = new Map<string, Desired>();
+    const issues: ValidationIssue[] = [];
+    for (const d of models) {
+      const provider = d.spec.provider as Record<string, unknown>;
+      const name = String(provider.name);
+      const other = first.get(name);
+      if (!other) first.set(name, d);
+      else if (JSON.stringify(provider) !== JSON.stringify(other.spec.provider)) {
+        issues.push({ path: `documents.${d.index}.spec.provider`, message: `describes provider "${name}" differently from Model/${other.name}`, code: 'conflict', location: 'body' });
+      }
+    }
+    return issues;
+  }
+
+  let jsonSchema: Record<string, unknown> | null = null;
+  const publicChange = ({ action, kind, name, diff }: PlannedChange): ChangeT => ({ action, kind, name, diff });
+
+  return {
+    /** The JSON Schema of the documents (built once). */
+    jsonSchema: () => (jsonSchema ??= configJsonSchema(ordered)),
+
+    async plan(ctx: RequestContext, body: PlanBodyT): Promise<{ changes: ChangeT[] }> {
+      return { changes: (await computePlan(ctx, body)).changes.map(publicChange) };
+    },
+
+    async apply(ctx: RequestContext, body: PlanBodyT): Promise<{ changes: ChangeT[] }> {
+      return withTransaction(db, async (tx) => {
+        // One apply at a time per organization: the plan is computed after the previous one committed.
+        await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`config-apply:${ctx.actor.organizationId}`}, 0))`.execute(tx);
+        const { changes, ids } = await computePlan(ctx, body);
+        requirePermissions(ctx, changes.flatMap((c) => c.handler.permissions[ACTION_PERMISSION[c.action]]));
+        const step: ApplyStep = { ctx, tx, opts: { tx, managed: { source: body.source ?? null } }, ids };
+        for (const c of changes) {
+          if (c.action === 'create') ids.get(c.kind)!.set(c.name, await c.handler.create(step, c.desired!));
+          else if (c.action === 'update') await c.handler.update(step, c.current!, c.desired!);
+          else await c.handler.remove(step, c.current!);
+        }
+        if (changes.length) {
+          await writeAudit(tx, ctx, {
+            action: 'config.apply',
+            resourceType: 'config',
+            resourceId: null,
+            metadata: { source: body.source ?? null, prune: body.prune, changes: changes.map((c) => `${c.action} ${c.kind}/${c.name}`).slice(0, 200) },
+          });
+        }
+        return { changes: changes.map(publicChange) };
+      });
+    },
+
+    /** The organization's configuration as YAML documents; stored secrets become `${env:…}` references. */
+    async export(ctx: RequestContext): Promise<string> {
+      requirePermissions(ctx, ordered.flatMap((h) => h.permissions.read));
+      const names: NamesById = new Map();
+      const docs: string[] = [];
+      for (const h of ordered) {
+        const list = await h.current(ctx, names);
+        names.set(h.kind, new Map(list.map((c) => [c.id, c.name])));
+        for (const c of [...list].sort((a, b) => a.name.localeCompare(b.name))) {
+          const spec = withoutSecrets(c.spec, h.secretFields.map((s) => s.path));
+          for (const s of h.secretFields) {
+            if (!s.keepWhenOmitted && c.secrets[s.path.join('.')] != null) setPath(spec, s.path, secretPlaceholder(h.kind, c.name, s.path));
+          }
+          docs.push(stringify({ apiVersion: API_VERSION, kind: h.kind, metadata: { name: c.name }, spec }, { lineWidth: 0 }));
+        }
+      }
+      return docs.join('---\n');
+    },
+  };
+}
+
+export type ConfigService = ReturnType<typeof createConfigService>;

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../../platform/wiring.js';
+import { defineModule, type ModuleApis } from '../../platform/module.js';
+import { agentsModule } from '../agents/index.js';
+import { destinationsModule } from '../destinations/index.js';
+import { modelsModule } from '../models/index.js';
+import { triggersModule } from '../triggers/index.js';
+import { toolsModule } from '../tools/index.js';
+import { alertsModule } from '../alerts/index.js';
+import { mcpServerKind } from './kinds/mcp-servers.js';
+import { codeDetectionKind, triageRoutesKind } from './kinds/alerts.js';
+import { registerConfigRoutes } from './config.routes.js';
+import { createConfigService } from './config.service.js';
+import { agentKind } from './kinds/agents.js';
+import { outputDestinationKind } from './kinds/destinations.js';
+import { modelKind } from './kinds/models.js';
+import { triggerKind } from './kinds/triggers.js';
+
+export { ConfigFileError, parseConfigFiles, resolveSecretReferences, type ParsedFile } from './documents.fns.js';
+export { API_VERSION, KINDS } from './config.schemas.js';
+
+/** Agents as code: plan/apply/export (docs/agents-as-code.md), every write through the owning modules' services. */
+function registerConfigModule(app: FastifyInstance, deps: ModuleDeps, modules: ModuleApis): void {
+  const { db } = deps.database;
+  const alerts = modules.of(alertsModule);
+  const kinds = [
+    modelKind(modules.of(modelsModule), deps),
+    mcpServerKind(modules.of(toolsModule), { db, secrets: deps.secrets }),
+    outputDestinationKind(modules.of(destinationsModule), { db, secrets: deps.secrets }),
+    agentKind(modules.of(agentsModule), Object.keys(deps.tools)),
+    triggerKind(modules.of(triggersModule), deps),
+    codeDetectionKind(alerts.codeDetections),
+    triageRoutesKind(alerts.routing),
+  ];
+  registerConfigRoutes(app, createConfigService({ db, kinds, allowPrivateNetworks: deps.config.allowPrivateNetworks }));
+}
+
+/** The tables this module owns: none (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = [] as const;
+
+export const configModule = defineModule({ name: 'config', owns: ownedTables, routes: (app, deps, _state, modules) => registerConfigModule(app, deps, modules) });

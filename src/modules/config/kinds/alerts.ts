@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import type { CodeDetectionsService, RoutingService } from '../../alerts/index.js';
+import { CodeDetectionSpec, TRIAGE_ROUTES_NAME, TriageRoutesSpec } from '../config.schemas.js';
+import { idOf, type ApplyStep, type Desired, type KindHandler, type Reference } from './kind.js';
+
+type CodeDetectionSpecT = z.infer<typeof CodeDetectionSpec>;
+type TriageRoutesSpecT = z.infer<typeof TriageRoutesSpec>;
+
+const detectionInput = (d: Desired) => {
+  const s = d.spec as CodeDetectionSpecT;
+  return { ...s, name: d.name, severity: s.severity ?? 'medium' };
+};
+
+export function codeDetectionKind(detections: CodeDetectionsService): KindHandler {
+  return {
+    kind: 'CodeDetection',
+    permissions: { read: ['alert.read'], create: ['alert.manage'], update: ['alert.manage'], remove: ['alert.manage'] },
+    schema: CodeDetectionSpec,
+    secretFields: [],
+    parse(_name, spec) {
+      const parsed = CodeDetectionSpec.safeParse(spec);
+      if (!parsed.success) return parsed;
+      const d = parsed.data;
+      return { success: true, data: { ...d, ruleId: d.ruleId ?? null, description: d.description ?? '', logTable: d.logTable ?? null, query: d.query ?? null } };
+    },
+    references: () => [],
+    async current(ctx) {
+      const { codeDetections } = await detections.list(ctx, Number.MAX_SAFE_INTEGER, 0);
+      return codeDetections.map((c) => ({
+        id: c.id,
+        name: c.name,
+        spec: { ruleId: c.ruleId, description: c.description, severity: c.severity, logTable: c.logTable, query: c.query },
+        secrets: {},
+        managedBy: c.managedBy,
+        managedSource: c.managedSource,
+      }));
+    },
+    create: async (step, d) => (await detections.create(step.ctx, detectionInput(d), step.opts)).id,
+    async update(step, c, d) {
+      await detections.update(step.ctx, c.id, detectionInput(d), step.opts);
+    },
+    async remove(step, c) {
+      await detections.remove(step.ctx, c.id, step.opts);
+    },
+  };
+}
+
+/** The organization's routing is one document, `TriageRoutes/default`; deleting it (prune) empties the routes. */
+export function triageRoutesKind(routing: RoutingService): KindHandler {
+  const replace = (step: ApplyStep, d: Desired) => {
+    const s = d.spec as TriageRoutesSpecT;
+    const agent = (name: string | null) => (name === null ? null : idOf(step.ids, 'Agent', name));
+    return routing.replace(step.ctx, {
+      routes: s.routes.map((r) => ({
+        name: r.name,
+        enabled: r.enabled,
+        responseAgentId: agent(r.responseAgent)!,
+        conditions: r.conditions.map((c) => (c.type === 'codeDetection' ? { type: c.type, codeDetectionIds: c.codeDetections.map((n) => idOf(step.ids, 'CodeDetection', n)) } : c)),
+      })),
+      defaultResponseAgentId: agent(s.defaultResponseAgent),
+      huntResponseAgentId: agent(s.huntResponseAgent),
+    }, step.opts);
+  };
+  return {
+    kind: 'TriageRoutes',
+    permissions: { read: ['alert.read'], create: ['alert.manage'], update: ['alert.manage'], remove: ['alert.manage'] },
+    schema: TriageRoutesSpec,
+    secretFields: [],
+    parse(name, spec) {
+      if (name !== TRIAGE_ROUTES_NAME) return TriageRoutesSpec.refine(() => false, { message: `TriageRoutes is one per organization: its metadata.name must be "${TRIAGE_ROUTES_NAME}"` }).safeParse(spec);
+      return TriageRoutesSpec.safeParse(spec);
+    },
+    references(spec) {
+      const refs: Reference[] = [];
+      const agent = (path: Reference['path'], name: unknown) => typeof name === 'string' && refs.push({ path, kind: 'Agent', name });
+      agent(['defaultResponseAgent'], spec.defaultResponseAgent);
+      agent(['huntResponseAgent'], spec.huntResponseAgent);
+      (Array.isArray(spec.routes) ? spec.routes : []).forEach((r: Record<string, unknown>, i: number) => {
+        agent(['routes', i, 'responseAgent'], r?.responseAgent);
+        (Array.isArray(r?.conditions) ? r.conditions : []).forEach((c: Record<string, unknown>, j: number) => {
+          if (Array.isArray(c?.codeDetections)) c.codeDetections.forEach((n, k) => refs.push({ path: ['routes', i, 'conditions', j, 'codeDetections', k], kind: 'CodeDetection', name: String(n) }));
+        });
+      });
+      return refs;
+    },
+    async current(ctx, names) {
+      const row = await routing.stored(ctx);
+      const routes = (row?.routes ?? []) as Array<{ name: string; enabled: boolean; responseAgentId: string; conditions: Array<Record<string, unknown>> }>;
+      // Never saved, or emptied by a prune and no longer managed: nothing to describe.
+      if (!row || (routes.length === 0 && !row.defaultResponseAgentId && !row.huntResponseAgentId && row.managedBy === null)) return [];
+      const agents = names.get('Agent') ?? new Map<string, string>();
+      const detections = names.get('CodeDetection') ?? new Map<string, string>();
+      const agentName = (id: string | null) => (id === null ? null : (agents.get(id) ?? id));
+      return [{
+        id: TRIAGE_ROUTES_NAME,
+        name: TRIAGE_ROUTES_NAME,
+        spec: {
+          routes: routes.map((r) => ({
+            name: r.name,
+            enabled: r.enabled,
+            conditions: r.conditions.map(({ codeDetectionIds, ...c }) => (c.type === 'codeDetection' ? { ...c, codeDetections: (codeDetectionIds as string[]).map((id) => detections.get(id) ?? id) } : c)),
+            responseAgent: agentName(r.responseAgentId),
+          })),
+          defaultResponseAgent: agentName(row.defaultResponseAgentId),
+          huntResponseAgent: agentName(row.huntResponseAgentId),
+        },
+        secrets: {},
+        managedBy: row.managedBy,
+        managedSource: row.managedSource,
+      }];
+    },
+    create: async (step, d) => (await replace(step, d), TRIAGE_ROUTES_NAME),
+    async update(step, _c, d) {
+      await replace(step, d);
+    },
+    async remove(step) {
+      await routing.replace(step.ctx, { routes: [], defaultResponseAgentId: null, huntResponseAgentId: null }, { tx: step.tx, managed: null, force: true });
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import type { z } from 'zod';
+import type { Tx } from '../../../platform/db/database.js';
+import type { RequestContext } from '../../../platform/context.js';
+import type { Permission } from '../../../platform/auth/permissions.js';
+import type { WriteOptions } from '../../../platform/managed.js';
+import type { Kind } from '../config.schemas.js';
+import type { SecretField } from '../plan.fns.js';
+
+/**
+ * One kind of document: how its spec is checked, what it references, what the organization has
+ * of it now (in document form) and how a change is written — always through the owning module's
+ * commands (its index.ts), never its tables.
+ */
+export interface Current {
+  id: string;
+  name: string;
+  /** The stored resource in document form, references by name, secrets left out. */
+  spec: Record<string, unknown>;
+  /** Secret field path ("token", "provider.apiKey") → the stored value, or null when none. */
+  secrets: Record<string, string | null>;
+  managedBy: 'code' | null;
+  managedSource: string | null;
+  /** What a write needs besides the id (a trigger's agent). */
+  owner?: string;
+}
+
+export interface Desired {
+  name: string;
+  /** The parsed spec, defaults applied. */
+  spec: Record<string, unknown>;
+  /** Its index in the request's documents (where issues point). */
+  index: number;
+}
+
+export interface Reference {
+  /** Under the document's `spec`. */
+  path: (string | number)[];
+  kind: Kind;
+  name: string;
+}
+
+/** Names → ids of every kind, as stored plus what this apply created so far. */
+export type IdsByName = Map<Kind, Map<string, string>>;
+/** Ids → names of every kind as stored (document form of references). */
+export type NamesById = Map<Kind, Map<string, string>>;
+
+export interface ApplyStep {
+  ctx: RequestContext;
+  tx: Tx;
+  opts: WriteOptions;
+  ids: IdsByName;
+}
+
+export interface KindHandler {
+  kind: Kind;
+  /** What each action needs, as the same change made by hand through the API. */
+  permissions: Record<'read' | 'create' | 'update' | 'remove', Permission[]>;
+  /** The schema of `spec` in the published JSON Schema. */
+  schema: z.ZodType;
+  secretFields: SecretField[];
+  /** Paths (under `spec`) of URLs Rampart will call: refused at plan time when they name a forbidden address, as the API's routes do. */
+  outboundUrls?: string[][];
+  /** Checks and normalizes a document's spec (issues' paths are under `spec`). */
+  parse(name: string, spec: unknown): z.ZodSafeParseResult<Record<string, unknown>>;
+  /** References to other documents, from the raw spec as written. */
+  references(spec: Record<string, unknown>): Reference[];
+  /** The organization's resources of this kind now; `names` holds the kinds before it in KINDS order. */
+  current(ctx: RequestContext, names: NamesById): Promise<Current[]>;
+  create(step: ApplyStep, desired: Desired): Promise<string>;
+  update(step: ApplyStep, current: Current, desired: Desired): Promise<void>;
+  remove(step: ApplyStep, current: Current): Promise<void>;
+}
+
+/** The id of a referenced resource (the plan checked it exists, so a miss is a bug). */
+export function idOf(ids: IdsByName, kind: Kind, name: string): string {
+  const id = ids.get(kind)?.get(name);
+  if (!id) throw new Error(`config apply: no ${kind} "${name}" after the plan checked it`);
+  return id;
+}

@@ -1,0 +1,184 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createTestApp, type TestContext } from './support/app.js';
+
+/**
+ * `rampart apply` / `rampart export` as an operator runs them: the real command in a child
+ * process against the real API listening on loopback.
+ */
+const ROOT = path.resolve(import.meta.dirname, '..');
+let t: TestContext;
+let url: string;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-config-'));
+const secretFile = path.join(dir, 'webhook-token');
+
+beforeAll(async () => {
+  t = await createTestApp();
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  fs.writeFileSync(secretFile, 'hook-secret-from-file\n');
+});
+afterAll(async () => {
+  await t.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function rampart(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, RAMPART_URL: url, RAMPART_API_KEY: t.orgA.apiKey.key, SLACK_BOT_TOKEN: 'xoxb-from-env', OPENAI_API_KEY: 'sk-from-env', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const files = (prompt: string) => ({
+  'models.yaml': `apiVersion: rampart/v1
+kind: Model
+metadata: { name: triage }
+spec:
+  modelId: gpt-4o-mini
+  provider:
+    name: openai
+    type: openai
+    apiKey: \${env:OPENAI_API_KEY}
+---
+apiVersion: rampart/v1
+kind: McpServer
+metadata: { name: cloudtools }
+spec:
+  url: https://mcp.example.com/mcp
+`,
+  'destinations.yaml': `apiVersion: rampart/v1
+kind: OutputDestination
+metadata: { name: soc-slack }
+spec:
+  type: slack
+  config: { channelIds: [C0123] }
+  token: \${env:SLACK_BOT_TOKEN}
+---
+apiVersion: rampart/v1
+kind: OutputDestination
+metadata: { name: soc-webhook }
+spec:
+  type: webhook
+  config: { url: "https://hooks.example.com/in", authType: bearer }
+  token: \${file:${secretFile}}
+`,
+  'agents/cloud-triage.yaml': `apiVersion: rampart/v1
+kind: Agent
+metadata:
+  name: cloud-triage
+spec:
+  systemPrompt: ${JSON.stringify(prompt)}
+  model: triage
+  toolNames: ["mcp:cloudtools/*"]
+  outputDestinations: [soc-slack, soc-webhook]
+---
+apiVersion: rampart/v1
+kind: Trigger
+metadata: { name: guardduty }
+spec:
+  agent: cloud-triage
+  source: webhook
+  createAlert: true
+`,
+  // JSON files are documents too.
+  'alerts.json': JSON.stringify({ apiVersion: 'rampart/v1', kind: 'CodeDetection', metadata: { name: 'root-login' }, spec: { ruleId: 'aws-001', severity: 'high' } }, null, 2),
+  'routes.yaml': `apiVersion: rampart/v1
+kind: TriageRoutes
+metadata: { name: default }
+spec:
+  routes:
+    - name: cloud
+      conditions: [{ type: codeDetection, codeDetections: [root-login] }]
+      responseAgent: cloud-triage
+  defaultResponseAgent: cloud-triage
+`,
+});
+
+function writeFiles(root: string, content: Record<string, string>) {
+  fs.rmSync(root, { recursive: true, force: true });
+  for (const [name, text] of Object.entries(content)) {
+    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+    fs.writeFileSync(path.join(root, name), text);
+  }
+}
+
+describe('rampart apply / export', () => {
+  const repo = path.join(dir, 'repo');
+
+  it('--dry-run prints the plan and exits 2 with changes, writing nothing', async () => {
+    writeFiles(repo, files('You triage cloud findings.'));
+    const res = await rampart(['apply', '-f', repo, '--dry-run']);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(2);
+    expect(res.stdout).toContain('+ create Agent/cloud-triage');
+    expect(res.stdout).toContain('Plan: 8 to create, 0 to update, 0 to delete.');
+    expect((await t.app.inject({ method: 'GET', url: '/api/agents', headers: bearer(t.orgA.apiKey.key) })).json().totalCount).toBe(0);
+  }, 60_000);
+
+  it('applies the files with secrets from the environment and files, then a second apply is no changes (dry-run exit 0)', async () => {
+    const res = await rampart(['apply', '-f', repo, '--source', 'abc123']);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('Applied 8 changes from abc123.');
+    const destinations = (await t.app.inject({ method: 'GET', url: '/api/output-destinations', headers: bearer(t.orgA.apiKey.key) })).json();
+    expect(destinations.map((d: { token: string; managedSource: string }) => [d.token, d.managedSource])).toEqual([['xoxb-from-env', 'abc123'], ['hook-secret-from-file', 'abc123']]);
+    const again = await rampart(['apply', '-f', repo, '--dry-run']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe('No changes: the organization matches the files.\n');
+  }, 60_000);
+
+  it('editing one prompt plans exactly one ~ with its field diff', async () => {
+    writeFiles(repo, files('You triage AWS findings.'));
+    const res = await rampart(['apply', '-f', repo]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('~ update Agent/cloud-triage\n    systemPrompt: "You triage cloud findings." -> "You triage AWS findings."\nPlan: 0 to create, 1 to update, 0 to delete.\nApplied 1 change.\n');
+  }, 60_000);
+
+  it('a broken reference fails with its file and line, and nothing is written', async () => {
+    const content = files('Broken edit.');
+    content['agents/cloud-triage.yaml'] = content['agents/cloud-triage.yaml']!.replace('[soc-slack, soc-webhook]', '\n    - soc-slack\n    - soc-pager');
+    writeFiles(repo, content);
+    const res = await rampart(['apply', '-f', repo]);
+    expect(res.code).toBe(1);
+    const file = path.join(repo, 'agents/cloud-triage.yaml');
+    expect(res.stderr).toBe(`rampart: the plan failed; nothing was written:\n  ${file}:11: spec.outputDestinations.1 no OutputDestination named "soc-pager" in the documents or the organization\n`);
+    const agent = (await t.app.inject({ method: 'GET', url: '/api/agents', headers: bearer(t.orgA.apiKey.key) })).json().agents[0];
+    expect(agent.systemPrompt).toBe('You triage AWS findings.');
+  }, 60_000);
+
+  it('a missing environment variable names the file and line of its reference', async () => {
+    writeFiles(repo, files('You triage AWS findings.'));
+    const res = await rampart(['apply', '-f', repo, '--dry-run'], { SLACK_BOT_TOKEN: '' });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(`rampart: ${path.join(repo, 'destinations.yaml')}:7: environment variable SLACK_BOT_TOKEN is not set (referenced as \${env:SLACK_BOT_TOKEN})\n`);
+  }, 60_000);
+
+  it('export writes files that apply back to no changes', async () => {
+    const out = path.join(dir, 'exported');
+    const res = await rampart(['export', '-o', out]);
+    expect(res.code).toBe(0);
+    const slack = fs.readFileSync(path.join(out, 'OutputDestination', 'soc-slack.yaml'), 'utf8');
+    expect(slack).toContain('token: ${env:RAMPART_OUTPUTDESTINATION_SOC_SLACK_TOKEN}');
+    expect(fs.readdirSync(out).sort()).toEqual(['Agent', 'CodeDetection', 'McpServer', 'Model', 'OutputDestination', 'TriageRoutes', 'Trigger']);
+    const back = await rampart(['apply', '-f', out, '--dry-run'], {
+      RAMPART_OUTPUTDESTINATION_SOC_SLACK_TOKEN: 'xoxb-from-env',
+      RAMPART_OUTPUTDESTINATION_SOC_WEBHOOK_TOKEN: 'hook-secret-from-file',
+      RAMPART_MODEL_TRIAGE_PROVIDER_APIKEY: 'sk-from-env',
+    });
+    expect(back.stderr).toBe('');
+    expect(back.stdout).toBe('No changes: the organization matches the files.\n');
+    expect(back.code).toBe(0);
+  }, 60_000);
+});
