@@ -19,6 +19,8 @@ export interface BuiltToolSet {
   tools: ToolSet;
   /** Closes the MCP sessions; call it when the run ends, however it ends. */
   close(): Promise<void>;
+  /** The MCP tools (as exposed) whose server declares them read-only (`readOnlyHint`): what an evaluation's sandbox may call. */
+  readOnlyTools: ReadonlySet<string>;
 }
 
 const BUILTIN: Partial<Record<BuiltinToolName, ToolFactory>> = {
@@ -43,6 +45,7 @@ export const MCP_CALL_TIMEOUT_MS = 60_000;
  */
 export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolNames: readonly string[]): Promise<BuiltToolSet> {
   const tools: ToolSet = {};
+  const readOnlyTools = new Set<string>();
   const wanted = new Map<string, { all: boolean; names: string[] }>();
   for (const name of new Set(toolNames)) {
     if (isBuiltinTool(name)) {
@@ -58,7 +61,7 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
     else entry.names.push(mcp.tool);
     wanted.set(mcp.server, entry);
   }
-  if (wanted.size === 0) return { tools, close: async () => {} };
+  if (wanted.size === 0) return { tools, close: async () => {}, readOnlyTools };
 
   const rows = new Map((await findMcpServersByName(deps.db, ctx.organizationId, [...wanted.keys()])).map((r) => [r.name, r]));
   for (const server of wanted.keys()) {
@@ -100,6 +103,7 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
         const exposed = providerSafeMcpName(row.name, t.name);
         if (tools[exposed]) throw new Error(`Two tools would both be named "${exposed}"`);
         tools[exposed] = mcpTool(conn, row, t, ctx);
+        if (t.annotations?.readOnlyHint === true) readOnlyTools.add(exposed);
       }
     }
   } catch (err) {
@@ -107,7 +111,7 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
     throw err;
   }
   deps.logger.debug({ runId: ctx.runId, tools: Object.keys(tools) }, 'tool set built');
-  return { tools, close };
+  return { tools, close, readOnlyTools };
 }
 
 function mcpTool(conn: McpConnection, server: McpServerRow, t: McpTool, ctx: ToolRunContext): Tool {
