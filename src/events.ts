@@ -5,6 +5,7 @@ import { deliverySubscriptions } from './modules/delivery/index.js';
 import { runsSubscriptions } from './modules/runs/index.js';
 import { triggerRunSubscriptions, triggersSubscriptions, type IntakeTriggerCache } from './modules/triggers/index.js';
 import type { HasSubscribers } from './modules/destinations/index.js';
+import { evaluationsSubscriptions } from './modules/evaluations/index.js';
 
 /**
  * The service's domain-event bus: every module's subscriptions, in this order (an event's
@@ -24,5 +25,6 @@ export function serviceEvents(opts: { hasSubscribers?: HasSubscribers; intakeCac
     alertsSubscriptions,
     huntSubscriptions,
     deliverySubscriptions(opts.hasSubscribers),
+    evaluationsSubscriptions,
   ]);
 }

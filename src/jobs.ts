@@ -11,6 +11,7 @@ import { createDeliveryJob } from './modules/delivery/index.js';
 import { alertTools, runAlertContext } from './modules/alerts/index.js';
 import { createHuntReassessJob } from './modules/hunt/index.js';
 import { serviceEvents } from './events.js';
+import { createJudgeJobs, evaluationSandbox } from './modules/evaluations/index.js';
 
 export interface JobDeps {
   db: Database;
@@ -30,8 +31,9 @@ export function buildJobCatalog(deps: JobDeps): JobCatalog {
     ...maintenanceJobs(deps.db),
     createSyncSourceJob({ ...deps, enqueueEnrichment: enqueueProcessing }),
     createProcessItemsJob({ db: deps.db }),
-    createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet({ ...deps, provided }, ctx, names), events, loadRunAlert: runAlertContext }),
+    createAgentRunJob({ ...deps, buildTools: (ctx, names) => buildToolSet({ ...deps, provided }, ctx, names), events, loadRunAlert: runAlertContext, loadSandbox: evaluationSandbox }),
     createDeliveryJob({ ...deps, baseUrl: deps.baseUrl ?? 'http://127.0.0.1:8080' }),
     createHuntReassessJob({ db: deps.db, events }),
+    ...createJudgeJobs(deps),
   );
 }

@@ -27,6 +27,8 @@ export function toAgentDto(row: AgentRow): AgentDto {
     outputDestinationIds: row.outputDestinationIds,
     maxSteps: row.maxSteps,
     maxDurationMs: row.maxDurationMs,
+    acceptanceCriteria: row.acceptanceCriteria,
+    notifyCriteriaFailed: row.notifyCriteriaFailed,
     warnings: outputSchemaWarnings(row.structuredOutputSchema),
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
@@ -61,6 +63,8 @@ function columns(input: AgentCreateT) {
     outputDestinationIds: [...new Set(input.outputDestinationIds)],
     maxSteps: input.maxSteps,
     maxDurationMs: input.maxDurationMs,
+    acceptanceCriteria: input.acceptanceCriteria,
+    notifyCriteriaFailed: input.notifyCriteriaFailed,
   };
 }
 

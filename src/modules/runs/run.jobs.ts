@@ -28,7 +28,7 @@ export type RunTools = { tools: ToolSet; close(): Promise<void>; readOnlyTools?:
  */
 export interface RunSandbox {
   alert: RunAlertContext | null;
-  wrap(built: RunTools): RunTools;
+  wrap(built: RunTools, ctx: ToolRunContext): RunTools;
 }
 export type LoadRunSandbox = (db: Database, run: { id: string; organizationId: string }) => Promise<RunSandbox | null>;
 
@@ -122,9 +122,10 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
     const fetch = guardedFetch(deps.http, { timeoutMs: deps.modelCallTimeoutMs ?? 300_000, maxResponseBytes: 32 * 1024 * 1024 });
     const model = await resolveModel({ db, secrets: deps.secrets, fetch }, run.organizationId, agent.modelAlias);
     if (!model.ok) throw new RunStop('error', model.message);
+    const toolCtx: ToolRunContext = { organizationId: run.organizationId, actor, runId, agentId: agent.id, alertId: run.alertId, signal, requestId: `run:${runId}` };
     const toolset = await deps
-      .buildTools({ organizationId: run.organizationId, actor, runId, agentId: agent.id, alertId: run.alertId, signal, requestId: `run:${runId}` }, agent.toolNames)
-      .then((built) => (sandbox ? sandbox.wrap(built) : built))
+      .buildTools(toolCtx, agent.toolNames)
+      .then((built) => (sandbox ? sandbox.wrap(built, toolCtx) : built))
       .catch((err: unknown) => {
         throw new RunStop('error', `Tools unavailable: ${err instanceof Error ? err.message : String(err)}`);
       });
