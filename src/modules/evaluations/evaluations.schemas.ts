@@ -128,8 +128,9 @@ export const CaseResult = z.object({
 export type CaseResultDto = z.infer<typeof CaseResult>;
 
 const Count = z.number().int();
+const MatrixRow = z.object({ escalate: Count, false_positive: Count, benign: Count, none: Count });
 export const ConfusionMatrix = z
-  .record(Disposition, z.object({ escalate: Count, false_positive: Count, benign: Count, none: Count }))
+  .object({ escalate: MatrixRow, false_positive: MatrixRow, benign: MatrixRow })
   .describe('Rows: expected disposition; columns: the verdict (none: the agent reached none)');
 
 export const Summary = z.object({
