@@ -307,4 +307,37 @@ describe('evaluations', () => {
     expect(cmp.json()).toEqual({ error: 'The two evaluations are of different datasets: compare evaluations of the same dataset' });
     await waitForEvaluation(e3);
   });
+
+  it('makes labelled cases of alerts a person closed: payload, timeline up to triage, the disposition as the label', async () => {
+    const alert = async (title: string, status?: string) => {
+      const created = await t.app.inject({ method: 'POST', url: '/api/alerts', headers: admin, payload: { title, severity: 'high', payload: { user_name: 'alice', src_ip: '198.51.100.7' } } });
+      const a = created.json().alert as { id: string; displayId: string };
+      if (status) expect((await t.app.inject({ method: 'POST', url: `/api/alerts/${a.id}/status`, headers: admin, payload: { status, reason: 'checked' } })).statusCode).toBe(200);
+      return a;
+    };
+    const tp = await alert('Impossible travel', 'closed_true_positive');
+    const fp = await alert('Scanner noise', 'closed_false_positive');
+    const open = await alert('Still open');
+    const created = await t.app.inject({ method: 'POST', url: '/api/evaluation-datasets', headers: admin, payload: { name: 'From alerts' } });
+    const id = created.json().id as string;
+    const res = await t.app.inject({ method: 'POST', url: `/api/evaluation-datasets/${id}/cases/from-alerts`, headers: admin, payload: { alertIds: [tp.displayId, fp.id, open.id, 'RMP-9999'] } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({
+      added: 2,
+      skipped: [
+        { ref: open.id, reason: 'the alert is open, not closed' },
+        { ref: 'RMP-9999', reason: 'no such alert' },
+      ],
+      caseCount: 2,
+    });
+    const again = await t.app.inject({ method: 'POST', url: `/api/evaluation-datasets/${id}/cases/from-alerts`, headers: admin, payload: { filter: { limit: 10 } } });
+    expect(again.json()).toEqual({ added: 0, skipped: [{ ref: '2 alert(s)', reason: 'already in the dataset' }], caseCount: 2 });
+
+    const dataset = (await t.app.inject({ url: `/api/evaluation-datasets/${id}`, headers: admin })).json();
+    expect(dataset.labels).toEqual({ escalate: 1, false_positive: 1, benign: 0, unlabelled: 0 });
+    const fromTp = dataset.cases.find((c: any) => c.sourceAlertId === tp.id);
+    expect(fromTp).toMatchObject({ expected: { disposition: 'escalate' }, tags: ['from-alert', tp.displayId], alert: { title: 'Impossible travel', severity: 'high', payload: { user_name: 'alice', src_ip: '198.51.100.7' } } });
+    // The timeline as it was before anyone triaged: the person's closing is not in it.
+    expect(fromTp.alert.timeline.map((e: any) => e.kind)).toEqual(['created', 'not_routed']);
+  });
 });

@@ -3,10 +3,12 @@ import { findAlert, listAlerts, listTimeline } from './alerts.repo.js';
 import type { AlertDto, TimelineEntryDto } from './alerts.schemas.js';
 
 const CLOSED = ['closed_true_positive', 'closed_false_positive', 'closed_benign'] as const;
+/** Timeline kinds that are someone working the alert, as opposed to its arrival (created, duplicate, routed, assigned). */
+const TRIAGE_KINDS = new Set(['triage_started', 'triage_finished', 'status_changed', 'escalated', 'closed', 'reopened', 'severity_changed', 'updated', 'comment']);
 
 export interface ClosedAlertCase {
   alert: AlertDto & { payload?: unknown };
-  /** The timeline as it was before anyone triaged: the system's entries up to the first by a person or an agent (or the start of triage). */
+  /** The timeline as it was before anyone triaged: its entries up to the first triage action (a triage run starting, a status change, an edit, a comment). */
   timeline: TimelineEntryDto[];
 }
 
@@ -30,7 +32,7 @@ export async function closedAlertsForCases(
     else if (!alert.resolvedByUserId) skipped.push({ ref, reason: 'the alert was not closed by a person' });
     else {
       const { entries } = await listTimeline(db, alert.id, 200, 0);
-      const triaged = entries.findIndex((e) => e.actorType !== 'system' || e.kind === 'triage_started');
+      const triaged = entries.findIndex((e) => TRIAGE_KINDS.has(e.kind));
       found.push({ alert, timeline: triaged === -1 ? entries : entries.slice(0, triaged) });
     }
   }
