@@ -61,7 +61,22 @@ export function createJudgeJobs(deps: JudgeDeps): JobDefinition<any>[] {
         const failed = graded.criteria.filter((c) => !c.met);
         if (!recorded || failed.length === 0 || !agent.notifyCriteriaFailed) return;
         // The run id is the event id: receivers see one criteria_failed per run.
-        const event = newEvent(organizationId, 'run.criteria_failed', { runId, agentId: agent.id, agentName: agent.name, evalScore: graded.score, evalExplanation: graded.explanation, failedCriteria: failed }, runId);
+        const event = newEvent(
+          organizationId,
+          'run.criteria_failed',
+          {
+            // title and message: what chat and ticket destinations show (delivery's generic rendering).
+            title: `${agent.name}: a run failed ${failed.length} acceptance criteri${failed.length === 1 ? 'on' : 'a'} (score ${graded.score})`,
+            message: failed.map((c) => `- ${c.criterion}: ${c.explanation}`).join('\n'),
+            runId,
+            agentId: agent.id,
+            agentName: agent.name,
+            evalScore: graded.score,
+            evalExplanation: graded.explanation,
+            failedCriteria: failed,
+          },
+          runId,
+        );
         await queueDeliveries(tx, event, agent.outputDestinationIds);
       });
     },
