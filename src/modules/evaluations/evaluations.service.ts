@@ -8,7 +8,7 @@ import { iso } from '../../platform/time.js';
 import { findAgentRow } from '../agents/index.js';
 import { resolveModel } from '../models/index.js';
 import { findDataset, listCases } from './datasets.repo.js';
-import { evaluatedAgent } from './evaluated-agent.js';
+import { evaluatedAgent } from './agent-version.adapter.js';
 import { finishIfDone, startPendingCases } from './evaluation.flow.js';
 import { changedCases, summarize } from './evaluations.fns.js';
 import { findEvaluation, listEvaluations, listResults, readJudgeModel, writeJudgeModel, type EvaluationRow, type ResultRow, type ToolCallRecordT } from './evaluations.repo.js';

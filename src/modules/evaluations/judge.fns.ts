@@ -7,7 +7,8 @@ import type { RunResult } from '../runs/index.js';
  */
 export const JudgeAnswer = z.object({
   criteria: z.array(z.object({ criterion: z.string(), met: z.boolean(), explanation: z.string() })),
-  score: z.number().int().min(0).max(100),
+  // Bounds are applied after (scoreOf): a schema without them is accepted by every provider's strict mode.
+  score: z.number(),
   explanation: z.string(),
 });
 export type JudgeAnswerT = z.infer<typeof JudgeAnswer>;
@@ -40,6 +41,9 @@ export function judgePrompt(criteria: readonly string[], run: { status: string; 
     `Criteria (answer each, in this order, with the criterion's text as given):\n${criteria.map((c, i) => `${i + 1}. ${c}`).join('\n')}`,
   ].join('\n\n');
 }
+
+/** The judge's score as stored: an integer 0–100. */
+export const scoreOf = (score: number): number => Math.max(0, Math.min(100, Math.round(Number.isFinite(score) ? score : 0)));
 
 /** The judge's grading matched back to the criteria asked, in order (a criterion it skipped counts as not met). */
 export function alignCriteria(asked: readonly string[], answer: JudgeAnswerT): Array<{ criterion: string; met: boolean; explanation: string }> {

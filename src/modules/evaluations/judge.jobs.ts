@@ -11,7 +11,7 @@ import { recordRunJudgement, runOutcome, type RunOutcome } from '../runs/index.j
 import { caseCriteria, finishIfDone } from './evaluation.flow.js';
 import { findResult, readJudgeModel } from './evaluations.repo.js';
 import { judgeCaseJob, judgeRunJob } from './evaluations.job-def.js';
-import { alignCriteria, JUDGE_SYSTEM, JudgeAnswer, judgePrompt } from './judge.fns.js';
+import { alignCriteria, JUDGE_SYSTEM, JudgeAnswer, judgePrompt, scoreOf } from './judge.fns.js';
 import type { CaseInputT } from './evaluations.schemas.js';
 
 export interface JudgeDeps {
@@ -39,7 +39,7 @@ async function grade(deps: JudgeDeps, organizationId: string, criteria: string[]
     abortSignal: signal,
   });
   const answer = result.output;
-  return { ok: true, criteria: alignCriteria(criteria, answer), score: answer.score, explanation: answer.explanation.slice(0, 2000) };
+  return { ok: true, criteria: alignCriteria(criteria, answer), score: scoreOf(answer.score), explanation: answer.explanation.slice(0, 2000) };
 }
 
 /** The judge's jobs: a real run's acceptance criteria, an evaluation case's criteria. */

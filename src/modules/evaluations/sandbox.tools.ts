@@ -38,8 +38,19 @@ function sandboxed(db: Database, resultId: string, built: RunTools, ctx: ToolRun
     tools[name] = {
       ...original,
       execute: async (input: unknown, options: Parameters<NonNullable<Tool['execute']>>[1]) => {
-        await appendToolCall(db, resultId, { toolName: name, args: input ?? null, effect });
-        if (shadow) return shadow(input as Record<string, unknown>);
+        const call = { toolName: name, args: input ?? null };
+        if (shadow) {
+          // Listed once it is known whether the shadow took it (a refused status change, a missing permission).
+          try {
+            const answer = await shadow(input as Record<string, unknown>);
+            await appendToolCall(db, resultId, { ...call, effect: 'shadow' });
+            return answer;
+          } catch (err) {
+            await appendToolCall(db, resultId, { ...call, effect: 'refused' });
+            throw err;
+          }
+        }
+        await appendToolCall(db, resultId, { ...call, effect });
         if (effect === 'called') return original.execute!(input as never, options);
         return RECORDED_ANSWER;
       },
