@@ -1,7 +1,8 @@
 import { sql, type Selectable } from 'kysely';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { EvaluationResultsTable, EvaluationsTable } from '../../platform/db/schema.js';
-import type { Shadow } from './shadow.fns.js';
+import { shadowOfCase, type Shadow } from './shadow.fns.js';
+import type { CaseInputT } from './evaluations.schemas.js';
 
 export type EvaluationRow = Selectable<EvaluationsTable>;
 export type ResultRow = Omit<Selectable<EvaluationResultsTable>, 'shadow'> & { shadow: Shadow | null };
@@ -47,6 +48,14 @@ export async function findResultOfRun(db: Queryable, organizationId: string, run
 /** A sandboxed tool call, appended in one statement (parallel calls of one step do not race). */
 export async function appendToolCall(db: Queryable, resultId: string, call: ToolCallRecordT): Promise<void> {
   await sql`UPDATE evaluation_results SET recorded = recorded || ${JSON.stringify([call])}::jsonb WHERE id = ${resultId}`.execute(db);
+}
+
+/** The case's shadow as the case gives it, and no tool calls: what each attempt of the case's run starts from. */
+export async function resetShadow(db: Queryable, row: ResultRow): Promise<Shadow | null> {
+  const alert = (row.testCase as unknown as CaseInputT).alert;
+  const shadow = alert ? shadowOfCase(alert, row.id, row.position, new Date()) : null;
+  await db.updateTable('evaluationResults').set({ shadow: shadow ? JSON.stringify(shadow) : null, recorded: '[]' }).where('id', '=', row.id).where('status', '=', 'running').execute();
+  return shadow;
 }
 
 /** Read-modify-write of a shadow alert under its row lock; `fn` throws to refuse (nothing written). */

@@ -4,7 +4,7 @@ import type { Database } from '../../platform/db/database.js';
 import { refusedStatusChange } from '../alerts/index.js';
 import { requireToolPermissions, type ToolRunContext } from '../tools/index.js';
 import type { LoadRunSandbox, RunTools } from '../runs/index.js';
-import { appendToolCall, findResultOfRun, updateShadow } from './evaluations.repo.js';
+import { appendToolCall, findResultOfRun, resetShadow, updateShadow } from './evaluations.repo.js';
 import type { Shadow } from './shadow.fns.js';
 import { shadowContext, shadowView } from './shadow.fns.js';
 
@@ -24,8 +24,10 @@ const RECORDED_ANSWER = { recorded: true, message: 'This run is an evaluation: t
 export const evaluationSandbox: LoadRunSandbox = async (db, run) => {
   const row = await findResultOfRun(db, run.organizationId, run.id);
   if (!row) return null;
+  // Each attempt starts from the case as given: a run retried after its worker died must not see what the first attempt did.
+  const shadow = await resetShadow(db, row);
   return {
-    alert: row.shadow ? shadowContext(row.shadow) : null,
+    alert: shadow ? shadowContext(shadow) : null,
     wrap: (built, ctx) => sandboxed(db, row.id, built, ctx),
   };
 };
