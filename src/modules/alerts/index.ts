@@ -17,7 +17,7 @@ export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_
 export { alertTools } from './alert.tools.js';
 export { runAlertContext } from './run-alert.js';
 export { closedAlertsForCases, type ClosedAlertCase } from './alerts.readers.js';
-export { refusedStatusChange, ALERT_STATUSES } from './alerts.fns.js';
+export { refusedStatusChange } from './alerts.fns.js';
 
 /** Event types this module records for output destinations (see docs/alerts.md). */
 export const ALERT_EVENT_TYPES = ['alert.created', 'alert.status_changed'] as const;

@@ -6,9 +6,9 @@ import { registerRunMetrics } from './runs.metrics.js';
 
 export { enqueueRun } from './runs.enqueue.js';
 export { runStatus } from './runs.repo.js';
-export { createAgentRunJob, type LoadRunAlert, type LoadRunSandbox, type RunSandbox, type RunTools } from './run.jobs.js';
+export { createAgentRunJob, type LoadRunAlert, type LoadRunSandbox, type RunTools } from './run.jobs.js';
 export { recordRunJudgement, runOutcome, type RunJudgement, type RunOutcome } from './runs.readers.js';
-export type { RunResult, ToolCallPart } from './run-result.fns.js';
+export type { RunResult } from './run-result.fns.js';
 export { sweepAbandonedRuns } from './run-sweep.js';
 export { runsSubscriptions } from './run-pinning.js';
 export type { RunAlertContext } from './run-result.fns.js';

@@ -9,7 +9,7 @@ import type { RunResult } from './run-result.fns.js';
 export async function runOutcome(db: Queryable, organizationId: string, runId: string) {
   const r = await db
     .selectFrom('agentRuns')
-    .select(['id', 'agentId', 'mode', 'status', 'statusMessage', 'input', 'result', 'inputTokens', 'outputTokens', 'startedAt', 'finishedAt', 'agentSnapshot'])
+    .select(['id', 'agentId', 'mode', 'status', 'statusMessage', 'result', 'inputTokens', 'outputTokens', 'startedAt', 'finishedAt'])
     .where('organizationId', '=', organizationId)
     .where('id', '=', runId)
     .executeTakeFirst();
