@@ -340,4 +340,40 @@ describe('evaluations', () => {
     // The timeline as it was before anyone triaged: the person's closing is not in it.
     expect(fromTp.alert.timeline.map((e: any) => e.kind)).toEqual(['created', 'not_routed']);
   });
+
+  it('every endpoint: 403 naming the missing permissions without them, 404 for another organization\'s ids', async () => {
+    const nobody = bearer((await userWithPermissions(t.database.db, t.orgA.organization.id, [])).key);
+    const foreign = bearer(t.orgB.apiKey.key);
+    const ds = `/api/evaluation-datasets/${datasetId}`;
+    const body = { name: 'X', cases: [] };
+    const endpoints: Array<[string, string, unknown, string[], string]> = [
+      ['GET', '/api/evaluation-datasets', undefined, ['agent.read'], ''],
+      ['POST', '/api/evaluation-datasets', body, ['agent.manage'], ''],
+      ['GET', ds, undefined, ['agent.read'], 'Dataset not found'],
+      ['PUT', ds, body, ['agent.manage'], 'Dataset not found'],
+      ['DELETE', ds, undefined, ['agent.manage'], 'Dataset not found'],
+      ['POST', `${ds}/cases/from-alerts`, { alertIds: ['RMP-1'] }, ['agent.manage', 'alert.read'], 'Dataset not found'],
+      ['POST', `/api/agents/${agentId}/evaluations`, { datasetId }, ['agent.execute'], 'Agent not found'],
+      ['GET', `/api/agents/${agentId}/evaluations`, undefined, ['agent.read'], 'Agent not found'],
+      ['GET', `/api/evaluations/${first.id}`, undefined, ['agent.read'], 'Evaluation not found'],
+      ['POST', `/api/evaluations/${first.id}/cancel`, undefined, ['agent.execute'], 'Evaluation not found'],
+      ['GET', `/api/evaluations/compare?a=${first.id}&b=${first.id}`, undefined, ['agent.read'], 'Evaluation not found'],
+      ['GET', '/api/evaluation-settings', undefined, ['agent.read'], ''],
+      ['PUT', '/api/evaluation-settings', { judgeModelAlias: null }, ['agent.manage'], ''],
+    ];
+    for (const [method, url, payload, missingPerms, notFound] of endpoints) {
+      const req = { method: method as 'GET', url, ...(payload !== undefined ? { payload: payload as object } : {}) };
+      const denied = await t.app.inject({ ...req, headers: nobody });
+      expect({ url: `${method} ${url}`, status: denied.statusCode, body: denied.json() }).toEqual({ url: `${method} ${url}`, status: 403, body: { error: 'Missing required permissions', missingPerms } });
+      if (!notFound) continue;
+      const other = await t.app.inject({ ...req, headers: foreign });
+      expect({ url: `${method} ${url}`, status: other.statusCode, body: other.json() }).toEqual({ url: `${method} ${url}`, status: 404, body: { error: notFound } });
+    }
+    const imported = await t.app.inject({ method: 'POST', url: `${ds}/cases/import`, headers: { ...foreign, 'content-type': 'application/x-ndjson' }, payload: '{}' });
+    expect([imported.statusCode, imported.json()]).toEqual([404, { error: 'Dataset not found' }]);
+    const ended = await t.app.inject({ method: 'POST', url: `/api/evaluations/${first.id}/cancel`, headers: admin });
+    expect([ended.statusCode, ended.json()]).toEqual([409, { error: 'The evaluation is already done' }]);
+    const badId = await t.app.inject({ url: '/api/evaluations/not-a-uuid', headers: admin });
+    expect(badId.statusCode).toBe(400);
+  });
 });
