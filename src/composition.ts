@@ -25,6 +25,7 @@ import { alertsModule } from './modules/alerts/index.js';
 import { huntModule } from './modules/hunt/index.js';
 import { insightsModule } from './modules/insights/index.js';
 import { configModule } from './modules/config/index.js';
+import { evaluationsModule } from './modules/evaluations/index.js';
 
 /**
  * The composition root: every module of the service, each declared by its manifest
@@ -55,6 +56,7 @@ export const MODULES: ReadonlyArray<ModuleManifest<any, any>> = [
   huntModule,
   insightsModule,
   configModule,
+  evaluationsModule,
 ];
 
 /** A name two modules both declare, as `kind "name" (a, b)`. */

@@ -246,6 +246,8 @@ describe('migration 0080', () => {
           snapshot: {
             id: agent, name: 'Old agent', description: '', agentType: 'response', systemPrompt: 'Old prompt', modelAlias: 'default', toolNames: ['lookup_indicator'],
             inputs: [], structuredOutputSchema: null, outputDestinationIds: [], maxSteps: 3, maxDurationMs: 60000,
+            // Added by migration 0090 with the columns' defaults (a version is the whole agent).
+            acceptanceCriteria: [], notifyCriteriaFailed: false,
             triggers: [{ id: '0190f000-0000-7000-8000-000000000002', name: 'Hourly', source: 'cron', enabled: true, cronSchedule: '0 * * * *', input: null, createAlert: null, routeAlerts: false, alertMapping: null, inputMapping: null, deliveryIdPointer: null, additionalFields: {} }],
           },
           source: 'migration',

@@ -34,7 +34,7 @@ describe('module manifests', () => {
       'get_alert', 'comment_on_alert', 'update_alert', 'set_alert_status', 'create_alert',
     ]);
     expect(TOOLS.set_alert_status!.permissions).toEqual(['alert.triage']);
-    expect(Object.keys(READERS).sort()).toEqual(['agentTriggerSettings', 'destinationHealth', 'runAlert']);
+    expect(Object.keys(READERS).sort()).toEqual(['agentTriggerSettings', 'destinationHealth', 'runAlert', 'runSandbox']);
     expect(repeated(SCHEDULER_PASSES.map((p) => p.name))).toEqual([]);
     expect(SCHEDULER_PASSES.map((p) => p.name).sort()).toEqual(['hunt intel pass', 'intel-out refresh', 'run sweep', 'source scheduler tick', 'trigger scheduler tick']);
   });

@@ -226,6 +226,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
       ['settings-api-keys', '/settings/api-keys', 'Initial admin key'],
       ['settings-audit', '/settings/audit', 'Operator (CLI)'],
       ['insights', '/insights', 'Alerts per day by severity'],
+      ['evaluations', `/evaluations?agentId=${seeded.agentId}`, 'Evaluations of this agent'],
     ];
     for (const [name, url, text] of screens) {
       await visit(url, text);
@@ -671,7 +672,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
   }, JOURNEY_MS);
 
   it('has no serious accessibility violations (axe) in both themes, works at 390 px and from the keyboard', async () => {
-    for (const url of ['/insights', `/agents/${seeded.agentId}/runs/${seeded.runId}`, `/alerts/${seeded.dupAlertId}`, '/alerts', `/alerts/${seeded.alertId}`, `/intel/items/${seeded.itemId}`, '/intel/iocs', '/settings/api-keys', '/hunt', `/hunt/${seeded.threatId}`, '/triage-routes', `/destinations/${seeded.destinationId}`, '/destinations/new', `/agents/${seeded.agentId}`]) {
+    for (const url of ['/insights', `/agents/${seeded.agentId}/runs/${seeded.runId}`, `/alerts/${seeded.dupAlertId}`, '/alerts', `/alerts/${seeded.alertId}`, `/intel/items/${seeded.itemId}`, '/intel/iocs', '/settings/api-keys', '/hunt', `/hunt/${seeded.threatId}`, '/triage-routes', `/destinations/${seeded.destinationId}`, '/destinations/new', `/agents/${seeded.agentId}`, `/evaluations?agentId=${seeded.agentId}`]) {
       await page.goto(`${base}${url}`);
       await loaded();
       expect({ url, violations: await seriousViolations() }).toEqual({ url, violations: [] });

@@ -64,7 +64,7 @@ describe('domain events', () => {
       { 'run.ended': async () => undefined },
     ]);
     const reply = await t.database.db.transaction().execute((tx) =>
-      answering.emit(tx, 'run.ended', { runId: 'r', organizationId: t.orgA.organization.id, agentId: 'a', agentName: 'A', triggerId: null, status: 'done', statusMessage: null, finalAssistantMessage: '' }),
+      answering.emit(tx, 'run.ended', { runId: 'r', organizationId: t.orgA.organization.id, agentId: 'a', agentName: 'A', triggerId: null, mode: 'async', status: 'done', statusMessage: null, finalAssistantMessage: '' }),
     );
     expect(reply).toEqual({ alert: 'a', verdict: 'second' });
     expect(await t.database.db.transaction().execute((tx) => createEventBus([]).emit(tx, 'alert.created', newEventForTest(t.orgA.organization.id)))).toEqual({});

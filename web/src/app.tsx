@@ -16,6 +16,9 @@ const Triage = lazy(() => import('./screens/triage'));
 const Hunt = lazy(() => import('./screens/hunt'));
 const ThreatView = lazy(() => import('./screens/threat'));
 const Settings = lazy(() => import('./screens/settings'));
+const Evaluations = lazy(() => import('./screens/evaluations'));
+const EvaluationView = lazy(() => import('./screens/evaluation'));
+const CompareEvaluations = lazy(() => import('./screens/evaluation').then((m) => ({ default: m.CompareView })));
 
 type Params = Record<string, string>;
 const ROUTES: Array<[string, ComponentType<{ params: Params }>]> = [
@@ -33,6 +36,9 @@ const ROUTES: Array<[string, ComponentType<{ params: Params }>]> = [
   ['/hunt', Hunt],
   ['/hunt/:id', ThreatView],
   ['/settings/:tab', Settings],
+  ['/evaluations', Evaluations],
+  ['/evaluations/compare', CompareEvaluations],
+  ['/evaluations/:id', EvaluationView],
 ];
 
 const NAV: Array<[string, string, string]> = [
@@ -41,6 +47,7 @@ const NAV: Array<[string, string, string]> = [
   ['/intel/items', 'Intel', 'intel.read'],
   ['/hunt', 'Hunt', 'hunt.read'],
   ['/agents', 'Agents', 'agent.read'],
+  ['/evaluations', 'Evaluations', 'agent.read'],
   ['/triage-routes', 'Triage routes', 'alert.read'],
   ['/destinations', 'Destinations', 'destination.read'],
   ['/settings/users', 'Settings', ''],

@@ -35,6 +35,8 @@ function agentFieldsOf(s: AgentVersionSnapshot): AgentCreateT {
     outputDestinationIds: s.outputDestinationIds,
     maxSteps: s.maxSteps,
     maxDurationMs: s.maxDurationMs,
+    acceptanceCriteria: s.acceptanceCriteria ?? [],
+    notifyCriteriaFailed: s.notifyCriteriaFailed ?? false,
   };
 }
 

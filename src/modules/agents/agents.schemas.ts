@@ -50,6 +50,8 @@ export const agentFields = (builtinTools: readonly string[]) => ({
   outputDestinationIds: z.array(z.uuid()).max(32).default([]).describe('Destinations that receive each finished run'),
   maxSteps: z.number().int().min(1).max(100).default(10).describe('Model calls per run (each tool round-trip is one step)'),
   maxDurationMs: z.number().int().min(1000).max(3_600_000).default(300_000).describe('Wall-time limit of a run'),
+  acceptanceCriteria: z.array(z.string().trim().min(1).max(1000)).max(20).default([]).describe("What every run should achieve; graded by the organization's judge model after each run (docs/evaluations.md)"),
+  notifyCriteriaFailed: z.boolean().default(false).describe('Send `run.criteria_failed` to the output destinations when a run fails a criterion'),
 });
 
 /** The body of POST and of PUT (which replaces the agent; omitted optional fields take their defaults), over the service's built-in tool names. */
@@ -72,6 +74,8 @@ export const Agent = z.object({
   maxDurationMs: z.number().int(),
   version: z.number().int().describe('The current version: every change to the agent (or to its triggers\' settings) appends one (GET /api/agents/{agentId}/versions)'),
   ...managedFields,
+  acceptanceCriteria: z.array(z.string()),
+  notifyCriteriaFailed: z.boolean(),
   warnings: z
     .array(z.string())
     .describe('What to know about this configuration, e.g. a `structuredOutputSchema` that cannot be sent in OpenAI strict mode (it is then sent non-strict); empty when nothing'),

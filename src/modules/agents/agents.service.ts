@@ -42,6 +42,8 @@ export function toAgentDto(row: AgentRow): AgentDto {
     version: row.version,
     managedBy: row.managedBy,
     managedSource: row.managedSource,
+    acceptanceCriteria: row.acceptanceCriteria,
+    notifyCriteriaFailed: row.notifyCriteriaFailed,
     warnings: outputSchemaWarnings(row.structuredOutputSchema),
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
@@ -76,6 +78,8 @@ function columns(input: AgentCreateT) {
     outputDestinationIds: [...new Set(input.outputDestinationIds)],
     maxSteps: input.maxSteps,
     maxDurationMs: input.maxDurationMs,
+    acceptanceCriteria: input.acceptanceCriteria,
+    notifyCriteriaFailed: input.notifyCriteriaFailed,
   };
 }
 

@@ -11,6 +11,9 @@ import { registerRunMetrics } from './runs.metrics.js';
 
 export { enqueueRun } from './runs.enqueue.js';
 export { runStatus } from './runs.repo.js';
+export { recordRunJudgement, runOutcome, type RunJudgement, type RunOutcome } from './runs.readers.js';
+export type { LoadRunSandbox, RunSandbox, RunTools } from './run.jobs.js';
+export type { RunResult } from './run-result.fns.js';
 export { sweepAbandonedRuns } from './run-sweep.js';
 export type { RunAlertContext } from './run-result.fns.js';
 export type { EndedRun } from './run-state.js';
@@ -26,7 +29,8 @@ export const ownedTables = ['agent_runs'] as const;
 
 /**
  * Runs: the run API, the run job (its tool set built from every module's `tools`; the alert a
- * triage run works on read through `readers.runAlert`, which alerts answer), the sweep that ends
+ * triage run works on read through `readers.runAlert`, which alerts answer; an evaluation run's
+ * sandbox through `readers.runSandbox`, which evaluations answer), the sweep that ends
  * runs no job will finish, and the pinning of unfinished runs on `agent.changed`.
  */
 export const runsModule = defineModule({
@@ -38,6 +42,7 @@ export const runsModule = defineModule({
       ...deps,
       buildTools: (ctx, names) => buildToolSet({ ...deps, catalog: deps.tools }, ctx, names),
       loadRunAlert: deps.readers.runAlert,
+      ...(deps.readers.runSandbox ? { loadSandbox: deps.readers.runSandbox } : {}),
     }),
   ],
   schedulerPasses: [

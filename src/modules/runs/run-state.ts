@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database, Queryable } from '../../platform/db/database.js';
-import type { AgentRunStatus } from '../../platform/db/schema.js';
+import type { AgentRunMode, AgentRunStatus } from '../../platform/db/schema.js';
 import { agentNameOf, type PinnedAgent } from '../agents/index.js';
 import type { EventBus, EventSpec } from '../../platform/events.js';
 import type { RunResult } from './run-result.fns.js';
@@ -75,6 +75,8 @@ export interface EndedRun {
   agentName: string;
   /** The trigger that started it (its `lastRunSucceededAt` is the triggers module's, on `run.ended`). */
   triggerId: string | null;
+  /** `evaluation`: a sandboxed run of an evaluation (no output event; the evaluations module records it). */
+  mode: AgentRunMode;
   status: AgentRunStatus;
   statusMessage: string | null;
   finalAssistantMessage: string;
@@ -122,11 +124,13 @@ export async function finishRun(
       agentId: agent.id,
       agentName: agent.name,
       triggerId: run.triggerId,
+      mode: run.mode,
       status: outcome.status,
       statusMessage: outcome.statusMessage,
       finalAssistantMessage: outcome.result.finalAssistantMessage,
     });
-    if (outcome.status !== 'done') return;
+    // An evaluation's run delivers nothing: its output is the evaluation's to record.
+    if (outcome.status !== 'done' || run.mode === 'evaluation') return;
     if (agent.outputDestinationIds.length) {
       // The run id is the event id: the idempotency id receivers see for this run's output.
       const data = {
@@ -155,7 +159,7 @@ export async function endAbandonedRun(db: Database, runId: string, reason: strin
   return db.transaction().execute(async (tx) => {
     const run = await tx
       .selectFrom('agentRuns as r')
-      .select(['r.id', 'r.organizationId', 'r.agentId', 'r.triggerId', 'r.interruptRequestedAt'])
+      .select(['r.id', 'r.organizationId', 'r.agentId', 'r.triggerId', 'r.mode', 'r.interruptRequestedAt'])
       .select(agentNameOf('r.agentId').as('agentName'))
       .where('r.id', '=', runId)
       .where('r.status', 'in', ['waiting', 'running'])
@@ -166,7 +170,7 @@ export async function endAbandonedRun(db: Database, runId: string, reason: strin
     const status: AgentRunStatus = run.interruptRequestedAt ? 'interrupted' : 'error';
     const statusMessage = run.interruptRequestedAt ? `Interrupted on request (${reason})` : reason;
     await tx.updateTable('agentRuns').set({ status, statusMessage, finishedAt: now, updatedAt: now }).where('id', '=', runId).execute();
-    await events.emit(tx, 'run.ended', { runId, organizationId: run.organizationId, agentId: run.agentId, agentName: run.agentName ?? '', triggerId: run.triggerId, status, statusMessage, finalAssistantMessage: '' });
+    await events.emit(tx, 'run.ended', { runId, organizationId: run.organizationId, agentId: run.agentId, agentName: run.agentName ?? '', triggerId: run.triggerId, mode: run.mode, status, statusMessage, finalAssistantMessage: '' });
     return true;
   });
 }

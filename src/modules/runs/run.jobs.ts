@@ -18,7 +18,20 @@ import { loadRunActor } from './runs.repo.js';
 import { describeRunError, inputProblemsMessage, jobFailedMessage } from './run-errors.fns.js';
 
 /** The run's tool set, built per run (tools/toolset.ts in the service; scripted tools in tests). */
-export type BuildTools = (ctx: ToolRunContext, toolNames: readonly string[]) => Promise<{ tools: ToolSet; close(): Promise<void> }>;
+export type BuildTools = (ctx: ToolRunContext, toolNames: readonly string[]) => Promise<RunTools>;
+/** `readOnlyTools`: the MCP tools whose server declares them read-only (what a sandbox may still call). */
+export type RunTools = { tools: ToolSet; close(): Promise<void>; readOnlyTools?: ReadonlySet<string> };
+
+/**
+ * An evaluation run's sandbox (the evaluations module answers `ModuleReaders.runSandbox`): the
+ * alert the run is told it triages (a shadow of the case's alert) and its tool set wrapped so
+ * that nothing real is touched. Null: the run belongs to no evaluation.
+ */
+export interface RunSandbox {
+  alert: RunAlertContext | null;
+  wrap(built: RunTools, ctx: ToolRunContext): RunTools;
+}
+export type LoadRunSandbox = (db: Database, run: { id: string; organizationId: string }) => Promise<RunSandbox | null>;
 
 export interface RunJobDeps {
   db: Database;
@@ -34,6 +47,8 @@ export interface RunJobDeps {
   events: EventBus;
   /** The alert a run triages, read when it starts (the alerts module answers: `ModuleReaders.runAlert`). */
   loadRunAlert?: LoadRunAlert;
+  /** Runs of mode `evaluation` run in it; without it they end in error rather than run unsandboxed. */
+  loadSandbox?: LoadRunSandbox;
 }
 
 export type LoadRunAlert = (db: Queryable, organizationId: string, alertId: string) => Promise<RunAlertContext | null>;
@@ -42,6 +57,8 @@ declare module '../../platform/wiring.js' {
   interface ModuleReaders {
     /** What a triage run is told about its alert when it starts; the alerts module answers (runs cannot import alerts). */
     runAlert: LoadRunAlert;
+    /** The sandbox an evaluation run executes in; the evaluations module answers (runs cannot import it). */
+    runSandbox: LoadRunSandbox;
   }
 }
 
@@ -83,8 +100,9 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
   if (!agent) return;
   const log = deps.logger.child({ runId, agentId: agent.id });
 
+  const sandbox = run.mode === 'evaluation' ? ((await deps.loadSandbox?.(db, run)) ?? null) : null;
   // Read now, not when queued: the model sees the alert as it is (status, duplicates) when it starts.
-  const alert = run.alertId && deps.loadRunAlert ? await deps.loadRunAlert(db, run.organizationId, run.alertId) : null;
+  const alert = sandbox ? sandbox.alert : run.alertId && deps.loadRunAlert ? await deps.loadRunAlert(db, run.organizationId, run.alertId) : null;
   const userPrompt = runPrompt(run.input, run.triggerContext, alert);
   const steps: Array<StepResult<ToolSet>> = [];
   const partial = (): RunResult => buildRunResult({ systemPrompt: agent.systemPrompt, userPrompt, steps: steps as Array<{ content: StepContentPart[] }> });
@@ -107,6 +125,7 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
 
   try {
     // Direct runs were checked when queued; a trigger's payload (or an agent changed since) may lack what the agent needs.
+    if (run.mode === 'evaluation' && !sandbox) throw new RunStop('error', 'This evaluation run has no sandbox (its evaluation is gone, or this worker cannot sandbox runs); it did not run');
     const problems = inputProblems(agent.inputs as AgentInputSpecT[], run.input);
     if (problems.length) throw new RunStop('error', inputProblemsMessage(problems, run.triggerId !== null));
     const actor = run.actorUserId ? await loadRunActor(db, run.organizationId, run.actorUserId, run.actorApiKeyId) : null;
@@ -114,8 +133,10 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
     const fetch = guardedFetch(deps.http, { timeoutMs: deps.modelCallTimeoutMs ?? 300_000, maxResponseBytes: 32 * 1024 * 1024 });
     const model = await resolveModel({ db, secrets: deps.secrets, fetch }, run.organizationId, agent.modelAlias);
     if (!model.ok) throw new RunStop('error', model.message);
+    const toolCtx: ToolRunContext = { organizationId: run.organizationId, actor, runId, agentId: agent.id, alertId: run.alertId, signal, requestId: `run:${runId}` };
     const toolset = await deps
-      .buildTools({ organizationId: run.organizationId, actor, runId, agentId: agent.id, alertId: run.alertId, signal, requestId: `run:${runId}` }, agent.toolNames)
+      .buildTools(toolCtx, agent.toolNames)
+      .then((built) => (sandbox ? sandbox.wrap(built, toolCtx) : built))
       .catch((err: unknown) => {
         throw new RunStop('error', `Tools unavailable: ${err instanceof Error ? err.message : String(err)}`);
       });

@@ -24,6 +24,8 @@ export interface NewRun {
   triggerContext?: TriggerContextT | null;
   /** The alert the run triages (routed, assigned, hunt, or the alert its trigger delivery created). */
   alert?: { id: string; displayId: string } | null;
+  /** The agent to run, pinned now (an evaluation runs every case with the agent as it was started); default: pinned if it changes. */
+  agentSnapshot?: Record<string, unknown> | null;
 }
 
 /**
@@ -51,6 +53,7 @@ export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {
     trigger_context: run.triggerContext ? JSON.stringify(run.triggerContext) : null,
     alert_id: run.alert?.id ?? null,
     alert_display_id: run.alert?.displayId ?? null,
+    agent_snapshot: run.agentSnapshot ? JSON.stringify(run.agentSnapshot) : null,
     queued_at: now,
     updated_at: now,
   };

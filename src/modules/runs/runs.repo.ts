@@ -20,13 +20,16 @@ export interface RunFilters {
   status?: AgentRunStatus[] | undefined;
   mode?: AgentRunMode | undefined;
   triggerId?: string | undefined;
+  evalScoreBelow?: number | undefined;
 }
 
 export async function listRunRows(db: Queryable, organizationId: string, f: RunFilters, limit: number, offset: number): Promise<{ rows: RunRow[]; total: number }> {
   let q = db.selectFrom('agentRuns').where('organizationId', '=', organizationId);
   if (f.agentId) q = q.where('agentId', '=', f.agentId);
   if (f.status?.length) q = q.where('status', 'in', f.status);
-  if (f.mode) q = q.where('mode', '=', f.mode);
+  // An evaluation's runs are its own: listed only when asked for by mode.
+  q = f.mode ? q.where('mode', '=', f.mode) : q.where('mode', '!=', 'evaluation');
+  if (f.evalScoreBelow !== undefined) q = q.where('evalScore', '<', f.evalScoreBelow);
   if (f.triggerId) q = q.where('triggerId', '=', f.triggerId);
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy('queuedAt', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),

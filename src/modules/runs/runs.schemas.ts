@@ -4,7 +4,7 @@ import { z } from 'zod';
 export const RunStatus = z.enum(['waiting', 'running', 'done', 'error', 'interrupted']).describe(
   '`waiting`: queued for a worker; `running`; `done`: finished, result available; `error`: failed or hit a limit (see statusMessage); `interrupted`: stopped on request',
 );
-export const RunMode = z.enum(['sync', 'async', 'trigger', 'cron', 'triage']);
+export const RunMode = z.enum(['sync', 'async', 'trigger', 'cron', 'triage', 'evaluation']);
 
 export const RunParams = z.object({ agentId: z.uuid({ error: 'must be a UUID' }), runId: z.uuid({ error: 'must be a UUID' }) });
 
@@ -81,6 +81,7 @@ export const RunSummary = z.object({
   queuedAt: z.string(),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
+  evalScore: z.number().int().nullable().describe("The judge's 0–100 score of the run against its agent's acceptance criteria; null until graded (or when the agent has none)"),
 });
 export type RunSummaryDto = z.infer<typeof RunSummary>;
 
@@ -109,6 +110,11 @@ export const RunDetail = RunSummary.extend({
       }),
     )
     .describe("The run's output sent to the agent's output destinations, one delivery per destination (attempts and redelivery: GET /api/output-destinations/{id}/deliveries); empty until the run is done"),
+  acceptanceCriteriaResults: z
+    .array(z.object({ criterion: z.string(), met: z.boolean(), explanation: z.string() }))
+    .nullable()
+    .describe("The judge's grading of each of the agent's acceptance criteria (docs/evaluations.md); null until graded"),
+  evalExplanation: z.string().nullable().describe("The judge's one-paragraph reason for `evalScore`"),
   result: RunResultView.nullable().describe('The §2.8 result: final for `done`, partial (what the run produced until it stopped) for `error` and `interrupted`; null while the run has not ended, or when it ended before starting'),
 }).meta({ id: 'AgentRunDetail' });
 export type RunDetailDto = z.infer<typeof RunDetail>;
@@ -128,8 +134,9 @@ export const RunListQuery = z.object({
       return parts as z.infer<typeof RunStatus>[];
     })
     .describe('Comma-separated statuses'),
-  mode: RunMode.optional(),
+  mode: RunMode.optional().describe('Runs of this mode; evaluation runs (`evaluation`) are listed only when asked for'),
   triggerId: z.uuid().optional(),
+  evalScoreBelow: z.coerce.number().int().min(1).max(101).optional().describe('Only runs the judge scored below this (0–100 scores; graded runs only)'),
 });
 export type RunListQueryT = z.infer<typeof RunListQuery>;
 

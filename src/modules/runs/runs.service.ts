@@ -31,6 +31,7 @@ function toSummary(r: RunRow): RunSummaryDto {
     queuedAt: iso(r.queuedAt),
     startedAt: iso(r.startedAt),
     finishedAt: iso(r.finishedAt),
+    evalScore: r.evalScore,
   };
 }
 
@@ -44,6 +45,8 @@ function toDetail(r: RunRow, deliveries: RunDeliveryRow[]): RunDetailDto {
     triggerContext: (r.triggerContext as TriggerContextT | null) ?? null,
     interruptRequestedAt: iso(r.interruptRequestedAt),
     durationMs: ended,
+    acceptanceCriteriaResults: (r.acceptanceCriteriaResults as RunDetailDto['acceptanceCriteriaResults']) ?? null,
+    evalExplanation: r.evalExplanation,
     deliveries: deliveries.map((d) => ({ ...d, createdAt: iso(d.createdAt)!, lastAttemptAt: iso(d.lastAttemptAt), nextAttemptAt: iso(d.nextAttemptAt), finishedAt: iso(d.finishedAt) })),
     result: TERMINAL.has(r.status) && r.result ? (r.result as unknown as RunResult) : null,
   };

@@ -16,6 +16,8 @@ export interface BuiltToolSet {
   tools: ToolSet;
   /** Closes the MCP sessions; call it when the run ends, however it ends. */
   close(): Promise<void>;
+  /** The MCP tools (as exposed) whose server declares them read-only (`readOnlyHint`): what an evaluation's sandbox may call. */
+  readOnlyTools: ReadonlySet<string>;
 }
 
 /** Connection handshake and tool listing, per server. */
@@ -33,6 +35,7 @@ export const MCP_CALL_TIMEOUT_MS = 60_000;
 export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolNames: readonly string[]): Promise<BuiltToolSet> {
   const catalog: ToolCatalog = deps.catalog ?? BUILTIN_TOOLS;
   const tools: ToolSet = {};
+  const readOnlyTools = new Set<string>();
   const wanted = new Map<string, { all: boolean; names: string[] }>();
   for (const name of new Set(toolNames)) {
     const declared = Object.hasOwn(catalog, name) ? catalog[name] : undefined;
@@ -47,7 +50,7 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
     else entry.names.push(mcp.tool);
     wanted.set(mcp.server, entry);
   }
-  if (wanted.size === 0) return { tools, close: async () => {} };
+  if (wanted.size === 0) return { tools, close: async () => {}, readOnlyTools };
 
   const rows = new Map((await findMcpServersByName(deps.db, ctx.organizationId, [...wanted.keys()])).map((r) => [r.name, r]));
   for (const server of wanted.keys()) {
@@ -90,6 +93,7 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
         const exposed = providerSafeMcpName(row.name, t.name);
         if (tools[exposed]) throw new Error(`Two tools would both be named "${exposed}"`);
         tools[exposed] = mcpTool(ai, conn, row, t, ctx);
+        if (t.annotations?.readOnlyHint === true) readOnlyTools.add(exposed);
       }
     }
   } catch (err) {
@@ -97,7 +101,7 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
     throw err;
   }
   deps.logger.debug({ runId: ctx.runId, tools: Object.keys(tools) }, 'tool set built');
-  return { tools, close };
+  return { tools, close, readOnlyTools };
 }
 
 /**

@@ -208,6 +208,11 @@ export interface DB {
   huntActivityEvents: HuntActivityEventsTable;
   huntDeliverables: HuntDeliverablesTable;
   huntSettings: HuntSettingsTable;
+  evaluationDatasets: EvaluationDatasetsTable;
+  evaluationCases: EvaluationCasesTable;
+  evaluations: EvaluationsTable;
+  evaluationResults: EvaluationResultsTable;
+  evaluationSettings: EvaluationSettingsTable;
 }
 
 export interface IntelSourcesTable {
@@ -411,6 +416,10 @@ export interface AgentsTable {
   maxDurationMs: number;
   /** The current version (migration 0080; agent_versions). */
   version: Generated<number>;
+  /** What every run should achieve, graded by the organization's judge model after each run (migration 0090). */
+  acceptanceCriteria: Generated<string[]>;
+  /** Send `run.criteria_failed` to the agent's destinations when a run fails a criterion (migration 0090). */
+  notifyCriteriaFailed: Generated<boolean>;
   createdBy: string | null;
   updatedBy: string | null;
   createdAt: Timestamp;
@@ -473,7 +482,7 @@ export interface AgentTriggersTable {
 }
 
 export type AgentRunStatus = 'waiting' | 'running' | 'done' | 'error' | 'interrupted';
-export type AgentRunMode = 'sync' | 'async' | 'trigger' | 'cron' | 'triage';
+export type AgentRunMode = 'sync' | 'async' | 'trigger' | 'cron' | 'triage' | 'evaluation';
 
 export interface AgentRunsTable {
   id: string;
@@ -506,6 +515,10 @@ export interface AgentRunsTable {
   startedAt: NullableTimestamp;
   finishedAt: NullableTimestamp;
   updatedAt: Timestamp;
+  /** The judge's grading of the agent's acceptance criteria (migration 0090; runs' recordRunJudgement). */
+  acceptanceCriteriaResults: NullableJson<unknown[]>;
+  evalScore: number | null;
+  evalExplanation: string | null;
 }
 
 export interface TriggerDeliveriesTable {
@@ -741,5 +754,72 @@ export interface HuntSettingsTable {
   minimumEpssProbability: number | null;
   minimumEpssPercentile: number | null;
   intelWatermark: NullableTimestamp;
+  updatedAt: Timestamp;
+}
+
+/** Evaluations (migration 0090; the evaluations module). */
+export interface EvaluationDatasetsTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  description: Generated<string>;
+  createdBy: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface EvaluationCasesTable {
+  id: string;
+  organizationId: string;
+  datasetId: string;
+  position: number;
+  alert: NullableJson<Record<string, unknown>>;
+  input: NullableJson<unknown>;
+  expected: JsonDefault<Record<string, unknown>>;
+  tags: Generated<string[]>;
+  sourceAlertId: string | null;
+  createdAt: Timestamp;
+}
+
+export interface EvaluationsTable {
+  id: string;
+  organizationId: string;
+  agentId: string;
+  datasetId: string | null;
+  datasetName: string;
+  agentVersion: number | null;
+  agentSnapshot: JsonDefault<Record<string, unknown>>;
+  concurrency: number;
+  status: 'running' | 'done' | 'cancelled';
+  caseCount: number;
+  createdBy: string | null;
+  createdAt: Timestamp;
+  finishedAt: NullableTimestamp;
+}
+
+export interface EvaluationResultsTable {
+  id: string;
+  organizationId: string;
+  evaluationId: string;
+  caseId: string;
+  position: number;
+  testCase: JsonDefault<Record<string, unknown>>;
+  status: 'pending' | 'running' | 'judging' | 'done' | 'error';
+  runId: string | null;
+  shadow: NullableJson<Record<string, unknown>>;
+  recorded: JsonDefault<unknown[]>;
+  verdict: string | null;
+  correct: boolean | null;
+  criteria: JsonDefault<unknown[]>;
+  inputTokens: Generated<number>;
+  outputTokens: Generated<number>;
+  latencyMs: number | null;
+  error: string | null;
+  finishedAt: NullableTimestamp;
+}
+
+export interface EvaluationSettingsTable {
+  organizationId: string;
+  judgeModelAlias: string | null;
   updatedAt: Timestamp;
 }

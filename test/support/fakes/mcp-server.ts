@@ -17,6 +17,8 @@ export interface FakeMcpTool {
   description?: string;
   /** A zod raw shape of the arguments (the SDK validates calls against it); omitted: no arguments. */
   inputSchema?: z.ZodRawShape;
+  /** MCP tool annotations as the server declares them (`readOnlyHint`, `destructiveHint`, …). */
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
   /** Thrown errors become `isError: true` results (the SDK's McpServer does that). */
   handler: (args: Record<string, unknown>) => CallToolResult | Promise<CallToolResult>;
 }
@@ -95,10 +97,11 @@ export async function startFakeMcp(opts: FakeMcpOptions = {}): Promise<FakeMcp> 
         calls.push({ name: tool.name, arguments: args, authorization });
         return tool.handler(args);
       };
+      const annotations = tool.annotations ? { annotations: tool.annotations } : {};
       if (tool.inputSchema) {
-        server.registerTool(tool.name, { description: tool.description, inputSchema: tool.inputSchema }, (args) => callback(args as Record<string, unknown>));
+        server.registerTool(tool.name, { description: tool.description, inputSchema: tool.inputSchema, ...annotations }, (args) => callback(args as Record<string, unknown>));
       } else {
-        server.registerTool(tool.name, { description: tool.description }, () => callback({}));
+        server.registerTool(tool.name, { description: tool.description, ...annotations }, () => callback({}));
       }
     }
     return server;

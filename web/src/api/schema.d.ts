@@ -20,7 +20,10 @@ export interface paths {
             parameters: {
                 query?: {
                     agentId?: string;
-                    mode?: "sync" | "async" | "trigger" | "cron" | "triage";
+                    /** @description Only runs the judge scored below this (0–100 scores; graded runs only) */
+                    evalScoreBelow?: number;
+                    /** @description Runs of this mode; evaluation runs (`evaluation`) are listed only when asked for */
+                    mode?: "sync" | "async" | "trigger" | "cron" | "triage" | "evaluation";
                     /** @description Page number, from 1 */
                     page?: number;
                     /** @description Runs per page, 1..100 (default 20) */
@@ -55,11 +58,13 @@ export interface paths {
                                 /** @description The alert this run triages (routed, assigned, hunt, or created by the trigger delivery that started it); null otherwise */
                                 alertId: string | null;
                                 attemptCount: number;
+                                /** @description The judge's 0–100 score of the run against its agent's acceptance criteria; null until graded (or when the agent has none) */
+                                evalScore: number | null;
                                 finishedAt: string | null;
                                 /** Format: uuid */
                                 id: string;
                                 /** @enum {string} */
-                                mode: "sync" | "async" | "trigger" | "cron" | "triage";
+                                mode: "sync" | "async" | "trigger" | "cron" | "triage" | "evaluation";
                                 queuedAt: string;
                                 startedAt: string | null;
                                 /**
@@ -279,6 +284,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             agents: {
+                                acceptanceCriteria: string[];
                                 /** @enum {string} */
                                 agentType: "response" | "detection";
                                 createdAt: string;
@@ -299,6 +305,7 @@ export interface paths {
                                 maxSteps: number;
                                 modelAlias: string;
                                 name: string;
+                                notifyCriteriaFailed: boolean;
                                 /** Format: uuid */
                                 organizationId: string;
                                 outputDestinationIds: string[];
@@ -389,6 +396,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         /**
+                         * @description What every run should achieve; graded by the organization's judge model after each run (docs/evaluations.md)
+                         * @default []
+                         */
+                        acceptanceCriteria?: string[];
+                        /**
                          * @default response
                          * @enum {string}
                          */
@@ -424,6 +436,11 @@ export interface paths {
                         modelAlias?: string;
                         name: string;
                         /**
+                         * @description Send `run.criteria_failed` to the output destinations when a run fails a criterion
+                         * @default false
+                         */
+                        notifyCriteriaFailed?: boolean;
+                        /**
                          * @description Destinations that receive each finished run
                          * @default []
                          */
@@ -446,6 +463,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            acceptanceCriteria: string[];
                             /** @enum {string} */
                             agentType: "response" | "detection";
                             createdAt: string;
@@ -466,6 +484,7 @@ export interface paths {
                             maxSteps: number;
                             modelAlias: string;
                             name: string;
+                            notifyCriteriaFailed: boolean;
                             /** Format: uuid */
                             organizationId: string;
                             outputDestinationIds: string[];
@@ -570,6 +589,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            acceptanceCriteria: string[];
                             /** @enum {string} */
                             agentType: "response" | "detection";
                             createdAt: string;
@@ -590,6 +610,7 @@ export interface paths {
                             maxSteps: number;
                             modelAlias: string;
                             name: string;
+                            notifyCriteriaFailed: boolean;
                             /** Format: uuid */
                             organizationId: string;
                             outputDestinationIds: string[];
@@ -691,6 +712,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         /**
+                         * @description What every run should achieve; graded by the organization's judge model after each run (docs/evaluations.md)
+                         * @default []
+                         */
+                        acceptanceCriteria?: string[];
+                        /**
                          * @default response
                          * @enum {string}
                          */
@@ -726,6 +752,11 @@ export interface paths {
                         modelAlias?: string;
                         name: string;
                         /**
+                         * @description Send `run.criteria_failed` to the output destinations when a run fails a criterion
+                         * @default false
+                         */
+                        notifyCriteriaFailed?: boolean;
+                        /**
                          * @description Destinations that receive each finished run
                          * @default []
                          */
@@ -748,6 +779,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            acceptanceCriteria: string[];
                             /** @enum {string} */
                             agentType: "response" | "detection";
                             createdAt: string;
@@ -768,6 +800,7 @@ export interface paths {
                             maxSteps: number;
                             modelAlias: string;
                             name: string;
+                            notifyCriteriaFailed: boolean;
                             /** Format: uuid */
                             organizationId: string;
                             outputDestinationIds: string[];
@@ -962,6 +995,287 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{agentId}/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an agent's evaluations, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1..200 (default 50) */
+                    limit?: number;
+                    /** @description Rows to skip (default 0) */
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    agentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            evaluations: {
+                                /** Format: uuid */
+                                agentId: string;
+                                agentVersion: number | null;
+                                concurrency: number;
+                                createdAt: string;
+                                /** @description Null once the dataset was deleted (the evaluation keeps its cases) */
+                                datasetId: string | null;
+                                datasetName: string;
+                                finishedAt: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                progress: {
+                                    finished: number;
+                                    pending: number;
+                                    running: number;
+                                    total: number;
+                                };
+                                /** @enum {string} */
+                                status: "running" | "done" | "cancelled";
+                                summary: {
+                                    accuracy: number | null;
+                                    cases: number;
+                                    /** @description Rows: expected disposition; columns: the verdict (none: the agent reached none) */
+                                    confusionMatrix: {
+                                        benign: {
+                                            benign: number;
+                                            escalate: number;
+                                            false_positive: number;
+                                            none: number;
+                                        };
+                                        escalate: {
+                                            benign: number;
+                                            escalate: number;
+                                            false_positive: number;
+                                            none: number;
+                                        };
+                                        false_positive: {
+                                            benign: number;
+                                            escalate: number;
+                                            false_positive: number;
+                                            none: number;
+                                        };
+                                    };
+                                    correct: number;
+                                    criteria: {
+                                        graded: number;
+                                        met: number;
+                                    };
+                                    f1: number | null;
+                                    /** @description Non-attacks escalated: expected false_positive or benign and escalated, over those */
+                                    falsePositiveRate: number | null;
+                                    finished: number;
+                                    /** @description Finished cases with an expected disposition */
+                                    labelled: number;
+                                    latencyMs: {
+                                        p50: number | null;
+                                        p95: number | null;
+                                    };
+                                    precision: number | null;
+                                    tokens: {
+                                        input: number;
+                                        output: number;
+                                        total: number;
+                                    };
+                                    /** @description Escalations caught: expected escalate and escalated, over expected escalate */
+                                    truePositiveRate: number | null;
+                                    /** @description Expected escalate, closed as false_positive or benign: must be 0 */
+                                    wouldHaveClosedTruePositive: number;
+                                };
+                            }[];
+                            totalCount: number;
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Evaluate an agent on a dataset
+         * @description Runs the agent once per case in a sandbox (nothing real is touched: docs/evaluations.md#the-sandbox), `concurrency` cases at a time, as the caller. Answers 202 with the evaluation; poll GET /api/evaluations/{id} for progress and results.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Cases run at once
+                         * @default 4
+                         */
+                        concurrency?: number;
+                        /** Format: uuid */
+                        datasetId: string;
+                        /** @description The agent version to evaluate; default the agent as it is now */
+                        version?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Evaluation"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2727,6 +3041,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            acceptanceCriteria: string[];
                             /** @enum {string} */
                             agentType: "response" | "detection";
                             createdAt: string;
@@ -2747,6 +3062,7 @@ export interface paths {
                             maxSteps: number;
                             modelAlias: string;
                             name: string;
+                            notifyCriteriaFailed: boolean;
                             /** Format: uuid */
                             organizationId: string;
                             outputDestinationIds: string[];
@@ -6675,6 +6991,1498 @@ export interface paths {
                         "application/json": {
                             [key: string]: unknown;
                         };
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluation-datasets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List evaluation datasets */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1..200 (default 50) */
+                    limit?: number;
+                    /** @description Rows to skip (default 0) */
+                    offset?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            datasets: {
+                                caseCount: number;
+                                createdAt: string;
+                                description: string;
+                                /** Format: uuid */
+                                id: string;
+                                labels: {
+                                    benign: number;
+                                    escalate: number;
+                                    false_positive: number;
+                                    unlabelled: number;
+                                };
+                                name: string;
+                                updatedAt: string;
+                            }[];
+                            totalCount: number;
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create an evaluation dataset
+         * @description Cases: `{alert | input, expected: {disposition?, criteria?}, tags}` (docs/evaluations.md). 409 when the name is taken.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        cases?: {
+                            /** @description The alert the agent triages (a shadow of it: nothing real is touched); other fields are kept and shown to the agent */
+                            alert?: {
+                                /** @default  */
+                                description?: string;
+                                payload?: unknown;
+                                /**
+                                 * @default medium
+                                 * @enum {string}
+                                 */
+                                severity?: "low" | "medium" | "high" | "critical";
+                                source?: string | {
+                                    category: string;
+                                    name: string;
+                                };
+                                /**
+                                 * @description What had happened to the alert before triage (creation, duplicates), as the agent reads it with get_alert
+                                 * @default []
+                                 */
+                                timeline?: {
+                                    at?: string;
+                                    body: string;
+                                    /** @default note */
+                                    kind?: string;
+                                }[];
+                                title: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @default {} */
+                            expected?: {
+                                /** @description What the run should achieve on this case, graded by the judge model */
+                                criteria?: string[];
+                                /**
+                                 * @description The right verdict: escalate (a person must act), false_positive or benign
+                                 * @enum {string}
+                                 */
+                                disposition?: "escalate" | "false_positive" | "benign";
+                            };
+                            /** @description A run input instead of an alert (the verdict then comes from the structured output only) */
+                            input?: unknown;
+                            /** @default [] */
+                            tags?: string[];
+                        }[];
+                        /** @default  */
+                        description?: string;
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvaluationDataset"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluation-datasets/{datasetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an evaluation dataset with its cases */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    datasetId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvaluationDataset"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Replace an evaluation dataset (name, description and every case)
+         * @description Evaluations already run keep their own copy of the cases they ran.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    datasetId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        cases?: {
+                            /** @description The alert the agent triages (a shadow of it: nothing real is touched); other fields are kept and shown to the agent */
+                            alert?: {
+                                /** @default  */
+                                description?: string;
+                                payload?: unknown;
+                                /**
+                                 * @default medium
+                                 * @enum {string}
+                                 */
+                                severity?: "low" | "medium" | "high" | "critical";
+                                source?: string | {
+                                    category: string;
+                                    name: string;
+                                };
+                                /**
+                                 * @description What had happened to the alert before triage (creation, duplicates), as the agent reads it with get_alert
+                                 * @default []
+                                 */
+                                timeline?: {
+                                    at?: string;
+                                    body: string;
+                                    /** @default note */
+                                    kind?: string;
+                                }[];
+                                title: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @default {} */
+                            expected?: {
+                                /** @description What the run should achieve on this case, graded by the judge model */
+                                criteria?: string[];
+                                /**
+                                 * @description The right verdict: escalate (a person must act), false_positive or benign
+                                 * @enum {string}
+                                 */
+                                disposition?: "escalate" | "false_positive" | "benign";
+                            };
+                            /** @description A run input instead of an alert (the verdict then comes from the structured output only) */
+                            input?: unknown;
+                            /** @default [] */
+                            tags?: string[];
+                        }[];
+                        /** @default  */
+                        description?: string;
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvaluationDataset"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Delete an evaluation dataset
+         * @description Its evaluations stay (with `datasetId` null).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    datasetId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluation-datasets/{datasetId}/cases/from-alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add cases from closed alerts
+         * @description Each alert a person closed becomes a case: its fields and payload, its timeline up to triage, and the person's disposition as the label (closed_true_positive → escalate, closed_false_positive → false_positive, closed_benign → benign). Alerts that are not closed, were closed by an agent, or are already in the dataset are skipped, each with its reason.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    datasetId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Alert ids or display ids (RMP-42) */
+                        alertIds?: string[];
+                        /** @description Closed alerts to take, newest first */
+                        filter?: {
+                            /** Format: date-time */
+                            createdAfter?: string;
+                            /** @default 100 */
+                            limit?: number;
+                            severity?: ("low" | "medium" | "high" | "critical")[];
+                            source?: string[];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            added: number;
+                            caseCount: number;
+                            skipped: {
+                                reason: string;
+                                ref: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluation-datasets/{datasetId}/cases/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add cases from JSONL
+         * @description Body: one case per line (`Content-Type: application/x-ndjson`). Any invalid line refuses the whole import (400, issues by line).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    datasetId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": string;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            added: number;
+                            caseCount: number;
+                            skipped: {
+                                reason: string;
+                                ref: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluation-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's judge model */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The model alias the judge uses (acceptance criteria, cases' criteria); null: no grading */
+                            judgeModelAlias: string | null;
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Set the organization's judge model
+         * @description Any configured model alias (400 otherwise); null turns grading off. The judge grades agents' acceptance criteria after each run and evaluation cases' criteria.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        judgeModelAlias: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The model alias the judge uses (acceptance criteria, cases' criteria); null: no grading */
+                            judgeModelAlias: string | null;
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{evaluationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an evaluation: progress, summary and every case (wrong ones first) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluationId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Evaluation"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{evaluationId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an evaluation
+         * @description Cases not started end as errors; running ones finish and are recorded. 409 when it has ended.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluationId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Evaluation"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two evaluations of the same dataset
+         * @description Both summaries and the cases whose verdict changed (400 when the datasets differ).
+         */
+        get: {
+            parameters: {
+                query: {
+                    a: string;
+                    b: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            a: {
+                                /** Format: uuid */
+                                agentId: string;
+                                agentVersion: number | null;
+                                concurrency: number;
+                                createdAt: string;
+                                /** @description Null once the dataset was deleted (the evaluation keeps its cases) */
+                                datasetId: string | null;
+                                datasetName: string;
+                                finishedAt: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                progress: {
+                                    finished: number;
+                                    pending: number;
+                                    running: number;
+                                    total: number;
+                                };
+                                /** @enum {string} */
+                                status: "running" | "done" | "cancelled";
+                                summary: {
+                                    accuracy: number | null;
+                                    cases: number;
+                                    /** @description Rows: expected disposition; columns: the verdict (none: the agent reached none) */
+                                    confusionMatrix: {
+                                        benign: {
+                                            benign: number;
+                                            escalate: number;
+                                            false_positive: number;
+                                            none: number;
+                                        };
+                                        escalate: {
+                                            benign: number;
+                                            escalate: number;
+                                            false_positive: number;
+                                            none: number;
+                                        };
+                                        false_positive: {
+                                            benign: number;
+                                            escalate: number;
+                                            false_positive: number;
+                                            none: number;
+                                        };
+                                    };
+                                    correct: number;
+                                    criteria: {
+                                        graded: number;
+                                        met: number;
+                                    };
+                                    f1: number | null;
+                                    /** @description Non-attacks escalated: expected false_positive or benign and escalated, over those */
+                                    falsePositiveRate: number | null;
+                                    finished: number;
+                                    /** @description Finished cases with an expected disposition */
+                                    labelled: number;
+                                    latencyMs: {
+                                        p50: number | null;
+                                        p95: number | null;
+                                    };
+                                    precision: number | null;
+                                    tokens: {
+                                        input: number;
+                                        output: number;
+                                        total: number;
+                                    };
+                                    /** @description Escalations caught: expected escalate and escalated, over expected escalate */
+                                    truePositiveRate: number | null;
+                                    /** @description Expected escalate, closed as false_positive or benign: must be 0 */
+                                    wouldHaveClosedTruePositive: number;
+                                };
+                            };
+                            b: {
+                                /** Format: uuid */
+                                agentId: string;
+                                agentVersion: number | null;
+                                concurrency: number;
+                                createdAt: string;
+                                /** @description Null once the dataset was deleted (the evaluation keeps its cases) */
+                                datasetId: string | null;
+                                datasetName: string;
+                                finishedAt: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                progress: {
+                                    finished: number;
+                                    pending: number;
+                                    running: number;
+                                    total: number;
+                                };
+                                /** @enum {string} */
+                                status: "running" | "done" | "cancelled";
+                                summary: {
+                                    accuracy: number | null;
+                                    cases: number;
+                                    /** @description Rows: expected disposition; columns: the verdict (none: the agent reached none) */
+                                    confusionMatrix: {
+                                        benign: {
+                                            benign: number;
+                                            escalate: number;
+                                            false_positive: number;
+                                            none: number;
+                                        };
+                                        escalate: {
+                                            benign: number;
+                                            escalate: number;
+                                            false_positive: number;
+                                            none: number;
+                                        };
+                                        false_positive: {
+                                            benign: number;
+                                            escalate: number;
+                                            false_positive: number;
+                                            none: number;
+                                        };
+                                    };
+                                    correct: number;
+                                    criteria: {
+                                        graded: number;
+                                        met: number;
+                                    };
+                                    f1: number | null;
+                                    /** @description Non-attacks escalated: expected false_positive or benign and escalated, over those */
+                                    falsePositiveRate: number | null;
+                                    finished: number;
+                                    /** @description Finished cases with an expected disposition */
+                                    labelled: number;
+                                    latencyMs: {
+                                        p50: number | null;
+                                        p95: number | null;
+                                    };
+                                    precision: number | null;
+                                    tokens: {
+                                        input: number;
+                                        output: number;
+                                        total: number;
+                                    };
+                                    /** @description Escalations caught: expected escalate and escalated, over expected escalate */
+                                    truePositiveRate: number | null;
+                                    /** @description Expected escalate, closed as false_positive or benign: must be 0 */
+                                    wouldHaveClosedTruePositive: number;
+                                };
+                            };
+                            /** @description Cases whose verdict differs: fixed (b correct, a not), broke (a correct, b not), changed (neither or no label) */
+                            changed: {
+                                a: {
+                                    correct: boolean | null;
+                                    runId: string | null;
+                                    verdict: ("escalate" | "false_positive" | "benign") | null;
+                                };
+                                b: {
+                                    correct: boolean | null;
+                                    runId: string | null;
+                                    verdict: ("escalate" | "false_positive" | "benign") | null;
+                                };
+                                /** Format: uuid */
+                                caseId: string;
+                                /** @enum {string} */
+                                change: "fixed" | "broke" | "changed";
+                                expected: ("escalate" | "false_positive" | "benign") | null;
+                                title: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
@@ -15471,6 +17279,12 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AgentRunDetail: {
+            /** @description The judge's grading of each of the agent's acceptance criteria (docs/evaluations.md); null until graded */
+            acceptanceCriteriaResults: {
+                criterion: string;
+                explanation: string;
+                met: boolean;
+            }[] | null;
             /** Format: uuid */
             agentId: string;
             /** @description The agent's version the run executes: the one current when it was queued (GET /api/agents/{agentId}/versions/{version}); null for a run queued before versions existed whose agent changed since */
@@ -15500,6 +17314,10 @@ export interface components {
             }[];
             /** @description From start to end; null until the run has ended after starting */
             durationMs: number | null;
+            /** @description The judge's one-paragraph reason for `evalScore` */
+            evalExplanation: string | null;
+            /** @description The judge's 0–100 score of the run against its agent's acceptance criteria; null until graded (or when the agent has none) */
+            evalScore: number | null;
             finishedAt: string | null;
             /** Format: uuid */
             id: string;
@@ -15507,7 +17325,7 @@ export interface components {
             input: unknown;
             interruptRequestedAt: string | null;
             /** @enum {string} */
-            mode: "sync" | "async" | "trigger" | "cron" | "triage";
+            mode: "sync" | "async" | "trigger" | "cron" | "triage" | "evaluation";
             queuedAt: string;
             /** @description The §2.8 result: final for `done`, partial (what the run produced until it stopped) for `error` and `interrupted`; null while the run has not ended, or when it ended before starting */
             result: {
@@ -15555,6 +17373,12 @@ export interface components {
             };
         };
         AgentRunDetailInput: {
+            /** @description The judge's grading of each of the agent's acceptance criteria (docs/evaluations.md); null until graded */
+            acceptanceCriteriaResults: {
+                criterion: string;
+                explanation: string;
+                met: boolean;
+            }[] | null;
             /** Format: uuid */
             agentId: string;
             /** @description The agent's version the run executes: the one current when it was queued (GET /api/agents/{agentId}/versions/{version}); null for a run queued before versions existed whose agent changed since */
@@ -15584,6 +17408,10 @@ export interface components {
             }[];
             /** @description From start to end; null until the run has ended after starting */
             durationMs: number | null;
+            /** @description The judge's one-paragraph reason for `evalScore` */
+            evalExplanation: string | null;
+            /** @description The judge's 0–100 score of the run against its agent's acceptance criteria; null until graded (or when the agent has none) */
+            evalScore: number | null;
             finishedAt: string | null;
             /** Format: uuid */
             id: string;
@@ -15591,7 +17419,7 @@ export interface components {
             input: unknown;
             interruptRequestedAt: string | null;
             /** @enum {string} */
-            mode: "sync" | "async" | "trigger" | "cron" | "triage";
+            mode: "sync" | "async" | "trigger" | "cron" | "triage" | "evaluation";
             queuedAt: string;
             /** @description The §2.8 result: final for `done`, partial (what the run produced until it stopped) for `error` and `interrupted`; null while the run has not ended, or when it ended before starting */
             result: {
@@ -16739,6 +18567,292 @@ export interface components {
         ErrorInput: {
             /** @description What went wrong, for a person to read */
             error: string;
+        };
+        Evaluation: {
+            /** Format: uuid */
+            agentId: string;
+            agentVersion: number | null;
+            cases: {
+                /** Format: uuid */
+                caseId: string;
+                /** @description verdict = expected disposition; null when the case has no expected disposition or is not finished */
+                correct: boolean | null;
+                criteria: {
+                    criterion: string;
+                    explanation: string;
+                    met: boolean | null;
+                }[];
+                error: string | null;
+                expected: {
+                    criteria?: string[];
+                    /** @enum {string} */
+                    disposition?: "escalate" | "false_positive" | "benign";
+                };
+                latencyMs: number | null;
+                position: number;
+                runId: string | null;
+                /** @enum {string} */
+                status: "pending" | "running" | "judging" | "done" | "error";
+                tags: string[];
+                /** @description The case's alert title (or its input, abridged) */
+                title: string;
+                tokens: {
+                    input: number;
+                    output: number;
+                    total: number;
+                };
+                toolCalls: {
+                    args: unknown;
+                    /**
+                     * @description shadow: acted on the shadow alert; recorded: not executed (would have acted on the world); called: read-only, executed; refused: the sandbox refused it
+                     * @enum {string}
+                     */
+                    effect: "shadow" | "recorded" | "called" | "refused";
+                    toolName: string;
+                }[];
+                /** @description What the agent decided (docs/evaluations.md#verdict); null: no verdict */
+                verdict: ("escalate" | "false_positive" | "benign") | null;
+            }[];
+            concurrency: number;
+            createdAt: string;
+            /** @description Null once the dataset was deleted (the evaluation keeps its cases) */
+            datasetId: string | null;
+            datasetName: string;
+            finishedAt: string | null;
+            /** Format: uuid */
+            id: string;
+            progress: {
+                finished: number;
+                pending: number;
+                running: number;
+                total: number;
+            };
+            /** @enum {string} */
+            status: "running" | "done" | "cancelled";
+            summary: {
+                accuracy: number | null;
+                cases: number;
+                /** @description Rows: expected disposition; columns: the verdict (none: the agent reached none) */
+                confusionMatrix: {
+                    benign: {
+                        benign: number;
+                        escalate: number;
+                        false_positive: number;
+                        none: number;
+                    };
+                    escalate: {
+                        benign: number;
+                        escalate: number;
+                        false_positive: number;
+                        none: number;
+                    };
+                    false_positive: {
+                        benign: number;
+                        escalate: number;
+                        false_positive: number;
+                        none: number;
+                    };
+                };
+                correct: number;
+                criteria: {
+                    graded: number;
+                    met: number;
+                };
+                f1: number | null;
+                /** @description Non-attacks escalated: expected false_positive or benign and escalated, over those */
+                falsePositiveRate: number | null;
+                finished: number;
+                /** @description Finished cases with an expected disposition */
+                labelled: number;
+                latencyMs: {
+                    p50: number | null;
+                    p95: number | null;
+                };
+                precision: number | null;
+                tokens: {
+                    input: number;
+                    output: number;
+                    total: number;
+                };
+                /** @description Escalations caught: expected escalate and escalated, over expected escalate */
+                truePositiveRate: number | null;
+                /** @description Expected escalate, closed as false_positive or benign: must be 0 */
+                wouldHaveClosedTruePositive: number;
+            };
+        };
+        EvaluationDataset: {
+            caseCount: number;
+            cases: {
+                alert: {
+                    [key: string]: unknown;
+                } | null;
+                expected: {
+                    criteria?: string[];
+                    /** @enum {string} */
+                    disposition?: "escalate" | "false_positive" | "benign";
+                };
+                /** Format: uuid */
+                id: string;
+                input?: unknown;
+                /** @description The closed alert the case was made from (from-alerts) */
+                sourceAlertId: string | null;
+                tags: string[];
+            }[];
+            createdAt: string;
+            description: string;
+            /** Format: uuid */
+            id: string;
+            labels: {
+                benign: number;
+                escalate: number;
+                false_positive: number;
+                unlabelled: number;
+            };
+            name: string;
+            updatedAt: string;
+        };
+        EvaluationDatasetInput: {
+            caseCount: number;
+            cases: {
+                alert: {
+                    [key: string]: unknown;
+                } | null;
+                expected: {
+                    criteria?: string[];
+                    /** @enum {string} */
+                    disposition?: "escalate" | "false_positive" | "benign";
+                };
+                /** Format: uuid */
+                id: string;
+                input?: unknown;
+                /** @description The closed alert the case was made from (from-alerts) */
+                sourceAlertId: string | null;
+                tags: string[];
+            }[];
+            createdAt: string;
+            description: string;
+            /** Format: uuid */
+            id: string;
+            labels: {
+                benign: number;
+                escalate: number;
+                false_positive: number;
+                unlabelled: number;
+            };
+            name: string;
+            updatedAt: string;
+        };
+        EvaluationInput: {
+            /** Format: uuid */
+            agentId: string;
+            agentVersion: number | null;
+            cases: {
+                /** Format: uuid */
+                caseId: string;
+                /** @description verdict = expected disposition; null when the case has no expected disposition or is not finished */
+                correct: boolean | null;
+                criteria: {
+                    criterion: string;
+                    explanation: string;
+                    met: boolean | null;
+                }[];
+                error: string | null;
+                expected: {
+                    criteria?: string[];
+                    /** @enum {string} */
+                    disposition?: "escalate" | "false_positive" | "benign";
+                };
+                latencyMs: number | null;
+                position: number;
+                runId: string | null;
+                /** @enum {string} */
+                status: "pending" | "running" | "judging" | "done" | "error";
+                tags: string[];
+                /** @description The case's alert title (or its input, abridged) */
+                title: string;
+                tokens: {
+                    input: number;
+                    output: number;
+                    total: number;
+                };
+                toolCalls: {
+                    args: unknown;
+                    /**
+                     * @description shadow: acted on the shadow alert; recorded: not executed (would have acted on the world); called: read-only, executed; refused: the sandbox refused it
+                     * @enum {string}
+                     */
+                    effect: "shadow" | "recorded" | "called" | "refused";
+                    toolName: string;
+                }[];
+                /** @description What the agent decided (docs/evaluations.md#verdict); null: no verdict */
+                verdict: ("escalate" | "false_positive" | "benign") | null;
+            }[];
+            concurrency: number;
+            createdAt: string;
+            /** @description Null once the dataset was deleted (the evaluation keeps its cases) */
+            datasetId: string | null;
+            datasetName: string;
+            finishedAt: string | null;
+            /** Format: uuid */
+            id: string;
+            progress: {
+                finished: number;
+                pending: number;
+                running: number;
+                total: number;
+            };
+            /** @enum {string} */
+            status: "running" | "done" | "cancelled";
+            summary: {
+                accuracy: number | null;
+                cases: number;
+                /** @description Rows: expected disposition; columns: the verdict (none: the agent reached none) */
+                confusionMatrix: {
+                    benign: {
+                        benign: number;
+                        escalate: number;
+                        false_positive: number;
+                        none: number;
+                    };
+                    escalate: {
+                        benign: number;
+                        escalate: number;
+                        false_positive: number;
+                        none: number;
+                    };
+                    false_positive: {
+                        benign: number;
+                        escalate: number;
+                        false_positive: number;
+                        none: number;
+                    };
+                };
+                correct: number;
+                criteria: {
+                    graded: number;
+                    met: number;
+                };
+                f1: number | null;
+                /** @description Non-attacks escalated: expected false_positive or benign and escalated, over those */
+                falsePositiveRate: number | null;
+                finished: number;
+                /** @description Finished cases with an expected disposition */
+                labelled: number;
+                latencyMs: {
+                    p50: number | null;
+                    p95: number | null;
+                };
+                precision: number | null;
+                tokens: {
+                    input: number;
+                    output: number;
+                    total: number;
+                };
+                /** @description Escalations caught: expected escalate and escalated, over expected escalate */
+                truePositiveRate: number | null;
+                /** @description Expected escalate, closed as false_positive or benign: must be 0 */
+                wouldHaveClosedTruePositive: number;
+            };
         };
         ForbiddenError: {
             error: string;

@@ -19,7 +19,7 @@ export default function AgentDetail({ params }: { params: Record<string, string>
   return (
     <Loadable query={agent}>
       {(a) => (
-        <Page title={a.name} actions={<><ManagedByCode resource={a} /> <Link to="/agents">All agents</Link></>}>
+        <Page title={a.name} actions={<><ManagedByCode resource={a} /> <Link to={`/evaluations?agentId=${a.id}`}>Evaluations</Link> <Link to="/agents">All agents</Link></>}>
           <AgentForm key={formKey} agent={a} />
           <Triggers agentId={a.id} />
           <AgentHistory agentId={a.id} current={a.version} onRestored={() => setFormKey((k) => k + 1)} />
@@ -45,6 +45,8 @@ function AgentForm({ agent }: { agent?: Agent }) {
     inputs: (agent?.inputs ?? []) as AgentInput[],
     maxSteps: agent?.maxSteps ?? 10,
     maxDurationMs: agent?.maxDurationMs ?? 300_000,
+    acceptanceCriteria: agent?.acceptanceCriteria ?? [],
+    notifyCriteriaFailed: agent?.notifyCriteriaFailed ?? false,
   });
   // The output schema is edited as text; it is sent only when it parses as a JSON object schema.
   const [schemaText, setSchemaText] = useState(agent?.structuredOutputSchema ? JSON.stringify(agent.structuredOutputSchema, null, 2) : '');
@@ -95,6 +97,13 @@ function AgentForm({ agent }: { agent?: Agent }) {
             <label className="field"><span>Time (seconds, 1–3600)</span><input type="number" min={1} max={3600} value={form.maxDurationMs / 1000} onChange={(e) => setForm({ ...form, maxDurationMs: Math.round(Number(e.target.value) * 1000) })} required /></label>
           </div>
           <p className="muted small">Tokens are not capped per run; each run's tokens are on its page and in Insights.</p>
+        </fieldset>
+        <fieldset>
+          <legend>Acceptance criteria</legend>
+          <label className="field"><span>One per line; the judge model grades every run on them (docs/evaluations.md)</span>
+            <textarea rows={3} value={form.acceptanceCriteria.join('\n')} onChange={(e) => setForm({ ...form, acceptanceCriteria: e.target.value.split('\n').map((l) => l.trim()).filter(Boolean) })} />
+          </label>
+          <label className="check"><input type="checkbox" checked={form.notifyCriteriaFailed} onChange={(e) => setForm({ ...form, notifyCriteriaFailed: e.target.checked })} /> Send run.criteria_failed to the output destinations when a run fails one</label>
         </fieldset>
         <label className="field">
           <span>Output schema (JSON Schema with "type": "object"; empty for free text)</span>
@@ -243,7 +252,7 @@ function Runs({ agentId }: { agentId: string }) {
       <h2 id="runs">Runs</h2>
       <Loadable query={runs} isEmpty={(d) => d.runs.length === 0} empty="No runs yet.">
         {(d) => (
-          <DataTable head={<><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Mode</th><th scope="col">Steps</th><th scope="col">Tokens</th><th scope="col">Queued</th></>}>
+          <DataTable head={<><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Mode</th><th scope="col">Steps</th><th scope="col">Tokens</th><th scope="col">Score</th><th scope="col">Queued</th></>}>
             {d.runs.map((r) => (
               <tr key={r.id}>
                 <td className="nowrap"><Link to={`/agents/${agentId}/runs/${r.id}`} className="mono" title={r.id}>{shortRunId(r.id)}</Link> <CopyButton value={r.id} label={`run id ${r.id}`} /></td>
@@ -251,6 +260,7 @@ function Runs({ agentId }: { agentId: string }) {
                 <td>{r.mode}</td>
                 <td>{r.stepCount}</td>
                 <td>{r.usage.totalTokens}</td>
+                <td title="The judge's score against the acceptance criteria">{r.evalScore ?? '—'}</td>
                 <td><Time at={r.queuedAt} /></td>
               </tr>
             ))}

@@ -54,6 +54,13 @@ export default function RunView({ params }: { params: Record<string, string> }) 
                 )}
               </section>
             </div>
+            {r.acceptanceCriteriaResults && (
+              <section aria-labelledby="run-criteria">
+                <h2 id="run-criteria">Acceptance criteria · score {r.evalScore}</h2>
+                {r.evalExplanation && <p>{r.evalExplanation}</p>}
+                <ul>{r.acceptanceCriteriaResults.map((c) => <li key={c.criterion}>{c.met ? '✓' : '✗'} {c.criterion} <span className="muted">— {c.explanation}</span></li>)}</ul>
+              </section>
+            )}
             {r.result && <Transcript result={r.result} />}
           </>
         )}

@@ -47,6 +47,8 @@ export function agentKind(agents: AgentsService, builtinTools: readonly string[]
           outputDestinations: a.outputDestinationIds.map((id) => destinations.get(id) ?? id),
           maxSteps: a.maxSteps,
           maxDurationMs: a.maxDurationMs,
+          acceptanceCriteria: a.acceptanceCriteria,
+          notifyCriteriaFailed: a.notifyCriteriaFailed,
         },
         secrets: {},
         managedBy: a.managedBy,

@@ -28,6 +28,7 @@ import * as m0060 from './0060_run_agent_snapshot.js';
 import * as m0070 from './0070_hunt_epss_alert_settings.js';
 import * as m0080 from './0080_agent_versions.js';
 import * as m0085 from './0085_managed_by_code.js';
+import * as m0090 from './0090_evaluations.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '0070_hunt_epss_alert_settings': m0070,
   '0080_agent_versions': m0080,
   '0085_managed_by_code': m0085,
+  '0090_evaluations': m0090,
 };

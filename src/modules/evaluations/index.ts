@@ -1,0 +1,32 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../../platform/wiring.js';
+import { createDatasetsService } from './datasets.service.js';
+import { registerEvaluationsRoutes } from './evaluations.routes.js';
+import { createEvaluationsService } from './evaluations.service.js';
+
+import { defineModule } from '../../platform/module.js';
+import { evaluationSandbox } from './sandbox.tools.js';
+import { createJudgeJobs } from './judge.jobs.js';
+import { evaluationsSubscriptions } from './evaluation.flow.js';
+
+function registerEvaluationsModule(app: FastifyInstance, deps: ModuleDeps): void {
+  const db = deps.database.db;
+  registerEvaluationsRoutes(app, createDatasetsService({ db }), createEvaluationsService({ db, secrets: deps.secrets }));
+}
+
+/** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
+export const ownedTables = ['evaluation_datasets', 'evaluation_cases', 'evaluations', 'evaluation_results', 'evaluation_settings'] as const;
+
+/**
+ * Evaluations: datasets and evaluations (API), the judge's jobs, the `run.ended` subscriber (an
+ * evaluation run records its case and starts the next; a real run with acceptance criteria queues
+ * the judge) and the answer to runs' `runSandbox` question (the sandbox evaluation runs execute in).
+ */
+export const evaluationsModule = defineModule({
+  name: 'evaluations',
+  owns: ownedTables,
+  routes: registerEvaluationsModule,
+  jobs: (deps) => createJudgeJobs(deps),
+  subscribes: evaluationsSubscriptions,
+  readers: { runSandbox: evaluationSandbox },
+});
