@@ -204,6 +204,7 @@ export interface DB {
   huntActivityEvents: HuntActivityEventsTable;
   huntDeliverables: HuntDeliverablesTable;
   huntSettings: HuntSettingsTable;
+  coverageLayers: CoverageLayersTable;
 }
 
 export interface IntelSourcesTable {
@@ -491,6 +492,24 @@ export interface CodeDetectionsTable {
   logSource: string | null;
   logStream: string | null;
   query: string | null;
+  attackTechniques: Generated<string[]>;
+  attackTactics: Generated<string[]>;
+  status: Generated<CodeDetectionStatus>;
+  tags: Generated<string[]>;
+  createdBy: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export type CodeDetectionStatus = 'experimental' | 'test' | 'stable' | 'deprecated';
+
+export interface CoverageLayersTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  description: Generated<string>;
+  techniques: JsonDefault<unknown[]>;
+  layer: Json<unknown>;
   createdBy: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
