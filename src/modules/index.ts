@@ -21,6 +21,7 @@ import { registerHuntModule } from './hunt/index.js';
 import { serviceEvents } from '../events.js';
 import type { HasSubscribers } from './destinations/index.js';
 import { registerInsightsModule } from './insights/index.js';
+import { registerCoverageModule } from './coverage/index.js';
 
 /** Each module wires its own routes and services; this list is the whole composition. */
 export function registerModules(app: FastifyInstance, moduleDeps: Omit<ModuleDeps, 'events'>): void {
@@ -48,4 +49,5 @@ export function registerModules(app: FastifyInstance, moduleDeps: Omit<ModuleDep
   registerAlertsModule(app, deps);
   registerHuntModule(app, deps);
   registerInsightsModule(app, deps);
+  registerCoverageModule(app, deps);
 }
