@@ -60,7 +60,7 @@ describe('Sigma import', () => {
     expect(ps.description).toMatch(/\n\nAuthor: Florian Roth \(Nextron Systems\), Markus Neis, Jonhnathan Ribeiro, Daniil Yugoslavskiy, Anton Kutepov, oscd\.community$/);
     expect(byRule.get('a642964e-bead-4bed-8910-1bb4d63e3b4d')).toMatchObject({ attackTechniques: ['T1003.001', 'T1003.002', 'T1003.004', 'T1003.005', 'T1003.006'], attackTactics: ['credential-access'] });
     // `attack.stealth` (ATT&CK v19) is no tactic of the shipped catalog: kept in tags only.
-    expect(byRule.get('cc7abbd0-762b-41e3-8a26-57ad50d2eea3')).toMatchObject({ attackTechniques: ['T1059.007', 'T1140', 'T1218.005'], attackTactics: ['execution'], tags: ['attack.stealth', 'attack.t1140', 'attack.t1218.005', 'attack.execution', 'attack.t1059.007'] });
+    expect(byRule.get('cc7abbd0-762b-41e3-8a26-57ad50d2eea3')).toMatchObject({ attackTechniques: ['T1059.007', 'T1140', 'T1218.005'], attackTactics: ['execution'], tags: ['attack.stealth', 'attack.t1140', 'attack.t1218.005', 'attack.execution', 'attack.t1059.007', 'cve.2020-1599'] });
     expect(byRule.get('e2072cab-8c9a-459b-b63c-40ae79e27031')).toMatchObject({ severity: 'low', logTable: { source: 'linux', stream: 'process_creation' } });
     expect(byRule.get('4db60cc0-36fb-42b7-9b58-a5b53019fb74')).toMatchObject({ severity: 'medium', status: 'test', attackTechniques: [], logTable: { source: 'aws', stream: 'cloudtrail' }, tags: ['attack.defense-impairment', 'attack.t1685.002'] });
   });
