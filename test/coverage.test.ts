@@ -66,7 +66,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const get = (url: string, headers = admin) => t.app.inject({ url, headers });
-type Tech = { techniqueId: string; state: string; detections: Record<string, number>; intel: Record<string, unknown>; external: unknown[] };
+type Tech = { techniqueId: string; state: string; detections: Record<string, number>; intel: { items: number; actors: number; malware: number; lastSeenAt: string | null }; external: unknown[] };
 
 describe('ATT&CK coverage', () => {
   it('computes each technique’s state, counts and per-tactic totals exactly', async () => {

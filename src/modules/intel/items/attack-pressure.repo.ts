@@ -8,9 +8,9 @@ import type { Database } from '../../../platform/db/database.js';
  *
  * Sub-techniques roll up to their parent (T1059.001 → T1059): coverage is judged per technique.
  * The technique id of a mapping is `technique`, else `subTechnique` (attack-id.fns.ts
- * `techniqueIdOf`, written here in SQL so the whole window aggregates in one statement).
+ * `techniqueIdOf`, kept in SQL by migration 0096's generated columns).
  * Duplicates (`duplicate_of`) and retracted items do not count; an item's time is its publication
- * date, else when Rampart stored it (the intel_items_org_published_idx expression).
+ * date, else when Rampart stored it.
  */
 export interface PressureScope {
   organizationId: string;
@@ -35,38 +35,32 @@ export interface TechniqueIntel {
   recentItems: Array<{ id: string; title: string; url: string | null; seenAt: Date }>;
 }
 
-const names = (key: string) => sql.raw(`ARRAY(SELECT DISTINCT x->>'name' FROM jsonb_array_elements(CASE WHEN jsonb_typeof(i.classification->'${key}') = 'array' THEN i.classification->'${key}' ELSE '[]'::jsonb END) x WHERE coalesce(x->>'name', '') <> '')`);
-
-/** The window's items as (technique, item) rows with the item's actors and malware: the CTEs every reader here starts from. */
-function perTechnique(s: PressureScope, techniqueIds?: readonly string[]) {
-  const actorFilter = s.actorNames?.length ? sql`AND EXISTS (SELECT 1 FROM unnest(it.actors) a WHERE lower(a) = ANY(${[...s.actorNames]}::text[]))` : sql``;
-  const malwareFilter = s.malwareNames?.length ? sql`AND EXISTS (SELECT 1 FROM unnest(it.malware) m WHERE lower(m) = ANY(${[...s.malwareNames]}::text[]))` : sql``;
-  const only = techniqueIds ? sql`AND t = ANY(${[...techniqueIds]}::text[])` : sql``;
+/**
+ * The window's items as (technique, item) rows. It reads the generated columns of migration 0096
+ * (attack_parents, actor_names, malware_names, seen_at) through intel_items_attack_window_idx:
+ * an index-only scan of the window, no JSON parsed per request.
+ */
+function perTechnique(s: PressureScope, techniqueIds?: readonly string[], withItem = false) {
+  const actorFilter = s.actorNames?.length ? sql`AND i.actor_names && ${[...s.actorNames]}::text[]` : sql``;
+  const malwareFilter = s.malwareNames?.length ? sql`AND i.malware_names && ${[...s.malwareNames]}::text[]` : sql``;
+  const only = techniqueIds ? sql`AND i.attack_parents && ${[...techniqueIds]}::text[] AND t = ANY(${[...techniqueIds]}::text[])` : sql``;
+  const item = withItem ? sql`, i.id, i.title, i.url, i.classification` : sql``;
   return sql`
-    items AS (
-      SELECT i.id, i.title, i.url, coalesce(i.published_at, i.created_at) AS seen,
-        ARRAY(SELECT DISTINCT split_part(upper(coalesce(nullif(x->>'technique', ''), x->>'subTechnique')), '.', 1)
-              FROM jsonb_array_elements(CASE WHEN jsonb_typeof(i.classification->'attack') = 'array' THEN i.classification->'attack' ELSE '[]'::jsonb END) x) AS techs,
-        ${names('actor')} AS actors,
-        ${names('malware')} AS malware
-      FROM intel_items i
-      WHERE i.organization_id = ${s.organizationId} AND coalesce(i.published_at, i.created_at) >= ${s.since}
-        AND i.duplicate_of IS NULL AND i.status <> 'retracted' AND jsonb_typeof(i.classification->'attack') = 'array'
-    ),
-    per AS (
-      SELECT t AS tid, it.id, it.title, it.url, it.seen, it.actors, it.malware
-      FROM items it, unnest(it.techs) t
-      WHERE t ~ '^T[0-9]{4}$' ${actorFilter} ${malwareFilter} ${only}
+    per AS MATERIALIZED (
+      SELECT t AS tid, i.seen_at AS seen, i.actor_names, i.malware_names ${item}
+      FROM intel_items i, unnest(i.attack_parents) t
+      WHERE i.organization_id = ${s.organizationId} AND i.seen_at >= ${s.since}
+        AND i.duplicate_of IS NULL AND i.status <> 'retracted' AND i.attack_parents <> '{}' ${actorFilter} ${malwareFilter} ${only}
     )`;
 }
 
-/** Per technique: items, distinct actors and malware (case-insensitive), most recent sighting. One statement. */
+/** Per technique: items, distinct actors and malware (names compared lower-cased), most recent sighting. One statement. */
 export async function attackPressure(db: Database, s: PressureScope): Promise<TechniquePressure[]> {
   const { rows } = await sql<{ tid: string; items: number; actors: number; malware: number; lastSeen: Date }>`
     WITH ${perTechnique(s)},
     counts AS (SELECT tid, count(*)::int AS items, max(seen) AS last_seen FROM per GROUP BY tid),
-    a AS (SELECT tid, count(DISTINCT lower(n))::int AS n FROM per, unnest(per.actors) n GROUP BY tid),
-    m AS (SELECT tid, count(DISTINCT lower(n))::int AS n FROM per, unnest(per.malware) n GROUP BY tid)
+    a AS (SELECT tid, count(DISTINCT n)::int AS n FROM per, unnest(per.actor_names) n GROUP BY tid),
+    m AS (SELECT tid, count(DISTINCT n)::int AS n FROM per, unnest(per.malware_names) n GROUP BY tid)
     SELECT counts.tid, counts.items, coalesce(a.n, 0) AS actors, coalesce(m.n, 0) AS malware, counts.last_seen
     FROM counts LEFT JOIN a USING (tid) LEFT JOIN m USING (tid)`.execute(db);
   return rows.map((r) => ({ techniqueId: r.tid, items: r.items, actors: r.actors, malware: r.malware, lastSeenAt: r.lastSeen }));
@@ -80,14 +74,19 @@ export async function attackPressureDetails(db: Database, s: PressureScope, tech
   const out = new Map<string, TechniqueIntel>(techniqueIds.map((id) => [id, { actors: [], malware: [], recentItems: [] }]));
   if (techniqueIds.length === 0) return out;
   const [named, recent] = await Promise.all([
+    // Names as the items spell them (the generated columns hold them lower-cased).
     sql<{ tid: string; kind: 'actor' | 'malware'; name: string; items: number }>`
-      WITH ${perTechnique(s, techniqueIds)}
-      SELECT tid, 'actor' AS kind, min(n) AS name, count(*)::int AS items FROM per, unnest(per.actors) n GROUP BY tid, lower(n)
-      UNION ALL
-      SELECT tid, 'malware' AS kind, min(n) AS name, count(*)::int AS items FROM per, unnest(per.malware) n GROUP BY tid, lower(n)
+      WITH ${perTechnique(s, techniqueIds, true)},
+      named AS (
+        SELECT per.tid, per.id, k.kind, btrim(x->>'name') AS name
+        FROM per, (VALUES ('actor'), ('malware')) k(kind),
+          jsonb_array_elements(CASE WHEN jsonb_typeof(per.classification->k.kind) = 'array' THEN per.classification->k.kind ELSE '[]'::jsonb END) x
+        WHERE jsonb_typeof(x) = 'object' AND coalesce(btrim(x->>'name'), '') <> ''
+      )
+      SELECT tid, kind, min(name) AS name, count(DISTINCT id)::int AS items FROM named GROUP BY tid, kind, lower(name)
       ORDER BY items DESC, name`.execute(db),
     sql<{ tid: string; id: string; title: string; url: string | null; seen: Date }>`
-      WITH ${perTechnique(s, techniqueIds)}
+      WITH ${perTechnique(s, techniqueIds, true)}
       SELECT tid, id, title, url, seen FROM (
         SELECT per.*, row_number() OVER (PARTITION BY tid ORDER BY seen DESC, id DESC) AS rn FROM per
       ) ranked WHERE rn <= ${itemsPerTechnique} ORDER BY seen DESC, id DESC`.execute(db),

@@ -26,6 +26,7 @@ import * as m0051 from './0051_insights_indexes.js';
 import * as m0060 from './0060_run_agent_snapshot.js';
 import * as m0070 from './0070_hunt_epss_alert_settings.js';
 import * as m0095 from './0095_attack_coverage.js';
+import * as m0096 from './0096_intel_attack_columns.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -59,4 +60,5 @@ export const migrations: Record<string, Migration> = {
   '0060_run_agent_snapshot': m0060,
   '0070_hunt_epss_alert_settings': m0070,
   '0095_attack_coverage': m0095,
+  '0096_intel_attack_columns': m0096,
 };
