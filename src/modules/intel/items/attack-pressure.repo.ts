@@ -35,34 +35,49 @@ export interface TechniqueIntel {
   recentItems: Array<{ id: string; title: string; url: string | null; seenAt: Date }>;
 }
 
-/**
- * The window's items as (technique, item) rows. It reads the generated columns of migration 0096
- * (attack_parents, actor_names, malware_names, seen_at) through intel_items_attack_window_idx:
- * an index-only scan of the window, no JSON parsed per request.
- */
-function perTechnique(s: PressureScope, techniqueIds?: readonly string[], withItem = false) {
+/** The window's items naming an ATT&CK technique (and the actor or malware filter), as a WHERE clause on intel_items `i`. */
+function inWindow(s: PressureScope) {
   const actorFilter = s.actorNames?.length ? sql`AND i.actor_names && ${[...s.actorNames]}::text[]` : sql``;
   const malwareFilter = s.malwareNames?.length ? sql`AND i.malware_names && ${[...s.malwareNames]}::text[]` : sql``;
-  const only = techniqueIds ? sql`AND i.attack_parents && ${[...techniqueIds]}::text[] AND t = ANY(${[...techniqueIds]}::text[])` : sql``;
-  const item = withItem ? sql`, i.id, i.title, i.url, i.classification` : sql``;
+  return sql`i.organization_id = ${s.organizationId} AND i.seen_at >= ${s.since}
+    AND i.duplicate_of IS NULL AND i.status <> 'retracted' AND i.attack_parents <> '{}' ${actorFilter} ${malwareFilter}`;
+}
+
+/** The window's items as (technique, item) rows, for some techniques (the details below). */
+function perTechnique(s: PressureScope, techniqueIds: readonly string[]) {
   return sql`
     per AS MATERIALIZED (
-      SELECT t AS tid, i.seen_at AS seen, i.actor_names, i.malware_names ${item}
+      SELECT t AS tid, i.seen_at AS seen, i.id, i.title, i.url, i.classification
       FROM intel_items i, unnest(i.attack_parents) t
-      WHERE i.organization_id = ${s.organizationId} AND i.seen_at >= ${s.since}
-        AND i.duplicate_of IS NULL AND i.status <> 'retracted' AND i.attack_parents <> '{}' ${actorFilter} ${malwareFilter} ${only}
+      WHERE ${inWindow(s)} AND i.attack_parents && ${[...techniqueIds]}::text[] AND t = ANY(${[...techniqueIds]}::text[])
     )`;
 }
 
-/** Per technique: items, distinct actors and malware (names compared lower-cased), most recent sighting. One statement. */
+/**
+ * Per technique: items, distinct actors and malware (names compared lower-cased), most recent
+ * sighting. One statement over migration 0096's generated columns (attack_parents, actor_names,
+ * malware_names, seen_at), each part an index-only scan of intel_items_attack_window_idx; the
+ * distinct counts are hash aggregates of (technique, name) pairs (work_mem raised for this
+ * transaction so they stay in memory).
+ */
 export async function attackPressure(db: Database, s: PressureScope): Promise<TechniquePressure[]> {
-  const { rows } = await sql<{ tid: string; items: number; actors: number; malware: number; lastSeen: Date }>`
-    WITH ${perTechnique(s)},
-    counts AS (SELECT tid, count(*)::int AS items, max(seen) AS last_seen FROM per GROUP BY tid),
-    a AS (SELECT tid, count(DISTINCT n)::int AS n FROM per, unnest(per.actor_names) n GROUP BY tid),
-    m AS (SELECT tid, count(DISTINCT n)::int AS n FROM per, unnest(per.malware_names) n GROUP BY tid)
-    SELECT counts.tid, counts.items, coalesce(a.n, 0) AS actors, coalesce(m.n, 0) AS malware, counts.last_seen
-    FROM counts LEFT JOIN a USING (tid) LEFT JOIN m USING (tid)`.execute(db);
+  const where = inWindow(s);
+  const distinctNames = (column: 'actor_names' | 'malware_names') => sql`
+    SELECT tid, count(*)::int AS n FROM (
+      SELECT DISTINCT t AS tid, n FROM intel_items i, unnest(i.attack_parents) t, unnest(i.${sql.raw(column)}) n WHERE ${where} AND i.${sql.raw(column)} <> '{}'
+    ) pairs GROUP BY tid`;
+  const rows = await db.transaction().execute(async (tx) => {
+    await sql`SET LOCAL work_mem = '64MB'`.execute(tx);
+    return (await sql<{ tid: string; items: number; actors: number; malware: number; lastSeen: Date }>`
+      WITH counts AS (
+        SELECT t AS tid, count(*)::int AS items, max(seen_at) AS last_seen
+        FROM (SELECT unnest(i.attack_parents) AS t, i.seen_at FROM intel_items i WHERE ${where}) x GROUP BY t
+      ),
+      a AS (${distinctNames('actor_names')}),
+      m AS (${distinctNames('malware_names')})
+      SELECT counts.tid, counts.items, coalesce(a.n, 0) AS actors, coalesce(m.n, 0) AS malware, counts.last_seen
+      FROM counts LEFT JOIN a USING (tid) LEFT JOIN m USING (tid)`.execute(tx)).rows;
+  });
   return rows.map((r) => ({ techniqueId: r.tid, items: r.items, actors: r.actors, malware: r.malware, lastSeenAt: r.lastSeen }));
 }
 
@@ -76,7 +91,7 @@ export async function attackPressureDetails(db: Database, s: PressureScope, tech
   const [named, recent] = await Promise.all([
     // Names as the items spell them (the generated columns hold them lower-cased).
     sql<{ tid: string; kind: 'actor' | 'malware'; name: string; items: number }>`
-      WITH ${perTechnique(s, techniqueIds, true)},
+      WITH ${perTechnique(s, techniqueIds)},
       named AS (
         SELECT per.tid, per.id, k.kind, btrim(x->>'name') AS name
         FROM per, (VALUES ('actor'), ('malware')) k(kind),
@@ -86,7 +101,7 @@ export async function attackPressureDetails(db: Database, s: PressureScope, tech
       SELECT tid, kind, min(name) AS name, count(DISTINCT id)::int AS items FROM named GROUP BY tid, kind, lower(name)
       ORDER BY items DESC, name`.execute(db),
     sql<{ tid: string; id: string; title: string; url: string | null; seen: Date }>`
-      WITH ${perTechnique(s, techniqueIds, true)}
+      WITH ${perTechnique(s, techniqueIds)}
       SELECT tid, id, title, url, seen FROM (
         SELECT per.*, row_number() OVER (PARTITION BY tid ORDER BY seen DESC, id DESC) AS rn FROM per
       ) ranked WHERE rn <= ${itemsPerTechnique} ORDER BY seen DESC, id DESC`.execute(db),
