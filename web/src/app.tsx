@@ -16,6 +16,7 @@ const Triage = lazy(() => import('./screens/triage'));
 const Hunt = lazy(() => import('./screens/hunt'));
 const ThreatView = lazy(() => import('./screens/threat'));
 const Settings = lazy(() => import('./screens/settings'));
+const Coverage = lazy(() => import('./screens/coverage'));
 
 type Params = Record<string, string>;
 const ROUTES: Array<[string, ComponentType<{ params: Params }>]> = [
@@ -33,6 +34,7 @@ const ROUTES: Array<[string, ComponentType<{ params: Params }>]> = [
   ['/hunt', Hunt],
   ['/hunt/:id', ThreatView],
   ['/settings/:tab', Settings],
+  ['/coverage', Coverage],
 ];
 
 const NAV: Array<[string, string, string]> = [
@@ -40,6 +42,7 @@ const NAV: Array<[string, string, string]> = [
   ['/alerts', 'Alerts', 'alert.read'],
   ['/intel/items', 'Intel', 'intel.read'],
   ['/hunt', 'Hunt', 'hunt.read'],
+  ['/coverage', 'Coverage', 'intel.read'],
   ['/agents', 'Agents', 'agent.read'],
   ['/triage-routes', 'Triage routes', 'alert.read'],
   ['/destinations', 'Destinations', 'destination.read'],
