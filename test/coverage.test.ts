@@ -152,6 +152,9 @@ describe('ATT&CK coverage', () => {
     const bad = await get('/api/coverage/attack?window=3months');
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toEqual({ error: 'Validation failed', issues: [{ path: 'window', message: 'must be a number of days, 1d to 3650d (90d)', code: 'invalid_format', location: 'query' }] });
+    const tooLong = await get('/api/coverage/attack?window=4000d');
+    expect(tooLong.statusCode).toBe(400);
+    expect(tooLong.json().issues).toEqual([expect.objectContaining({ path: 'window', message: 'must be a number of days, 1d to 3650d (90d)', location: 'query' })]);
     const alertsOnly = await userWithPermissions(t.database.db, t.orgA.organization.id, ['alert.read']);
     const denied = await get('/api/coverage/attack', bearer(alertsOnly.key));
     expect(denied.statusCode).toBe(403);

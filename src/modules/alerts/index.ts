@@ -17,7 +17,6 @@ export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_
 export { alertTools } from './alert.tools.js';
 export { runAlertContext } from './run-alert.js';
 export { detectionCountsByTechnique, detectionsForTechnique, type TechniqueDetections } from './code-detections.coverage.js';
-export { CODE_DETECTION_STATUSES } from './code-detections.schemas.js';
 
 /** Event types this module records for output destinations (see docs/alerts.md). */
 export const ALERT_EVENT_TYPES = ['alert.created', 'alert.status_changed'] as const;
