@@ -55,13 +55,13 @@ function perTechnique(s: PressureScope, techniqueIds: readonly string[]) {
 
 /**
  * Per technique: items, distinct actors and malware (names compared lower-cased), most recent
- * sighting. One statement over migration 0096's generated columns (attack_parents, actor_names,
+ * sighting (`only`: just these techniques, reading only the items naming them). One statement over migration 0096's generated columns (attack_parents, actor_names,
  * malware_names, seen_at), each part an index-only scan of intel_items_attack_window_idx; the
  * distinct counts are hash aggregates of (technique, name) pairs (work_mem raised for this
  * transaction so they stay in memory).
  */
-export async function attackPressure(db: Database, s: PressureScope): Promise<TechniquePressure[]> {
-  const where = inWindow(s);
+export async function attackPressure(db: Database, s: PressureScope, only?: readonly string[]): Promise<TechniquePressure[]> {
+  const where = only ? sql`${inWindow(s)} AND i.attack_parents && ${[...only]}::text[]` : inWindow(s);
   const distinctNames = (column: 'actor_names' | 'malware_names') => sql`
     SELECT tid, count(*)::int AS n FROM (
       SELECT DISTINCT t AS tid, n FROM intel_items i, unnest(i.attack_parents) t, unnest(i.${sql.raw(column)}) n WHERE ${where} AND i.${sql.raw(column)} <> '{}'
@@ -78,7 +78,7 @@ export async function attackPressure(db: Database, s: PressureScope): Promise<Te
       SELECT counts.tid, counts.items, coalesce(a.n, 0) AS actors, coalesce(m.n, 0) AS malware, counts.last_seen
       FROM counts LEFT JOIN a USING (tid) LEFT JOIN m USING (tid)`.execute(tx)).rows;
   });
-  return rows.map((r) => ({ techniqueId: r.tid, items: r.items, actors: r.actors, malware: r.malware, lastSeenAt: r.lastSeen }));
+  return rows.filter((r) => !only || only.includes(r.tid)).map((r) => ({ techniqueId: r.tid, items: r.items, actors: r.actors, malware: r.malware, lastSeenAt: r.lastSeen }));
 }
 
 /**
