@@ -37,6 +37,7 @@ import { intelOutBench } from './intel-out.bench.js';
 import { compare } from './support/compare.js';
 import { insightsBench } from './insights.bench.js';
 import { evaluationsBench } from './evaluations.bench.js';
+import { coverageBench } from './coverage.bench.js';
 import { QUICK, runPendingCleanups, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { describeMachine, formatFigures, formatSummary, machineInfo, type SummaryRow } from './support/report.js';
 
@@ -50,7 +51,7 @@ import { describeMachine, formatFigures, formatSummary, machineInfo, type Summar
  *   2. import it here and append it to BENCHES.
  * Nothing else changes: selection by name, quick mode, the summary and latest.json follow.
  */
-const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, deliveryBacklogBench, huntBench, intelOutBench, insightsBench, evaluationsBench];
+const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, deliveryBacklogBench, huntBench, intelOutBench, insightsBench, evaluationsBench, coverageBench];
 
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 

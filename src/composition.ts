@@ -26,6 +26,7 @@ import { huntModule } from './modules/hunt/index.js';
 import { insightsModule } from './modules/insights/index.js';
 import { configModule } from './modules/config/index.js';
 import { evaluationsModule } from './modules/evaluations/index.js';
+import { coverageModule } from './modules/coverage/index.js';
 
 /**
  * The composition root: every module of the service, each declared by its manifest
@@ -57,6 +58,7 @@ export const MODULES: ReadonlyArray<ModuleManifest<any, any>> = [
   insightsModule,
   configModule,
   evaluationsModule,
+  coverageModule,
 ];
 
 /** A name two modules both declare, as `kind "name" (a, b)`. */

@@ -19,6 +19,7 @@ const Settings = lazy(() => import('./screens/settings'));
 const Evaluations = lazy(() => import('./screens/evaluations'));
 const EvaluationView = lazy(() => import('./screens/evaluation'));
 const CompareEvaluations = lazy(() => import('./screens/evaluation').then((m) => ({ default: m.CompareView })));
+const Coverage = lazy(() => import('./screens/coverage'));
 
 type Params = Record<string, string>;
 const ROUTES: Array<[string, ComponentType<{ params: Params }>]> = [
@@ -39,6 +40,7 @@ const ROUTES: Array<[string, ComponentType<{ params: Params }>]> = [
   ['/evaluations', Evaluations],
   ['/evaluations/compare', CompareEvaluations],
   ['/evaluations/:id', EvaluationView],
+  ['/coverage', Coverage],
 ];
 
 const NAV: Array<[string, string, string]> = [
@@ -46,6 +48,7 @@ const NAV: Array<[string, string, string]> = [
   ['/alerts', 'Alerts', 'alert.read'],
   ['/intel/items', 'Intel', 'intel.read'],
   ['/hunt', 'Hunt', 'hunt.read'],
+  ['/coverage', 'Coverage', 'intel.read'],
   ['/agents', 'Agents', 'agent.read'],
   ['/evaluations', 'Evaluations', 'agent.read'],
   ['/triage-routes', 'Triage routes', 'alert.read'],

@@ -9,7 +9,7 @@ import {
   CommentResult, CreateAlertBody, CreateAlertResult, ForRunParams, ForRunResult, PatchAlertBody, SeverityBody, StatusBody, StatusResult, TimelinePage,
 } from './alerts.schemas.js';
 import { RoutesBody, RoutesView, SimulateBody, SimulateResult } from './routing.schemas.js';
-import { CodeDetection, CodeDetectionInput, CodeDetectionList, HitBody, HitResult } from './code-detections.schemas.js';
+import { CodeDetection, CodeDetectionInput, CodeDetectionList, HitBody, HitResult, ImportBody, ImportResult } from './code-detections.schemas.js';
 import type { AlertsService } from './alerts.service.js';
 import { alertCommands, answering } from './alerts.fns.js';
 import type { RoutingService } from './routing.service.js';
@@ -140,6 +140,16 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
     config: manage,
     schema: { tags: detectionTags, summary: 'Register a detection rule that lives outside Rampart', body: CodeDetectionInput, response: withErrors({ 200: CodeDetection }) },
   }, async (req) => s.codeDetections.create(contextOf(req), req.body));
+  app.post('/api/code-detections/import', {
+    config: manage,
+    schema: {
+      tags: detectionTags,
+      summary: 'Import Sigma rules as code detections (re-import by rule id updates)',
+      description: 'One rule, a multi-document YAML or a JSON array. Each rule is checked against the Sigma rule specification; invalid ones are listed in `errors` and do not stop the others. See docs/coverage.md.',
+      body: ImportBody,
+      response: withErrors({ 200: ImportResult }),
+    },
+  }, async (req) => s.codeDetections.importRules(contextOf(req), req.body));
   app.get('/api/code-detections/:id', {
     config: read,
     schema: { tags: detectionTags, summary: 'One code detection', params: IdParams, response: withErrors({ 200: CodeDetection }, 404) },

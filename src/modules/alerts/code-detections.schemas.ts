@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { managedFields } from '../../platform/managed.js';
 import { AlertSeverity, Alert } from './alerts.schemas.js';
 
+export const CODE_DETECTION_STATUSES = ['experimental', 'test', 'stable', 'deprecated'] as const;
+export const CodeDetectionStatus = z.enum(CODE_DETECTION_STATUSES).describe('Maturity, as Sigma defines it; `deprecated` detections do not count as coverage, `experimental` ones count apart');
+const TechniqueId = z.string().trim().toUpperCase().regex(/^T\d{4}(\.\d{3})?$/, 'must be an ATT&CK technique id (T1059 or T1059.001)');
+
 export const CodeDetectionInput = z.object({
   name: z.string().trim().min(1).max(255),
   ruleId: z.string().trim().min(1).max(255).nullable().optional().describe('The rule id in your detection-as-code repository or SIEM'),
@@ -10,6 +14,11 @@ export const CodeDetectionInput = z.object({
   logTable: z.object({ source: z.string().trim().min(1).max(200), stream: z.string().trim().min(1).max(200) }).nullable().optional()
     .describe('The log table the rule queries; it appears in `logTableOptions` of the triage routes'),
   query: z.string().max(100_000).nullable().optional().describe('The rule text (a query or Sigma YAML), kept for reference'),
+  attackTechniques: z.array(TechniqueId).max(200).default([])
+    .describe('ATT&CK techniques the rule detects (T1059, T1059.001), checked against the ATT&CK catalog; a sub-technique counts for its parent in coverage'),
+  attackTactics: z.array(z.string().trim().toLowerCase().min(1).max(100)).max(20).default([]).describe('ATT&CK tactic shortnames (`execution`), checked against the catalog'),
+  status: CodeDetectionStatus.default('stable'),
+  tags: z.array(z.string().trim().min(1).max(200)).max(100).default([]).describe('Free tags (a Sigma rule keeps its own: `attack.t1059.001`, `detection.threat-hunting`)'),
 });
 
 export const CodeDetection = z
@@ -23,6 +32,10 @@ export const CodeDetection = z
     logTable: z.object({ source: z.string(), stream: z.string() }).nullable(),
     query: z.string().nullable(),
     ...managedFields,
+    attackTechniques: z.array(z.string()),
+    attackTactics: z.array(z.string()),
+    status: CodeDetectionStatus,
+    tags: z.array(z.string()),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -38,3 +51,18 @@ export const HitBody = z.object({
   title: z.string().trim().min(1).max(500).optional().describe("Defaults to the detection's name"),
 });
 export const HitResult = z.object({ alert: Alert, created: z.boolean() });
+
+export const ImportBody = z.object({
+  format: z.literal('sigma').describe('Only Sigma for now'),
+  content: z.string().min(1).max(5_000_000)
+    .describe('One Sigma rule, several as a multi-document YAML (`---` between rules), or a JSON array of rules'),
+});
+const ImportedRef = z.object({ index: z.number().int(), id: z.string(), ruleId: z.string().nullable(), name: z.string() });
+export const ImportResult = z.object({
+  created: z.array(ImportedRef),
+  updated: z.array(ImportedRef).describe('Rules whose id (or, without an id, whose title) matched a detection: replaced'),
+  errors: z.array(z.object({ index: z.number().int(), ruleId: z.string().nullable(), title: z.string().nullable(), message: z.string() }))
+    .describe('Rules not imported, each with why (index: its position in the content, from 0)'),
+  warnings: z.array(z.object({ index: z.number().int(), ruleId: z.string().nullable(), title: z.string().nullable(), message: z.string() }))
+    .describe('Rules imported with something left out (an ATT&CK technique the catalog does not know)'),
+});

@@ -3,16 +3,50 @@ import type { z } from 'zod';
 import type { Database } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
 import type { CodeDetectionsTable } from '../../platform/db/schema.js';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { writeAudit } from '../../platform/audit.js';
-import { ConflictError, NotFoundError } from '../../platform/http/errors.js';
+import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
 import { withTransaction } from '../../platform/cache/transaction.js';
 import { assertEditable, managedColumns, type WriteOptions } from '../../platform/managed.js';
+import { loadAttackCatalog, TACTICS, type AttackCatalog } from '../intel/index.js';
 import { createAlert, type AlertDeps } from './alerts.create.js';
-import type { CodeDetectionDto, CodeDetectionInput, HitBody } from './code-detections.schemas.js';
+import type { CodeDetectionDto, CodeDetectionInput, HitBody, ImportBody, ImportResult } from './code-detections.schemas.js';
+import { parseSigmaRules, type Vocabulary } from './sigma-import.fns.js';
 
 type Input = z.infer<typeof CodeDetectionInput>;
+type Stored = Omit<Input, 'severity' | 'status'> & Pick<Selectable<CodeDetectionsTable>, 'severity' | 'status'>;
+
+/** The ATT&CK vocabulary detections are checked against: the catalog's techniques, and its tactics with ATT&CK's own. */
+function vocabularyOf(catalog: AttackCatalog): Vocabulary {
+  const tactics = new Set<string>(TACTICS.map((t) => t.shortname));
+  for (const t of catalog.techniques.values()) for (const tactic of t.tactics) tactics.add(tactic);
+  return { isTechnique: (id) => catalog.techniques.has(id), isTactic: (s) => tactics.has(s) };
+}
+
+function vocabularyIssues(input: Pick<Input, 'attackTechniques' | 'attackTactics'>, vocab: Vocabulary): ValidationIssue[] {
+  return [
+    ...input.attackTechniques.flatMap((id, i) => (vocab.isTechnique(id) ? [] : [{ path: `attackTechniques.${i}`, message: `${id} is not an ATT&CK technique of the catalog`, code: 'unknown_reference', location: 'body' as const }])),
+    ...input.attackTactics.flatMap((t, i) => (vocab.isTactic(t) ? [] : [{ path: `attackTactics.${i}`, message: `${t} is not an ATT&CK tactic shortname (e.g. execution, defense-evasion)`, code: 'unknown_reference', location: 'body' as const }])),
+  ];
+}
+
+/** The stored columns of a detection (create and replace write the same). */
+function columns(input: Stored) {
+  return {
+    name: input.name,
+    ruleId: input.ruleId ?? null,
+    description: input.description ?? '',
+    severity: input.severity,
+    logSource: input.logTable?.source ?? null,
+    logStream: input.logTable?.stream ?? null,
+    query: input.query ?? null,
+    attackTechniques: [...new Set(input.attackTechniques)].sort(),
+    attackTactics: [...new Set(input.attackTactics)],
+    status: input.status,
+    tags: [...new Set(input.tags)],
+  };
+}
 
 function toDto(r: Selectable<CodeDetectionsTable>): CodeDetectionDto {
   return {
@@ -26,6 +60,10 @@ function toDto(r: Selectable<CodeDetectionsTable>): CodeDetectionDto {
     query: r.query,
     managedBy: r.managedBy,
     managedSource: r.managedSource,
+    attackTechniques: r.attackTechniques,
+    attackTactics: r.attackTactics,
+    status: r.status,
+    tags: r.tags,
     createdAt: iso(r.createdAt)!,
     updatedAt: iso(r.updatedAt)!,
   };
@@ -60,6 +98,12 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
     if (using.length) throw new ConflictError(`Log table ${row.logSource}/${row.logStream} is used by triage route(s) ${using.join(', ')}; change those routes first (no other detection provides it)`);
   }
 
+  async function checkVocabulary(input: Input): Promise<void> {
+    if (input.attackTechniques.length === 0 && input.attackTactics.length === 0) return;
+    const issues = vocabularyIssues(input, vocabularyOf(await loadAttackCatalog(db)));
+    if (issues.length) throw new ValidationError(issues);
+  }
+
   return {
     async list(ctx: RequestContext, limit: number, offset: number) {
       const base = db.selectFrom('codeDetections').where('organizationId', '=', ctx.actor.organizationId);
@@ -78,27 +122,14 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
 
     /** `opts`: config apply's transaction and "managed by code" marking (platform/managed.ts). */
     async create(ctx: RequestContext, input: Input, opts?: WriteOptions) {
+      await checkVocabulary(input);
       const id = uuidv7();
       const now = new Date();
       const q = opts?.tx ?? db;
       await withTransaction(q, async (tx) => {
         await tx
           .insertInto('codeDetections')
-          .values({
-            id,
-            organizationId: ctx.actor.organizationId,
-            name: input.name,
-            ruleId: input.ruleId ?? null,
-            description: input.description ?? '',
-            severity: input.severity,
-            logSource: input.logTable?.source ?? null,
-            logStream: input.logTable?.stream ?? null,
-            query: input.query ?? null,
-            ...managedColumns(opts),
-            createdBy: ctx.actor.userId,
-            createdAt: now,
-            updatedAt: now,
-          })
+          .values({ id, organizationId: ctx.actor.organizationId, ...columns(input), ...managedColumns(opts), createdBy: ctx.actor.userId, createdAt: now, updatedAt: now })
           .execute();
         await writeAudit(tx, ctx, { action: 'codeDetection.create', resourceType: 'codeDetection', resourceId: id, metadata: { name: input.name } });
       });
@@ -110,23 +141,10 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
       const row = await find(q, ctx.actor.organizationId, id);
       if (!row) throw new NotFoundError('Code detection');
       assertEditable(row, 'CodeDetection', row.name, opts);
+      await checkVocabulary(input);
       await keepRoutesValid(ctx.actor.organizationId, row, input.logTable ?? null, q);
       await withTransaction(q, async (tx) => {
-        await tx
-          .updateTable('codeDetections')
-          .set({
-            name: input.name,
-            ruleId: input.ruleId ?? null,
-            description: input.description ?? '',
-            severity: input.severity,
-            logSource: input.logTable?.source ?? null,
-            logStream: input.logTable?.stream ?? null,
-            query: input.query ?? null,
-            ...managedColumns(opts),
-            updatedAt: new Date(),
-          })
-          .where('id', '=', row.id)
-          .execute();
+        await tx.updateTable('codeDetections').set({ ...columns(input), ...managedColumns(opts), updatedAt: new Date() }).where('id', '=', row.id).execute();
         await writeAudit(tx, ctx, { action: 'codeDetection.update', resourceType: 'codeDetection', resourceId: row.id });
       });
       return toDto((await find(q, ctx.actor.organizationId, row.id))!);
@@ -149,6 +167,60 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
         await writeAudit(tx, ctx, { action: 'codeDetection.delete', resourceType: 'codeDetection', resourceId: row.id });
       });
       return { success: true };
+    },
+
+    /**
+     * Sigma rules in (one, a multi-document YAML, or a JSON array): each valid rule creates a
+     * detection or replaces the one with its id (without an id: with its title and no rule id).
+     * Invalid rules are answered one error each and do not stop the others. One import at a time
+     * per organization (advisory lock), so two imports of the same rule cannot both create it.
+     */
+    async importRules(ctx: RequestContext, body: z.infer<typeof ImportBody>): Promise<z.infer<typeof ImportResult>> {
+      const orgId = ctx.actor.organizationId;
+      const parsed = parseSigmaRules(body.content, vocabularyOf(await loadAttackCatalog(db)));
+      if (parsed.length === 0) throw ValidationError.single('content', 'No Sigma rule in content');
+      const result: z.infer<typeof ImportResult> = { created: [], updated: [], errors: [], warnings: [] };
+      const seen = new Set<string>();
+      await db.transaction().execute(async (tx) => {
+        await sql`SELECT pg_advisory_xact_lock(hashtext(${`code-detections-import:${orgId}`}))`.execute(tx);
+        for (const rule of parsed) {
+          const ref = { index: rule.index, ruleId: rule.ruleId, title: rule.title };
+          const d = rule.detection;
+          if (!d) {
+            result.errors.push({ ...ref, message: rule.error ?? 'Not a valid Sigma rule' });
+            continue;
+          }
+          const key = d.ruleId ?? `title:${d.name}`;
+          if (seen.has(key)) {
+            result.errors.push({ ...ref, message: d.ruleId ? `Rule id ${d.ruleId} appears twice in this import` : `Title "${d.name}" appears twice in this import (rules without an id are matched by title)` });
+            continue;
+          }
+          seen.add(key);
+          let existing = tx.selectFrom('codeDetections').selectAll().where('organizationId', '=', orgId);
+          existing = d.ruleId ? existing.where('ruleId', '=', d.ruleId) : existing.where('ruleId', 'is', null).where('name', '=', d.name);
+          const row = await existing.orderBy('createdAt').orderBy('id').limit(1).executeTakeFirst();
+          if (row) {
+            try {
+              await keepRoutesValid(orgId, row, d.logTable);
+            } catch (err) {
+              if (!(err instanceof ConflictError)) throw err;
+              result.errors.push({ ...ref, message: err.message });
+              continue;
+            }
+            await tx.updateTable('codeDetections').set({ ...columns(d), updatedAt: new Date() }).where('id', '=', row.id).execute();
+            await writeAudit(tx, ctx, { action: 'codeDetection.update', resourceType: 'codeDetection', resourceId: row.id, metadata: { import: 'sigma' } });
+            result.updated.push({ index: rule.index, id: row.id, ruleId: d.ruleId, name: d.name });
+          } else {
+            const id = uuidv7();
+            const now = new Date();
+            await tx.insertInto('codeDetections').values({ id, organizationId: orgId, ...columns(d), createdBy: ctx.actor.userId, createdAt: now, updatedAt: now }).execute();
+            await writeAudit(tx, ctx, { action: 'codeDetection.create', resourceType: 'codeDetection', resourceId: id, metadata: { name: d.name, import: 'sigma' } });
+            result.created.push({ index: rule.index, id, ruleId: d.ruleId, name: d.name });
+          }
+          if (rule.warning) result.warnings.push({ ...ref, message: rule.warning });
+        }
+      });
+      return result;
     },
 
     /** A hit reported by a SIEM or pipeline → a new alert, or a duplicate of the open one. */

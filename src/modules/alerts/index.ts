@@ -22,6 +22,7 @@ export type { CodeDetectionsService } from './code-detections.service.js';
 export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, readPointer, type AlertFields, type AlertMapping } from './trigger-payload.fns.js';
 export { closedAlertsForCases, type ClosedAlertCase } from './alerts.readers.js';
 export { refusedStatusChange } from './alerts.fns.js';
+export { detectionCountsByTechnique, detectionsForTechnique, type TechniqueDetections } from './code-detections.coverage.js';
 
 /** Event types this module records for output destinations (see docs/alerts.md). */
 export const ALERT_EVENT_TYPES = ['alert.created', 'alert.status_changed'] as const;

@@ -26,6 +26,10 @@ export { versionContext } from './pipeline/classify/version-context.fns.js';
 export { readEpssScores } from './items/epss.store.js';
 export type { AffectedPackage, VulnerabilityRecord } from './connectors/types.js';
 export { LOG_SOURCES, sigmaRules } from './detection/sigma.fns.js';
+export { SIGMA_RULE_SCHEMA } from './detection/sigma-schema.js';
+export { loadAttackCatalog } from './pipeline/catalog.repo.js';
+export { sortTactics, tacticName, TACTICS, TECHNIQUE_ID_RE, type AttackCatalog, type CatalogTechnique } from './pipeline/classify/attack-catalog.fns.js';
+export { attackPressure, attackPressureDetails, type PressureScope, type TechniquePressure, type TechniqueIntel } from './items/attack-pressure.repo.js';
 export { seedBuiltinSources } from './sources/sources.repo.js';
 
 function registerIntelModule(app: FastifyInstance, deps: ModuleDeps): void {

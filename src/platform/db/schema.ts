@@ -213,6 +213,7 @@ export interface DB {
   evaluations: EvaluationsTable;
   evaluationResults: EvaluationResultsTable;
   evaluationSettings: EvaluationSettingsTable;
+  coverageLayers: CoverageLayersTable;
 }
 
 export interface IntelSourcesTable {
@@ -542,12 +543,30 @@ export interface CodeDetectionsTable {
   logSource: string | null;
   logStream: string | null;
   query: string | null;
+  attackTechniques: Generated<string[]>;
+  attackTactics: Generated<string[]>;
+  status: Generated<CodeDetectionStatus>;
+  tags: Generated<string[]>;
   createdBy: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
   /** 'code' when written by config apply (migration 0085). */
   managedBy: Generated<'code' | null>;
   managedSource: Generated<string | null>;
+}
+
+export type CodeDetectionStatus = 'experimental' | 'test' | 'stable' | 'deprecated';
+
+export interface CoverageLayersTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  description: Generated<string>;
+  techniques: JsonDefault<unknown[]>;
+  layer: Json<unknown>;
+  createdBy: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
 }
 
 export interface AlertsTable {

@@ -6114,6 +6114,16 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /**
+                         * @description ATT&CK tactic shortnames (`execution`), checked against the catalog
+                         * @default []
+                         */
+                        attackTactics?: string[];
+                        /**
+                         * @description ATT&CK techniques the rule detects (T1059, T1059.001), checked against the ATT&CK catalog; a sub-technique counts for its parent in coverage
+                         * @default []
+                         */
+                        attackTechniques?: string[];
                         description?: string;
                         /** @description The log table the rule queries; it appears in `logTableOptions` of the triage routes */
                         logTable?: {
@@ -6130,6 +6140,17 @@ export interface paths {
                          * @enum {string}
                          */
                         severity?: "low" | "medium" | "high" | "critical";
+                        /**
+                         * @description Maturity, as Sigma defines it; `deprecated` detections do not count as coverage, `experimental` ones count apart
+                         * @default stable
+                         * @enum {string}
+                         */
+                        status?: "experimental" | "test" | "stable" | "deprecated";
+                        /**
+                         * @description Free tags (a Sigma rule keeps its own: `attack.t1059.001`, `detection.threat-hunting`)
+                         * @default []
+                         */
+                        tags?: string[];
                     };
                 };
             };
@@ -6317,6 +6338,16 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /**
+                         * @description ATT&CK tactic shortnames (`execution`), checked against the catalog
+                         * @default []
+                         */
+                        attackTactics?: string[];
+                        /**
+                         * @description ATT&CK techniques the rule detects (T1059, T1059.001), checked against the ATT&CK catalog; a sub-technique counts for its parent in coverage
+                         * @default []
+                         */
+                        attackTechniques?: string[];
                         description?: string;
                         /** @description The log table the rule queries; it appears in `logTableOptions` of the triage routes */
                         logTable?: {
@@ -6333,6 +6364,17 @@ export interface paths {
                          * @enum {string}
                          */
                         severity?: "low" | "medium" | "high" | "critical";
+                        /**
+                         * @description Maturity, as Sigma defines it; `deprecated` detections do not count as coverage, `experimental` ones count apart
+                         * @default stable
+                         * @enum {string}
+                         */
+                        status?: "experimental" | "test" | "stable" | "deprecated";
+                        /**
+                         * @description Free tags (a Sigma rule keeps its own: `attack.t1059.001`, `detection.threat-hunting`)
+                         * @default []
+                         */
+                        tags?: string[];
                     };
                 };
             };
@@ -6609,6 +6651,139 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/code-detections/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import Sigma rules as code detections (re-import by rule id updates)
+         * @description One rule, a multi-document YAML or a JSON array. Each rule is checked against the Sigma rule specification; invalid ones are listed in `errors` and do not stop the others. See docs/coverage.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description One Sigma rule, several as a multi-document YAML (`---` between rules), or a JSON array of rules */
+                        content: string;
+                        /**
+                         * @description Only Sigma for now
+                         * @enum {string}
+                         */
+                        format: "sigma";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            created: {
+                                id: string;
+                                index: number;
+                                name: string;
+                                ruleId: string | null;
+                            }[];
+                            /** @description Rules not imported, each with why (index: its position in the content, from 0) */
+                            errors: {
+                                index: number;
+                                message: string;
+                                ruleId: string | null;
+                                title: string | null;
+                            }[];
+                            /** @description Rules whose id (or, without an id, whose title) matched a detection: replaced */
+                            updated: {
+                                id: string;
+                                index: number;
+                                name: string;
+                                ruleId: string | null;
+                            }[];
+                            /** @description Rules imported with something left out (an ATT&CK technique the catalog does not know) */
+                            warnings: {
+                                index: number;
+                                message: string;
+                                ruleId: string | null;
+                                title: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
                     };
                 };
                 /** @description Rate limit exceeded (`Retry-After` header, seconds) */
@@ -6956,6 +7131,783 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/coverage/attack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** ATT&CK coverage: detections against the techniques the intel names, per technique and tactic, with the top gaps */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only intel naming this actor (a name or an ATT&CK alias: `APT28`, `Fancy Bear`) */
+                    actor?: string;
+                    /** @description Only intel naming this malware or tool (a name or an ATT&CK alias) */
+                    malware?: string;
+                    /** @description How many top gaps */
+                    top?: number;
+                    /** @description How far back intel counts, in days (`90d`; at most 3650d) */
+                    window?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            actor: string | null;
+                            malware: string | null;
+                            since: string;
+                            summary: {
+                                covered: number;
+                                coveredExperimentalOnly: number;
+                                gap: number;
+                                unused: number;
+                            };
+                            tactics: {
+                                covered: number;
+                                coveredExperimentalOnly: number;
+                                gap: number;
+                                name: string;
+                                tactic: string;
+                                /** @description Techniques of the tactic in the ATT&CK catalog */
+                                techniques: number;
+                                unused: number;
+                            }[];
+                            /** @description Every technique named by intel in the window or by a detection, most intel items first */
+                            techniques: components["schemas"]["TechniqueCoverage"][];
+                            /** @description Gaps ranked by items, then distinct actors, then most recent sighting; with the actors, malware and latest items behind each */
+                            topGaps: {
+                                actors: {
+                                    items: number;
+                                    name: string;
+                                }[];
+                                /** @description Detections naming the technique or a sub-technique of it, by status */
+                                detections: {
+                                    deprecated: number;
+                                    experimental: number;
+                                    stable: number;
+                                    test: number;
+                                    total: number;
+                                };
+                                /** @description Declared coverage of imported Navigator layers (shown apart: it does not change the state) */
+                                external: {
+                                    comment: string;
+                                    layer: string;
+                                    score: number | null;
+                                    techniqueId: string;
+                                }[];
+                                /** @description Intel items of the window naming the technique (or a sub-technique), the distinct actors and malware they name, the most recent */
+                                intel: {
+                                    actors: number;
+                                    items: number;
+                                    lastSeenAt: string | null;
+                                    malware: number;
+                                };
+                                malware: {
+                                    items: number;
+                                    name: string;
+                                }[];
+                                name: string;
+                                recentItems: {
+                                    id: string;
+                                    seenAt: string;
+                                    title: string;
+                                    url: string | null;
+                                }[];
+                                /** @enum {string} */
+                                state: "covered" | "covered_experimental_only" | "gap" | "unused";
+                                tactics: string[];
+                                techniqueId: string;
+                            }[];
+                            window: string;
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/coverage/attack/layers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Imported Navigator layers (declared external coverage) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            layers: components["schemas"]["CoverageLayer"][];
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/coverage/attack/layers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An imported layer, as it was imported */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NavigatorLayer"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete an imported layer */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/coverage/attack/navigator-layer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Coverage as an ATT&CK Navigator layer (format 4.5): view coverage, intel or gaps */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only intel naming this actor (a name or an ATT&CK alias: `APT28`, `Fancy Bear`) */
+                    actor?: string;
+                    /** @description Only intel naming this malware or tool (a name or an ATT&CK alias) */
+                    malware?: string;
+                    view?: "coverage" | "intel" | "gaps";
+                    /** @description How far back intel counts, in days (`90d`; at most 3650d) */
+                    window?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NavigatorLayer"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Import a Navigator layer as declared external coverage (a layer of the same name is replaced) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["NavigatorLayerInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            layer: components["schemas"]["CoverageLayer"];
+                            /** @description A layer of the same name was replaced */
+                            replaced: boolean;
+                            /** @description Technique ids of the layer the ATT&CK catalog does not know (stored, shown nowhere) */
+                            unknownTechniques: string[];
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/coverage/attack/techniques/{techniqueId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One technique's coverage: its detections and the intel behind it (a sub-technique answers for its parent) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only intel naming this actor (a name or an ATT&CK alias: `APT28`, `Fancy Bear`) */
+                    actor?: string;
+                    /** @description Only intel naming this malware or tool (a name or an ATT&CK alias) */
+                    malware?: string;
+                    /** @description How far back intel counts, in days (`90d`; at most 3650d) */
+                    window?: string;
+                };
+                header?: never;
+                path: {
+                    techniqueId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detections: {
+                                attackTechniques: string[];
+                                id: string;
+                                name: string;
+                                ruleId: string | null;
+                                severity: string;
+                                status: string;
+                                updatedAt: string;
+                            }[];
+                            external: {
+                                comment: string;
+                                layer: string;
+                                score: number | null;
+                                techniqueId: string;
+                            }[];
+                            intel: {
+                                actorNames: {
+                                    items: number;
+                                    name: string;
+                                }[];
+                                actors: number;
+                                items: number;
+                                lastSeenAt: string | null;
+                                malware: number;
+                                malwareNames: {
+                                    items: number;
+                                    name: string;
+                                }[];
+                                recentItems: {
+                                    id: string;
+                                    seenAt: string;
+                                    title: string;
+                                    url: string | null;
+                                }[];
+                            };
+                            name: string;
+                            /** @description null: neither intel of the window nor any detection names it */
+                            state: ("covered" | "covered_experimental_only" | "gap" | "unused") | null;
+                            tactics: string[];
+                            techniqueId: string;
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -18253,6 +19205,8 @@ export interface components {
             }[];
         };
         CodeDetection: {
+            attackTactics: string[];
+            attackTechniques: string[];
             createdAt: string;
             description: string;
             id: string;
@@ -18270,9 +19224,17 @@ export interface components {
             ruleId: string | null;
             /** @enum {string} */
             severity: "low" | "medium" | "high" | "critical";
+            /**
+             * @description Maturity, as Sigma defines it; `deprecated` detections do not count as coverage, `experimental` ones count apart
+             * @enum {string}
+             */
+            status: "experimental" | "test" | "stable" | "deprecated";
+            tags: string[];
             updatedAt: string;
         };
         CodeDetectionInput: {
+            attackTactics: string[];
+            attackTechniques: string[];
             createdAt: string;
             description: string;
             id: string;
@@ -18290,6 +19252,12 @@ export interface components {
             ruleId: string | null;
             /** @enum {string} */
             severity: "low" | "medium" | "high" | "critical";
+            /**
+             * @description Maturity, as Sigma defines it; `deprecated` detections do not count as coverage, `experimental` ones count apart
+             * @enum {string}
+             */
+            status: "experimental" | "test" | "stable" | "deprecated";
+            tags: string[];
             updatedAt: string;
         };
         ConfigChange: {
@@ -18387,6 +19355,24 @@ export interface components {
                 id: string;
                 name: string;
             };
+        };
+        CoverageLayer: {
+            createdAt: string;
+            description: string;
+            id: string;
+            name: string;
+            /** @description Techniques the layer declares covered */
+            techniques: number;
+            updatedAt: string;
+        };
+        CoverageLayerInput: {
+            createdAt: string;
+            description: string;
+            id: string;
+            name: string;
+            /** @description Techniques the layer declares covered */
+            techniques: number;
+            updatedAt: string;
         };
         CustomRssFeed: {
             createdAt: string;
@@ -20434,6 +21420,182 @@ export interface components {
             /** @description What to put in an agent's `toolNames` to use it: `mcp:<server>/<tool>` */
             toolName: string;
         };
+        /** @description An ATT&CK Navigator layer (format 4.5) */
+        NavigatorLayer: {
+            customDataURL?: string;
+            description?: string;
+            /** @enum {string} */
+            domain: "enterprise-attack" | "mobile-attack" | "ics-attack";
+            filters?: {
+                platforms?: string[];
+            } & {
+                [key: string]: unknown;
+            };
+            gradient?: {
+                colors: string[];
+                maxValue: number;
+                minValue: number;
+            };
+            hideDisabled?: boolean;
+            layout?: {
+                /** @enum {string} */
+                aggregateFunction?: "average" | "min" | "max" | "sum";
+                countUnscored?: boolean;
+                /** @enum {string} */
+                expandedSubtechniques?: "none" | "all" | "annotated";
+                /** @enum {string} */
+                layout?: "side" | "flat" | "mini";
+                showAggregateScores?: boolean;
+                showID?: boolean;
+                showName?: boolean;
+            } & {
+                [key: string]: unknown;
+            };
+            legendItems?: {
+                color: string;
+                label: string;
+            }[];
+            links?: ({
+                label: string;
+                url: string;
+            } | {
+                divider: boolean;
+            })[];
+            metadata?: ({
+                name: string;
+                value: string;
+            } | {
+                divider: boolean;
+            })[];
+            name: string;
+            selectSubtechniquesWithParent?: boolean;
+            selectTechniquesAcrossTactics?: boolean;
+            selectVisibleTechniques?: boolean;
+            showTacticRowBackground?: boolean;
+            sorting?: 0 | 1 | 2 | 3;
+            tacticRowBackground?: string;
+            techniques?: ({
+                color?: string | "";
+                comment?: string;
+                enabled?: boolean;
+                links?: ({
+                    label: string;
+                    url: string;
+                } | {
+                    divider: boolean;
+                })[];
+                metadata?: ({
+                    name: string;
+                    value: string;
+                } | {
+                    divider: boolean;
+                })[];
+                score?: number;
+                showSubtechniques?: boolean;
+                /** @description Tactic shortname; absent: the annotation shows under every tactic of the technique */
+                tactic?: string;
+                techniqueID: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            versions?: {
+                attack?: string;
+                layer: string;
+                navigator: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description An ATT&CK Navigator layer (format 4.5) */
+        NavigatorLayerInput: {
+            customDataURL?: string;
+            description?: string;
+            /** @enum {string} */
+            domain: "enterprise-attack" | "mobile-attack" | "ics-attack";
+            filters?: {
+                platforms?: string[];
+            } & {
+                [key: string]: unknown;
+            };
+            gradient?: {
+                colors: string[];
+                maxValue: number;
+                minValue: number;
+            };
+            hideDisabled?: boolean;
+            layout?: {
+                /** @enum {string} */
+                aggregateFunction?: "average" | "min" | "max" | "sum";
+                countUnscored?: boolean;
+                /** @enum {string} */
+                expandedSubtechniques?: "none" | "all" | "annotated";
+                /** @enum {string} */
+                layout?: "side" | "flat" | "mini";
+                showAggregateScores?: boolean;
+                showID?: boolean;
+                showName?: boolean;
+            } & {
+                [key: string]: unknown;
+            };
+            legendItems?: {
+                color: string;
+                label: string;
+            }[];
+            links?: ({
+                label: string;
+                url: string;
+            } | {
+                divider: boolean;
+            })[];
+            metadata?: ({
+                name: string;
+                value: string;
+            } | {
+                divider: boolean;
+            })[];
+            name: string;
+            selectSubtechniquesWithParent?: boolean;
+            selectTechniquesAcrossTactics?: boolean;
+            selectVisibleTechniques?: boolean;
+            showTacticRowBackground?: boolean;
+            sorting?: 0 | 1 | 2 | 3;
+            tacticRowBackground?: string;
+            techniques?: ({
+                color?: string | "";
+                comment?: string;
+                enabled?: boolean;
+                links?: ({
+                    label: string;
+                    url: string;
+                } | {
+                    divider: boolean;
+                })[];
+                metadata?: ({
+                    name: string;
+                    value: string;
+                } | {
+                    divider: boolean;
+                })[];
+                score?: number;
+                showSubtechniques?: boolean;
+                /** @description Tactic shortname; absent: the annotation shows under every tactic of the technique */
+                tactic?: string;
+                techniqueID: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            versions?: {
+                attack?: string;
+                layer: string;
+                navigator: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         OutputDestination: components["schemas"]["WebhookDestination"] | components["schemas"]["TeamsDestination"] | components["schemas"]["SlackDestination"] | components["schemas"]["PagerDutyDestination"] | components["schemas"]["LinearDestination"] | components["schemas"]["TinesDestination"];
         OutputDestinationInput: components["schemas"]["WebhookDestinationInput"] | components["schemas"]["TeamsDestinationInput"] | components["schemas"]["SlackDestinationInput"] | components["schemas"]["PagerDutyDestinationInput"] | components["schemas"]["LinearDestinationInput"] | components["schemas"]["TinesDestinationInput"];
         /** @description Create or replace a destination. Every field of the variant is checked. */
@@ -20983,6 +22145,64 @@ export interface components {
             /** @constant */
             type: "teams";
             updatedAt: string;
+        };
+        TechniqueCoverage: {
+            /** @description Detections naming the technique or a sub-technique of it, by status */
+            detections: {
+                deprecated: number;
+                experimental: number;
+                stable: number;
+                test: number;
+                total: number;
+            };
+            /** @description Declared coverage of imported Navigator layers (shown apart: it does not change the state) */
+            external: {
+                comment: string;
+                layer: string;
+                score: number | null;
+                techniqueId: string;
+            }[];
+            /** @description Intel items of the window naming the technique (or a sub-technique), the distinct actors and malware they name, the most recent */
+            intel: {
+                actors: number;
+                items: number;
+                lastSeenAt: string | null;
+                malware: number;
+            };
+            name: string;
+            /** @enum {string} */
+            state: "covered" | "covered_experimental_only" | "gap" | "unused";
+            tactics: string[];
+            techniqueId: string;
+        };
+        TechniqueCoverageInput: {
+            /** @description Detections naming the technique or a sub-technique of it, by status */
+            detections: {
+                deprecated: number;
+                experimental: number;
+                stable: number;
+                test: number;
+                total: number;
+            };
+            /** @description Declared coverage of imported Navigator layers (shown apart: it does not change the state) */
+            external: {
+                comment: string;
+                layer: string;
+                score: number | null;
+                techniqueId: string;
+            }[];
+            /** @description Intel items of the window naming the technique (or a sub-technique), the distinct actors and malware they name, the most recent */
+            intel: {
+                actors: number;
+                items: number;
+                lastSeenAt: string | null;
+                malware: number;
+            };
+            name: string;
+            /** @enum {string} */
+            state: "covered" | "covered_experimental_only" | "gap" | "unused";
+            tactics: string[];
+            techniqueId: string;
         };
         ThreatMatch: {
             /** @description The structured record (GHSA-…, PYSEC-…), or the intel item id for prose */

@@ -29,7 +29,7 @@ export function codeDetectionKind(detections: CodeDetectionsService): KindHandle
       return codeDetections.map((c) => ({
         id: c.id,
         name: c.name,
-        spec: { ruleId: c.ruleId, description: c.description, severity: c.severity, logTable: c.logTable, query: c.query },
+        spec: { ruleId: c.ruleId, description: c.description, severity: c.severity, logTable: c.logTable, query: c.query, attackTechniques: c.attackTechniques, attackTactics: c.attackTactics, status: c.status, tags: c.tags },
         secrets: {},
         managedBy: c.managedBy,
         managedSource: c.managedSource,

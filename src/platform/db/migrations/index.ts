@@ -29,6 +29,8 @@ import * as m0070 from './0070_hunt_epss_alert_settings.js';
 import * as m0080 from './0080_agent_versions.js';
 import * as m0085 from './0085_managed_by_code.js';
 import * as m0090 from './0090_evaluations.js';
+import * as m0095 from './0095_attack_coverage.js';
+import * as m0096 from './0096_intel_attack_columns.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -65,4 +67,6 @@ export const migrations: Record<string, Migration> = {
   '0080_agent_versions': m0080,
   '0085_managed_by_code': m0085,
   '0090_evaluations': m0090,
+  '0095_attack_coverage': m0095,
+  '0096_intel_attack_columns': m0096,
 };

@@ -1,0 +1,163 @@
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { parseAllDocuments, stringify } from 'yaml';
+import { SIGMA_RULE_SCHEMA } from '../intel/index.js';
+import type { AlertSeverity as Severity } from '../../platform/db/schema.js';
+import type { CodeDetectionStatus } from '../../platform/db/schema.js';
+
+/**
+ * Sigma rules → code detections (POST /api/code-detections/import). Pure: the caller passes the
+ * ATT&CK vocabulary (catalog techniques, tactic shortnames).
+ *
+ * A rule is checked against the Sigma rule JSON Schema (intel's sigma-rule.schema.json, written
+ * from SigmaHQ's specification: required title, logsource and detection with a condition; id a
+ * UUID; the status and level enumerations; ISO dates; namespaced lower-case tags). Then:
+ * title → name, id → ruleId, description (+ the author, which the Detection Rule License asks
+ * alerts from matches to name) → description, level → severity (informational → low), status
+ * (unsupported → deprecated, none → experimental), tags kept verbatim, `attack.tNNNN[.NNN]` →
+ * attackTechniques, `attack.<tactic>` → attackTactics, logsource → logTable, and the rule's own
+ * text → query.
+ */
+export interface SigmaDetection {
+  name: string;
+  ruleId: string | null;
+  description: string;
+  severity: Severity;
+  status: CodeDetectionStatus;
+  tags: string[];
+  attackTechniques: string[];
+  attackTactics: string[];
+  logTable: { source: string; stream: string };
+  query: string;
+}
+
+export interface ParsedRule {
+  index: number;
+  ruleId: string | null;
+  title: string | null;
+  detection?: SigmaDetection;
+  error?: string;
+  /** Valid rule, but something was left out (an ATT&CK technique the catalog does not know). */
+  warning?: string;
+}
+
+export interface Vocabulary {
+  isTechnique(id: string): boolean;
+  isTactic(shortname: string): boolean;
+}
+
+export const MAX_RULES_PER_IMPORT = 1000;
+
+const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+const validate = ajv.compile(SIGMA_RULE_SCHEMA);
+
+const LEVELS: Record<string, Severity> = { informational: 'low', low: 'low', medium: 'medium', high: 'high', critical: 'critical' };
+const STATUSES: Record<string, CodeDetectionStatus> = { experimental: 'experimental', test: 'test', stable: 'stable', deprecated: 'deprecated', unsupported: 'deprecated' };
+const TECHNIQUE_TAG = /^attack\.(t\d{4}(?:\.\d{3})?)$/;
+
+/** Schema errors as one readable sentence: `detection: must have required property 'condition'; level: must be equal to one of the allowed values (informational, low, …)`. */
+function describeErrors(errors: ErrorObject[]): string {
+  const seen = new Set<string>();
+  const parts: string[] = [];
+  for (const e of errors) {
+    // anyOf alternatives each report their own mismatch; the anyOf line says it once.
+    if (errors.some((o) => o !== e && o.keyword === 'anyOf' && e.instancePath.startsWith(o.instancePath) && e.schemaPath.startsWith(o.schemaPath.replace(/\/anyOf$/, '')) && e.schemaPath !== o.schemaPath)) continue;
+    const where = e.instancePath ? e.instancePath.slice(1).replaceAll('/', '.') : 'rule';
+    let what = e.message ?? 'is invalid';
+    if (e.keyword === 'enum') what += ` (${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')})`;
+    if (e.keyword === 'anyOf') what = 'must be a list of values or a map of fields to values';
+    if (e.keyword === 'format' && (e.params as { format: string }).format === 'uuid') what = 'must be a UUID';
+    const line = `${where}: ${what}`;
+    if (!seen.has(line)) parts.push(line);
+    seen.add(line);
+  }
+  return parts.slice(0, 5).join('; ');
+}
+
+function logTableOf(logsource: Record<string, unknown>): { source: string; stream: string } {
+  const str = (k: string) => (typeof logsource[k] === 'string' && logsource[k] ? String(logsource[k]).slice(0, 200) : null);
+  const stream = [str('category'), str('service')].filter(Boolean).join('/');
+  return { source: str('product') ?? 'any', stream: stream ? stream.slice(0, 200) : 'any' };
+}
+
+function mapRule(rule: Record<string, unknown>, text: string, vocab: Vocabulary): { detection: SigmaDetection; warning?: string } | { error: string } {
+  if (!validate(rule)) return { error: `Not a valid Sigma rule: ${describeErrors(validate.errors ?? [])}` };
+  const title = String(rule.title).trim();
+  if (title.length > 255) return { error: 'Not a valid Sigma rule: title: must NOT have more than 255 characters' };
+  const tags = (Array.isArray(rule.tags) ? (rule.tags as string[]) : []).slice(0, 100);
+  const techniques: string[] = [];
+  const unknown: string[] = [];
+  const tactics: string[] = [];
+  for (const tag of tags) {
+    const t = TECHNIQUE_TAG.exec(tag);
+    if (t) {
+      const id = t[1]!.toUpperCase();
+      (vocab.isTechnique(id) ? techniques : unknown).push(id);
+    } else if (tag.startsWith('attack.')) {
+      const tactic = tag.slice('attack.'.length).replaceAll('_', '-');
+      if (vocab.isTactic(tactic)) tactics.push(tactic);
+    }
+  }
+  const author = typeof rule.author === 'string' && rule.author.trim() ? `\n\nAuthor: ${rule.author.trim()}` : '';
+  const detection: SigmaDetection = {
+    name: title,
+    ruleId: typeof rule.id === 'string' ? rule.id.toLowerCase() : null,
+    description: `${typeof rule.description === 'string' ? rule.description.trim() : ''}${author}`.trim().slice(0, 10_000),
+    severity: LEVELS[String(rule.level)] ?? 'medium',
+    status: STATUSES[String(rule.status)] ?? 'experimental',
+    tags,
+    attackTechniques: [...new Set(techniques)].sort(),
+    attackTactics: [...new Set(tactics)],
+    logTable: logTableOf(rule.logsource as Record<string, unknown>),
+    query: text.slice(0, 100_000),
+  };
+  return unknown.length
+    ? { detection, warning: `ATT&CK technique(s) ${[...new Set(unknown)].join(', ')} not in the ATT&CK catalog: kept in tags, not counted for coverage` }
+    : { detection };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The rules of `content`: YAML documents separated by `---` (one rule each), or a JSON array of
+ * rules (JSON is YAML, so both go through the same parser; an array document holds several rules).
+ * Every rule gets its index in the order given and either a detection or an error.
+ */
+export function parseSigmaRules(content: string, vocab: Vocabulary): ParsedRule[] {
+  const out: ParsedRule[] = [];
+  const push = (value: unknown, text: string) => {
+    const index = out.length;
+    if (index >= MAX_RULES_PER_IMPORT) {
+      if (index === MAX_RULES_PER_IMPORT) out.push({ index, ruleId: null, title: null, error: `More than ${MAX_RULES_PER_IMPORT} rules in one import; split it` });
+      return;
+    }
+    const ruleId = isRecord(value) && typeof value.id === 'string' ? value.id : null;
+    const title = isRecord(value) && typeof value.title === 'string' ? value.title : null;
+    if (!isRecord(value)) return out.push({ index, ruleId, title, error: 'Not a valid Sigma rule: a rule is a map of fields (title, logsource, detection, …)' });
+    if (typeof value.action === 'string') return out.push({ index, ruleId, title, error: `Sigma rule collections (action: ${value.action}) are not supported: import the rules one document each` });
+    if ('correlation' in value && !('detection' in value)) return out.push({ index, ruleId, title, error: 'Sigma correlation rules are not supported: import the rules they correlate' });
+    const mapped = mapRule(value, text, vocab);
+    if ('error' in mapped) return out.push({ index, ruleId, title, error: mapped.error });
+    return out.push({ index, ruleId, title, detection: mapped.detection, ...(mapped.warning ? { warning: mapped.warning } : {}) });
+  };
+  for (const doc of parseAllDocuments(content, { uniqueKeys: true })) {
+    if (doc.errors.length > 0) {
+      out.push({ index: out.length, ruleId: null, title: null, error: `Not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}` });
+      continue;
+    }
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      out.push({ index: out.length, ruleId: null, title: null, error: `Not valid YAML: ${(err as Error).message.split('\n')[0]}` });
+      continue;
+    }
+    if (value === null || value === undefined) continue; // an empty document (a trailing `---`)
+    if (Array.isArray(value)) {
+      for (const rule of value) push(rule, isRecord(rule) ? stringify(rule) : '');
+    } else {
+      push(value, content.slice(doc.range[0], doc.range[2]).replace(/^---[^\n]*\n/, '').trim());
+    }
+  }
+  return out;
+}

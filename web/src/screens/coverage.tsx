@@ -1,0 +1,127 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../api';
+import { Link, useSearch } from '../router';
+import { DataTable, Loadable, Page, SearchBox, Select, Time } from '../ui';
+
+/**
+ * ATT&CK coverage (GET /api/coverage/attack): a matrix of the techniques the intel names or a
+ * detection covers, tactics as columns, coloured by state; a technique's panel (its detections and
+ * the intel behind it); the top gaps; Navigator layer downloads. The URL holds window, filters and
+ * the selected technique.
+ */
+const WINDOWS: Array<[string, string]> = [['30d', 'Last 30 days'], ['90d', 'Last 90 days'], ['180d', 'Last 180 days'], ['365d', 'Last year']];
+const STATE_LABEL: Record<string, string> = { covered: 'Covered', covered_experimental_only: 'Experimental only', gap: 'Gap', unused: 'Not seen in intel' };
+
+export default function CoverageView() {
+  const [search, set] = useSearch();
+  const window = search.get('window') ?? '90d';
+  const actor = search.get('actor') ?? undefined;
+  const malware = search.get('malware') ?? undefined;
+  const selected = search.get('technique');
+  const query = { window, ...(actor ? { actor } : {}), ...(malware ? { malware } : {}) };
+  const report = useQuery({ queryKey: ['coverage', query], queryFn: () => unwrap(api.GET('/api/coverage/attack', { params: { query } })), placeholderData: (prev) => prev });
+  const layerUrl = (view: string) => `/api/coverage/attack/navigator-layer?${new URLSearchParams({ ...query, view })}`;
+  return (
+    <Page
+      title="ATT&CK coverage"
+      actions={<>
+        <Select label="Window" value={window} any={null} options={WINDOWS} onChange={(v) => set({ window: v === '90d' ? null : v })} />
+        <SearchBox label="Actor" param="actor" />
+        <SearchBox label="Malware" param="malware" />
+      </>}
+    >
+      <p className="muted small">
+        Techniques the intel of the window names, against the code detections covering them (a sub-technique counts for its parent).
+        Navigator layers: <a href={layerUrl('coverage')} download>coverage</a> · <a href={layerUrl('intel')} download>intel</a> · <a href={layerUrl('gaps')} download>gaps</a>
+      </p>
+      <Loadable query={report}>
+        {(d) => (
+          <>
+            <dl className="kpis" aria-label="Summary">
+              <div><dt>Covered</dt><dd>{d.summary.covered}</dd></div>
+              <div><dt>Experimental only</dt><dd>{d.summary.coveredExperimentalOnly}</dd></div>
+              <div><dt>Gaps</dt><dd>{d.summary.gap}</dd></div>
+              <div><dt>Not seen in intel</dt><dd>{d.summary.unused}</dd></div>
+            </dl>
+            <ul className="coverage-legend" aria-label="Legend">
+              {Object.entries(STATE_LABEL).map(([s, label]) => <li key={s}><span className={`cov-${s}`} aria-hidden="true" /> {label}</li>)}
+            </ul>
+            <section aria-labelledby="matrix-h">
+              <h2 id="matrix-h">Matrix</h2>
+              <div className="coverage-matrix" role="list">
+                {d.tactics.filter((t) => t.covered + t.coveredExperimentalOnly + t.gap + t.unused > 0).map((tactic) => (
+                  <div key={tactic.tactic} className="coverage-column" role="listitem">
+                    <h3>{tactic.name}</h3>
+                    <p className="muted small">{tactic.covered} covered · {tactic.gap} gaps · {tactic.techniques} techniques</p>
+                    <ul>
+                      {d.techniques.filter((x) => x.tactics.includes(tactic.tactic)).map((x) => (
+                        <li key={x.techniqueId}>
+                          <button type="button" className={`coverage-cell cov-${x.state}`} aria-pressed={selected === x.techniqueId}
+                            title={`${STATE_LABEL[x.state]}: ${x.detections.total} detection(s), ${x.intel.items} intel item(s)`} onClick={() => set({ technique: x.techniqueId }, { keepPage: true })}>
+                            <strong>{x.techniqueId}</strong> {x.name}
+                          </button>
+                        </li>
+                      ))}
+                    </ul>
+                  </div>
+                ))}
+              </div>
+            </section>
+            {selected && <TechniquePanel id={selected} query={query} onClose={() => set({ technique: null }, { keepPage: true })} />}
+            <section aria-labelledby="gaps-h">
+              <h2 id="gaps-h">Top gaps</h2>
+              {d.topGaps.length === 0 ? <p className="state empty">No gap: every technique the intel names is covered.</p> : (
+                <DataTable head={<><th scope="col">Technique</th><th scope="col">Items</th><th scope="col">Actors</th><th scope="col">Malware</th><th scope="col">Last seen</th><th scope="col">Latest items</th></>}>
+                  {d.topGaps.map((g) => (
+                    <tr key={g.techniqueId}>
+                      <th scope="row"><button type="button" className="link" onClick={() => set({ technique: g.techniqueId }, { keepPage: true })}>{g.techniqueId} {g.name}</button></th>
+                      <td>{g.intel.items}</td>
+                      <td>{g.actors.map((a) => a.name).join(', ') || '—'}</td>
+                      <td>{g.malware.map((m) => m.name).join(', ') || '—'}</td>
+                      <td><Time at={g.intel.lastSeenAt} /></td>
+                      <td>{g.recentItems.slice(0, 3).map((i) => <div key={i.id}><Link to={`/intel/items/${i.id}`}>{i.title}</Link></div>)}</td>
+                    </tr>
+                  ))}
+                </DataTable>
+              )}
+            </section>
+          </>
+        )}
+      </Loadable>
+    </Page>
+  );
+}
+
+function TechniquePanel({ id, query, onClose }: { id: string; query: { window: string; actor?: string; malware?: string }; onClose: () => void }) {
+  const detail = useQuery({
+    queryKey: ['coverage-technique', id, query],
+    queryFn: () => unwrap(api.GET('/api/coverage/attack/techniques/{techniqueId}', { params: { path: { techniqueId: id }, query } })),
+  });
+  return (
+    <section aria-labelledby="technique-h" className="panel">
+      <Loadable query={detail}>
+        {(t) => (
+          <>
+            <h2 id="technique-h">{t.techniqueId} {t.name} <span className="muted small">{t.state ? STATE_LABEL[t.state] : 'neither intel nor detections'}</span></h2>
+            <p><a href={`https://attack.mitre.org/techniques/${t.techniqueId}/`} target="_blank" rel="noreferrer">ATT&CK page</a> · <button type="button" className="link" onClick={onClose}>Close</button></p>
+            <h3>Detections ({t.detections.length})</h3>
+            {t.detections.length === 0 ? <p className="state empty">No detection covers it.</p> : (
+              <DataTable head={<><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Severity</th><th scope="col">Techniques</th></>}>
+                {t.detections.map((x) => <tr key={x.id}><th scope="row">{x.name}</th><td>{x.status}</td><td>{x.severity}</td><td>{x.attackTechniques.join(', ')}</td></tr>)}
+              </DataTable>
+            )}
+            <h3>Intel ({t.intel.items} items, {t.intel.actors} actors, {t.intel.malware} malware)</h3>
+            <p>Actors: {t.intel.actorNames.map((a) => `${a.name} (${a.items})`).join(', ') || '—'}. Malware: {t.intel.malwareNames.map((m) => `${m.name} (${m.items})`).join(', ') || '—'}.</p>
+            <ul>{t.intel.recentItems.map((i) => <li key={i.id}><Link to={`/intel/items/${i.id}`}>{i.title}</Link> <Time at={i.seenAt} /></li>)}</ul>
+            {t.external.length > 0 && (
+              <>
+                <h3>Declared elsewhere (imported layers)</h3>
+                <ul>{t.external.map((e) => <li key={`${e.layer}-${e.techniqueId}`}>{e.layer}: {e.techniqueId}{e.score !== null ? ` (score ${e.score})` : ''} {e.comment}</li>)}</ul>
+              </>
+            )}
+          </>
+        )}
+      </Loadable>
+    </section>
+  );
+}
