@@ -6,7 +6,7 @@ import { assessExposure, bandOf, diffRuns } from './exposure.fns.js';
 import type { EventBus } from '../../platform/events.js';
 import { huntDedupeKey, huntQualification, type EpssScore } from './hunt-alerts.js';
 import { readEpssScores } from '../intel/index.js';
-import { combineMatches, keysFor, matchDto, matchProse, matchStructured, packageKeysOf, proseProducts, type AdvisoryProduct, type InventorySoftware, type SoftwareMatch } from './matching.fns.js';
+import { combineMatches, keysFor, matchDto, matchProse, matchStructured, cpeProductKeysOf, packageKeysOf, proseProducts, type AdvisoryProduct, type InventorySoftware, type SoftwareMatch } from './matching.fns.js';
 import { scoreRelevancy } from './relevancy.fns.js';
 import { readAlertSettings } from './settings.repo.js';
 import { proposeRules } from './deliverables.store.js';
@@ -73,6 +73,7 @@ async function assessBatch(
   const proseByThreat = new Map<string, ProseAdvisories>();
   const keysByThreat = new Map<string, Set<string>>();
   const purlsByThreat = new Map<string, Set<string>>();
+  const cpeKeysByThreat = new Map<string, string[]>();
   const neededKeys = new Set<string>();
   const neededPurls = new Set<string>();
   for (const t of threats) {
@@ -88,8 +89,13 @@ async function assessBatch(
     const keys = new Set<string>();
     for (const p of prose) for (const a of p.products) for (const k of keysFor(a, orgKeys.productKeys)) keys.add(k), neededKeys.add(k);
     keysByThreat.set(t.id, keys);
+    const structured = its.flatMap((i) => (i.structured ? [i.structured] : []));
+    // Packages a CSAF document identifies by CPE only are read by their exact product key.
+    const cpeKeys = cpeProductKeysOf(structured).filter((k) => orgKeys.productKeys.has(k));
+    for (const k of cpeKeys) neededKeys.add(k);
+    cpeKeysByThreat.set(t.id, cpeKeys);
     const purls = new Set<string>();
-    for (const k of packageKeysOf(its.flatMap((i) => (i.structured ? [i.structured] : [])))) for (const p of orgKeys.purlsByKey.get(k) ?? []) purls.add(p), neededPurls.add(p);
+    for (const k of packageKeysOf(structured)) for (const p of orgKeys.purlsByKey.get(k) ?? []) purls.add(p), neededPurls.add(p);
     purlsByThreat.set(t.id, purls);
   }
   // Each threat is matched only against the software of the keys it names (never the batch's whole set).
@@ -130,7 +136,7 @@ async function assessBatch(
   const runIds: string[] = [];
   for (const t of threats) {
     const its = itemsByThreat.get(t.id) ?? [];
-    const matches = matchThreat(t.id, its, proseByThreat, keysByThreat, purlsByThreat, softwareByKey, softwareByPurl);
+    const matches = matchThreat(t.id, its, proseByThreat, keysByThreat, purlsByThreat, cpeKeysByThreat, softwareByKey, softwareByPurl);
     const knownExploited = its.some((i) => i.knownExploited);
     const newest = newestOf(its);
     const withdrawn = withdrawnThreats.has(t.id);
@@ -231,10 +237,14 @@ function matchThreat(
   proseByThreat: Map<string, ProseAdvisories>,
   keysByThreat: Map<string, Set<string>>,
   purlsByThreat: Map<string, Set<string>>,
+  cpeKeysByThreat: Map<string, string[]>,
   softwareByKey: Map<string, InventorySoftware[]>,
   softwareByPurl: Map<string, InventorySoftware[]>,
 ): SoftwareMatch[] {
-  const packages = [...(purlsByThreat.get(threatId) ?? [])].flatMap((p) => softwareByPurl.get(p) ?? []);
+  const packages = [
+    ...[...(purlsByThreat.get(threatId) ?? [])].flatMap((p) => softwareByPurl.get(p) ?? []),
+    ...(cpeKeysByThreat.get(threatId) ?? []).flatMap((k) => softwareByKey.get(k) ?? []),
+  ];
   const structured = matchStructured(items.flatMap((i) => (i.structured ? [i.structured] : [])), packages);
   const candidates = [...(keysByThreat.get(threatId) ?? [])].flatMap((k) => softwareByKey.get(k) ?? []);
   const prose = (proseByThreat.get(threatId) ?? []).flatMap((p) => matchProse(p.products, candidates, p.itemId, p.evidence));

@@ -30,9 +30,9 @@ export function aliasesIn(text: string, cve: string): string[] {
 export async function syncThreatsFromIntel(db: Database, organizationId: string, opts: { now?: Date; events?: EventBus; settledBefore?: Date } = {}): Promise<{ created: string[]; updated: string[] }> {
   const now = opts.now ?? new Date();
   const mark = await readWatermark(db, organizationId);
-  // A threat per CVE an item names; an OSV record that names no CVE at all is its own threat,
-  // keyed by its id (GHSA-…, GO-…, RUSTSEC-…).
-  const { rows } = await sql<{ itemId: string; cve: string; title: string; text: string; processedAt: Date; actors: unknown; vulnIds: string[] }>`
+  // A threat per CVE an item names; an OSV record or CSAF vulnerability that names no CVE at all
+  // is its own threat, keyed by its id (GHSA-…, GO-…, RUSTSEC-…, the CSAF tracking id).
+  const { rows } = await sql<{ itemId: string; cve: string; title: string; text: string; processedAt: Date; actors: unknown; vulnIds: string[]; format: string | null }>`
     WITH fresh AS (
       SELECT i.* FROM intel_items i
       WHERE i.organization_id = ${organizationId} AND i.processed_at IS NOT NULL AND i.processed_at >= ${mark ?? new Date(0)} AND i.processed_at <= ${opts.settledBefore ?? now}
@@ -42,11 +42,11 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
         WHERE m->>'framework' = 'cve' AND m->>'id' ~* '^CVE-[0-9]{4}-[0-9]{4,}$'
       UNION ALL
       SELECT i.id, i.vulnerability->>'id' FROM fresh i
-        WHERE i.vulnerability->>'format' = 'osv' AND i.vulnerability->>'id' IS NOT NULL
+        WHERE i.vulnerability->>'format' IN ('osv', 'csaf') AND i.vulnerability->>'id' IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(COALESCE(i.vulnerability->'aliases', '[]'::jsonb) || jsonb_build_array(i.vulnerability->'id')) x WHERE x ~* '^CVE-[0-9]{4}-[0-9]{4,}$')
     )
     SELECT i.id AS "itemId", k.key AS cve, i.title, concat_ws(' ', i.title, i.summary) AS text, i.processed_at AS "processedAt",
-           i.classification->'actor' AS actors,
+           i.classification->'actor' AS actors, i.vulnerability->>'format' AS format,
            ARRAY(SELECT x FROM jsonb_array_elements_text(COALESCE(i.vulnerability->'aliases', '[]'::jsonb) || jsonb_build_array(i.vulnerability->'id')) x WHERE x IS NOT NULL) AS "vulnIds"
     FROM keyed k JOIN fresh i ON i.id = k.id
     ORDER BY i.processed_at LIMIT ${PAGE}`.execute(db);
@@ -65,7 +65,7 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
       const id = uuidv7();
       const ins = await sql<{ id: string; inserted: boolean }>`
         INSERT INTO hunt_threats (id, organization_id, canonical_key_type, canonical_key, title, aliases, actor_id, created_at, updated_at)
-        VALUES (${id}, ${organizationId}, ${/^CVE-/.test(cve) ? 'cve' : 'osv'}, ${cve}, ${first.title.includes(cve) ? first.title : `${cve}: ${first.title}`}, ${aliases}::text[], ${actors[0] ?? null}, ${now}, ${now})
+        VALUES (${id}, ${organizationId}, ${/^CVE-/.test(cve) ? 'cve' : first.format === 'csaf' ? 'csaf' : 'osv'}, ${cve}, ${first.title.includes(cve) ? first.title : `${cve}: ${first.title}`}, ${aliases}::text[], ${actors[0] ?? null}, ${now}, ${now})
         ON CONFLICT (organization_id, canonical_key) DO UPDATE
           SET aliases = ARRAY(SELECT DISTINCT unnest(hunt_threats.aliases || EXCLUDED.aliases)),
               actor_id = COALESCE(hunt_threats.actor_id, EXCLUDED.actor_id), updated_at = EXCLUDED.updated_at

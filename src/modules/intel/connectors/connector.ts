@@ -16,7 +16,7 @@ export interface HttpClient {
 export interface SourceConfig {
   displayName: string;
   kind: 'rss' | 'api';
-  apiType: 'misp' | 'misp_feed' | 'taxii' | 'osv' | 'cisa_kev' | 'epss' | 'nvd' | null;
+  apiType: 'misp' | 'misp_feed' | 'taxii' | 'osv' | 'cisa_kev' | 'epss' | 'nvd' | 'csaf' | null;
   feedUrl: string | null;
   serverUrl: string | null;
   collectionId: string | null;

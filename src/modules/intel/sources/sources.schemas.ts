@@ -24,7 +24,7 @@ export const SourceSchema = z
     displayName: z.string(),
     description: z.string(),
     kind: z.enum(['rss', 'api']),
-    apiType: z.enum(['misp', 'misp_feed', 'taxii', 'osv', 'cisa_kev', 'epss', 'nvd']).nullable().describe('For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV\'s all.zip, a JSON array or NDJSON), `cisa_kev` (CISA\'s Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST\'s EPSS scores CSV, gzip or plain: scores on threats, no items), `nvd` (NVD CVE API 2.0 JSON)'),
+    apiType: z.enum(['misp', 'misp_feed', 'taxii', 'osv', 'cisa_kev', 'epss', 'nvd', 'csaf']).nullable().describe('For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV\'s all.zip, a JSON array or NDJSON), `cisa_kev` (CISA\'s Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST\'s EPSS scores CSV, gzip or plain: scores on threats, no items), `nvd` (NVD CVE API 2.0 JSON), `csaf` (a CSAF 2.0 provider-metadata.json, ROLIE feed or document)'),
     isBuiltIn: z.boolean(),
     feedUrl: z.string().nullable(),
     serverUrl: z.string().nullable(),
@@ -71,7 +71,7 @@ const sourceFields = {
   description: z.string().max(2000).optional(),
   feedUrl: httpUrl.optional(),
   serverUrl: httpUrl.optional(),
-  apiType: z.enum(['misp', 'misp_feed', 'taxii', 'osv', 'cisa_kev', 'epss', 'nvd']).optional(),
+  apiType: z.enum(['misp', 'misp_feed', 'taxii', 'osv', 'cisa_kev', 'epss', 'nvd', 'csaf']).optional(),
   collectionId: z.string().trim().min(1).max(255).optional(),
   authType: z.enum(['bearer', 'basic', 'header']).optional().describe('taxii and misp_feed: `bearer` (default when apiKey is set) or `basic` (with username); misp: always its Authorization key'),
   username: z.string().min(1).max(255).optional(),
@@ -91,7 +91,7 @@ export const CreateSourceBody = z
       }
     } else {
       if (!b.serverUrl) ctx.addIssue({ code: 'custom', path: ['serverUrl'], message: 'serverUrl is required for kind "api"' });
-      if (!b.apiType) ctx.addIssue({ code: 'custom', path: ['apiType'], message: 'apiType is required for kind "api" (misp, misp_feed, taxii, osv, cisa_kev, epss or nvd)' });
+      if (!b.apiType) ctx.addIssue({ code: 'custom', path: ['apiType'], message: 'apiType is required for kind "api" (misp, misp_feed, taxii, osv, cisa_kev, epss, nvd or csaf)' });
       if (b.feedUrl !== undefined) ctx.addIssue({ code: 'custom', path: ['feedUrl'], message: 'feedUrl applies to kind "rss" only' });
       if (b.apiType === 'misp' && !b.apiKey) ctx.addIssue({ code: 'custom', path: ['apiKey'], message: 'apiKey (the MISP automation key) is required for apiType "misp"' });
       if (b.authType === 'basic' && !b.username) ctx.addIssue({ code: 'custom', path: ['username'], message: 'username is required when authType is "basic"' });

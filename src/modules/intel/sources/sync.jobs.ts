@@ -13,6 +13,7 @@ import { osvConnector } from '../connectors/osv/osv.connector.js';
 import { kevConnector } from '../connectors/kev/kev.connector.js';
 import { epssConnector } from '../connectors/epss/epss.connector.js';
 import { nvdConnector } from '../connectors/nvd/nvd.connector.js';
+import { csafConnector } from '../connectors/csaf/csaf.connector.js';
 import { writeEpssScores } from '../items/epss.store.js';
 import { uniqueByExternalId } from '../items/items.store.js';
 import type { IntelEntry } from '../connectors/types.js';
@@ -37,6 +38,8 @@ function connectorFor(source: Pick<SourceConfig, 'kind' | 'apiType'>): Connector
       return epssConnector;
     case 'nvd':
       return nvdConnector;
+    case 'csaf':
+      return csafConnector;
     default:
       throw new ConnectorError(`Unsupported apiType ${String(source.apiType)}`);
   }

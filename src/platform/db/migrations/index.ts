@@ -25,6 +25,7 @@ import * as m0050 from './0050_console_address.js';
 import * as m0051 from './0051_insights_indexes.js';
 import * as m0060 from './0060_run_agent_snapshot.js';
 import * as m0070 from './0070_hunt_epss_alert_settings.js';
+import * as m0071 from './0071_csaf_sources.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '0051_insights_indexes': m0051,
   '0060_run_agent_snapshot': m0060,
   '0070_hunt_epss_alert_settings': m0070,
+  '0071_csaf_sources': m0071,
 };
