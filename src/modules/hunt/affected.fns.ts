@@ -85,7 +85,8 @@ export function evaluatePackage(pkg: AffectedPackage, installed: string | null |
 /**
  * A CSAF package for a version no affected range or version names. CSAF lists products, not
  * complete ranges: a version is not affected when the document says so (fixed or
- * known_not_affected, or at/after a fix on its own line — `2.12.2` fixes `2.12.4`, not `2.13.0`);
+ * known_not_affected, or at/after a fix on its own line — `2.12.2` fixes `2.12.4`; with a later
+ * `2.16.0` also listed, not `2.13.0`);
  * a document that gives only fixes (Red Hat's) reads like OSV's `introduced 0, fixed X` on that
  * line; outside an affected vers range is not affected; a version the document does not
  * decide otherwise (only exact affected versions listed, none of them) is `unknown`.
@@ -97,7 +98,11 @@ function csafRest(scheme: VersionScheme, v: string, pkg: AffectedPackage, summar
   const line = lineOf(v);
   const onLine = fixes.filter((f) => lineOf(f) === line);
   const candidates = onLine.length ? onLine : fixes.length === 1 ? fixes : [];
-  if (candidates.some((f) => compareIn(scheme, v, f) >= 0)) return { verdict: 'not_affected', affectedRange: summary, fixedVersion: null };
+  // A fix below the version covers it unless a later fix on the same line says the branch it is
+  // on was fixed later (2.12.2 and 2.16.0: 2.12.4 is fixed, 2.13.0 is not decided by 2.12.2).
+  const below = candidates.filter((f) => compareIn(scheme, v, f) >= 0);
+  const above = candidates.length - below.length;
+  if (below.length && (above === 0 || below.some((f) => lineOf(f, 2) === lineOf(v, 2)))) return { verdict: 'not_affected', affectedRange: summary, fixedVersion: null };
   const fixOnly = pkg.ranges.length === 0 && pkg.versions.length === 0;
   const next = nextFix(scheme, v, candidates);
   if (fixOnly && next) return { verdict: 'affected', affectedRange: `<${next}`, fixedVersion: next };
@@ -106,9 +111,10 @@ function csafRest(scheme: VersionScheme, v: string, pkg: AffectedPackage, summar
   return { verdict: 'unknown', affectedRange: summary ?? (next ? `<${next}` : null), fixedVersion: null };
 }
 
-/** The release line of a version: its first number, after an rpm/dpkg epoch (`1:0.17-65` → `0`). */
-function lineOf(v: string): string {
-  return /^(?:\d+:)?v?(\d+)/.exec(v)?.[1] ?? v;
+/** The release line of a version: its first number (or two), after an rpm/dpkg epoch (`1:0.17-65` → `0`). */
+function lineOf(v: string, parts = 1): string {
+  const m = /^(?:\d+:)?v?(\d+)(?:\.(\d+))?/.exec(v);
+  return m ? (parts === 1 ? m[1]! : `${m[1]}.${m[2] ?? ''}`) : v;
 }
 
 function nextFix(scheme: VersionScheme, v: string, fixes: readonly string[]): string | null {

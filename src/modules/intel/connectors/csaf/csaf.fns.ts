@@ -62,7 +62,8 @@ export function productsOf(tree: unknown): Map<string, CsafProduct> {
       name: str(p.name) ?? id,
       purl,
       cpe,
-      version: version ?? (purl ? purlVersionOf(purl) : null) ?? (cpeVer && cpeVersion(cpeVer) ? cpeVersion(cpeVer) : null),
+      // A helper's version is the package's own (Red Hat names branches by NEVRA: `telnet-1:0.17-65.el7_6.x86_64`).
+      version: (purl ? purlVersionOf(purl) : null) ?? version ?? (cpeVer && cpeVersion(cpeVer) ? cpeVersion(cpeVer) : null),
       range,
     });
   };
@@ -199,7 +200,7 @@ export function affectedOf(vuln: Obj, products: Map<string, CsafProduct>, notes:
         const type = p.purl ? /^pkg:([^/]+)\//i.exec(p.purl)?.[1]?.toLowerCase() ?? '' : '';
         pkg = p.purl
           ? { ecosystem: ECOSYSTEM[type] ?? type, name: purlName(p.purl), purl: identity, ranges: [], versions: [], fixed: [], unaffected: [] }
-          : { ecosystem: 'generic', name: cpe!.product, purl: null, cpe: `cpe:2.3:${cpe!.part === '*' ? 'a' : cpe!.part}:${cpe!.vendor}:${cpe!.product}`, ranges: [], versions: [], fixed: [], unaffected: [] };
+          : { ecosystem: 'generic', name: cpe!.product, purl: null, cpe: `cpe:2.3:${cpe!.part === '*' ? 'a' : cpe!.part}:${cpe!.vendor}:${cpe!.product}:*:*:*:*:*:*:*:*`, ranges: [], versions: [], fixed: [], unaffected: [] };
         byKey.set(identity, pkg);
       }
       const vers = p.range ? versToEvents(p.range) : null;
