@@ -65,6 +65,10 @@ const cron = z
     }
   }, 'must be a 5-field cron expression, e.g. "*/30 * * * *"');
 
+/** The cap of maxEntries: sources read into memory, and OSV, whose export is streamed (docs/hunt.md). */
+export const MAX_ENTRIES = 10_000;
+export const MAX_ENTRIES_STREAMED = 10_000_000;
+
 const sourceFields = {
   name: z.string().trim().min(1).max(255),
   displayName: z.string().trim().min(1).max(255).optional(),
@@ -78,7 +82,7 @@ const sourceFields = {
   apiKey: z.string().min(1).max(4096).optional().describe('Write-only credential (MISP key, TAXII token or password)'),
   enabled: z.boolean().optional(),
   scheduleCron: cron.optional(),
-  maxEntries: z.number().int().min(1).max(10_000).optional(),
+  maxEntries: z.number().int().min(1).max(MAX_ENTRIES_STREAMED).optional().describe(`Entries read per sync: at most ${MAX_ENTRIES} (${MAX_ENTRIES_STREAMED} for apiType osv, whose export is streamed; osv defaults to that, every record)`),
 };
 
 export const CreateSourceBody = z
@@ -96,6 +100,7 @@ export const CreateSourceBody = z
       if (b.apiType === 'misp' && !b.apiKey) ctx.addIssue({ code: 'custom', path: ['apiKey'], message: 'apiKey (the MISP automation key) is required for apiType "misp"' });
       if (b.authType === 'basic' && !b.username) ctx.addIssue({ code: 'custom', path: ['username'], message: 'username is required when authType is "basic"' });
     }
+    if (b.maxEntries !== undefined && b.maxEntries > MAX_ENTRIES && b.apiType !== 'osv') ctx.addIssue({ code: 'custom', path: ['maxEntries'], message: `must be at most ${MAX_ENTRIES} (only apiType "osv", streamed, reads up to ${MAX_ENTRIES_STREAMED})` });
   });
 export type CreateSourceInput = z.infer<typeof CreateSourceBody>;
 
