@@ -26,6 +26,7 @@ import * as m0051 from './0051_insights_indexes.js';
 import * as m0060 from './0060_run_agent_snapshot.js';
 import * as m0070 from './0070_hunt_epss_alert_settings.js';
 import * as m0071 from './0071_csaf_sources.js';
+import * as m0072 from './0072_items_processed_idx.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -59,4 +60,5 @@ export const migrations: Record<string, Migration> = {
   '0060_run_agent_snapshot': m0060,
   '0070_hunt_epss_alert_settings': m0070,
   '0071_csaf_sources': m0071,
+  '0072_items_processed_idx': m0072,
 };
