@@ -8,7 +8,7 @@
  * are sampled during the sync (flat while streaming).
  *
  * Records: 20,000 npm packages (`bench-pkg-N`), 10 advisories each, two SEMVER ranges, a CVE
- * alias, summary and details of a real record's length. The SBOM: 5 assets × 10,000
+ * alias, summary and details of a real record's length. The SBOMs: 50 assets × 1,000
  * components, each package's version inside a range for 1 in 3.
  *
  * Knobs: BENCH_OSV_RECORDS (200,000; quick 5,000), BENCH_OSV_COMPONENTS (50,000; quick 2,000).
@@ -39,7 +39,7 @@ import { postmasterPid } from './support/http-measure.js';
 import { envNumber, onCleanup, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 
 const PACKAGES = 20_000;
-const ASSETS = 5;
+const ASSETS = 50; // 1,000 components per SBOM: each import stays under the 1 MB request body limit
 const DETAILS = 'A remote attacker can send a crafted request that makes the parser allocate memory without bound, which exhausts the process and denies service to every other client. Upgrade to the fixed version; there is no workaround. '.repeat(3);
 
 function record(i: number): Record<string, unknown> {
