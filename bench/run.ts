@@ -33,6 +33,7 @@ import { alertsBench } from './alerts.bench.js';
 import { deliveryBench } from './delivery.bench.js';
 import { deliveryBacklogBench } from './delivery-backlog.bench.js';
 import { huntBench } from './hunt.bench.js';
+import { huntOsvBench } from './hunt-osv.bench.js';
 import { intelOutBench } from './intel-out.bench.js';
 import { compare } from './support/compare.js';
 import { insightsBench } from './insights.bench.js';
@@ -51,7 +52,7 @@ import { describeMachine, formatFigures, formatSummary, machineInfo, type Summar
  *   2. import it here and append it to BENCHES.
  * Nothing else changes: selection by name, quick mode, the summary and latest.json follow.
  */
-const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, deliveryBacklogBench, huntBench, intelOutBench, insightsBench, evaluationsBench, coverageBench];
+const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, deliveryBacklogBench, huntBench, huntOsvBench, intelOutBench, insightsBench, evaluationsBench, coverageBench];
 
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 

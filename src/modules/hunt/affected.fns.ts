@@ -70,11 +70,54 @@ export function evaluatePackage(pkg: AffectedPackage, installed: string | null |
   const all = [...segments.map(rangeText), ...pkg.versions.map((v) => `=${v}`)];
   const summary = all.length ? all.join(', ') : null;
   const v = installed?.trim();
-  if (!v || (segments.length === 0 && pkg.versions.length === 0)) return { verdict: 'unknown', affectedRange: summary, fixedVersion: null };
+  const csaf = pkg.fixed !== undefined || pkg.unaffected !== undefined;
+  if (!v || (!csaf && segments.length === 0 && pkg.versions.length === 0)) return { verdict: 'unknown', affectedRange: summary, fixedVersion: null };
   const hit = segments.find((s) => contains(scheme, v, s));
-  if (hit) return { verdict: 'affected', affectedRange: rangeText(hit), fixedVersion: hit.fixed };
+  if (hit) return { verdict: 'affected', affectedRange: rangeText(hit), fixedVersion: hit.fixed ?? nextFix(scheme, v, pkg.fixed ?? []) };
+  const fixes = pkg.fixed ?? [];
   if (pkg.versions.some((x) => x === v || compareIn(scheme, x, v) === 0)) {
-    return { verdict: 'affected', affectedRange: `=${v}`, fixedVersion: null };
+    return { verdict: 'affected', affectedRange: `=${v}`, fixedVersion: nextFix(scheme, v, fixes) };
   }
-  return { verdict: 'not_affected', affectedRange: summary, fixedVersion: null };
+  if (pkg.fixed === undefined && pkg.unaffected === undefined) return { verdict: 'not_affected', affectedRange: summary, fixedVersion: null };
+  return csafRest(scheme, v, pkg, summary);
+}
+
+/**
+ * A CSAF package for a version no affected range or version names. CSAF lists products, not
+ * complete ranges: a version is not affected when the document says so (fixed or
+ * known_not_affected, or at/after a fix on its own line — `2.12.2` fixes `2.12.4`; with a later
+ * `2.16.0` also listed, not `2.13.0`);
+ * a document that gives only fixes (Red Hat's) reads like OSV's `introduced 0, fixed X` on that
+ * line; outside an affected vers range is not affected; a version the document does not
+ * decide otherwise (only exact affected versions listed, none of them) is `unknown`.
+ */
+function csafRest(scheme: VersionScheme, v: string, pkg: AffectedPackage, summary: string | null): PackageVerdict {
+  const same = (x: string) => x === v || compareIn(scheme, x, v) === 0;
+  const fixes = pkg.fixed ?? [];
+  if (fixes.some(same) || (pkg.unaffected ?? []).some(same)) return { verdict: 'not_affected', affectedRange: summary, fixedVersion: null };
+  const line = lineOf(v);
+  const onLine = fixes.filter((f) => lineOf(f) === line);
+  const candidates = onLine.length ? onLine : fixes.length === 1 ? fixes : [];
+  // A fix below the version covers it unless a later fix on the same line says the branch it is
+  // on was fixed later (2.12.2 and 2.16.0: 2.12.4 is fixed, 2.13.0 is not decided by 2.12.2).
+  const below = candidates.filter((f) => compareIn(scheme, v, f) >= 0);
+  const above = candidates.length - below.length;
+  if (below.length && (above === 0 || below.some((f) => lineOf(f, 2) === lineOf(v, 2)))) return { verdict: 'not_affected', affectedRange: summary, fixedVersion: null };
+  const fixOnly = pkg.ranges.length === 0 && pkg.versions.length === 0;
+  const next = nextFix(scheme, v, candidates);
+  if (fixOnly && next) return { verdict: 'affected', affectedRange: `<${next}`, fixedVersion: next };
+  // A vers range is a deliberate statement of bounds: outside it is not affected, as in OSV.
+  if (pkg.ranges.length) return { verdict: 'not_affected', affectedRange: summary, fixedVersion: null };
+  return { verdict: 'unknown', affectedRange: summary ?? (next ? `<${next}` : null), fixedVersion: null };
+}
+
+/** The release line of a version: its first number (or two), after an rpm/dpkg epoch (`1:0.17-65` → `0`). */
+function lineOf(v: string, parts = 1): string {
+  const m = /^(?:\d+:)?v?(\d+)(?:\.(\d+))?/.exec(v);
+  return m ? (parts === 1 ? m[1]! : `${m[1]}.${m[2] ?? ''}`) : v;
+}
+
+function nextFix(scheme: VersionScheme, v: string, fixes: readonly string[]): string | null {
+  const above = fixes.filter((f) => compareIn(scheme, f, v) > 0).sort((a, b) => compareIn(scheme, a, b));
+  return above[0] ?? null;
 }

@@ -1,7 +1,7 @@
 import type { ItemEvidence, OrgInventoryKeys, ThreatForAssessment } from './assess.store.js';
 import { assessExposure, bandOf, diffRuns, type CoveringDetection, type ThreatIndicator } from './exposure.fns.js';
 import { huntDedupeKey, huntQualification, type AlertSettings, type EpssScore, type HuntAlertInput } from './hunt-alerts.js';
-import { combineMatches, keysFor, matchDto, matchProse, matchStructured, packageKeysOf, proseProducts, type AdvisoryProduct, type InventorySoftware, type SoftwareMatch } from './matching.fns.js';
+import { combineMatches, cpeProductKeysOf, keysFor, matchDto, matchProse, matchStructured, packageKeysOf, proseProducts, type AdvisoryProduct, type InventorySoftware, type SoftwareMatch } from './matching.fns.js';
 import { scoreRelevancy } from './relevancy.fns.js';
 
 /**
@@ -21,6 +21,8 @@ export interface ThreatAdvisories {
   proseByThreat: Map<string, ProseAdvisories>;
   keysByThreat: Map<string, Set<string>>;
   purlsByThreat: Map<string, Set<string>>;
+  /** Product keys of packages a CSAF document identifies by CPE only (read by their exact key). */
+  cpeKeysByThreat: Map<string, string[]>;
   /** Every key and purl of the batch: one software read of each kind. */
   neededKeys: Set<string>;
   neededPurls: Set<string>;
@@ -28,7 +30,7 @@ export interface ThreatAdvisories {
 
 /** The advisories of each threat (prose per item, structured records), and the inventory keys and package identities they name. */
 export function advisoriesOf(threats: readonly ThreatForAssessment[], itemsByThreat: ReadonlyMap<string, ItemEvidence[]>, orgKeys: OrgInventoryKeys): ThreatAdvisories {
-  const out: ThreatAdvisories = { proseByThreat: new Map(), keysByThreat: new Map(), purlsByThreat: new Map(), neededKeys: new Set(), neededPurls: new Set() };
+  const out: ThreatAdvisories = { proseByThreat: new Map(), keysByThreat: new Map(), purlsByThreat: new Map(), cpeKeysByThreat: new Map(), neededKeys: new Set(), neededPurls: new Set() };
   for (const t of threats) {
     const its = itemsByThreat.get(t.id) ?? [];
     // Prose only where no structured data exists: a record's own text restates its packages.
@@ -42,8 +44,13 @@ export function advisoriesOf(threats: readonly ThreatForAssessment[], itemsByThr
     const keys = new Set<string>();
     for (const p of prose) for (const a of p.products) for (const k of keysFor(a, orgKeys.productKeys)) keys.add(k), out.neededKeys.add(k);
     out.keysByThreat.set(t.id, keys);
+    const structured = its.flatMap((i) => (i.structured ? [i.structured] : []));
+    // Packages a CSAF document identifies by CPE only are read by their exact product key.
+    const cpeKeys = cpeProductKeysOf(structured).filter((k) => orgKeys.productKeys.has(k));
+    for (const k of cpeKeys) out.neededKeys.add(k);
+    out.cpeKeysByThreat.set(t.id, cpeKeys);
     const purls = new Set<string>();
-    for (const k of packageKeysOf(its.flatMap((i) => (i.structured ? [i.structured] : [])))) for (const p of orgKeys.purlsByKey.get(k) ?? []) purls.add(p), out.neededPurls.add(p);
+    for (const k of packageKeysOf(structured)) for (const p of orgKeys.purlsByKey.get(k) ?? []) purls.add(p), out.neededPurls.add(p);
     out.purlsByThreat.set(t.id, purls);
   }
   return out;
@@ -253,7 +260,10 @@ function matchThreat(
   softwareByKey: ReadonlyMap<string, InventorySoftware[]>,
   softwareByPurl: ReadonlyMap<string, InventorySoftware[]>,
 ): SoftwareMatch[] {
-  const packages = [...(advisories.purlsByThreat.get(threatId) ?? [])].flatMap((p) => softwareByPurl.get(p) ?? []);
+  const packages = [
+    ...[...(advisories.purlsByThreat.get(threatId) ?? [])].flatMap((p) => softwareByPurl.get(p) ?? []),
+    ...(advisories.cpeKeysByThreat.get(threatId) ?? []).flatMap((k) => softwareByKey.get(k) ?? []),
+  ];
   const structured = matchStructured(items.flatMap((i) => (i.structured ? [i.structured] : [])), packages);
   const candidates = [...(advisories.keysByThreat.get(threatId) ?? [])].flatMap((k) => softwareByKey.get(k) ?? []);
   const prose = (advisories.proseByThreat.get(threatId) ?? []).flatMap((p) => matchProse(p.products, candidates, p.itemId, p.evidence));

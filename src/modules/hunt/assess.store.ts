@@ -82,9 +82,9 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
       versions: Array.isArray(p.versions) ? p.versions.map(String) : [],
       via: 'advisory' as const,
     })).filter((p) => p.product),
-    // Package ranges (OSV); a KEV entry names no package, only that the CVE is exploited.
-    structured: r.vulnerability?.format === 'osv' && !r.vulnerability.withdrawn
-      ? { advisoryId: r.vulnerability.id, evidence: 'osv' as const, packages: (r.vulnerability.affected ?? []) as AffectedPackage[] }
+    // Package ranges (OSV, CSAF); a KEV entry names no package, only that the CVE is exploited.
+    structured: (r.vulnerability?.format === 'osv' || r.vulnerability?.format === 'csaf') && !r.vulnerability.withdrawn
+      ? { advisoryId: r.vulnerability.id, evidence: r.vulnerability.format, packages: (r.vulnerability.affected ?? []) as AffectedPackage[] }
       : null,
     kev: r.vulnerability?.exploited ?? null,
     // An NVD record: its product list comes from the record's CPE configurations (with ranges).

@@ -80,22 +80,49 @@ export function softwareIdentity(s: Pick<InventorySoftware, 'purl' | 'cpe' | 'pr
 export function packageKeysOf(advisories: readonly StructuredAdvisory[]): string[] {
   const keys = new Set<string>();
   for (const a of advisories) for (const p of a.packages) {
-    const k = purlKey(p.purl) ?? osvPackageKey(p.ecosystem, p.name);
+    const k = purlKey(p.purl) ?? (p.cpe ? null : osvPackageKey(p.ecosystem, p.name));
     if (k) keys.add(k);
   }
   return [...keys];
 }
 
+/**
+ * The inventory product keys of the packages a structured advisory identifies by CPE only
+ * (CSAF products with a CPE helper): `cpe:2.3:a:openbsd:openssh` → `openssh`.
+ */
+export function cpeProductKeysOf(advisories: readonly StructuredAdvisory[]): string[] {
+  const keys = new Set<string>();
+  for (const a of advisories) for (const p of a.packages) {
+    const c = !p.purl && p.cpe ? parseCpeName(p.cpe) : null;
+    if (c) keys.add(productKey(c.vendor, c.product));
+  }
+  return [...keys];
+}
+
+/** A structured package's identity key: its purl, its OSV (ecosystem, name), or `cpe:<vendor>:<product>`. */
+function structuredKey(p: AffectedPackage): string | null {
+  if (!p.purl && p.cpe) return cpeKey(p.cpe) ? `cpe:${cpeKey(p.cpe)}` : null;
+  return purlKey(p.purl) ?? osvPackageKey(p.ecosystem, p.name);
+}
+
 export function matchStructured(advisories: readonly StructuredAdvisory[], software: readonly InventorySoftware[]): SoftwareMatch[] {
   const byKey = new Map<string, InventorySoftware[]>();
-  for (const s of software) {
+  const put = (k: string, s: InventorySoftware) => byKey.set(k, [...(byKey.get(k) ?? []), s]);
+  const cpeProducts = new Map(advisories.flatMap((a) => a.packages).flatMap((p) => {
+    const c = !p.purl && p.cpe ? parseCpeName(p.cpe) : null;
+    return c ? [[productKey(c.vendor, c.product), `cpe:${cpeKey(p.cpe)}`] as const] : [];
+  }));
+  for (const s of new Set(software)) {
     const k = purlKey(s.purl);
-    if (k) byKey.set(k, [...(byKey.get(k) ?? []), s]);
+    if (k) put(k, s);
+    // Software by CPE: its own CPE's vendor:product, else (no purl) its product name exactly.
+    else if (cpeKey(s.cpe)) put(`cpe:${cpeKey(s.cpe)}`, s);
+    else if (cpeProducts.has(s.productKey)) put(cpeProducts.get(s.productKey)!, s);
   }
   const out: SoftwareMatch[] = [];
   for (const a of advisories) {
     for (const p of a.packages) {
-      const key = purlKey(p.purl) ?? osvPackageKey(p.ecosystem, p.name);
+      const key = structuredKey(p);
       for (const s of (key && byKey.get(key)) || []) {
         const r = evaluatePackage(p, s.version ?? purlVersion(s.purl));
         out.push({ software: s, verdict: r.verdict, product: p.name, affectedRange: r.affectedRange, fixedVersion: r.fixedVersion, evidence: a.evidence, advisoryId: a.advisoryId, fromText: false });

@@ -30,25 +30,23 @@ export function aliasesIn(text: string, cve: string): string[] {
 export async function syncThreatsFromIntel(db: Database, organizationId: string, opts: { now?: Date; events?: EventBus; settledBefore?: Date } = {}): Promise<{ created: string[]; updated: string[] }> {
   const now = opts.now ?? new Date();
   const mark = await readWatermark(db, organizationId);
-  // A threat per CVE an item names; an OSV record that names no CVE at all is its own threat,
-  // keyed by its id (GHSA-…, GO-…, RUSTSEC-…).
-  const { rows } = await sql<{ itemId: string; cve: string; title: string; text: string; processedAt: Date; actors: unknown; vulnIds: string[] }>`
-    WITH fresh AS (
-      SELECT i.* FROM intel_items i
-      WHERE i.organization_id = ${organizationId} AND i.processed_at IS NOT NULL AND i.processed_at >= ${mark ?? new Date(0)} AND i.processed_at <= ${opts.settledBefore ?? now}
-    ), keyed AS (
-      SELECT i.id, upper(m->>'id') AS key FROM fresh i
-        CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(i.classification->'mappings') = 'array' THEN i.classification->'mappings' ELSE '[]'::jsonb END) m
+  // A threat per CVE an item names; an OSV record or CSAF vulnerability that names no CVE at all
+  // is its own threat, keyed by its id (GHSA-…, GO-…, RUSTSEC-…, the CSAF tracking id).
+  const { rows } = await sql<{ itemId: string; cve: string; title: string; text: string; processedAt: Date; actors: unknown; vulnIds: string[]; format: string | null }>`
+    SELECT i.id AS "itemId", k.key AS cve, i.title, concat_ws(' ', i.title, i.summary) AS text, i.processed_at AS "processedAt",
+           i.classification->'actor' AS actors, i.vulnerability->>'format' AS format,
+           ARRAY(SELECT x FROM jsonb_array_elements_text(COALESCE(i.vulnerability->'aliases', '[]'::jsonb) || jsonb_build_array(i.vulnerability->'id')) x WHERE x IS NOT NULL) AS "vulnIds"
+    FROM intel_items i
+    CROSS JOIN LATERAL (
+      SELECT upper(m->>'id') AS key
+        FROM jsonb_array_elements(CASE WHEN jsonb_typeof(i.classification->'mappings') = 'array' THEN i.classification->'mappings' ELSE '[]'::jsonb END) m
         WHERE m->>'framework' = 'cve' AND m->>'id' ~* '^CVE-[0-9]{4}-[0-9]{4,}$'
       UNION ALL
-      SELECT i.id, i.vulnerability->>'id' FROM fresh i
-        WHERE i.vulnerability->>'format' = 'osv' AND i.vulnerability->>'id' IS NOT NULL
+      SELECT i.vulnerability->>'id'
+        WHERE i.vulnerability->>'format' IN ('osv', 'csaf') AND i.vulnerability->>'id' IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(COALESCE(i.vulnerability->'aliases', '[]'::jsonb) || jsonb_build_array(i.vulnerability->'id')) x WHERE x ~* '^CVE-[0-9]{4}-[0-9]{4,}$')
-    )
-    SELECT i.id AS "itemId", k.key AS cve, i.title, concat_ws(' ', i.title, i.summary) AS text, i.processed_at AS "processedAt",
-           i.classification->'actor' AS actors,
-           ARRAY(SELECT x FROM jsonb_array_elements_text(COALESCE(i.vulnerability->'aliases', '[]'::jsonb) || jsonb_build_array(i.vulnerability->'id')) x WHERE x IS NOT NULL) AS "vulnIds"
-    FROM keyed k JOIN fresh i ON i.id = k.id
+    ) k
+    WHERE i.organization_id = ${organizationId} AND i.processed_at IS NOT NULL AND i.processed_at >= ${mark ?? new Date(0)} AND i.processed_at <= ${opts.settledBefore ?? now}
     ORDER BY i.processed_at LIMIT ${PAGE}`.execute(db);
   if (rows.length === 0) return { created: [], updated: [] };
 
@@ -57,32 +55,43 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
   await db.transaction().execute(async (tx) => {
     const byCve = new Map<string, typeof rows>();
     for (const r of rows) byCve.set(r.cve, [...(byCve.get(r.cve) ?? []), r]);
-    for (const [cve, list] of byCve) {
+    // Set-based: one statement for the threats of the page, one for their links, one for the events.
+    const threats = [...byCve].map(([cve, list]) => {
       const first = list[0]!;
       // The vulnerability's other ids (GHSA, PYSEC, GO…) from structured records: one threat, keyed by the CVE.
       const aliases = [...new Set(list.flatMap((r) => [...r.vulnIds.filter((v) => v.toUpperCase() !== cve), ...aliasesIn(r.text, cve)]))];
       const actors = list.flatMap((r) => (Array.isArray(r.actors) ? r.actors : []) as Array<{ name?: string }>).map((a) => a.name).filter((n): n is string => !!n);
-      const id = uuidv7();
-      const ins = await sql<{ id: string; inserted: boolean }>`
-        INSERT INTO hunt_threats (id, organization_id, canonical_key_type, canonical_key, title, aliases, actor_id, created_at, updated_at)
-        VALUES (${id}, ${organizationId}, ${/^CVE-/.test(cve) ? 'cve' : 'osv'}, ${cve}, ${first.title.includes(cve) ? first.title : `${cve}: ${first.title}`}, ${aliases}::text[], ${actors[0] ?? null}, ${now}, ${now})
-        ON CONFLICT (organization_id, canonical_key) DO UPDATE
-          SET aliases = ARRAY(SELECT DISTINCT unnest(hunt_threats.aliases || EXCLUDED.aliases)),
-              actor_id = COALESCE(hunt_threats.actor_id, EXCLUDED.actor_id), updated_at = EXCLUDED.updated_at
-        RETURNING id, (xmax = 0) AS inserted`.execute(tx);
-      const threat = ins.rows[0]!;
-      const linked = await sql<{ itemId: string }>`
-        INSERT INTO hunt_threat_items (organization_id, threat_id, item_id, linked_at)
-        SELECT ${organizationId}, ${threat.id}, x, ${now} FROM unnest(${list.map((r) => r.itemId)}::uuid[]) AS x
-        ON CONFLICT DO NOTHING RETURNING item_id AS "itemId"`.execute(tx);
+      return { id: uuidv7(), key: cve, type: /^CVE-/.test(cve) ? 'cve' : first.format === 'csaf' ? 'csaf' : 'osv', title: first.title.includes(cve) ? first.title : `${cve}: ${first.title}`, aliases, actor: actors[0] ?? null, label: first.title };
+    });
+    const ins = await sql<{ id: string; key: string; inserted: boolean }>`
+      INSERT INTO hunt_threats (id, organization_id, canonical_key_type, canonical_key, title, aliases, actor_id, created_at, updated_at)
+      SELECT v.id, ${organizationId}, v.type, v.key, v.title, ARRAY(SELECT jsonb_array_elements_text(v.aliases)), v.actor, ${now}, ${now}
+      FROM jsonb_to_recordset(${JSON.stringify(threats)}::jsonb) AS v(id uuid, key text, type text, title text, aliases jsonb, actor text)
+      ON CONFLICT (organization_id, canonical_key) DO UPDATE
+        SET aliases = ARRAY(SELECT DISTINCT unnest(hunt_threats.aliases || EXCLUDED.aliases)),
+            actor_id = COALESCE(hunt_threats.actor_id, EXCLUDED.actor_id), updated_at = EXCLUDED.updated_at
+      RETURNING id, canonical_key AS key, (xmax = 0) AS inserted`.execute(tx);
+    const threatOf = new Map(ins.rows.map((r) => [r.key, r]));
+    const pairs = [...byCve].flatMap(([cve, list]) => list.map((r) => [threatOf.get(cve)!.id, r.itemId] as const));
+    const linked = await sql<{ threatId: string; itemId: string }>`
+      INSERT INTO hunt_threat_items (organization_id, threat_id, item_id, linked_at)
+      SELECT ${organizationId}, t, i, ${now} FROM unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::uuid[]) AS x(t, i)
+      ON CONFLICT DO NOTHING RETURNING threat_id AS "threatId", item_id AS "itemId"`.execute(tx);
+    const linkedBy = new Map<string, string[]>();
+    for (const l of linked.rows) linkedBy.set(l.threatId, [...(linkedBy.get(l.threatId) ?? []), l.itemId]);
+    const events: Array<Record<string, unknown>> = [];
+    for (const t of threats) {
+      const threat = threatOf.get(t.key)!;
+      const items = linkedBy.get(threat.id) ?? [];
       if (threat.inserted) {
         created.push(threat.id);
-        await insertEvents(tx, [{ id: uuidv7(), organization_id: organizationId, threat_id: threat.id, run_id: null, kind: 'threat_created', actor_type: 'system', metadata: { score: 0, hunting: false, canonicalKey: cve, label: first.title }, created_at: now.toISOString() }]);
-      } else if (linked.rows.length) {
+        events.push({ id: uuidv7(), organization_id: organizationId, threat_id: threat.id, run_id: null, kind: 'threat_created', actor_type: 'system', metadata: { score: 0, hunting: false, canonicalKey: t.key, label: t.label }, created_at: now.toISOString() });
+      } else if (items.length) {
         touched.add(threat.id);
-        await insertEvents(tx, [{ id: uuidv7(), organization_id: organizationId, threat_id: threat.id, run_id: null, kind: 'intel_linked', actor_type: 'system', metadata: { score: linked.rows.length, hunting: false, canonicalKey: cve, label: linked.rows.map((l) => l.itemId).join(',') }, created_at: now.toISOString() }]);
+        events.push({ id: uuidv7(), organization_id: organizationId, threat_id: threat.id, run_id: null, kind: 'intel_linked', actor_type: 'system', metadata: { score: items.length, hunting: false, canonicalKey: t.key, label: items.join(',') }, created_at: now.toISOString() });
       }
     }
+    await insertEvents(tx, events);
     await writeWatermark(tx, organizationId, rows.at(-1)!.processedAt);
   });
   await assessThreats(db, organizationId, created, { kind: 'create', trigger: 'new_threat', now, events: opts.events });

@@ -224,7 +224,7 @@ export interface IntelSourcesTable {
   displayName: string;
   description: Generated<string>;
   kind: 'rss' | 'api';
-  apiType: 'misp' | 'misp_feed' | 'taxii' | 'osv' | 'cisa_kev' | 'epss' | 'nvd' | null;
+  apiType: 'misp' | 'misp_feed' | 'taxii' | 'osv' | 'cisa_kev' | 'epss' | 'nvd' | 'csaf' | null;
   feedUrl: string | null;
   serverUrl: string | null;
   collectionId: string | null;

@@ -1,4 +1,7 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,6 +174,23 @@ describe('guarded client: limits', () => {
     expect((await failure(c.request(good('/chunked'), { maxResponseBytes: 4096 }))).code).toBe('response_too_large');
     expect((await failure(c.request(good('/bomb')))).code).toBe('response_too_large');
     expect((await c.request(good('/big'))).body.length).toBe(5000); // under the client-wide cap
+  });
+
+  it('saves a body to a file (saveTo), decoded and under the same caps', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'guarded-save-'));
+    try {
+      routes.set('/gz', (_q, res) => {
+        res.writeHead(200, { 'content-encoding': 'gzip' });
+        res.end(zlib.gzipSync(Buffer.from('z'.repeat(20_000))));
+      });
+      const file = path.join(dir, 'body');
+      const res = await client().request(good('/gz'), { saveTo: file });
+      expect(res.body.length).toBe(0);
+      expect(fs.readFileSync(file, 'utf8')).toBe('z'.repeat(20_000));
+      expect((await failure(client().request(good('/gz'), { saveTo: file, maxResponseBytes: 10_000 }))).code).toBe('response_too_large');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('decodes gzip, deflate and brotli, and sends Accept-Encoding', async () => {

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { isForbiddenAddress, metadataOnly } from './address-policy.js';
 import { OutboundError } from './errors.js';
-import { BodyTooLarge, decodeText, readBody } from './response-body.js';
+import { BodyTooLarge, decodeText, readBody, writeBodyToFile } from './response-body.js';
 import { DEFAULT_RETRY_STATUSES, IDEMPOTENT_METHODS, delayFor } from './retry.js';
 import { forbiddenError, systemLookup, vettingLookup, type AddressPolicy, type LookupAll } from './vetting-lookup.js';
 
@@ -47,6 +47,8 @@ export interface OutboundRequestInit {
   retryNonIdempotent?: boolean;
   /** The caller gives up (an interrupted agent run): fails with code `aborted`, never retried. */
   signal?: AbortSignal;
+  /** Write the (decoded, capped) body of the final response to this file instead of memory; `body` is then empty. */
+  saveTo?: string;
 }
 
 export interface OutboundResponse {
@@ -101,7 +103,7 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
   });
 
   /** One request/response exchange, body read. Literal IPs are vetted here, names by the lookup. */
-  async function exchange(url: URL, method: string, headers: Record<string, string>, body: Buffer | null, limit: number, signal: AbortSignal): Promise<OutboundResponse> {
+  async function exchange(url: URL, method: string, headers: Record<string, string>, body: Buffer | null, limit: number, signal: AbortSignal, saveTo?: string): Promise<OutboundResponse> {
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     if (net.isIP(host)) {
       const reason = policy(host);
@@ -117,7 +119,9 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
     try {
       const declared = Number(flat['content-length']);
       if (method !== 'HEAD' && Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
-      const data = method === 'HEAD' ? Buffer.alloc(0) : await readBody(res.body, flat['content-encoding'], limit, signal);
+      // A redirect's own body is never saved: only the response the caller gets.
+      const save = saveTo && !(REDIRECTS.has(res.statusCode) && flat.location !== undefined) ? saveTo : null;
+      const data = method === 'HEAD' ? Buffer.alloc(0) : save ? await writeBodyToFile(res.body, flat['content-encoding'], limit, signal, save).then(() => Buffer.alloc(0)) : await readBody(res.body, flat['content-encoding'], limit, signal);
       return {
         status: res.statusCode,
         headers: flat,
@@ -144,7 +148,7 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
     let body = init.body === undefined ? null : Buffer.from(init.body);
     let [url, headers] = withUrlCredentials(start, baseHeaders);
     for (let hop = 0; ; hop++) {
-      const res = await exchange(url, method, headers, body, limit, signal);
+      const res = await exchange(url, method, headers, body, limit, signal, init.saveTo);
       const location = res.headers.location;
       if (!REDIRECTS.has(res.status) || location === undefined) return res;
       if (hop >= maxRedirects) throw new OutboundError('too_many_redirects', `More than ${maxRedirects} redirects from ${start.host}`, safeUrl(start));

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
@@ -27,6 +28,21 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
   });
   await pipeline([body, counter(limit), ...decoders(contentEncoding), sink], { signal });
   return Buffer.concat(chunks);
+}
+
+/**
+ * The same, written to a file instead of memory (large downloads read afterwards as a stream:
+ * OSV's all.zip). The caps are the same; the caller owns the file and deletes it.
+ */
+export async function writeBodyToFile(body: Readable, contentEncoding: string | undefined, limit: number, signal: AbortSignal, file: string): Promise<void> {
+  let decoded = 0;
+  const cap = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      decoded += chunk.length;
+      cb(decoded > limit ? new BodyTooLarge() : null, chunk);
+    },
+  });
+  await pipeline([body, counter(limit), ...decoders(contentEncoding), cap, fs.createWriteStream(file)], { signal });
 }
 
 function counter(limit: number): Transform {

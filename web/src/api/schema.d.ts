@@ -16626,7 +16626,7 @@ export interface paths {
         put?: never;
         /**
          * Create a custom intel source (RSS/Atom/JSON Feed, MISP, MISP feed or TAXII 2.1)
-         * @description kind `rss` needs `feedUrl`. kind `api` needs `serverUrl` and `apiType`: `misp` (MISP REST API base URL, with `apiKey`), `misp_feed` (the directory holding `manifest.json`), `osv` (a zip of OSV records as OSV's per-ecosystem all.zip, a JSON array or NDJSON), `cisa_kev` (the CISA KEV catalog JSON), `epss` (the EPSS scores CSV, gzip or plain), `nvd` (an NVD CVE API 2.0 URL or file; `apiKey` as NVD's apiKey header), `taxii` (discovery URL, API root or collection URL; optional `collectionId`; `apiKey` as bearer token, or `authType: "basic"` with `username` and `apiKey` as password). `apiKey` is write-only. Defaults: `enabled` true, `scheduleCron` every 30 min (rss) or hourly (api), `maxEntries` 200.
+         * @description kind `rss` needs `feedUrl`. kind `api` needs `serverUrl` and `apiType`: `misp` (MISP REST API base URL, with `apiKey`), `misp_feed` (the directory holding `manifest.json`), `osv` (a zip of OSV records as OSV's per-ecosystem all.zip, a JSON array or NDJSON), `cisa_kev` (the CISA KEV catalog JSON), `epss` (the EPSS scores CSV, gzip or plain), `nvd` (an NVD CVE API 2.0 URL or file; `apiKey` as NVD's apiKey header), `csaf` (a CSAF 2.0 provider's provider-metadata.json, a ROLIE feed or one CSAF document; `apiKey` as bearer token), `taxii` (discovery URL, API root or collection URL; optional `collectionId`; `apiKey` as bearer token, or `authType: "basic"` with `username` and `apiKey` as password). `apiKey` is write-only. Defaults: `enabled` true, `scheduleCron` every 30 min (rss) or hourly (api), `maxEntries` 200.
          */
         post: {
             parameters: {
@@ -16641,7 +16641,7 @@ export interface paths {
                         /** @description Write-only credential (MISP key, TAXII token or password) */
                         apiKey?: string;
                         /** @enum {string} */
-                        apiType?: "misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd";
+                        apiType?: "misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd" | "csaf";
                         /**
                          * @description taxii and misp_feed: `bearer` (default when apiKey is set) or `basic` (with username); misp: always its Authorization key
                          * @enum {string}
@@ -16655,6 +16655,7 @@ export interface paths {
                         feedUrl?: string;
                         /** @enum {string} */
                         kind: "rss" | "api";
+                        /** @description Entries read per sync: at most 10000 (10000000 for apiType osv, whose export is streamed; osv defaults to that, every record) */
                         maxEntries?: number;
                         name: string;
                         scheduleCron?: string;
@@ -16851,7 +16852,7 @@ export interface paths {
                         /** @description Write-only credential (MISP key, TAXII token or password) */
                         apiKey?: string;
                         /** @enum {string} */
-                        apiType?: "misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd";
+                        apiType?: "misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd" | "csaf";
                         /**
                          * @description taxii and misp_feed: `bearer` (default when apiKey is set) or `basic` (with username); misp: always its Authorization key
                          * @enum {string}
@@ -16863,6 +16864,7 @@ export interface paths {
                         enabled?: boolean;
                         /** Format: uri */
                         feedUrl?: string;
+                        /** @description Entries read per sync: at most 10000 (10000000 for apiType osv, whose export is streamed; osv defaults to that, every record) */
                         maxEntries?: number;
                         name?: string;
                         scheduleCron?: string;
@@ -21109,8 +21111,8 @@ export interface components {
             version: number;
         };
         IntelSource: {
-            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON), `cisa_kev` (CISA's Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST's EPSS scores CSV, gzip or plain: scores on threats, no items), `nvd` (NVD CVE API 2.0 JSON) */
-            apiType: ("misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd") | null;
+            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON), `cisa_kev` (CISA's Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST's EPSS scores CSV, gzip or plain: scores on threats, no items), `nvd` (NVD CVE API 2.0 JSON), `csaf` (a CSAF 2.0 provider-metadata.json, ROLIE feed or document) */
+            apiType: ("misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd" | "csaf") | null;
             authType: ("bearer" | "basic" | "header") | null;
             /** @description TAXII collection to read; null = every readable collection */
             collectionId: string | null;
@@ -21146,8 +21148,8 @@ export interface components {
             updatedAt: string;
         };
         IntelSourceInput: {
-            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON), `cisa_kev` (CISA's Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST's EPSS scores CSV, gzip or plain: scores on threats, no items), `nvd` (NVD CVE API 2.0 JSON) */
-            apiType: ("misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd") | null;
+            /** @description For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV's all.zip, a JSON array or NDJSON), `cisa_kev` (CISA's Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST's EPSS scores CSV, gzip or plain: scores on threats, no items), `nvd` (NVD CVE API 2.0 JSON), `csaf` (a CSAF 2.0 provider-metadata.json, ROLIE feed or document) */
+            apiType: ("misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd" | "csaf") | null;
             authType: ("bearer" | "basic" | "header") | null;
             /** @description TAXII collection to read; null = every readable collection */
             collectionId: string | null;

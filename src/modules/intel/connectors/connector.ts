@@ -3,20 +3,22 @@ import type { EpssScores } from './epss/epss.fns.js';
 
 /**
  * One interface for every kind of source: fetch → entries. A connector reads everything it
- * will return before returning (nothing partial is stored), respects maxEntries, and throws
+ * will return before returning (nothing partial is stored) — except `batches`, read while
+ * stored (a failure part-way leaves the batches stored and the state unchanged, so the retry
+ * reads them again and finds them unchanged) — respects maxEntries, and throws
  * a ConnectorError (or OutboundError/ConnectorParseError) whose message a person can act on.
  */
 export interface HttpClient {
   request(
     url: string,
-    init?: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number; maxResponseBytes?: number; signal?: AbortSignal },
+    init?: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number; maxResponseBytes?: number; signal?: AbortSignal; saveTo?: string },
   ): Promise<{ status: number; headers: Record<string, string>; url: string; body: Buffer; text(): string; json<T = unknown>(): T }>;
 }
 
 export interface SourceConfig {
   displayName: string;
   kind: 'rss' | 'api';
-  apiType: 'misp' | 'misp_feed' | 'taxii' | 'osv' | 'cisa_kev' | 'epss' | 'nvd' | null;
+  apiType: 'misp' | 'misp_feed' | 'taxii' | 'osv' | 'cisa_kev' | 'epss' | 'nvd' | 'csaf' | null;
   feedUrl: string | null;
   serverUrl: string | null;
   collectionId: string | null;
@@ -42,6 +44,13 @@ export interface FetchResult {
   etag?: string | null;
   lastModified?: string | null;
   cursor?: Record<string, unknown>;
+  /**
+   * Entries read one batch at a time after `entries` (OSV's export, hundreds of thousands of
+   * records): the sync stores each batch before reading the next, so memory stays flat.
+   */
+  batches?: AsyncIterable<IntelEntry[]>;
+  /** Called by the sync once it is done with the result, whatever the outcome (deletes a download). */
+  dispose?: () => Promise<void>;
 }
 
 export interface Connector {

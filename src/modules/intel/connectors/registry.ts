@@ -7,6 +7,7 @@ import { osvConnector } from './osv/osv.connector.js';
 import { kevConnector } from './kev/kev.connector.js';
 import { epssConnector } from './epss/epss.connector.js';
 import { nvdConnector } from './nvd/nvd.connector.js';
+import { csafConnector } from './csaf/csaf.connector.js';
 
 /** The connector that fetches a source of this kind (loaded lazily by the sync job: sync.jobs.ts). */
 export function connectorFor(source: Pick<SourceConfig, 'kind' | 'apiType'>): Connector {
@@ -26,6 +27,8 @@ export function connectorFor(source: Pick<SourceConfig, 'kind' | 'apiType'>): Co
       return epssConnector;
     case 'nvd':
       return nvdConnector;
+    case 'csaf':
+      return csafConnector;
     default:
       throw new ConnectorError(`Unsupported apiType ${String(source.apiType)}`);
   }

@@ -52,7 +52,7 @@ export class ConnectorParseError extends Error {}
  * entry still goes through the pipeline like any other text.
  */
 export interface VulnerabilityRecord {
-  format: 'osv' | 'cisa_kev' | 'nvd';
+  format: 'osv' | 'cisa_kev' | 'nvd' | 'csaf';
   /** The record's own id (GHSA-…, PYSEC-…, GO-…, CVE-…). */
   id: string;
   /** Other ids of the same vulnerability (CVE ↔ GHSA ↔ PYSEC). */
@@ -80,4 +80,12 @@ export interface AffectedPackage {
   ranges: Array<{ type: 'SEMVER' | 'ECOSYSTEM'; events: Array<{ introduced?: string; fixed?: string; last_affected?: string; limit?: string }> }>;
   /** Versions listed one by one as affected. */
   versions: string[];
+  /** CSAF products identified by CPE only: `cpe:2.3:<part>:<vendor>:<product>` (purl is null). */
+  cpe?: string | null;
+  /**
+   * CSAF: versions the document says are fixed / not affected. When present the lists are not
+   * exhaustive: a version neither affected, fixed nor covered by a fix on its line is `unknown`.
+   */
+  fixed?: string[];
+  unaffected?: string[];
 }

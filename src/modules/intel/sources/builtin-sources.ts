@@ -9,7 +9,7 @@ export interface BuiltinSource {
   displayName: string;
   description: string;
   kind: 'rss' | 'api';
-  apiType?: 'misp' | 'misp_feed' | 'taxii' | 'osv' | 'cisa_kev' | 'epss' | 'nvd';
+  apiType?: 'misp' | 'misp_feed' | 'taxii' | 'osv' | 'cisa_kev' | 'epss' | 'nvd' | 'csaf';
   feedUrl?: string;
   serverUrl?: string;
   collectionId?: string;

@@ -13,7 +13,7 @@ export interface SourceView {
   displayName: string;
   description: string;
   kind: 'rss' | 'api';
-  apiType: 'misp' | 'misp_feed' | 'taxii' | 'osv' | 'cisa_kev' | 'epss' | 'nvd' | null;
+  apiType: 'misp' | 'misp_feed' | 'taxii' | 'osv' | 'cisa_kev' | 'epss' | 'nvd' | 'csaf' | null;
   feedUrl: string | null;
   serverUrl: string | null;
   collectionId: string | null;

@@ -24,7 +24,7 @@ export const SourceSchema = z
     displayName: z.string(),
     description: z.string(),
     kind: z.enum(['rss', 'api']),
-    apiType: z.enum(['misp', 'misp_feed', 'taxii', 'osv', 'cisa_kev', 'epss', 'nvd']).nullable().describe('For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV\'s all.zip, a JSON array or NDJSON), `cisa_kev` (CISA\'s Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST\'s EPSS scores CSV, gzip or plain: scores on threats, no items), `nvd` (NVD CVE API 2.0 JSON)'),
+    apiType: z.enum(['misp', 'misp_feed', 'taxii', 'osv', 'cisa_kev', 'epss', 'nvd', 'csaf']).nullable().describe('For kind `api`: `misp` (MISP REST API), `misp_feed` (static MISP feed directory), `taxii` (TAXII 2.1), `osv` (OSV records: a zip as OSV\'s all.zip, a JSON array or NDJSON), `cisa_kev` (CISA\'s Known Exploited Vulnerabilities catalog JSON), `epss` (FIRST\'s EPSS scores CSV, gzip or plain: scores on threats, no items), `nvd` (NVD CVE API 2.0 JSON), `csaf` (a CSAF 2.0 provider-metadata.json, ROLIE feed or document)'),
     isBuiltIn: z.boolean(),
     feedUrl: z.string().nullable(),
     serverUrl: z.string().nullable(),
@@ -65,20 +65,24 @@ const cron = z
     }
   }, 'must be a 5-field cron expression, e.g. "*/30 * * * *"');
 
+/** The cap of maxEntries: sources read into memory, and OSV, whose export is streamed (docs/hunt.md). */
+export const MAX_ENTRIES = 10_000;
+export const MAX_ENTRIES_STREAMED = 10_000_000;
+
 const sourceFields = {
   name: z.string().trim().min(1).max(255),
   displayName: z.string().trim().min(1).max(255).optional(),
   description: z.string().max(2000).optional(),
   feedUrl: httpUrl.optional(),
   serverUrl: httpUrl.optional(),
-  apiType: z.enum(['misp', 'misp_feed', 'taxii', 'osv', 'cisa_kev', 'epss', 'nvd']).optional(),
+  apiType: z.enum(['misp', 'misp_feed', 'taxii', 'osv', 'cisa_kev', 'epss', 'nvd', 'csaf']).optional(),
   collectionId: z.string().trim().min(1).max(255).optional(),
   authType: z.enum(['bearer', 'basic', 'header']).optional().describe('taxii and misp_feed: `bearer` (default when apiKey is set) or `basic` (with username); misp: always its Authorization key'),
   username: z.string().min(1).max(255).optional(),
   apiKey: z.string().min(1).max(4096).optional().describe('Write-only credential (MISP key, TAXII token or password)'),
   enabled: z.boolean().optional(),
   scheduleCron: cron.optional(),
-  maxEntries: z.number().int().min(1).max(10_000).optional(),
+  maxEntries: z.number().int().min(1).max(MAX_ENTRIES_STREAMED).optional().describe(`Entries read per sync: at most ${MAX_ENTRIES} (${MAX_ENTRIES_STREAMED} for apiType osv, whose export is streamed; osv defaults to that, every record)`),
 };
 
 export const CreateSourceBody = z
@@ -91,11 +95,12 @@ export const CreateSourceBody = z
       }
     } else {
       if (!b.serverUrl) ctx.addIssue({ code: 'custom', path: ['serverUrl'], message: 'serverUrl is required for kind "api"' });
-      if (!b.apiType) ctx.addIssue({ code: 'custom', path: ['apiType'], message: 'apiType is required for kind "api" (misp, misp_feed, taxii, osv, cisa_kev, epss or nvd)' });
+      if (!b.apiType) ctx.addIssue({ code: 'custom', path: ['apiType'], message: 'apiType is required for kind "api" (misp, misp_feed, taxii, osv, cisa_kev, epss, nvd or csaf)' });
       if (b.feedUrl !== undefined) ctx.addIssue({ code: 'custom', path: ['feedUrl'], message: 'feedUrl applies to kind "rss" only' });
       if (b.apiType === 'misp' && !b.apiKey) ctx.addIssue({ code: 'custom', path: ['apiKey'], message: 'apiKey (the MISP automation key) is required for apiType "misp"' });
       if (b.authType === 'basic' && !b.username) ctx.addIssue({ code: 'custom', path: ['username'], message: 'username is required when authType is "basic"' });
     }
+    if (b.maxEntries !== undefined && b.maxEntries > MAX_ENTRIES && b.apiType !== 'osv') ctx.addIssue({ code: 'custom', path: ['maxEntries'], message: `must be at most ${MAX_ENTRIES} (only apiType "osv", streamed, reads up to ${MAX_ENTRIES_STREAMED})` });
   });
 export type CreateSourceInput = z.infer<typeof CreateSourceBody>;
 

@@ -10,6 +10,7 @@ import { iso } from '../../../platform/time.js';
 import { syncSourceJob } from './sync.job-def.js';
 import { defaultSubscription, findSourceView, insertSource, listSourceViews, updateSource, upsertSubscription, type SourceView } from './sources.repo.js';
 import type { CreateSourceInput, CustomFeedDto, SourceDto, UpdateSourceInput } from './sources.schemas.js';
+import { MAX_ENTRIES, MAX_ENTRIES_STREAMED } from './sources.schemas.js';
 
 const DEFAULT_CRON = { rss: '*/30 * * * *', api: '15 * * * *' } as const;
 const DEFAULT_MAX_ENTRIES = 200;
@@ -152,7 +153,7 @@ export function createSourcesService(deps: { db: Database; secrets: SecretBox })
           apiKeyCiphertext: input.apiKey ? secrets.encrypt(input.apiKey) : null,
           sourceEnabled: input.enabled ?? true,
           scheduleCron: input.scheduleCron ?? DEFAULT_CRON[input.kind],
-          maxEntries: input.maxEntries ?? DEFAULT_MAX_ENTRIES,
+          maxEntries: input.maxEntries ?? (input.apiType === 'osv' ? MAX_ENTRIES_STREAMED : DEFAULT_MAX_ENTRIES),
           createdBy: ctx.actor.userId,
           createdAt: now,
           updatedAt: now,
@@ -240,6 +241,9 @@ function validateKindFields(view: SourceView, input: UpdateSourceInput): void {
       : (['feedUrl'] as const).filter((f) => input[f] !== undefined);
   if (wrong.length) {
     throw new ValidationError(wrong.map((f) => ({ path: f, message: `does not apply to a source of kind "${view.kind}"`, code: 'custom', location: 'body' as const })));
+  }
+  if (input.maxEntries !== undefined && input.maxEntries > MAX_ENTRIES && (input.apiType ?? view.apiType) !== 'osv') {
+    throw new ValidationError([{ path: 'maxEntries', message: `must be at most ${MAX_ENTRIES} (only apiType "osv", streamed, reads up to ${MAX_ENTRIES_STREAMED})`, code: 'custom', location: 'body' }]);
   }
 }
 

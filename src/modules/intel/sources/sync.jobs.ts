@@ -47,6 +47,8 @@ export function userMessage(err: unknown): string {
 const STORE_CHUNK = 250;
 /** Chunks written at once (each its own transaction and connection), beside the enrichment of the next. */
 const WRITES_IN_FLIGHT = 2;
+/** A streamed sync logs (and records on its job) its counts every this many entries. */
+const PROGRESS_EVERY = 10_000;
 
 /**
  * Sync one source for one organization. Everything is fetched and parsed first, then enriched
@@ -91,32 +93,50 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
       const target = { organizationId: job.organizationId, sourceId: source.id, sourceLabel: source.displayName };
       const log = ctx.logger.child({ sourceId: source.id, organizationId: job.organizationId });
       const writes = new Set<Promise<void>>();
+      let dispose: (() => Promise<void>) | undefined;
       try {
         // Every request of the connector carries the job's signal: a worker shutting down cuts a slow
         // download or a retry backoff short instead of waiting for it (the job is retried later).
         const http: HttpClient = { request: (url, init) => deps.http.request(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, ctx.signal]) : ctx.signal }) };
         const result = await (await connectorFor(config)).fetch(config, { etag: state?.etag ?? null, lastModified: state?.lastModified ?? null, cursor: state?.cursor ?? {} }, http);
-        const entries = uniqueByExternalId(result.entries);
-        const stats = { fetched: result.entries.length, created: 0, updated: 0, unchanged: 0 };
-        const known = await knownItems(db, target, entries);
+        dispose = result.dispose;
+        const stats = { fetched: 0, created: 0, updated: 0, unchanged: 0 };
         // ATT&CK objects refresh the catalog first, so every item of the sync can use the names.
-        if (source.builtinKey === MITRE_SOURCE_KEY) await refreshAttackCatalog(db, entries.map((e) => e.raw));
+        if (source.builtinKey === MITRE_SOURCE_KEY) await refreshAttackCatalog(db, result.entries.map((e) => e.raw));
         const catalog = await loadAttackCatalog(db);
         const onError = (entry: IntelEntry, err: unknown) => log.warn({ err, externalId: entry.externalId }, 'entry could not be enriched; stored for the enrichment job');
 
-        // Chunk k + 1 is enriched while chunk k is written; at most WRITES_IN_FLIGHT writes at once.
-        for (let from = 0; from < entries.length; from += STORE_CHUNK) {
-          const chunk = await prepareEntries(entries.slice(from, from + STORE_CHUNK), known, catalog, new Date(), onError);
-          if (writes.size >= WRITES_IN_FLIGHT) await Promise.race(writes); // a failed write ends the sync here
-          const write = db.transaction().execute(async (tx) => {
-            const stored = await writePrepared(tx, target, chunk);
-            stats.created += stored.created;
-            stats.updated += stored.updated;
-            stats.unchanged += stored.unchanged;
-            if (deps.enqueueEnrichment && stored.unenrichedIds.length) await deps.enqueueEnrichment(tx, stored.unenrichedIds);
-          });
-          writes.add(write);
-          write.then(() => writes.delete(write), () => {}); // a rejection is seen by the race above or the all below
+        const store = async (batch: IntelEntry[]) => {
+          const entries = uniqueByExternalId(batch);
+          stats.fetched += batch.length;
+          const known = await knownItems(db, target, entries);
+          // Chunk k + 1 is enriched while chunk k is written; at most WRITES_IN_FLIGHT writes at once.
+          for (let from = 0; from < entries.length; from += STORE_CHUNK) {
+            const chunk = await prepareEntries(entries.slice(from, from + STORE_CHUNK), known, catalog, new Date(), onError);
+            if (writes.size >= WRITES_IN_FLIGHT) await Promise.race(writes); // a failed write ends the sync here
+            const write = db.transaction().execute(async (tx) => {
+              const stored = await writePrepared(tx, target, chunk);
+              stats.created += stored.created;
+              stats.updated += stored.updated;
+              stats.unchanged += stored.unchanged;
+              if (deps.enqueueEnrichment && stored.unenrichedIds.length) await deps.enqueueEnrichment(tx, stored.unenrichedIds);
+            });
+            writes.add(write);
+            write.then(() => writes.delete(write), () => {}); // a rejection is seen by the race above or the all below
+          }
+        };
+        await store(result.entries);
+        if (result.batches) {
+          // A streamed source (OSV's export): batch by batch, progress logged and kept on the job.
+          let reported = 0;
+          for await (const batch of result.batches) {
+            await store(batch);
+            if (stats.fetched - reported >= PROGRESS_EVERY) {
+              reported = stats.fetched;
+              log.info({ ...stats }, 'source sync progress');
+              await db.updateTable('intelSyncJobs').set({ stats: JSON.stringify({ ...stats, inProgress: true }), updatedAt: new Date() }).where('id', '=', syncJobId).execute();
+            }
+          }
         }
         await Promise.all(writes);
         if (result.scores) Object.assign(stats, { scores: await db.transaction().execute((tx) => writeEpssScores(tx, job.organizationId, result.scores!)) });
@@ -146,6 +166,8 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
         // The message, not the error object: its text and stack can carry the URL's credentials.
         log.warn({ errorName: err instanceof Error ? err.name : typeof err, retry, attempt: ctx.attempt }, `source sync failed: ${message}`);
         if (retry) throw err;
+      } finally {
+        await dispose?.().catch((err) => log.warn({ err }, 'could not delete the sync\'s download'));
       }
     },
   });

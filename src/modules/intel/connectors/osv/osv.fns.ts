@@ -8,33 +8,48 @@ import { ConnectorParseError, type AffectedPackage, type IntelEntry, type Vulner
  * a PYSEC aliasing one CVE) become one threat in hunt, keyed by the CVE. Pure, no I/O.
  */
 
+export const isZip = (head: Buffer) => head.length >= 4 && head.readUInt32LE(0) === 0x04034b50;
+
+/**
+ * A streaming reader of a zip of OSV JSON files: push the zip's bytes in any chunks, each
+ * `.json` member is inflated on its own and handed over as a parsed record. Memory holds one
+ * chunk and one record, never the export (npm's all.zip is ~1 GB uncompressed).
+ */
+export function osvZipReader(onRecord: (record: unknown) => void): { push(chunk: Uint8Array, final: boolean): void } {
+  const unzip = new Unzip();
+  unzip.register(UnzipInflate);
+  let failure: Error | null = null;
+  unzip.onfile = (file) => {
+    if (!file.name.toLowerCase().endsWith('.json')) return;
+    const chunks: Uint8Array[] = [];
+    file.ondata = (err, data, final) => {
+      if (err) failure ??= err;
+      else chunks.push(data);
+      if (final && !err) onRecord(parseJson(Buffer.concat(chunks).toString('utf8'), file.name));
+    };
+    file.start();
+  };
+  return {
+    push(chunk, final) {
+      try {
+        unzip.push(chunk, final);
+      } catch (err) {
+        if (err instanceof ConnectorParseError) throw err;
+        failure ??= err as Error;
+      }
+      // A record's own parse error can come back through fflate's callback: said as it is.
+      if (failure) throw failure instanceof ConnectorParseError ? failure : new ConnectorParseError(`The OSV zip could not be read: ${failure.message}`);
+    },
+  };
+}
+
 /**
  * Each record of a zip of OSV JSON files (OSV's per-ecosystem `all.zip`), a JSON array, one
- * record, or NDJSON. A zip is inflated one file at a time: memory holds the download and one
- * record, never the whole export uncompressed (npm's is ~1 GB).
+ * record, or NDJSON, held in memory (tests, small documents; a sync streams from a file).
  */
 export function forEachOsvRecord(body: Buffer, onRecord: (record: unknown) => void): void {
-  if (body.length >= 4 && body.readUInt32LE(0) === 0x04034b50) {
-    const unzip = new Unzip();
-    unzip.register(UnzipInflate);
-    let failure: Error | null = null;
-    unzip.onfile = (file) => {
-      if (!file.name.toLowerCase().endsWith('.json')) return;
-      const chunks: Uint8Array[] = [];
-      file.ondata = (err, data, final) => {
-        if (err) failure ??= err;
-        else chunks.push(data);
-        if (final && !err) onRecord(parseJson(Buffer.concat(chunks).toString('utf8'), file.name));
-      };
-      file.start();
-    };
-    try {
-      unzip.push(new Uint8Array(body.buffer, body.byteOffset, body.length), true);
-    } catch (err) {
-      if (err instanceof ConnectorParseError) throw err;
-      failure ??= err as Error;
-    }
-    if (failure) throw new ConnectorParseError(`The OSV zip could not be read: ${failure.message}`);
+  if (isZip(body)) {
+    osvZipReader(onRecord).push(new Uint8Array(body.buffer, body.byteOffset, body.length), true);
     return;
   }
   const text = body.toString('utf8').replace(/^\uFEFF/, '').trim();
@@ -64,7 +79,7 @@ export function parseOsvDocument(body: Buffer): unknown[] {
   return out;
 }
 
-function parseJson(text: string, where: string): unknown {
+export function parseJson(text: string, where: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -1,0 +1,183 @@
+/**
+ * Hunt on structured data at scale (issue 28 §4): an OSV export of 200,000 records (a zip laid
+ * out as OSV's all.zip, served by a local HTTP server) synced through the real sync job — the
+ * guarded client saves it to a temporary file, records are streamed and stored in batches — and
+ * 50,000 SBOM components (CycloneDX, imported through POST /api/assets/import) matched against
+ * them by the hunt's intel pass: one threat per vulnerability, each assessed against the
+ * packages its records name. Target: sync + threats + matching < 60 s; the Node heap and RSS
+ * are sampled during the sync (flat while streaming).
+ *
+ * Records: 20,000 npm packages (`bench-pkg-N`), 10 advisories each, two SEMVER ranges, a CVE
+ * alias, summary and details of a real record's length. The SBOMs: 50 assets × 1,000
+ * components, each package's version inside a range for 1 in 3.
+ *
+ * Knobs: BENCH_OSV_RECORDS (200,000; quick 5,000), BENCH_OSV_COMPONENTS (50,000; quick 2,000).
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Zip, ZipDeflate, strToU8 } from 'fflate';
+import pino from 'pino';
+import { sql } from 'kysely';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createAuthenticator } from '../src/platform/auth/authenticator.js';
+import { createSecretBox } from '../src/platform/secrets.js';
+import { createGuardedClient } from '../src/platform/outbound/index.js';
+import { createOrganization } from '../src/modules/organizations/organizations.service.js';
+import { createSyncSourceJob } from '../src/modules/intel/sources/sync.jobs.js';
+import { requestSync } from '../src/modules/intel/sources/sources.service.js';
+import { syncThreatsFromIntel } from '../src/modules/hunt/index.js';
+import { startBenchDatabase } from './support/db.js';
+import { cpuSeconds } from './support/cpu.js';
+import { postmasterPid } from './support/http-measure.js';
+import { envNumber, onCleanup, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
+
+const PACKAGES = 20_000;
+const ASSETS = 50; // 1,000 components per SBOM: each import stays under the 1 MB request body limit
+const DETAILS = 'A remote attacker can send a crafted request that makes the parser allocate memory without bound, which exhausts the process and denies service to every other client. Upgrade to the fixed version; there is no workaround. '.repeat(3);
+
+function record(i: number): Record<string, unknown> {
+  const pkg = `bench-pkg-${i % PACKAGES}`;
+  const major = 1 + (i % 7);
+  return {
+    schema_version: '1.6.0', id: `GHSA-bnch-${i.toString(36).padStart(4, '0')}-osv0`, modified: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(), published: '2025-06-01T00:00:00Z',
+    aliases: [`CVE-2026-${100000 + i}`], summary: `Unbounded allocation in ${pkg}`, details: DETAILS,
+    severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:H' }],
+    affected: [{ package: { ecosystem: 'npm', name: pkg, purl: `pkg:npm/${pkg}` }, ranges: [{ type: 'SEMVER', events: [{ introduced: `${major}.0.0` }, { fixed: `${major}.4.${i % 10}` }] }, { type: 'SEMVER', events: [{ introduced: `${major + 1}.0.0` }, { fixed: `${major + 1}.1.0` }] }], database_specific: { source: 'bench' } }],
+    references: [{ type: 'ADVISORY', url: `https://github.com/advisories/GHSA-bnch-${i}` }],
+    database_specific: { severity: 'HIGH', cwe_ids: ['CWE-770'], github_reviewed: true },
+  };
+}
+
+/** The export written as a zip file (streamed: the harness never holds it either). */
+async function writeExport(file: string, records: number): Promise<void> {
+  const out = fs.createWriteStream(file);
+  const zip = new Zip((err, data, final) => {
+    if (err) throw err;
+    out.write(data);
+    if (final) out.end();
+  });
+  for (let i = 0; i < records; i++) {
+    const f = new ZipDeflate(`${record(i).id}.json`, { level: 1 });
+    zip.add(f);
+    f.push(strToU8(JSON.stringify(record(i), null, 2)), true);
+    if (i % 2000 === 0) await new Promise((r) => setImmediate(r));
+  }
+  zip.end();
+  await new Promise<void>((resolve, reject) => out.on('finish', resolve).on('error', reject));
+}
+
+function sbom(asset: number, components: number) {
+  return {
+    bomFormat: 'CycloneDX', specVersion: '1.5', version: 1,
+    metadata: { component: { type: 'application', name: `service-${asset}`, version: '1.0.0' } },
+    components: Array.from({ length: components }, (_, k) => {
+      const n = (asset * components + k) % PACKAGES;
+      // 1 in 3 inside the first range of the package's records; the others on a later line.
+      const version = k % 3 === 0 ? `${1 + (n % 7)}.2.0` : `${9 + (k % 5)}.0.${k % 9}`;
+      const name = `bench-pkg-${n}`;
+      return { type: 'library', name, version, purl: `pkg:npm/${name}@${version}`, 'bom-ref': `${name}@${version}#${k}` };
+    }),
+  };
+}
+
+async function run(ctx: BenchContext): Promise<BenchOutcome> {
+  const records = Math.round(envNumber('BENCH_OSV_RECORDS', ctx.quick ? 5_000 : 200_000));
+  const components = Math.round(envNumber('BENCH_OSV_COMPONENTS', ctx.quick ? 2_000 : 50_000));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-bench-osv-'));
+  const removeDir = onCleanup(async () => fs.rmSync(dir, { recursive: true, force: true }));
+  const database = await startBenchDatabase('hunt-osv');
+  let app: FastifyInstance | null = null;
+  let server: http.Server | null = null;
+  try {
+    const file = path.join(dir, 'all.zip');
+    const tg = performance.now();
+    await writeExport(file, records);
+    ctx.log(`wrote ${records.toLocaleString('en')} OSV records (${(fs.statSync(file).size / 1e6).toFixed(0)} MB zip) in ${((performance.now() - tg) / 1000).toFixed(1)} s`);
+    server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/zip', etag: '"bench"' });
+      fs.createReadStream(file).pipe(res);
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/npm/all.zip`;
+
+    const org = await createOrganization(database.db, { name: 'Bench Org', adminEmail: 'bench@osv.test' });
+    const organizationId = org.organization.id;
+    const secrets = createSecretBox(randomBytes(32));
+    const config = loadConfig({ RAMPART_DATA_DIR: database.dataDir, LOG_LEVEL: 'silent', DATABASE_URL: database.connectionString, RAMPART_RATE_LIMIT_PER_MINUTE: '0', RAMPART_ALLOW_PRIVATE_NETWORKS: 'true' });
+    app = await buildApp({ config, database, logger: pino({ level: 'silent' }), authenticator: createAuthenticator(database.db), secrets });
+    const headers = { authorization: `Bearer ${org.apiKey.key}` };
+
+    const ti = performance.now();
+    const per = Math.ceil(components / ASSETS);
+    for (let a = 0; a < ASSETS; a++) {
+      const res = await app.inject({ method: 'POST', url: '/api/assets/import', headers, payload: { format: 'cyclonedx', content: sbom(a, Math.min(per, components - a * per)) } });
+      if (res.statusCode !== 200) throw new Error(`import: ${res.statusCode} ${res.body.slice(0, 300)}`);
+    }
+    const importS = (performance.now() - ti) / 1000;
+    ctx.log(`imported ${components.toLocaleString('en')} SBOM components on ${ASSETS} assets in ${importS.toFixed(1)} s`);
+    const created = await app.inject({ method: 'POST', url: '/sources', headers, payload: { kind: 'api', apiType: 'osv', name: 'OSV npm (bench)', serverUrl: url } });
+    if (created.statusCode !== 200) throw new Error(`source: ${created.statusCode} ${created.body}`);
+    await sql`ANALYZE`.execute(database.db);
+
+    const sync = createSyncSourceJob({ db: database.db, secrets, http: createGuardedClient({ allowPrivateNetworks: true, timeoutMs: 600_000 }), logger: pino({ level: 'silent' }) });
+    const syncJobId = await database.db.transaction().execute((tx) => requestSync(tx, organizationId, created.json().id, 'manual'));
+    const pgPid = postmasterPid(database.clusterDir);
+    global.gc?.();
+    const mem = { heap0: process.memoryUsage().heapUsed, heapMax: 0, rssMax: 0 };
+    const sampler = setInterval(() => {
+      const m = process.memoryUsage();
+      mem.heapMax = Math.max(mem.heapMax, m.heapUsed);
+      mem.rssMax = Math.max(mem.rssMax, m.rss);
+    }, 250);
+    const cpu0 = { node: process.cpuUsage(), pg: cpuSeconds(pgPid, true) };
+    const t0 = performance.now();
+    await sync.run({ syncJobId }, { jobId: 'bench', attempt: 1, maxAttempts: 1, logger: pino({ level: 'silent' }), signal: new AbortController().signal });
+    const t1 = performance.now();
+    clearInterval(sampler);
+    const job = await database.db.selectFrom('intelSyncJobs').selectAll().where('id', '=', syncJobId).executeTakeFirstOrThrow();
+    if (job.status !== 'succeeded') throw new Error(`sync ${job.status}: ${job.error}`);
+    ctx.log(`synced in ${((t1 - t0) / 1000).toFixed(1)} s: ${JSON.stringify(job.stats)}; heap ${(mem.heap0 / 1e6).toFixed(0)} → max ${(mem.heapMax / 1e6).toFixed(0)} MB, RSS max ${(mem.rssMax / 1e6).toFixed(0)} MB`);
+
+    // The hunt's intel pass, as the scheduler runs it, until every item is read.
+    let threats = 0;
+    for (;;) {
+      const r = await syncThreatsFromIntel(database.db, organizationId, { settledBefore: new Date() });
+      if (!r.created.length && !r.updated.length) break;
+      threats += r.created.length;
+    }
+    const t2 = performance.now();
+    const nodeCpu = process.cpuUsage(cpu0.node);
+    const pgCpu = cpuSeconds(pgPid, true);
+    const { rows: verdicts } = await sql<{ verdict: string; n: number }>`
+      SELECT m->>'verdict' AS verdict, count(*)::int AS n FROM hunt_threats t JOIN hunt_threat_runs r ON r.id = t.latest_run_id
+      CROSS JOIN LATERAL jsonb_array_elements(r.matches) m WHERE t.organization_id = ${organizationId} GROUP BY 1 ORDER BY 1`.execute(database.db);
+    const totalS = (t2 - t0) / 1000;
+    const cpuS = (nodeCpu.user + nodeCpu.system) / 1e6 + (pgCpu !== null && cpu0.pg !== null ? pgCpu - cpu0.pg : 0);
+    ctx.log(`threats ${threats} in ${((t2 - t1) / 1000).toFixed(1)} s; matches ${verdicts.map((v) => `${v.verdict}=${v.n}`).join(', ')}; CPU ${cpuS.toFixed(1)} s`);
+    return {
+      figures: [
+        { name: `OSV sync + threats + matching (${records.toLocaleString('en')} records × ${components.toLocaleString('en')} components)`, value: totalS, unit: 's', digits: 1, target: { value: 60, kind: 'max' } },
+        { name: '  of which the streamed sync', value: (t1 - t0) / 1000, unit: 's', digits: 1 },
+        { name: '  of which threats and matching', value: (t2 - t1) / 1000, unit: 's', digits: 1 },
+        { name: '  CPU (Node + PostgreSQL)', value: cpuS, unit: 's', digits: 1 },
+        { name: '  Node heap growth during the sync (max − start)', value: (mem.heapMax - mem.heap0) / 1e6, unit: 'MB', digits: 0 },
+      ],
+      notes: [`matches: ${verdicts.map((v) => `${v.verdict} ${v.n}`).join(', ')}`, `RSS max during the sync ${(mem.rssMax / 1e6).toFixed(0)} MB; SBOM import (not timed) ${importS.toFixed(1)} s`],
+      details: { records, components, threats, syncSeconds: (t1 - t0) / 1000, huntSeconds: (t2 - t1) / 1000, totalSeconds: totalS, cpuSeconds: cpuS, heapMaxMb: mem.heapMax / 1e6, rssMaxMb: mem.rssMax / 1e6, stats: job.stats, verdicts },
+    };
+  } finally {
+    await app?.close().catch(() => {});
+    await new Promise((r) => (server ? server.close(r) : r(null)));
+    await database.close();
+    await removeDir();
+  }
+}
+
+export const huntOsvBench: BenchDefinition = { name: 'hunt-osv', title: 'Hunt: streamed OSV sync and structured matching at scale', run };
