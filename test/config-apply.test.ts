@@ -93,6 +93,15 @@ describe('config apply', () => {
     expect(res.json().changes).toEqual([
       { action: 'update', kind: 'Agent', name: 'cloud-triage', diff: { systemPrompt: { from: 'You triage cloud findings.', to: 'You triage AWS findings.' } } },
     ]);
+    // …and exactly one new version of the agent, recorded as from code with the apply's source
+    // (the first apply made two: the agent, then its trigger's settings).
+    const agent = (await t.app.inject({ url: '/api/agents', headers: admin })).json().agents.find((a: { name: string }) => a.name === 'cloud-triage');
+    const versions = (await t.app.inject({ url: `/api/agents/${agent.id}/versions`, headers: admin })).json();
+    expect(versions.versions.map((v: { version: number; source: string; sourceRef: string | null }) => [v.version, v.source, v.sourceRef])).toEqual([
+      [3, 'code', 'commit-def'],
+      [2, 'code', 'commit-abc'],
+      [1, 'code', 'commit-abc'],
+    ]);
   });
 
   it('a secret change is an update that shows no value', async () => {

@@ -74,11 +74,6 @@ function jsonColumns(row: TriggerRow) {
   };
 }
 
-export async function agentExists(db: Queryable, organizationId: string, agentId: string): Promise<boolean> {
-  const row = await db.selectFrom('agents').select('id').where('organizationId', '=', organizationId).where('id', '=', agentId).executeTakeFirst();
-  return !!row;
-}
-
 export async function insertTriggerRow(db: Queryable, row: TriggerRow): Promise<void> {
   await db
     .insertInto('agentTriggers')

@@ -11,11 +11,10 @@ import { NotFoundError, ValidationError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
 import { nextCronRun } from '../../platform/cron.js';
 import { createsAlertByDefault } from '../alerts/index.js';
-import { appendAgentVersion, originOf } from '../agents/index.js';
+import { appendAgentVersion, findAgentRow, originOf } from '../agents/index.js';
 
 import type { WebhookSource } from './signatures.fns.js';
 import {
-  agentExists,
   deleteTriggerRow,
   findTriggerRow,
   insertTriggerRow,
@@ -49,7 +48,9 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
   /** Every write: intake's cached copy of the trigger goes when the transaction ends (intake-cache.ts). */
   const invalidate = (tx: Queryable, triggerId: string) => cache.invalidate(tx, triggerId.toLowerCase());
   // A saved trigger's settings are part of its agent's versions: a change appends the agent's next version (agents' appendAgentVersion).
-  const versionAgent = (tx: Queryable, ctx: RequestContext, agentId: string) => appendAgentVersion(tx, ctx.actor.organizationId, agentId, ctx.actor, originOf(ctx), triggerSettingsSql);
+  // A trigger change is a change of its agent: the agent's next version records the triggers' settings (from code when config apply made it).
+  const versionAgent = (tx: Queryable, ctx: RequestContext, agentId: string, opts?: WriteOptions) =>
+    appendAgentVersion(tx, ctx.actor.organizationId, agentId, ctx.actor, opts?.managed ? { source: 'code', sourceRef: opts.managed.source } : originOf(ctx), triggerSettingsSql);
 
   const webhookUrl = (source: string, id: string) => `${baseUrl}/api/trigger/${source}/${id}`;
 
@@ -83,7 +84,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
   }
 
   async function requireAgent(ctx: RequestContext, agentId: string, q: Database = db): Promise<void> {
-    if (!(await agentExists(q, ctx.actor.organizationId, agentId))) throw new NotFoundError('Agent');
+    if (!(await findAgentRow(q, ctx.actor.organizationId, agentId))) throw new NotFoundError('Agent');
   }
 
   return {
@@ -249,7 +250,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         };
         await updateTriggerRow(tx, row);
         await invalidate(tx, row.id);
-        await versionAgent(tx, ctx, agentId);
+        await versionAgent(tx, ctx, agentId, opts);
         await writeAudit(tx, ctx, {
           action: 'trigger.update',
           resourceType: 'agentTrigger',
@@ -274,7 +275,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         const row: TriggerRow = { ...existing, enabled, nextRunAt, updatedBy: ctx.actor.userId, updatedAt: now };
         await updateTriggerRow(tx, row);
         await invalidate(tx, row.id);
-        await versionAgent(tx, ctx, agentId);
+        await versionAgent(tx, ctx, agentId, opts);
         await writeAudit(tx, ctx, { action: 'trigger.status', resourceType: 'agentTrigger', resourceId: triggerId, metadata: { agentId, enabled } });
         return toDto(row);
       });
@@ -299,7 +300,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         assertEditable(existing, 'Trigger', existing.name, opts);
         if (!(await deleteTriggerRow(tx, ctx.actor.organizationId, agentId, triggerId))) throw new NotFoundError('Trigger');
         await invalidate(tx, triggerId);
-        await versionAgent(tx, ctx, agentId);
+        await versionAgent(tx, ctx, agentId, opts);
         await writeAudit(tx, ctx, { action: 'trigger.delete', resourceType: 'agentTrigger', resourceId: triggerId, metadata: { agentId } });
       });
       return { success: true };
@@ -357,6 +358,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
       if (existing) await updateTriggerRow(tx, row);
       else await insertTriggerRow(tx, row);
       await invalidate(tx, row.id);
+      await versionAgent(tx, ctx, agentId, opts);
       await writeAudit(tx, ctx, {
         action: existing ? 'trigger.update' : 'trigger.create',
         resourceType: 'agentTrigger',
