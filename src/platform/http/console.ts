@@ -82,7 +82,7 @@ function send(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheC
 export const CONSOLE_PATHS = [
   '/', '/sign-in', '/favicon.svg', '/assets/*',
   '/alerts', '/alerts/*', '/intel/*', '/agents', '/agents/*', '/destinations', '/destinations/*',
-  '/triage-routes', '/hunt', '/hunt/*', '/settings/*', '/insights', '/evaluations', '/evaluations/*',
+  '/triage-routes', '/hunt', '/hunt/*', '/settings/*', '/insights', '/evaluations', '/evaluations/*', '/coverage',
 ];
 
 export function registerConsole(app: FastifyInstance, opts: { dir?: string } = {}): void {
