@@ -21,7 +21,7 @@ export type { RoutingService } from './routing.service.js';
 export type { CodeDetectionsService } from './code-detections.service.js';
 export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, readPointer, type AlertFields, type AlertMapping } from './trigger-payload.fns.js';
 export { closedAlertsForCases, type ClosedAlertCase } from './alerts.readers.js';
-export { refusedStatusChange } from './alerts.fns.js';
+export { dispositionOf, refusedStatusChange } from './alerts.fns.js';
 export { detectionCountsByTechnique, detectionsForTechnique, type TechniqueDetections } from './code-detections.coverage.js';
 
 /** Event types this module records for output destinations (see docs/alerts.md). */

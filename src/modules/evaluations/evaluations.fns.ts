@@ -1,3 +1,5 @@
+import type { AlertStatus } from '../../platform/db/schema.js';
+import { dispositionOf } from '../alerts/index.js';
 import { DISPOSITIONS, type DispositionT, type SummaryDto } from './evaluations.schemas.js';
 
 /**
@@ -30,17 +32,9 @@ export function verdictOf(statusSet: string | null, structuredOutput: unknown): 
 }
 
 /** A closed alert's human disposition as a case label: a true positive is what should have been escalated. */
-export function labelOfClosedStatus(status: string): DispositionT | null {
-  switch (status) {
-    case 'closed_true_positive':
-      return 'escalate';
-    case 'closed_false_positive':
-      return 'false_positive';
-    case 'closed_benign':
-      return 'benign';
-    default:
-      return null;
-  }
+export function labelOfClosedStatus(status: AlertStatus): DispositionT | null {
+  const disposition = dispositionOf(status);
+  return disposition === 'true_positive' ? 'escalate' : disposition;
 }
 
 /** Nearest-rank percentile of `values` (null when empty). */
