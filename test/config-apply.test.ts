@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions } from './support/actors.js';
@@ -225,6 +226,30 @@ describe('config apply', () => {
     const res = await plan([doc('McpServer', 'inside', { url: 'http://169.254.169.254/mcp' })]);
     expect(res.statusCode).toBe(400);
     expect(res.json().issues).toMatchObject([{ path: 'documents.0.spec.url', code: 'forbidden_address' }]);
+  });
+
+  it('takes a code detection written as a SigmaHQ rule, mapped as the Sigma import maps it; re-applied, no changes', async () => {
+    const rule = readFileSync(new URL('./fixtures/sigma/proc_creation_win_hktl_mimikatz_command_line.yml', import.meta.url), 'utf8');
+    const docs = [doc('CodeDetection', 'mimikatz-cli', { sigma: rule })];
+    const applied = await apply(docs);
+    expect(applied.statusCode, applied.body).toBe(200);
+    expect(applied.json().changes).toMatchObject([{ action: 'create', kind: 'CodeDetection', name: 'mimikatz-cli' }]);
+    const list = (await t.app.inject({ url: '/api/code-detections', headers: admin })).json().codeDetections;
+    expect(list.find((d: { name: string }) => d.name === 'mimikatz-cli')).toMatchObject({
+      ruleId: 'a642964e-bead-4bed-8910-1bb4d63e3b4d',
+      severity: 'high',
+      status: 'test',
+      attackTechniques: ['T1003.001', 'T1003.002', 'T1003.004', 'T1003.005', 'T1003.006'],
+      attackTactics: ['credential-access'],
+      logTable: { source: 'windows', stream: 'process_creation' },
+      query: rule.trimEnd(),
+      managedBy: 'code',
+    });
+    expect((await plan(docs)).json().changes).toEqual([]);
+
+    const broken = await plan([doc('CodeDetection', 'no-rule', { sigma: 'title: x\nlogsource: {}\n' })]);
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json().issues).toMatchObject([{ path: 'documents.0.spec.sigma' }]);
   });
 
   it('rejects a bad document with the path of each problem', async () => {

@@ -17,6 +17,7 @@ export { alertsByDedupeKey, isOpenStatus, raiseAlertBySystem, reopenAlertBySyste
 export type { AlertDto } from './alerts.schemas.js';
 export { RouteCondition, RouteInput } from './routing.schemas.js';
 export { CodeDetectionInput } from './code-detections.schemas.js';
+export { sigmaDetectionOf } from './sigma-import.fns.js';
 export type { RoutingService } from './routing.service.js';
 export type { CodeDetectionsService } from './code-detections.service.js';
 export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, readPointer, type AlertFields, type AlertMapping } from './trigger-payload.fns.js';

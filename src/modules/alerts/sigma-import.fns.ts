@@ -161,3 +161,17 @@ export function parseSigmaRules(content: string, vocab: Vocabulary): ParsedRule[
   }
   return out;
 }
+
+/**
+ * One Sigma rule as a detection's fields, for `rampart apply`'s `CodeDetection` documents written
+ * as `spec: { sigma: <the rule> }`: the same mapping as the import, with technique ids and tactic
+ * names checked by form here and against the ATT&CK catalog when the detection is written (a
+ * technique the catalog does not know fails the apply, where the import would leave it out with
+ * a warning: a document is exact, an import is best effort).
+ */
+export function sigmaDetectionOf(content: string, tactics: ReadonlySet<string>): { detection: SigmaDetection } | { error: string } {
+  const rules = parseSigmaRules(content, { isTechnique: (id) => /^T\d{4}(\.\d{3})?$/.test(id), isTactic: (t) => tactics.has(t) });
+  if (rules.length !== 1) return { error: `one Sigma rule per CodeDetection document (found ${rules.length})` };
+  const rule = rules[0]!;
+  return rule.detection ? { detection: rule.detection } : { error: rule.error ?? 'not a valid Sigma rule' };
+}

@@ -50,6 +50,11 @@ export const McpServerSpec = McpServerInput.omit({ name: true });
 /** A code detection: the API's fields; the name comes from `metadata.name`. */
 export const CodeDetectionSpec = z.strictObject(CodeDetectionInput.omit({ name: true }).shape);
 
+/** A code detection written as one Sigma rule (the rule's own YAML, as SigmaHQ publishes it): mapped as `POST /api/code-detections/import` maps it. */
+export const SigmaCodeDetectionSpec = z.strictObject({
+  sigma: z.string().min(1).max(200_000).describe('One Sigma rule, as YAML text: its level, status, tags (ATT&CK techniques and tactics) and logsource become the detection\'s fields, and the rule is kept as its `query`'),
+});
+
 /** Triage routes (one per organization, named `default`): agents and code detections by name. */
 const [, logTableCondition, severityCondition, sourceCondition] = RouteCondition.options;
 const TriageRouteCondition = z.discriminatedUnion('type', [

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import type { CodeDetectionsService, RoutingService } from '../../alerts/index.js';
-import { CodeDetectionSpec, TRIAGE_ROUTES_NAME, TriageRoutesSpec } from '../config.schemas.js';
+import { sigmaDetectionOf, type CodeDetectionsService, type RoutingService } from '../../alerts/index.js';
+import { TACTICS } from '../../intel/index.js';
+import { CodeDetectionSpec, SigmaCodeDetectionSpec, TRIAGE_ROUTES_NAME, TriageRoutesSpec } from '../config.schemas.js';
 import { idOf, type ApplyStep, type Desired, type KindHandler, type Reference } from './kind.js';
 
 type CodeDetectionSpecT = z.infer<typeof CodeDetectionSpec>;
@@ -11,13 +12,26 @@ const detectionInput = (d: Desired) => {
   return { ...s, name: d.name, severity: s.severity ?? 'medium' };
 };
 
+const TACTIC_NAMES: ReadonlySet<string> = new Set(TACTICS.map((t) => t.shortname));
+
+/** A spec written as `sigma: <rule>`: the rule's fields, as the Sigma import maps them (the plan compares those). */
+function sigmaSpec(spec: unknown): z.ZodSafeParseResult<Record<string, unknown>> {
+  const parsed = SigmaCodeDetectionSpec.safeParse(spec);
+  if (!parsed.success) return parsed;
+  const out = sigmaDetectionOf(parsed.data.sigma, TACTIC_NAMES);
+  if ('error' in out) return { success: false, error: new z.ZodError([{ code: 'custom', path: ['sigma'], message: out.error, input: parsed.data.sigma }]) as z.ZodError<Record<string, unknown>> };
+  const { name: _title, ...fields } = out.detection;
+  return { success: true, data: fields };
+}
+
 export function codeDetectionKind(detections: CodeDetectionsService): KindHandler {
   return {
     kind: 'CodeDetection',
     permissions: { read: ['alert.read'], create: ['alert.manage'], update: ['alert.manage'], remove: ['alert.manage'] },
-    schema: CodeDetectionSpec,
+    schema: z.union([CodeDetectionSpec, SigmaCodeDetectionSpec]),
     secretFields: [],
     parse(_name, spec) {
+      if (spec !== null && typeof spec === 'object' && 'sigma' in spec) return sigmaSpec(spec);
       const parsed = CodeDetectionSpec.safeParse(spec);
       if (!parsed.success) return parsed;
       const d = parsed.data;
