@@ -246,6 +246,10 @@ describe('config apply', () => {
       managedBy: 'code',
     });
     expect((await plan(docs)).json().changes).toEqual([]);
+    // The Sigma import does not overwrite it: its file is the truth.
+    const imported = await t.app.inject({ method: 'POST', url: '/api/code-detections/import', headers: admin, payload: { format: 'sigma', content: rule } });
+    expect(imported.statusCode, imported.body).toBe(200);
+    expect(imported.json()).toMatchObject({ created: [], updated: [], errors: [{ message: expect.stringContaining('"mimikatz-cli" is managed by code') }] });
 
     const broken = await plan([doc('CodeDetection', 'no-rule', { sigma: 'title: x\nlogsource: {}\n' })]);
     expect(broken.statusCode).toBe(400);

@@ -200,6 +200,11 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
           existing = d.ruleId ? existing.where('ruleId', '=', d.ruleId) : existing.where('ruleId', 'is', null).where('name', '=', d.name);
           const row = await existing.orderBy('createdAt').orderBy('id').limit(1).executeTakeFirst();
           if (row) {
+            // A detection managed by code changes through its file (409 through the API, an error here).
+            if (row.managedBy === 'code') {
+              result.errors.push({ ...ref, message: `Code detection "${row.name}" is managed by code (document CodeDetection/${row.name}${row.managedSource ? ` from source ${row.managedSource}` : ''}): change its file and apply it` });
+              continue;
+            }
             try {
               await keepRoutesValid(orgId, row, d.logTable);
             } catch (err) {
