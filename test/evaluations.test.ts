@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,8 +92,11 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** A GuardDuty finding as EventBridge delivers it (test/fixtures/guardduty), titled per case. */
+const GUARDDUTY = JSON.parse(readFileSync(new URL('./fixtures/guardduty/ssh-brute-force.eventbridge.json', import.meta.url), 'utf8'));
+const finding = (title: string) => ({ ...GUARDDUTY, detail: { ...GUARDDUTY.detail, title: `${title} suspicious activity` } });
 const alertCase = (title: string, disposition: string, extra: Record<string, unknown> = {}) => ({
-  alert: { title: `${title} suspicious activity`, severity: 'high', source: 'GuardDuty', payload: { finding: title, src_ip: '203.0.113.9' } },
+  alert: { title: `${title} suspicious activity`, severity: 'high', source: 'GuardDuty', payload: finding(title) },
   expected: { disposition, ...extra },
   tags: [disposition],
 });
@@ -131,7 +135,7 @@ describe('evaluations', () => {
     const body = res.json();
     datasetId = body.id;
     expect(body).toMatchObject({ name: 'Six', caseCount: 6, labels: { escalate: 2, false_positive: 2, benign: 2, unlabelled: 0 } });
-    expect(body.cases[0].alert).toMatchObject({ title: 'E1 suspicious activity', source: { category: 'custom', name: 'GuardDuty' }, payload: { finding: 'E1', src_ip: '203.0.113.9' } });
+    expect(body.cases[0].alert).toMatchObject({ title: 'E1 suspicious activity', source: { category: 'custom', name: 'GuardDuty' }, payload: { source: 'aws.guardduty', 'detail-type': 'GuardDuty Finding', detail: { title: 'E1 suspicious activity', type: GUARDDUTY.detail.type } } });
 
     const taken = await t.app.inject({ method: 'POST', url: '/api/evaluation-datasets', headers: admin, payload: { name: 'Six' } });
     expect(taken.statusCode).toBe(409);
