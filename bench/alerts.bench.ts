@@ -10,15 +10,13 @@
  * BENCH_PG_STATEMENTS=1 (the intake's statements per request). CPU per request: the server
  * process and PostgreSQL (postmaster and backends), warm-up included.
  */
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { sql } from 'kysely';
 import type { Database } from '../src/platform/db/database.js';
 import { request } from 'undici';
 import { createOrganization } from '../src/modules/organizations/index.js';
 import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
-import { startChildServer, waitReady } from './support/http-children.js';
+import { startRampartServer, waitReady } from './support/http-children.js';
 import { cpuSeconds } from './support/cpu.js';
 import { postmasterPid } from './support/http-measure.js';
 import { resetStatements, statementReport } from './support/pg-statements.js';
@@ -57,18 +55,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const database = await startBenchDatabase('alerts');
   try {
     const org = await createOrganization(database.db, { name: 'Bench Org', adminEmail: 'bench@alerts.test' });
-    const server = await startChildServer(
-      'server-a',
-      'rampart.ts',
-      {
-        DATABASE_URL: database.connectionString,
-        RAMPART_SECRET_KEY: randomBytes(32).toString('base64url'),
-        RAMPART_DATA_DIR: path.join(database.dataDir, 'rampart-a'),
-        RAMPART_RATE_LIMIT_PER_MINUTE: '0',
-        LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info',
-      },
-      path.join(database.dataDir, 'server-a.log'),
-    );
+    const server = await startRampartServer(database);
     try {
       await waitReady(server);
       const auth = { authorization: `Bearer ${org.apiKey.key}` };

@@ -10,8 +10,6 @@
  * Knobs: BENCH_COVERAGE_ITEMS (100000; quick 20000), BENCH_COVERAGE_DETECTIONS (5000; quick 1000),
  * BENCH_COVERAGE_REQUESTS (100 per query; quick 20).
  */
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { request } from 'undici';
 import type { Database } from '../src/platform/db/database.js';
@@ -19,7 +17,7 @@ import { createOrganization } from '../src/modules/organizations/index.js';
 import { loadAttackCatalog } from '../src/modules/intel/index.js';
 import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
-import { startChildServer, waitReady } from './support/http-children.js';
+import { startRampartServer, waitReady } from './support/http-children.js';
 import { table } from './support/report.js';
 import { percentile } from './support/stats.js';
 
@@ -67,18 +65,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const org = await createOrganization(database.db, { name: 'Bench Org', adminEmail: 'bench@coverage.test' });
     ctx.log(`seeding ${itemCount} intel items and ${detectionCount} detections`);
     await seedCoverage(database.db, org.organization.id, itemCount, detectionCount);
-    const server = await startChildServer(
-      'server-a',
-      'rampart.ts',
-      {
-        DATABASE_URL: database.connectionString,
-        RAMPART_SECRET_KEY: randomBytes(32).toString('base64url'),
-        RAMPART_DATA_DIR: path.join(database.dataDir, 'rampart-a'),
-        RAMPART_RATE_LIMIT_PER_MINUTE: '0',
-        LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info',
-      },
-      path.join(database.dataDir, 'server-a.log'),
-    );
+    const server = await startRampartServer(database);
     try {
       await waitReady(server);
       const auth = { authorization: `Bearer ${org.apiKey.key}` };

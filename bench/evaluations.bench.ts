@@ -10,7 +10,6 @@
  * Knobs: BENCH_EVAL_CASES (500; quick 60), BENCH_EVAL_CONCURRENCY (16), BENCH_EVAL_MODEL_MS (50).
  */
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import pino from 'pino';
 import { request } from 'undici';
 import { buildJobCatalog } from '../src/jobs.js';
@@ -21,7 +20,7 @@ import { createSecretBox } from '../src/platform/secrets.js';
 import { startFakeOpenAI } from '../test/support/fakes/openai-server.js';
 import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
-import { startChildServer, waitReady } from './support/http-children.js';
+import { startRampartServer, waitReady } from './support/http-children.js';
 import { table } from './support/report.js';
 import { percentile } from './support/stats.js';
 
@@ -54,19 +53,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   let workers: Awaited<ReturnType<typeof startWorkers>> | null = null;
   try {
     const org = await createOrganization(database.db, { name: 'Bench Org', adminEmail: 'bench@evaluations.test' });
-    const server = await startChildServer(
-      'server-a',
-      'rampart.ts',
-      {
-        DATABASE_URL: database.connectionString,
-        RAMPART_SECRET_KEY: secretKey.toString('base64url'),
-        RAMPART_DATA_DIR: path.join(database.dataDir, 'rampart-a'),
-        RAMPART_RATE_LIMIT_PER_MINUTE: '0',
-        RAMPART_ALLOW_PRIVATE_NETWORKS: 'true',
-        LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn',
-      },
-      path.join(database.dataDir, 'server-a.log'),
-    );
+    const server = await startRampartServer(database, { RAMPART_SECRET_KEY: secretKey.toString('base64url'), RAMPART_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn' });
     try {
       await waitReady(server);
       const auth = { authorization: `Bearer ${org.apiKey.key}` };

@@ -7,8 +7,6 @@
  *
  * Knobs: BENCH_ALERTS (100000; quick 20000), BENCH_INSIGHTS_REQUESTS (100 per window; quick 20).
  */
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { request } from 'undici';
 import type { Database } from '../src/platform/db/database.js';
@@ -16,7 +14,7 @@ import { createOrganization } from '../src/modules/organizations/index.js';
 import { backfillVerdictColumns } from '../src/platform/db/migrations/0052_alert_verdict_columns.js';
 import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
-import { startChildServer, waitReady } from './support/http-children.js';
+import { startRampartServer, waitReady } from './support/http-children.js';
 import { table } from './support/report.js';
 import { percentile } from './support/stats.js';
 import { json } from './triggers.bench.js';
@@ -71,18 +69,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const database = await startBenchDatabase('insights');
   try {
     const org = await createOrganization(database.db, { name: 'Bench Org', adminEmail: 'bench@insights.test' });
-    const server = await startChildServer(
-      'server-a',
-      'rampart.ts',
-      {
-        DATABASE_URL: database.connectionString,
-        RAMPART_SECRET_KEY: randomBytes(32).toString('base64url'),
-        RAMPART_DATA_DIR: path.join(database.dataDir, 'rampart-a'),
-        RAMPART_RATE_LIMIT_PER_MINUTE: '0',
-        LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info',
-      },
-      path.join(database.dataDir, 'server-a.log'),
-    );
+    const server = await startRampartServer(database);
     try {
       await waitReady(server);
       const auth = { authorization: `Bearer ${org.apiKey.key}` };

@@ -18,7 +18,6 @@
  * 300, 400, 500… req/s on the same server until p99 reaches 100 ms (or, when the first rate is
  * already over it, 150, 100, 75… until it is under); the knee is the highest rate under it.
  */
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
@@ -26,7 +25,7 @@ import { Pool, request } from 'undici';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
 import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
-import { profileStart, profileStop, startChildServer, waitReady } from './support/http-children.js';
+import { profileStart, profileStop, startRampartServer, waitReady } from './support/http-children.js';
 import { resetStatements, statementReport } from './support/pg-statements.js';
 import { cpuSeconds } from './support/cpu.js';
 import { postmasterPid } from './support/http-measure.js';
@@ -134,19 +133,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const database = await startBenchDatabase('triggers');
   try {
     const org = await createOrganization(database.db, { name: 'Bench Org', adminEmail: 'bench@triggers.test' });
-    const server = await startChildServer(
-      'server-a',
-      'rampart.ts',
-      {
-        DATABASE_URL: database.connectionString,
-        RAMPART_SECRET_KEY: randomBytes(32).toString('base64url'),
-        RAMPART_DATA_DIR: path.join(database.dataDir, 'rampart-a'),
-        // Webhooks are public routes, limited per client address; the bench is one address.
-        RAMPART_RATE_LIMIT_PER_MINUTE: '0',
-        LOG_LEVEL: logLevel,
-      },
-      path.join(database.dataDir, 'server-a.log'),
-    );
+    const server = await startRampartServer(database, { LOG_LEVEL: logLevel });
     try {
       await waitReady(server);
       const auth = { authorization: `Bearer ${org.apiKey.key}` };

@@ -5,6 +5,7 @@
  * child is also registered with the bench cleanup, so a failure or Ctrl-C kills it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -142,4 +143,25 @@ export async function profileStart(server: ChildServer): Promise<void> {
 export async function profileStop(server: ChildServer, file: string): Promise<void> {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   await server.ask({ type: 'profile-stop', file }, 'profile-saved', 30_000);
+}
+
+/**
+ * The real service (`rampart serve`, as rampart.ts runs it) as `server-a` on a bench's
+ * PostgreSQL, its log in the database's folder, with no rate limit (a bench is one client
+ * address). `env` adds to or overrides the defaults (LOG_LEVEL from BENCH_LOG_LEVEL, else info).
+ */
+export function startRampartServer(database: { connectionString: string; dataDir: string }, env: Record<string, string> = {}): Promise<ChildServer> {
+  return startChildServer(
+    'server-a',
+    'rampart.ts',
+    {
+      DATABASE_URL: database.connectionString,
+      RAMPART_SECRET_KEY: randomBytes(32).toString('base64url'),
+      RAMPART_DATA_DIR: path.join(database.dataDir, 'rampart-a'),
+      RAMPART_RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info',
+      ...env,
+    },
+    path.join(database.dataDir, 'server-a.log'),
+  );
 }
