@@ -69,18 +69,56 @@ const confidenceFor = (kind: IocKind, defanged: boolean, delta: number): number 
   return round2(Math.min(0.99, Math.max(0.05, base + (defanged ? DEFANG_BONUS : 0) + delta)));
 };
 
+/** A growable Int32Array (occurrence offsets): no object per occurrence while scanning. */
+class IntList {
+  a = new Int32Array(1024);
+  n = 0;
+  push2(x: number, y: number): void {
+    if (this.n + 2 > this.a.length) this.grow();
+    this.a[this.n++] = x;
+    this.a[this.n++] = y;
+  }
+  push3(x: number, y: number, z: number): void {
+    if (this.n + 3 > this.a.length) this.grow();
+    this.a[this.n++] = x;
+    this.a[this.n++] = y;
+    this.a[this.n++] = z;
+  }
+  private grow(): void {
+    const b = new Int32Array(this.a.length * 2);
+    b.set(this.a);
+    this.a = b;
+  }
+}
+
+/**
+ * While scanning, the collector keeps columns (one array per field, occurrences in one Int32Array) instead of an
+ * object per indicator, span and dropped record: those objects, retained until the end, were half of the
+ * extraction's time (their allocation and the garbage collector copying them between generations). The
+ * `ExtractedIoc` and `DroppedCandidate` objects are built once, in `result()`.
+ */
 export class Collector {
-  /** kind → normalizedValue → ioc (no key strings built per occurrence). */
-  private readonly byKind = new Map<IocKind, Map<string, ExtractedIoc>>();
-  /**
-   * Indicators in creation order: each pass finds them in text order, so this is a few sorted runs
-   * that the final sort merges in about one comparison per indicator (the per-kind maps' order
-   * needed a real sort: ~10% of the extraction's time on the bench corpus).
-   */
-  private readonly order: ExtractedIoc[] = [];
+  /** kind → normalizedValue → indicator index (no key strings built per occurrence). */
+  private readonly byKind = new Map<IocKind, Map<string, number>>();
+  // ---- indicators, by index, in creation order (each pass finds them in text order)
+  private readonly kinds: IocKind[] = [];
+  private readonly normalized: string[] = [];
+  private readonly subtypes: Array<string | undefined> = [];
+  private readonly confidences: number[] = [];
+  private readonly defangedFlags: boolean[] = [];
+  /** The last occurrence recorded per indicator (a repeat of it is ignored; an earlier one means its spans need sorting). */
+  private readonly lastStarts: number[] = [];
+  private readonly lastEnds: number[] = [];
   /** Indicators that received an occurrence before one they already had (rare: spans then need sorting). */
-  private readonly unsorted = new Set<ExtractedIoc>();
-  readonly dropped: DroppedCandidate[] = [];
+  private readonly unsorted = new Set<number>();
+  /** Occurrences: (indicator index, start, end) triples, in recording order. */
+  private readonly occurrences = new IntList();
+  // ---- dropped candidates, one entry per occurrence
+  private readonly dropKinds: IocKind[] = [];
+  private readonly dropReasons: string[] = [];
+  private readonly dropCategories: DropCategory[] = [];
+  private readonly dropNormalized: Array<string | undefined> = [];
+  private readonly dropSpans = new IntList();
 
   constructor(
     readonly text: string,
@@ -101,50 +139,85 @@ export class Collector {
       byValue = new Map();
       this.byKind.set(kind, byValue);
     }
-    const existing = byValue.get(normalizedValue);
-    if (existing) {
-      const { spans } = existing;
-      const last = spans[spans.length - 1] as Span;
-      if (last.start === start && last.end === end) return;
-      if (start < last.start) this.unsorted.add(existing);
-      spans.push({ start, end });
+    const i = byValue.get(normalizedValue);
+    if (i !== undefined) {
+      const lastStart = this.lastStarts[i] as number;
+      if (lastStart === start && this.lastEnds[i] === end) return;
+      if (start < lastStart) this.unsorted.add(i);
+      this.lastStarts[i] = start;
+      this.lastEnds[i] = end;
+      this.occurrences.push3(i, start, end);
       if (defanged || confidenceDelta > 0) {
-        if (defanged) existing.defanged = true;
+        if (defanged) this.defangedFlags[i] = true;
         const confidence = confidenceFor(kind, defanged, confidenceDelta);
-        if (confidence > existing.confidence) existing.confidence = confidence;
+        if (confidence > (this.confidences[i] as number)) this.confidences[i] = confidence;
       }
       return;
     }
-    const confidence = confidenceFor(kind, defanged, confidenceDelta);
-    const ioc: ExtractedIoc = {
-      kind,
-      value: this.text.slice(start, end),
-      normalizedValue,
-      confidence,
-      spans: [{ start, end }],
-      defanged,
-    };
-    if (subtype) ioc.subtype = subtype;
-    byValue.set(normalizedValue, ioc);
-    this.order.push(ioc);
+    const n = this.kinds.length;
+    byValue.set(normalizedValue, n);
+    this.kinds.push(kind);
+    this.normalized.push(normalizedValue);
+    this.subtypes.push(subtype);
+    this.confidences.push(confidenceFor(kind, defanged, confidenceDelta));
+    this.defangedFlags.push(defanged);
+    this.lastStarts.push(start);
+    this.lastEnds.push(end);
+    this.occurrences.push3(n, start, end);
   }
 
   drop(kind: IocKind, start: number, end: number, reason: string, category: DropCategory, normalizedValue?: string): void {
-    const d: DroppedCandidate = { kind, value: this.text.slice(start, end), reason, span: { start, end }, category };
-    if (normalizedValue !== undefined) d.normalizedValue = normalizedValue;
-    this.dropped.push(d);
+    this.dropKinds.push(kind);
+    this.dropReasons.push(reason);
+    this.dropCategories.push(category);
+    this.dropNormalized.push(normalizedValue);
+    this.dropSpans.push2(start, end);
   }
 
   result(): ExtractResult {
-    for (const ioc of this.unsorted) {
-      ioc.spans.sort(byStart);
-      const first = ioc.spans[0] as Span;
-      ioc.value = this.text.slice(first.start, first.end);
+    const { text } = this;
+    const n = this.kinds.length;
+    const spans: Span[][] = new Array(n);
+    for (let i = 0; i < n; i++) spans[i] = [];
+    const occ = this.occurrences.a;
+    for (let k = 0; k < this.occurrences.n; k += 3) (spans[occ[k] as number] as Span[]).push({ start: occ[k + 1] as number, end: occ[k + 2] as number });
+    for (const i of this.unsorted) (spans[i] as Span[]).sort(byStart);
+    const iocs: ExtractedIoc[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const s = spans[i] as Span[];
+      const first = s[0] as Span;
+      const ioc: ExtractedIoc = {
+        kind: this.kinds[i] as IocKind,
+        value: text.slice(first.start, first.end),
+        normalizedValue: this.normalized[i] as string,
+        confidence: this.confidences[i] as number,
+        spans: s,
+        defanged: this.defangedFlags[i] as boolean,
+      };
+      const subtype = this.subtypes[i];
+      if (subtype) ioc.subtype = subtype;
+      iocs[i] = ioc;
     }
-    const iocs = this.order;
     iocs.sort(byFirstSpan);
-    this.dropped.sort(bySpanStart);
-    return { iocs, dropped: this.dropped };
+    const m = this.dropKinds.length;
+    const dropped: DroppedCandidate[] = new Array(m);
+    const ds = this.dropSpans.a;
+    for (let i = 0; i < m; i++) {
+      const start = ds[2 * i] as number;
+      const end = ds[2 * i + 1] as number;
+      const d: DroppedCandidate = {
+        kind: this.dropKinds[i] as IocKind,
+        value: text.slice(start, end),
+        reason: this.dropReasons[i] as string,
+        span: { start, end },
+        category: this.dropCategories[i] as DropCategory,
+      };
+      const normalizedValue = this.dropNormalized[i];
+      if (normalizedValue !== undefined) d.normalizedValue = normalizedValue;
+      dropped[i] = d;
+    }
+    dropped.sort(bySpanStart);
+    return { iocs, dropped };
   }
 }
 
