@@ -57,31 +57,63 @@ export function scanAwsKeys(c: Collector): void {
   }
 }
 
+/** Sticky copies of the global passes: tried only where a cheap single-character search says a match can start. */
+const AZURE_AT_RE = new RegExp(AZURE_ID_RE.source, 'iy');
+const GCP_AT_RE = new RegExp(GCP_PROJECT_RE.source, 'y');
+/** Longest text AZURE_ID_RE can match before its GUID: "subscriptions" + "-ids" + 4 + "is" + 3. */
+const AZURE_PREFIX_MAX = 26;
+
+/**
+ * Azure subscription / tenant ids. Scanning for AZURE_ID_RE's case-insensitive words stops at every 's' and 't';
+ * instead, find its GUID (hyphens at 8, 13, 18 and 23: a search for '-' runs at memory speed) and try the regex
+ * at each start from which it could reach that GUID. The matches are those of the global regex: the leftmost
+ * start at or after the previous match's end.
+ */
 export function scanAzureIds(c: Collector): void {
   const { text } = c;
-  const re = AZURE_ID_RE;
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const guid = m[1] as string;
-    const start = m.index + m[0].length - guid.length;
-    const subtype = /^tenant/i.test(m[0]) ? 'azure-tenant' : 'azure-subscription';
-    if (/^0{8}-0{4}-0{4}-0{4}-0{12}$/.test(guid)) {
-      c.drop('cloud-id', start, start + guid.length, 'placeholder GUID (all zeros)', 'reserved', guid);
-      continue;
+  const re = AZURE_AT_RE;
+  let from = 0;
+  for (let h = text.indexOf('-', 8); h >= 0; h = text.indexOf('-', h + 1)) {
+    const g = h - 8;
+    if (g < from || text.charCodeAt(h + 5) !== 45 || text.charCodeAt(h + 10) !== 45 || text.charCodeAt(h + 15) !== 45) continue;
+    for (let p = Math.max(from, g - AZURE_PREFIX_MAX); p <= g; p++) {
+      re.lastIndex = p;
+      const m = re.exec(text);
+      if (!m) continue;
+      from = p + m[0].length;
+      azureId(c, m);
+      break;
     }
-    c.add('cloud-id', start, start + guid.length, guid.toLowerCase(), false, 0, subtype);
   }
 }
 
+function azureId(c: Collector, m: RegExpExecArray): void {
+  const guid = m[1] as string;
+  const start = m.index + m[0].length - guid.length;
+  const subtype = /^tenant/i.test(m[0]) ? 'azure-tenant' : 'azure-subscription';
+  if (/^0{8}-0{4}-0{4}-0{4}-0{12}$/.test(guid)) {
+    c.drop('cloud-id', start, start + guid.length, 'placeholder GUID (all zeros)', 'reserved', guid);
+    return;
+  }
+  c.add('cloud-id', start, start + guid.length, guid.toLowerCase(), false, 0, subtype);
+}
+
+/** GCP project ids ("projects/<id>"): tried where a '/' (found at memory speed) follows "projects". */
 export function scanGcpProjects(c: Collector): void {
   const { text } = c;
-  const re = GCP_PROJECT_RE;
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (wordCharBefore(text, m.index)) continue;
+  const re = GCP_AT_RE;
+  let from = 0;
+  for (let slash = text.indexOf('/', 8); slash >= 0; slash = text.indexOf('/', slash + 1)) {
+    const at = slash - 8;
+    if (at < from || !text.startsWith('projects', at)) continue;
+    re.lastIndex = at;
+    const m = re.exec(text);
+    if (!m) continue;
+    from = at + m[0].length;
+    if (wordCharBefore(text, at)) continue;
     const id = m[1] as string;
     if (id.includes('--')) continue;
-    const start = m.index + m[0].length - id.length;
+    const start = from - id.length;
     if (/^(?:my-project|project-id|your-project|example)/.test(id)) {
       c.drop('cloud-id', start, start + id.length, 'documentation placeholder', 'reserved', id);
       continue;
