@@ -177,13 +177,26 @@ export class Collector {
   result(): ExtractResult {
     const { text } = this;
     const n = this.kinds.length;
-    const spans: Span[][] = new Array(n);
-    for (let i = 0; i < n; i++) spans[i] = [];
+    // spans: most indicators occur once (their only span is the last one recorded); the others gather theirs
+    const counts = new Int32Array(n);
     const occ = this.occurrences.a;
-    for (let k = 0; k < this.occurrences.n; k += 3) (spans[occ[k] as number] as Span[]).push({ start: occ[k + 1] as number, end: occ[k + 2] as number });
+    const occEnd = this.occurrences.n;
+    for (let k = 0; k < occEnd; k += 3) {
+      const i = occ[k] as number;
+      counts[i] = (counts[i] as number) + 1;
+    }
+    const spans: Span[][] = new Array(n);
+    for (let i = 0; i < n; i++) spans[i] = counts[i] === 1 ? [{ start: this.lastStarts[i] as number, end: this.lastEnds[i] as number }] : [];
+    for (let k = 0; k < occEnd; k += 3) {
+      const i = occ[k] as number;
+      if (counts[i] !== 1) (spans[i] as Span[]).push({ start: occ[k + 1] as number, end: occ[k + 2] as number });
+    }
     for (const i of this.unsorted) (spans[i] as Span[]).sort(byStart);
+    // by first occurrence, ties in creation order (what a stable sort on the first span's start gives)
+    const order = stableOrder(n, (i) => ((spans[i] as Span[])[0] as Span).start);
     const iocs: ExtractedIoc[] = new Array(n);
-    for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      const i = order[j] as number;
       const s = spans[i] as Span[];
       const first = s[0] as Span;
       const ioc: ExtractedIoc = {
@@ -196,13 +209,14 @@ export class Collector {
       };
       const subtype = this.subtypes[i];
       if (subtype) ioc.subtype = subtype;
-      iocs[i] = ioc;
+      iocs[j] = ioc;
     }
-    iocs.sort(byFirstSpan);
     const m = this.dropKinds.length;
-    const dropped: DroppedCandidate[] = new Array(m);
     const ds = this.dropSpans.a;
-    for (let i = 0; i < m; i++) {
+    const dropOrder = stableOrder(m, (i) => ds[2 * i] as number);
+    const dropped: DroppedCandidate[] = new Array(m);
+    for (let j = 0; j < m; j++) {
+      const i = dropOrder[j] as number;
       const start = ds[2 * i] as number;
       const end = ds[2 * i + 1] as number;
       const d: DroppedCandidate = {
@@ -214,13 +228,22 @@ export class Collector {
       };
       const normalizedValue = this.dropNormalized[i];
       if (normalizedValue !== undefined) d.normalizedValue = normalizedValue;
-      dropped[i] = d;
+      dropped[j] = d;
     }
-    dropped.sort(bySpanStart);
     return { iocs, dropped };
   }
 }
 
+/**
+ * Indices 0..n-1 ordered by `key` (a text offset), ties by index: a native numeric sort of `key * n + index`
+ * (exact below 2^53, true of any string V8 can hold), no comparator calls.
+ */
+function stableOrder(n: number, key: (i: number) => number): Float64Array {
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) keys[i] = key(i) * n + i;
+  keys.sort();
+  for (let j = 0; j < n; j++) keys[j] = (keys[j] as number) % n;
+  return keys;
+}
+
 const byStart = (a: Span, b: Span): number => a.start - b.start;
-const byFirstSpan = (a: ExtractedIoc, b: ExtractedIoc): number => (a.spans[0] as Span).start - (b.spans[0] as Span).start;
-const bySpanStart = (a: DroppedCandidate, b: DroppedCandidate): number => a.span.start - b.span.start;
