@@ -193,7 +193,7 @@ export class Collector {
     }
     for (const i of this.unsorted) (spans[i] as Span[]).sort(byStart);
     // by first occurrence, ties in creation order (what a stable sort on the first span's start gives)
-    const order = stableOrder(n, (i) => ((spans[i] as Span[])[0] as Span).start);
+    const order = stableOrder(n, text.length, (i) => ((spans[i] as Span[])[0] as Span).start);
     const iocs: ExtractedIoc[] = new Array(n);
     for (let j = 0; j < n; j++) {
       const i = order[j] as number;
@@ -213,7 +213,7 @@ export class Collector {
     }
     const m = this.dropKinds.length;
     const ds = this.dropSpans.a;
-    const dropOrder = stableOrder(m, (i) => ds[2 * i] as number);
+    const dropOrder = stableOrder(m, text.length, (i) => ds[2 * i] as number);
     const dropped: DroppedCandidate[] = new Array(m);
     for (let j = 0; j < m; j++) {
       const i = dropOrder[j] as number;
@@ -235,11 +235,17 @@ export class Collector {
 }
 
 /**
- * Indices 0..n-1 ordered by `key` (a text offset), ties by index: a native numeric sort of `key * n + index`
- * (exact below 2^53, true of any string V8 can hold), no comparator calls.
+ * Indices 0..n-1 ordered by `key` (an offset into a text of `textLength` characters), ties by index: a native
+ * numeric sort of `key * n + index`, no comparator calls. Those keys are exact below 2^53; beyond (hundreds of
+ * millions of records in a text near V8's length limit) a comparator sort does the same.
  */
-function stableOrder(n: number, key: (i: number) => number): Float64Array {
+function stableOrder(n: number, textLength: number, key: (i: number) => number): Float64Array {
   const keys = new Float64Array(n);
+  if ((textLength + 1) * n >= Number.MAX_SAFE_INTEGER) {
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => key(a) - key(b) || a - b);
+    keys.set(order);
+    return keys;
+  }
   for (let i = 0; i < n; i++) keys[i] = key(i) * n + i;
   keys.sort();
   for (let j = 0; j < n; j++) keys[j] = (keys[j] as number) % n;
