@@ -25,6 +25,7 @@ beforeAll(async () => {
       app.get('/api/test/boom/:id', async () => {
         throw new Error('kaboom with token=abc');
       });
+      app.get('/api/test/quiet', { logLevel: 'warn' }, async () => ({ ok: true }));
     },
   });
 });
@@ -66,6 +67,12 @@ describe('request log', () => {
     const error = parsed().find((l) => l.msg === 'unhandled error');
     expect(error).toMatchObject({ level: 50, reqId, err: expect.objectContaining({ message: 'kaboom with token=abc' }) });
     expect(completed()).toEqual([expect.objectContaining({ level: 50, reqId, route: '/api/test/boom/:id', status: 500 })]);
+  });
+
+  it("a route's own logLevel still silences its line", async () => {
+    const res = await t.app.inject({ url: '/api/test/quiet', headers: bearer(t.orgA.apiKey.key) });
+    expect(res.statusCode).toBe(200);
+    expect(completed()).toEqual([]);
   });
 
   it('an unknown route is logged without a route', async () => {

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Bindings, ChildLoggerOptions } from 'pino';
+import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
 
 /**
  * The request log: one line per request, written when the response is finished:
@@ -16,10 +16,14 @@ import type { Bindings, ChildLoggerOptions } from 'pino';
  *   through it (`lazyChildLoggerFactory`): most requests never do.
  */
 export function installRequestLog(app: FastifyInstance): void {
-  const lines = app.log.child({}, { redact: [] });
+  const lines = (app.log as Logger).child({}, { redact: [] });
   app.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
-    lines[status >= 500 ? 'error' : 'info'](
+    const level = status >= 500 ? 'error' : 'info';
+    // A route's own `logLevel` still silences its line, as it did when the line went through request.log.
+    const routeLevel = request.routeOptions.logLevel;
+    if (routeLevel && (lines.levels.values[routeLevel] ?? 0) > lines.levels.values[level]!) return done();
+    lines[level](
       { reqId: request.id, method: request.method, route: request.routeOptions.url, status, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request completed',
     );
