@@ -37,7 +37,8 @@ async function capture(database: BenchDatabase, organizationId: string, q: IocQu
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: database.pool }), plugins: [new CamelCasePlugin()], log: (e) => void (e.level === 'query' && captured.push(e.query)) });
   const ctx: RequestContext = { actor: { type: 'user', userId: 'bench', organizationId, apiKeyId: 'bench', roleId: 'bench', permissions: new Set() }, requestId: 'bench' };
   const t0 = performance.now();
-  await createIocsService({ db }).list(ctx, IocListQuery.parse({ ...q }));
+  const { shape: _shape, ...params } = q; // the bench's label, not a query parameter (the schema is strict)
+  await createIocsService({ db }).list(ctx, IocListQuery.parse(params));
   const ms = performance.now() - t0;
   return { stmts: captured.map((c) => ({ sql: c.sql.replace(/\s+/g, ' ').trim(), params: c.parameters })), ms };
 }

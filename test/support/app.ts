@@ -27,6 +27,8 @@ export interface TestContext {
 export interface TestOptions {
   env?: Record<string, string>;
   extend?: (app: FastifyInstance) => void | Promise<void>;
+  /** The app's logger (default: pino at TEST_LOG_LEVEL, silent). */
+  logger?: pino.Logger;
 }
 
 /** The real app over a real PostgreSQL database of its own, with two organizations. */
@@ -39,7 +41,7 @@ export async function createTestApp(opts: TestOptions = {}): Promise<TestContext
     {
       config,
       database,
-      logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+      logger: opts.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
       authenticator: createAuthenticator(database.db),
       secrets,
     },

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
 import { databaseHealth } from '../db/health.js';
@@ -26,19 +26,7 @@ export function sharedRead<T>(read: () => Promise<T>): () => Promise<T> {
 export function installMetrics(app: FastifyInstance, db: Database): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'rampart_http_requests_total',
-    help: 'HTTP requests by method, route and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: 'rampart_http_request_duration_seconds',
-    help: 'HTTP request latency by method and route',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  });
+  const requests = installRequestMetrics(registry);
   new Gauge({
     name: 'rampart_jobs',
     help: 'Background jobs by task and state (queued, running, failed: retries exhausted)',
@@ -111,10 +99,74 @@ export function installMetrics(app: FastifyInstance, db: Database): Registry {
     },
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? (request.is404 ? 'unmatched' : 'unknown');
-    requests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  app.addHook('onResponse', (request, reply, done) => {
+    requests.record(request.method, request.routeOptions.url ?? (request.is404 ? 'unmatched' : 'unknown'), reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   return registry;
+}
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+interface RouteStats {
+  labels: { method: string; route: string };
+  byStatus: Map<number, number>;
+  /** Observations per bucket (not cumulative); the last slot is above every bound. */
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
+/**
+ * `rampart_http_requests_total` (method, route, status) and
+ * `rampart_http_request_duration_seconds` (method, route), counted per request in one Map entry
+ * per (method, route). prom-client's Counter.inc and Histogram.observe validate and hash their
+ * label object on every call (2.5% of a request's CPU, docs/performance.md); here a request
+ * costs one string key and a bucket search, and the exposition is built at scrape time in
+ * prom-client's own value format, which its registry prints (test/metrics-http.test.ts pins it).
+ */
+function installRequestMetrics(registry: Registry): { record(method: string, route: string, status: number, seconds: number): void } {
+  const routes = new Map<string, RouteStats>();
+  const counterName = 'rampart_http_requests_total';
+  const histogramName = 'rampart_http_request_duration_seconds';
+  const metric = (name: string, help: string, type: 'counter' | 'histogram', values: () => unknown[]) =>
+    ({
+      name,
+      help,
+      type,
+      aggregator: 'sum',
+      get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
+      reset: () => routes.clear(),
+    }) as unknown as Metric;
+  registry.registerMetric(
+    metric(counterName, 'HTTP requests by method, route and status', 'counter', () =>
+      [...routes.values()].flatMap((r) => [...r.byStatus].map(([status, n]) => ({ labels: { ...r.labels, status: String(status) }, value: n }))),
+    ),
+  );
+  registry.registerMetric(
+    metric(histogramName, 'HTTP request latency by method and route', 'histogram', () =>
+      [...routes.values()].flatMap((r) => {
+        let cumulative = 0;
+        return [
+          ...LATENCY_BUCKETS.map((le, i) => ({ metricName: `${histogramName}_bucket`, labels: { le }, sharedLabels: r.labels, value: (cumulative += r.buckets[i]!) })),
+          { metricName: `${histogramName}_bucket`, labels: { le: '+Inf' }, sharedLabels: r.labels, value: r.count },
+          { metricName: `${histogramName}_sum`, labels: {}, sharedLabels: r.labels, value: r.sum },
+          { metricName: `${histogramName}_count`, labels: {}, sharedLabels: r.labels, value: r.count },
+        ];
+      }),
+    ),
+  );
+  return {
+    record(method, route, status, seconds) {
+      const key = `${method} ${route}`;
+      let r = routes.get(key);
+      if (!r) routes.set(key, (r = { labels: { method, route }, byStatus: new Map(), buckets: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0), sum: 0, count: 0 }));
+      r.byStatus.set(status, (r.byStatus.get(status) ?? 0) + 1);
+      let i = 0;
+      while (i < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[i]!) i++;
+      r.buckets[i]!++;
+      r.sum += seconds;
+      r.count++;
+    },
+  };
 }

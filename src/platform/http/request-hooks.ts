@@ -47,7 +47,9 @@ export interface CookieAuthenticator {
 }
 
 /**
- * Per request, in this order: sunset check (410 is about the endpoint, whoever asks), API key
+ * Per request, in this order: the `x-request-id` response header (first, so every answer
+ * carries it, errors included; one hook instead of two, each global hook costs every request),
+ * sunset check (410 is about the endpoint, whoever asks), API key
  * or, without an Authorization header, console session cookie (401), rate limit (429),
  * declared permissions (403). All before the body is parsed.
  */
@@ -56,6 +58,7 @@ export function installRequestHooks(
   deps: { authenticator: Authenticator; rateLimiter: RateLimiter; sessions?: CookieAuthenticator },
 ): void {
   app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
     const config = request.routeOptions.config;
     if (config.deprecated) {
       assertNotSunset(config.deprecated);
