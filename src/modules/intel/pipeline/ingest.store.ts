@@ -150,7 +150,7 @@ const ITEMS_PER_STATEMENT = 500;
 
 /**
  * Item columns as jsonb_to_recordset reads them, in {@link itemRecordJson}'s keys. jsonb, not
- * json: eleven of the columns are jsonb, and json_to_recordset hands each of those values to
+ * json: ten of the columns are jsonb, and json_to_recordset hands each of those values to
  * jsonb's parser again after lexing the whole document (raw, the largest, holds the entry's
  * HTML once more). Parsing the batch once as jsonb and copying the values out costs PostgreSQL
  * 75 instead of 105 µs per RSS record (250 records of ~8 kB, backend CPU; docs/performance.md).
