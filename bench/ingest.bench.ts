@@ -10,9 +10,14 @@
  * source: RSS 2.0 and a TAXII 2.1 collection of STIX indicators; BENCH_INGEST_RUNS (3; quick: 1)
  * timed runs of each after a warm-up, the median reported. Every run checks that all entries
  * were stored and enriched. BENCH_PG_STATEMENTS=1: each run prints its statements per entry,
- * server side (what database triggers run included).
+ * server side (what database triggers run included). BENCH_CPU_PROF (any value): a V8 CPU profile
+ * of this process (the sync runs in it) over the timed runs of each kind,
+ * bench/results/profiles/ingest-rss.cpuprofile and ingest-taxii.cpuprofile.
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { uuidv7 } from 'uuidv7';
@@ -33,6 +38,9 @@ import { instrument, type Phases, type StatementStat } from './support/phases.js
 import { cpuSeconds } from './support/cpu.js';
 import { resetStatements, statementReport } from './support/pg-statements.js';
 import { postmasterPid } from './support/http-measure.js';
+import { startProfile, stopProfile } from './servers/ipc.js';
+
+const PROFILE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'profiles');
 
 export const TARGET_ENTRIES_PER_SEC = 2_000;
 
@@ -160,11 +168,16 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       const warm = await source(`Warm-up ${kind}`, warmup, numbered(runs));
       await ingest(db, pgPid, probe, orgId, warm.id, `${kind.toLowerCase()}-warmup`, warmup);
       const out: SourceRun[] = [];
+      const profile = process.env.BENCH_CPU_PROF ? path.join(PROFILE_DIR, `ingest-${kind.toLowerCase()}.cpuprofile`) : null;
+      if (profile) fs.mkdirSync(PROFILE_DIR, { recursive: true });
       for (let r = 0; r < runs; r++) {
         const timed = await source(`Bench ${kind} ${r + 1}`, entries, numbered(r));
+        if (profile) await startProfile();
         out.push(await ingest(db, pgPid, probe, orgId, timed.id, kind.toLowerCase(), entries));
+        if (profile) await stopProfile(profile); // the last run's profile is kept
         ctx.log(`${kind.toLowerCase()} run ${r + 1}/${runs}: ${timed.describe()}; ${timeline(out[r]!)}`);
       }
+      if (profile) ctx.log(`profile: npx tsx bench/profile-summary.ts ${path.relative(process.cwd(), profile)} 40`);
       return out;
     };
 

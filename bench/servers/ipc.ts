@@ -58,7 +58,7 @@ export function fatal(err: unknown): never {
  */
 let session: Session | null = null;
 
-async function startProfile(): Promise<void> {
+export async function startProfile(): Promise<void> {
   session = new Session();
   session.connect();
   await session.post('Profiler.enable');
@@ -66,7 +66,7 @@ async function startProfile(): Promise<void> {
   await session.post('Profiler.start');
 }
 
-async function stopProfile(file: string): Promise<void> {
+export async function stopProfile(file: string): Promise<void> {
   if (!session) throw new Error('profile-stop without profile-start');
   const { profile } = await session.post('Profiler.stop');
   fs.writeFileSync(file, JSON.stringify(profile));
