@@ -12,6 +12,14 @@ describe('OSV documents', () => {
     expect(parseOsvDocument(Buffer.from(JSON.stringify(rec('A'))))).toHaveLength(1);
     expect(parseOsvDocument(Buffer.from(`${JSON.stringify(rec('A'))}\n\n${JSON.stringify(rec('B'))}\n`))).toHaveLength(2);
   });
+  it('reads a zip of many small records pushed as one chunk (no recursion per member)', () => {
+    // fflate's Unzip recurses twice per member within one push: 20,000 tiny members in one
+    // chunk overflowed the stack ("Maximum call stack size exceeded").
+    const files = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`R${i}.json`, [strToU8(JSON.stringify({ id: `R${i}` })), { level: 0 }] as const]));
+    const records = parseOsvDocument(Buffer.from(zipSync(files)));
+    expect(records).toHaveLength(20_000);
+    expect(records.at(-1)).toEqual({ id: 'R19999' });
+  });
   it('says what is wrong with a document it cannot read', () => {
     expect(() => parseOsvDocument(Buffer.from('<html>'))).toThrow('neither a zip, a JSON array, a record nor NDJSON');
     expect(() => parseOsvDocument(Buffer.from('{"id":"A"}\n{oops'))).toThrow('invalid JSON in line 2');

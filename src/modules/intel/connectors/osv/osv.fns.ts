@@ -15,6 +15,8 @@ export const isZip = (head: Buffer) => head.length >= 4 && head.readUInt32LE(0) 
  * `.json` member is inflated on its own and handed over as a parsed record. Memory holds one
  * chunk and one record, never the export (npm's all.zip is ~1 GB uncompressed).
  */
+const SLICE = 16 * 1024;
+
 export function osvZipReader(onRecord: (record: unknown) => void): { push(chunk: Uint8Array, final: boolean): void } {
   const unzip = new Unzip();
   unzip.register(UnzipInflate);
@@ -32,7 +34,12 @@ export function osvZipReader(onRecord: (record: unknown) => void): { push(chunk:
   return {
     push(chunk, final) {
       try {
-        unzip.push(chunk, final);
+        // fflate's Unzip.push recurses twice per member it finds in the bytes it is given: a
+        // chunk holding thousands of small records overflowed the stack. Slices of SLICE bytes
+        // bound the depth by the members one slice can hold.
+        let at = 0;
+        for (; chunk.length - at > SLICE; at += SLICE) unzip.push(chunk.subarray(at, at + SLICE), false);
+        unzip.push(chunk.subarray(at), final);
       } catch (err) {
         if (err instanceof ConnectorParseError) throw err;
         failure ??= err as Error;
