@@ -71,6 +71,29 @@ describe('osv source', () => {
     ]);
   });
 
+  it('stores a record from its fields, not its prose: severity, summary, CVE; no indicators from its text; found by id, alias and package', async () => {
+    const search = async (q: string) => (await t.app.inject({ method: 'GET', url: `/items?search=${encodeURIComponent(q)}`, headers: key })).json().items.map((i: { externalId: string }) => i.externalId);
+    const [item] = (await t.app.inject({ method: 'GET', url: '/items?search=sprout', headers: key })).json().items;
+    expect(item).toMatchObject({
+      externalId: 'GHSA-229r-pqp6-8w6g',
+      severity: 'high', // the database's word (no CVSS vector in this record)
+      summary: 'High severity vulnerability that affects sprout. The unpack_zip function in archive_unpacker.rb in the sprout gem 0.7.246 for Ruby allows context-dependent attackers to execute arbitrary commands via shell metacharacters in a (1) filename or (2) path.',
+      tldr: 'High severity vulnerability that affects sprout',
+      cves: ['CVE-2013-6421'],
+      classification: { attack: [], actor: [], malware: [], mappings: [{ framework: 'cve', id: 'CVE-2013-6421', confidence: 1 }] },
+      affectedProducts: [{ vendor: 'RubyGems', product: 'sprout', versions: ['<=0.7.246'], confidence: 1 }],
+      droppedIndicators: [],
+    });
+    // The details name a file (archive_unpacker.rb): a structured record's text is not mined for indicators.
+    expect(Object.values(item.iocs as Record<string, unknown[]>).flat()).toEqual([]);
+    const indicators = await t.database.db.selectFrom('intelIndicators').innerJoin('intelItems', 'intelItems.id', 'intelIndicators.itemId').select('intelIndicators.value').where('intelItems.sourceId', '=', sourceId).execute();
+    expect(indicators).toEqual([]);
+    expect(await search('CVE-2013-6421')).toEqual(['GHSA-229r-pqp6-8w6g']);
+    expect(await search('GHSA-229r-pqp6-8w6g')).toEqual(['GHSA-229r-pqp6-8w6g']);
+    // The details text is not in a structured record's search vector (migration 0110).
+    expect(await search('metacharacters')).toEqual([]);
+  });
+
   it('answers 304 with nothing stored when the export did not change, and reads JSON arrays and NDJSON too', async () => {
     const again = await runner.sync(org, sourceId);
     expect(again.state.lastStatus).toBe('not_modified');

@@ -64,7 +64,8 @@ export function structuredFacts(input: { title: string; contentText: string; tag
     knownExploited,
     cves,
     tldr: truncate(firstSentence.replace(/\s+/g, ' '), TLDR_MAX),
-    summary: truncate(prose.slice(0, 2).join(' ').replace(/\s+/g, ' ') || input.title, SUMMARY_MAX),
+    // The OSV summary is a title without a full stop: joined to the details as a sentence.
+    summary: truncate(prose.slice(0, 2).map((p) => (/[.!?:]$/.test(p) ? p : `${p}.`)).join(' ').replace(/\s+/g, ' ') || input.title, SUMMARY_MAX),
     abstract: truncate(lead.replace(/\s+/g, ' '), ABSTRACT_MAX),
     affectedProducts: v.affected.map((a) => ({
       vendor: a.ecosystem,
