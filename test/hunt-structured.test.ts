@@ -9,6 +9,8 @@ import { osvFixture, startFakeOsv } from './support/fakes/osv-server.js';
 import { startServer } from './support/fakes/http-server.js';
 import { syncRunner } from './support/sync.js';
 import { syncThreatsFromIntel } from '../src/modules/hunt/index.js';
+import { purlKey, purlNameOfKey } from '../src/modules/hunt/identity.fns.js';
+import { sql } from 'kysely';
 import { affectedProductsFrom } from '../src/modules/intel/pipeline/classify/products.fns.js';
 
 /**
@@ -180,6 +182,14 @@ describe('matching on the real SBOM', () => {
       ['bastion-3', '9.8p1', 'not_affected', '<9.8p1'],
     ]);
     expect(v.runs[0].relevancyHeadline).toBe('bastion-1 and bastion-2 run affected versions');
+  });
+
+  it('finds a package\'s software by the same name key in SQL (migration 0111) as from its identity, whatever the purl\'s spelling', async () => {
+    const purls = ['pkg:npm/%40fastify/static@9.3.0?foo=bar#lib', 'pkg:npm/@Fastify/Static@1', 'pkg:pypi/Django_Rest.Framework@3.15.0', 'pkg:pypi/django-rest-framework', 'pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1?type=jar',
+      'pkg:golang/github.com/gin-gonic/gin@v1.9.1', 'pkg:deb/debian/openssl@3.0.11-1~deb12u2?arch=amd64', 'pkg:npm/foo%2Bbar@1.0.0', 'pkg:cargo/na%C3%AFve@0.1.0'];
+    const { rows } = await sql<{ p: string; n: string }>`SELECT p, hunt_purl_name(p) AS n FROM unnest(${purls}::text[]) AS p`.execute(t.database.db);
+    expect(rows.map((r) => r.n)).toEqual(purls.map((p) => purlNameOfKey(purlKey(p)!)));
+    expect(rows.map((r) => r.n)).toEqual(['static', 'static', 'djangorestframework', 'djangorestframework', 'log4jcore', 'gin', 'openssl', 'foobar', 'nave']);
   });
 
   it('keys a record with no CVE by its own id', async () => {

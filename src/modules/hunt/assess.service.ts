@@ -3,7 +3,9 @@ import { uuidv7 } from 'uuidv7';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { EventBus } from '../../platform/events.js';
 import { readEpssScores } from '../intel/index.js';
-import { detectionsOf, indicatorsOf, loadItems, loadThreats, orgInventoryKeys, sightingsOf, softwareByKeys, softwareByPurls, telemetryTypes, type OrgInventoryKeys } from './assess.store.js';
+import { detectionsOf, indicatorsOf, loadItems, loadThreats, orgInventoryKeys, sightingsOf, softwareByKeys, softwareByPackageKeys, telemetryTypes } from './assess.store.js';
+import { packageKeysOf } from './matching.fns.js';
+import { purlKey } from './identity.fns.js';
 import { advisoriesOf, group, planAssessment, type AssessmentPlan, type PlannedActivity, type RunKind, type RunTrigger } from './assess.fns.js';
 import type { EpssScore } from './hunt-alerts.js';
 import { readAlertSettings } from './settings.repo.js';
@@ -30,8 +32,12 @@ const BATCH = 500;
  * reassess/manual, reassess/schedule, reassess/sighting.
  */
 export async function assessThreats(db: Database, organizationId: string, threatIds: string[], opts: AssessOptions): Promise<string[]> {
+  if (threatIds.length === 0) return [];
   const runIds: string[] = [];
-  const orgKeys = await orgInventoryKeys(db, organizationId);
+  // The organization's product keys, read once and only for a batch with prose to match (or
+  // CSAF products named by CPE only): structured records read just the packages they name.
+  let keys: ReturnType<typeof orgInventoryKeys> | null = null;
+  const orgKeys = () => (keys ??= orgInventoryKeys(db, organizationId));
   const now = opts.now ?? new Date();
   const telemetry = await telemetryTypes(db, organizationId, now);
   const settings = await readAlertSettings(db, organizationId);
@@ -49,7 +55,7 @@ async function assessBatch(
   organizationId: string,
   threatIds: string[],
   opts: AssessOptions & { now: Date },
-  orgKeys: OrgInventoryKeys,
+  orgKeys: () => ReturnType<typeof orgInventoryKeys>,
   telemetry: Set<string>,
   settings: Awaited<ReturnType<typeof readAlertSettings>>,
 ): Promise<string[]> {
@@ -65,10 +71,18 @@ async function assessBatch(
   const itemsByThreat = group(items, (i) => i.threatId);
   const withdrawnThreats = new Set(allItems.map((i) => i.threatId).filter((id) => !itemsByThreat.has(id)));
   // Each threat is matched only against the software of the keys it names (never the batch's
-  // whole set): one software read of each kind for the batch.
-  const advisories = advisoriesOf(threats, itemsByThreat, orgKeys);
+  // whole set): one software read of each kind for the batch. The packages structured records
+  // name are an index lookup (softwareByPackageKeys); the organization's product keys are read
+  // only when the batch has prose or CPE-only products to match.
+  const structured = items.flatMap((i) => (i.structured ? [i.structured] : []));
+  const packages = await softwareByPackageKeys(tx, organizationId, packageKeysOf(structured));
+  const purlsByKey = new Map<string, string[]>();
+  for (const [k, list] of group(packages, (p) => purlKey(p.purl)!)) purlsByKey.set(k, [...new Set(list.map((p) => p.purl!))]);
+  const needsOrgKeys = items.some((i) => !i.structured) || structured.some((a) => a.packages.some((p) => !p.purl && p.cpe));
+  const inventory = needsOrgKeys ? { ...(await orgKeys()), purlsByKey } : { productKeys: new Set<string>(), packageOnlyKeys: new Set<string>(), purlsByKey };
+  const advisories = advisoriesOf(threats, itemsByThreat, inventory);
   const softwareByKey = group(await softwareByKeys(tx, organizationId, [...advisories.neededKeys]), (s) => s.productKey);
-  const softwareByPurl = group(await softwareByPurls(tx, organizationId, [...advisories.neededPurls]), (s) => s.purl ?? '');
+  const softwareByPurl = group(packages, (s) => s.purl!);
   const itemIds = items.map((i) => i.id);
   const plan = planAssessment({
     organizationId,

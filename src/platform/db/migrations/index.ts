@@ -34,6 +34,7 @@ import * as m0096 from './0096_intel_attack_columns.js';
 import * as m0071 from './0071_csaf_sources.js';
 import * as m0072 from './0072_items_processed_idx.js';
 import * as m0110 from './0110_structured_items_search.js';
+import * as m0111 from './0111_hunt_software_package_name.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -75,4 +76,5 @@ export const migrations: Record<string, Migration> = {
   '0071_csaf_sources': m0071,
   '0072_items_processed_idx': m0072,
   '0110_structured_items_search': m0110,
+  '0111_hunt_software_package_name': m0111,
 };
