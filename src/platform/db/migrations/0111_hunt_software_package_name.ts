@@ -17,7 +17,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         split_part(regexp_replace(split_part(split_part(purl, '#', 1), '?', 1), '^.*/', ''), '@', 1),
         '%[0-9A-Fa-f]{2}', '', 'g'), '[^A-Za-z0-9]', '', 'g'))
     $$`.execute(db);
-  await sql`CREATE INDEX hunt_asset_software_purl_name_idx ON hunt_asset_software (organization_id, hunt_purl_name(purl)) WHERE purl IS NOT NULL`.execute(db);
+  // Not partial: the planner reads the statistics of an expression index only when it is not partial
+  // (with a partial one, 500 names were estimated to match 90% of the rows, and a scan was chosen).
+  await sql`CREATE INDEX hunt_asset_software_purl_name_idx ON hunt_asset_software (organization_id, hunt_purl_name(purl))`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
