@@ -41,6 +41,7 @@ export function purlVersion(purl: string | null | undefined): string | null {
 }
 
 function safeDecode(s: string): string {
+  if (!s.includes('%')) return s;
   try {
     return decodeURIComponent(s);
   } catch {
