@@ -142,17 +142,10 @@ export function processItem(input: ProcessInput, catalog: AttackCatalog): Proces
     namedActors: classification.actor.length,
   });
   const summary = summarize(input.title, text, { killChain: classification.killChain, sentences });
-  const seen = (input.publishedAt ?? input.now).toISOString();
-
-  const iocs: ProcessResult['iocs'] = Object.fromEntries(IOC_LIST_NAMES.map((k) => [k, []]));
-  for (const ind of indicators) {
-    const list = LIST_OF[ind.type];
-    if (list) iocs[list]!.push({ ...ind, firstSeen: seen, lastSeen: seen });
-  }
 
   return {
     indicators,
-    iocs,
+    iocs: iocListsOf(indicators, input),
     dropped: [...extracted.dropped, ...fromTitle.dropped].map((d) => ({ type: d.kind, value: d.value, reason: d.reason })),
     classification,
     affectedProducts: products.map(({ vendor, product, versions, confidence }) => ({ vendor, product, versions, confidence })),
@@ -178,15 +171,9 @@ function processStructured(input: ProcessInput, vulnerability: VulnerabilityReco
   const indicators = input.structuredIndicators
     .filter((s) => !NOT_INDICATORS.has(s.type))
     .map((s) => ({ type: s.type, value: s.value, normalizedValue: normalizeStructured(s.type, s.value), confidence: s.confidence, ttlDays: ttlOf(s.type) }));
-  const seen = (input.publishedAt ?? input.now).toISOString();
-  const iocs: ProcessResult['iocs'] = Object.fromEntries(IOC_LIST_NAMES.map((k) => [k, []]));
-  for (const ind of indicators) {
-    const list = LIST_OF[ind.type];
-    if (list) iocs[list]!.push({ ...ind, firstSeen: seen, lastSeen: seen });
-  }
   return {
     indicators,
-    iocs,
+    iocs: iocListsOf(indicators, input),
     dropped: [],
     classification: { attack: [], killChain: [], malware: [], actor: [], platforms: [], mappings: facts.cves.map((id) => ({ framework: 'cve' as const, id, confidence: 1 })), passages: [] },
     affectedProducts: facts.affectedProducts,
@@ -203,6 +190,17 @@ function processStructured(input: ProcessInput, vulnerability: VulnerabilityReco
     cves: facts.cves,
     retracted: input.tags.includes('revoked'),
   };
+}
+
+/** The §2.4 lists of an item's indicators, each seen at the item's publication (else now). */
+function iocListsOf(indicators: IndicatorOut[], input: ProcessInput): ProcessResult['iocs'] {
+  const seen = (input.publishedAt ?? input.now).toISOString();
+  const iocs: ProcessResult['iocs'] = Object.fromEntries(IOC_LIST_NAMES.map((k) => [k, []]));
+  for (const ind of indicators) {
+    const list = LIST_OF[ind.type];
+    if (list) iocs[list]!.push({ ...ind, firstSeen: seen, lastSeen: seen });
+  }
+  return iocs;
 }
 
 function ttlOf(type: string): number {
