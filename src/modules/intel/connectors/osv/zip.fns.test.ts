@@ -40,5 +40,9 @@ describe('zip members through the central directory', () => {
     const damaged = Buffer.from(zip);
     damaged.fill(0xff, 37, 44); // inside the deflated data (it starts at 36)
     expect(() => [...zipMembers(bufferSource(damaged))]).toThrow(/^The OSV zip could not be read: a\.json/);
+    // A member inflating to more than its directory entry says is refused, not inflated whole.
+    const lying = Buffer.from(zip);
+    lying.writeUInt32LE(5, lying.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])) + 24);
+    expect(() => [...zipMembers(bufferSource(lying))]).toThrow(/^The OSV zip could not be read: a\.json: /);
   });
 });

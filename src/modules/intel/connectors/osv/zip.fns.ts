@@ -27,6 +27,8 @@ const ZIP64_EOCD = 0x06064b50;
 const CENTRAL = 0x02014b50;
 const LOCAL = 0x04034b50;
 const MAX_COMMENT = 0xffff;
+/** One OSV record is a few kB (the largest real ones, a few hundred): a member above this is refused. */
+const MAX_MEMBER_BYTES = 64 * 1024 * 1024;
 
 const fail = (why: string) => new ConnectorParseError(`The OSV zip could not be read: ${why}`);
 
@@ -62,12 +64,14 @@ export function* zipMembers(source: ZipSource): Generator<{ name: string; data: 
     if (lh.readUInt32LE(0) !== LOCAL) throw fail(`the local header of ${name} is damaged`);
     const start = local + 30 + lh.readUInt16LE(26) + lh.readUInt16LE(28);
     if (start + compressed > source.size) throw fail(`${name} extends past the end of the file`);
+    if (uncompressed > MAX_MEMBER_BYTES || compressed > MAX_MEMBER_BYTES) throw fail(`${name} is larger than ${MAX_MEMBER_BYTES / 1024 / 1024} MB`);
     const raw = source.read(start, compressed);
     if (method === 0) yield { name, data: raw };
     else if (method === 8) {
       let data: Buffer;
       try {
-        data = inflateRawSync(raw);
+        // Never more than the directory says (a member lying about its size is an error, not a bomb).
+        data = inflateRawSync(raw, { maxOutputLength: Math.max(1, uncompressed) });
       } catch (err) {
         throw fail(`${name}: ${(err as Error).message}`);
       }
