@@ -11,7 +11,10 @@
  * alias, summary and details of a real record's length. The SBOMs: 50 assets × 1,000
  * components, each package's version inside a range for 1 in 3.
  *
- * Knobs: BENCH_OSV_RECORDS (200,000; quick 5,000), BENCH_OSV_COMPONENTS (50,000; quick 2,000).
+ * Knobs: BENCH_OSV_RECORDS (200,000; quick 5,000), BENCH_OSV_COMPONENTS (50,000; quick 2,000),
+ * BENCH_CPU_PROF (any value: V8 profiles of the sync and of the intel pass, this process's main
+ * thread, in bench/results/profiles/hunt-osv-{sync,hunt}.cpuprofile; read them with
+ * bench/profile-summary.ts), BENCH_PG_STATEMENTS (each phase's statements per record).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -19,7 +22,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { Zip, ZipDeflate, strToU8 } from 'fflate';
 import pino from 'pino';
 import { sql } from 'kysely';
@@ -36,6 +41,7 @@ import { syncThreatsFromIntel } from '../src/modules/hunt/index.js';
 import { startBenchDatabase } from './support/db.js';
 import { cpuSeconds } from './support/cpu.js';
 import { postmasterPid } from './support/http-measure.js';
+import { resetStatements, statementReport } from './support/pg-statements.js';
 import { envNumber, onCleanup, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 
 const PACKAGES = 20_000;
@@ -71,6 +77,26 @@ async function writeExport(file: string, records: number): Promise<void> {
   }
   zip.end();
   await new Promise<void>((resolve, reject) => out.on('finish', resolve).on('error', reject));
+}
+
+const PROFILES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'profiles');
+
+/** BENCH_CPU_PROF: a V8 profile of this thread over one phase (1 ms sampling), written as `hunt-osv-<phase>.cpuprofile`. */
+async function profiled<T>(phase: string, fn: () => Promise<T>): Promise<T> {
+  if (!process.env.BENCH_CPU_PROF) return fn();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 1000 });
+  await session.post('Profiler.start');
+  try {
+    return await fn();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    fs.mkdirSync(PROFILES, { recursive: true });
+    fs.writeFileSync(path.join(PROFILES, `hunt-osv-${phase}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
 }
 
 function sbom(asset: number, components: number) {
@@ -136,41 +162,56 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       mem.heapMax = Math.max(mem.heapMax, m.heapUsed);
       mem.rssMax = Math.max(mem.rssMax, m.rss);
     }, 250);
+    await resetStatements(database.db);
     const cpu0 = { node: process.cpuUsage(), pg: cpuSeconds(pgPid, true) };
     const t0 = performance.now();
-    await sync.run({ syncJobId }, { jobId: 'bench', attempt: 1, maxAttempts: 1, logger: pino({ level: 'silent' }), signal: new AbortController().signal });
+    await profiled('sync', () => sync.run({ syncJobId }, { jobId: 'bench', attempt: 1, maxAttempts: 1, logger: pino({ level: 'silent' }), signal: new AbortController().signal }));
     const t1 = performance.now();
+    const cpu1 = { node: process.cpuUsage(cpu0.node), pg: cpuSeconds(pgPid, true) };
     clearInterval(sampler);
+    const syncStatements = await statementReport(database.db, records, 'record', 15);
+    if (syncStatements) console.log(`\n[sync]${syncStatements.text}`);
+    await resetStatements(database.db);
+    const cpu1b = { node: process.cpuUsage(), pg: cpuSeconds(pgPid, true) };
     const job = await database.db.selectFrom('intelSyncJobs').selectAll().where('id', '=', syncJobId).executeTakeFirstOrThrow();
     if (job.status !== 'succeeded') throw new Error(`sync ${job.status}: ${job.error}`);
     ctx.log(`synced in ${((t1 - t0) / 1000).toFixed(1)} s: ${JSON.stringify(job.stats)}; heap ${(mem.heap0 / 1e6).toFixed(0)} → max ${(mem.heapMax / 1e6).toFixed(0)} MB, RSS max ${(mem.rssMax / 1e6).toFixed(0)} MB`);
 
     // The hunt's intel pass, as the scheduler runs it, until every item is read.
     let threats = 0;
-    for (;;) {
-      const r = await syncThreatsFromIntel(database.db, organizationId, { settledBefore: new Date() });
-      if (!r.created.length && !r.updated.length) break;
-      threats += r.created.length;
-    }
+    await profiled('hunt', async () => {
+      for (;;) {
+        const r = await syncThreatsFromIntel(database.db, organizationId, { settledBefore: new Date() });
+        if (!r.created.length && !r.updated.length) break;
+        threats += r.created.length;
+      }
+    });
     const t2 = performance.now();
-    const nodeCpu = process.cpuUsage(cpu0.node);
-    const pgCpu = cpuSeconds(pgPid, true);
+    const cpu2 = { node: process.cpuUsage(cpu1b.node), pg: cpuSeconds(pgPid, true) };
+    const huntStatements = await statementReport(database.db, records, 'record', 15);
+    if (huntStatements) console.log(`\n[threats and matching]${huntStatements.text}`);
+    const nodeS = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1e6;
+    const pgS = (a: number | null, b: number | null) => (a !== null && b !== null ? b - a : 0);
+    const cpuSync = { node: nodeS(cpu1.node), pg: pgS(cpu0.pg, cpu1.pg) };
+    const cpuHunt = { node: nodeS(cpu2.node), pg: pgS(cpu1b.pg, cpu2.pg) };
     const { rows: verdicts } = await sql<{ verdict: string; n: number }>`
       SELECT m->>'verdict' AS verdict, count(*)::int AS n FROM hunt_threats t JOIN hunt_threat_runs r ON r.id = t.latest_run_id
       CROSS JOIN LATERAL jsonb_array_elements(r.matches) m WHERE t.organization_id = ${organizationId} GROUP BY 1 ORDER BY 1`.execute(database.db);
     const totalS = (t2 - t0) / 1000;
-    const cpuS = (nodeCpu.user + nodeCpu.system) / 1e6 + (pgCpu !== null && cpu0.pg !== null ? pgCpu - cpu0.pg : 0);
-    ctx.log(`threats ${threats} in ${((t2 - t1) / 1000).toFixed(1)} s; matches ${verdicts.map((v) => `${v.verdict}=${v.n}`).join(', ')}; CPU ${cpuS.toFixed(1)} s`);
+    const cpuS = cpuSync.node + cpuSync.pg + cpuHunt.node + cpuHunt.pg;
+    ctx.log(`threats ${threats} in ${((t2 - t1) / 1000).toFixed(1)} s; matches ${verdicts.map((v) => `${v.verdict}=${v.n}`).join(', ')}; CPU ${cpuS.toFixed(1)} s (sync: Node ${cpuSync.node.toFixed(1)} + PostgreSQL ${cpuSync.pg.toFixed(1)}; threats and matching: Node ${cpuHunt.node.toFixed(1)} + PostgreSQL ${cpuHunt.pg.toFixed(1)})`);
     return {
       figures: [
         { name: `OSV sync + threats + matching (${records.toLocaleString('en')} records × ${components.toLocaleString('en')} components)`, value: totalS, unit: 's', digits: 1, target: { value: 60, kind: 'max' } },
         { name: '  of which the streamed sync', value: (t1 - t0) / 1000, unit: 's', digits: 1 },
         { name: '  of which threats and matching', value: (t2 - t1) / 1000, unit: 's', digits: 1 },
         { name: '  CPU (Node + PostgreSQL)', value: cpuS, unit: 's', digits: 1 },
+        { name: '  CPU per 1,000 records, sync (Node + PostgreSQL)', value: ((cpuSync.node + cpuSync.pg) * 1000) / records, unit: 's', digits: 2 },
+        { name: '  CPU per 1,000 records, threats and matching', value: ((cpuHunt.node + cpuHunt.pg) * 1000) / records, unit: 's', digits: 2 },
         { name: '  Node heap growth during the sync (max − start)', value: (mem.heapMax - mem.heap0) / 1e6, unit: 'MB', digits: 0 },
       ],
       notes: [`matches: ${verdicts.map((v) => `${v.verdict} ${v.n}`).join(', ')}`, `RSS max during the sync ${(mem.rssMax / 1e6).toFixed(0)} MB; SBOM import (not timed) ${importS.toFixed(1)} s`],
-      details: { records, components, threats, syncSeconds: (t1 - t0) / 1000, huntSeconds: (t2 - t1) / 1000, totalSeconds: totalS, cpuSeconds: cpuS, heapMaxMb: mem.heapMax / 1e6, rssMaxMb: mem.rssMax / 1e6, stats: job.stats, verdicts },
+      details: { records, components, threats, syncSeconds: (t1 - t0) / 1000, huntSeconds: (t2 - t1) / 1000, totalSeconds: totalS, cpuSeconds: cpuS, cpuSync, cpuHunt, heapMaxMb: mem.heapMax / 1e6, rssMaxMb: mem.rssMax / 1e6, stats: job.stats, verdicts },
     };
   } finally {
     await app?.close().catch(() => {});

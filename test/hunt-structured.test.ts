@@ -9,6 +9,8 @@ import { osvFixture, startFakeOsv } from './support/fakes/osv-server.js';
 import { startServer } from './support/fakes/http-server.js';
 import { syncRunner } from './support/sync.js';
 import { syncThreatsFromIntel } from '../src/modules/hunt/index.js';
+import { purlKey, purlNameOfKey } from '../src/modules/hunt/identity.fns.js';
+import { sql } from 'kysely';
 import { affectedProductsFrom } from '../src/modules/intel/pipeline/classify/products.fns.js';
 
 /**
@@ -69,6 +71,29 @@ describe('osv source', () => {
       { ecosystem: 'RubyGems', name: 'rails', purl: null, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '2.1.0' }, { fixed: '2.3.11' }] }], versions: [] },
       { ecosystem: 'RubyGems', name: 'rails', purl: null, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '3.0.0' }, { fixed: '3.0.4' }] }], versions: [] },
     ]);
+  });
+
+  it('stores a record from its fields, not its prose: severity, summary, CVE; no indicators from its text; found by id, alias and package', async () => {
+    const search = async (q: string) => (await t.app.inject({ method: 'GET', url: `/items?search=${encodeURIComponent(q)}`, headers: key })).json().items.map((i: { externalId: string }) => i.externalId);
+    const [item] = (await t.app.inject({ method: 'GET', url: '/items?search=sprout', headers: key })).json().items;
+    expect(item).toMatchObject({
+      externalId: 'GHSA-229r-pqp6-8w6g',
+      severity: 'high', // the database's word (no CVSS vector in this record)
+      summary: 'High severity vulnerability that affects sprout. The unpack_zip function in archive_unpacker.rb in the sprout gem 0.7.246 for Ruby allows context-dependent attackers to execute arbitrary commands via shell metacharacters in a (1) filename or (2) path.',
+      tldr: 'High severity vulnerability that affects sprout',
+      cves: ['CVE-2013-6421'],
+      classification: { attack: [], actor: [], malware: [], mappings: [{ framework: 'cve', id: 'CVE-2013-6421', confidence: 1 }] },
+      affectedProducts: [{ vendor: 'RubyGems', product: 'sprout', versions: ['<=0.7.246'], confidence: 1 }],
+      droppedIndicators: [],
+    });
+    // The details name a file (archive_unpacker.rb): a structured record's text is not mined for indicators.
+    expect(Object.values(item.iocs as Record<string, unknown[]>).flat()).toEqual([]);
+    const indicators = await t.database.db.selectFrom('intelIndicators').innerJoin('intelItems', 'intelItems.id', 'intelIndicators.itemId').select('intelIndicators.value').where('intelItems.sourceId', '=', sourceId).execute();
+    expect(indicators).toEqual([]);
+    expect(await search('CVE-2013-6421')).toEqual(['GHSA-229r-pqp6-8w6g']);
+    expect(await search('GHSA-229r-pqp6-8w6g')).toEqual(['GHSA-229r-pqp6-8w6g']);
+    // The details text is not in a structured record's search vector (migration 0110).
+    expect(await search('metacharacters')).toEqual([]);
   });
 
   it('answers 304 with nothing stored when the export did not change, and reads JSON arrays and NDJSON too', async () => {
@@ -157,6 +182,14 @@ describe('matching on the real SBOM', () => {
       ['bastion-3', '9.8p1', 'not_affected', '<9.8p1'],
     ]);
     expect(v.runs[0].relevancyHeadline).toBe('bastion-1 and bastion-2 run affected versions');
+  });
+
+  it('finds a package\'s software by the same name key in SQL (migration 0111) as from its identity, whatever the purl\'s spelling', async () => {
+    const purls = ['pkg:npm/%40fastify/static@9.3.0?foo=bar#lib', 'pkg:npm/@Fastify/Static@1', 'pkg:pypi/Django_Rest.Framework@3.15.0', 'pkg:pypi/django-rest-framework', 'pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1?type=jar',
+      'pkg:golang/github.com/gin-gonic/gin@v1.9.1', 'pkg:deb/debian/openssl@3.0.11-1~deb12u2?arch=amd64', 'pkg:npm/foo%2Bbar@1.0.0', 'pkg:cargo/na%C3%AFve@0.1.0'];
+    const { rows } = await sql<{ p: string; n: string }>`SELECT p, hunt_purl_name(p) AS n FROM unnest(${purls}::text[]) AS p`.execute(t.database.db);
+    expect(rows.map((r) => r.n)).toEqual(purls.map((p) => purlNameOfKey(purlKey(p)!)));
+    expect(rows.map((r) => r.n)).toEqual(['static', 'static', 'djangorestframework', 'djangorestframework', 'log4jcore', 'gin', 'openssl', 'foobar', 'nave']);
   });
 
   it('keys a record with no CVE by its own id', async () => {

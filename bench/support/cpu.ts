@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 
-/** utime + stime in seconds of `pid`, or of every process whose parent is `pid` too (Linux /proc; null elsewhere). */
+/** utime + stime in seconds of `pid`, or of every process whose parent is `pid` too, exited ones included (Linux /proc; null elsewhere). */
 export function cpuSeconds(pid: number | null | undefined, withChildren = false): number | null {
   if (!pid) return null;
   const read = (d: string | number) => {
@@ -18,6 +18,9 @@ export function cpuSeconds(pid: number | null | undefined, withChildren = false)
     const f = read(d);
     if (f && (Number(d) === pid || (withChildren && Number(f[1]) === pid))) {
       total += (Number(f[11]) + Number(f[12])) / 100;
+      // With children: those that exited (a pool's idle backend, an autovacuum worker) are in the
+      // parent's cutime/cstime once reaped; without them the figure could drop during a run.
+      if (withChildren && Number(d) === pid) total += (Number(f[13]) + Number(f[14])) / 100;
       found = true;
     }
   }

@@ -3,7 +3,9 @@ import { uuidv7 } from 'uuidv7';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { EventBus } from '../../platform/events.js';
 import { readEpssScores } from '../intel/index.js';
-import { detectionsOf, indicatorsOf, loadItems, loadThreats, orgInventoryKeys, sightingsOf, softwareByKeys, softwareByPurls, telemetryTypes, type OrgInventoryKeys } from './assess.store.js';
+import { detectionsOf, indicatorsOf, loadItems, loadThreats, orgInventoryKeys, sightingsOf, softwareByKeys, softwareByPackageKeys, telemetryTypes } from './assess.store.js';
+import { packageKeysOf } from './matching.fns.js';
+import { purlKey } from './identity.fns.js';
 import { advisoriesOf, group, planAssessment, type AssessmentPlan, type PlannedActivity, type RunKind, type RunTrigger } from './assess.fns.js';
 import type { EpssScore } from './hunt-alerts.js';
 import { readAlertSettings } from './settings.repo.js';
@@ -21,27 +23,49 @@ export interface AssessOptions {
 }
 
 const BATCH = 500;
+const BATCHES_IN_FLIGHT = 2;
 
 /**
- * An assessment run over threats, in batches of 500 (one transaction each): the evidence read in
+ * An assessment run over threats, in batches of 500 (one transaction each, two at a time): the evidence read in
  * a handful of set-based queries (assess.store.ts), the decisions planned without I/O
  * (`planAssessment`, assess.fns.ts), and the plan written by one writer (`writeAssessment`).
  * `kind`/`trigger` pairs: create/new_threat, reassess/new_intel, reassess/inventory_change,
  * reassess/manual, reassess/schedule, reassess/sighting.
  */
 export async function assessThreats(db: Database, organizationId: string, threatIds: string[], opts: AssessOptions): Promise<string[]> {
-  const runIds: string[] = [];
-  const orgKeys = await orgInventoryKeys(db, organizationId);
+  if (threatIds.length === 0) return [];
+  // The organization's product keys, read once and only for a batch with prose to match (or
+  // CSAF products named by CPE only): structured records read just the packages they name.
+  let keys: ReturnType<typeof orgInventoryKeys> | null = null;
+  const orgKeys = () => (keys ??= orgInventoryKeys(db, organizationId));
   const now = opts.now ?? new Date();
   const telemetry = await telemetryTypes(db, organizationId, now);
   const settings = await readAlertSettings(db, organizationId);
-  for (let i = 0; i < threatIds.length; i += BATCH) {
-    const batch = threatIds.slice(i, i + BATCH);
-    await db.transaction().execute(async (tx) => {
-      runIds.push(...(await assessBatch(tx, organizationId, batch, { ...opts, now }, orgKeys, telemetry, settings)));
-    });
-  }
-  return runIds;
+  const ids = [...new Set(threatIds)];
+  const batches: string[][] = [];
+  for (let i = 0; i < ids.length; i += BATCH) batches.push(ids.slice(i, i + BATCH));
+  // BATCHES_IN_FLIGHT batches at once, each in its own transaction on distinct threats: one is
+  // planned in Node while another's statements run in PostgreSQL (serially, each waited for the
+  // other: a page of new threats spent half its time with Node idle). A failure stops the others
+  // from taking a new batch; the batches already committed stay, as before.
+  const runs: string[][] = [];
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < batches.length) {
+      const k = next++;
+      try {
+        runs[k] = await db.transaction().execute((tx) => assessBatch(tx, organizationId, batches[k]!, { ...opts, now }, orgKeys, telemetry, settings));
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  const outcomes = await Promise.allSettled(Array.from({ length: Math.min(BATCHES_IN_FLIGHT, batches.length) }, worker));
+  const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (rejected) throw rejected.reason;
+  return runs.flat();
 }
 
 async function assessBatch(
@@ -49,7 +73,7 @@ async function assessBatch(
   organizationId: string,
   threatIds: string[],
   opts: AssessOptions & { now: Date },
-  orgKeys: OrgInventoryKeys,
+  orgKeys: () => ReturnType<typeof orgInventoryKeys>,
   telemetry: Set<string>,
   settings: Awaited<ReturnType<typeof readAlertSettings>>,
 ): Promise<string[]> {
@@ -65,10 +89,18 @@ async function assessBatch(
   const itemsByThreat = group(items, (i) => i.threatId);
   const withdrawnThreats = new Set(allItems.map((i) => i.threatId).filter((id) => !itemsByThreat.has(id)));
   // Each threat is matched only against the software of the keys it names (never the batch's
-  // whole set): one software read of each kind for the batch.
-  const advisories = advisoriesOf(threats, itemsByThreat, orgKeys);
+  // whole set): one software read of each kind for the batch. The packages structured records
+  // name are an index lookup (softwareByPackageKeys); the organization's product keys are read
+  // only when the batch has prose or CPE-only products to match.
+  const structured = items.flatMap((i) => (i.structured ? [i.structured] : []));
+  const packages = await softwareByPackageKeys(tx, organizationId, packageKeysOf(structured));
+  const purlsByKey = new Map<string, string[]>();
+  for (const [k, list] of group(packages, (p) => purlKey(p.purl)!)) purlsByKey.set(k, [...new Set(list.map((p) => p.purl!))]);
+  const needsOrgKeys = items.some((i) => !i.structured) || structured.some((a) => a.packages.some((p) => !p.purl && p.cpe));
+  const inventory = needsOrgKeys ? { ...(await orgKeys()), purlsByKey } : { productKeys: new Set<string>(), packageOnlyKeys: new Set<string>(), purlsByKey };
+  const advisories = advisoriesOf(threats, itemsByThreat, inventory);
   const softwareByKey = group(await softwareByKeys(tx, organizationId, [...advisories.neededKeys]), (s) => s.productKey);
-  const softwareByPurl = group(await softwareByPurls(tx, organizationId, [...advisories.neededPurls]), (s) => s.purl ?? '');
+  const softwareByPurl = group(packages, (s) => s.purl!);
   const itemIds = items.map((i) => i.id);
   const plan = planAssessment({
     organizationId,

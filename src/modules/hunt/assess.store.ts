@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
 import { classificationSummary, type AffectedPackage, type VulnerabilityRecord } from '../intel/index.js';
 import type { AdvisoryProduct, InventorySoftware, StructuredAdvisory } from './matching.fns.js';
-import { purlKey } from './identity.fns.js';
+import { purlKey, purlNameOfKey } from './identity.fns.js';
 import type { CoveringDetection, ThreatIndicator } from './exposure.fns.js';
 
 /**
@@ -98,33 +98,32 @@ export interface OrgInventoryKeys {
   productKeys: Set<string>;
   /** Product keys whose every entry is a package (has a purl): prose must name them as packages. */
   packageOnlyKeys: Set<string>;
-  /** Package identity (purl key) → the purls stored under it. */
+  /** Package identity (purl key) → the purls stored under it (of the identities a batch names). */
   purlsByKey: Map<string, string[]>;
 }
 
-export async function orgInventoryKeys(db: Queryable, organizationId: string): Promise<OrgInventoryKeys> {
-  const [keys, purls] = await Promise.all([
-    sql<{ k: string; packageOnly: boolean }>`SELECT product_key AS k, bool_and(purl IS NOT NULL) AS "packageOnly" FROM hunt_asset_software WHERE organization_id = ${organizationId} GROUP BY product_key`.execute(db),
-    sql<{ purl: string }>`SELECT DISTINCT purl FROM hunt_asset_software WHERE organization_id = ${organizationId} AND purl IS NOT NULL`.execute(db),
-  ]);
-  const purlsByKey = new Map<string, string[]>();
-  for (const { purl } of purls.rows) {
-    const k = purlKey(purl);
-    if (k) purlsByKey.set(k, [...(purlsByKey.get(k) ?? []), purl]);
-  }
-  return { productKeys: new Set(keys.rows.map((r) => r.k)), packageOnlyKeys: new Set(keys.rows.filter((r) => r.packageOnly).map((r) => r.k)), purlsByKey };
+/** The organization's product keys, for matching prose (the package identities a batch needs are read by softwareByPackageKeys). */
+export async function orgInventoryKeys(db: Queryable, organizationId: string): Promise<Omit<OrgInventoryKeys, 'purlsByKey'>> {
+  const keys = await sql<{ k: string; packageOnly: boolean }>`SELECT product_key AS k, bool_and(purl IS NOT NULL) AS "packageOnly" FROM hunt_asset_software WHERE organization_id = ${organizationId} GROUP BY product_key`.execute(db);
+  return { productKeys: new Set(keys.rows.map((r) => r.k)), packageOnlyKeys: new Set(keys.rows.filter((r) => r.packageOnly).map((r) => r.k)) };
 }
 
 const SOFTWARE_COLUMNS = sql`a.id AS "assetId", a.identifier, a.kind, a.platform, a.internet_facing AS "internetFacing", a.criticality,
            s.vendor, s.product, s.version, s.product_key AS "productKey", s.purl, s.cpe`;
 
-export async function softwareByPurls(db: Queryable, organizationId: string, purls: string[]): Promise<InventorySoftware[]> {
-  if (purls.length === 0) return [];
+/**
+ * The software of these package identities (purl keys): an index lookup of their names
+ * (hunt_purl_name, migration 0111), then the exact identity. What a structured advisory is
+ * matched against, without reading the organization's whole inventory.
+ */
+export async function softwareByPackageKeys(db: Queryable, organizationId: string, keys: readonly string[]): Promise<InventorySoftware[]> {
+  if (keys.length === 0) return [];
+  const wanted = new Set(keys);
   const { rows } = await sql<InventorySoftware>`
     SELECT ${SOFTWARE_COLUMNS}
     FROM hunt_asset_software s JOIN hunt_assets a ON a.id = s.asset_id
-    WHERE s.organization_id = ${organizationId} AND s.purl = ANY(${purls}::text[])`.execute(db);
-  return rows;
+    WHERE s.organization_id = ${organizationId} AND s.purl IS NOT NULL AND hunt_purl_name(s.purl) = ANY(${[...new Set(keys.map(purlNameOfKey))]}::text[])`.execute(db);
+  return rows.filter((r) => wanted.has(purlKey(r.purl)!));
 }
 
 export async function softwareByKeys(db: Queryable, organizationId: string, keys: string[]): Promise<InventorySoftware[]> {

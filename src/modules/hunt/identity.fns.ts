@@ -22,6 +22,16 @@ export function purlKey(purl: string | null | undefined): string | null {
   return packageKey(type, segments.slice(0, -1).join('/'), segments.at(-1)!);
 }
 
+/**
+ * The coarse name key of a package key (`npm/@fastify/static` → `static`, `pypi/foo-bar` →
+ * `foobar`): the rule of SQL's `hunt_purl_name(purl)` (migration 0111) applied to the key's
+ * name, so an index lookup finds every purl of the package (and maybe others, which purlKey
+ * then filters out).
+ */
+export function purlNameOfKey(key: string): string {
+  return key.slice(key.lastIndexOf('/') + 1).replace(/%[0-9a-f]{2}/gi, '').replace(/[^a-z0-9]/gi, '').toLowerCase();
+}
+
 /** The version a purl carries, decoded (`pkg:npm/undici@7.30.2` → `7.30.2`). */
 export function purlVersion(purl: string | null | undefined): string | null {
   if (!purl) return null;
@@ -31,6 +41,7 @@ export function purlVersion(purl: string | null | undefined): string | null {
 }
 
 function safeDecode(s: string): string {
+  if (!s.includes('%')) return s;
   try {
     return decodeURIComponent(s);
   } catch {

@@ -30,7 +30,8 @@ export async function findItemText(db: Queryable, organizationId: string, id: st
 }
 
 /**
- * The text search (see searchTerms): full text over title and text, with the term as given and
+ * The text search (see searchTerms): full text over title and text (a structured record's: title,
+ * ids and package names, migration 0110), with the term as given and
  * refanged, OR the items whose indicators have the term's normalized value. The indicator ids
  * come first as an array (an InitPlan over intel_indicators_org_value_idx), so the planner can
  * OR a primary-key lookup with the full-text GIN scan instead of filtering every item.
@@ -38,7 +39,7 @@ export async function findItemText(db: Queryable, organizationId: string, id: st
 function searchCondition(organizationId: string, search: string) {
   const { refanged, indicatorValues } = searchTerms(search);
   const query = refanged === search ? sql`websearch_to_tsquery('simple', ${search})` : sql`(websearch_to_tsquery('simple', ${search}) || websearch_to_tsquery('simple', ${refanged}))`;
-  const text = sql<boolean>`intel_item_search(i.title, i.content_text) @@ ${query}`;
+  const text = sql<boolean>`intel_item_search(i.title, i.content_text, i.vulnerability) @@ ${query}`;
   if (indicatorValues.length === 0) return text;
   return sql<boolean>`(${text} OR i.id = ANY(ARRAY(
     SELECT item_id FROM intel_indicators WHERE organization_id = ${organizationId} AND normalized_value = ANY(${indicatorValues}::text[]))))`;

@@ -92,6 +92,7 @@ export async function prepareEntries(entries: IntelEntry[], known: Map<string, K
           tags: fields.tags,
           structuredIndicators: entry.indicators,
           configurations: entry.vulnerability?.configurations,
+          vulnerability: entry.vulnerability,
           publishedAt: fields.publishedAt === null ? null : new Date(fields.publishedAt),
           now: prior?.createdAt ?? now,
         },

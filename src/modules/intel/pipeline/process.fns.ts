@@ -1,4 +1,4 @@
-import type { StructuredIndicator } from '../connectors/types.js';
+import type { StructuredIndicator, VulnerabilityRecord } from '../connectors/types.js';
 import type { AttackCatalog } from './classify/attack-catalog.fns.js';
 import { classifyText } from './classify/classify.fns.js';
 import { tokenize } from './classify/phrase-matcher.fns.js';
@@ -8,6 +8,7 @@ import { severityOf, type Severity } from './classify/severity.fns.js';
 import { summarize } from './classify/summarize.fns.js';
 import { DEFAULT_TTL_DAYS, extractIocs, type IocKind } from './extract/extract.fns.js';
 import { normalizeRegistryKey } from './extract/normalize.fns.js';
+import { isStructuredRecord, structuredFacts } from './structured.fns.js';
 
 /**
  * One item in, its enrichment out: indicators (extracted and structured), classification,
@@ -26,6 +27,8 @@ export interface ProcessInput {
   now: Date;
   /** NVD `configurations` the source gave (structured CPE ranges), for the affected products. */
   configurations?: unknown;
+  /** The item's structured record: an OSV record or CSAF vulnerability is enriched from its fields, not its prose (structured.fns.ts). */
+  vulnerability?: VulnerabilityRecord | null;
 }
 
 export interface IndicatorOut {
@@ -81,6 +84,7 @@ const NOT_INDICATORS = new Set<string>(['cve', 'attack-technique']);
 const KNOWN_EXPLOITED = /\b(known[- ]exploited|exploited in the wild|actively exploited|under active exploitation|zero[- ]day|0-day|CISA KEV)\b/i;
 
 export function processItem(input: ProcessInput, catalog: AttackCatalog): ProcessResult {
+  if (isStructuredRecord(input.vulnerability)) return processStructured(input, input.vulnerability);
   const text = input.contentText;
   // Split once; every classifier below reads the same sentences and tokens.
   const sentences = splitSentences(text);
@@ -138,17 +142,10 @@ export function processItem(input: ProcessInput, catalog: AttackCatalog): Proces
     namedActors: classification.actor.length,
   });
   const summary = summarize(input.title, text, { killChain: classification.killChain, sentences });
-  const seen = (input.publishedAt ?? input.now).toISOString();
-
-  const iocs: ProcessResult['iocs'] = Object.fromEntries(IOC_LIST_NAMES.map((k) => [k, []]));
-  for (const ind of indicators) {
-    const list = LIST_OF[ind.type];
-    if (list) iocs[list]!.push({ ...ind, firstSeen: seen, lastSeen: seen });
-  }
 
   return {
     indicators,
-    iocs,
+    iocs: iocListsOf(indicators, input),
     dropped: [...extracted.dropped, ...fromTitle.dropped].map((d) => ({ type: d.kind, value: d.value, reason: d.reason })),
     classification,
     affectedProducts: products.map(({ vendor, product, versions, confidence }) => ({ vendor, product, versions, confidence })),
@@ -162,6 +159,48 @@ export function processItem(input: ProcessInput, catalog: AttackCatalog): Proces
     cves,
     retracted: input.tags.includes('revoked'),
   };
+}
+
+/**
+ * A structured vulnerability record: its own fields, no prose read (structured.fns.ts). No
+ * indicators are extracted from its text, no ATT&CK classification; the CVEs it names are its
+ * framework mappings (the hunt's threat keys), its packages its affected products.
+ */
+function processStructured(input: ProcessInput, vulnerability: VulnerabilityRecord): ProcessResult {
+  const facts = structuredFacts({ title: input.title, contentText: input.contentText, tags: input.tags, vulnerability });
+  const indicators = input.structuredIndicators
+    .filter((s) => !NOT_INDICATORS.has(s.type))
+    .map((s) => ({ type: s.type, value: s.value, normalizedValue: normalizeStructured(s.type, s.value), confidence: s.confidence, ttlDays: ttlOf(s.type) }));
+  return {
+    indicators,
+    iocs: iocListsOf(indicators, input),
+    dropped: [],
+    classification: { attack: [], killChain: [], malware: [], actor: [], platforms: [], mappings: facts.cves.map((id) => ({ framework: 'cve' as const, id, confidence: 1 })), passages: [] },
+    affectedProducts: facts.affectedProducts,
+    passages: [],
+    severity: facts.severity,
+    relevance: relevanceOf(facts.severity, indicators.length, facts.cves.length, 0, facts.knownExploited),
+    platforms: [],
+    summary: facts.summary,
+    tldr: facts.tldr,
+    abstract: facts.abstract,
+    attackPath: [],
+    eventConfidence: 1,
+    canonicalKey: canonicalKeyOf(input.title, facts.cves, input.url),
+    cves: facts.cves,
+    retracted: input.tags.includes('revoked'),
+  };
+}
+
+/** The §2.4 lists of an item's indicators, each seen at the item's publication (else now). */
+function iocListsOf(indicators: IndicatorOut[], input: ProcessInput): ProcessResult['iocs'] {
+  const seen = (input.publishedAt ?? input.now).toISOString();
+  const iocs: ProcessResult['iocs'] = Object.fromEntries(IOC_LIST_NAMES.map((k) => [k, []]));
+  for (const ind of indicators) {
+    const list = LIST_OF[ind.type];
+    if (list) iocs[list]!.push({ ...ind, firstSeen: seen, lastSeen: seen });
+  }
+  return iocs;
 }
 
 function ttlOf(type: string): number {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Database, Queryable } from '../../../platform/db/database.js';
 import { defineJob, type JobDefinition } from '../../../platform/jobs/catalog.js';
-import type { StructuredIndicator } from '../connectors/types.js';
+import type { StructuredIndicator, VulnerabilityRecord } from '../connectors/types.js';
 import { MITRE_SOURCE_KEY, loadAttackCatalog, refreshAttackCatalog } from './catalog.repo.js';
 import { processItem } from './process.fns.js';
 import { PROCESS_BATCH, processItemsJob } from './process.job-def.js';
@@ -63,6 +63,8 @@ export function createProcessItemsJob(deps: { db: Database }): JobDefinition<{ i
         .select(sql<unknown>`CASE WHEN s.builtin_key = ${MITRE_SOURCE_KEY} THEN i.raw END`.as('raw'))
         .select(sql<boolean>`s.builtin_key IS NOT DISTINCT FROM ${MITRE_SOURCE_KEY}`.as('isAttack'))
         .select(sql<unknown>`i.vulnerability->'configurations'`.as('configurations'))
+        // A structured record (OSV, CSAF) is enriched from its fields (structured.fns.ts): only those items transfer it.
+        .select(sql<VulnerabilityRecord | null>`CASE WHEN i.vulnerability->>'format' IN ('osv', 'csaf') THEN i.vulnerability END`.as('vulnerability'))
         .where('i.id', 'in', itemIds)
         .orderBy('i.id')
         .execute();
@@ -87,6 +89,7 @@ export function createProcessItemsJob(deps: { db: Database }): JobDefinition<{ i
               publishedAt: row.publishedAt,
               now: row.createdAt,
               configurations: row.configurations ?? undefined,
+              vulnerability: row.vulnerability,
             },
             catalog,
           );

@@ -35,6 +35,8 @@ import * as m0071 from './0071_csaf_sources.js';
 import * as m0072 from './0072_items_processed_idx.js';
 import * as m0105 from './0105_indicators_org_fk.js';
 import * as m0106 from './0106_attack_columns_plpgsql.js';
+import * as m0110 from './0110_structured_items_search.js';
+import * as m0111 from './0111_hunt_software_package_name.js';
 
 /**
  * Migrations in order. A static list (rather than reading the folder) works the same under tsx,
@@ -77,4 +79,6 @@ export const migrations: Record<string, Migration> = {
   '0072_items_processed_idx': m0072,
   '0105_indicators_org_fk': m0105,
   '0106_attack_columns_plpgsql': m0106,
+  '0110_structured_items_search': m0110,
+  '0111_hunt_software_package_name': m0111,
 };

@@ -1,6 +1,6 @@
-import { Unzip, UnzipInflate } from 'fflate';
 import { normaliseText } from '../text.fns.js';
 import { ConnectorParseError, type AffectedPackage, type IntelEntry, type VulnerabilityRecord } from '../types.js';
+import { bufferSource, zipMembers, type ZipSource } from './zip.fns.js';
 
 /**
  * OSV records (https://ossf.github.io/osv-schema/) → intel entries carrying their structured
@@ -10,37 +10,11 @@ import { ConnectorParseError, type AffectedPackage, type IntelEntry, type Vulner
 
 export const isZip = (head: Buffer) => head.length >= 4 && head.readUInt32LE(0) === 0x04034b50;
 
-/**
- * A streaming reader of a zip of OSV JSON files: push the zip's bytes in any chunks, each
- * `.json` member is inflated on its own and handed over as a parsed record. Memory holds one
- * chunk and one record, never the export (npm's all.zip is ~1 GB uncompressed).
- */
-export function osvZipReader(onRecord: (record: unknown) => void): { push(chunk: Uint8Array, final: boolean): void } {
-  const unzip = new Unzip();
-  unzip.register(UnzipInflate);
-  let failure: Error | null = null;
-  unzip.onfile = (file) => {
-    if (!file.name.toLowerCase().endsWith('.json')) return;
-    const chunks: Uint8Array[] = [];
-    file.ondata = (err, data, final) => {
-      if (err) failure ??= err;
-      else chunks.push(data);
-      if (final && !err) onRecord(parseJson(Buffer.concat(chunks).toString('utf8'), file.name));
-    };
-    file.start();
-  };
-  return {
-    push(chunk, final) {
-      try {
-        unzip.push(chunk, final);
-      } catch (err) {
-        if (err instanceof ConnectorParseError) throw err;
-        failure ??= err as Error;
-      }
-      // A record's own parse error can come back through fflate's callback: said as it is.
-      if (failure) throw failure instanceof ConnectorParseError ? failure : new ConnectorParseError(`The OSV zip could not be read: ${failure.message}`);
-    },
-  };
+/** Each `.json` member of a zip of OSV records, parsed, in the zip's order (zip.fns.ts). */
+export function* osvRecordsInZip(source: ZipSource): Generator<unknown> {
+  for (const m of zipMembers(source)) {
+    if (m.name.toLowerCase().endsWith('.json')) yield parseJson(m.data.toString('utf8'), m.name);
+  }
 }
 
 /**
@@ -49,7 +23,7 @@ export function osvZipReader(onRecord: (record: unknown) => void): { push(chunk:
  */
 export function forEachOsvRecord(body: Buffer, onRecord: (record: unknown) => void): void {
   if (isZip(body)) {
-    osvZipReader(onRecord).push(new Uint8Array(body.buffer, body.byteOffset, body.length), true);
+    for (const r of osvRecordsInZip(bufferSource(body))) onRecord(r);
     return;
   }
   const text = body.toString('utf8').replace(/^\uFEFF/, '').trim();

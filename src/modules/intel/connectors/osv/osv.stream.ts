@@ -1,15 +1,16 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { ConnectorParseError } from '../types.js';
-import { forEachOsvRecord, isZip, osvZipReader, parseJson } from './osv.fns.js';
+import { forEachOsvRecord, isZip, osvRecordsInZip, parseJson } from './osv.fns.js';
+import type { ZipSource } from './zip.fns.js';
 
 /** Documents other than a zip or NDJSON are parsed whole: up to this size. */
 export const MAX_WHOLE_DOCUMENT_BYTES = 128 * 1024 * 1024;
 
 /**
- * Each record of an OSV download saved in a file, streamed: a zip is read in 1 MB chunks,
- * NDJSON line by line; a JSON array or one record (smaller than MAX_WHOLE_DOCUMENT_BYTES) is
- * parsed whole.
+ * Each record of an OSV download saved in a file, streamed: a zip member by member through its
+ * central directory (zip.fns.ts, the file read in 4 MB windows), NDJSON line by line; a JSON
+ * array or one record (smaller than MAX_WHOLE_DOCUMENT_BYTES) is parsed whole.
  */
 export async function* osvRecordsInFile(file: string): AsyncGenerator<unknown> {
   const handle = await fs.promises.open(file);
@@ -22,15 +23,13 @@ export async function* osvRecordsInFile(file: string): AsyncGenerator<unknown> {
   } finally {
     await handle.close();
   }
-  const ready: unknown[] = [];
   if (isZip(head)) {
-    const zip = osvZipReader((r) => ready.push(r));
-    for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
-      zip.push(chunk as Buffer, false);
-      yield* ready.splice(0);
+    const fd = await fs.promises.open(file);
+    try {
+      yield* osvRecordsInZip(fileSource(fd.fd, size));
+    } finally {
+      await fd.close();
     }
-    zip.push(new Uint8Array(0), true);
-    yield* ready.splice(0);
     return;
   }
   const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
@@ -43,7 +42,39 @@ export async function* osvRecordsInFile(file: string): AsyncGenerator<unknown> {
     return;
   }
   if (size > MAX_WHOLE_DOCUMENT_BYTES) throw new ConnectorParseError(`The OSV document is larger than ${MAX_WHOLE_DOCUMENT_BYTES / 1024 / 1024} MB and neither a zip nor NDJSON`);
+  const ready: unknown[] = [];
   forEachOsvRecord(await fs.promises.readFile(file), (r) => ready.push(r));
   yield* ready;
+}
+
+const WINDOW = 4 * 1024 * 1024;
+
+/**
+ * A file read in windows of WINDOW bytes. Two windows are kept: the central directory's and
+ * the members' (read alternately, each sequentially). A window is a fresh buffer, so views
+ * handed out earlier stay valid.
+ */
+function fileSource(fd: number, size: number): ZipSource {
+  const windows: Array<{ start: number; bytes: Buffer }> = [];
+  return {
+    size,
+    read(position, length) {
+      const hit = windows.find((w) => position >= w.start && position + length <= w.start + w.bytes.length);
+      if (hit) {
+        if (windows[0] !== hit) windows.reverse(); // most recently used first
+        return hit.bytes.subarray(position - hit.start, position - hit.start + length);
+      }
+      const bytes = Buffer.allocUnsafe(Math.min(Math.max(WINDOW, length), Math.max(0, size - position)));
+      let got = 0;
+      while (got < bytes.length) {
+        const n = fs.readSync(fd, bytes, got, bytes.length - got, position + got);
+        if (n === 0) break;
+        got += n;
+      }
+      windows.unshift({ start: position, bytes: bytes.subarray(0, got) });
+      windows.length = Math.min(windows.length, 2);
+      return bytes.subarray(0, Math.min(length, got));
+    },
+  };
 }
 

@@ -1,0 +1,126 @@
+import { inflateRawSync } from 'node:zlib';
+import { ConnectorParseError } from '../types.js';
+
+/**
+ * The members of a zip, read through its central directory: each member's sizes and offset
+ * come from the directory at the end of the file, its bytes are read where its local header
+ * says and inflated by zlib. Why not a streaming unzip of the bytes in order (fflate's Unzip,
+ * used before): members written with a data descriptor (sizes after the data, as streaming zip
+ * writers do) made it scan every byte for the next signature, and its JavaScript inflate grew
+ * its output buffer step by step; reading an OSV export that way was a fifth of a sync's CPU
+ * (docs/performance.md). A downloaded export is a file: random access is free.
+ *
+ * `source.read(position, length)` returns those bytes (a view is fine); reads are sequential
+ * in practice (directory order is file order), so a file-backed source reads in large windows.
+ * Memory holds a window and one member, never the archive. ZIP64 archives (more than 65,535
+ * members, as OSV's exports have) are read; encrypted members and methods other than stored
+ * and deflate are refused.
+ */
+export interface ZipSource {
+  size: number;
+  read(position: number, length: number): Buffer;
+}
+
+const EOCD = 0x06054b50;
+const ZIP64_LOCATOR = 0x07064b50;
+const ZIP64_EOCD = 0x06064b50;
+const CENTRAL = 0x02014b50;
+const LOCAL = 0x04034b50;
+const MAX_COMMENT = 0xffff;
+/** One OSV record is a few kB (the largest real ones, a few hundred): a member above this is refused. */
+const MAX_MEMBER_BYTES = 64 * 1024 * 1024;
+
+const fail = (why: string) => new ConnectorParseError(`The OSV zip could not be read: ${why}`);
+
+export function* zipMembers(source: ZipSource): Generator<{ name: string; data: Buffer }> {
+  const { offset, size } = centralDirectory(source);
+  const end = offset + size;
+  let at = offset;
+  while (at + 46 <= end) {
+    const h = source.read(at, 46);
+    if (h.readUInt32LE(0) !== CENTRAL) throw fail('a central directory entry is damaged');
+    const flags = h.readUInt16LE(8);
+    const method = h.readUInt16LE(10);
+    let compressed = h.readUInt32LE(20);
+    let uncompressed = h.readUInt32LE(24);
+    const nameLength = h.readUInt16LE(28);
+    const extraLength = h.readUInt16LE(30);
+    const commentLength = h.readUInt16LE(32);
+    let local = h.readUInt32LE(42);
+    const rest = source.read(at + 46, nameLength + extraLength);
+    const name = rest.toString(flags & 0x800 ? 'utf8' : 'latin1', 0, nameLength);
+    if (compressed === 0xffffffff || uncompressed === 0xffffffff || local === 0xffffffff) {
+      // ZIP64 extra field (0x0001): the 64-bit values, in this order, of the fields that overflowed.
+      const z = zip64Extra(rest.subarray(nameLength));
+      let k = 0;
+      if (uncompressed === 0xffffffff) uncompressed = z[k++] ?? uncompressed;
+      if (compressed === 0xffffffff) compressed = z[k++] ?? compressed;
+      if (local === 0xffffffff) local = z[k++] ?? local;
+    }
+    at += 46 + nameLength + extraLength + commentLength;
+    if (name.endsWith('/')) continue; // a directory
+    if (flags & 1) throw fail(`${name} is encrypted`);
+    const lh = source.read(local, 30);
+    if (lh.readUInt32LE(0) !== LOCAL) throw fail(`the local header of ${name} is damaged`);
+    const start = local + 30 + lh.readUInt16LE(26) + lh.readUInt16LE(28);
+    if (start + compressed > source.size) throw fail(`${name} extends past the end of the file`);
+    if (uncompressed > MAX_MEMBER_BYTES || compressed > MAX_MEMBER_BYTES) throw fail(`${name} is larger than ${MAX_MEMBER_BYTES / 1024 / 1024} MB`);
+    const raw = source.read(start, compressed);
+    if (method === 0) yield { name, data: raw };
+    else if (method === 8) {
+      let data: Buffer;
+      try {
+        // Never more than the directory says (a member lying about its size is an error, not a bomb).
+        data = inflateRawSync(raw, { maxOutputLength: Math.max(1, uncompressed) });
+      } catch (err) {
+        throw fail(`${name}: ${(err as Error).message}`);
+      }
+      if (data.length !== uncompressed) throw fail(`${name} inflates to ${data.length} bytes, not ${uncompressed}`);
+      yield { name, data };
+    } else throw fail(`${name} uses compression method ${method} (only stored and deflate are read)`);
+  }
+}
+
+/** Where the central directory is and how long: from the end record (ZIP64's when present). */
+function centralDirectory(source: ZipSource): { offset: number; size: number } {
+  const tailLength = Math.min(source.size, 22 + MAX_COMMENT + 20);
+  const tail = source.read(source.size - tailLength, tailLength);
+  let e = -1;
+  for (let i = tail.length - 22; i >= 0; i--) {
+    if (tail.readUInt32LE(i) === EOCD && i + 22 + tail.readUInt16LE(i + 20) <= tail.length) {
+      e = i;
+      break;
+    }
+  }
+  if (e < 0) throw fail('no end of central directory (a truncated download?)');
+  let size = tail.readUInt32LE(e + 12);
+  let offset = tail.readUInt32LE(e + 16);
+  if (e >= 20 && tail.readUInt32LE(e - 20) === ZIP64_LOCATOR) {
+    const recordAt = Number(tail.readBigUInt64LE(e - 20 + 8));
+    const record = source.read(recordAt, 56);
+    if (record.readUInt32LE(0) !== ZIP64_EOCD) throw fail('the ZIP64 end of central directory is damaged');
+    size = Number(record.readBigUInt64LE(40));
+    offset = Number(record.readBigUInt64LE(48));
+  }
+  if (offset + size > source.size) throw fail('the central directory lies past the end of the file (a truncated download?)');
+  return { offset, size };
+}
+
+function zip64Extra(extra: Buffer): number[] {
+  for (let i = 0; i + 4 <= extra.length; ) {
+    const id = extra.readUInt16LE(i);
+    const length = extra.readUInt16LE(i + 2);
+    if (id === 0x0001) {
+      const out: number[] = [];
+      for (let k = i + 4; k + 8 <= i + 4 + length && k + 8 <= extra.length; k += 8) out.push(Number(extra.readBigUInt64LE(k)));
+      return out;
+    }
+    i += 4 + length;
+  }
+  return [];
+}
+
+/** A zip held in memory. */
+export function bufferSource(body: Buffer): ZipSource {
+  return { size: body.length, read: (position, length) => body.subarray(position, position + length) };
+}
