@@ -5,7 +5,7 @@ import type { AlertSeverity } from '../../platform/db/schema.js';
 import type { EventBus } from '../../platform/events.js';
 import { enqueueRun, type EndedRun } from '../runs/index.js';
 import { httpUrlOrNull } from './alerts.fns.js';
-import { addTimelineEntry, countDuplicate, findAlert, insertAlert, listTimeline } from './alerts.repo.js';
+import { addTimelineEntry, countDuplicate, findAlert, insertAlert, listTimeline, type NewAlertRow } from './alerts.repo.js';
 import type { AlertDto } from './alerts.schemas.js';
 import { decideRoute, huntDecision, triggerDecision, type Route } from './routing.fns.js';
 
@@ -93,14 +93,13 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
           firstTriagedAt: now,
           routing: JSON.stringify({ outcome: 'trigger', routeId: null, routeName: null, reason: triggerDecision(triage.triggerName, triage.agentId).reason }),
         }
-      : {};
-  const values = {
+      : { assignedAgentId: null, triageRunId: null, status: 'open' as const, firstTriagedAt: null, routing: null };
+  const values: NewAlertRow = {
     id,
     organizationId: orgId,
     title: input.title,
     description: input.description ?? '',
     severity: input.severity,
-    status: 'open' as const,
     sourceCategory: input.source.category,
     sourceName: input.source.name,
     triggerType: input.source.triggerType ?? null,
@@ -114,14 +113,11 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     externalProvider: input.externalProvider ?? null,
     externalRef: input.externalRef ?? null,
     externalUrl: httpUrlOrNull(input.externalUrl),
+    // Open alerts with this key were counted on above: insertAlert links this one to the last closed one (it recurs).
     dedupeKey: input.dedupeKey ?? null,
     payload: JSON.stringify(input.payload ?? null),
     routingDepth: depth,
     huntQualifiedBy: input.huntQualifiedBy ?? null,
-    // Open alerts with this key were counted on above: any alert with it now is closed, and this one recurs it.
-    duplicateOfAlertId: input.dedupeKey
-      ? sql<string>`(SELECT id FROM alerts WHERE organization_id = ${orgId} AND dedupe_key = ${input.dedupeKey} ORDER BY number DESC LIMIT 1)`
-      : null,
     createdAt: now,
     updatedAt: now,
     ...triggerTriage,

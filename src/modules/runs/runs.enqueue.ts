@@ -2,7 +2,8 @@ import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { AgentRunMode } from '../../platform/db/schema.js';
 import { sql } from 'kysely';
-import { addJobs } from '../../platform/jobs/enqueue.js';
+import { addJobsOfJson } from '../../platform/jobs/enqueue.js';
+import { prepared } from '../../platform/db/prepared.js';
 import { agentVersionOf } from '../agents/index.js';
 import { agentRunJob, agentRunJobKey } from './run.job-def.js';
 import type { TriggerContextT } from './runs.schemas.js';
@@ -37,33 +38,63 @@ export interface NewRun {
 export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {
   const id = run.id ?? uuidv7();
   const now = new Date();
-  const values = {
+  await insertRunAndJob.execute(tx, {
     id,
-    organization_id: run.organizationId,
-    agent_id: run.agentId,
-    // The version it runs (run-pinning.ts), read in this INSERT: no extra round trip on intake.
-    agent_version: agentVersionOf(run.agentId),
-    status: 'waiting',
+    organizationId: run.organizationId,
+    agentId: run.agentId,
     mode: run.mode,
     input: JSON.stringify(run.input ?? null),
-    actor_user_id: run.actorUserId,
-    actor_api_key_id: run.actorApiKeyId ?? null,
-    trigger_id: run.triggerId ?? null,
-    trigger_source: run.triggerSource ?? null,
-    trigger_context: run.triggerContext ? JSON.stringify(run.triggerContext) : null,
-    alert_id: run.alert?.id ?? null,
-    alert_display_id: run.alert?.displayId ?? null,
-    agent_snapshot: run.agentSnapshot ? JSON.stringify(run.agentSnapshot) : null,
-    queued_at: now,
-    updated_at: now,
+    actorUserId: run.actorUserId,
+    actorApiKeyId: run.actorApiKeyId ?? null,
+    triggerId: run.triggerId ?? null,
+    triggerSource: run.triggerSource ?? null,
+    triggerContext: run.triggerContext ? JSON.stringify(run.triggerContext) : null,
+    alertId: run.alert?.id ?? null,
+    alertDisplayId: run.alert?.displayId ?? null,
+    agentSnapshot: run.agentSnapshot ? JSON.stringify(run.agentSnapshot) : null,
+    now,
+    // The job's payload ({runId}, agentRunJob's schema: the id is a uuid, or the INSERT fails).
+    job: `{"runId":${JSON.stringify(id)}}`,
+    jobKey: agentRunJobKey(id),
+  });
+  return id;
+}
+
+/**
+ * The run and its job in one statement (one round trip fewer on every intake), prepared: built
+ * once, planned by PostgreSQL once per connection. It records the agent's version, which the run
+ * executes (run-pinning.ts): read by primary key in the statement, so a version changed a moment
+ * ago by another process is the one recorded (a cached copy could lag behind its NOTIFY).
+ */
+const insertRunAndJob = prepared('insert_run_and_job', (_db, p: (k: RunParam) => string) => {
+  const values = {
+    id: p('id'),
+    organization_id: p('organizationId'),
+    agent_id: p('agentId'),
+    agent_version: agentVersionOf(p('agentId')),
+    status: 'waiting',
+    mode: p('mode'),
+    input: p('input'),
+    actor_user_id: p('actorUserId'),
+    actor_api_key_id: p('actorApiKeyId'),
+    trigger_id: p('triggerId'),
+    trigger_source: p('triggerSource'),
+    trigger_context: p('triggerContext'),
+    alert_id: p('alertId'),
+    alert_display_id: p('alertDisplayId'),
+    agent_snapshot: p('agentSnapshot'),
+    queued_at: p('now'),
+    updated_at: p('now'),
   };
-  // The run and its job in one statement (one round trip fewer on every intake).
-  await sql`
+  return sql<{ id: string }>`
     WITH run AS (
       INSERT INTO agent_runs (${sql.join(Object.keys(values).map((k) => sql.ref(k)))})
       VALUES (${sql.join(Object.values(values))})
       RETURNING id
     )
-    SELECT job.id FROM run, ${addJobs(agentRunJob, { runId: id }, { jobKey: agentRunJobKey(id) })} AS job`.execute(tx);
-  return id;
-}
+    SELECT job.id::text AS id FROM run, ${addJobsOfJson(agentRunJob, p('job'), { jobKey: p('jobKey') })} AS job`;
+});
+
+type RunParam =
+  | 'id' | 'organizationId' | 'agentId' | 'mode' | 'input' | 'actorUserId' | 'actorApiKeyId' | 'triggerId' | 'triggerSource'
+  | 'triggerContext' | 'alertId' | 'alertDisplayId' | 'agentSnapshot' | 'now' | 'job' | 'jobKey';
