@@ -354,6 +354,28 @@ describe('HackerOne, Jira, Bugcrowd, generic webhook', () => {
     expect(answers.filter((a) => !a.json().skipped)).toHaveLength(1);
     expect(await runsOf(trig.id)).toHaveLength(1);
   });
+
+  it('concurrent signals with one dedupe key: one alert, one run with its job, the others answer that run', async () => {
+    // The alert, its timeline and the trigger's run are one statement: a signal that loses the
+    // race for the alert (ON CONFLICT on the open dedupe key) must write no run and no job.
+    const trig = await activeTrigger('webhook', { alertMapping: { title: '/rule', dedupeKey: '/host' } });
+    const headers = { authorization: `Bearer ${trig.secret}` };
+    for (const host of ['race-a', 'race-b']) {
+      const answers = await Promise.all(Array.from({ length: 6 }, () => post(trig.path, JSON.stringify({ rule: 'Beacon', host }), headers)));
+      expect(answers.map((a) => a.statusCode)).toEqual(Array(6).fill(200));
+      const started = answers.filter((a) => !a.json().skipped);
+      expect(started).toHaveLength(1);
+      const runId = started[0]!.json().executionId as string;
+      for (const a of answers.filter((x) => x.json().skipped)) expect(a.json()).toEqual({ skipped: true, message: expect.stringMatching(/^Duplicate of RMP-\d+/), executionId: runId });
+      expect(await jobFor(runId)).toBe(1);
+    }
+    const runs = await runsOf(trig.id);
+    expect(runs).toHaveLength(2);
+    const { rows } = await sql<{ n: number; signals: number }>`
+      SELECT count(*)::int AS n, sum(duplicate_count)::int AS signals FROM alerts WHERE origin_trigger_id = ${trig.id}`.execute(t.database.db);
+    expect(rows[0]).toEqual({ n: 2, signals: 12 });
+    for (const r of runs) expect(r).toMatchObject({ alertId: expect.any(String), alertDisplayId: expect.stringMatching(/^RMP-\d+$/), status: 'waiting' });
+  });
 });
 
 describe('cron triggers', () => {

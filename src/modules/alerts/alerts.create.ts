@@ -3,7 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { AlertSeverity } from '../../platform/db/schema.js';
 import type { EventBus } from '../../platform/events.js';
-import { enqueueRun, type EndedRun } from '../runs/index.js';
+import { enqueueRun, runParams, type EndedRun, type NewRun } from '../runs/index.js';
 import { httpUrlOrNull } from './alerts.fns.js';
 import { addTimelineEntry, countDuplicate, findAlert, insertAlert, listTimeline, type NewAlertRow } from './alerts.repo.js';
 import type { AlertDto } from './alerts.schemas.js';
@@ -16,13 +16,14 @@ export const MAX_ROUTING_DEPTH = 3;
  * Who triages a new alert:
  * - `route`: the ordered triage routes, else the default agent, else nobody (§4.2);
  * - `hunt`: the hunt response agent (`huntAlertRouting`), skipping routes and default;
- * - `trigger`: the trigger's own agent, whose run (already queued) is the triage run;
+ * - `trigger`: the trigger's own agent, whose run (`runId`) is the triage run: already queued,
+ *   or, with `run`, queued by the alert's own statement when the alert is created (one round trip);
  * - `none`: left unassigned.
  */
 export type TriageChoice =
   | { kind: 'route'; actorUserId: string | null }
   | { kind: 'hunt' }
-  | { kind: 'trigger'; agentId: string; runId: string; triggerName: string }
+  | { kind: 'trigger'; agentId: string; runId: string; triggerName: string; run?: Omit<NewRun, 'id' | 'alert'> }
   | { kind: 'none' };
 
 export interface NewAlert {
@@ -137,7 +138,8 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
       ? [created, { kind: 'triage_started', actorType: 'system' as const, actorAgentId: triage.agentId, runId: triage.runId, body: "The trigger's run triages this alert" }]
       : [created];
   // Lost a race to an identical signal: the other insert's row counts it as a duplicate.
-  const written = await insertAlert(tx, values, entries, duplicateEntry);
+  const run = triage.kind === 'trigger' && triage.run ? runParams({ ...triage.run, id: triage.runId }) : undefined;
+  const written = await insertAlert(tx, values, entries, duplicateEntry, run);
   if (!written.inserted) return { alert: written.alert, created: false };
 
   let alert = written.alert;

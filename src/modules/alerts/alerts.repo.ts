@@ -1,4 +1,4 @@
-import { sql, type InsertObject, type OperationNodeSource, type SelectQueryBuilder } from 'kysely';
+import { sql, type InsertObject, type OperationNodeSource, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { DB, AlertStatus } from '../../platform/db/schema.js';
@@ -7,6 +7,7 @@ import { DISPLAY_PREFIX, OPEN_STATUSES, dispositionOf, displayIdOf, numberOfDisp
 import type { AlertDto, TimelineEntryDto } from './alerts.schemas.js';
 import { containsPattern } from '../../platform/db/like.js';
 import { agentNameOf } from '../agents/index.js';
+import { runWithJob, type RunParam } from '../runs/index.js';
 import { prepared } from '../../platform/db/prepared.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -142,9 +143,10 @@ const RETURNED_COLUMNS = sql.join(COLUMNS.map((c) => sql.ref(`ins.${c}`)));
  * and whether it was inserted), its timeline entries (`entries`: a JSON array, those whose
  * `on_insert` matches), and reads the alert back with the names findAlert joins: on the intake
  * path, every round trip costs more CPU (socket writes on both sides) than the statement it
- * carries. Built once per kind and prepared (platform/db/prepared.ts).
+ * carries. With `run` (runs' `runWithJob` reading `ins`), the run that triages the new alert
+ * and its job too. Built once per kind and prepared (platform/db/prepared.ts).
  */
-function alertStatement(ins: OperationNodeSource, entries: string) {
+function alertStatement(ins: OperationNodeSource, entries: string, run?: RawBuilder<unknown>) {
   return sql<AlertRow & { inserted: boolean }>`
     WITH ins AS (${ins}),
     tl AS (
@@ -153,8 +155,8 @@ function alertStatement(ins: OperationNodeSource, entries: string) {
         CASE WHEN e.numbered THEN ${`${DISPLAY_PREFIX}-`} || ins.number || e.body ELSE e.body END, e.data, e.created_at
       FROM ins, jsonb_to_recordset(${entries}::jsonb) AS e(id uuid, kind text, actor_type text, actor_user_id uuid, actor_agent_id uuid, run_id uuid, body text, data jsonb, created_at timestamptz, numbered boolean, on_insert boolean)
       WHERE e.on_insert = ins.inserted
-    )
-    SELECT ${RETURNED_COLUMNS}, ins.inserted, o.name AS organization_name, ${agentNameOf('ins.origin_agent_id')} AS origin_agent_name, ${agentNameOf('ins.assigned_agent_id')} AS assigned_agent_name, cd.name AS detection_name, cd.rule_id AS detection_rule_id
+    )${run ? sql`, ${run}` : sql``}
+    SELECT ${RETURNED_COLUMNS}, ins.inserted, ${run ? sql`(SELECT count(*) FROM run_job)` : sql`0`} AS runs_queued, o.name AS organization_name, ${agentNameOf('ins.origin_agent_id')} AS origin_agent_name, ${agentNameOf('ins.assigned_agent_id')} AS assigned_agent_name, cd.name AS detection_name, cd.rule_id AS detection_rule_id
     FROM ins
     JOIN organizations o ON o.id = ins.organization_id
     LEFT JOIN code_detections cd ON cd.id = ins.code_detection_id`;
@@ -197,10 +199,12 @@ const NEW_ALERT_COLUMNS = [
 /** A new alert's row: every column of NEW_ALERT_COLUMNS (`payload` and `routing` as JSON text). */
 export type NewAlertRow = { [K in (typeof NEW_ALERT_COLUMNS)[number]]-?: Exclude<InsertObject<DB, 'alerts'>[K], undefined> };
 
-const insertAlertStatement = prepared('insert_alert', (db, p: <T>(k: (typeof NEW_ALERT_COLUMNS)[number] | 'entries') => T) => {
+type InsertParam = (typeof NEW_ALERT_COLUMNS)[number] | 'entries';
+
+function alertInsert(db: Queryable, p: <T>(k: InsertParam) => T) {
   const orgId = p<string>('organizationId');
   const dedupeKey = p<string | null>('dedupeKey');
-  const ins = db
+  return db
     .insertInto('alerts')
     .values({
       ...(Object.fromEntries(NEW_ALERT_COLUMNS.map((c) => [c, p(c)])) as NewAlertRow),
@@ -219,8 +223,14 @@ const insertAlertStatement = prepared('insert_alert', (db, p: <T>(k: (typeof NEW
     )
     .returningAll()
     .returning(sql<boolean>`(xmax = 0)`.as('inserted'));
-  return alertStatement(ins, p('entries'));
-});
+}
+
+const insertAlertStatement = prepared('insert_alert', (db, p: <T>(k: InsertParam) => T) => alertStatement(alertInsert(db, p), p('entries')));
+
+/** The trigger's alert and its run: the run (and its job) is written only when the alert is (not when a race made it a duplicate). */
+const insertAlertWithRunStatement = prepared('insert_alert_with_run', (db, p: <T>(k: InsertParam | RunParam | 'alertId' | 'alertDisplayId') => T) =>
+  alertStatement(alertInsert(db, p), p('entries'), runWithJob(p, { from: sql`ins`, where: sql<boolean>`ins.inserted`, alertId: sql<string>`ins.id`, alertDisplayId: sql<string>`${`${DISPLAY_PREFIX}-`} || ins.number` })),
+);
 
 /**
  * A new alert (`row`: its columns but `number`, drawn here from the organization's sequence)
@@ -229,11 +239,20 @@ const insertAlertStatement = prepared('insert_alert', (db, p: <T>(k: (typeof NEW
  * transaction's commit; a rolled-back alert leaves a gap, as issue trackers do. The sequence is
  * created with the organization (a database trigger, migration 0014). When an open alert with
  * the same dedupe key won a race (the partial unique index `alerts_open_dedupe_idx`), that alert
- * counts the signal instead and gets `onDuplicate`. Answers the alert as findAlert does.
+ * counts the signal instead and gets `onDuplicate`. With `run` (runs' `runParams`), the run that
+ * triages the alert and its job are queued in the same statement, when the alert is inserted.
+ * Answers the alert as findAlert does.
  */
-export async function insertAlert(tx: Queryable, row: NewAlertRow, onInsert: AlertStatementEntry[], onDuplicate: AlertStatementEntry): Promise<{ alert: AlertDto; inserted: boolean }> {
+export async function insertAlert(
+  tx: Queryable,
+  row: NewAlertRow,
+  onInsert: AlertStatementEntry[],
+  onDuplicate: AlertStatementEntry,
+  run?: Record<RunParam, unknown>,
+): Promise<{ alert: AlertDto; inserted: boolean }> {
   const entries = entriesJson([...onInsert.map((e) => ({ ...e, onInsert: true })), { ...onDuplicate, onInsert: false }]);
-  return answered(await insertAlertStatement.execute(tx, { ...row, entries }))!;
+  const rows = run ? await insertAlertWithRunStatement.execute(tx, { ...row, ...run, entries, alertId: null, alertDisplayId: null }) : await insertAlertStatement.execute(tx, { ...row, entries });
+  return answered(rows)!;
 }
 
 const countDuplicateStatement = prepared('count_duplicate_alert', (db, p: <T>(k: 'organizationId' | 'dedupeKey' | 'now' | 'entries') => T) => {

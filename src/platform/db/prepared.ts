@@ -1,5 +1,8 @@
-import type { CompiledQuery, Compilable, RawBuilder } from 'kysely';
-import type { Queryable } from './database.js';
+import type { CompiledQuery, Compilable, Kysely, RawBuilder } from 'kysely';
+import type { DB } from './schema.js';
+
+/** database.ts's Queryable (not imported: database.ts imports this file). */
+type Queryable = Kysely<DB>;
 
 /**
  * A hot statement built once and run as a named prepared statement, for paths where building
