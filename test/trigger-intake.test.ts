@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions } from './support/actors.js';
 import { runTriggerSchedulerPass, scheduleDueCronTriggers } from '../src/modules/triggers/cron.js';
+import { createOrganization } from '../src/modules/organizations/organizations.service.js';
 
 let t: TestContext;
 let admin: Record<string, string>;
@@ -375,6 +376,36 @@ describe('HackerOne, Jira, Bugcrowd, generic webhook', () => {
       SELECT count(*)::int AS n, sum(duplicate_count)::int AS signals FROM alerts WHERE origin_trigger_id = ${trig.id}`.execute(t.database.db);
     expect(rows[0]).toEqual({ n: 2, signals: 12 });
     for (const r of runs) expect(r).toMatchObject({ alertId: expect.any(String), alertDisplayId: expect.stringMatching(/^RMP-\d+$/), status: 'waiting' });
+  });
+});
+
+describe('one-statement intake and alert events', () => {
+  it("a plain webhook's alert reaches a destination subscribed to alert.created, and none before it subscribed", async () => {
+    // Without a delivery id, dedupe key or routing, a delivery is one statement run without a
+    // transaction, chosen only when no subscriber of alert.created would act for the organization.
+    const org = await createOrganization(t.database.db, { name: 'Plain webhook org', adminEmail: 'admin@plain.test' });
+    const key = bearer(org.apiKey.key);
+    const agent = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: key, payload: { name: 'Plain', systemPrompt: 'Handle it.' } })).json().id as string;
+    const trig = await activeTrigger('webhook', {}, org, agent);
+    const deliver = async (n: number) => {
+      const res = await post(trig.path, JSON.stringify({ n }), { authorization: `Bearer ${trig.secret}` });
+      expect(res.statusCode, res.body).toBe(200);
+      const runId = res.json().executionId as string;
+      expect(await jobFor(runId)).toBe(1);
+      const alert = await t.database.db.selectFrom('alerts').select(['id', 'triageRunId', 'status']).where('originRunId', '=', runId).executeTakeFirstOrThrow();
+      expect(alert).toMatchObject({ triageRunId: runId, status: 'in_progress' });
+      return alert.id;
+    };
+    const deliveries = async (id: string) => (await t.app.inject({ url: `/api/output-destinations/${id}/deliveries`, headers: key })).json().totalCount as number;
+
+    await deliver(1);
+    const created = await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers: key, payload: { type: 'slack', name: 'alerts', config: { channelIds: ['C1'] }, eventSubscriptions: ['alert.created'] } });
+    expect(created.statusCode, created.body).toBe(200);
+    const destination = created.json().id as string;
+    expect(await deliveries(destination)).toBe(0);
+    await deliver(2);
+    expect(await deliveries(destination)).toBe(1);
+    expect(await runsOf(trig.id)).toHaveLength(2);
   });
 });
 
