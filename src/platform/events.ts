@@ -6,8 +6,8 @@ import type { Queryable } from './db/database.js';
  * subscriber of `type` in turn, in subscription order, with the same transaction, so whatever a
  * subscriber does (queue a delivery and its job, note a triage outcome, raise a hunt alert)
  * commits or rolls back with the change: a rolled-back transaction has emitted nothing. Nothing
- * is written for the event itself, so an event nobody subscribes to costs no round trip (webhook
- * intake stays at four). A subscriber that needs slow work enqueues a job in that transaction.
+ * is written for the event itself, so an event nobody subscribes to costs no round trip. A
+ * subscriber that needs slow work enqueues a job in that transaction.
  *
  * Event types are declared on `DomainEvents` by the module that emits them (TypeScript
  * declaration merging, `declare module '…/platform/events.js'`), so the bus is typed end to end
