@@ -57,8 +57,15 @@ function namingPool(pool: pg.Pool) {
     },
     release: (err?: Error | boolean) => client.release(err),
   });
+  // One wrapper per connection: Kysely keys its connection objects by the client it is given.
+  const wrappers = new WeakMap<pg.PoolClient, ReturnType<typeof named>>();
   return {
-    connect: async () => named(await pool.connect()),
+    async connect() {
+      const client = await pool.connect();
+      let wrapper = wrappers.get(client);
+      if (!wrapper) wrappers.set(client, (wrapper = named(client)));
+      return wrapper;
+    },
     end: () => pool.end(),
   } as unknown as pg.Pool;
 }
