@@ -80,9 +80,9 @@ export interface RunAlertSource {
  * which the run executes (run-pinning.ts): read by primary key in the statement, so a version
  * changed a moment ago by another process is the one recorded (a cached copy could lag behind
  * its NOTIFY). With `alert`, the run is written from that relation's row, only when `where`
- * holds (a trigger's alert and its triage run in one statement; the `alertId` and `alertDisplayId`
- * parameters are then unused); `run_job` must be read by the
- * statement (a SELECT in WITH runs only when read) and queues the job only for a run written.
+ * holds (a trigger's alert and its triage run in one statement; the `alertId` and
+ * `alertDisplayId` parameters are then unused). `run_job` must be read by the statement (a
+ * SELECT in WITH runs only when read); it queues the job only for a run written.
  */
 export function runWithJob(p: <T = string>(k: RunParam | 'alertId' | 'alertDisplayId') => T, alert?: RunAlertSource): RawBuilder<unknown> {
   const values = {
