@@ -57,6 +57,16 @@ describe('domain events', () => {
     expect(await logOf(event.id)).toEqual([]);
   });
 
+  it('acts: false only when every subscriber of the type says it would not act for the organization', async () => {
+    const org = t.orgA.organization.id;
+    const quiet = Object.assign(async () => undefined, { acts: async (_q: unknown, organizationId: string) => organizationId !== org });
+    expect(await createEventBus([{ 'alert.created': quiet }]).acts(t.database.db, 'alert.created', org)).toBe(false);
+    expect(await createEventBus([{ 'alert.created': quiet }]).acts(t.database.db, 'alert.created', '0190a8e0-0000-7000-8000-000000000000')).toBe(true);
+    // A subscriber that cannot tell is assumed to act.
+    expect(await createEventBus([{ 'alert.created': quiet }, { 'alert.created': async () => undefined }]).acts(t.database.db, 'alert.created', org)).toBe(true);
+    expect(await createEventBus([]).acts(t.database.db, 'alert.created', org)).toBe(false);
+  });
+
   it("merges the subscribers' answers, later ones over earlier ones", async () => {
     const answering = createEventBus([
       { 'run.ended': async () => ({ alert: 'a', verdict: 'first' }) },

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions } from './support/actors.js';
 import { runTriggerSchedulerPass, scheduleDueCronTriggers } from '../src/modules/triggers/cron.js';
+import { createOrganization } from '../src/modules/organizations/organizations.service.js';
 
 let t: TestContext;
 let admin: Record<string, string>;
@@ -353,6 +354,58 @@ describe('HackerOne, Jira, Bugcrowd, generic webhook', () => {
     expect(ids.size).toBe(1);
     expect(answers.filter((a) => !a.json().skipped)).toHaveLength(1);
     expect(await runsOf(trig.id)).toHaveLength(1);
+  });
+
+  it('concurrent signals with one dedupe key: one alert, one run with its job, the others answer that run', async () => {
+    // The alert, its timeline and the trigger's run are one statement: a signal that loses the
+    // race for the alert (ON CONFLICT on the open dedupe key) must write no run and no job.
+    const trig = await activeTrigger('webhook', { alertMapping: { title: '/rule', dedupeKey: '/host' } });
+    const headers = { authorization: `Bearer ${trig.secret}` };
+    for (const host of ['race-a', 'race-b']) {
+      const answers = await Promise.all(Array.from({ length: 6 }, () => post(trig.path, JSON.stringify({ rule: 'Beacon', host }), headers)));
+      expect(answers.map((a) => a.statusCode)).toEqual(Array(6).fill(200));
+      const started = answers.filter((a) => !a.json().skipped);
+      expect(started).toHaveLength(1);
+      const runId = started[0]!.json().executionId as string;
+      for (const a of answers.filter((x) => x.json().skipped)) expect(a.json()).toEqual({ skipped: true, message: expect.stringMatching(/^Duplicate of RMP-\d+/), executionId: runId });
+      expect(await jobFor(runId)).toBe(1);
+    }
+    const runs = await runsOf(trig.id);
+    expect(runs).toHaveLength(2);
+    const { rows } = await sql<{ n: number; signals: number }>`
+      SELECT count(*)::int AS n, sum(duplicate_count)::int AS signals FROM alerts WHERE origin_trigger_id = ${trig.id}`.execute(t.database.db);
+    expect(rows[0]).toEqual({ n: 2, signals: 12 });
+    for (const r of runs) expect(r).toMatchObject({ alertId: expect.any(String), alertDisplayId: expect.stringMatching(/^RMP-\d+$/), status: 'waiting' });
+  });
+});
+
+describe('one-statement intake and alert events', () => {
+  it("a plain webhook's alert reaches a destination subscribed to alert.created, and none before it subscribed", async () => {
+    // Without a delivery id, dedupe key or routing, a delivery is one statement run without a
+    // transaction, chosen only when no subscriber of alert.created would act for the organization.
+    const org = await createOrganization(t.database.db, { name: 'Plain webhook org', adminEmail: 'admin@plain.test' });
+    const key = bearer(org.apiKey.key);
+    const agent = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: key, payload: { name: 'Plain', systemPrompt: 'Handle it.' } })).json().id as string;
+    const trig = await activeTrigger('webhook', {}, org, agent);
+    const deliver = async (n: number) => {
+      const res = await post(trig.path, JSON.stringify({ n }), { authorization: `Bearer ${trig.secret}` });
+      expect(res.statusCode, res.body).toBe(200);
+      const runId = res.json().executionId as string;
+      expect(await jobFor(runId)).toBe(1);
+      const alert = await t.database.db.selectFrom('alerts').select(['id', 'triageRunId', 'status']).where('originRunId', '=', runId).executeTakeFirstOrThrow();
+      expect(alert).toMatchObject({ triageRunId: runId, status: 'in_progress' });
+      return alert.id;
+    };
+    const deliveries = async (id: string) => (await t.app.inject({ url: `/api/output-destinations/${id}/deliveries`, headers: key })).json().totalCount as number;
+
+    await deliver(1);
+    const created = await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers: key, payload: { type: 'slack', name: 'alerts', config: { channelIds: ['C1'] }, eventSubscriptions: ['alert.created'] } });
+    expect(created.statusCode, created.body).toBe(200);
+    const destination = created.json().id as string;
+    expect(await deliveries(destination)).toBe(0);
+    await deliver(2);
+    expect(await deliveries(destination)).toBe(1);
+    expect(await runsOf(trig.id)).toHaveLength(2);
   });
 });
 

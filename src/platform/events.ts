@@ -6,8 +6,8 @@ import type { Queryable } from './db/database.js';
  * subscriber of `type` in turn, in subscription order, with the same transaction, so whatever a
  * subscriber does (queue a delivery and its job, note a triage outcome, raise a hunt alert)
  * commits or rolls back with the change: a rolled-back transaction has emitted nothing. Nothing
- * is written for the event itself, so an event nobody subscribes to costs no round trip (webhook
- * intake stays at four). A subscriber that needs slow work enqueues a job in that transaction.
+ * is written for the event itself, so an event nobody subscribes to costs no round trip. A
+ * subscriber that needs slow work enqueues a job in that transaction.
  *
  * Event types are declared on `DomainEvents` by the module that emits them (TypeScript
  * declaration merging, `declare module '…/platform/events.js'`), so the bus is typed end to end
@@ -39,8 +39,14 @@ export type EventType = keyof DomainEvents;
 export type PayloadOf<K extends EventType> = DomainEvents[K]['payload'];
 export type ReplyOf<K extends EventType> = DomainEvents[K]['reply'];
 
-/** `events`: the bus itself, for a subscriber whose change emits events of its own (a hunt alert's `alert.created`). */
-export type Subscriber<K extends EventType> = (tx: Queryable, payload: PayloadOf<K>, events: EventBus) => Promise<Partial<ReplyOf<K>> | void>;
+/**
+ * `events`: the bus itself, for a subscriber whose change emits events of its own (a hunt alert's
+ * `alert.created`). `acts`, when the subscriber can tell cheaply (from a cache), answers whether it
+ * would do anything for an event of the organization; without it, it is assumed to.
+ */
+export type Subscriber<K extends EventType> = ((tx: Queryable, payload: PayloadOf<K>, events: EventBus) => Promise<Partial<ReplyOf<K>> | void>) & {
+  acts?: (q: Queryable, organizationId: string, type: K) => Promise<boolean>;
+};
 
 /** What a module subscribes to: one subscriber per event type (a module with two concerns declares them in one function). */
 export type Subscriptions = { [K in EventType]?: Subscriber<K> };
@@ -50,6 +56,12 @@ export interface EventBus {
   emit<K extends EventType>(tx: Queryable, type: K, payload: PayloadOf<K>): Promise<Partial<ReplyOf<K>>>;
   /** Whether anything subscribes to `type` (a writer may skip building a costly payload). */
   has(type: EventType): boolean;
+  /**
+   * Whether any subscriber of `type` would act on an event of the organization (each answers
+   * from its `acts`, else is assumed to). False lets a writer whose change is one statement run
+   * it without a transaction: nothing would join it there (webhook intake: one round trip).
+   */
+  acts(q: Queryable, type: EventType, organizationId: string): Promise<boolean>;
 }
 
 /** The bus over the modules' subscriptions, in the order given (the composition root's module order). */
@@ -72,6 +84,10 @@ export function createEventBus(subscriptions: ReadonlyArray<Subscriptions>): Eve
       return reply;
     },
     has: (type) => byType.has(type),
+    async acts(q, type, organizationId) {
+      for (const fn of byType.get(type) ?? []) if (!fn.acts || (await fn.acts(q, organizationId, type))) return true;
+      return false;
+    },
   };
   return bus;
 }

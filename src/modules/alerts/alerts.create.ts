@@ -3,9 +3,9 @@ import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { AlertSeverity } from '../../platform/db/schema.js';
 import type { EventBus } from '../../platform/events.js';
-import { enqueueRun, type EndedRun } from '../runs/index.js';
+import { enqueueRun, runParams, type EndedRun, type NewRun } from '../runs/index.js';
 import { httpUrlOrNull } from './alerts.fns.js';
-import { addTimelineEntry, countDuplicate, findAlert, insertAlert, listTimeline } from './alerts.repo.js';
+import { addTimelineEntry, countDuplicate, findAlert, insertAlert, listTimeline, type NewAlertRow } from './alerts.repo.js';
 import type { AlertDto } from './alerts.schemas.js';
 import { decideRoute, huntDecision, triggerDecision, type Route } from './routing.fns.js';
 
@@ -16,13 +16,14 @@ export const MAX_ROUTING_DEPTH = 3;
  * Who triages a new alert:
  * - `route`: the ordered triage routes, else the default agent, else nobody (§4.2);
  * - `hunt`: the hunt response agent (`huntAlertRouting`), skipping routes and default;
- * - `trigger`: the trigger's own agent, whose run (already queued) is the triage run;
+ * - `trigger`: the trigger's own agent, whose run (`runId`) is the triage run: already queued,
+ *   or, with `run`, queued by the alert's own statement when the alert is created (one round trip);
  * - `none`: left unassigned.
  */
 export type TriageChoice =
   | { kind: 'route'; actorUserId: string | null }
   | { kind: 'hunt' }
-  | { kind: 'trigger'; agentId: string; runId: string; triggerName: string }
+  | { kind: 'trigger'; agentId: string; runId: string; triggerName: string; run?: Omit<NewRun, 'id' | 'alert'> }
   | { kind: 'none' };
 
 export interface NewAlert {
@@ -93,14 +94,13 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
           firstTriagedAt: now,
           routing: JSON.stringify({ outcome: 'trigger', routeId: null, routeName: null, reason: triggerDecision(triage.triggerName, triage.agentId).reason }),
         }
-      : {};
-  const values = {
+      : { assignedAgentId: null, triageRunId: null, status: 'open' as const, firstTriagedAt: null, routing: null };
+  const values: NewAlertRow = {
     id,
     organizationId: orgId,
     title: input.title,
     description: input.description ?? '',
     severity: input.severity,
-    status: 'open' as const,
     sourceCategory: input.source.category,
     sourceName: input.source.name,
     triggerType: input.source.triggerType ?? null,
@@ -114,14 +114,11 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     externalProvider: input.externalProvider ?? null,
     externalRef: input.externalRef ?? null,
     externalUrl: httpUrlOrNull(input.externalUrl),
+    // Open alerts with this key were counted on above: insertAlert links this one to the last closed one (it recurs).
     dedupeKey: input.dedupeKey ?? null,
     payload: JSON.stringify(input.payload ?? null),
     routingDepth: depth,
     huntQualifiedBy: input.huntQualifiedBy ?? null,
-    // Open alerts with this key were counted on above: any alert with it now is closed, and this one recurs it.
-    duplicateOfAlertId: input.dedupeKey
-      ? sql<string>`(SELECT id FROM alerts WHERE organization_id = ${orgId} AND dedupe_key = ${input.dedupeKey} ORDER BY number DESC LIMIT 1)`
-      : null,
     createdAt: now,
     updatedAt: now,
     ...triggerTriage,
@@ -141,7 +138,8 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
       ? [created, { kind: 'triage_started', actorType: 'system' as const, actorAgentId: triage.agentId, runId: triage.runId, body: "The trigger's run triages this alert" }]
       : [created];
   // Lost a race to an identical signal: the other insert's row counts it as a duplicate.
-  const written = await insertAlert(tx, values, entries, duplicateEntry);
+  const run = triage.kind === 'trigger' && triage.run ? runParams({ ...triage.run, id: triage.runId }) : undefined;
+  const written = await insertAlert(tx, values, entries, duplicateEntry, run);
   if (!written.inserted) return { alert: written.alert, created: false };
 
   let alert = written.alert;

@@ -1,4 +1,4 @@
-import { sql, type InsertObject, type OperationNodeSource, type SelectQueryBuilder } from 'kysely';
+import { sql, type InsertObject, type OperationNodeSource, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { DB, AlertStatus } from '../../platform/db/schema.js';
@@ -7,6 +7,8 @@ import { DISPLAY_PREFIX, OPEN_STATUSES, dispositionOf, displayIdOf, numberOfDisp
 import type { AlertDto, TimelineEntryDto } from './alerts.schemas.js';
 import { containsPattern } from '../../platform/db/like.js';
 import { agentNameOf } from '../agents/index.js';
+import { runWithJob, type RunParam } from '../runs/index.js';
+import { prepared } from '../../platform/db/prepared.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -138,56 +140,78 @@ const RETURNED_COLUMNS = sql.join(COLUMNS.map((c) => sql.ref(`ins.${c}`)));
 
 /**
  * One statement that writes an alert row (the `ins` CTE: an INSERT or UPDATE returning the row
- * and whether it was inserted), its timeline entries (those whose `onInsert` matches), and reads
- * the alert back with the names findAlert joins: on the intake path, every round trip costs more
- * CPU (socket writes on both sides) than the statement it carries.
+ * and whether it was inserted), its timeline entries (`entries`: a JSON array, those whose
+ * `on_insert` matches), and reads the alert back with the names findAlert joins: on the intake
+ * path, every round trip costs more CPU (socket writes on both sides) than the statement it
+ * carries. With `run` (runs' `runWithJob` reading `ins`), the run that triages the new alert
+ * and its job too. Built once per kind and prepared (platform/db/prepared.ts).
  */
-async function alertStatement(tx: Queryable, ins: OperationNodeSource, entries: Array<AlertStatementEntry & { onInsert: boolean }>): Promise<{ alert: AlertDto; inserted: boolean } | null> {
-  const base = Date.now();
-  // A millisecond apart, so the timeline's order is the order given (as addTimelineEntries).
-  const rows = entries.map((e, i) => ({
-    id: uuidv7(),
-    kind: e.kind,
-    actor_type: e.actorType,
-    actor_user_id: e.actorUserId ?? null,
-    actor_agent_id: e.actorAgentId ?? null,
-    run_id: e.runId ?? null,
-    body: e.body ?? '',
-    data: e.data ?? {},
-    created_at: new Date(base + i).toISOString(),
-    numbered: e.numbered === true,
-    on_insert: e.onInsert,
-  }));
-  const { rows: out } = await sql<AlertRow & { inserted: boolean }>`
+function alertStatement(ins: OperationNodeSource, entries: string, run?: RawBuilder<unknown>) {
+  return sql<AlertRow & { inserted: boolean }>`
     WITH ins AS (${ins}),
     tl AS (
       INSERT INTO alert_timeline (id, organization_id, alert_id, kind, actor_type, actor_user_id, actor_agent_id, run_id, body, data, created_at)
       SELECT e.id, ins.organization_id, ins.id, e.kind, e.actor_type, e.actor_user_id, e.actor_agent_id, e.run_id,
         CASE WHEN e.numbered THEN ${`${DISPLAY_PREFIX}-`} || ins.number || e.body ELSE e.body END, e.data, e.created_at
-      FROM ins, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e(id uuid, kind text, actor_type text, actor_user_id uuid, actor_agent_id uuid, run_id uuid, body text, data jsonb, created_at timestamptz, numbered boolean, on_insert boolean)
+      FROM ins, jsonb_to_recordset(${entries}::jsonb) AS e(id uuid, kind text, actor_type text, actor_user_id uuid, actor_agent_id uuid, run_id uuid, body text, data jsonb, created_at timestamptz, numbered boolean, on_insert boolean)
       WHERE e.on_insert = ins.inserted
-    )
-    SELECT ${RETURNED_COLUMNS}, ins.inserted, o.name AS organization_name, ${agentNameOf('ins.origin_agent_id')} AS origin_agent_name, ${agentNameOf('ins.assigned_agent_id')} AS assigned_agent_name, cd.name AS detection_name, cd.rule_id AS detection_rule_id
+    )${run ? sql`, ${run}` : sql``}
+    SELECT ${RETURNED_COLUMNS}, ins.inserted, ${run ? sql`(SELECT count(*) FROM run_job)` : sql`0`} AS runs_queued, o.name AS organization_name, ${agentNameOf('ins.origin_agent_id')} AS origin_agent_name, ${agentNameOf('ins.assigned_agent_id')} AS assigned_agent_name, cd.name AS detection_name, cd.rule_id AS detection_rule_id
     FROM ins
     JOIN organizations o ON o.id = ins.organization_id
-    LEFT JOIN code_detections cd ON cd.id = ins.code_detection_id`.execute(tx);
-  const row = out[0];
+    LEFT JOIN code_detections cd ON cd.id = ins.code_detection_id`;
+}
+
+/** The timeline entries of an alert statement, as its `entries` parameter. */
+function entriesJson(entries: Array<AlertStatementEntry & { onInsert: boolean }>): string {
+  const base = Date.now();
+  // A millisecond apart, so the timeline's order is the order given (as addTimelineEntries).
+  return JSON.stringify(
+    entries.map((e, i) => ({
+      id: uuidv7(),
+      kind: e.kind,
+      actor_type: e.actorType,
+      actor_user_id: e.actorUserId ?? null,
+      actor_agent_id: e.actorAgentId ?? null,
+      run_id: e.runId ?? null,
+      body: e.body ?? '',
+      data: e.data ?? {},
+      created_at: new Date(base + i).toISOString(),
+      numbered: e.numbered === true,
+      on_insert: e.onInsert,
+    })),
+  );
+}
+
+function answered(rows: Array<AlertRow & { inserted: boolean }>): { alert: AlertDto; inserted: boolean } | null {
+  const row = rows[0];
   return row ? { alert: toAlertDto(row), inserted: row.inserted } : null;
 }
 
-/**
- * A new alert (`values`: its columns but `number`, drawn here from the organization's sequence)
- * with `onInsert` timeline entries. A sequence, not a counter row: `nextval` holds no lock until
- * commit, so concurrent alert intake in one organization does not queue behind each
- * transaction's commit; a rolled-back alert leaves a gap, as issue trackers do. The sequence is
- * created with the organization (a database trigger, migration 0014). When an open alert with
- * the same dedupe key won a race (the partial unique index `alerts_open_dedupe_idx`), that alert
- * counts the signal instead and gets `onDuplicate`. Answers the alert as findAlert does.
- */
-export async function insertAlert(tx: Queryable, values: Omit<InsertObject<DB, 'alerts'>, 'number'>, onInsert: AlertStatementEntry[], onDuplicate: AlertStatementEntry): Promise<{ alert: AlertDto; inserted: boolean }> {
-  const ins = tx
+/** The columns insertAlert writes (the others keep their defaults); the number and `duplicateOfAlertId` are drawn in the statement. */
+const NEW_ALERT_COLUMNS = [
+  'id', 'organizationId', 'title', 'description', 'severity', 'status', 'sourceCategory', 'sourceName', 'triggerType', 'createdBy',
+  'createdByUserId', 'codeDetectionId', 'originCodeDetectionHitId', 'originAgentId', 'originTriggerId', 'originRunId', 'externalProvider',
+  'externalRef', 'externalUrl', 'dedupeKey', 'payload', 'routingDepth', 'huntQualifiedBy', 'createdAt', 'updatedAt', 'assignedAgentId',
+  'triageRunId', 'firstTriagedAt', 'routing',
+] as const satisfies ReadonlyArray<keyof DB['alerts']>;
+
+/** A new alert's row: every column of NEW_ALERT_COLUMNS (`payload` and `routing` as JSON text). */
+export type NewAlertRow = { [K in (typeof NEW_ALERT_COLUMNS)[number]]-?: Exclude<InsertObject<DB, 'alerts'>[K], undefined> };
+
+type InsertParam = (typeof NEW_ALERT_COLUMNS)[number] | 'entries';
+
+function alertInsert(db: Queryable, p: <T>(k: InsertParam) => T) {
+  const orgId = p<string>('organizationId');
+  const dedupeKey = p<string | null>('dedupeKey');
+  return db
     .insertInto('alerts')
-    .values({ ...values, number: sql<number>`nextval(rampart_alert_numbers_sequence(${values.organizationId}::uuid)::regclass)` })
+    .values({
+      ...(Object.fromEntries(NEW_ALERT_COLUMNS.map((c) => [c, p(c)])) as NewAlertRow),
+      number: sql<number>`nextval(rampart_alert_numbers_sequence(${orgId}::uuid)::regclass)`,
+      // Open alerts with this key were counted on before: any alert with it now is closed, and this one recurs it.
+      duplicateOfAlertId: sql<string>`CASE WHEN ${dedupeKey}::text IS NULL THEN NULL ELSE (SELECT id FROM alerts WHERE organization_id = ${orgId}::uuid AND dedupe_key = ${dedupeKey}::text ORDER BY number DESC LIMIT 1) END`,
+    })
     // The conflict target is the partial index alerts_open_dedupe_idx: its columns and its
     // predicate, in literals (PostgreSQL infers the index from the predicate when it plans, before parameters).
     .onConflict((oc) =>
@@ -199,22 +223,54 @@ export async function insertAlert(tx: Queryable, values: Omit<InsertObject<DB, '
     )
     .returningAll()
     .returning(sql<boolean>`(xmax = 0)`.as('inserted'));
-  const out = await alertStatement(tx, ins, [...onInsert.map((e) => ({ ...e, onInsert: true })), { ...onDuplicate, onInsert: false }]);
-  return out!;
 }
+
+const insertAlertStatement = prepared('insert_alert', (db, p: <T>(k: InsertParam) => T) => alertStatement(alertInsert(db, p), p('entries')));
+
+/** The trigger's alert and its run: the run (and its job) is written only when the alert is (not when a race made it a duplicate). */
+const insertAlertWithRunStatement = prepared('insert_alert_with_run', (db, p: <T>(k: InsertParam | RunParam | 'alertId' | 'alertDisplayId') => T) =>
+  alertStatement(alertInsert(db, p), p('entries'), runWithJob(p, { from: sql`ins`, where: sql<boolean>`ins.inserted`, alertId: sql<string>`ins.id`, alertDisplayId: sql<string>`${`${DISPLAY_PREFIX}-`} || ins.number` })),
+);
+
+/**
+ * A new alert (`row`: its columns but `number`, drawn here from the organization's sequence)
+ * with `onInsert` timeline entries. A sequence, not a counter row: `nextval` holds no lock until
+ * commit, so concurrent alert intake in one organization does not queue behind each
+ * transaction's commit; a rolled-back alert leaves a gap, as issue trackers do. The sequence is
+ * created with the organization (a database trigger, migration 0014). When an open alert with
+ * the same dedupe key won a race (the partial unique index `alerts_open_dedupe_idx`), that alert
+ * counts the signal instead and gets `onDuplicate`. With `run` (runs' `runParams`), the run that
+ * triages the alert and its job are queued in the same statement, when the alert is inserted.
+ * Answers the alert as findAlert does.
+ */
+export async function insertAlert(
+  tx: Queryable,
+  row: NewAlertRow,
+  onInsert: AlertStatementEntry[],
+  onDuplicate: AlertStatementEntry,
+  run?: Record<RunParam, unknown>,
+): Promise<{ alert: AlertDto; inserted: boolean }> {
+  const entries = entriesJson([...onInsert.map((e) => ({ ...e, onInsert: true })), { ...onDuplicate, onInsert: false }]);
+  const rows = run ? await insertAlertWithRunStatement.execute(tx, { ...row, ...run, entries, alertId: null, alertDisplayId: null }) : await insertAlertStatement.execute(tx, { ...row, entries });
+  return answered(rows)!;
+}
+
+const countDuplicateStatement = prepared('count_duplicate_alert', (db, p: <T>(k: 'organizationId' | 'dedupeKey' | 'now' | 'entries') => T) => {
+  const ins = db
+    .updateTable('alerts')
+    .set((eb) => ({ duplicateCount: eb('duplicateCount', '+', 1), updatedAt: p<Date>('now') }))
+    .where('organizationId', '=', p<string>('organizationId'))
+    .where('dedupeKey', '=', p<string>('dedupeKey'))
+    .where('status', 'in', OPEN_STATUSES.map((s) => sql.lit(s)))
+    .returningAll()
+    .returning(sql<boolean>`false`.as('inserted'));
+  return alertStatement(ins, p('entries'));
+});
 
 /** The open alert with this dedupe key counts one more signal and gets `entry`; null when there is none. */
 export async function countDuplicate(tx: Queryable, organizationId: string, dedupeKey: string, entry: AlertStatementEntry): Promise<AlertDto | null> {
-  const ins = tx
-    .updateTable('alerts')
-    .set((eb) => ({ duplicateCount: eb('duplicateCount', '+', 1), updatedAt: new Date() }))
-    .where('organizationId', '=', organizationId)
-    .where('dedupeKey', '=', dedupeKey)
-    .where('status', 'in', OPEN_STATUSES)
-    .returningAll()
-    .returning(sql<boolean>`false`.as('inserted'));
-  const out = await alertStatement(tx, ins, [{ ...entry, onInsert: false }]);
-  return out?.alert ?? null;
+  const rows = await countDuplicateStatement.execute(tx, { organizationId, dedupeKey, now: new Date(), entries: entriesJson([{ ...entry, onInsert: false }]) });
+  return answered(rows)?.alert ?? null;
 }
 
 export interface NewTimelineEntry {

@@ -78,13 +78,16 @@ export async function recordOutboundEvent(tx: Queryable, event: OutboundEvent): 
  * run's output to its agent's destinations. With `hasSubscribers` (the API process: destinations'
  * invalidated cache), an alert event is skipped without a query when the organization has no
  * destination subscribed to its type: on intake, where every webhook creates an alert, that is one
- * round trip fewer per request.
+ * round trip fewer per request (and `acts` lets intake skip the transaction: events.ts).
  */
 export function deliverySubscriptions(hasSubscribers?: HasSubscribers): Subscriptions {
   const outbound = hasSubscribers
-    ? async (tx: Queryable, event: OutboundEvent) => {
-        if (await hasSubscribers(tx, event.organizationId, event.type)) await recordOutboundEvent(tx, event);
-      }
+    ? Object.assign(
+        async (tx: Queryable, event: OutboundEvent) => {
+          if (await hasSubscribers(tx, event.organizationId, event.type)) await recordOutboundEvent(tx, event);
+        },
+        { acts: (q: Queryable, organizationId: string, type: string) => hasSubscribers(q, organizationId, type) },
+      )
     : recordOutboundEvent;
   return {
     'alert.created': outbound,

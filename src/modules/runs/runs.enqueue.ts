@@ -1,8 +1,9 @@
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { AgentRunMode } from '../../platform/db/schema.js';
-import { sql } from 'kysely';
-import { addJobs } from '../../platform/jobs/enqueue.js';
+import { sql, type RawBuilder } from 'kysely';
+import { addJobsOfJson } from '../../platform/jobs/enqueue.js';
+import { prepared } from '../../platform/db/prepared.js';
 import { agentVersionOf } from '../agents/index.js';
 import { agentRunJob, agentRunJobKey } from './run.job-def.js';
 import type { TriggerContextT } from './runs.schemas.js';
@@ -36,34 +37,86 @@ export interface NewRun {
  */
 export async function enqueueRun(tx: Queryable, run: NewRun): Promise<string> {
   const id = run.id ?? uuidv7();
-  const now = new Date();
-  const values = {
-    id,
-    organization_id: run.organizationId,
-    agent_id: run.agentId,
-    // The version it runs (run-pinning.ts), read in this INSERT: no extra round trip on intake.
-    agent_version: agentVersionOf(run.agentId),
-    status: 'waiting',
-    mode: run.mode,
-    input: JSON.stringify(run.input ?? null),
-    actor_user_id: run.actorUserId,
-    actor_api_key_id: run.actorApiKeyId ?? null,
-    trigger_id: run.triggerId ?? null,
-    trigger_source: run.triggerSource ?? null,
-    trigger_context: run.triggerContext ? JSON.stringify(run.triggerContext) : null,
-    alert_id: run.alert?.id ?? null,
-    alert_display_id: run.alert?.displayId ?? null,
-    agent_snapshot: run.agentSnapshot ? JSON.stringify(run.agentSnapshot) : null,
-    queued_at: now,
-    updated_at: now,
-  };
-  // The run and its job in one statement (one round trip fewer on every intake).
-  await sql`
-    WITH run AS (
-      INSERT INTO agent_runs (${sql.join(Object.keys(values).map((k) => sql.ref(k)))})
-      VALUES (${sql.join(Object.values(values))})
-      RETURNING id
-    )
-    SELECT job.id FROM run, ${addJobs(agentRunJob, { runId: id }, { jobKey: agentRunJobKey(id) })} AS job`.execute(tx);
+  await insertRunAndJob.execute(tx, { ...runParams({ ...run, id }), alertId: run.alert?.id ?? null, alertDisplayId: run.alert?.displayId ?? null });
   return id;
 }
+
+/** A run's parameters of `runWithJob` (its alert apart: the caller's statement may write it). */
+export function runParams(run: Omit<NewRun, 'alert'> & { id: string }): Record<RunParam, unknown> {
+  return {
+    id: run.id,
+    organizationId: run.organizationId,
+    agentId: run.agentId,
+    mode: run.mode,
+    input: JSON.stringify(run.input ?? null),
+    actorUserId: run.actorUserId,
+    actorApiKeyId: run.actorApiKeyId ?? null,
+    triggerId: run.triggerId ?? null,
+    triggerSource: run.triggerSource ?? null,
+    triggerContext: run.triggerContext ? JSON.stringify(run.triggerContext) : null,
+    agentSnapshot: run.agentSnapshot ? JSON.stringify(run.agentSnapshot) : null,
+    now: new Date(),
+    // The job's payload ({runId}, agentRunJob's schema: the id is a uuid, or the INSERT fails).
+    job: `{"runId":${JSON.stringify(run.id)}}`,
+    jobKey: agentRunJobKey(run.id),
+  };
+}
+
+export type RunParam =
+  | 'id' | 'organizationId' | 'agentId' | 'mode' | 'input' | 'actorUserId' | 'actorApiKeyId' | 'triggerId' | 'triggerSource'
+  | 'triggerContext' | 'agentSnapshot' | 'now' | 'job' | 'jobKey';
+
+/** Where a run written by another module's statement takes its alert from: a relation of that statement, and when to write the run. */
+export interface RunAlertSource {
+  from: RawBuilder<unknown>;
+  where: RawBuilder<boolean>;
+  alertId: RawBuilder<string>;
+  alertDisplayId: RawBuilder<string>;
+}
+
+/**
+ * The run INSERT and its job as two CTEs, `run` and `run_job` (one row per job queued), for a
+ * prepared statement (`p`: its parameters, runParams' keys). It records the agent's version,
+ * which the run executes (run-pinning.ts): read by primary key in the statement, so a version
+ * changed a moment ago by another process is the one recorded (a cached copy could lag behind
+ * its NOTIFY). With `alert`, the run is written from that relation's row, only when `where`
+ * holds (a trigger's alert and its triage run in one statement; the `alertId` and
+ * `alertDisplayId` parameters are then unused). `run_job` must be read by the statement (a
+ * SELECT in WITH runs only when read); it queues the job only for a run written.
+ */
+export function runWithJob(p: <T = string>(k: RunParam | 'alertId' | 'alertDisplayId') => T, alert?: RunAlertSource): RawBuilder<unknown> {
+  const values = {
+    id: p('id'),
+    organization_id: p('organizationId'),
+    agent_id: p('agentId'),
+    agent_version: agentVersionOf(p('agentId')),
+    status: sql.lit('waiting'),
+    mode: p('mode'),
+    input: p('input'),
+    actor_user_id: p('actorUserId'),
+    actor_api_key_id: p('actorApiKeyId'),
+    trigger_id: p('triggerId'),
+    trigger_source: p('triggerSource'),
+    trigger_context: p('triggerContext'),
+    alert_id: alert ? alert.alertId : p<string | null>('alertId'),
+    alert_display_id: alert ? alert.alertDisplayId : p<string | null>('alertDisplayId'),
+    agent_snapshot: p('agentSnapshot'),
+    queued_at: p('now'),
+    updated_at: p('now'),
+  };
+  return sql`
+    run AS (
+      INSERT INTO agent_runs (${sql.join(Object.keys(values).map((k) => sql.ref(k)))})
+      SELECT ${sql.join(Object.values(values))}
+      ${alert ? sql`FROM ${alert.from} WHERE ${alert.where}` : sql``}
+      RETURNING id
+    ),
+    run_job AS (
+      SELECT (SELECT j.id FROM ${addJobsOfJson(agentRunJob, p('job'), { jobKey: p('jobKey') })} AS j) AS id FROM run
+    )`;
+}
+
+/** The run and its job in one statement (one round trip fewer on every intake), prepared: built once, planned by PostgreSQL once per connection. */
+const insertRunAndJob = prepared('insert_run_and_job', (_db, p: <T = string>(k: RunParam | 'alertId' | 'alertDisplayId') => T) => sql<{ id: string }>`
+  WITH ${runWithJob(p)}
+  SELECT id::text AS id FROM run_job`);

@@ -5,7 +5,7 @@ import { hasPermission } from '../../platform/auth/actor.js';
 import { parseApiKey } from '../../platform/auth/api-keys.js';
 import type { SecretBox } from '../../platform/secrets.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.js';
-import { alertFieldsFromPayload, createsAlertByDefault, type AlertDeps } from '../alerts/index.js';
+import { alertFieldsFromPayload, createsAlertByDefault, type AlertDeps, type AlertFields } from '../alerts/index.js';
 import { fireTrigger } from './trigger-alert.js';
 import { deliveryIdOf, mappedInput, slackDecision, triggerContextOf } from './intake.fns.js';
 import { secretsEqual } from '../../platform/auth/secrets-equal.js';
@@ -91,6 +91,21 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
     await markAttempted(db, triggerId, new Date(now)).catch(() => {});
   }
 
+  /**
+   * Whether the firing is one statement (the alert, its timeline, the run and its job), which
+   * then runs without BEGIN and COMMIT — a single statement is its own transaction —: one round
+   * trip instead of three. So when no delivery id is claimed, the alert has no dedupe key to
+   * count on (a second statement) and is not routed, and no subscriber of `alert.created` would
+   * act for the organization (delivery: no destination subscribed, from its cache). A
+   * destination subscribed by another process in the milliseconds between this check and the
+   * event still gets it, in a transaction of its own.
+   */
+  async function isOneStatement(trigger: IntakeTrigger, claimsDelivery: boolean, alert: AlertFields | null): Promise<boolean> {
+    if (claimsDelivery) return false;
+    if (!alert) return true;
+    return !trigger.routeAlerts && !alert.dedupeKey && !(await deps.events.acts(db, 'alert.created', trigger.organizationId));
+  }
+
   return {
     async invoke(req: IntakeRequest): Promise<IntakeResponseT> {
       if (!UUID.test(req.triggerId)) throw notFound();
@@ -110,28 +125,23 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
 
       const delivery = deliveryIdOf(req.source, req.headers, req.body, trigger.deliveryIdPointer);
       const triggerContext = triggerContextOf(req.source, req.headers, delivery, new Date(clock()));
-      const answer: IntakeResponseT = await db.transaction().execute(async (tx) => {
-        // The run id is chosen first so the delivery is claimed with it: one statement fewer.
-        const runId = uuidv7();
-        if (delivery) {
-          const original = await claimDelivery(tx, trigger.id, delivery.key, runId);
-          // The run the first delivery really started, never an id that names no run.
-          if (original) return { skipped: true as const, message: `Duplicate delivery: already received${original.runId ? '' : ' (it started no run)'}`, ...(original.runId ? { executionId: original.runId } : {}) };
-        }
-        const createsAlert = trigger.createAlert ?? createsAlertByDefault(trigger.source);
-        const fired = await fireTrigger(tx, deps, trigger, {
-          runId,
-          mode: 'trigger',
-          payload: req.body,
-          input: mappedInput(req.body ?? null, trigger.inputMapping),
-          triggerContext,
-          caller,
-          alert: createsAlert ? alertFieldsFromPayload(trigger.source, req.body, trigger.alertMapping, trigger.name) : null,
-        });
-        // Counted on an open alert, or routed: the delivery id remembers the run that exists (or none).
-        if (delivery && fired.runId !== runId) await setDeliveryRun(tx, trigger.id, delivery.key, fired.runId);
-        return fired.answer;
-      });
+      const createsAlert = trigger.createAlert ?? createsAlertByDefault(trigger.source);
+      const alert = createsAlert ? alertFieldsFromPayload(trigger.source, req.body, trigger.alertMapping, trigger.name) : null;
+      // The run id is chosen first so the delivery is claimed with it: one statement fewer.
+      const firing = { runId: uuidv7(), mode: 'trigger' as const, payload: req.body, input: mappedInput(req.body ?? null, trigger.inputMapping), triggerContext, caller, alert };
+      const answer: IntakeResponseT = (await isOneStatement(trigger, delivery !== null, alert))
+        ? (await fireTrigger(db, deps, trigger, firing)).answer
+        : await db.transaction().execute(async (tx) => {
+            if (delivery) {
+              const original = await claimDelivery(tx, trigger.id, delivery.key, firing.runId);
+              // The run the first delivery really started, never an id that names no run.
+              if (original) return { skipped: true as const, message: `Duplicate delivery: already received${original.runId ? '' : ' (it started no run)'}`, ...(original.runId ? { executionId: original.runId } : {}) };
+            }
+            const fired = await fireTrigger(tx, deps, trigger, firing);
+            // Counted on an open alert, or routed: the delivery id remembers the run that exists (or none).
+            if (delivery && fired.runId !== firing.runId) await setDeliveryRun(tx, trigger.id, delivery.key, fired.runId);
+            return fired.answer;
+          });
       if ('executionId' in answer && !('skipped' in answer)) await noteAttempt(trigger.id);
       return answer;
     },

@@ -34,38 +34,7 @@ export interface Firing {
  */
 export async function fireTrigger(tx: Queryable, deps: AlertDeps, trigger: FiringTrigger, f: Firing): Promise<{ runId: string | null; answer: IntakeResponseT }> {
   const name = trigger.name || `${trigger.source} trigger`;
-  let alert: { id: string; displayId: string } | null = null;
-  if (f.alert) {
-    const routed = trigger.routeAlerts;
-    const result = await createAlert(
-      tx,
-      {
-        organizationId: trigger.organizationId,
-        ...f.alert,
-        source: { category: 'trigger', name, triggerType: trigger.source },
-        createdBy: 'trigger',
-        createdByUserId: f.caller.userId,
-        payload: f.payload ?? null,
-        originAgentId: trigger.agentId,
-        originTriggerId: trigger.id,
-        originRunId: routed ? null : f.runId,
-        triage: routed ? { kind: 'route', actorUserId: f.caller.userId } : { kind: 'trigger', agentId: trigger.agentId, runId: f.runId, triggerName: trigger.name || trigger.source },
-      },
-      deps,
-    );
-    const existing = result.alert.triageRunId;
-    if (!result.created) {
-      const message = `Duplicate of ${result.alert.displayId} (dedupe key ${f.alert.dedupeKey}): counted on that alert, no new run`;
-      return { runId: existing, answer: { skipped: true, message, ...(existing ? { executionId: existing } : {}) } };
-    }
-    if (routed) {
-      if (existing) return { runId: existing, answer: { executionId: existing } };
-      return { runId: null, answer: { skipped: true, message: `${result.alert.displayId} created and routed: ${result.alert.routing?.reason ?? 'left unassigned'}` } };
-    }
-    alert = { id: result.alert.id, displayId: result.alert.displayId };
-  }
-  await enqueueRun(tx, {
-    id: f.runId,
+  const run = {
     organizationId: trigger.organizationId,
     agentId: trigger.agentId,
     mode: f.mode,
@@ -75,7 +44,37 @@ export async function fireTrigger(tx: Queryable, deps: AlertDeps, trigger: Firin
     triggerId: trigger.id,
     triggerSource: trigger.source,
     triggerContext: f.triggerContext,
-    alert,
-  });
+  };
+  if (!f.alert) {
+    await enqueueRun(tx, { ...run, id: f.runId, alert: null });
+    return { runId: f.runId, answer: { executionId: f.runId } };
+  }
+  const routed = trigger.routeAlerts;
+  const result = await createAlert(
+    tx,
+    {
+      organizationId: trigger.organizationId,
+      ...f.alert,
+      source: { category: 'trigger', name, triggerType: trigger.source },
+      createdBy: 'trigger',
+      createdByUserId: f.caller.userId,
+      payload: f.payload ?? null,
+      originAgentId: trigger.agentId,
+      originTriggerId: trigger.id,
+      originRunId: routed ? null : f.runId,
+      // The trigger's run is queued by the alert's own statement (told the alert), when the alert is new.
+      triage: routed ? { kind: 'route', actorUserId: f.caller.userId } : { kind: 'trigger', agentId: trigger.agentId, runId: f.runId, triggerName: trigger.name || trigger.source, run },
+    },
+    deps,
+  );
+  const existing = result.alert.triageRunId;
+  if (!result.created) {
+    const message = `Duplicate of ${result.alert.displayId} (dedupe key ${f.alert.dedupeKey}): counted on that alert, no new run`;
+    return { runId: existing, answer: { skipped: true, message, ...(existing ? { executionId: existing } : {}) } };
+  }
+  if (routed) {
+    if (existing) return { runId: existing, answer: { executionId: existing } };
+    return { runId: null, answer: { skipped: true, message: `${result.alert.displayId} created and routed: ${result.alert.routing?.reason ?? 'left unassigned'}` } };
+  }
   return { runId: f.runId, answer: { executionId: f.runId } };
 }

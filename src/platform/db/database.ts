@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { CamelCasePlugin, Kysely, PostgresDialect, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
+import { preparedName } from './prepared.js';
 
 // int8 (count(*), bigserial) arrives as a string by default; our counts fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
@@ -30,7 +31,7 @@ export function openDatabase(connectionString: string, opts: { max?: number } = 
   pool.on('connect', (client) => client.on('error', () => {}));
   // Column names map snake_case ↔ camelCase; keys inside jsonb values are data (webhook bodies,
   // STIX objects, tool results) and stay exactly as stored.
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })] });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: namingPool(pool) }), plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })] });
   let closed = false;
   return {
     db,
@@ -42,4 +43,29 @@ export function openDatabase(connectionString: string, opts: { max?: number } = 
       await db.destroy();
     },
   };
+}
+
+/**
+ * The pool as Kysely sees it: a statement of prepared.ts goes out under its name (pg prepares it
+ * once per connection, then sends only Bind/Execute), anything else as it is.
+ */
+function namingPool(pool: pg.Pool) {
+  const named = (client: pg.PoolClient) => ({
+    query(text: unknown, values?: unknown[]) {
+      const name = typeof text === 'string' ? preparedName(text) : undefined;
+      return name ? client.query({ name, text: text as string, values }) : client.query(text as string, values);
+    },
+    release: (err?: Error | boolean) => client.release(err),
+  });
+  // One wrapper per connection: Kysely keys its connection objects by the client it is given.
+  const wrappers = new WeakMap<pg.PoolClient, ReturnType<typeof named>>();
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let wrapper = wrappers.get(client);
+      if (!wrapper) wrappers.set(client, (wrapper = named(client)));
+      return wrapper;
+    },
+    end: () => pool.end(),
+  } as unknown as pg.Pool;
 }
