@@ -32,8 +32,9 @@ function rng(seed: number) {
 }
 
 const TECHNIQUES = ['T1059', 'T1059.001', 'T1059.003', 'T1566', 'T1566.001', 'T1190', 'T1486', 'T1027', 't1105', 'T1078.004', 'not-a-technique'];
-const ACTORS = ['APT28', 'apt28', 'Lazarus Group', 'FIN7', ' Sandworm '];
-const MALWARE = ['Emotet', 'QakBot', 'emotet', 'Cobalt Strike'];
+// Enough names that a source's deletion takes the last sighting of more than 64 keys (the one-pass recompute).
+const ACTORS = ['APT28', 'apt28', 'Lazarus Group', 'FIN7', ' Sandworm ', ...Array.from({ length: 25 }, (_, i) => `Actor ${i}`)];
+const MALWARE = ['Emotet', 'QakBot', 'emotet', 'Cobalt Strike', ...Array.from({ length: 15 }, (_, i) => `Family ${i}`)];
 const NOW = Date.UTC(2026, 10, 25, 15, 30);
 const DAY = 86_400_000;
 
@@ -158,7 +159,9 @@ describe('ATT&CK rollups (migration 0115)', () => {
       }],
       ['delete the newest sighting of many keys at once', async () => {
         // The newest item per technique goes: every key it held recomputes (more than 64 keys: one pass).
-        const { rows } = await sql<{ id: string }>`SELECT DISTINCT ON (organization_id, t) id FROM intel_items, unnest(attack_parents) t ORDER BY organization_id, t, seen_at DESC`.execute(db);
+        const { rows } = await sql<{ id: string }>`
+          SELECT DISTINCT ON (organization_id, t, n) id FROM intel_items, unnest(attack_parents) t, unnest(actor_names || malware_names || '{""}'::text[]) n
+          WHERE duplicate_of IS NULL AND status <> 'retracted' ORDER BY organization_id, t, n, seen_at DESC`.execute(db);
         await sql`DELETE FROM intel_items WHERE id = ANY(${rows.map((r) => r.id)}::uuid[])`.execute(db);
         const gone = new Set(rows.map((r) => r.id));
         items.splice(0, items.length, ...items.filter((i) => !gone.has(i.id)));
@@ -173,6 +176,8 @@ describe('ATT&CK rollups (migration 0115)', () => {
           ON CONFLICT (organization_id, source_id, external_id) DO UPDATE SET classification = excluded.classification, status = 'corrected'`.execute(db);
       }],
     ];
+    await steps.find(([name]) => name.startsWith('delete the newest'))![1]();
+    expect(await drift(db)).toEqual([]);
     for (let step = 0; step < 40; step++) {
       const [name, run] = g.pick(steps);
       await run();
