@@ -32,7 +32,7 @@ function rng(seed: number) {
 }
 
 const TECHNIQUES = ['T1059', 'T1059.001', 'T1059.003', 'T1566', 'T1566.001', 'T1190', 'T1486', 'T1027', 't1105', 'T1078.004', 'not-a-technique'];
-// Enough names that a source's deletion takes the last sighting of more than 64 keys (the one-pass recompute).
+// Enough names that a deletion takes the last sighting of many keys at once.
 const ACTORS = ['APT28', 'apt28', 'Lazarus Group', 'FIN7', ' Sandworm ', ...Array.from({ length: 25 }, (_, i) => `Actor ${i}`)];
 const MALWARE = ['Emotet', 'QakBot', 'emotet', 'Cobalt Strike', ...Array.from({ length: 15 }, (_, i) => `Family ${i}`)];
 const NOW = Date.UTC(2026, 10, 25, 15, 30);
@@ -89,7 +89,15 @@ async function drift(db: Database): Promise<unknown[]> {
     ), truth AS (SELECT organization_id, technique_id, kind, name, count(*)::int AS items, max(seen_at) AS last_seen_at FROM keys GROUP BY 1, 2, 3, 4)
     (SELECT 'missing' AS d, * FROM truth EXCEPT ALL SELECT 'missing', organization_id, technique_id, kind, name, items, last_seen_at FROM intel_attack_sightings)
     UNION ALL (SELECT 'extra', organization_id, technique_id, kind, name, items, last_seen_at FROM intel_attack_sightings EXCEPT ALL SELECT 'extra', * FROM truth)`.execute(db);
-  return [...daily.rows, ...sightings.rows];
+  const days = await sql`
+    WITH keys AS (
+      SELECT organization_id, t AS technique_id, 'technique' AS kind, '' AS name, seen_at FROM intel_items, unnest(attack_parents) t WHERE ${qualifying}
+      UNION ALL SELECT organization_id, t, 'actor', n, seen_at FROM intel_items, unnest(attack_parents) t, unnest(actor_names) n WHERE ${qualifying}
+      UNION ALL SELECT organization_id, t, 'malware', n, seen_at FROM intel_items, unnest(attack_parents) t, unnest(malware_names) n WHERE ${qualifying}
+    ), truth AS (SELECT organization_id, technique_id, kind, name, (seen_at AT TIME ZONE 'UTC')::date AS day, count(*)::int AS items, max(seen_at) AS last_seen_at FROM keys GROUP BY 1, 2, 3, 4, 5)
+    (SELECT 'missing' AS d, * FROM truth EXCEPT ALL SELECT 'missing', organization_id, technique_id, kind, name, day, items, last_seen_at FROM intel_attack_sighting_days)
+    UNION ALL (SELECT 'extra', organization_id, technique_id, kind, name, day, items, last_seen_at FROM intel_attack_sighting_days EXCEPT ALL SELECT 'extra', * FROM truth)`.execute(db);
+  return [...daily.rows, ...sightings.rows, ...days.rows];
 }
 
 const byTechnique = (rows: TechniquePressure[]) => [...rows].sort((a, b) => a.techniqueId.localeCompare(b.techniqueId));
@@ -158,7 +166,7 @@ describe('ATT&CK rollups (migration 0115)', () => {
         items.splice(0, items.length, ...items.filter((i) => !ids.includes(i.id)));
       }],
       ['delete the newest sighting of many keys at once', async () => {
-        // The newest item per technique goes: every key it held recomputes (more than 64 keys: one pass).
+        // The newest item of every key goes: each key and day it held recomputes.
         const { rows } = await sql<{ id: string }>`
           SELECT DISTINCT ON (organization_id, t, n) id FROM intel_items, unnest(attack_parents) t, unnest(actor_names || malware_names || '{""}'::text[]) n
           WHERE duplicate_of IS NULL AND status <> 'retracted' ORDER BY organization_id, t, n, seen_at DESC`.execute(db);

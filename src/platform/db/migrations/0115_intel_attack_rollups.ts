@@ -12,12 +12,13 @@ import { sql, type Kysely } from 'kysely';
  *   last sighting, where kind is `technique` (name '': the technique's own last sighting), `actor`
  *   or `malware` (the lower-cased names of migration 0096's generated columns). "Distinct actors
  *   naming T in the window" is the number of T's actor rows seen since the window's start.
+ * - intel_attack_sighting_days: the same per UTC day, so that a removal taking a key's last
+ *   sighting recomputes it from one day's items and the key's days, never by searching the
+ *   organization's items (that search cost seconds for a chunk of duplicates at 100,000 items).
  * An item counts when it is no duplicate, not retracted and names a technique (the partial index
  * of 0096). An update changes the rollups only when one of the columns they are built from
  * changes (organization, seen_at, duplicate_of's nullness, retracted or not, techniques, names):
- * its old contribution is subtracted and its new one added. A removal that takes away a key's
- * last sighting recomputes only that key (newest qualifying item first, or one pass over the
- * organization's items when many keys go at once, e.g. a source deleted), in a statement after
+ * its old contribution is subtracted and its new one added. A recompute runs in a statement after
  * the decrement, which locks the rows first: under READ COMMITTED it sees a concurrent writer's
  * committed sighting.
  */
@@ -40,28 +41,46 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       last_seen_at timestamptz NOT NULL,
       PRIMARY KEY (organization_id, technique_id, kind, name)
     )`.execute(db);
-  // What one item contributes; a key of the sightings rollup.
-  await sql`CREATE TYPE intel_attack_fact AS (organization_id uuid, seen_at timestamptz, attack_parents text[], actor_names text[], malware_names text[])`.execute(db);
-  await sql`CREATE TYPE intel_attack_key AS (organization_id uuid, technique_id text, kind text, name text)`.execute(db);
-
-  // Sightings keys of a set of facts: one row per (fact, technique, kind, name).
   await sql`
-    CREATE FUNCTION intel_attack_fact_keys(facts intel_attack_fact[]) RETURNS TABLE (organization_id uuid, technique_id text, kind text, name text, seen_at timestamptz)
+    CREATE TABLE intel_attack_sighting_days (
+      organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+      technique_id text NOT NULL,
+      kind text NOT NULL,
+      name text NOT NULL,
+      day date NOT NULL,
+      items integer NOT NULL,
+      last_seen_at timestamptz NOT NULL,
+      PRIMARY KEY (organization_id, technique_id, kind, name, day)
+    )`.execute(db);
+  // What one item contributes; a key of the sightings rollups (day: null for intel_attack_sightings).
+  await sql`CREATE TYPE intel_attack_fact AS (organization_id uuid, seen_at timestamptz, attack_parents text[], actor_names text[], malware_names text[])`.execute(db);
+  await sql`CREATE TYPE intel_attack_key AS (organization_id uuid, technique_id text, kind text, name text, day date)`.execute(db);
+
+  // Sightings keys of a set of facts: one row per (fact, technique, kind, name), with the fact's UTC day.
+  await sql`
+    CREATE FUNCTION intel_attack_fact_keys(facts intel_attack_fact[]) RETURNS TABLE (organization_id uuid, technique_id text, kind text, name text, day date, seen_at timestamptz)
     LANGUAGE sql STABLE AS $$
-      SELECT f.organization_id, t, 'technique', '', f.seen_at FROM unnest(facts) f, unnest(f.attack_parents) t
-      UNION ALL SELECT f.organization_id, t, 'actor', n, f.seen_at FROM unnest(facts) f, unnest(f.attack_parents) t, unnest(f.actor_names) n
-      UNION ALL SELECT f.organization_id, t, 'malware', n, f.seen_at FROM unnest(facts) f, unnest(f.attack_parents) t, unnest(f.malware_names) n
+      SELECT k.organization_id, k.technique_id, k.kind, k.name, (k.seen_at AT TIME ZONE 'UTC')::date, k.seen_at FROM (
+        SELECT f.organization_id, t AS technique_id, 'technique' AS kind, '' AS name, f.seen_at FROM unnest(facts) f, unnest(f.attack_parents) t
+        UNION ALL SELECT f.organization_id, t, 'actor', n, f.seen_at FROM unnest(facts) f, unnest(f.attack_parents) t, unnest(f.actor_names) n
+        UNION ALL SELECT f.organization_id, t, 'malware', n, f.seen_at FROM unnest(facts) f, unnest(f.attack_parents) t, unnest(f.malware_names) n
+      ) k
     $$`.execute(db);
 
-  // Keys in a stable order, so that concurrent writers lock shared rows in the same order.
+  // Keys in a stable order and the tables in the same order everywhere, so that concurrent writers lock shared rows alike.
   await sql`
     CREATE FUNCTION intel_attack_rollup_add(facts intel_attack_fact[]) RETURNS void LANGUAGE plpgsql AS $$
     BEGIN
       IF cardinality(facts) = 0 THEN RETURN; END IF;
       INSERT INTO intel_attack_daily AS d (organization_id, day, technique_id, items)
-      SELECT f.organization_id, (f.seen_at AT TIME ZONE 'UTC')::date, t, count(*) FROM unnest(facts) f, unnest(f.attack_parents) t
+      SELECT k.organization_id, k.day, k.technique_id, count(*) FROM intel_attack_fact_keys(facts) k WHERE k.kind = 'technique'
       GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
       ON CONFLICT (organization_id, day, technique_id) DO UPDATE SET items = d.items + excluded.items;
+      INSERT INTO intel_attack_sighting_days AS s (organization_id, technique_id, kind, name, day, items, last_seen_at)
+      SELECT k.organization_id, k.technique_id, k.kind, k.name, k.day, count(*), max(k.seen_at) FROM intel_attack_fact_keys(facts) k
+      GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+      ON CONFLICT (organization_id, technique_id, kind, name, day) DO UPDATE
+        SET items = s.items + excluded.items, last_seen_at = greatest(s.last_seen_at, excluded.last_seen_at);
       INSERT INTO intel_attack_sightings AS s (organization_id, technique_id, kind, name, items, last_seen_at)
       SELECT k.organization_id, k.technique_id, k.kind, k.name, count(*), max(k.seen_at) FROM intel_attack_fact_keys(facts) k
       GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
@@ -69,6 +88,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         SET items = s.items + excluded.items, last_seen_at = greatest(s.last_seen_at, excluded.last_seen_at);
     END $$`.execute(db);
 
+  // Each step decrements first (locking the rows, waiting for a concurrent writer), then deletes
+  // the rows left empty and recomputes, in a later statement, the last sighting of the rows whose
+  // last sighting went: a day's from that day's items (one day of the window index), a key's from
+  // its days.
   await sql`
     CREATE FUNCTION intel_attack_rollup_remove(facts intel_attack_fact[]) RETURNS void LANGUAGE plpgsql AS $$
     DECLARE
@@ -77,13 +100,40 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     BEGIN
       IF cardinality(facts) = 0 THEN RETURN; END IF;
       UPDATE intel_attack_daily d SET items = d.items - g.n FROM (
-        SELECT f.organization_id, (f.seen_at AT TIME ZONE 'UTC')::date AS day, t AS technique_id, count(*) AS n
-        FROM unnest(facts) f, unnest(f.attack_parents) t GROUP BY 1, 2, 3
+        SELECT k.organization_id, k.day, k.technique_id, count(*) AS n FROM intel_attack_fact_keys(facts) k WHERE k.kind = 'technique' GROUP BY 1, 2, 3
       ) g WHERE d.organization_id = g.organization_id AND d.day = g.day AND d.technique_id = g.technique_id;
-      -- (a statement cannot both update and delete a row: the zeros go in the next one)
       DELETE FROM intel_attack_daily d USING (
-        SELECT DISTINCT f.organization_id, (f.seen_at AT TIME ZONE 'UTC')::date AS day, t AS technique_id FROM unnest(facts) f, unnest(f.attack_parents) t
-      ) k WHERE d.organization_id = k.organization_id AND d.day = k.day AND d.technique_id = k.technique_id AND d.items <= 0;
+        SELECT DISTINCT k.organization_id, k.day, k.technique_id FROM intel_attack_fact_keys(facts) k WHERE k.kind = 'technique'
+      ) g WHERE d.organization_id = g.organization_id AND d.day = g.day AND d.technique_id = g.technique_id AND d.items <= 0;
+
+      WITH g AS (
+        SELECT k.organization_id, k.technique_id, k.kind, k.name, k.day, count(*) AS n, max(k.seen_at) AS m FROM intel_attack_fact_keys(facts) k GROUP BY 1, 2, 3, 4, 5
+      ), u AS (
+        UPDATE intel_attack_sighting_days s SET items = s.items - g.n FROM g
+        WHERE s.organization_id = g.organization_id AND s.technique_id = g.technique_id AND s.kind = g.kind AND s.name = g.name AND s.day = g.day
+        RETURNING s.organization_id, s.technique_id, s.kind, s.name, s.day, s.items <= 0 AS empty, (s.items > 0 AND g.m >= s.last_seen_at) AS took_last
+      )
+      SELECT array_agg(ROW(u.organization_id, u.technique_id, u.kind, u.name, u.day)::intel_attack_key) FILTER (WHERE u.empty),
+             array_agg(ROW(u.organization_id, u.technique_id, u.kind, u.name, u.day)::intel_attack_key) FILTER (WHERE u.took_last)
+      INTO gone, stale FROM u;
+      IF gone IS NOT NULL THEN
+        DELETE FROM intel_attack_sighting_days s USING unnest(gone) k
+        WHERE s.organization_id = k.organization_id AND s.technique_id = k.technique_id AND s.kind = k.kind AND s.name = k.name AND s.day = k.day AND s.items <= 0;
+      END IF;
+      IF stale IS NOT NULL THEN
+        UPDATE intel_attack_sighting_days s SET last_seen_at = coalesce(r.last_seen, s.last_seen_at)
+        FROM (
+          SELECT k.*, (
+            SELECT i.seen_at FROM intel_items i
+            WHERE i.organization_id = k.organization_id AND i.duplicate_of IS NULL AND i.status <> 'retracted' AND i.attack_parents <> '{}'
+              AND i.seen_at >= k.day::timestamp AT TIME ZONE 'UTC' AND i.seen_at < (k.day + 1)::timestamp AT TIME ZONE 'UTC'
+              AND i.attack_parents @> ARRAY[k.technique_id]
+              AND CASE k.kind WHEN 'actor' THEN i.actor_names @> ARRAY[k.name] WHEN 'malware' THEN i.malware_names @> ARRAY[k.name] ELSE true END
+            ORDER BY i.seen_at DESC LIMIT 1
+          ) AS last_seen FROM unnest(stale) k
+        ) r
+        WHERE s.organization_id = r.organization_id AND s.technique_id = r.technique_id AND s.kind = r.kind AND s.name = r.name AND s.day = r.day;
+      END IF;
 
       WITH g AS (
         SELECT k.organization_id, k.technique_id, k.kind, k.name, count(*) AS n, max(k.seen_at) AS m FROM intel_attack_fact_keys(facts) k GROUP BY 1, 2, 3, 4
@@ -92,44 +142,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         WHERE s.organization_id = g.organization_id AND s.technique_id = g.technique_id AND s.kind = g.kind AND s.name = g.name
         RETURNING s.organization_id, s.technique_id, s.kind, s.name, s.items <= 0 AS empty, (s.items > 0 AND g.m >= s.last_seen_at) AS took_last
       )
-      SELECT array_agg(ROW(u.organization_id, u.technique_id, u.kind, u.name)::intel_attack_key) FILTER (WHERE u.empty),
-             array_agg(ROW(u.organization_id, u.technique_id, u.kind, u.name)::intel_attack_key) FILTER (WHERE u.took_last)
+      SELECT array_agg(ROW(u.organization_id, u.technique_id, u.kind, u.name, NULL)::intel_attack_key) FILTER (WHERE u.empty),
+             array_agg(ROW(u.organization_id, u.technique_id, u.kind, u.name, NULL)::intel_attack_key) FILTER (WHERE u.took_last)
       INTO gone, stale FROM u;
-
       IF gone IS NOT NULL THEN
         DELETE FROM intel_attack_sightings s USING unnest(gone) k
         WHERE s.organization_id = k.organization_id AND s.technique_id = k.technique_id AND s.kind = k.kind AND s.name = k.name AND s.items <= 0;
       END IF;
-      IF stale IS NULL THEN RETURN; END IF;
-      IF cardinality(stale) <= 64 THEN
-        -- Few keys (an item retracted, reclassified, marked a duplicate): each key's newest
-        -- remaining sighting, walking the window index backwards from the newest item.
-        UPDATE intel_attack_sightings s SET last_seen_at = coalesce(r.last_seen, s.last_seen_at)
-        FROM (
-          SELECT k.*, (
-            SELECT i.seen_at FROM intel_items i
-            WHERE i.organization_id = k.organization_id AND i.duplicate_of IS NULL AND i.status <> 'retracted' AND i.attack_parents <> '{}'
-              AND i.attack_parents @> ARRAY[k.technique_id]
-              AND CASE k.kind WHEN 'actor' THEN i.actor_names @> ARRAY[k.name] WHEN 'malware' THEN i.malware_names @> ARRAY[k.name] ELSE true END
-            ORDER BY i.seen_at DESC LIMIT 1
-          ) AS last_seen FROM unnest(stale) k
-        ) r
-        WHERE s.organization_id = r.organization_id AND s.technique_id = r.technique_id AND s.kind = r.kind AND s.name = r.name;
-      ELSE
-        -- Many keys (a source deleted): one pass over the organizations' items naming them.
-        UPDATE intel_attack_sightings s SET last_seen_at = r.last_seen
-        FROM (
-          SELECT k.organization_id, k.technique_id, k.kind, k.name, max(k.seen_at) AS last_seen
-          FROM intel_attack_fact_keys(ARRAY(
-            SELECT ROW(i.organization_id, i.seen_at, i.attack_parents, i.actor_names, i.malware_names)::intel_attack_fact FROM intel_items i
-            WHERE i.organization_id IN (SELECT DISTINCT x.organization_id FROM unnest(stale) x)
-              AND i.duplicate_of IS NULL AND i.status <> 'retracted' AND i.attack_parents <> '{}'
-              AND i.attack_parents && ARRAY(SELECT DISTINCT x.technique_id FROM unnest(stale) x)
-          )) k
-          JOIN unnest(stale) x ON x.organization_id = k.organization_id AND x.technique_id = k.technique_id AND x.kind = k.kind AND x.name = k.name
-          GROUP BY 1, 2, 3, 4
-        ) r
-        WHERE s.organization_id = r.organization_id AND s.technique_id = r.technique_id AND s.kind = r.kind AND s.name = r.name;
+      IF stale IS NOT NULL THEN
+        UPDATE intel_attack_sightings s SET last_seen_at = coalesce((
+          SELECT max(d.last_seen_at) FROM intel_attack_sighting_days d
+          WHERE d.organization_id = s.organization_id AND d.technique_id = s.technique_id AND d.kind = s.kind AND d.name = s.name
+        ), s.last_seen_at)
+        FROM unnest(stale) k
+        WHERE s.organization_id = k.organization_id AND s.technique_id = k.technique_id AND s.kind = k.kind AND s.name = k.name;
       END IF;
     END $$`.execute(db);
 
@@ -194,6 +220,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP TRIGGER intel_items_attack_rollup_delete ON intel_items`.execute(db);
   await sql`DROP FUNCTION intel_attack_rollup_insert(), intel_attack_rollup_update(), intel_attack_rollup_delete()`.execute(db);
   await sql`DROP FUNCTION intel_attack_rollup_add(intel_attack_fact[]), intel_attack_rollup_remove(intel_attack_fact[]), intel_attack_fact_keys(intel_attack_fact[])`.execute(db);
-  await sql`DROP TABLE intel_attack_daily, intel_attack_sightings`.execute(db);
+  await sql`DROP TABLE intel_attack_daily, intel_attack_sightings, intel_attack_sighting_days`.execute(db);
   await sql`DROP TYPE intel_attack_key, intel_attack_fact`.execute(db);
 }
