@@ -205,22 +205,25 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE TRIGGER intel_items_attack_rollup_update AFTER UPDATE ON intel_items REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION intel_attack_rollup_update()`.execute(db);
   await sql`CREATE TRIGGER intel_items_attack_rollup_delete AFTER DELETE ON intel_items REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION intel_attack_rollup_delete()`.execute(db);
 
-  // The items stored before, organization by organization.
+  // Rebuilds an organization's rollups from its items: the backfill below, and a repair an operator can run.
   await sql`
-    DO $$ DECLARE o uuid; BEGIN
-      FOR o IN SELECT DISTINCT organization_id FROM intel_items LOOP
-        PERFORM intel_attack_rollup_add(ARRAY(
-          SELECT ROW(i.organization_id, i.seen_at, i.attack_parents, i.actor_names, i.malware_names)::intel_attack_fact FROM intel_items i
-          WHERE i.organization_id = o AND i.duplicate_of IS NULL AND i.status <> 'retracted' AND i.attack_parents <> '{}'));
-      END LOOP;
+    CREATE FUNCTION intel_attack_rollup_rebuild(org uuid) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+      DELETE FROM intel_attack_daily WHERE organization_id = org;
+      DELETE FROM intel_attack_sighting_days WHERE organization_id = org;
+      DELETE FROM intel_attack_sightings WHERE organization_id = org;
+      PERFORM intel_attack_rollup_add(ARRAY(
+        SELECT ROW(i.organization_id, i.seen_at, i.attack_parents, i.actor_names, i.malware_names)::intel_attack_fact FROM intel_items i
+        WHERE i.organization_id = org AND i.duplicate_of IS NULL AND i.status <> 'retracted' AND i.attack_parents <> '{}'));
     END $$`.execute(db);
+  await sql`SELECT intel_attack_rollup_rebuild(o.organization_id) FROM (SELECT DISTINCT organization_id FROM intel_items) o`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP TRIGGER intel_items_attack_rollup_insert ON intel_items`.execute(db);
   await sql`DROP TRIGGER intel_items_attack_rollup_update ON intel_items`.execute(db);
   await sql`DROP TRIGGER intel_items_attack_rollup_delete ON intel_items`.execute(db);
-  await sql`DROP FUNCTION intel_attack_rollup_insert(), intel_attack_rollup_update(), intel_attack_rollup_delete()`.execute(db);
+  await sql`DROP FUNCTION intel_attack_rollup_insert(), intel_attack_rollup_update(), intel_attack_rollup_delete(), intel_attack_rollup_rebuild(uuid)`.execute(db);
   await sql`DROP FUNCTION intel_attack_rollup_add(intel_attack_fact[]), intel_attack_rollup_remove(intel_attack_fact[]), intel_attack_fact_keys(intel_attack_fact[])`.execute(db);
   await sql`DROP TABLE intel_attack_daily, intel_attack_sightings, intel_attack_sighting_days`.execute(db);
   await sql`DROP TYPE intel_attack_key, intel_attack_fact`.execute(db);
