@@ -474,9 +474,11 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
           'actor', CASE WHEN r.actor IS NULL THEN '[]'::jsonb ELSE jsonb_build_array(jsonb_build_object('name', r.actor)) END, 'malware', '[]'::jsonb),
         now() - interval '1 day', now(), now(), now()
       FROM json_to_recordset(${JSON.stringify(named.map(([title, tid, actor]) => ({ title, tid, actor })))}::json) AS r(title text, tid text, actor text)`.execute(t.database.db);
+    const detectionIds: string[] = [];
     for (const [name, attackTechniques, status] of [['Kerberoast RC4 tickets', ['T1558.003'], 'stable'], ['Okta push spam', ['T1621'], 'experimental'], ['Forged SAML tokens', ['T1606.002'], 'test']] as const) {
       const made = await t.app.inject({ method: 'POST', url: '/api/code-detections', headers: bearer(key), payload: { name, severity: 'high', attackTechniques, status } });
       expect(made.statusCode, made.body).toBe(200);
+      detectionIds.push(made.json().id);
     }
     const api = (await t.app.inject({ url: '/api/coverage/attack?window=90d', headers: bearer(key) })).json();
     await visit('/coverage', 'Matrix');
@@ -512,6 +514,9 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     expect(byId.get('T1558')).toMatchObject({ score: 1, color: '#8ec843' });
     expect(byId.get('T1649')).toMatchObject({ score: 0, color: '#ff6666' });
     expect(byId.get('T1621')).toMatchObject({ score: 1, color: '#ffe766' });
+    // The later journeys read the intel list and the detections as the file's seed left them.
+    await sql`DELETE FROM intel_items WHERE organization_id = ${org} AND external_id LIKE 'coverage-%'`.execute(t.database.db);
+    for (const id of detectionIds) expect((await t.app.inject({ method: 'DELETE', url: `/api/code-detections/${id}`, headers: bearer(key) })).statusCode).toBe(200);
   }, JOURNEY_MS);
 
   it('shows what the API knows instead of misleading: a failing destination\'s failures and attempts, run ids told apart, a run\'s header and its transcript once, the two relevance scores named apart, markdown rendered safely', async () => {
