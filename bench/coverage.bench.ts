@@ -53,7 +53,7 @@ export async function seedCoverage(db: Database, organizationId: string, items: 
     SELECT gen_random_uuid(), ${organizationId}, 'Bench rule ' || g, gen_random_uuid()::text, 'medium', (ARRAY['experimental', 'test', 'stable', 'deprecated'])[1 + g % 4],
       ARRAY(SELECT DISTINCT (${techniques}::text[])[1 + ((g * 17 + k * 104729) % ${nt})] FROM generate_series(1, 1 + g % 3) k), ARRAY['bench'], now(), now()
     FROM generate_series(1, ${detections}) g`.execute(db);
-  await sql`VACUUM ANALYZE intel_items, code_detections`.execute(db);
+  await sql`VACUUM ANALYZE intel_items, intel_attack_daily, intel_attack_sightings, code_detections`.execute(db);
 }
 
 async function run(ctx: BenchContext): Promise<BenchOutcome> {

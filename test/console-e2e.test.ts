@@ -459,6 +459,66 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     expect(new URL(page.url()).searchParams.get('window')).toBe('7d');
   }, JOURNEY_MS);
 
+  it('ATT&CK coverage: the matrix coloured by state with the API\'s counts, a technique\'s panel, a Navigator layer downloaded', async () => {
+    // Intel naming techniques nothing else here names (credential forging), and code detections covering some of them.
+    const org = t.orgA.organization.id;
+    const sourceId = (await sql<{ id: string }>`SELECT id FROM intel_sources WHERE organization_id = ${org} ORDER BY created_at LIMIT 1`.execute(t.database.db)).rows[0]!.id;
+    const named = [
+      ['Certificate theft wave 1', 'T1649', 'APT29'], ['Certificate theft wave 2', 'T1649', 'APT29'], ['Certificate theft wave 3', 'T1649', null],
+      ['Kerberoasting spree', 'T1558.003', 'FIN7'], ['MFA bombing of helpdesks', 'T1621', null],
+    ] as const;
+    await sql`
+      INSERT INTO intel_items (id, organization_id, source_id, external_id, title, language, content_text, content_hash, status, classification, published_at, created_at, updated_at, processed_at)
+      SELECT gen_random_uuid(), ${org}, ${sourceId}, 'coverage-' || r.title, r.title, 'en', '', md5(r.title), 'processed',
+        jsonb_build_object('attack', jsonb_build_array(jsonb_build_object('technique', split_part(r.tid, '.', 1), 'subTechnique', CASE WHEN r.tid LIKE '%.%' THEN r.tid ELSE '' END)),
+          'actor', CASE WHEN r.actor IS NULL THEN '[]'::jsonb ELSE jsonb_build_array(jsonb_build_object('name', r.actor)) END, 'malware', '[]'::jsonb),
+        now() - interval '1 day', now(), now(), now()
+      FROM json_to_recordset(${JSON.stringify(named.map(([title, tid, actor]) => ({ title, tid, actor })))}::json) AS r(title text, tid text, actor text)`.execute(t.database.db);
+    const detectionIds: string[] = [];
+    for (const [name, attackTechniques, status] of [['Kerberoast RC4 tickets', ['T1558.003'], 'stable'], ['Okta push spam', ['T1621'], 'experimental'], ['Forged SAML tokens', ['T1606.002'], 'test']] as const) {
+      const made = await t.app.inject({ method: 'POST', url: '/api/code-detections', headers: bearer(key), payload: { name, severity: 'high', attackTechniques, status } });
+      expect(made.statusCode, made.body).toBe(200);
+      detectionIds.push(made.json().id);
+    }
+    const api = (await t.app.inject({ url: '/api/coverage/attack?window=90d', headers: bearer(key) })).json();
+    await visit('/coverage', 'Matrix');
+    await loaded();
+    const cell = (id: string) => page.locator('.coverage-cell').filter({ hasText: new RegExp(`^${id} `) }).first();
+    for (const [id, state, label, detections, items] of [
+      ['T1649', 'gap', 'Gap', 0, 3], ['T1558', 'covered', 'Covered', 1, 1], ['T1621', 'covered_experimental_only', 'Experimental only', 1, 1], ['T1606', 'unused', 'Not seen in intel', 1, 0],
+    ] as const) {
+      expect(await cell(id).getAttribute('class')).toContain(`cov-${state}`);
+      expect(await cell(id).getAttribute('title')).toBe(`${label}: ${detections} detection(s), ${items} intel item(s)`);
+      expect(api.techniques.find((x: { techniqueId: string }) => x.techniqueId === id)).toMatchObject({ state, detections: { total: detections }, intel: { items } });
+    }
+    expect(await page.locator('.kpis dd').allTextContents()).toEqual([api.summary.covered, api.summary.coveredExperimentalOnly, api.summary.gap, api.summary.unused].map(String));
+    await shot('coverage');
+    // A gap's panel: no detection, the intel behind it with its actor; the selection is in the URL.
+    await cell('T1649').click();
+    const panel = page.locator('section.panel');
+    await panel.getByRole('heading', { name: /^T1649 Steal or Forge Authentication Certificates/ }).waitFor();
+    await panel.getByText('No detection covers it.').waitFor();
+    await panel.getByText('Intel (3 items, 1 actors, 0 malware)').waitFor();
+    await panel.getByText(/Actors: APT29 \(2\)\./).waitFor();
+    await panel.getByRole('link', { name: 'Certificate theft wave 3' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('technique')).toBe('T1649');
+    // A covered technique's panel lists the detection that covers its sub-technique.
+    await cell('T1558').click();
+    await panel.getByRole('row', { name: /Kerberoast RC4 tickets stable high T1558\.003/ }).waitFor();
+    await shot('coverage-technique');
+    // The coverage layer, downloaded as the browser gets it: Navigator 4.5, the states' colours and the detections as scores.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'coverage', exact: true }).click()]);
+    const layer = JSON.parse(fs.readFileSync((await download.path())!, 'utf8'));
+    expect(layer).toMatchObject({ domain: 'enterprise-attack', versions: { layer: '4.5' } });
+    const byId = new Map(layer.techniques.map((x: { techniqueID: string }) => [x.techniqueID, x]));
+    expect(byId.get('T1558')).toMatchObject({ score: 1, color: '#8ec843' });
+    expect(byId.get('T1649')).toMatchObject({ score: 0, color: '#ff6666' });
+    expect(byId.get('T1621')).toMatchObject({ score: 1, color: '#ffe766' });
+    // The later journeys read the intel list and the detections as the file's seed left them.
+    await sql`DELETE FROM intel_items WHERE organization_id = ${org} AND external_id LIKE 'coverage-%'`.execute(t.database.db);
+    for (const id of detectionIds) expect((await t.app.inject({ method: 'DELETE', url: `/api/code-detections/${id}`, headers: bearer(key) })).statusCode).toBe(200);
+  }, JOURNEY_MS);
+
   it('shows what the API knows instead of misleading: a failing destination\'s failures and attempts, run ids told apart, a run\'s header and its transcript once, the two relevance scores named apart, markdown rendered safely', async () => {
     await visit('/destinations', 'Broken SIEM');
     const broken = page.getByRole('row', { name: /Broken SIEM/ });

@@ -55,12 +55,55 @@ function perTechnique(s: PressureScope, techniqueIds: readonly string[]) {
 
 /**
  * Per technique: items, distinct actors and malware (names compared lower-cased), most recent
- * sighting (`only`: just these techniques, reading only the items naming them). One statement over migration 0096's generated columns (attack_parents, actor_names,
- * malware_names, seen_at), each part an index-only scan of intel_items_attack_window_idx; the
- * distinct counts are hash aggregates of (technique, name) pairs (work_mem raised for this
- * transaction so they stay in memory).
+ * sighting (`only`: just these techniques). Without an actor or malware filter it reads the
+ * rollups migration 0115's triggers keep on intel_items ({@link attackPressureFromRollups}); a
+ * filtered request scans the items the filter narrows ({@link attackPressureScan}).
  */
-export async function attackPressure(db: Database, s: PressureScope, only?: readonly string[]): Promise<TechniquePressure[]> {
+export function attackPressure(db: Database, s: PressureScope, only?: readonly string[]): Promise<TechniquePressure[]> {
+  return s.actorNames?.length || s.malwareNames?.length ? attackPressureScan(db, s, only) : attackPressureFromRollups(db, s, only);
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * From the rollups: items are the window's whole UTC days in intel_attack_daily plus the items of
+ * the day the window starts in (scanned: the window starts mid-day); distinct actors and malware
+ * are the (technique, name) sightings whose last sighting is inside the window, and the last
+ * sighting is the technique's own (an item naming it in the window makes it the window's newest,
+ * the window having no end). Reads about window-days × techniques + pairs rows, whatever the
+ * number of items.
+ */
+export async function attackPressureFromRollups(db: Database, s: PressureScope, only?: readonly string[]): Promise<TechniquePressure[]> {
+  const nextDay = new Date(Math.floor(s.since.getTime() / DAY_MS) * DAY_MS + DAY_MS);
+  const onlyDaily = only ? sql`AND d.technique_id = ANY(${[...only]}::text[])` : sql``;
+  const onlySightings = only ? sql`AND x.technique_id = ANY(${[...only]}::text[])` : sql``;
+  const onlyItems = only ? sql`AND i.attack_parents && ${[...only]}::text[]` : sql``;
+  const { rows } = await sql<{ tid: string; items: number; actors: number; malware: number; lastSeen: Date }>`
+    WITH counts AS (
+      SELECT tid, sum(n)::int AS items FROM (
+        SELECT d.technique_id AS tid, d.items AS n FROM intel_attack_daily d
+        WHERE d.organization_id = ${s.organizationId} AND d.day >= ${nextDay.toISOString().slice(0, 10)}::date ${onlyDaily}
+        UNION ALL
+        SELECT t, 1 FROM intel_items i, unnest(i.attack_parents) t WHERE ${inWindow(s)} AND i.seen_at < ${nextDay} ${onlyItems}
+      ) x GROUP BY tid
+    ),
+    seen AS (
+      SELECT x.technique_id AS tid, count(*) FILTER (WHERE x.kind = 'actor')::int AS actors, count(*) FILTER (WHERE x.kind = 'malware')::int AS malware,
+        max(x.last_seen_at) FILTER (WHERE x.kind = 'technique') AS last_seen
+      FROM intel_attack_sightings x WHERE x.organization_id = ${s.organizationId} AND x.last_seen_at >= ${s.since} ${onlySightings}
+      GROUP BY x.technique_id
+    )
+    SELECT counts.tid, counts.items, seen.actors, seen.malware, seen.last_seen AS "lastSeen" FROM counts JOIN seen USING (tid) WHERE counts.items > 0`.execute(db);
+  return rows.filter((r) => !only || only.includes(r.tid)).map((r) => ({ techniqueId: r.tid, items: r.items, actors: r.actors, malware: r.malware, lastSeenAt: r.lastSeen }));
+}
+
+/**
+ * The same from the items themselves: one statement over migration 0096's generated columns
+ * (attack_parents, actor_names, malware_names, seen_at), each part an index-only scan of
+ * intel_items_attack_window_idx; the distinct counts are hash aggregates of (technique, name)
+ * pairs (work_mem raised for this transaction so they stay in memory).
+ */
+export async function attackPressureScan(db: Database, s: PressureScope, only?: readonly string[]): Promise<TechniquePressure[]> {
   const where = only ? sql`${inWindow(s)} AND i.attack_parents && ${[...only]}::text[]` : inWindow(s);
   const distinctNames = (column: 'actor_names' | 'malware_names') => sql`
     SELECT tid, count(*)::int AS n FROM (
