@@ -32,6 +32,7 @@ import * as m0090 from './0090_evaluations.js';
 import * as m0095 from './0095_attack_coverage.js';
 import * as m0096 from './0096_intel_attack_columns.js';
 import * as m0115 from './0115_intel_attack_rollups.js';
+import * as m0097 from './0097_intel_items_duplicate_of_idx.js';
 import * as m0071 from './0071_csaf_sources.js';
 import * as m0072 from './0072_items_processed_idx.js';
 import * as m0105 from './0105_indicators_org_fk.js';
@@ -78,6 +79,7 @@ export const migrations: Record<string, Migration> = {
   '0096_intel_attack_columns': m0096,
   '0071_csaf_sources': m0071,
   '0072_items_processed_idx': m0072,
+  '0097_intel_items_duplicate_of_idx': m0097,
   '0105_indicators_org_fk': m0105,
   '0106_attack_columns_plpgsql': m0106,
   '0110_structured_items_search': m0110,
