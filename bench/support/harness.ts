@@ -30,6 +30,12 @@ export interface BenchDefinition {
   run(ctx: BenchContext): Promise<BenchOutcome>;
 }
 
+/**
+ * `--quick` on the command line is the same as BENCH_QUICK=1 (it used to be ignored, so runs
+ * written up as quick were full size). The runner exports it to the environment, so each bench's
+ * process and both builds of a `--compare` (whose older bench code reads only the variable) agree.
+ */
+if (process.argv.includes('--quick')) process.env.BENCH_QUICK = '1';
 export const QUICK = /^(1|true|yes)$/i.test(process.env.BENCH_QUICK ?? '');
 
 /** A positive number from the environment, or `dflt`. */
