@@ -1,11 +1,15 @@
 // @ts-check
 /**
- * Builds the server's JavaScript: every non-test TypeScript file under src/ (and the HTTP bench's
- * server children, bench/servers/) transpiled one to one with esbuild into dist/server/, keeping
- * the repository's layout (dist/server/src/main.js), plus the non-TypeScript files src/ reads
- * beside its code (the ATT&CK catalog). Nothing is bundled: packages stay in node_modules and
- * every relative import keeps meaning the same file. `bin/rampart.js` runs this build when its
- * stamp matches the sources, else the sources through tsx (docs/operations.md).
+ * Builds the server's JavaScript: the service (src/main.ts) and the HTTP bench's server children
+ * (bench/servers/) bundled by esbuild, with their packages, into a few dozen ES module files in
+ * dist/server/bundle/ — code splitting keeps every dynamic import (each role's half, the AI SDK,
+ * a model provider, the MCP SDK, the intel connectors) a chunk of its own, loaded when first
+ * needed. Node then reads and compiles a handful of files at start instead of ~440 sources and
+ * the thousands of files of their packages (docs/performance.md, start-up). dist/server/src/main.js
+ * and dist/server/bench/servers/*.js stay the entry points (one-line stubs importing the bundle),
+ * and the non-TypeScript files src/ reads beside its code (the ATT&CK catalog) are copied to the
+ * same paths under dist/server/. `bin/rampart.js` runs this build when its stamp matches the
+ * sources, else the sources through tsx (docs/operations.md).
  *
  * Plain JavaScript, not TypeScript, so that `bin/rampart.js` can check freshness without
  * loading tsx (the point of the build is not paying for it). `--if-stale` (npm install's
@@ -132,6 +136,31 @@ const ownImportMeta = {
   },
 };
 
+/**
+ * dist/server/bundle.json: for each output file, the files it imports (statically or
+ * dynamically) and the packages bundled into it — what test/server-build.test.ts reads to check
+ * that what a role loads at start is still what src/ imports statically.
+ * @param {import('esbuild').Metafile} metafile
+ */
+function writeBundleMap(metafile) {
+  /** @type {Record<string, { imports: { path: string, kind: string }[], packages: string[] }>} */
+  const files = {};
+  const name = (/** @type {string} */ p) => path.relative(BUNDLE_DIR, path.resolve(ROOT, p)).split(path.sep).join('/');
+  for (const [out, info] of Object.entries(metafile.outputs)) {
+    if (!out.endsWith('.js')) continue;
+    const packages = new Set();
+    for (const input of Object.keys(info.inputs)) {
+      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules\/)/.exec(input);
+      packages.add(m ? m[1] : 'rampart');
+    }
+    files[name(out)] = {
+      imports: info.imports.filter((i) => !i.external).map((i) => ({ path: name(i.path), kind: i.kind })),
+      packages: [...packages].sort(),
+    };
+  }
+  fs.writeFileSync(path.join(SERVER_DIST, 'bundle.json'), `${JSON.stringify(files, null, 1)}\n`);
+}
+
 /** Builds dist/server from scratch (a stale file of a deleted source must not linger); returns whether it built. */
 export async function buildServer(opts = { ifStale: false }) {
   if (opts.ifStale && serverBuildState() === 'fresh') return false;
@@ -139,7 +168,7 @@ export async function buildServer(opts = { ifStale: false }) {
   const files = sourceFiles();
   const { build } = await import('esbuild');
   fs.rmSync(SERVER_DIST, { recursive: true, force: true });
-  await build({
+  const { metafile } = await build({
     entryPoints: ENTRIES.map((f) => path.join(ROOT, f)),
     outdir: BUNDLE_DIR,
     entryNames: '[name]',
@@ -162,10 +191,12 @@ export async function buildServer(opts = { ifStale: false }) {
     // still read, and the source maps point at the original lines.
     minifyWhitespace: true,
     minifySyntax: true,
+    metafile: true,
     // Stack traces name the TypeScript line (node --enable-source-maps); the maps stay beside the code.
     sourcemap: 'linked',
     logLevel: 'warning',
   });
+  writeBundleMap(metafile);
   for (const entry of ENTRIES) {
     const stub = path.join(SERVER_DIST, entry.replace(/\.ts$/, '.js'));
     fs.mkdirSync(path.dirname(stub), { recursive: true });

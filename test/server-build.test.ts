@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 describe('compiled server build', () => {
-  it('builds JavaScript beside the files the code reads, then finds it up to date', () => {
+  it('bundles the server with its lazy parts in their own chunks, copies the files the code reads, then finds it up to date', () => {
     const built = node(['scripts/build-server.js', '--if-stale']);
     expect(built.status, built.stderr).toBe(0);
     expect(built.stdout).toContain('server built in dist/server');
@@ -59,6 +59,29 @@ describe('compiled server build', () => {
     expect(bundle.some((f) => /^runner-\w+\.js$/.test(f))).toBe(true);
     expect(bundle.length).toBeLessThan(150);
     expect(bundle.some((f) => f.includes('.test'))).toBe(false);
+
+    // What each role loads at start is the entry's static closure: the lazy parts stayed lazy.
+    const map = JSON.parse(fs.readFileSync(path.join(copy, 'dist/server/bundle.json'), 'utf8')) as Record<string, { imports: { path: string; kind: string }[]; packages: string[] }>;
+    const chunk = (prefix: string) => Object.keys(map).find((f) => f.startsWith(`${prefix}-`))!;
+    const packagesAtStart = (entries: string[]) => {
+      const seen = new Set<string>();
+      const queue = [...entries];
+      while (queue.length) {
+        const file = queue.pop()!;
+        if (seen.has(file)) continue;
+        seen.add(file);
+        for (const i of map[file]!.imports) if (i.kind === 'import-statement') queue.push(i.path);
+      }
+      return new Set([...seen].flatMap((f) => map[f]!.packages));
+    };
+    const lazy = ['ai', '@ai-sdk/openai', '@modelcontextprotocol/sdk', 'feedsmith', 'fast-xml-parser'];
+    expect(Object.values(map).flatMap((f) => f.packages)).toEqual(expect.arrayContaining(lazy)); // bundled, somewhere
+    const api = packagesAtStart(['main.js', chunk('app')]);
+    expect(api).toContain('fastify');
+    expect(lazy.filter((p) => api.has(p))).toEqual([]);
+    const worker = packagesAtStart(['main.js', chunk('runner'), chunk('jobs'), chunk('scheduler'), chunk('maintenance.jobs')]);
+    expect(worker).toContain('graphile-worker');
+    expect(['fastify', '@fastify/swagger-ui', ...lazy].filter((p) => worker.has(p))).toEqual([]);
     expect(node(['scripts/build-server.js', '--if-stale']).stdout).toContain('server build up to date');
   }, 120_000);
 
