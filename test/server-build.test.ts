@@ -74,7 +74,7 @@ describe('compiled server build', () => {
       }
       return new Set([...seen].flatMap((f) => map[f]!.packages));
     };
-    const lazy = ['ai', '@ai-sdk/openai', '@modelcontextprotocol/sdk', 'feedsmith', 'fast-xml-parser'];
+    const lazy = ['ai', '@ai-sdk/openai', '@modelcontextprotocol/sdk', 'feedsmith', 'fast-xml-parser', 'undici'];
     expect(Object.values(map).flatMap((f) => f.packages)).toEqual(expect.arrayContaining(lazy)); // bundled, somewhere
     const api = packagesAtStart(['main.js', chunk('app')]);
     expect(api).toContain('fastify');
