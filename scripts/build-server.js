@@ -201,7 +201,7 @@ export async function buildServer(opts = { ifStale: false }) {
     const stub = path.join(SERVER_DIST, entry.replace(/\.ts$/, '.js'));
     fs.mkdirSync(path.dirname(stub), { recursive: true });
     const target = path.relative(path.dirname(stub), path.join(BUNDLE_DIR, `${path.basename(entry, '.ts')}.js`)).split(path.sep).join('/');
-    fs.writeFileSync(stub, `import './${target}';\n`);
+    fs.writeFileSync(stub, `import '${target}';\n`);
   }
   for (const rel of files.filter((f) => !f.endsWith('.ts'))) {
     fs.mkdirSync(path.dirname(path.join(SERVER_DIST, rel)), { recursive: true });
