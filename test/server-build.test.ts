@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -97,6 +98,8 @@ describe('compiled server build', () => {
         DATABASE_URL: database.url,
         RAMPART_SECRET_KEY: randomBytes(32).toString('base64url'),
         RAMPART_DATA_DIR: dataDir,
+        // The outbound check below calls a receiver on this host.
+        RAMPART_ALLOW_PRIVATE_NETWORKS: 'true',
         PORT: String(port),
         HOST: '127.0.0.1',
       },
@@ -124,6 +127,25 @@ describe('compiled server build', () => {
     const key = fs.readFileSync(path.join(dataDir, 'bootstrap-api-key'), 'utf8').trim();
     const coverage = await fetch(`${origin}/api/coverage/attack`, { headers: { authorization: `Bearer ${key}` } });
     expect(coverage.status, await coverage.clone().text()).toBe(200);
+    // An outbound call: the guarded client loads undici (a CommonJS package) at its first request.
+    const received: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      received.push(`${req.method} ${req.url}`);
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const url = `http://127.0.0.1:${(receiver.address() as net.AddressInfo).port}/hook`;
+      const created = await fetch(`${origin}/api/output-destinations`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'build check', type: 'webhook', config: { url, authType: 'bearer' }, token: 'build-check-token' }) });
+      expect(created.status, await created.clone().text()).toBe(200);
+      const { id } = (await created.json()) as { id: string };
+      const sent = await fetch(`${origin}/api/output-destinations/${id}/test`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+      expect(await sent.json()).toMatchObject({ ok: true, status: 200 });
+      expect(received).toEqual(['POST /hook']);
+    } finally {
+      receiver.close();
+    }
     server.kill('SIGTERM');
     await new Promise((r) => server!.once('exit', r));
   }, 90_000);

@@ -99,14 +99,16 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
   // One pool for the client; the vetting lookup runs for every new connection it opens. undici
   // (~1 MB of code: its index loads every part) is loaded at the first request, not at start
   // (docs/performance.md, start-up); the API serves most requests without calling out.
+  // Through `default` (CommonJS's module.exports): the bundled build's import() of a CommonJS
+  // package has no named exports (scripts/build-server.js), Node's own has both.
   let transport: Promise<{ agent: Agent; request: typeof import('undici').request }> | null = null;
   const connect = () =>
-    (transport ??= import('undici').then(({ Agent: UndiciAgent, request }) => ({
-      agent: new UndiciAgent({
+    (transport ??= import('undici').then(({ default: undici }) => ({
+      agent: new undici.Agent({
         connect: { lookup: vettingLookup(opts.lookup ?? systemLookup, policy), timeout: timeoutMs },
         keepAliveTimeout: 10_000,
       }),
-      request,
+      request: undici.request,
     })));
 
   /** One request/response exchange, body read. Literal IPs are vetted here, names by the lookup. */
