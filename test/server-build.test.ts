@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,19 +46,49 @@ afterAll(async () => {
 });
 
 describe('compiled server build', () => {
-  it('builds JavaScript beside the files the code reads, then finds it up to date', () => {
+  it('bundles the server with its lazy parts in their own chunks, copies the files the code reads, then finds it up to date', () => {
     const built = node(['scripts/build-server.js', '--if-stale']);
     expect(built.status, built.stderr).toBe(0);
     expect(built.stdout).toContain('server built in dist/server');
     expect(fs.existsSync(path.join(copy, 'dist/server/src/main.js'))).toBe(true);
     expect(fs.existsSync(path.join(copy, 'dist/server/bench/servers/rampart.js'))).toBe(true);
     expect(fs.existsSync(path.join(copy, 'dist/server/src/modules/intel/pipeline/classify/attack-data/enterprise-attack.json'))).toBe(true);
-    expect(fs.readdirSync(path.join(copy, 'dist/server/src/platform')).some((f) => f.endsWith('.test.js'))).toBe(false);
+    // Bundled: a few dozen files, each role's half and every lazily loaded part in chunks of its own.
+    const bundle = fs.readdirSync(path.join(copy, 'dist/server/bundle')).filter((f) => f.endsWith('.js'));
+    expect(bundle).toContain('main.js');
+    expect(bundle.some((f) => /^app-\w+\.js$/.test(f))).toBe(true);
+    expect(bundle.some((f) => /^runner-\w+\.js$/.test(f))).toBe(true);
+    expect(bundle.length).toBeLessThan(150);
+    expect(bundle.some((f) => f.includes('.test'))).toBe(false);
+
+    // What each role loads at start is the entry's static closure: the lazy parts stayed lazy.
+    const map = JSON.parse(fs.readFileSync(path.join(copy, 'dist/server/bundle.json'), 'utf8')) as Record<string, { imports: { path: string; kind: string }[]; packages: string[] }>;
+    const chunk = (prefix: string) => Object.keys(map).find((f) => f.startsWith(`${prefix}-`))!;
+    const packagesAtStart = (entries: string[]) => {
+      const seen = new Set<string>();
+      const queue = [...entries];
+      while (queue.length) {
+        const file = queue.pop()!;
+        if (seen.has(file)) continue;
+        seen.add(file);
+        for (const i of map[file]!.imports) if (i.kind === 'import-statement') queue.push(i.path);
+      }
+      return new Set([...seen].flatMap((f) => map[f]!.packages));
+    };
+    const lazy = ['ai', '@ai-sdk/openai', '@modelcontextprotocol/sdk', 'feedsmith', 'fast-xml-parser', 'undici'];
+    expect(Object.values(map).flatMap((f) => f.packages)).toEqual(expect.arrayContaining(lazy)); // bundled, somewhere
+    const api = packagesAtStart(['main.js', chunk('app')]);
+    expect(api).toContain('fastify');
+    expect(lazy.filter((p) => api.has(p))).toEqual([]);
+    const worker = packagesAtStart(['main.js', chunk('runner'), chunk('jobs'), chunk('scheduler'), chunk('maintenance.jobs')]);
+    expect(worker).toContain('graphile-worker');
+    expect(['fastify', '@fastify/swagger-ui', ...lazy].filter((p) => worker.has(p))).toEqual([]);
     expect(node(['scripts/build-server.js', '--if-stale']).stdout).toContain('server build up to date');
   }, 120_000);
 
-  it('`rampart serve` runs the build and answers /readyz', async () => {
+  it('`rampart serve` runs the build, answers /readyz, serves the API reference and reads its data files', async () => {
     const port = await freePort();
+    const dataDir = path.join(copy, '.rampart');
     let log = '';
     server = spawn(process.execPath, ['bin/rampart.js', 'serve'], {
       cwd: copy,
@@ -66,7 +97,9 @@ describe('compiled server build', () => {
         HOME: os.homedir(),
         DATABASE_URL: database.url,
         RAMPART_SECRET_KEY: randomBytes(32).toString('base64url'),
-        RAMPART_DATA_DIR: path.join(copy, '.rampart'),
+        RAMPART_DATA_DIR: dataDir,
+        // The outbound check below calls a receiver on this host.
+        RAMPART_ALLOW_PRIVATE_NETWORKS: 'true',
         PORT: String(port),
         HOST: '127.0.0.1',
       },
@@ -82,6 +115,37 @@ describe('compiled server build', () => {
     }
     expect(status, log).toBe(200);
     expect(log).not.toContain(FALLBACK);
+    const origin = `http://127.0.0.1:${port}`;
+    // Swagger UI's page and assets come from its package's own folder (left out of the bundle).
+    const page = await fetch(`${origin}/api/docs/`);
+    expect(page.status).toBe(200);
+    const css = /href="\.\/([^"]+\.css)"/.exec(await page.text())?.[1];
+    expect(css).toBeTruthy();
+    expect((await fetch(`${origin}/api/docs/${css}`)).status).toBe(200);
+    expect(((await (await fetch(`${origin}/api/docs/openapi.json`)).json()) as { openapi?: string }).openapi).toMatch(/^3\./);
+    // The shipped ATT&CK catalog is read beside its module's source path (the bundle's import.meta rewrite).
+    const key = fs.readFileSync(path.join(dataDir, 'bootstrap-api-key'), 'utf8').trim();
+    const coverage = await fetch(`${origin}/api/coverage/attack`, { headers: { authorization: `Bearer ${key}` } });
+    expect(coverage.status, await coverage.clone().text()).toBe(200);
+    // An outbound call: the guarded client loads undici (a CommonJS package) at its first request.
+    const received: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      received.push(`${req.method} ${req.url}`);
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const url = `http://127.0.0.1:${(receiver.address() as net.AddressInfo).port}/hook`;
+      const created = await fetch(`${origin}/api/output-destinations`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'build check', type: 'webhook', config: { url, authType: 'bearer' }, token: 'build-check-token' }) });
+      expect(created.status, await created.clone().text()).toBe(200);
+      const { id } = (await created.json()) as { id: string };
+      const sent = await fetch(`${origin}/api/output-destinations/${id}/test`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+      expect(await sent.json()).toMatchObject({ ok: true, status: 200 });
+      expect(received).toEqual(['POST /hook']);
+    } finally {
+      receiver.close();
+    }
     server.kill('SIGTERM');
     await new Promise((r) => server!.once('exit', r));
   }, 90_000);

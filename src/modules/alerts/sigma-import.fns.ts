@@ -47,9 +47,19 @@ export interface Vocabulary {
 
 export const MAX_RULES_PER_IMPORT = 1000;
 
-const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
-ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
-const validate = ajv.compile(SIGMA_RULE_SCHEMA);
+/**
+ * The Sigma rule schema's validator, compiled at the first import rather than when the module
+ * loads: compiling it was the largest single cost of the API's start (docs/performance.md).
+ */
+let validator: ReturnType<Ajv2020['compile']> | null = null;
+function sigmaValidator(): ReturnType<Ajv2020['compile']> {
+  if (!validator) {
+    const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+    ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+    validator = ajv.compile(SIGMA_RULE_SCHEMA);
+  }
+  return validator;
+}
 
 const LEVELS: Record<string, Severity> = { informational: 'low', low: 'low', medium: 'medium', high: 'high', critical: 'critical' };
 const STATUSES: Record<string, CodeDetectionStatus> = { experimental: 'experimental', test: 'test', stable: 'stable', deprecated: 'deprecated', unsupported: 'deprecated' };
@@ -81,6 +91,7 @@ function logTableOf(logsource: Record<string, unknown>): { source: string; strea
 }
 
 function mapRule(rule: Record<string, unknown>, text: string, vocab: Vocabulary): { detection: SigmaDetection; warning?: string } | { error: string } {
+  const validate = sigmaValidator();
   if (!validate(rule)) return { error: `Not a valid Sigma rule: ${describeErrors(validate.errors ?? [])}` };
   const title = String(rule.title).trim();
   if (title.length > 255) return { error: 'Not a valid Sigma rule: title: must NOT have more than 255 characters' };

@@ -23,7 +23,19 @@ export function publicResponses<T extends Record<number, z.ZodType>>(success: T,
 function addErrors<T extends Record<number, z.ZodType>>(success: T, statuses: number[]) {
   const map: Record<number, z.ZodType> = { ...success };
   for (const status of new Set(statuses).values()) {
-    map[status] = errorSchemaFor(status).describe(errorDescriptions[status] ?? 'Error');
+    map[status] = errorResponse(status);
   }
   return map as T & Record<number, z.ZodType>;
+}
+
+/**
+ * One described error schema per status, shared by every route: building the same schema again
+ * for each of ~1,000 responses was ~0.1 s of the API's start (docs/performance.md, start-up).
+ * Zod schemas are immutable, so sharing one is safe.
+ */
+const errorResponses = new Map<number, z.ZodType>();
+function errorResponse(status: number): z.ZodType {
+  let schema = errorResponses.get(status);
+  if (!schema) errorResponses.set(status, (schema = errorSchemaFor(status).describe(errorDescriptions[status] ?? 'Error')));
+  return schema;
 }

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { isForbiddenAddress, metadataOnly } from './address-policy.js';
 import { OutboundError } from './errors.js';
 import { BodyTooLarge, decodeText, readBody, writeBodyToFile } from './response-body.js';
@@ -96,11 +96,20 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
     }
   };
 
-  // One pool for the client; the vetting lookup runs for every new connection it opens.
-  const agent = new Agent({
-    connect: { lookup: vettingLookup(opts.lookup ?? systemLookup, policy), timeout: timeoutMs },
-    keepAliveTimeout: 10_000,
-  });
+  // One pool for the client; the vetting lookup runs for every new connection it opens. undici
+  // (~1 MB of code: its index loads every part) is loaded at the first request, not at start
+  // (docs/performance.md, start-up); the API serves most requests without calling out.
+  // Through `default` (CommonJS's module.exports): the bundled build's import() of a CommonJS
+  // package has no named exports (scripts/build-server.js), Node's own has both.
+  let transport: Promise<{ agent: Agent; request: typeof import('undici').request }> | null = null;
+  const connect = () =>
+    (transport ??= import('undici').then(({ default: undici }) => ({
+      agent: new undici.Agent({
+        connect: { lookup: vettingLookup(opts.lookup ?? systemLookup, policy), timeout: timeoutMs },
+        keepAliveTimeout: 10_000,
+      }),
+      request: undici.request,
+    })));
 
   /** One request/response exchange, body read. Literal IPs are vetted here, names by the lookup. */
   async function exchange(url: URL, method: string, headers: Record<string, string>, body: Buffer | null, limit: number, signal: AbortSignal, saveTo?: string): Promise<OutboundResponse> {
@@ -111,7 +120,8 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
     }
     let res: Dispatcher.ResponseData;
     try {
-      res = await undiciRequest(url, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher: agent, signal });
+      const { agent, request } = await connect();
+      res = await request(url, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher: agent, signal });
     } catch (err) {
       throw toOutboundError(err, url, signal);
     }
@@ -198,7 +208,9 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
         await pause(delayFor(n, res.headers['retry-after'], baseDelay, maxDelay), init.signal);
       }
     },
-    close: () => agent.close(),
+    close: async () => {
+      if (transport) await (await transport).agent.close();
+    },
   };
 }
 
