@@ -14,7 +14,7 @@ import { syncSourceJob } from './sync.job-def.js';
 
 /**
  * The source's connector. The connectors and their parsers (feedsmith, fast-xml-parser,
- * html-to-text, iconv-lite, fflate: ~14 MiB) load at the first sync, not in the API process,
+ * html-to-text, iconv-lite: ~14 MiB) load at the first sync, not in the API process,
  * which imports this module only for its job definition (docs/performance.md, start-up).
  */
 async function connectorFor(source: Pick<SourceConfig, 'kind' | 'apiType'>): Promise<Connector> {
