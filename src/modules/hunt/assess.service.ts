@@ -3,7 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { EventBus } from '../../platform/events.js';
 import { readEpssScores } from '../intel/index.js';
-import { detectionsOf, indicatorsOf, loadItems, loadThreats, orgInventoryKeys, sightingsOf, softwareByKeys, softwareByPackageKeys, telemetryTypes, type ItemEvidence, type ThreatForAssessment } from './assess.store.js';
+import { detectionsOf, indicatorsOf, loadItems, loadThreats, orgInventoryKeys, sightingsOf, softwareByKeys, softwareByPackageKeys, telemetryTypes } from './assess.store.js';
 import { packageKeysOf } from './matching.fns.js';
 import { purlKey } from './identity.fns.js';
 import { advisoriesOf, group, planAssessment, type AssessmentPlan, type PlannedActivity, type RunKind, type RunTrigger } from './assess.fns.js';
@@ -34,8 +34,13 @@ const BATCHES_IN_FLIGHT = 2;
  */
 export async function assessThreats(db: Database, organizationId: string, threatIds: string[], opts: AssessOptions): Promise<string[]> {
   if (threatIds.length === 0) return [];
+  // The organization's product keys, read once and only for a batch with prose to match (or
+  // CSAF products named by CPE only): structured records read just the packages they name.
+  let keys: ReturnType<typeof orgInventoryKeys> | null = null;
+  const orgKeys = () => (keys ??= orgInventoryKeys(db, organizationId));
   const now = opts.now ?? new Date();
-  const context = await assessContext(db, organizationId, now);
+  const telemetry = await telemetryTypes(db, organizationId, now);
+  const settings = await readAlertSettings(db, organizationId);
   const ids = [...new Set(threatIds)];
   const batches: string[][] = [];
   for (let i = 0; i < ids.length; i += BATCH) batches.push(ids.slice(i, i + BATCH));
@@ -50,7 +55,7 @@ export async function assessThreats(db: Database, organizationId: string, threat
     while (!failed && next < batches.length) {
       const k = next++;
       try {
-        runs[k] = await db.transaction().execute((tx) => assessBatch(tx, organizationId, batches[k]!, { ...opts, now }, context));
+        runs[k] = await db.transaction().execute((tx) => assessBatch(tx, organizationId, batches[k]!, { ...opts, now }, orgKeys, telemetry, settings));
       } catch (err) {
         failed = true;
         throw err;
@@ -68,43 +73,18 @@ async function assessBatch(
   organizationId: string,
   threatIds: string[],
   opts: AssessOptions & { now: Date },
-  context: AssessContext,
+  orgKeys: () => ReturnType<typeof orgInventoryKeys>,
+  telemetry: Set<string>,
+  settings: Awaited<ReturnType<typeof readAlertSettings>>,
 ): Promise<string[]> {
   // Lock the threats so two assessments of one threat serialize (each sees the other's run as prev).
   await sql`SELECT id FROM hunt_threats WHERE organization_id = ${organizationId} AND id = ANY(${threatIds}::uuid[]) ORDER BY id FOR UPDATE`.execute(tx);
   const threats = await loadThreats(tx, organizationId, threatIds);
-  const plan = await planRun(tx, organizationId, threats, await loadItems(tx, organizationId, threatIds), opts, context);
-  await writeAssessment(tx, organizationId, opts, plan);
-  return plan.runs.map((r) => r.id);
-}
-
-/** What an assessment reads once, whatever its batches: the org's product keys (lazily, for prose), its telemetry and alert settings. */
-export interface AssessContext {
-  orgKeys: () => ReturnType<typeof orgInventoryKeys>;
-  telemetry: Set<string>;
-  settings: Awaited<ReturnType<typeof readAlertSettings>>;
-}
-
-export async function assessContext(db: Queryable, organizationId: string, now: Date): Promise<AssessContext> {
-  // The organization's product keys, read once and only for a batch with prose to match (or
-  // CSAF products named by CPE only): structured records read just the packages they name.
-  let keys: ReturnType<typeof orgInventoryKeys> | null = null;
-  return { orgKeys: () => (keys ??= orgInventoryKeys(db, organizationId)), telemetry: await telemetryTypes(db, organizationId, now), settings: await readAlertSettings(db, organizationId) };
-}
-
-/**
- * The plan of a run over these threats from their items (every item linked to them, retracted
- * ones included): the rest of the evidence read set-based, the decisions made by
- * `planAssessment`. Shared by the general assessment and the first assessment of the threats a
- * page of intel creates (threats.sync.ts), so both decide alike.
- */
-export async function planRun(tx: Queryable, organizationId: string, threats: ThreatForAssessment[], allItems: ItemEvidence[], opts: AssessOptions & { now: Date }, context: AssessContext): Promise<AssessmentPlan> {
-  const { settings } = context;
-  const threatIds = threats.map((t) => t.id);
   const gated = settings.minimumEpssProbability !== null || settings.minimumEpssPercentile !== null;
   const epss = gated ? await readEpssScores(tx, organizationId, threats.map((t) => t.canonicalKey)) : new Map<string, EpssScore>();
   // Retracted items (an OSV record withdrawn, a STIX object revoked) are no evidence; a threat
   // whose every item is retracted is retired (withdrawnThreats), not deleted.
+  const allItems = await loadItems(tx, organizationId, threatIds);
   const items = allItems.filter((i) => !i.retracted);
   const itemsByThreat = group(items, (i) => i.threatId);
   const withdrawnThreats = new Set(allItems.map((i) => i.threatId).filter((id) => !itemsByThreat.has(id)));
@@ -117,12 +97,12 @@ export async function planRun(tx: Queryable, organizationId: string, threats: Th
   const purlsByKey = new Map<string, string[]>();
   for (const [k, list] of group(packages, (p) => purlKey(p.purl)!)) purlsByKey.set(k, [...new Set(list.map((p) => p.purl!))]);
   const needsOrgKeys = items.some((i) => !i.structured) || structured.some((a) => a.packages.some((p) => !p.purl && p.cpe));
-  const inventory = needsOrgKeys ? { ...(await context.orgKeys()), purlsByKey } : { productKeys: new Set<string>(), packageOnlyKeys: new Set<string>(), purlsByKey };
+  const inventory = needsOrgKeys ? { ...(await orgKeys()), purlsByKey } : { productKeys: new Set<string>(), packageOnlyKeys: new Set<string>(), purlsByKey };
   const advisories = advisoriesOf(threats, itemsByThreat, inventory);
   const softwareByKey = group(await softwareByKeys(tx, organizationId, [...advisories.neededKeys]), (s) => s.productKey);
   const softwareByPurl = group(packages, (s) => s.purl!);
   const itemIds = items.map((i) => i.id);
-  return planAssessment({
+  const plan = planAssessment({
     organizationId,
     kind: opts.kind,
     trigger: opts.trigger,
@@ -138,11 +118,13 @@ export async function planRun(tx: Queryable, organizationId: string, threats: Th
     indicators: await indicatorsOf(tx, organizationId, itemIds),
     sightings: await sightingsOf(tx, organizationId, itemIds),
     detections: await detectionsOf(tx, organizationId, threatIds),
-    telemetry: context.telemetry,
+    telemetry,
     settings,
     epss,
     newId: uuidv7,
   });
+  await writeAssessment(tx, organizationId, opts, plan);
+  return plan.runs.map((r) => r.id);
 }
 
 /**
@@ -150,7 +132,7 @@ export async function planRun(tx: Queryable, organizationId: string, threats: Th
  * (`threat.alert_qualified`, whose subscriber answers which alert it raised, noted on the
  * threat); then the runs, the threats' state and every activity entry in one statement each.
  */
-export async function writeAssessment(tx: Queryable, organizationId: string, opts: AssessOptions & { now: Date }, plan: AssessmentPlan, stateWritten = false): Promise<void> {
+async function writeAssessment(tx: Queryable, organizationId: string, opts: AssessOptions & { now: Date }, plan: AssessmentPlan): Promise<void> {
   const { now } = opts;
   const row = (a: PlannedActivity) => ({ id: uuidv7(), organization_id: organizationId, threat_id: a.threatId, run_id: a.runId, kind: a.kind, actor_type: a.actorType, metadata: a.metadata, created_at: now.toISOString() });
   const eventsOf = group(plan.events, (e) => e.threatId);
@@ -180,9 +162,6 @@ export async function writeAssessment(tx: Queryable, organizationId: string, opt
       FROM jsonb_to_recordset(${JSON.stringify(plan.runs)}::jsonb) AS r(id uuid, organization_id uuid, threat_id uuid, run_at timestamptz, kind text,
         trigger text, relevancy_score int, exposure_score int, relevancy_headline text, relevancy_explanation jsonb, exposure_state text,
         coverage_state text, has_found_ioc boolean, has_blocking_gap boolean, exposure_story jsonb, diff jsonb, matches jsonb)`.execute(tx);
-  }
-  // A threat inserted with its first run's state (threats.sync.ts) needs no update.
-  if (plan.updates.length && !stateWritten) {
     await sql`
       UPDATE hunt_threats t SET relevancy_score = v.rs, exposure_score = v.es, exposure_state = v.st, coverage_state = v.cs,
         latest_run_id = v.run, assessment_failed_at = NULL, updated_at = ${now}

@@ -61,35 +61,14 @@ export async function loadThreats(db: Queryable, organizationId: string, threatI
   }));
 }
 
-type ItemRow = { id: string; threatId: string; title: string; text: string; publishedAt: Date | null; tags: string[]; affectedProducts: unknown; attack: unknown; vulnerability: VulnerabilityRecord | null; retracted: boolean };
-
-const ITEM_COLUMNS = sql`i.id, l.threat_id AS "threatId", i.title,
-           concat_ws(E'\n', i.title, i.summary, i.tldr, left(i.content_text, 20000)) AS text,
-           i.published_at AS "publishedAt", i.tags, i.affected_products AS "affectedProducts", i.classification->'attack' AS attack, i.vulnerability, i.status = 'retracted' AS retracted`;
-
-/** The items linked to these threats, each once per threat, in a stable order (a threat's reports are listed in it). */
 export async function loadItems(db: Queryable, organizationId: string, threatIds: string[]): Promise<ItemEvidence[]> {
-  const { rows } = await sql<ItemRow>`
-    SELECT ${ITEM_COLUMNS}
+  const { rows } = await sql<{ id: string; threatId: string; title: string; text: string; publishedAt: Date | null; tags: string[]; affectedProducts: unknown; attack: unknown; vulnerability: VulnerabilityRecord | null; retracted: boolean }>`
+    SELECT i.id, l.threat_id AS "threatId", i.title,
+           concat_ws(E'\n', i.title, i.summary, i.tldr, left(i.content_text, 20000)) AS text,
+           i.published_at AS "publishedAt", i.tags, i.affected_products AS "affectedProducts", i.classification->'attack' AS attack, i.vulnerability, i.status = 'retracted' AS retracted
     FROM hunt_threat_items l JOIN intel_items i ON i.id = l.item_id
-    WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${threatIds}::uuid[])
-    ORDER BY l.threat_id, i.id`.execute(db);
-  return rows.map(itemEvidence);
-}
-
-/** loadItems for links not written yet: (threat, item) pairs, as a page of intel is about to link them. */
-export async function loadItemsOfLinks(db: Queryable, organizationId: string, links: ReadonlyArray<readonly [threatId: string, itemId: string]>): Promise<ItemEvidence[]> {
-  if (links.length === 0) return [];
-  const { rows } = await sql<ItemRow>`
-    SELECT ${ITEM_COLUMNS}
-    FROM unnest(${links.map((l) => l[0])}::uuid[], ${links.map((l) => l[1])}::uuid[]) AS l(threat_id, item_id) JOIN intel_items i ON i.id = l.item_id
-    WHERE i.organization_id = ${organizationId}
-    ORDER BY l.threat_id, i.id`.execute(db);
-  return rows.map(itemEvidence);
-}
-
-function itemEvidence(r: ItemRow): ItemEvidence {
-  return {
+    WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${threatIds}::uuid[])`.execute(db);
+  return rows.map((r) => ({
     id: r.id,
     threatId: r.threatId,
     title: r.title,
@@ -111,7 +90,7 @@ function itemEvidence(r: ItemRow): ItemEvidence {
     // An NVD record: its product list comes from the record's CPE configurations (with ranges).
     nvdId: r.vulnerability?.format === 'nvd' ? r.vulnerability.id : null,
     techniques: classificationSummary({ attack: r.attack }).techniques.map((t) => t.id),
-  };
+  }));
 }
 
 export interface OrgInventoryKeys {

@@ -1,9 +1,7 @@
 import { sql } from 'kysely';
 import { uuidv7 } from 'uuidv7';
-import type { Database, Queryable } from '../../platform/db/database.js';
-import { assessContext, assessThreats, insertEvents, planRun, writeAssessment, type AssessOptions } from './assess.service.js';
-import { loadItemsOfLinks } from './assess.store.js';
-import type { AssessmentPlan } from './assess.fns.js';
+import type { Database } from '../../platform/db/database.js';
+import { assessThreats, insertEvents } from './assess.service.js';
 import type { EventBus } from '../../platform/events.js';
 import { readWatermark, writeWatermark } from './settings.repo.js';
 
@@ -33,24 +31,12 @@ export function aliasesIn(text: string, cve: string): string[] {
   return [...out].slice(0, 5);
 }
 
-export interface IntelPassOptions {
-  now?: Date;
-  events?: EventBus;
-  settledBefore?: Date;
-  /**
-   * `inline` (the default): the page's new threats are assessed in the page's transaction and
-   * written with their first run's state. `separate`: by the general assessment afterwards, as
-   * threats with new intel are (the test that both decide alike compares the two).
-   */
-  firstAssessment?: 'inline' | 'separate';
-}
-
-export async function syncThreatsFromIntel(db: Database, organizationId: string, opts: IntelPassOptions = {}): Promise<{ created: string[]; updated: string[] }> {
+export async function syncThreatsFromIntel(db: Database, organizationId: string, opts: { now?: Date; events?: EventBus; settledBefore?: Date } = {}): Promise<{ created: string[]; updated: string[] }> {
   const now = opts.now ?? new Date();
   const mark = await readWatermark(db, organizationId);
   // A threat per CVE an item names; an OSV record or CSAF vulnerability that names no CVE at all
   // is its own threat, keyed by its id (GHSA-…, GO-…, RUSTSEC-…, the CSAF tracking id).
-  const { rows: page } = await sql<{ itemId: string; cve: string; title: string; text: string; processedAt: Date; actors: unknown; vulnIds: string[]; format: string | null }>`
+  const { rows } = await sql<{ itemId: string; cve: string; title: string; text: string; processedAt: Date; actors: unknown; vulnIds: string[]; format: string | null }>`
     SELECT i.id AS "itemId", k.key AS cve, i.title, concat_ws(' ', i.title, i.summary) AS text, i.processed_at AS "processedAt",
            i.classification->'actor' AS actors, i.vulnerability->>'format' AS format,
            ARRAY(SELECT x FROM jsonb_array_elements_text(COALESCE(i.vulnerability->'aliases', '[]'::jsonb) || jsonb_build_array(i.vulnerability->'id')) x WHERE x IS NOT NULL) AS "vulnIds"
@@ -66,15 +52,13 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
     ) k
     WHERE i.organization_id = ${organizationId} AND i.processed_at IS NOT NULL AND i.processed_at >= ${mark ?? new Date(0)} AND i.processed_at <= ${opts.settledBefore ?? now}
     ORDER BY i.processed_at LIMIT ${PAGE}`.execute(db);
-  if (page.length === 0) return { created: [], updated: [] };
+  if (rows.length === 0) return { created: [], updated: [] };
 
   const created: string[] = [];
   const touched = new Set<string>();
-  const assessed = new Set<string>();
-  const first: AssessOptions & { now: Date } = { kind: 'create', trigger: 'new_threat', now, events: opts.events };
   await db.transaction().execute(async (tx) => {
-    const byCve = new Map<string, typeof page>();
-    for (const r of page) byCve.set(r.cve, [...(byCve.get(r.cve) ?? []), r]);
+    const byCve = new Map<string, typeof rows>();
+    for (const r of rows) byCve.set(r.cve, [...(byCve.get(r.cve) ?? []), r]);
     // Set-based: one statement for the threats of the page, one for their links, one for the events.
     const threats = [...byCve].map(([cve, list]) => {
       const first = list[0]!;
@@ -83,18 +67,10 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
       const actors = list.flatMap((r) => (Array.isArray(r.actors) ? r.actors : []) as Array<{ name?: string }>).map((a) => a.name).filter((n): n is string => !!n);
       return { id: uuidv7(), key: cve, type: /^CVE-/.test(cve) ? 'cve' : first.format === 'csaf' ? 'csaf' : 'osv', title: first.title.includes(cve) ? first.title : `${cve}: ${first.title}`, aliases, actor: actors[0] ?? null, label: first.title };
     });
-    const plan = opts.firstAssessment === 'separate' ? null : await planFirstRuns(tx, organizationId, threats, byCve, first);
-    const state = new Map(plan?.updates.map((u) => [u.id, u]));
-    const rows = threats.map((t) => ({ ...t, state: state.get(t.id) ?? { rs: 0, es: 0, st: 'not_affected', cs: 'none', run: null } }));
-    // A new threat planned above is inserted with its first run's state (no update of each new
-    // threat after its run); one that another pass inserted meanwhile conflicts, keeps its state
-    // and is reassessed below like any threat with new intel.
     const ins = await sql<{ id: string; key: string; inserted: boolean }>`
-      INSERT INTO hunt_threats (id, organization_id, canonical_key_type, canonical_key, title, aliases, actor_id, created_at, updated_at,
-        relevancy_score, exposure_score, exposure_state, coverage_state, latest_run_id)
-      SELECT v.id, ${organizationId}, v.type, v.key, v.title, ARRAY(SELECT jsonb_array_elements_text(v.aliases)), v.actor, ${now}, ${now},
-        (v.state->>'rs')::int, (v.state->>'es')::int, v.state->>'st', v.state->>'cs', (v.state->>'run')::uuid
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id uuid, key text, type text, title text, aliases jsonb, actor text, state jsonb)
+      INSERT INTO hunt_threats (id, organization_id, canonical_key_type, canonical_key, title, aliases, actor_id, created_at, updated_at)
+      SELECT v.id, ${organizationId}, v.type, v.key, v.title, ARRAY(SELECT jsonb_array_elements_text(v.aliases)), v.actor, ${now}, ${now}
+      FROM jsonb_to_recordset(${JSON.stringify(threats)}::jsonb) AS v(id uuid, key text, type text, title text, aliases jsonb, actor text)
       ON CONFLICT (organization_id, canonical_key) DO UPDATE
         SET aliases = ARRAY(SELECT DISTINCT unnest(hunt_threats.aliases || EXCLUDED.aliases)),
             actor_id = COALESCE(hunt_threats.actor_id, EXCLUDED.actor_id), updated_at = EXCLUDED.updated_at
@@ -120,50 +96,12 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
       }
     }
     await insertEvents(tx, events);
-    if (plan) {
-      for (const t of ins.rows) if (t.inserted && state.has(t.id)) assessed.add(t.id);
-      await writeAssessment(tx, organizationId, first, planOf(plan, assessed), true);
-    }
-    await writeWatermark(tx, organizationId, page.at(-1)!.processedAt);
+    await writeWatermark(tx, organizationId, rows.at(-1)!.processedAt);
   });
-  await assessThreats(db, organizationId, created.filter((id) => !assessed.has(id)), first);
+  await assessThreats(db, organizationId, created, { kind: 'create', trigger: 'new_threat', now, events: opts.events });
   const updated = [...touched];
   await assessThreats(db, organizationId, updated, { kind: 'reassess', trigger: 'new_intel', now, events: opts.events });
   return { created, updated };
-}
-
-/**
- * The first run of the page's threats that do not exist yet, planned before they are written:
- * the general assessment's reads and decisions (`planRun`) on what the page is about to link —
- * a new threat's items are exactly the page's items naming it — without its lock, its read of
- * the threats and links, and its update of each threat.
- */
-async function planFirstRuns(
-  tx: Queryable,
-  organizationId: string,
-  threats: ReadonlyArray<{ id: string; key: string; title: string }>,
-  byCve: ReadonlyMap<string, ReadonlyArray<{ itemId: string }>>,
-  opts: AssessOptions & { now: Date },
-): Promise<AssessmentPlan | null> {
-  const { rows } = await sql<{ key: string }>`SELECT canonical_key AS key FROM hunt_threats WHERE organization_id = ${organizationId} AND canonical_key = ANY(${threats.map((t) => t.key)}::text[])`.execute(tx);
-  const known = new Set(rows.map((r) => r.key));
-  const fresh = threats.filter((t) => !known.has(t.key));
-  if (fresh.length === 0) return null;
-  const links = fresh.flatMap((t) => [...new Set(byCve.get(t.key)!.map((r) => r.itemId))].map((itemId) => [t.id, itemId] as const));
-  const items = await loadItemsOfLinks(tx, organizationId, links);
-  const forAssessment = fresh.map((t) => ({ id: t.id, canonicalKey: t.key, title: t.title, latestRunId: null, activeHuntAlertId: null, latestAlertId: null, dismissed: false, prev: null }));
-  return planRun(tx, organizationId, forAssessment, items, opts, await assessContext(tx, organizationId, opts.now));
-}
-
-/** The part of a plan about these threats. */
-function planOf(plan: AssessmentPlan, threatIds: ReadonlySet<string>): AssessmentPlan {
-  return {
-    runs: plan.runs.filter((r) => threatIds.has(r.threat_id)),
-    updates: plan.updates.filter((u) => threatIds.has(u.id)),
-    events: plan.events.filter((e) => threatIds.has(e.threatId)),
-    proposals: plan.proposals.filter((p) => threatIds.has(p.threat.id)),
-    alerts: plan.alerts.filter((a) => threatIds.has(a.threatId)),
-  };
 }
 
 /** The scheduler pass: every organization with items processed after its watermark. */
