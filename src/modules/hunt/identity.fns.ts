@@ -7,11 +7,6 @@ import { memoized } from '../../platform/memo.js';
  * `@fastify/static` is not `fastify`. Pure, no I/O.
  */
 
-/** `pkg:npm/%40fastify/static@5.1.0?x=y#sub` → `npm/@fastify/static`; null when not a purl. */
-export function purlKey(purl: string | null | undefined): string | null {
-  return purl ? purlKeyOf(purl) : null;
-}
-
 // Remembered: an assessment page reads each installed purl's identity several times (its read, its grouping, the match's identity).
 const purlKeyOf = memoized((purl: string): string | null => {
   const m = /^pkg:([a-zA-Z][a-zA-Z0-9.+-]*)\/(.+)$/.exec(purl.trim());
@@ -26,6 +21,11 @@ const purlKeyOf = memoized((purl: string): string | null => {
   if (segments.length === 0) return null;
   return packageKey(type, segments.slice(0, -1).join('/'), segments.at(-1)!);
 });
+
+/** `pkg:npm/%40fastify/static@5.1.0?x=y#sub` → `npm/@fastify/static`; null when not a purl. */
+export function purlKey(purl: string | null | undefined): string | null {
+  return purl ? purlKeyOf(purl) : null;
+}
 
 /**
  * The coarse name key of a package key (`npm/@fastify/static` → `static`, `pypi/foo-bar` →
