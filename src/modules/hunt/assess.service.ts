@@ -165,7 +165,7 @@ async function writeAssessment(tx: Queryable, organizationId: string, opts: Asse
     await sql`
       UPDATE hunt_threats t SET relevancy_score = v.rs, exposure_score = v.es, exposure_state = v.st, coverage_state = v.cs,
         latest_run_id = v.run, assessment_failed_at = NULL, updated_at = ${now}
-      FROM jsonb_to_recordset(${JSON.stringify(plan.updates)}::jsonb) AS v(id uuid, rs int, es int, st text, cs text, run uuid)
+      FROM json_to_recordset(${JSON.stringify(plan.updates)}::json) AS v(id uuid, rs int, es int, st text, cs text, run uuid)
       WHERE t.id = v.id AND t.organization_id = ${organizationId}`.execute(tx);
   }
   await insertEvents(tx, activity);
@@ -176,5 +176,5 @@ export async function insertEvents(tx: Queryable, events: Array<Record<string, u
   await sql`
     INSERT INTO hunt_activity_events (id, organization_id, threat_id, run_id, kind, actor_type, metadata, created_at)
     SELECT id, organization_id, threat_id, run_id, kind, actor_type, metadata, created_at
-    FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS e(id uuid, organization_id uuid, threat_id uuid, run_id uuid, kind text, actor_type text, metadata jsonb, created_at timestamptz)`.execute(tx);
+    FROM json_to_recordset(${JSON.stringify(events)}::json) AS e(id uuid, organization_id uuid, threat_id uuid, run_id uuid, kind text, actor_type text, metadata jsonb, created_at timestamptz)`.execute(tx);
 }

@@ -1,6 +1,7 @@
 import semver from 'semver';
 import * as pep440 from '@renovatebot/pep440';
 import { compareVersions } from './versions.fns.js';
+import { memoized } from '../../platform/memo.js';
 
 /**
  * Version order by each ecosystem's own rules (docs/hunt.md "Version rules"). A well-kept
@@ -43,10 +44,14 @@ export function compareIn(scheme: VersionScheme, a: string, b: string): number {
   }
 }
 
+// Each version parsed once (semver.valid then semver.compare parsed both twice per comparison):
+// a page of new threats compares ~50,000 installed versions against a few thousand bounds.
+const parseSemver = memoized((v: string) => semver.parse(v));
+
 function compareSemver(a: string, b: string): number {
-  const va = semver.valid(a);
-  const vb = semver.valid(b);
-  return va && vb ? semver.compare(va, vb) : Math.sign(compareVersions(a, b));
+  const va = parseSemver(a);
+  const vb = parseSemver(b);
+  return va && vb ? va.compare(vb) : Math.sign(compareVersions(a, b));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import { parseCpe } from '../intel/index.js';
+import { memoized } from '../../platform/memo.js';
 /**
  * Package identity, the way OSV-Scanner, Grype and Dependency-Track match: a purl's type +
  * namespace + name (version, qualifiers and subpath ignored), or a CPE 2.3's vendor + product.
@@ -6,9 +7,8 @@ import { parseCpe } from '../intel/index.js';
  * `@fastify/static` is not `fastify`. Pure, no I/O.
  */
 
-/** `pkg:npm/%40fastify/static@5.1.0?x=y#sub` → `npm/@fastify/static`; null when not a purl. */
-export function purlKey(purl: string | null | undefined): string | null {
-  if (!purl) return null;
+// Remembered: an assessment page reads each installed purl's identity several times (its read, its grouping, the match's identity).
+const purlKeyOf = memoized((purl: string): string | null => {
   const m = /^pkg:([a-zA-Z][a-zA-Z0-9.+-]*)\/(.+)$/.exec(purl.trim());
   if (!m) return null;
   const type = m[1]!.toLowerCase();
@@ -20,6 +20,11 @@ export function purlKey(purl: string | null | undefined): string | null {
   const segments = rest.split('/').filter(Boolean).map(safeDecode);
   if (segments.length === 0) return null;
   return packageKey(type, segments.slice(0, -1).join('/'), segments.at(-1)!);
+});
+
+/** `pkg:npm/%40fastify/static@5.1.0?x=y#sub` → `npm/@fastify/static`; null when not a purl. */
+export function purlKey(purl: string | null | undefined): string | null {
+  return purl ? purlKeyOf(purl) : null;
 }
 
 /**
