@@ -67,7 +67,10 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
            concat_ws(E'\n', i.title, i.summary, i.tldr, left(i.content_text, 20000)) AS text,
            i.published_at AS "publishedAt", i.tags, i.affected_products AS "affectedProducts", i.classification->'attack' AS attack, i.vulnerability, i.status = 'retracted' AS retracted
     FROM hunt_threat_items l JOIN intel_items i ON i.id = l.item_id
-    WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${threatIds}::uuid[])`.execute(db);
+    WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${threatIds}::uuid[])
+    -- A fixed order: the exposure story lists a threat's reports in it, and the same evidence must
+    -- read the same (a join's order follows the plan and the heap, which vary between runs).
+    ORDER BY l.threat_id, i.id`.execute(db);
   return rows.map((r) => ({
     id: r.id,
     threatId: r.threatId,
