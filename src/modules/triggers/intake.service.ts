@@ -5,7 +5,7 @@ import { hasPermission } from '../../platform/auth/actor.js';
 import { parseApiKey } from '../../platform/auth/api-keys.js';
 import type { SecretBox } from '../../platform/secrets.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.js';
-import { alertFieldsFromPayload, createsAlertByDefault, type AlertDeps, type AlertFields } from '../alerts/index.js';
+import { alertFieldsFromPayload, createTriggerAlertGroup, createsAlertByDefault, type AlertDeps, type AlertFields } from '../alerts/index.js';
 import { fireTrigger } from './trigger-alert.js';
 import { deliveryIdOf, mappedInput, slackDecision, triggerContextOf } from './intake.fns.js';
 import { secretsEqual } from '../../platform/auth/secrets-equal.js';
@@ -18,6 +18,13 @@ import type { IntakeResponseT } from './triggers.schemas.js';
 export const SECRET_HEADER = 'x-rampart-secret';
 
 const ATTEMPT_WRITE_INTERVAL_MS = 1000;
+
+/**
+ * Group commit of the one-statement path (platform/db/group-commit.ts): a plain delivery's alert,
+ * timeline, run and job are written together with those of the deliveries that arrive within
+ * GROUP_WAIT_MS or while the previous batches are written, by one statement with one `add_jobs`.
+ */
+export const GROUP_COMMIT = { maxWaitMs: Number(process.env.RAMPART_GROUP_WAIT_MS ?? 2), maxBatch: 64, maxInFlight: Number(process.env.RAMPART_GROUP_INFLIGHT ?? 2) };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -42,6 +49,7 @@ interface Caller {
 export function createIntakeService(deps: { db: Database; secrets: SecretBox; authenticator: Authenticator; cache: IntakeTriggerCache; now?: () => number } & AlertDeps) {
   const { db, secrets, authenticator, cache } = deps;
   const clock = deps.now ?? Date.now;
+  const grouped: AlertDeps = { events: deps.events, grouped: createTriggerAlertGroup(db, GROUP_COMMIT) };
 
   /** One answer for unknown, draft, foreign and mismatched triggers: nothing to learn from it. */
   const notFound = () => new NotFoundError('Trigger');
@@ -130,7 +138,7 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
       // The run id is chosen first so the delivery is claimed with it: one statement fewer.
       const firing = { runId: uuidv7(), mode: 'trigger' as const, payload: req.body, input: mappedInput(req.body ?? null, trigger.inputMapping), triggerContext, caller, alert };
       const answer: IntakeResponseT = (await isOneStatement(trigger, delivery !== null, alert))
-        ? (await fireTrigger(db, deps, trigger, firing)).answer
+        ? (await fireTrigger(db, grouped, trigger, firing)).answer
         : await db.transaction().execute(async (tx) => {
             if (delivery) {
               const original = await claimDelivery(tx, trigger.id, delivery.key, firing.runId);
