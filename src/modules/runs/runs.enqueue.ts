@@ -158,7 +158,8 @@ export function runsWithJobs(source: { from: RawBuilder<unknown>; row: RawBuilde
       FROM ${source.from}, jsonb_populate_record(NULL::agent_runs, ${source.row}) AS r
       RETURNING id
     ),
+    -- The job's payload as runParams writes it, byte for byte.
     run_job AS (
-      SELECT j.id FROM ${addJobsOfRows(agentRunJob, { from: sql`run`, payload: sql`json_build_object('runId', run.id)`, jobKey: sql`${agentRunJobKey('')} || run.id::text` })} AS j
+      SELECT j.id FROM ${addJobsOfRows(agentRunJob, { from: sql`run`, payload: sql`('{"runId":"' || run.id || '"}')::json`, jobKey: sql`${agentRunJobKey('')} || run.id::text` })} AS j
     )`;
 }

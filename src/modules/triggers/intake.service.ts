@@ -5,7 +5,7 @@ import { hasPermission } from '../../platform/auth/actor.js';
 import { parseApiKey } from '../../platform/auth/api-keys.js';
 import type { SecretBox } from '../../platform/secrets.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.js';
-import { alertFieldsFromPayload, createTriggerAlertGroup, createsAlertByDefault, type AlertDeps, type AlertFields } from '../alerts/index.js';
+import { alertFieldsFromPayload, createsAlertByDefault, type AlertDeps, type AlertFields, type TriggerAlertGroup } from '../alerts/index.js';
 import { fireTrigger } from './trigger-alert.js';
 import { deliveryIdOf, mappedInput, slackDecision, triggerContextOf } from './intake.fns.js';
 import { secretsEqual } from '../../platform/auth/secrets-equal.js';
@@ -18,13 +18,6 @@ import type { IntakeResponseT } from './triggers.schemas.js';
 export const SECRET_HEADER = 'x-rampart-secret';
 
 const ATTEMPT_WRITE_INTERVAL_MS = 1000;
-
-/**
- * Group commit of the one-statement path (platform/db/group-commit.ts): a plain delivery's alert,
- * timeline, run and job are written together with those of the deliveries that arrive within
- * GROUP_WAIT_MS or while the previous batches are written, by one statement with one `add_jobs`.
- */
-export const GROUP_COMMIT = { maxWaitMs: Number(process.env.RAMPART_GROUP_WAIT_MS ?? 2), maxBatch: 64, maxInFlight: Number(process.env.RAMPART_GROUP_INFLIGHT ?? 2) };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -46,10 +39,11 @@ interface Caller {
  * trigger, authenticate the sender, claim the delivery id, queue the run, all in one short
  * transaction; the agent itself runs in a worker.
  */
-export function createIntakeService(deps: { db: Database; secrets: SecretBox; authenticator: Authenticator; cache: IntakeTriggerCache; now?: () => number } & AlertDeps) {
+export function createIntakeService(deps: { db: Database; secrets: SecretBox; authenticator: Authenticator; cache: IntakeTriggerCache; group: TriggerAlertGroup; now?: () => number } & AlertDeps) {
   const { db, secrets, authenticator, cache } = deps;
   const clock = deps.now ?? Date.now;
-  const grouped: AlertDeps = { events: deps.events, grouped: createTriggerAlertGroup(db, GROUP_COMMIT) };
+  // The one-statement path's alerts are group-committed (intake-group.ts).
+  const grouped: AlertDeps = { events: deps.events, grouped: deps.group };
 
   /** One answer for unknown, draft, foreign and mismatched triggers: nothing to learn from it. */
   const notFound = () => new NotFoundError('Trigger');

@@ -30,6 +30,8 @@ export interface GroupCommitOptions {
 
 export interface GroupCommit<I, O> {
   submit(item: I): Promise<O>;
+  /** Counters since start (for /metrics): statements written (`batches`, retries excluded), items in them, batches refused and retried item by item. */
+  readonly stats: { batches: number; items: number; refused: number };
 }
 
 interface Pending<I, O> {
@@ -42,8 +44,11 @@ export function createGroupCommit<I, O>(write: (items: readonly I[]) => Promise<
   let queue: Array<Pending<I, O>> = [];
   let cancelTimer: (() => void) | null = null;
   let inFlight = 0;
+  const stats = { batches: 0, items: 0, refused: 0 };
 
   async function writeBatch(batch: Array<Pending<I, O>>): Promise<void> {
+    stats.batches++;
+    stats.items += batch.length;
     try {
       const out = await write(batch.map((p) => p.item));
       batch.forEach((p, i) => p.resolve(out[i]!));
@@ -52,6 +57,7 @@ export function createGroupCommit<I, O>(write: (items: readonly I[]) => Promise<
         for (const p of batch) p.reject(err);
         return;
       }
+      stats.refused++;
       opts.onBatchRefused?.(err, batch.length);
       await Promise.all(
         batch.map(async (p) => {
@@ -92,6 +98,7 @@ export function createGroupCommit<I, O>(write: (items: readonly I[]) => Promise<
   }
 
   return {
+    stats,
     submit(item) {
       return new Promise<O>((resolve, reject) => {
         queue.push({ item, resolve, reject });
