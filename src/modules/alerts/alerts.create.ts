@@ -88,7 +88,10 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     body: `Duplicate signal from ${input.source.name} (dedupe key ${input.dedupeKey})`,
     data: { payload: input.payload ?? null },
   };
-  if (input.dedupeKey) {
+  // A signal with a dedupe key is counted on the open alert with that key by the insert's own
+  // statement (insertAlert); first here only for agents' alerts, whose routing depth (a read)
+  // a duplicate does not need.
+  if (input.dedupeKey && input.createdBy === 'agent') {
     const existing = await countDuplicate(tx, orgId, input.dedupeKey, duplicateEntry);
     if (existing) return { alert: existing, created: false };
   }
@@ -128,7 +131,7 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     externalProvider: input.externalProvider ?? null,
     externalRef: input.externalRef ?? null,
     externalUrl: httpUrlOrNull(input.externalUrl),
-    // Open alerts with this key were counted on above: insertAlert links this one to the last closed one (it recurs).
+    // An open alert with this key counts the signal instead; else insertAlert links this one to the last closed one (it recurs).
     dedupeKey: input.dedupeKey ?? null,
     payload: JSON.stringify(input.payload ?? null),
     routingDepth: depth,
@@ -157,7 +160,7 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     await deps.events.emit(tx, 'alert.created', { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert } });
     return { alert, created: true };
   }
-  // Lost a race to an identical signal: the other insert's row counts it as a duplicate.
+  // Counted on an open alert, or lost a race to an identical signal: that alert counts it.
   const run = triage.kind === 'trigger' && triage.run ? runParams({ ...triage.run, id: triage.runId }) : undefined;
   const written = await insertAlert(tx, values, entries, duplicateEntry, run);
   if (!written.inserted) return { alert: written.alert, created: false };

@@ -96,16 +96,17 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
   /**
    * Whether the firing is one statement (the alert, its timeline, the run and its job), which
    * then runs without BEGIN and COMMIT — a single statement is its own transaction —: one round
-   * trip instead of three. So when no delivery id is claimed, the alert has no dedupe key to
-   * count on (a second statement) and is not routed, and no subscriber of `alert.created` would
-   * act for the organization (delivery: no destination subscribed, from its cache). A
-   * destination subscribed by another process in the milliseconds between this check and the
-   * event still gets it, in a transaction of its own.
+   * trip instead of three. So when no delivery id is claimed, the alert is not routed, and no
+   * subscriber of `alert.created` would act for the organization (delivery: no destination
+   * subscribed, from its cache). A destination subscribed by another process in the
+   * milliseconds between this check and the event still gets it, in a transaction of its own.
+   * A dedupe key is counted on its open alert by the same statement. Without a dedupe key, the
+   * statement is shared with concurrent deliveries (group commit: `deps.group`).
    */
   async function isOneStatement(trigger: IntakeTrigger, claimsDelivery: boolean, alert: AlertFields | null): Promise<boolean> {
     if (claimsDelivery) return false;
     if (!alert) return true;
-    return !trigger.routeAlerts && !alert.dedupeKey && !(await deps.events.acts(db, 'alert.created', trigger.organizationId));
+    return !trigger.routeAlerts && !(await deps.events.acts(db, 'alert.created', trigger.organizationId));
   }
 
   return {
