@@ -142,4 +142,21 @@ describe('group commit of plain webhook deliveries', () => {
     expect(warning).toMatchObject({ level: 40, size: expect.any(Number) });
     expect(warning!.size as number).toBeGreaterThan(1);
   });
+
+  it('a signal with a dedupe key is counted on its open alert by one statement: no run, no job, no display number drawn', async () => {
+    const trig = await webhookTrigger({ alertMapping: { title: '/rule', dedupeKey: '/host' } });
+    const first = await deliver(trig, { rule: 'Beacon', host: 'dup-a' });
+    const runId = first.json().executionId as string;
+    const again = await deliver(trig, { rule: 'Beacon', host: 'dup-a' });
+    const other = await deliver(trig, { rule: 'Beacon', host: 'dup-b' });
+    const a = await written(runId);
+    const b = await written(other.json().executionId as string);
+    expect(again.json()).toEqual({ skipped: true, message: `Duplicate of RMP-${a.alert!.number} (dedupe key webhook:dup-a): counted on that alert, no new run`, executionId: runId });
+    expect(a.alert!.duplicateCount).toBe(2);
+    expect(a.timeline.map((e) => e.kind)).toEqual(['created', 'triage_started', 'duplicate']);
+    // The duplicate drew no number: the next alert of the organization has the next one.
+    expect(Number(b.alert!.number)).toBe(Number(a.alert!.number) + 1);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM agent_runs WHERE trigger_id = ${trig.id}`.execute(t.database.db);
+    expect(rows[0]!.n).toBe(2);
+  });
 });
