@@ -88,13 +88,18 @@ describe('group commit of plain webhook deliveries', () => {
     expect(await metric('rampart_intake_grouped_statements_total')).toBe(statementsBefore + transactions.size);
   });
 
-  it('writes exactly what the one-delivery statement writes', async () => {
+  it.each([
+    ['an object', { rule: 'Beacon', nested: { list: [1, 'two', null], 'key with spaces': true } }],
+    ['null', null],
+    ['a string', 'just text'],
+    ['a number', 42],
+  ])('writes exactly what the one-delivery statement writes (body: %s)', async (_kind, body) => {
     const trig = await webhookTrigger({ name: 'Same rows' });
-    const body = { rule: 'Beacon', nested: { list: [1, 'two', null], 'key with spaces': true } };
     // Plain: grouped. With a delivery id: the transaction that claims it and writes the alert with its run.
-    const grouped = (await deliver(trig, body)).json().executionId as string;
-    const single = (await deliver(trig, body, { 'idempotency-key': 'same-rows-1' })).json().executionId as string;
-    const a = await written(grouped);
+    const grouped = await deliver(trig, body);
+    expect(grouped.statusCode, grouped.body).toBe(200);
+    const single = (await deliver(trig, body, { 'idempotency-key': `same-rows-${trig.id}` })).json().executionId as string;
+    const a = await written(grouped.json().executionId as string);
     const b = await written(single);
     const varying = ['id', 'number', 'createdAt', 'updatedAt', 'firstTriagedAt', 'originRunId', 'triageRunId', 'alertId', 'alertDisplayId', 'runId', 'queuedAt', 'tx', 'key', 'jobPayload'];
     const same = (row: Record<string, unknown> | undefined) => Object.fromEntries(Object.entries(row ?? {}).filter(([k]) => !varying.includes(k)));

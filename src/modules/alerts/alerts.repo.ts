@@ -144,18 +144,19 @@ const RETURNED_COLUMNS = sql.join(COLUMNS.map((c) => sql.ref(`ins.${c}`)));
  * `on_insert` matches), and reads the alert back with the names findAlert joins: on the intake
  * path, every round trip costs more CPU (socket writes on both sides) than the statement it
  * carries. With `run` (runs' `runWithJob` reading `ins`), the run that triages the new alert
- * and its job too. Built once per kind and prepared (platform/db/prepared.ts). For many alerts
- * at once (`many`): `ins` writes one row per element of the CTE `d` (`many.with`), and each
- * row's entries come from `many.entries` over `d` joined to `ins` (`many.from`).
+ * and its job too. Built once per kind and prepared (platform/db/prepared.ts). `pre`: CTEs
+ * before `ins` (`pre.with`: the dedupe count, or the rows of a group commit), and what the
+ * entries are read beside (`pre.from`: `ins`, or the group's rows joined to it; `entries` then
+ * an expression over it).
  */
-function alertStatement(ins: OperationNodeSource | RawBuilder<unknown>, entries: string | RawBuilder<unknown>, run?: RawBuilder<unknown>, many?: { with: RawBuilder<unknown>; from: RawBuilder<unknown> }) {
+function alertStatement(ins: OperationNodeSource | RawBuilder<unknown>, entries: string | RawBuilder<unknown>, run?: RawBuilder<unknown>, pre?: { with: RawBuilder<unknown>; from: RawBuilder<unknown> }) {
   return sql<AlertRow & { inserted: boolean }>`
-    WITH ${many ? sql`${many.with}, ` : sql``}ins AS (${ins}),
+    WITH ${pre ? sql`${pre.with}, ` : sql``}ins AS (${ins}),
     tl AS (
       INSERT INTO alert_timeline (id, organization_id, alert_id, kind, actor_type, actor_user_id, actor_agent_id, run_id, body, data, created_at)
       SELECT e.id, ins.organization_id, ins.id, e.kind, e.actor_type, e.actor_user_id, e.actor_agent_id, e.run_id,
         CASE WHEN e.numbered THEN ${`${DISPLAY_PREFIX}-`} || ins.number || e.body ELSE e.body END, e.data, e.created_at
-      FROM ${many ? many.from : sql`ins`}, jsonb_to_recordset(${typeof entries === 'string' ? sql`${entries}::jsonb` : entries}) AS e(id uuid, kind text, actor_type text, actor_user_id uuid, actor_agent_id uuid, run_id uuid, body text, data jsonb, created_at timestamptz, numbered boolean, on_insert boolean)
+      FROM ${pre ? pre.from : sql`ins`}, jsonb_to_recordset(${typeof entries === 'string' ? sql`${entries}::jsonb` : entries}) AS e(id uuid, kind text, actor_type text, actor_user_id uuid, actor_agent_id uuid, run_id uuid, body text, data jsonb, created_at timestamptz, numbered boolean, on_insert boolean)
       WHERE e.on_insert = ins.inserted
     )${run ? sql`, ${run}` : sql``}
     SELECT ${RETURNED_COLUMNS}, ins.inserted, ${run ? sql`(SELECT count(*) FROM run_job)` : sql`0`} AS runs_queued, o.name AS organization_name, ${agentNameOf('ins.origin_agent_id')} AS origin_agent_name, ${agentNameOf('ins.assigned_agent_id')} AS assigned_agent_name, cd.name AS detection_name, cd.rule_id AS detection_rule_id
@@ -266,8 +267,9 @@ const countOrInsertWithRunStatement = prepared('count_or_insert_alert_with_run',
  * transaction's commit; a rolled-back alert leaves a gap, as issue trackers do. The sequence is
  * created with the organization (a database trigger, migration 0014). When an open alert has the
  * same dedupe key — found first, in the same statement, or having won a race (the partial unique
- * index `alerts_open_dedupe_idx`) — that alert counts the signal instead and gets `onDuplicate`. With `run` (runs' `runParams`), the run that
- * triages the alert and its job are queued in the same statement, when the alert is inserted.
+ * index `alerts_open_dedupe_idx`) — that alert counts the signal instead and gets `onDuplicate`.
+ * With `run` (runs' `runParams`), the run that triages the alert and its job are queued in the
+ * same statement, when the alert is inserted.
  * Answers the alert as findAlert does.
  */
 export async function insertAlert(
@@ -318,9 +320,11 @@ const SNAKE_COLUMNS = NEW_ALERT_COLUMNS.map((c) => [c, c.replace(/[A-Z]/g, (m) =
  */
 const insertTriggerAlertsStatement = prepared('insert_trigger_alerts', (_db, p: <T>(k: 'items') => T) => {
   const joined = sql`d JOIN ins ON ins.id = (d.x->'a'->>'id')::uuid`;
+  // A JSON null becomes SQL NULL in jsonb_populate_record; the payload of a `null` body is the JSON null.
+  const payload = sql`d.x->'a'->'payload'`;
   const ins = sql`
     INSERT INTO alerts (${sql.join(SNAKE_COLUMNS.map(([, s]) => sql.ref(s)))}, number)
-    SELECT ${sql.join(SNAKE_COLUMNS.map(([, s]) => sql.ref(`a.${s}`)))}, nextval(rampart_alert_numbers_sequence(a.organization_id)::regclass)
+    SELECT ${sql.join(SNAKE_COLUMNS.map(([c, s]) => (c === 'payload' ? payload : sql.ref(`a.${s}`))))}, nextval(rampart_alert_numbers_sequence(a.organization_id)::regclass)
     FROM d, jsonb_populate_record(NULL::alerts, d.x->'a') AS a
     RETURNING *, true AS inserted`;
   const run = runsWithJobs({ from: joined, row: sql`d.x->'r'`, alertId: sql<string>`ins.id`, alertDisplayId: sql<string>`${`${DISPLAY_PREFIX}-`} || ins.number` });

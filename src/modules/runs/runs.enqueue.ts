@@ -146,14 +146,15 @@ export function runRowJson(run: Omit<NewRun, 'alert'> & { id: string }, now: Dat
  * most of it is paid per call, not per job). `from` yields one row per run, `row` its jsonb
  * (runRowJson), `alertId`/`alertDisplayId` its alert from the caller's relation. Like
  * `runWithJob`, it records the agent's version read by primary key in the statement, and
- * `run_job` must be read by the statement.
+ * `run_job` must be read by the statement. The input is read with `->` (jsonb_populate_record
+ * makes a JSON null an SQL NULL; a `null` input is the JSON null).
  */
 export function runsWithJobs(source: { from: RawBuilder<unknown>; row: RawBuilder<unknown>; alertId: RawBuilder<string>; alertDisplayId: RawBuilder<string> }): RawBuilder<unknown> {
   return sql`
     run AS (
       INSERT INTO agent_runs (id, organization_id, agent_id, agent_version, status, mode, input, actor_user_id, actor_api_key_id, trigger_id,
         trigger_source, trigger_context, alert_id, alert_display_id, agent_snapshot, queued_at, updated_at)
-      SELECT r.id, r.organization_id, r.agent_id, ${agentVersionOf(sql.ref('r.agent_id'))}, 'waiting', r.mode, r.input, r.actor_user_id, r.actor_api_key_id, r.trigger_id,
+      SELECT r.id, r.organization_id, r.agent_id, ${agentVersionOf(sql.ref('r.agent_id'))}, 'waiting', r.mode, (${source.row})->'input', r.actor_user_id, r.actor_api_key_id, r.trigger_id,
         r.trigger_source, r.trigger_context, ${source.alertId}, ${source.alertDisplayId}, r.agent_snapshot, r.queued_at, r.updated_at
       FROM ${source.from}, jsonb_populate_record(NULL::agent_runs, ${source.row}) AS r
       RETURNING id
