@@ -148,7 +148,7 @@ describe('group commit of plain webhook deliveries', () => {
     expect(warning!.size as number).toBeGreaterThan(1);
   });
 
-  it('a signal with a dedupe key is counted on its open alert by one statement: no run, no job, no display number drawn', async () => {
+  it('a signal with a dedupe key, without a transaction: counted on its open alert, no run, no job, no display number drawn', async () => {
     const trig = await webhookTrigger({ alertMapping: { title: '/rule', dedupeKey: '/host' } });
     const first = await deliver(trig, { rule: 'Beacon', host: 'dup-a' });
     const runId = first.json().executionId as string;

@@ -88,10 +88,9 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     body: `Duplicate signal from ${input.source.name} (dedupe key ${input.dedupeKey})`,
     data: { payload: input.payload ?? null },
   };
-  // A signal with a dedupe key is counted on the open alert with that key by the insert's own
-  // statement (insertAlert); first here only for agents' alerts, whose routing depth (a read)
-  // a duplicate does not need.
-  if (input.dedupeKey && input.createdBy === 'agent') {
+  // Each statement stands alone: without a transaction (webhook intake), a duplicate is one
+  // round trip, and a new alert's insert still meets a concurrent identical signal (ON CONFLICT).
+  if (input.dedupeKey) {
     const existing = await countDuplicate(tx, orgId, input.dedupeKey, duplicateEntry);
     if (existing) return { alert: existing, created: false };
   }
@@ -131,7 +130,7 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     externalProvider: input.externalProvider ?? null,
     externalRef: input.externalRef ?? null,
     externalUrl: httpUrlOrNull(input.externalUrl),
-    // An open alert with this key counts the signal instead; else insertAlert links this one to the last closed one (it recurs).
+    // Open alerts with this key were counted on above: insertAlert links this one to the last closed one (it recurs).
     dedupeKey: input.dedupeKey ?? null,
     payload: JSON.stringify(input.payload ?? null),
     routingDepth: depth,
@@ -160,7 +159,7 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     await deps.events.emit(tx, 'alert.created', { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert } });
     return { alert, created: true };
   }
-  // Counted on an open alert, or lost a race to an identical signal: that alert counts it.
+  // Lost a race to an identical signal: the other insert's row counts it as a duplicate.
   const run = triage.kind === 'trigger' && triage.run ? runParams({ ...triage.run, id: triage.runId }) : undefined;
   const written = await insertAlert(tx, values, entries, duplicateEntry, run);
   if (!written.inserted) return { alert: written.alert, created: false };

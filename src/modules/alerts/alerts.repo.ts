@@ -204,20 +204,17 @@ export type NewAlertRow = { [K in (typeof NEW_ALERT_COLUMNS)[number]]-?: Exclude
 
 type InsertParam = (typeof NEW_ALERT_COLUMNS)[number] | 'entries';
 
-/** The alert's INSERT; with `when`, an INSERT … SELECT of the row only when it holds (nothing drawn or evaluated otherwise). */
-function alertInsert(db: Queryable, p: <T>(k: InsertParam) => T, when?: RawBuilder<boolean>) {
+function alertInsert(db: Queryable, p: <T>(k: InsertParam) => T) {
   const orgId = p<string>('organizationId');
   const dedupeKey = p<string | null>('dedupeKey');
-  const row = {
-    ...(Object.fromEntries(NEW_ALERT_COLUMNS.map((c) => [c, p(c)])) as NewAlertRow),
-    number: sql<number>`nextval(rampart_alert_numbers_sequence(${orgId}::uuid)::regclass)`,
-    // Open alerts with this key were counted on before: any alert with it now is closed, and this one recurs it.
-    duplicateOfAlertId: sql<string>`CASE WHEN ${dedupeKey}::text IS NULL THEN NULL ELSE (SELECT id FROM alerts WHERE organization_id = ${orgId}::uuid AND dedupe_key = ${dedupeKey}::text ORDER BY number DESC LIMIT 1) END`,
-  };
-  const columns = Object.keys(row) as Array<keyof typeof row>;
   return db
     .insertInto('alerts')
-    .$call((q) => (when ? q.columns(columns).expression(sql`SELECT ${sql.join(columns.map((c) => sql`${row[c]}`))} WHERE ${when}`) : q.values(row)))
+    .values({
+      ...(Object.fromEntries(NEW_ALERT_COLUMNS.map((c) => [c, p(c)])) as NewAlertRow),
+      number: sql<number>`nextval(rampart_alert_numbers_sequence(${orgId}::uuid)::regclass)`,
+      // Open alerts with this key were counted on before: any alert with it now is closed, and this one recurs it.
+      duplicateOfAlertId: sql<string>`CASE WHEN ${dedupeKey}::text IS NULL THEN NULL ELSE (SELECT id FROM alerts WHERE organization_id = ${orgId}::uuid AND dedupe_key = ${dedupeKey}::text ORDER BY number DESC LIMIT 1) END`,
+    })
     // The conflict target is the partial index alerts_open_dedupe_idx: its columns and its
     // predicate, in literals (PostgreSQL infers the index from the predicate when it plans, before parameters).
     .onConflict((oc) =>
@@ -234,42 +231,19 @@ function alertInsert(db: Queryable, p: <T>(k: InsertParam) => T, when?: RawBuild
 const insertAlertStatement = prepared('insert_alert', (db, p: <T>(k: InsertParam) => T) => alertStatement(alertInsert(db, p), p('entries')));
 
 /** The trigger's alert and its run: the run (and its job) is written only when the alert is (not when a race made it a duplicate). */
-const triageRun = (p: <T>(k: RunParam | 'alertId' | 'alertDisplayId') => T) =>
-  runWithJob(p, { from: sql`ins`, where: sql<boolean>`ins.inserted`, alertId: sql<string>`ins.id`, alertDisplayId: sql<string>`${`${DISPLAY_PREFIX}-`} || ins.number` });
 const insertAlertWithRunStatement = prepared('insert_alert_with_run', (db, p: <T>(k: InsertParam | RunParam | 'alertId' | 'alertDisplayId') => T) =>
-  alertStatement(alertInsert(db, p), p('entries'), triageRun(p)),
+  alertStatement(alertInsert(db, p), p('entries'), runWithJob(p, { from: sql`ins`, where: sql<boolean>`ins.inserted`, alertId: sql<string>`ins.id`, alertDisplayId: sql<string>`${`${DISPLAY_PREFIX}-`} || ins.number` })),
 );
-
-/**
- * With a dedupe key, the count on the open alert with that key and the insert are one statement:
- * `dup` counts the signal on the open alert (as countDuplicate), `fresh` inserts only when `dup`
- * found none — its display number is then not drawn, as when the count ran first — and still
- * meets a concurrent identical signal by its ON CONFLICT; `ins` is whichever wrote.
- */
-function countOrInsert(db: Queryable, p: <T>(k: InsertParam) => T) {
-  const dup = duplicateCount(db, { organizationId: p<string>('organizationId'), dedupeKey: p<string>('dedupeKey'), now: p<Date>('updatedAt') });
-  const fresh = sql`${alertInsert(db, p, sql<boolean>`NOT EXISTS (SELECT 1 FROM dup)`)}`;
-  return { ins: sql`SELECT * FROM dup UNION ALL SELECT * FROM fresh`, with: sql`dup AS (${dup}), fresh AS (${fresh})` };
-}
-const countOrInsertStatement = prepared('count_or_insert_alert', (db, p: <T>(k: InsertParam) => T) => {
-  const { ins, with: pre } = countOrInsert(db, p);
-  return alertStatement(ins, p('entries'), undefined, { with: pre, from: sql`ins` });
-});
-const countOrInsertWithRunStatement = prepared('count_or_insert_alert_with_run', (db, p: <T>(k: InsertParam | RunParam | 'alertId' | 'alertDisplayId') => T) => {
-  const { ins, with: pre } = countOrInsert(db, p);
-  return alertStatement(ins, p('entries'), triageRun(p), { with: pre, from: sql`ins` });
-});
 
 /**
  * A new alert (`row`: its columns but `number`, drawn here from the organization's sequence)
  * with `onInsert` timeline entries. A sequence, not a counter row: `nextval` holds no lock until
  * commit, so concurrent alert intake in one organization does not queue behind each
  * transaction's commit; a rolled-back alert leaves a gap, as issue trackers do. The sequence is
- * created with the organization (a database trigger, migration 0014). When an open alert has the
- * same dedupe key — found first, in the same statement, or having won a race (the partial unique
- * index `alerts_open_dedupe_idx`) — that alert counts the signal instead and gets `onDuplicate`.
- * With `run` (runs' `runParams`), the run that triages the alert and its job are queued in the
- * same statement, when the alert is inserted.
+ * created with the organization (a database trigger, migration 0014). When an open alert with
+ * the same dedupe key won a race (the partial unique index `alerts_open_dedupe_idx`), that alert
+ * counts the signal instead and gets `onDuplicate`. With `run` (runs' `runParams`), the run that
+ * triages the alert and its job are queued in the same statement, when the alert is inserted.
  * Answers the alert as findAlert does.
  */
 export async function insertAlert(
@@ -280,28 +254,21 @@ export async function insertAlert(
   run?: Record<RunParam, unknown>,
 ): Promise<{ alert: AlertDto; inserted: boolean }> {
   const entries = entriesJson([...onInsert.map((e) => ({ ...e, onInsert: true })), { ...onDuplicate, onInsert: false }]);
-  const counted = row.dedupeKey !== null;
-  const rows = run
-    ? await (counted ? countOrInsertWithRunStatement : insertAlertWithRunStatement).execute(tx, { ...row, ...run, entries, alertId: null, alertDisplayId: null })
-    : await (counted ? countOrInsertStatement : insertAlertStatement).execute(tx, { ...row, entries });
+  const rows = run ? await insertAlertWithRunStatement.execute(tx, { ...row, ...run, entries, alertId: null, alertDisplayId: null }) : await insertAlertStatement.execute(tx, { ...row, entries });
   return answered(rows)!;
 }
 
-/** The open alert with this dedupe key counts one more signal (the row returned, `inserted` false). */
-function duplicateCount(db: Queryable, k: { organizationId: string; dedupeKey: string; now: Date }) {
-  return db
+const countDuplicateStatement = prepared('count_duplicate_alert', (db, p: <T>(k: 'organizationId' | 'dedupeKey' | 'now' | 'entries') => T) => {
+  const ins = db
     .updateTable('alerts')
-    .set((eb) => ({ duplicateCount: eb('duplicateCount', '+', 1), updatedAt: k.now }))
-    .where('organizationId', '=', k.organizationId)
-    .where('dedupeKey', '=', k.dedupeKey)
+    .set((eb) => ({ duplicateCount: eb('duplicateCount', '+', 1), updatedAt: p<Date>('now') }))
+    .where('organizationId', '=', p<string>('organizationId'))
+    .where('dedupeKey', '=', p<string>('dedupeKey'))
     .where('status', 'in', OPEN_STATUSES.map((s) => sql.lit(s)))
     .returningAll()
     .returning(sql<boolean>`false`.as('inserted'));
-}
-
-const countDuplicateStatement = prepared('count_duplicate_alert', (db, p: <T>(k: 'organizationId' | 'dedupeKey' | 'now' | 'entries') => T) =>
-  alertStatement(duplicateCount(db, { organizationId: p<string>('organizationId'), dedupeKey: p<string>('dedupeKey'), now: p<Date>('now') }), p('entries')),
-);
+  return alertStatement(ins, p('entries'));
+});
 
 /** The open alert with this dedupe key counts one more signal and gets `entry`; null when there is none. */
 export async function countDuplicate(tx: Queryable, organizationId: string, dedupeKey: string, entry: AlertStatementEntry): Promise<AlertDto | null> {

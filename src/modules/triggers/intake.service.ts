@@ -94,16 +94,16 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
   }
 
   /**
-   * Whether the firing is one statement (the alert, its timeline, the run and its job), which
-   * then runs without BEGIN and COMMIT — a single statement is its own transaction —: one round
-   * trip instead of three. So when no delivery id is claimed, the alert is not routed, and no
-   * subscriber of `alert.created` would act for the organization (delivery: no destination
-   * subscribed, from its cache). A destination subscribed by another process in the
+   * Whether the firing runs without BEGIN and COMMIT: each of its statements stands alone (a
+   * single statement is its own transaction). So when no delivery id is claimed, the alert is not
+   * routed, and no subscriber of `alert.created` would act for the organization (delivery: no
+   * destination subscribed, from its cache); a destination subscribed by another process in the
    * milliseconds between this check and the event still gets it, in a transaction of its own.
-   * A dedupe key is counted on its open alert by the same statement. Without a dedupe key, the
-   * statement is shared with concurrent deliveries (group commit: `deps.group`).
+   * The alert, its timeline, the run and its job are then one statement — shared with concurrent
+   * deliveries (group commit, `deps.group`) when the alert has no dedupe key; with one, the
+   * count on the open alert comes first (a duplicate is one round trip, a new alert two).
    */
-  async function isOneStatement(trigger: IntakeTrigger, claimsDelivery: boolean, alert: AlertFields | null): Promise<boolean> {
+  async function withoutTransaction(trigger: IntakeTrigger, claimsDelivery: boolean, alert: AlertFields | null): Promise<boolean> {
     if (claimsDelivery) return false;
     if (!alert) return true;
     return !trigger.routeAlerts && !(await deps.events.acts(db, 'alert.created', trigger.organizationId));
@@ -132,7 +132,7 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
       const alert = createsAlert ? alertFieldsFromPayload(trigger.source, req.body, trigger.alertMapping, trigger.name) : null;
       // The run id is chosen first so the delivery is claimed with it: one statement fewer.
       const firing = { runId: uuidv7(), mode: 'trigger' as const, payload: req.body, input: mappedInput(req.body ?? null, trigger.inputMapping), triggerContext, caller, alert };
-      const answer: IntakeResponseT = (await isOneStatement(trigger, delivery !== null, alert))
+      const answer: IntakeResponseT = (await withoutTransaction(trigger, delivery !== null, alert))
         ? (await fireTrigger(db, grouped, trigger, firing)).answer
         : await db.transaction().execute(async (tx) => {
             if (delivery) {
