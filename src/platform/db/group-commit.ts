@@ -80,8 +80,9 @@ export function createGroupCommit<I, O>(write: (items: readonly I[]) => Promise<
     inFlight++;
     void writeBatch(batch).finally(() => {
       inFlight--;
-      // The items that queued meanwhile have waited at least as long as this statement: written at once.
-      if (queue.length > 0) flush();
+      // Items that queued while every slot was busy (no batch opened for them) have waited at
+      // least as long as this statement: written at once. An opened batch keeps its wait.
+      if (queue.length > 0 && !cancelTimer) flush();
     });
     if (queue.length > 0 && inFlight < opts.maxInFlight) schedule();
   }
