@@ -50,7 +50,7 @@ describe('stdoutOncePerTurn', () => {
       const script = `import { createLogger } from ${JSON.stringify(logger)};
 const log = createLogger('info');
 log.info('first');
-setTimeout(() => { log.info('second'); log.error('last'); // not fatal: pino flushes after a fatal line itself ${tail} }, 5);`;
+setTimeout(() => { log.info('second'); log.error('last'); ${tail} }, 5);`; // not fatal: pino flushes after a fatal line itself
       try {
         return execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
       } catch (err) {
