@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ValidationError } from './errors.js';
-import { routeOf } from './request-hooks.js';
 import { literalAddressRefusal } from '../outbound/address-policy.js';
 
 /**
@@ -97,7 +96,7 @@ export function installInputGuards(app: FastifyInstance, opts: { allowPrivateNet
     // An action that takes no body (restore, redeliver, test-send…) accepts `content-type:
     // application/json` with nothing in it, as many clients send; where a body is required the
     // empty one is still refused by the default parser below (400).
-    if (text.trim() === '' && !routeOf(request).schema?.body) return done(null, undefined);
+    if (text.trim() === '' && !request.routeOptions.schema?.body) return done(null, undefined);
     if (jsonDepthExceeds(text)) return done(ValidationError.single('', `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, 'too_deep'), undefined);
     defaultJson(request, text, (err, value) => {
       if (err) return done(err, undefined);
@@ -112,7 +111,7 @@ export function installInputGuards(app: FastifyInstance, opts: { allowPrivateNet
     refuseUnstorable(request.params, 'params');
     // A literal private, loopback or metadata address in a URL Rampart will call is refused when
     // it is saved (400 naming the rule), not only when it is fetched.
-    const outboundUrls = routeOf(request).config.outboundUrls;
+    const outboundUrls = request.routeOptions.config.outboundUrls;
     if (!outboundUrls) return;
     const issues = outboundUrls.flatMap((path) => {
       const value = at(request.body, path);

@@ -3,7 +3,6 @@ import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'pr
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
 import { databaseHealth } from '../db/health.js';
-import { routeOf } from './request-hooks.js';
 
 /**
  * One read shared by the gauges of a scrape: prom-client collects every gauge at once, so two
@@ -101,7 +100,7 @@ export function installMetrics(app: FastifyInstance, db: Database): Registry {
   });
 
   app.addHook('onResponse', (request, reply, done) => {
-    requests.record(request.method, routeOf(request).url ?? (request.is404 ? 'unmatched' : 'unknown'), reply.statusCode, reply.elapsedTime / 1000);
+    requests.record(request.method, request.routeOptions.url ?? (request.is404 ? 'unmatched' : 'unknown'), reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   return registry;

@@ -29,20 +29,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     actor?: Actor;
-    /** `routeOptions`, read once per request (routeOf). */
-    routeOnce: RouteOptions | null;
   }
-}
-
-type RouteOptions = FastifyRequest['routeOptions'];
-
-/**
- * The request's `routeOptions`, read once: Fastify's getter builds a new object and asks the
- * router for its version constraint on every read, and every request read it five times (hooks,
- * request log, metrics: ~1 µs each, docs/performance.md).
- */
-export function routeOf(request: FastifyRequest): RouteOptions {
-  return (request.routeOnce ??= request.routeOptions);
 }
 
 /** The authenticated actor of a non-public route (set by the onRequest hook). */
@@ -70,10 +57,9 @@ export function installRequestHooks(
   app: FastifyInstance,
   deps: { authenticator: Authenticator; rateLimiter: RateLimiter; sessions?: CookieAuthenticator },
 ): void {
-  app.decorateRequest('routeOnce', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    const config = routeOf(request).config;
+    const config = request.routeOptions.config;
     if (config.deprecated) {
       assertNotSunset(config.deprecated);
       reply.headers(deprecationHeaders(config.deprecated));

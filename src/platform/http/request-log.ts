@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
-import { routeOf } from './request-hooks.js';
 
 /**
  * The request log: one line per request, written when the response is finished:
@@ -22,11 +21,10 @@ export function installRequestLog(app: FastifyInstance): void {
     const status = reply.statusCode;
     const level = status >= 500 ? 'error' : 'info';
     // A route's own `logLevel` still silences its line, as it did when the line went through request.log.
-    const route = routeOf(request);
-    const routeLevel = route.logLevel;
+    const routeLevel = request.routeOptions.logLevel;
     if (routeLevel && (lines.levels.values[routeLevel] ?? 0) > lines.levels.values[level]!) return done();
     lines[level](
-      { reqId: request.id, method: request.method, route: route.url, status, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      { reqId: request.id, method: request.method, route: request.routeOptions.url, status, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request completed',
     );
     done();
