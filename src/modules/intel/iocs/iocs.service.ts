@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/database.js';
 import type { RequestContext } from '../../../platform/context.js';
 import { writeAudit } from '../../../platform/audit.js';
@@ -9,6 +9,7 @@ import { isDefangedValue } from './indicator-types.fns.js';
 import { IOC_STATUSES, type IocListQueryT } from './iocs.schemas.js';
 import { containsPattern } from '../../../platform/db/like.js';
 import { applyIndicatorCheck } from './checks.store.js';
+import { createGenerationCache } from './counts.cache.js';
 
 type IocStatus = (typeof IOC_STATUSES)[number];
 
@@ -60,6 +61,15 @@ function availableTypesSql(orgId: string) {
 }
 
 type StatusCounts = Record<IocStatus, number>;
+/** What a (organization, filters) key's first page computes and its later pages and repeats reuse. */
+type Summary = { counts: StatusCounts; types: string[] };
+
+/** The organization's indicator generation (migration 0130), as text: read with what it stamps. */
+function generationSql(orgId: string) {
+  return sql<string>`coalesce((SELECT generation FROM intel_indicator_generations WHERE organization_id = ${orgId}), 0)::text`;
+}
+/** Summaries kept per process: a few hundred bytes each. */
+const SUMMARY_CACHE_ENTRIES = 2_000;
 type DbRow = { id: string; value: string; normalizedValue: string; type: string; itemId: string; intelTitle: string; sourceLabel: string; status: IocStatus; lastCheckedAt: Date | null };
 
 /** Table-wide row counts (planner statistics): upper bounds of any one organization's. */
@@ -182,20 +192,45 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
     return rows;
   }
 
+  const summaries = createGenerationCache<Summary>(SUMMARY_CACHE_ENTRIES);
+
+  /**
+   * The key's summary: from the cache when the organization's generation, read now, is the one
+   * it was computed at; otherwise from `compute`, a statement that also returns the generation
+   * (same snapshot) under which the result is kept. A key never seen costs no extra round trip.
+   */
+  async function summary(orgId: string, key: string, compute: () => Promise<Summary & { generation: string }>): Promise<Summary> {
+    if (summaries.peek(key)) {
+      const { rows } = await sql<{ generation: string }>`SELECT ${generationSql(orgId)} AS generation`.execute(db);
+      const hit = summaries.valid(key, rows[0]!.generation);
+      if (hit) return hit;
+    }
+    const { generation, ...computed } = await compute();
+    summaries.set(key, generation, computed);
+    return computed;
+  }
+
+  /** The exact counts of `fromWhere`'s rows by status, availableTypes and the generation, in one statement (one snapshot). */
+  async function computeSummary(orgId: string, fromWhere: RawBuilder<unknown>): Promise<Summary & { generation: string }> {
+    const { rows } = await sql<StatusCounts & { types: string[] | null; generation: string }>`
+      SELECT count(*) FILTER (WHERE status = 'found')::int AS found, count(*) FILTER (WHERE status = 'clean')::int AS clean,
+             count(*) FILTER (WHERE status = 'unchecked')::int AS unchecked, count(*) FILTER (WHERE status = 'unknown')::int AS unknown,
+             ${availableTypesSql(orgId)} AS types, ${generationSql(orgId)} AS generation
+      FROM ${fromWhere}`.execute(db);
+    const r = rows[0]!;
+    return { counts: { found: r.found, clean: r.clean, unchecked: r.unchecked, unknown: r.unknown }, types: r.types ?? [], generation: r.generation };
+  }
+
   async function searchList(orgId: string, query: IocListInput & { search: string }) {
     // A pasted defanged value (hxxp://45.142.212[.]100/…) is searched as the value it stands for.
     const pattern = containsPattern(refang(query.search));
+    const key = `${orgId}\u0000${query.type?.join(',') ?? ''}\u0000${pattern}`;
     // search_value is lower(normalized_value): `LIKE lower(p)` is exactly `normalized_value ILIKE p`.
-    const { rows } = await sql<StatusCounts & { types: string[] | null }>`
-      SELECT count(*) FILTER (WHERE status = 'found')::int AS found, count(*) FILTER (WHERE status = 'clean')::int AS clean,
-             count(*) FILTER (WHERE status = 'unchecked')::int AS unchecked, count(*) FILTER (WHERE status = 'unknown')::int AS unknown,
-             ${availableTypesSql(orgId)} AS types
-      FROM intel_indicator_search
-      WHERE organization_id = ${orgId}${typeCondition(query.type)} AND search_value LIKE lower(${pattern})`.execute(db);
-    const r = rows[0]!;
-    const counts: StatusCounts = { found: r.found, clean: r.clean, unchecked: r.unchecked, unknown: r.unknown };
+    const { counts, types } = await summary(orgId, key, () =>
+      computeSummary(orgId, sql`intel_indicator_search WHERE organization_id = ${orgId}${typeCondition(query.type)} AND search_value LIKE lower(${pattern})`),
+    );
     const all = counts.found + counts.clean + counts.unchecked + counts.unknown;
-    return { rows: await searchPage(orgId, query, pattern, query.status ? counts[query.status] : all, all), counts, types: r.types ?? [] };
+    return { rows: await searchPage(orgId, query, pattern, query.status ? counts[query.status] : all, all), counts, types };
   }
 
   async function plainList(orgId: string, query: IocListInput) {
@@ -203,16 +238,12 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
     let rowsQ = db.selectFrom('intelIndicators').where('organizationId', '=', orgId);
     if (typeFilter) rowsQ = rowsQ.where('type', 'in', typeFilter);
     if (query.status) rowsQ = rowsQ.where('status', '=', query.status);
-    let countsQ = db.selectFrom('intelIndicators').where('organizationId', '=', orgId);
-    if (typeFilter) countsQ = countsQ.where('type', 'in', typeFilter);
-    const [rows, counts, types] = await Promise.all([
+    const key = `${orgId}\u0000${typeFilter?.join(',') ?? ''}`;
+    const [rows, { counts, types }] = await Promise.all([
       rowsQ.select(ROW_COLUMNS).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(query.perPage).offset((query.page - 1) * query.perPage).execute(),
-      countsQ.select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute(),
-      sql<{ types: string[] | null }>`SELECT ${availableTypesSql(orgId)} AS types`.execute(db),
+      summary(orgId, key, () => computeSummary(orgId, sql`intel_indicators WHERE organization_id = ${orgId}${typeCondition(typeFilter ?? undefined)}`)),
     ]);
-    const statusCounts: StatusCounts = { found: 0, clean: 0, unchecked: 0, unknown: 0 };
-    for (const c of counts) statusCounts[c.status] = Number(c.n);
-    return { rows, counts: statusCounts, types: types.rows[0]?.types ?? [] };
+    return { rows, counts, types };
   }
 
   return {
