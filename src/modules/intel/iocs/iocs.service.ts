@@ -70,6 +70,18 @@ function generationSql(orgId: string) {
 }
 /** Summaries kept per process: a few hundred bytes each. */
 const SUMMARY_CACHE_ENTRIES = 2_000;
+/**
+ * A search with at most this many matches has its pages cut from its sorted match list, read once
+ * (one GIN scan) and kept: the order walk would read too many rows for so few matches, and the GIN
+ * scan it needs instead cost as much as the count on every page and status filter of the search.
+ */
+const LIST_MAX_MATCHES = 10_000;
+/** Characters of match lists kept per process (37 per match: the id and a status digit): ~8 MB. */
+const LIST_CACHE_CHARS = 8_000_000;
+const ID_CHARS = 36;
+const ENTRY_CHARS = ID_CHARS + 1;
+/** Each status as one digit, its index in IOC_STATUSES. */
+const STATUS_DIGIT = sql.raw(`CASE status ${IOC_STATUSES.map((st, i) => `WHEN '${st}' THEN '${i}'`).join(' ')} END`);
 type DbRow = { id: string; value: string; normalizedValue: string; type: string; itemId: string; intelTitle: string; sourceLabel: string; status: IocStatus; lastCheckedAt: Date | null };
 
 /** Table-wide row counts (planner statistics): upper bounds of any one organization's. */
@@ -150,7 +162,8 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
   const PAGE_COLUMNS = sql.raw('i.id, i.value, i.normalized_value, i.type, i.item_id, i.intel_title, i.source_label, i.status, i.last_checked_at');
 
   /** `matches`: of the query (its status, if any); `allMatches`: of the search whatever the status (what the GIN path reads). */
-  async function searchPage(orgId: string, query: IocListInput, pattern: string, matches: number, allMatches: number) {
+  async function searchPage(orgId: string, query: IocListInput, search: { key: string; generation: string; pattern: string }, matches: number, allMatches: number) {
+    const { pattern } = search;
     const limit = query.perPage;
     const offset = (query.page - 1) * query.perPage;
     const expected = Math.max(0, Math.min(limit, matches - offset));
@@ -180,6 +193,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
             ORDER BY i.created_at DESC, i.id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db);
       if (rows.length >= expected) return rows;
     }
+    if (allMatches <= LIST_MAX_MATCHES) return pageOfList(orgId, query, await matchList(orgId, query, search));
     const { rows } = await sql<DbRow>`
       WITH m AS MATERIALIZED (
         SELECT id, created_at FROM intel_indicator_search
@@ -192,21 +206,52 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
     return rows;
   }
 
-  const summaries = createGenerationCache<Summary>(SUMMARY_CACHE_ENTRIES);
+  /** The search's matches in page order (created_at DESC, id DESC), from the cache at `generation` or one GIN scan. */
+  async function matchList(orgId: string, query: IocListInput, search: { key: string; generation: string; pattern: string }): Promise<string> {
+    const hit = matchLists.valid(search.key, search.generation);
+    if (hit !== undefined) return hit;
+    const { rows } = await sql<{ list: string | null; generation: string }>`
+      SELECT string_agg(id::text || ${STATUS_DIGIT}, '' ORDER BY created_at DESC, id DESC) AS list, ${generationSql(orgId)} AS generation
+      FROM intel_indicator_search
+      WHERE organization_id = ${orgId}${typeCondition(query.type)} AND search_value LIKE lower(${search.pattern})`.execute(db);
+    const list = rows[0]!.list ?? '';
+    matchLists.set(search.key, rows[0]!.generation, list);
+    return list;
+  }
+
+  /** The page of `list` (matches of any status) for the query's status filter, page and size: its rows by primary key. */
+  async function pageOfList(orgId: string, query: IocListInput, list: string): Promise<DbRow[]> {
+    const digit = query.status ? String(IOC_STATUSES.indexOf(query.status)) : null;
+    const offset = (query.page - 1) * query.perPage;
+    const ids: string[] = [];
+    for (let at = 0, seen = 0; at < list.length && ids.length < query.perPage; at += ENTRY_CHARS) {
+      if (digit !== null && list[at + ID_CHARS] !== digit) continue;
+      if (seen++ >= offset) ids.push(list.slice(at, at + ID_CHARS));
+    }
+    if (!ids.length) return [];
+    const { rows } = await sql<DbRow>`SELECT ${PAGE_COLUMNS} FROM intel_indicators i WHERE i.organization_id = ${orgId} AND i.id = ANY(${ids}::uuid[])`.execute(db);
+    const position = new Map(ids.map((id, n) => [id, n]));
+    return rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
+  }
+
+  const summaries = createGenerationCache<Summary>({ maxEntries: SUMMARY_CACHE_ENTRIES });
+  /** A narrow search's matches, newest first: per match its id and status digit (ENTRY_CHARS). */
+  const matchLists = createGenerationCache<string>({ maxEntries: SUMMARY_CACHE_ENTRIES, maxWeight: LIST_CACHE_CHARS, weigh: (list) => list.length });
 
   /**
    * The key's summary: from the cache when the organization's generation, read now, is the one
    * it was computed at; otherwise from `compute`, a statement that also returns the generation
    * (same snapshot) under which the result is kept. A key never seen costs no extra round trip.
    */
-  async function summary(orgId: string, key: string, compute: () => Promise<Summary & { generation: string }>): Promise<Summary> {
-    if (summaries.peek(key)) {
+  async function summary(orgId: string, key: string, compute: () => Promise<Summary & { generation: string }>): Promise<Summary & { generation: string }> {
+    if (summaries.has(key)) {
       const { rows } = await sql<{ generation: string }>`SELECT ${generationSql(orgId)} AS generation`.execute(db);
-      const hit = summaries.valid(key, rows[0]!.generation);
-      if (hit) return hit;
+      const generation = rows[0]!.generation;
+      const hit = summaries.valid(key, generation);
+      if (hit) return { ...hit, generation };
     }
-    const { generation, ...computed } = await compute();
-    summaries.set(key, generation, computed);
+    const computed = await compute();
+    summaries.set(key, computed.generation, { counts: computed.counts, types: computed.types });
     return computed;
   }
 
@@ -226,11 +271,11 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
     const pattern = containsPattern(refang(query.search));
     const key = `${orgId}\u0000${query.type?.join(',') ?? ''}\u0000${pattern}`;
     // search_value is lower(normalized_value): `LIKE lower(p)` is exactly `normalized_value ILIKE p`.
-    const { counts, types } = await summary(orgId, key, () =>
+    const { counts, types, generation } = await summary(orgId, key, () =>
       computeSummary(orgId, sql`intel_indicator_search WHERE organization_id = ${orgId}${typeCondition(query.type)} AND search_value LIKE lower(${pattern})`),
     );
     const all = counts.found + counts.clean + counts.unchecked + counts.unknown;
-    return { rows: await searchPage(orgId, query, pattern, query.status ? counts[query.status] : all, all), counts, types };
+    return { rows: await searchPage(orgId, query, { key, generation, pattern }, query.status ? counts[query.status] : all, all), counts, types };
   }
 
   async function plainList(orgId: string, query: IocListInput) {
