@@ -10,6 +10,7 @@ import { IOC_STATUSES, type IocListQueryT } from './iocs.schemas.js';
 import { containsPattern } from '../../../platform/db/like.js';
 import { applyIndicatorCheck } from './checks.store.js';
 import { createGenerationCache } from './counts.cache.js';
+import { createSearchSampler } from './search-sample.repo.js';
 
 type IocStatus = (typeof IOC_STATUSES)[number];
 
@@ -76,6 +77,12 @@ const SUMMARY_CACHE_ENTRIES = 2_000;
  * scan it needs instead cost as much as the count on every page and status filter of the search.
  */
 const LIST_MAX_MATCHES = 10_000;
+/**
+ * A search not seen before that the sample says matches at most this many rows is computed from
+ * its sorted match list alone (the counts are the list's tally): one GIN scan where counting and
+ * then listing took two. Below LIST_MAX_MATCHES: the estimate is a sample's.
+ */
+const NARROW_ESTIMATE = 6_000;
 /** Characters of match lists kept per process (37 per match: the id and a status digit): ~8 MB. */
 const LIST_CACHE_CHARS = 8_000_000;
 const ID_CHARS = 36;
@@ -162,7 +169,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
   const PAGE_COLUMNS = sql.raw('i.id, i.value, i.normalized_value, i.type, i.item_id, i.intel_title, i.source_label, i.status, i.last_checked_at');
 
   /** `matches`: of the query (its status, if any); `allMatches`: of the search whatever the status (what the GIN path reads). */
-  async function searchPage(orgId: string, query: IocListInput, search: { key: string; generation: string; pattern: string }, matches: number, allMatches: number) {
+  async function searchPage(orgId: string, query: IocListInput, search: { key: string; generation: string; pattern: string; fromWhere: RawBuilder<unknown> }, matches: number, allMatches: number) {
     const { pattern } = search;
     const limit = query.perPage;
     const offset = (query.page - 1) * query.perPage;
@@ -193,7 +200,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
             ORDER BY i.created_at DESC, i.id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db);
       if (rows.length >= expected) return rows;
     }
-    if (allMatches <= LIST_MAX_MATCHES) return pageOfList(orgId, query, await matchList(orgId, query, search));
+    if (allMatches <= LIST_MAX_MATCHES) return pageOfList(orgId, query, await matchList(orgId, search.key, search.generation, search.fromWhere));
     const { rows } = await sql<DbRow>`
       WITH m AS MATERIALIZED (
         SELECT id, created_at FROM intel_indicator_search
@@ -207,16 +214,21 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
   }
 
   /** The search's matches in page order (created_at DESC, id DESC), from the cache at `generation` or one GIN scan. */
-  async function matchList(orgId: string, query: IocListInput, search: { key: string; generation: string; pattern: string }): Promise<string> {
-    const hit = matchLists.valid(search.key, search.generation);
+  async function matchList(orgId: string, key: string, generation: string, fromWhere: RawBuilder<unknown>): Promise<string> {
+    const hit = matchLists.valid(key, generation);
     if (hit !== undefined) return hit;
-    const { rows } = await sql<{ list: string | null; generation: string }>`
-      SELECT string_agg(id::text || ${STATUS_DIGIT}, '' ORDER BY created_at DESC, id DESC) AS list, ${generationSql(orgId)} AS generation
-      FROM intel_indicator_search
-      WHERE organization_id = ${orgId}${typeCondition(query.type)} AND search_value LIKE lower(${search.pattern})`.execute(db);
-    const list = rows[0]!.list ?? '';
-    matchLists.set(search.key, rows[0]!.generation, list);
-    return list;
+    return (await readMatchList(orgId, key, fromWhere)).list;
+  }
+
+  /** One GIN scan: every match as its id and status digit, newest first; kept under the generation read with it. */
+  async function readMatchList(orgId: string, key: string, fromWhere: RawBuilder<unknown>) {
+    const { rows } = await sql<{ list: string | null; types: string[] | null; generation: string }>`
+      SELECT string_agg(id::text || ${STATUS_DIGIT}, '' ORDER BY created_at DESC, id DESC) AS list,
+             ${availableTypesSql(orgId)} AS types, ${generationSql(orgId)} AS generation
+      FROM ${fromWhere}`.execute(db);
+    const r = { list: rows[0]!.list ?? '', types: rows[0]!.types ?? [], generation: rows[0]!.generation };
+    matchLists.set(key, r.generation, r.list);
+    return r;
   }
 
   /** The page of `list` (matches of any status) for the query's status filter, page and size: its rows by primary key. */
@@ -235,6 +247,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
   }
 
   const summaries = createGenerationCache<Summary>({ maxEntries: SUMMARY_CACHE_ENTRIES });
+  const sampler = createSearchSampler(db);
   /** A narrow search's matches, newest first: per match its id and status digit (ENTRY_CHARS). */
   const matchLists = createGenerationCache<string>({ maxEntries: SUMMARY_CACHE_ENTRIES, maxWeight: LIST_CACHE_CHARS, weigh: (list) => list.length });
 
@@ -268,14 +281,21 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
 
   async function searchList(orgId: string, query: IocListInput & { search: string }) {
     // A pasted defanged value (hxxp://45.142.212[.]100/…) is searched as the value it stands for.
-    const pattern = containsPattern(refang(query.search));
+    const term = refang(query.search);
+    const pattern = containsPattern(term);
     const key = `${orgId}\u0000${query.type?.join(',') ?? ''}\u0000${pattern}`;
     // search_value is lower(normalized_value): `LIKE lower(p)` is exactly `normalized_value ILIKE p`.
-    const { counts, types, generation } = await summary(orgId, key, () =>
-      computeSummary(orgId, sql`intel_indicator_search WHERE organization_id = ${orgId}${typeCondition(query.type)} AND search_value LIKE lower(${pattern})`),
-    );
+    const fromWhere = sql`intel_indicator_search WHERE organization_id = ${orgId}${typeCondition(query.type)} AND search_value LIKE lower(${pattern})`;
+    const { counts, types, generation } = await summary(orgId, key, async () => {
+      const estimate = sampler.estimate(orgId, query.type, term);
+      if (estimate === null || estimate > NARROW_ESTIMATE) return computeSummary(orgId, fromWhere);
+      const { list, ...rest } = await readMatchList(orgId, key, fromWhere);
+      const counts: StatusCounts = { found: 0, clean: 0, unchecked: 0, unknown: 0 };
+      for (let at = ID_CHARS; at < list.length; at += ENTRY_CHARS) counts[IOC_STATUSES[Number(list[at])]!]++;
+      return { counts, ...rest };
+    });
     const all = counts.found + counts.clean + counts.unchecked + counts.unknown;
-    return { rows: await searchPage(orgId, query, { key, generation, pattern }, query.status ? counts[query.status] : all, all), counts, types };
+    return { rows: await searchPage(orgId, query, { key, generation, pattern, fromWhere }, query.status ? counts[query.status] : all, all), counts, types };
   }
 
   async function plainList(orgId: string, query: IocListInput) {
