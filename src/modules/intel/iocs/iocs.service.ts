@@ -139,8 +139,15 @@ export function walkEstimate(stats: IndicatorStats, query: { status?: IocStatus 
  * Without a search the order index and the (organization_id, status, type) index serve rows and
  * counts directly.
  */
-export function createIocsService(deps: { db: Database; stats?: () => Promise<IndicatorStats> }) {
+export function createIocsService(deps: {
+  db: Database;
+  stats?: () => Promise<IndicatorStats>;
+  /** Tests: force a plan (estimated matches of a new search; the list path's limit). */
+  estimate?: (orgId: string, types: readonly string[] | undefined, term: string) => number | null;
+  listMaxMatches?: number;
+}) {
   const { db } = deps;
+  const listMaxMatches = deps.listMaxMatches ?? LIST_MAX_MATCHES;
 
   let cachedStats: { at: number; stats: Promise<IndicatorStats> } | null = null;
   async function readStats(): Promise<IndicatorStats> {
@@ -200,7 +207,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
             ORDER BY i.created_at DESC, i.id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db);
       if (rows.length >= expected) return rows;
     }
-    if (allMatches <= LIST_MAX_MATCHES) return pageOfList(orgId, query, await matchList(orgId, search.key, search.generation, search.fromWhere));
+    if (allMatches <= listMaxMatches) return pageOfList(orgId, query, await matchList(orgId, search.key, search.generation, search.fromWhere));
     const { rows } = await sql<DbRow>`
       WITH m AS MATERIALIZED (
         SELECT id, created_at FROM intel_indicator_search
@@ -247,7 +254,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
   }
 
   const summaries = createGenerationCache<Summary>({ maxEntries: SUMMARY_CACHE_ENTRIES });
-  const sampler = createSearchSampler(db);
+  const estimate = deps.estimate ?? createSearchSampler(db).estimate;
   /** A narrow search's matches, newest first: per match its id and status digit (ENTRY_CHARS). */
   const matchLists = createGenerationCache<string>({ maxEntries: SUMMARY_CACHE_ENTRIES, maxWeight: LIST_CACHE_CHARS, weigh: (list) => list.length });
 
@@ -287,8 +294,8 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
     // search_value is lower(normalized_value): `LIKE lower(p)` is exactly `normalized_value ILIKE p`.
     const fromWhere = sql`intel_indicator_search WHERE organization_id = ${orgId}${typeCondition(query.type)} AND search_value LIKE lower(${pattern})`;
     const { counts, types, generation } = await summary(orgId, key, async () => {
-      const estimate = sampler.estimate(orgId, query.type, term);
-      if (estimate === null || estimate > NARROW_ESTIMATE) return computeSummary(orgId, fromWhere);
+      const matches = estimate(orgId, query.type, term);
+      if (matches === null || matches > Math.min(NARROW_ESTIMATE, listMaxMatches)) return computeSummary(orgId, fromWhere);
       const { list, ...rest } = await readMatchList(orgId, key, fromWhere);
       const counts: StatusCounts = { found: 0, clean: 0, unchecked: 0, unknown: 0 };
       for (let at = ID_CHARS; at < list.length; at += ENTRY_CHARS) counts[IOC_STATUSES[Number(list[at])]!]++;
