@@ -26,6 +26,8 @@ export interface IocsRun {
   p50Ms: number;
   p95Ms: number;
   byShape: Array<{ shape: string; n: number; p50Ms: number; p95Ms: number; maxMs: number; meanTotal: number }>;
+  /** Requests whose (search, type) was new: they computed the counts the later ones found kept. */
+  firstSearch: { n: number; p50Ms: number; p95Ms: number };
   slowest: Array<{ ms: number; query: IocQuery; total: number }>;
   loadSeconds: number;
 }
