@@ -132,7 +132,12 @@ export function walkEstimate(stats: IndicatorStats, query: { status?: IocStatus 
  *   2. the page, by the cheaper of a bounded walk down an order index (broad searches) and the
  *      GIN's matches sorted (narrow ones), chosen from the exact counts (walkEstimate); only the
  *      page's ≤ 200 rows are read from intel_indicators, by primary key.
- * A broad search so costs about one pass over its matches. (Finding the matches once for both in
+ * A broad search so costs about one pass over its matches, once: step 1's answer is kept per
+ * (organization, search, type) with the organization's indicator generation (migration 0130,
+ * counts.cache.ts) and served again, to later pages, other status filters and repeats, only while
+ * that generation is unchanged. A narrow search (≤ LIST_MAX_MATCHES) keeps its sorted match list
+ * too, and cuts every page from it; one not seen before that a sample of the organization's values
+ * says is narrow is counted from that list directly (search-sample.repo.ts). (Finding the matches once for both in
  * one statement cost ~30 % more for a 30,000-match search: materializing them and sorting for
  * the page. Running a count and a page query side by side on two connections doubled the CPU
  * per request, which on 2 shared cores made requests slower, not faster.)
