@@ -147,7 +147,30 @@ describe('GET /iocs counts after writes', () => {
     expect(other).toMatchObject({ total: 0, rows: [], statusCounts: { found: 0, clean: 0, unchecked: 0, unknown: 0 }, availableTypes: [] });
   });
 
+  it('TRUNCATE of the indicators empties every organization\'s answer, also one never written before', async () => {
+    await expectCurrent('cache-');
+    const b = bearer(t.orgB.apiKey.key);
+    const orgBId = t.orgB.organization.id;
+    // Organization B's rows written with the triggers off (as the bench's bulk load does): no generation.
+    const items = (await seedIntel(t.database.db, orgBId, { items: 1 })).itemIds;
+    const row = { ...indicator('domain', 'cache-b.example'), organizationId: orgBId, itemId: items[0]! };
+    await t.database.db.connection().execute(async (c) => {
+      await sql`SET session_replication_role = replica`.execute(c);
+      await c.insertInto('intelIndicators').values(row).execute();
+      await sql`INSERT INTO intel_indicator_search (id, organization_id, type, status, created_at, search_value)
+        SELECT id, organization_id, type, status, created_at, lower(normalized_value) FROM intel_indicators WHERE id = ${row.id}`.execute(c);
+      await sql`SET session_replication_role = origin`.execute(c);
+    });
+    await sql`DELETE FROM intel_indicator_generations WHERE organization_id = ${orgBId}`.execute(t.database.db);
+    expect((await sql<{ n: number }>`SELECT count(*)::int AS n FROM intel_indicator_generations WHERE organization_id = ${orgBId}`.execute(t.database.db)).rows[0]!.n).toBe(0);
+    expect((await list('search=cache-b', b)).total).toBe(1);
+    await sql`TRUNCATE intel_indicators CASCADE`.execute(t.database.db);
+    expect((await list('search=cache-b', b)).total).toBe(0);
+    expect((await list('search=cache-')).total).toBe(0);
+  });
+
   it("deleting the organization removes its generation", async () => {
+    await t.database.db.insertInto('intelIndicators').values(indicator('domain', 'cache-last.example')).execute();
     expect(await generation()).not.toBeNull();
     await t.database.db.deleteFrom('organizations').where('id', '=', orgId).execute();
     expect(await generation()).toBeNull();

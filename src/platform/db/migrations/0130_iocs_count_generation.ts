@@ -81,11 +81,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       ON CONFLICT DO NOTHING;
       RETURN NULL;
     END $$`.execute(db);
-  // TRUNCATE says nothing about organizations: every generation moves, at once.
+  // TRUNCATE says nothing about organizations: every organization's generation moves, at once
+  // (also those that never had one: counts kept at generation 0 must not survive it).
   await sql`
     CREATE FUNCTION intel_indicator_generation_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      UPDATE intel_indicator_generations SET generation = generation + 1;
+      INSERT INTO intel_indicator_generations (organization_id, generation) SELECT id, 1 FROM organizations
+      ON CONFLICT (organization_id) DO UPDATE SET generation = intel_indicator_generations.generation + 1;
       RETURN NULL;
     END $$`.execute(db);
 
