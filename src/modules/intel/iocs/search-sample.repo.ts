@@ -21,7 +21,8 @@ interface Sample {
  * counts them, a broad one only counts. A wrong estimate costs time, never correctness. The
  * planner's own estimate for a trigram LIKE was no guide (`%northwind.io%`: 24 rows estimated,
  * 4,258 found). The first request of an organization starts the sample and goes on without it;
- * a stale sample is served while its replacement loads.
+ * a stale sample is served while its replacement loads. Memory: every organization is sampled at
+ * the same rate (~SAMPLE_ROWS of the whole copy), so all samples together hold about that many values.
  */
 export function createSearchSampler(db: Database) {
   const samples = new Map<string, { at: number; loading: boolean; sample: Sample | null }>();
