@@ -195,6 +195,34 @@ describe('the scheduler pass', () => {
     expect(v.activityEvents.map((e: { kind: string }) => e.kind)).toContain('intel_linked');
   });
 
+  it('follows a running sync: waits for a writer still open, then reads what settled without a minute\'s delay', async () => {
+    const db = t.database.db;
+    const source = await seedAdvisorySource(db, org);
+    // A sync chunk still being written: its transaction began, and stamped its item, before a
+    // later chunk committed (two chunks are written at once).
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let stamped!: () => void;
+    const begun = new Promise<void>((r) => (stamped = r));
+    const writer = db.transaction().execute(async (tx) => {
+      await seedAdvisory(tx, org, source, { title: 'Early chunk', text: 'Tracked as CVE-2026-50011.', cves: ['CVE-2026-50011'], attack: false });
+      stamped();
+      await held;
+    });
+    await begun;
+    await new Promise((r) => setTimeout(r, 1_200));
+    await seedAdvisory(db, org, source, { title: 'Later chunk', text: 'Tracked as CVE-2026-50012.', cves: ['CVE-2026-50012'], attack: false });
+    const keys = async () => (await db.selectFrom('huntThreats').select('canonicalKey').where('organizationId', '=', org).where('canonicalKey', 'in', ['CVE-2026-50011', 'CVE-2026-50012']).orderBy('canonicalKey').execute()).map((r) => r.canonicalKey);
+    // Read now, the later item would move the watermark past the early one, which commits after.
+    await runHuntIntelPass(db);
+    expect(await keys()).toEqual([]);
+    release();
+    await writer;
+    await new Promise((r) => setTimeout(r, 1_100)); // the clock tolerance between workers
+    await runHuntIntelPass(db);
+    expect(await keys()).toEqual(['CVE-2026-50011', 'CVE-2026-50012']);
+  });
+
   it('runs for every organization with settled items past its watermark', async () => {
     const db = t.database.db;
     const orgB = t.orgB.organization.id;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { uuidv7 } from 'uuidv7';
-import type { Database } from '../../platform/db/database.js';
+import type { Database, Queryable } from '../../platform/db/database.js';
 import { assessThreats, insertEvents } from './assess.service.js';
 import type { EventBus } from '../../platform/events.js';
 import { readWatermark, writeWatermark } from './settings.repo.js';
@@ -104,13 +104,48 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
   return { created, updated };
 }
 
-/** The scheduler pass: every organization with items processed after its watermark. */
+/** A writer's transaction older than this is not waited for (the rule before 2026-11-26: one minute). */
+const SETTLE_MAX_MS = 60_000;
+/** Tolerance between the clocks of the processes that stamp processed_at (workers on several hosts). */
+const CLOCK_TOLERANCE_MS = 1_000;
+
+/**
+ * The instant up to which every item's processing has committed: a writer stamps processed_at
+ * from its clock after its transaction began (pipeline/ingest.store.ts, results.store.ts), so an
+ * item still uncommitted carries a time no earlier than the start of the oldest transaction open
+ * now. Reading only up to that instant keeps the watermark from passing an item that commits
+ * later with an earlier processed_at (two sync chunks are written at once). The oldest open
+ * transaction's age comes from pg_stat_activity (client backends of this database; a duration,
+ * so the database's clock does not matter); one older than a minute is not waited for, as before.
+ * With the sync's writes a second or so long, the pass follows a running sync a second or two
+ * behind instead of a minute.
+ */
+export async function settledInstant(db: Queryable): Promise<Date> {
+  const before = Date.now();
+  const { rows } = await sql<{ ageMs: number | null }>`
+    SELECT (EXTRACT(epoch FROM statement_timestamp() - min(xact_start)) * 1000)::float8 AS "ageMs"
+    FROM pg_stat_activity
+    WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`.execute(db);
+  const age = Math.max(0, rows[0]?.ageMs ?? 0);
+  return new Date(before - Math.min(SETTLE_MAX_MS, age) - CLOCK_TOLERANCE_MS);
+}
+
+/** A scheduler tick reads pages of an organization's items for at most this long (ticks are 30 s apart). */
+const PASS_BUDGET_MS = 20_000;
+
+/**
+ * The scheduler pass: every organization with items processed after its watermark, page after
+ * page (a large sync's items are followed as they commit, not one page per tick).
+ */
 export async function runHuntIntelPass(db: Database, events?: EventBus): Promise<void> {
   const { rows } = await sql<{ organizationId: string }>`
     SELECT o.id AS "organizationId" FROM organizations o LEFT JOIN hunt_settings s ON s.organization_id = o.id
     WHERE EXISTS (SELECT 1 FROM intel_items i WHERE i.organization_id = o.id AND i.processed_at > COALESCE(s.intel_watermark, '-infinity'::timestamptz))`.execute(db);
-  // Items whose processing committed in the last minute may carry an earlier processed_at than
-  // ones already read; reading only settled items keeps the watermark from skipping them.
-  const settledBefore = new Date(Date.now() - 60_000);
-  for (const r of rows) await syncThreatsFromIntel(db, r.organizationId, { events, settledBefore });
+  const start = Date.now();
+  for (const r of rows) {
+    for (;;) {
+      const page = await syncThreatsFromIntel(db, r.organizationId, { events, settledBefore: await settledInstant(db) });
+      if ((!page.created.length && !page.updated.length) || Date.now() - start > PASS_BUDGET_MS) break;
+    }
+  }
 }
