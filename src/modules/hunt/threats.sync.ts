@@ -98,10 +98,52 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
     await insertEvents(tx, events);
     await writeWatermark(tx, organizationId, rows.at(-1)!.processedAt);
   });
-  await assessThreats(db, organizationId, created, { kind: 'create', trigger: 'new_threat', now, events: opts.events });
   const updated = [...touched];
-  await assessThreats(db, organizationId, updated, { kind: 'reassess', trigger: 'new_intel', now, events: opts.events });
+  try {
+    await assessThreats(db, organizationId, created, { kind: 'create', trigger: 'new_threat', now, events: opts.events });
+    await assessThreats(db, organizationId, updated, { kind: 'reassess', trigger: 'new_intel', now, events: opts.events });
+  } catch (err) {
+    // The page (threats, links, watermark) has committed: the threats this pass did not assess
+    // are marked, shown as `assessmentFailedAt`, and assessed again by the next pass.
+    await markAssessmentFailed(db, organizationId, [...created, ...updated], now);
+    throw err;
+  }
   return { created, updated };
+}
+
+/** Of these threats, those without a run of this pass (`now`): their assessment failed. */
+async function markAssessmentFailed(db: Queryable, organizationId: string, threatIds: string[], now: Date): Promise<void> {
+  await sql`
+    UPDATE hunt_threats t SET assessment_failed_at = ${now}
+    WHERE t.organization_id = ${organizationId} AND t.id = ANY(${threatIds}::uuid[])
+      AND (t.latest_run_id IS NULL OR (SELECT r.run_at FROM hunt_threat_runs r WHERE r.id = t.latest_run_id) < ${now})`.execute(db);
+}
+
+/** A threat created this long ago without a run was missed by a pass that stopped (a crash) before assessing it. */
+const UNASSESSED_AFTER_MS = 5 * 60_000;
+
+/**
+ * Threats whose assessment by the intel pass failed (marked) or never ran, assessed again: a
+ * create/new_threat run for one that has none, reassess/new_intel otherwise. Success clears
+ * the mark (writeAssessment); another failure marks them again for the next tick.
+ */
+async function retryFailedAssessments(db: Database, organizationId: string, events: EventBus | undefined): Promise<void> {
+  const now = new Date();
+  const { rows } = await sql<{ id: string; assessed: boolean }>`
+    SELECT id, latest_run_id IS NOT NULL AS assessed FROM hunt_threats
+    WHERE organization_id = ${organizationId} AND (assessment_failed_at IS NOT NULL OR latest_run_id IS NULL)
+      AND (assessment_failed_at IS NOT NULL OR created_at < ${new Date(now.getTime() - UNASSESSED_AFTER_MS)})
+    ORDER BY id LIMIT ${PAGE}`.execute(db);
+  if (!rows.length) return;
+  const never = rows.filter((r) => !r.assessed).map((r) => r.id);
+  const again = rows.filter((r) => r.assessed).map((r) => r.id);
+  try {
+    await assessThreats(db, organizationId, never, { kind: 'create', trigger: 'new_threat', now, events });
+    await assessThreats(db, organizationId, again, { kind: 'reassess', trigger: 'new_intel', now, events });
+  } catch (err) {
+    await markAssessmentFailed(db, organizationId, [...never, ...again], now);
+    throw err;
+  }
 }
 
 /** A writer's transaction older than this is not waited for (the rule before 2026-11-26: one minute). */
@@ -142,10 +184,17 @@ export async function runHuntIntelPass(db: Database, events?: EventBus): Promise
     SELECT o.id AS "organizationId" FROM organizations o LEFT JOIN hunt_settings s ON s.organization_id = o.id
     WHERE EXISTS (SELECT 1 FROM intel_items i WHERE i.organization_id = o.id AND i.processed_at > COALESCE(s.intel_watermark, '-infinity'::timestamptz))`.execute(db);
   const start = Date.now();
+  let failure: unknown = null;
   for (const r of rows) {
     for (;;) {
       const page = await syncThreatsFromIntel(db, r.organizationId, { events, settledBefore: await settledInstant(db) });
       if ((!page.created.length && !page.updated.length) || Date.now() - start > PASS_BUDGET_MS) break;
     }
   }
+  // After the new pages, and for every organization even if one's retry fails again (the first
+  // failure is thrown at the end, for the scheduler's log).
+  const { rows: unassessed } = await sql<{ organizationId: string }>`
+    SELECT DISTINCT organization_id AS "organizationId" FROM hunt_threats WHERE assessment_failed_at IS NOT NULL OR latest_run_id IS NULL`.execute(db);
+  for (const r of unassessed) await retryFailedAssessments(db, r.organizationId, events).catch((err: unknown) => (failure ??= err));
+  if (failure) throw failure;
 }
