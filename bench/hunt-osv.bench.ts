@@ -118,7 +118,7 @@ function sbom(asset: number, components: number) {
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const records = Math.round(envNumber('BENCH_OSV_RECORDS', ctx.quick ? 5_000 : 200_000));
   const components = Math.round(envNumber('BENCH_OSV_COMPONENTS', ctx.quick ? 2_000 : 50_000));
-  const overlap = envNumber('BENCH_OSV_OVERLAP', 1) !== 0;
+  const overlap = process.env.BENCH_OSV_OVERLAP !== '0';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-bench-osv-'));
   const removeDir = onCleanup(async () => fs.rmSync(dir, { recursive: true, force: true }));
   const database = await startBenchDatabase('hunt-osv');
