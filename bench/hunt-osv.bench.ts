@@ -174,12 +174,11 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     // with each phase's CPU apart). Once the sync has returned every write has committed, and the
     // last pages read up to now.
     let threats = 0;
-    let syncEnd = 0;
-    const pass = async (after: Promise<unknown>) => {
-      let syncDone = false;
-      void after.finally(() => (syncDone = true));
+    // Set when the sync returns: its end, and the CPU used until then.
+    const atSyncEnd = { t: 0, node: { user: 0, system: 0 } as NodeJS.CpuUsage, pg: null as number | null, done: false };
+    const pass = async () => {
       for (;;) {
-        const done = syncDone;
+        const done = atSyncEnd.done;
         const r = await syncThreatsFromIntel(database.db, organizationId, { settledBefore: done ? new Date() : await settledInstant(database.db) });
         threats += r.created.length;
         if (!r.created.length && !r.updated.length) {
@@ -188,19 +187,16 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         }
       }
     };
-    let cpu1: { node: NodeJS.CpuUsage; pg: number | null } | null = null;
     const syncing = (async () => {
-      await sync.run({ syncJobId }, { jobId: 'bench', attempt: 1, maxAttempts: 1, logger: pino({ level: 'silent' }), signal: new AbortController().signal });
-      syncEnd = performance.now();
-      clearInterval(sampler);
-      cpu1 = { node: process.cpuUsage(cpu0.node), pg: cpuSeconds(pgPid, true) };
+      try {
+        await sync.run({ syncJobId }, { jobId: 'bench', attempt: 1, maxAttempts: 1, logger: pino({ level: 'silent' }), signal: new AbortController().signal });
+      } finally {
+        clearInterval(sampler);
+        Object.assign(atSyncEnd, { t: performance.now(), node: process.cpuUsage(cpu0.node), pg: cpuSeconds(pgPid, true), done: true });
+      }
     })();
-    if (overlap) {
-      await profiled('both', () => Promise.all([syncing, pass(syncing)]));
-    } else {
-      await profiled('sync', () => syncing);
-    }
-    const t1 = syncEnd;
+    await profiled(overlap ? 'both' : 'sync', () => Promise.all([syncing, overlap ? pass() : null]));
+    const t1 = atSyncEnd.t;
     const syncStatements = overlap ? null : await statementReport(database.db, records, 'record', 15);
     if (syncStatements) console.log(`\n[sync]${syncStatements.text}`);
     if (!overlap) await resetStatements(database.db);
@@ -209,7 +205,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     if (job.status !== 'succeeded') throw new Error(`sync ${job.status}: ${job.error}`);
     ctx.log(`synced in ${((t1 - t0) / 1000).toFixed(1)} s: ${JSON.stringify(job.stats)}; heap ${(mem.heap0 / 1e6).toFixed(0)} → max ${(mem.heapMax / 1e6).toFixed(0)} MB, RSS max ${(mem.rssMax / 1e6).toFixed(0)} MB`);
 
-    if (!overlap) await profiled('hunt', () => pass(Promise.resolve()));
+    if (!overlap) await profiled('hunt', pass);
     const t2 = performance.now();
     const cpu2 = { node: process.cpuUsage(cpu1b.node), pg: cpuSeconds(pgPid, true) };
     const huntStatements = await statementReport(database.db, records, 'record', 15);
@@ -218,8 +214,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const pgS = (a: number | null, b: number | null) => (a !== null && b !== null ? b - a : 0);
     // Overlapped, the phases share the CPU: the sync's share is what ran until it returned (the
     // pass's pages meanwhile included), the rest is the pass's tail.
-    const c1 = cpu1 as unknown as { node: NodeJS.CpuUsage; pg: number | null };
-    const cpuSync = { node: nodeS(c1.node), pg: pgS(cpu0.pg, c1.pg) };
+    const cpuSync = { node: nodeS(atSyncEnd.node), pg: pgS(cpu0.pg, atSyncEnd.pg) };
     const cpuHunt = overlap ? { node: nodeS(cpu2.node) - cpuSync.node, pg: pgS(cpu0.pg, cpu2.pg) - cpuSync.pg } : { node: nodeS(cpu2.node), pg: pgS(cpu1b.pg, cpu2.pg) };
     const { rows: verdicts } = await sql<{ verdict: string; n: number }>`
       SELECT m->>'verdict' AS verdict, count(*)::int AS n FROM hunt_threats t JOIN hunt_threat_runs r ON r.id = t.latest_run_id

@@ -105,7 +105,7 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
   } catch (err) {
     // The page (threats, links, watermark) has committed: the threats this pass did not assess
     // are marked, shown as `assessmentFailedAt`, and assessed again by the next pass.
-    await markAssessmentFailed(db, organizationId, [...created, ...updated], now);
+    await markAssessmentFailed(db, organizationId, [...created, ...updated], now).catch(() => {}); // the assessment's error is the one to report
     throw err;
   }
   return { created, updated };
@@ -141,7 +141,7 @@ async function retryFailedAssessments(db: Database, organizationId: string, even
     await assessThreats(db, organizationId, never, { kind: 'create', trigger: 'new_threat', now, events });
     await assessThreats(db, organizationId, again, { kind: 'reassess', trigger: 'new_intel', now, events });
   } catch (err) {
-    await markAssessmentFailed(db, organizationId, [...never, ...again], now);
+    await markAssessmentFailed(db, organizationId, [...never, ...again], now).catch(() => {});
     throw err;
   }
 }
