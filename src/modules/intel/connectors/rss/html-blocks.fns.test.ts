@@ -82,3 +82,25 @@ describe('html-blocks on generated markup', () => {
     expect(htmlToPlainText(html)).toBe('The loader decrypted a payload in memory.\n\nC2 45.1.2[.]3, see NVD.\nNext line\n\nTail & end');
   });
 });
+
+describe('normalizeWhitespace', () => {
+  it('gives the line-by-line definition’s result on any text (its shortcut for folded text included)', () => {
+    const byLine = (text: string) =>
+      text
+        .replace(/\r\n?/g, '\n')
+        .replace(/[\t\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000 ]+/g, ' ')
+        .replace(/[\u200b\u200c\u200d\u2060\ufeff]/g, '')
+        .split('\n')
+        .map((line) => line.trim())
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim();
+    const pool = ['a', 'b', 'x.', ' ', '  ', '\n', '\n\n', '\n\n\n', ' \n ', '\r', '\r\n', '\t', '\v', '\f', '\u00a0', '\u2003', '\u200b', '\u200c', '\u200d', '\ufeff', '\u2060', '\u3000', '\u1680', '\u2028', '\u2029', '\u202f', '\u205f', '\u180e'];
+    let seed = 3;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    for (let i = 0; i < 20_000; i++) {
+      const text = Array.from({ length: Math.floor(rnd() * 20) }, () => pool[Math.floor(rnd() * pool.length)]).join('');
+      expect(normalizeWhitespace(text), JSON.stringify(text)).toBe(byLine(text));
+    }
+  });
+});

@@ -54,6 +54,9 @@ export function htmlToTextLibrary(html: string): string {
  * the same article always yields the same text regardless of its markup's indentation.
  */
 export function normalizeWhitespace(text: string): string {
+  // Text already folded (single spaces, no space at a line's edge, none of the characters below:
+  // html-blocks.fns.ts's output for most feed HTML) only needs its blank lines limited.
+  if (!UNFOLDED_RE.test(text)) return text.replace(/\n{3,}/g, '\n\n').trim();
   return text
     .replace(/\r\n?/g, '\n')
     .replace(/[\t\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000 ]+/g, ' ')
@@ -64,6 +67,9 @@ export function normalizeWhitespace(text: string): string {
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
+
+/** What the general path below would change besides blank lines and the text's two ends: whitespace other than a space or a newline (trim()'s included), zero-width characters, two spaces, a space at a line's edge. */
+const UNFOLDED_RE = /[^\S\n ]|[\u200b-\u200d\u2060]| {2}| \n|\n /;
 
 const TAG_RE = /<\/?[a-z][a-z0-9]*(?:\s[^<>]*)?\/?>/i;
 const INLINE_TAG_RE = /<\/?(?:a|abbr|b|br|cite|code|del|em|font|i|ins|mark|q|s|small|span|strike|strong|sub|sup|u)(?:\s[^<>]*)?\/?>/i;
