@@ -45,7 +45,11 @@ function generator(seed: number) {
       const r = rnd();
       if (r < 0.45 || depth > 6) out += pick(texts);
       else if (r < 0.5) out += pick(singles);
-      else {
+      else if (r < 0.6) {
+        // A list: items (some unclosed, some holding blocks or lists) between blank text, now and then something else.
+        const items = Array.from({ length: Math.floor(rnd() * 4) }, () => `<li>${gen(depth + 1)}${rnd() < 0.9 ? '</li>' : ''}${pick(['', '\n', ' '])}`);
+        out += `<ul>${pick(['', ' ', '\n  '])}${items.join('')}${rnd() < 0.1 ? pick(['x', '<!-- c -->', '<p>p</p>', '<img src="x">']) : ''}</ul>`;
+      } else {
         const t = pick(tags);
         out += `<${t}${rnd() < 0.2 ? ' href="https://x.example/a?b=1&amp;c=2"' : ''}>${gen(depth + 1)}${rnd() < 0.9 ? `</${t}>` : ''}`;
       }
@@ -59,18 +63,21 @@ describe('html-blocks on generated markup', () => {
   it('gives html-to-text’s text whenever it takes the markup', () => {
     const next = generator(27);
     let taken = 0;
+    let lists = 0;
     for (let i = 0; i < 4_000; i++) {
       const html = next();
       const direct = simpleHtmlToText(html);
       if (direct === null) continue;
       taken++;
+      if (html.includes('<ul>')) lists++;
       expect(direct, html).toBe(htmlToTextLibrary(html));
     }
     expect(taken).toBeGreaterThan(2_000);
+    expect(lists).toBeGreaterThan(300);
   });
 
-  it('leaves lists, tables, quotes, preformatted text and a <body> anywhere to html-to-text', () => {
-    for (const html of ['<ul><li>a</li></ul>', '<ol><li>a</li></ol>', '<table><tr><td>a</td></tr></table>', '<blockquote>a</blockquote>', '<pre>a  b</pre>', '<p>x</p><body>y</body>', '<button><body>y</body></button>']) {
+  it('leaves ordered lists, lists with other children than items, tables, quotes, preformatted text and a <body> anywhere to html-to-text', () => {
+    for (const html of ['<ul>text<li>a</li></ul>', '<ul><!-- c --><li>a</li></ul>', '<ul><p>a</p></ul>', '<ol><li>a</li></ol>', '<table><tr><td>a</td></tr></table>', '<blockquote>a</blockquote>', '<pre>a  b</pre>', '<p>x</p><body>y</body>', '<button><body>y</body></button>']) {
       expect(simpleHtmlToText(html)).toBeNull();
       expect(htmlToPlainText(html)).toBe(normalizeWhitespace(htmlToTextLibrary(html)));
     }
@@ -80,6 +87,12 @@ describe('html-blocks on generated markup', () => {
     const html = '<p>The loader <b>decrypted</b> a payload&nbsp;in memory.</p>\n<p>C2 <code>45.1.2[.]3</code>, see <a href="https://nvd.nist.gov/">NVD</a>.<br>Next line<img src="t.gif"></p><div>Tail &amp; end</div>';
     expect(simpleHtmlToText(html)).toBe(htmlToTextLibrary(html));
     expect(htmlToPlainText(html)).toBe('The loader decrypted a payload in memory.\n\nC2 45.1.2[.]3, see NVD.\nNext line\n\nTail & end');
+  });
+
+  it('converts unordered lists as html-to-text does (prefix, nested lists, items with blocks)', () => {
+    const html = '<p>Indicators:</p>\n<ul>\n  <li>C2 <code>a[.]b</code></li>\n  <li><p>Hash</p><p>second line</p></li>\n  <li>Nested<ul><li>one</li><li>two</li></ul></li>\n</ul><ul></ul><p>End</p>';
+    expect(simpleHtmlToText(html)).toBe(htmlToTextLibrary(html));
+    expect(htmlToPlainText(html)).toBe('Indicators:\n\n- C2 a[.]b\n\n- Hash\n\nsecond line\n\n- Nested\n- one\n- two\n\nEnd');
   });
 });
 

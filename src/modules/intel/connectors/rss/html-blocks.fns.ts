@@ -1,17 +1,17 @@
 import { Parser } from 'htmlparser2';
 
 /**
- * The common case of feed HTML — paragraphs, divs, headings, line breaks, links and inline
- * formatting — converted straight from htmlparser2's events, with the same text html-to-text
+ * The common case of feed HTML — paragraphs, divs, headings, line breaks, unordered lists, links
+ * and inline formatting — converted straight from htmlparser2's events, with the same text html-to-text
  * gives under html-text.fns.ts's options (before normalizeWhitespace): the same parser (so the
  * same entity decoding and the same implied opening and closing of tags), and a port of the part
  * of html-to-text's BlockTextBuilder these elements use (block line breaks, whitespace folding).
  *
  * Why: html-to-text builds a DOM, then matches each element against its selectors (selderee)
  * and walks it: 75–85 µs of an RSS entry's ~640 µs of Node CPU in the ingest bench, for markup
- * that is nearly always this subset. Anything else (lists, tables, blockquote, pre, a <body> to
- * select, input past the limits) returns null and the caller uses html-to-text, whose output
- * for it is unchanged. html-blocks.fns.test.ts compares both on every fixture entry and on
+ * that is nearly always this subset. Anything else (ordered lists, a list with other children
+ * than items, tables, blockquote, pre, a <body> to select, input past the limits) returns null
+ * and the caller uses html-to-text, whose output for it is unchanged. html-blocks.fns.test.ts compares both on every fixture entry and on
  * generated markup.
  */
 
@@ -23,7 +23,7 @@ const BLOCKS = new Map<string, number>([
   ...['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((t) => [t, 2] as const),
 ]);
 /** Formatted by html-to-text in ways not ported here. */
-const NOT_HANDLED = new Set(['blockquote', 'pre', 'ol', 'ul', 'table']);
+const NOT_HANDLED = new Set(['blockquote', 'pre', 'ol', 'table']);
 /** Far inside html-to-text's limits (maxDepth 200, maxChildNodes 20,000 per element). */
 const MAX_DEPTH = 100;
 const MAX_NODES = 20_000;
@@ -116,17 +116,32 @@ class Block {
 
 class NotHandled extends Error {}
 
+/**
+ * An open element: inline (walked through), a block, an unordered list (its Block opened at its
+ * first item: a list without items adds nothing) or one of its items.
+ */
+type OpenElement = { name: string; kind: 'inline' } | { name: string; kind: 'block' | 'item'; block: Block } | { name: string; kind: 'list'; block: Block | null; nested: boolean };
+
+/** html-text.fns.ts's item prefix for <ul>, and the indent of an item's further lines (html-to-text pads them to the prefix). */
+const ITEM_PREFIX = '- ';
+const ITEM_INDENT = '\n  ';
+const BLANK_RE = /^\s*$/;
+
 /** The text html-to-text would give for `html` (before normalizeWhitespace), or null when the markup is outside this subset. */
 export function simpleHtmlToText(html: string): string | null {
   if (html.length > MAX_INPUT) return null;
   const stack: Block[] = [new Block(1, 1)];
-  /** Open elements, each with the Block it opened or null. */
-  const open: Array<Block | null> = [];
+  const open: OpenElement[] = [];
   let skipDepth = 0;
   let nodes = 0;
   let text = '';
+  const top = () => stack[stack.length - 1]!;
+  /** Inside a list only <li> children count: html-to-text drops blank text there, and makes anything else a row of its own (not ported). */
+  const inList = () => open[open.length - 1]?.kind === 'list';
   const flush = () => {
-    if (text) stack[stack.length - 1]!.addInline(text);
+    if (text && inList()) {
+      if (!BLANK_RE.test(text)) throw new NotHandled();
+    } else if (text) top().addInline(text);
     text = '';
   };
   const parser = new Parser(
@@ -139,20 +154,37 @@ export function simpleHtmlToText(html: string): string | null {
           return;
         }
         flush();
+        const parent = open[open.length - 1];
+        if (parent?.kind === 'list' && name !== 'li') throw new NotHandled();
         if (SKIP.has(name)) {
           skipDepth = 1;
           return;
         }
         if (NOT_HANDLED.has(name) || open.length >= MAX_DEPTH) throw new NotHandled();
+        if (name === 'ul') {
+          open.push({ name, kind: 'list', block: null, nested: parent?.name === 'li' });
+          return;
+        }
+        if (parent?.kind === 'list') {
+          if (!parent.block) {
+            const breaks = parent.nested ? 1 : 2;
+            parent.block = new Block(breaks, breaks);
+            stack.push(parent.block);
+          }
+          const item = new Block(1, 1);
+          stack.push(item);
+          open.push({ name, kind: 'item', block: item });
+          return;
+        }
         const leading = BLOCKS.get(name);
         if (leading === undefined) {
-          open.push(null);
-          if (name === 'br' || name === 'hr') stack[stack.length - 1]!.inline.startNewLine(1);
+          open.push({ name, kind: 'inline' });
+          if (name === 'br' || name === 'hr') top().inline.startNewLine(1);
           return;
         }
         const block = new Block(leading, leading);
         stack.push(block);
-        open.push(block);
+        open.push({ name, kind: 'block', block });
       },
       onclosetag() {
         if (skipDepth > 0) {
@@ -160,10 +192,19 @@ export function simpleHtmlToText(html: string): string | null {
           return;
         }
         flush();
-        const block = open.pop();
-        if (!block) return;
+        const element = open.pop();
+        if (!element || element.kind === 'inline') return;
+        if (element.kind === 'list') {
+          if (!element.block) return;
+          stack.pop();
+          const listText = element.block.text();
+          if (listText) top().addBlockText(listText, element.block.leadingLineBreaks, element.block.trailingLineBreaks);
+          return;
+        }
+        const { block } = element;
         stack.pop();
-        stack[stack.length - 1]!.addBlockText(block.text(), block.leadingLineBreaks, Math.max(block.stashedLineBreaks, block.trailingLineBreaks));
+        if (element.kind === 'item') top().addBlockText(ITEM_PREFIX + block.text().replace(/\n/g, ITEM_INDENT), block.leadingLineBreaks, Math.max(block.stashedLineBreaks, 1));
+        else top().addBlockText(block.text(), block.leadingLineBreaks, Math.max(block.stashedLineBreaks, block.trailingLineBreaks));
       },
       ontext(data) {
         if (skipDepth > 0) return;
@@ -172,6 +213,12 @@ export function simpleHtmlToText(html: string): string | null {
       },
       oncomment() {
         nodes++;
+        if (skipDepth === 0 && inList()) throw new NotHandled();
+        flush();
+      },
+      onprocessinginstruction() {
+        nodes++;
+        if (skipDepth === 0 && inList()) throw new NotHandled();
         flush();
       },
     },
