@@ -1,18 +1,19 @@
 import { Parser } from 'htmlparser2';
 
 /**
- * The common case of feed HTML — paragraphs, divs, headings, line breaks, unordered lists, links
- * and inline formatting — converted straight from htmlparser2's events, with the same text html-to-text
- * gives under html-text.fns.ts's options (before normalizeWhitespace): the same parser (so the
- * same entity decoding and the same implied opening and closing of tags), and a port of the part
- * of html-to-text's BlockTextBuilder these elements use (block line breaks, whitespace folding).
+ * The common case of feed HTML — paragraphs, divs, headings, line breaks, unordered lists,
+ * links and inline formatting — converted straight from htmlparser2's events, with the same text
+ * html-to-text gives under html-text.fns.ts's options (before normalizeWhitespace): the same
+ * parser (so the same entity decoding and the same implied opening and closing of tags), and a
+ * port of the part of html-to-text's BlockTextBuilder these elements use (block and list line
+ * breaks, item prefixes, whitespace folding).
  *
  * Why: html-to-text builds a DOM, then matches each element against its selectors (selderee)
  * and walks it: 75–85 µs of an RSS entry's ~640 µs of Node CPU in the ingest bench, for markup
  * that is nearly always this subset. Anything else (ordered lists, a list with other children
  * than items, tables, blockquote, pre, a <body> to select, input past the limits) returns null
- * and the caller uses html-to-text, whose output for it is unchanged. html-blocks.fns.test.ts compares both on every fixture entry and on
- * generated markup.
+ * and the caller uses html-to-text, whose output for it is unchanged. html-blocks.fns.test.ts
+ * compares both on every fixture entry and on generated markup.
  */
 
 /** Elements html-text.fns.ts skips with their content (script and style are never walked either). */

@@ -68,7 +68,11 @@ export function normalizeWhitespace(text: string): string {
     .trim();
 }
 
-/** What the general path below would change besides blank lines and the text's two ends: whitespace other than a space or a newline (trim()'s included), zero-width characters, two spaces, a space at a line's edge. */
+/**
+ * What normalizeWhitespace's general path would change besides blank lines and the text's two
+ * ends: whitespace other than a space or a newline (trim()'s included), the zero-width characters
+ * it drops, two spaces, a space at a line's edge.
+ */
 const UNFOLDED_RE = /[^\S\n ]|[\u200b-\u200d\u2060]| {2}| \n|\n /;
 
 const TAG_RE = /<\/?[a-z][a-z0-9]*(?:\s[^<>]*)?\/?>/i;
