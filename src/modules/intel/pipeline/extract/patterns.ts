@@ -116,11 +116,13 @@ export const WORD_AFTER_RE = /\w*/y;
 // ---- literal-prefixed passes --------------------------------------------------------------------------------
 
 /**
- * CVE ids (groups 1, 2), ATT&CK technique ids (group 3) and AS numbers (group 4) in one pass: their first
- * characters (C/c, T, A) are distinct, so one scan costs about as much as the CVE scan alone.
+ * CVE ids, ATT&CK technique ids and AS numbers, each tried (sticky) only where its literal start occurs: "CVE",
+ * "cve"/"Cve" (found as "ve"), "T1", "AS". A search for those literals runs at memory speed, while one regex over
+ * the text stops at every 'c', 'T' and 'A' (passes.fns.ts merges the three streams in text order).
  */
-export const ID_RE =
-  /(?:CVE|cve|Cve)[-\u2010\u2011\u2013_ ]?(\d{4})[-\u2010\u2011\u2013_ ](\d{4,7})(?!\d)|(T1\d{3}(?:\.\d{3}|\/\d{3}(?!\d))?)(?![\w]|\.\d)|AS(?:N ?)?(\d{1,10})(?!\d|\.\d)/g;
+export const CVE_AT_RE = /(?:CVE|cve|Cve)[-\u2010\u2011\u2013_ ]?(\d{4})[-\u2010\u2011\u2013_ ](\d{4,7})(?!\d)/y;
+export const TECHNIQUE_AT_RE = /T1\d{3}(?:\.\d{3}|\/\d{3}(?!\d))?(?![\w]|\.\d)/y;
+export const ASN_AT_RE = /AS(?:N ?)?(\d{1,10})(?!\d|\.\d)/y;
 export const AWS_KEY_RE = /(?:AKIA|ASIA|AROA|AIDA|AGPA|AIPA|ANPA|ANVA|APKA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g;
 export const AZURE_ID_RE =
   /(?:subscriptions?|tenant)(?:[ _-]?ids?)?[^\n\w]{0,4}(?:(?:is|=|:)[^\n\w]{0,3})?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?![\w-])/gi;
