@@ -41,9 +41,7 @@ const IPV4_RE = P.sticky(P.IPV4_SRC);
 const HOST_RE = P.sticky(P.HOST_SRC);
 const HOST_PLAIN_RE = P.sticky(P.HOST_PLAIN_SRC);
 const IPV4_PLAIN_RE = P.sticky(P.IPV4_PLAIN_SRC);
-const HEX_RUN_RE = P.sticky(P.HEX_RUN_SRC);
 const TAIL_RE = P.sticky(P.TAIL_SRC);
-const LONG_RE = P.sticky(P.LONG_SRC);
 
 const WEB_SCHEMES = new Set(['http', 'https', 'ftp', 'ftps', 'sftp', 'ws', 'wss']);
 const PATH_DEFANG_RE = /\[(?:\.|\/|dot|:|@)\]|\{(?:\.|dot)\}/i;
@@ -419,14 +417,20 @@ const ONION_SUFFIX_RE = /^\.onion(?![\w-])/i;
 const AWS_KEY_PREFIX_RE = /^(?:AKIA|ASIA|AROA|AIDA|AGPA|AIPA|ANPA|ANVA|APKA|ABIA|ACCA)[A-Z0-9]{16}$/;
 
 const tryLong: Classifier = (c, s) => {
-  const hexEnd = testAt(HEX_RUN_RE, c.text, s);
-  if (hexEnd > 0) {
-    emitHex(c, s, hexEnd, c.text.slice(s, hexEnd));
+  const { text } = c;
+  // the maximal hex run and alphanumeric run at s; each counts when ≥ 32 (hash) / ≥ 20 characters and not
+  // followed by '_' (what /[0-9a-f]{32,}(?!\w)/iy and /[a-z0-9]{20,}(?!\w)/iy match, without a regex call)
+  let hexEnd = s;
+  while ((P.charClass(text, hexEnd) & P.HEXDIGIT) !== 0) hexEnd++;
+  let end = hexEnd;
+  while ((P.charClass(text, end) & P.ALNUM) !== 0) end++;
+  const underscoreAfter = text.charCodeAt(end) === 95;
+  if (hexEnd - s >= 32 && hexEnd === end && !underscoreAfter) {
+    emitHex(c, s, hexEnd, text.slice(s, hexEnd));
     return hexEnd;
   }
-  const end = testAt(LONG_RE, c.text, s);
-  if (end < 0) return -1;
-  const v = c.text.slice(s, end);
+  if (end - s < 20 || underscoreAfter) return -1;
+  const v = text.slice(s, end);
   if (v.length >= 32 && isHex(v)) emitHex(c, s, end, v);
   else if (v.length === 42 && isEthereumAddress(v)) c.add('eth', s, end, v.toLowerCase(), false);
   else if (v.length <= 35 && (v[0] === '1' || v[0] === '3') && isBitcoinAddress(v)) c.add('btc', s, end, v, false);

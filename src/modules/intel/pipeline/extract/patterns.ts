@@ -59,10 +59,8 @@ export const HOST_SRC = String.raw`${HOSTNAME}(?![${LABEL_CHARS}-])`;
 /** Plain (non-defanged) fast paths, tried first: no defang alternations. */
 export const IPV4_PLAIN_SRC = String.raw`\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\w]|\.\d|\.[a-z]|\[\.|\(\.|\[dot|\(dot)`;
 export const HOST_PLAIN_SRC = String.raw`${LABEL}(?:\.${LABEL})+(?![${LABEL_CHARS}-])`;
-export const HEX_RUN_SRC = String.raw`[0-9a-f]{32,}(?!\w)`;
 /** Port and path after a host or IP outside a URL (consumed so that path segments are not re-scanned). */
 export const TAIL_SRC = HOST_TAIL;
-export const LONG_SRC = String.raw`[a-z0-9]{20,}(?!\w)`;
 
 export const sticky = (src: string, flags = 'iy'): RegExp => new RegExp(src, flags);
 
@@ -85,11 +83,58 @@ export const TRIGGER_RE = new RegExp(
   'gi',
 );
 
+/** ASCII character classes for the hand-written scans: bit 1 alphanumeric, 2 digit, 4 hex digit. Index: char code < 128. */
+export const ALNUM = 1;
+export const DIGIT = 2;
+export const HEXDIGIT = 4;
+export const ASCII_CLASS: Uint8Array = (() => {
+  const t = new Uint8Array(128);
+  for (let c = 0; c < 128; c++) {
+    const ch = String.fromCharCode(c);
+    if (/[0-9]/.test(ch)) t[c] = ALNUM | DIGIT | HEXDIGIT;
+    else if (/[a-f]/i.test(ch)) t[c] = ALNUM | HEXDIGIT;
+    else if (/[a-z]/i.test(ch)) t[c] = ALNUM;
+  }
+  return t;
+})();
+/** Class bits of the character at `i` (0 past the end or outside ASCII). */
+export const charClass = (text: string, i: number): number => {
+  const c = text.charCodeAt(i);
+  return c < 128 ? (ASCII_CLASS[c] as number) : 0;
+};
+
 /**
- * Long alphanumeric runs (hashes, wallets, bare onion names): a digit followed by 15 more alphanumerics. Kept out
- * of TRIGGER_RE because digits are frequent; as its own consuming regex it costs a fraction. Match length 16.
+ * Long alphanumeric runs (hashes, wallets, bare onion names): the first position at or after `from` of a digit
+ * followed by 15 more ASCII alphanumerics (what /[0-9][a-z0-9]{15}/gi finds), or -1. Kept out of TRIGGER_RE because
+ * digits are frequent; a regex stops at every digit, while this looks at the 16th character of the window first
+ * and skips the whole window when it is not alphanumeric (prose: most windows), ~2× faster.
  */
-export const LONG_TRIGGER_RE = /[0-9][a-z0-9]{15}/gi;
+export function nextLongRun(text: string, from: number): number {
+  const n = text.length;
+  let p = from;
+  while (p + 16 <= n) {
+    // every start in [p, p+15] needs an alphanumeric up to p+15: the last non-alphanumeric there rules them out
+    let j = p + 15;
+    while (j >= p && (charClass(text, j) & ALNUM) !== 0) j--;
+    if (j >= p) {
+      p = j + 1;
+      continue;
+    }
+    // [p, p+15] is alphanumeric: a match starts at its first digit if the run lasts 15 more characters
+    let q = p;
+    while (q <= p + 15 && (charClass(text, q) & DIGIT) === 0) q++;
+    if (q === p) return p;
+    if (q > p + 15) {
+      p += 16;
+      continue;
+    }
+    let k = p + 16;
+    while (k <= q + 15 && (charClass(text, k) & ALNUM) !== 0) k++;
+    if (k > q + 15) return q;
+    p = k + 1; // no start in [q, k] reaches past the non-alphanumeric at k
+  }
+  return -1;
+}
 
 /**
  * The bare " dot " defang (bracketed ones are caught by TRIGGER_RE at the bracket): a second, rarely matching
