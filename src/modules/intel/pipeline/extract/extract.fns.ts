@@ -10,7 +10,7 @@
 import { Collector } from './collector.js';
 import { classifyAt } from './classify.fns.js';
 import { scanAwsKeys, scanAzureIds, scanGcpProjects, scanIds } from './passes.fns.js';
-import { nextLongRun, SPACED_TRIGGER_RE, TOKEN_CHAR, TRIGGER_RE, WORD_AFTER_RE } from './patterns.js';
+import { LONG_TRIGGER_RE, SPACED_TRIGGER_RE, TOKEN_CHAR, TRIGGER_RE, WORD_AFTER_RE } from './patterns.js';
 import type { ExtractOptions, ExtractResult } from './types.js';
 
 export type { DropCategory, DroppedCandidate, ExtractedIoc, ExtractOptions, ExtractResult, IocKind, Span } from './types.js';
@@ -27,6 +27,7 @@ function nextTrigger(re: RegExp, text: string, from: number, back: number): numb
 }
 
 const mainRe = TRIGGER_RE;
+const longRe = LONG_TRIGGER_RE;
 const spacedRe = SPACED_TRIGGER_RE;
 const tokenChar = TOKEN_CHAR;
 const wordAfter = WORD_AFTER_RE;
@@ -61,7 +62,7 @@ function scanStructured(c: Collector): void {
   let lastEnd = 0;
   let failedStart = -1;
   let main = nextTrigger(mainRe, text, 0, 1);
-  let long = nextLongRun(text, 0);
+  let long = nextTrigger(longRe, text, 0, 16);
   let spaced = nextTrigger(spacedRe, text, 0, 5);
   const INF = Number.MAX_SAFE_INTEGER;
   for (;;) {
@@ -93,7 +94,7 @@ function scanStructured(c: Collector): void {
       } else next = t + 1;
     }
     if (main >= 0 && main < next) main = nextTrigger(mainRe, text, next, 1);
-    if (long >= 0 && long < next) long = nextLongRun(text, next);
+    if (long >= 0 && long < next) long = nextTrigger(longRe, text, next, 16);
     if (spaced >= 0 && spaced < next) spaced = nextTrigger(spacedRe, text, next + 1, 5);
   }
 }

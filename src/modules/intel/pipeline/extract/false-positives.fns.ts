@@ -291,12 +291,15 @@ export function awsKeyVerdict(key: string): FpVerdict | null {
 const CERT_WORDS_RE = /thumbprint|fingerprint|certificate|\bcert\b|x\.?509|\bssl\b|\btls\b/i;
 const MOBILE_WORDS_RE = /package|bundle|app(?:lication)?[ _-]?id|\bapk\b|android|\bios\b|play store|app store/i;
 
-/** Does the same line, within `width` characters before `start`, match `re`? (forward scan of a short slice) */
+/**
+ * Does the same line, within `width` characters before `start`, match `re`? (forward scan of a short slice; both
+ * word lists' shortest match is 3 characters, so a shorter segment — "- " before a listed hash — needs no slice)
+ */
 function lineContext(re: RegExp, text: string, start: number, width: number): boolean {
-  let seg = text.slice(Math.max(0, start - width), start);
-  const nl = seg.lastIndexOf('\n');
-  if (nl >= 0) seg = seg.slice(nl + 1);
-  return re.test(seg);
+  const floor = Math.max(0, start - width);
+  let from = start;
+  while (from > floor && text.charCodeAt(from - 1) !== 10) from--;
+  return start - from >= 3 && re.test(text.slice(from, start));
 }
 
 /** Context that makes 40/64 hex a certificate fingerprint rather than a file hash. */

@@ -17,7 +17,7 @@ import {
 } from './false-positives.fns.js';
 import { normalizeHost } from './normalize.fns.js';
 import { refangHost } from './refang.fns.js';
-import { checkHostnameSyntax, ipv4ToString, isOnionLabel, parseIpv4 } from './validate.fns.js';
+import { checkHostnameSyntax, isOnionLabel, parseIpv4 } from './validate.fns.js';
 
 export type HostWhere = 'text' | 'url' | 'email';
 
@@ -91,7 +91,9 @@ function assessUncached(
   if (DOTTED_QUAD_RE.test(host)) {
     const ip = parseIpv4(host);
     if (!ip.ok) return { kind: 'ipv4', normalized: host, drop: { reason: ip.reason, category: 'invalid' } };
-    const normalized = ipv4ToString(ip.value);
+    // parseIpv4 accepts only the canonical text (octets ≤ 255 without leading zeros), so `host` is the normalized
+    // form as is: no string rebuilt from the number, and the dedupe key reuses the hash of the cache key
+    const normalized = host;
     const verdict = ipv4Verdict(ip.value, normalized);
     return verdict ? { kind: 'ipv4', normalized, drop: verdict } : { kind: 'ipv4', normalized };
   }
