@@ -19,6 +19,7 @@ import {
 import { assessHost, type HostAssessment, type HostWhere } from './host.fns.js';
 import { normalizeEmail, normalizeFingerprint, normalizeRegistryKey, normalizeUrl, normalizeWindowsPath } from './normalize.fns.js';
 import * as P from './patterns.js';
+import { ALNUM, charClass, HEXDIGIT } from './patterns.js';
 import { refangScheme } from './refang.fns.js';
 import type { IocKind } from './types.js';
 import { classifyHex, isBitcoinAddress, isEthereumAddress, isHex, isMoneroAddress, isOnionLabel, isSsdeepBlockSize, looksLikeIpv6Attempt, parseIpv6 } from './validate.fns.js';
@@ -421,9 +422,9 @@ const tryLong: Classifier = (c, s) => {
   // the maximal hex run and alphanumeric run at s; each counts when ≥ 32 (hash) / ≥ 20 characters and not
   // followed by '_' (what /[0-9a-f]{32,}(?!\w)/iy and /[a-z0-9]{20,}(?!\w)/iy match, without a regex call)
   let hexEnd = s;
-  while ((P.charClass(text, hexEnd) & P.HEXDIGIT) !== 0) hexEnd++;
+  while ((charClass(text, hexEnd) & HEXDIGIT) !== 0) hexEnd++;
   let end = hexEnd;
-  while ((P.charClass(text, end) & P.ALNUM) !== 0) end++;
+  while ((charClass(text, end) & ALNUM) !== 0) end++;
   const underscoreAfter = text.charCodeAt(end) === 95;
   if (hexEnd - s >= 32 && hexEnd === end && !underscoreAfter) {
     emitHex(c, s, hexEnd, text.slice(s, hexEnd));
