@@ -251,19 +251,17 @@ const tryRegistry: Classifier = (c, s) => {
   const { text } = c;
   const m = execAt(REGISTRY_RE, text, s);
   if (!m) return -1;
-  let end = s + m[0].length;
-  let value = m[0];
-  const lastSep = value.lastIndexOf('\\');
-  const lastComp = value.slice(lastSep + 1);
-  const sp = lastComp.indexOf(' ');
+  const value = m[0];
+  let end = s + value.length;
   // a trailing multi-word component ("Volatile Environment") only when the key clearly ends there
-  if (sp >= 0 && !REG_TERMINATOR_RE.test(text.slice(end, end + 2))) {
-    end = s + lastSep + 1 + sp;
-    value = text.slice(s, end);
-  }
+  const sp = value.indexOf(' ', value.lastIndexOf('\\') + 1);
+  if (sp >= 0 && !REG_TERMINATOR_RE.test(text.slice(end, end + 2))) end = s + sp;
   end = trimEnd(text, s + (m[1] as string).length + 1, end);
-  const path = text.slice(s + (m[1] as string).length + (m[2] as string).length, end);
-  if (path.replace(/\\/g, '').length === 0) return -1;
+  const pathStart = s + (m[1] as string).length + (m[2] as string).length;
+  let onlySeparators = true;
+  for (let i = pathStart; i < end && onlySeparators; i++) onlySeparators = text.charCodeAt(i) === 92;
+  if (onlySeparators) return -1;
+  const path = text.slice(pathStart, end);
   c.add('registry-key', s, end, normalizeRegistryKey(m[1] as string, path), false);
   return end;
 };
