@@ -118,12 +118,24 @@ export function scanIds(c: Collector): void {
   }
 }
 
+const AWS_KEY_AT_RE = new RegExp(AWS_KEY_RE.source, 'y');
+/** Second letters of the AWS key prefixes (AKIA, ASIA, AROA, AIDA, AGPA, AIPA, ANPA, ANVA, APKA, ABIA, ACCA). */
+const AWS_SECOND = new Set([75, 83, 82, 73, 71, 78, 80, 66, 67]);
+
+/**
+ * AWS access key ids: the regex is tried (sticky) only at an 'A' followed by a prefix's second letter — an 'A' is
+ * found at memory speed, while the global regex stopped at every 'A' of the prose. Same matches, same order.
+ */
 export function scanAwsKeys(c: Collector): void {
   const { text } = c;
-  const re = AWS_KEY_RE;
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const i = m.index;
+  const re = AWS_KEY_AT_RE;
+  for (let a = text.indexOf('A'); a >= 0; a = text.indexOf('A', a + 1)) {
+    if (!AWS_SECOND.has(text.charCodeAt(a + 1))) continue;
+    re.lastIndex = a;
+    const m = re.exec(text);
+    if (!m) continue;
+    const i = a;
+    a += m[0].length - 1;
     if (wordCharBefore(text, i)) continue;
     const end = i + m[0].length;
     const verdict = awsKeyVerdict(m[0]);
