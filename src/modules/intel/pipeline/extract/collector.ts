@@ -97,6 +97,15 @@ class IntList {
   }
 }
 
+/** FNV-1a over the value's UTF-16 code units, seeded with the kind, mixed so that the low bits index well. */
+function keyHash(code: number, value: string): number {
+  let h = Math.imul(0x811c9dc5 ^ code, 0x01000193);
+  for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x45d9f3b);
+  return h ^ (h >>> 16);
+}
+
 /** `a` with twice the room, contents kept (typed columns grow by doubling). */
 function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T): T {
   const b = new (a.constructor as new (n: number) => T)(a.length * 2);
@@ -113,8 +122,15 @@ function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T): T {
  * in `result()` (docs/performance.md, "Extraction toward 100 MB/s", has the measurements).
  */
 export class Collector {
-  /** kind code → normalizedValue → indicator index (no key strings built per occurrence). */
-  private readonly byValue: Array<Map<string, number> | undefined> = [];
+  /**
+   * Deduplication by (kind, normalizedValue): an open-addressing table of indicator index + 1 (0: empty) with the
+   * key's hash beside it, probed linearly. Most values are new, and a miss here touches one slot, where a `Map`
+   * miss loaded its bucket, its entries and each candidate key's string (docs/performance.md has the profile).
+   */
+  private slots = new Int32Array(1024);
+  private slotHashes = new Int32Array(1024);
+  /** Each indicator's key hash (to re-insert it when the table grows). */
+  private hashes = new Int32Array(256);
   // ---- indicators, by index, in creation order (each pass finds them in text order)
   private n = 0;
   private kinds = new Uint8Array(256);
@@ -152,13 +168,19 @@ export class Collector {
     subtype?: string,
   ): void {
     const code = KIND_CODE.get(kind) as number;
-    let byValue = this.byValue[code];
-    if (byValue === undefined) {
-      byValue = new Map();
-      this.byValue[code] = byValue;
+    const h = keyHash(code, normalizedValue);
+    const { slots, slotHashes, kinds, normalized } = this;
+    const mask = slots.length - 1;
+    let slot = h & mask;
+    let i = -1;
+    for (let e = slots[slot] as number; e !== 0; e = slots[slot] as number) {
+      if (slotHashes[slot] === h && kinds[e - 1] === code && normalized[e - 1] === normalizedValue) {
+        i = e - 1;
+        break;
+      }
+      slot = (slot + 1) & mask;
     }
-    const i = byValue.get(normalizedValue);
-    if (i !== undefined) {
+    if (i >= 0) {
       const lastStart = this.lastStarts[i] as number;
       if (lastStart === start && this.lastEnds[i] === end) return;
       if (start < lastStart) this.unsorted.add(i);
@@ -179,8 +201,12 @@ export class Collector {
       this.defangedFlags = grown(this.defangedFlags);
       this.lastStarts = grown(this.lastStarts);
       this.lastEnds = grown(this.lastEnds);
+      this.hashes = grown(this.hashes);
     }
-    byValue.set(normalizedValue, n);
+    slots[slot] = n + 1;
+    slotHashes[slot] = h;
+    this.hashes[n] = h;
+    if (2 * (n + 1) > slots.length) this.growTable();
     this.kinds[n] = code;
     this.normalized.push(normalizedValue);
     this.subtypes.push(subtype);
@@ -189,6 +215,23 @@ export class Collector {
     this.lastStarts[n] = start;
     this.lastEnds[n] = end;
     this.occurrences.push3(n, start, end);
+  }
+
+  /** Twice the slots (kept at most half full), every indicator re-inserted by its stored hash. */
+  private growTable(): void {
+    const size = this.slots.length * 2;
+    const slots = new Int32Array(size);
+    const slotHashes = new Int32Array(size);
+    const mask = size - 1;
+    for (let i = 0; i < this.n; i++) {
+      const h = this.hashes[i] as number;
+      let slot = h & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = i + 1;
+      slotHashes[slot] = h;
+    }
+    this.slots = slots;
+    this.slotHashes = slotHashes;
   }
 
   drop(kind: IocKind, start: number, end: number, reason: string, category: DropCategory, normalizedValue?: string): void {
