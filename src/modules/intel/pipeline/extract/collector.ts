@@ -2,6 +2,7 @@
  * Accumulates extracted indicators (deduplicated by kind + normalizedValue, every occurrence kept as a span) and
  * dropped candidates (one record per occurrence, with the reason).
  */
+import { grown, KeyedIndex } from './keyed-index.js';
 import type { DropCategory, DroppedCandidate, ExtractedIoc, ExtractResult, IocKind, Span } from './types.js';
 
 /** Default time-to-live per kind, in days (how long an indicator stays actionable without new sightings). */
@@ -97,22 +98,6 @@ class IntList {
   }
 }
 
-/** FNV-1a over the value's UTF-16 code units, seeded with the kind, mixed so that the low bits index well. */
-function keyHash(code: number, value: string): number {
-  let h = Math.imul(0x811c9dc5 ^ code, 0x01000193);
-  for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x45d9f3b);
-  return h ^ (h >>> 16);
-}
-
-/** `a` with twice the room, contents kept (typed columns grow by doubling). */
-function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T): T {
-  const b = new (a.constructor as new (n: number) => T)(a.length * 2);
-  b.set(a);
-  return b;
-}
-
 /**
  * While scanning, the collector keeps columns (one array per field, occurrences in one Int32Array) instead of an
  * object per indicator, span and dropped record, so the scan retains no per-occurrence objects for the garbage
@@ -122,19 +107,9 @@ function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T): T {
  * in `result()` (docs/performance.md, "Extraction toward 100 MB/s", has the measurements).
  */
 export class Collector {
-  /**
-   * Deduplication by (kind, normalizedValue): an open-addressing table of indicator index + 1 (0: empty) with the
-   * key's hash beside it, probed linearly. Most values are new, and a miss here touches one slot, where a `Map`
-   * miss loaded its bucket, its entries and each candidate key's string (docs/performance.md has the profile).
-   */
-  private slots = new Int32Array(1024);
-  private slotHashes = new Int32Array(1024);
-  /** Each indicator's key hash (to re-insert it when the table grows). */
-  private hashes = new Int32Array(256);
+  /** (kind code, normalizedValue) → indicator index; its `seeds` and `keys` are the kind and value columns. */
+  private readonly index = new KeyedIndex();
   // ---- indicators, by index, in creation order (each pass finds them in text order)
-  private n = 0;
-  private kinds = new Uint8Array(256);
-  private readonly normalized: string[] = [];
   private readonly subtypes: Array<string | undefined> = [];
   private confidences = new Float64Array(256);
   private defangedFlags = new Uint8Array(256);
@@ -168,18 +143,7 @@ export class Collector {
     subtype?: string,
   ): void {
     const code = KIND_CODE.get(kind) as number;
-    const h = keyHash(code, normalizedValue);
-    const { slots, slotHashes, kinds, normalized } = this;
-    const mask = slots.length - 1;
-    let slot = h & mask;
-    let i = -1;
-    for (let e = slots[slot] as number; e !== 0; e = slots[slot] as number) {
-      if (slotHashes[slot] === h && kinds[e - 1] === code && normalized[e - 1] === normalizedValue) {
-        i = e - 1;
-        break;
-      }
-      slot = (slot + 1) & mask;
-    }
+    const i = this.index.find(code, normalizedValue);
     if (i >= 0) {
       const lastStart = this.lastStarts[i] as number;
       if (lastStart === start && this.lastEnds[i] === end) return;
@@ -194,44 +158,19 @@ export class Collector {
       }
       return;
     }
-    const n = this.n++;
-    if (n === this.kinds.length) {
-      this.kinds = grown(this.kinds);
+    const n = this.index.insert(code, normalizedValue);
+    if (n === this.confidences.length) {
       this.confidences = grown(this.confidences);
       this.defangedFlags = grown(this.defangedFlags);
       this.lastStarts = grown(this.lastStarts);
       this.lastEnds = grown(this.lastEnds);
-      this.hashes = grown(this.hashes);
     }
-    slots[slot] = n + 1;
-    slotHashes[slot] = h;
-    this.hashes[n] = h;
-    if (2 * (n + 1) > slots.length) this.growTable();
-    this.kinds[n] = code;
-    this.normalized.push(normalizedValue);
     this.subtypes.push(subtype);
     this.confidences[n] = confidenceFor(code, defanged, confidenceDelta);
     this.defangedFlags[n] = defanged ? 1 : 0;
     this.lastStarts[n] = start;
     this.lastEnds[n] = end;
     this.occurrences.push3(n, start, end);
-  }
-
-  /** Twice the slots (kept at most half full), every indicator re-inserted by its stored hash. */
-  private growTable(): void {
-    const size = this.slots.length * 2;
-    const slots = new Int32Array(size);
-    const slotHashes = new Int32Array(size);
-    const mask = size - 1;
-    for (let i = 0; i < this.n; i++) {
-      const h = this.hashes[i] as number;
-      let slot = h & mask;
-      while (slots[slot] !== 0) slot = (slot + 1) & mask;
-      slots[slot] = i + 1;
-      slotHashes[slot] = h;
-    }
-    this.slots = slots;
-    this.slotHashes = slotHashes;
   }
 
   drop(kind: IocKind, start: number, end: number, reason: string, category: DropCategory, normalizedValue?: string): void {
@@ -248,7 +187,10 @@ export class Collector {
   }
 
   result(): ExtractResult {
-    const { text, n } = this;
+    const { text } = this;
+    const n = this.index.size;
+    const kinds = this.index.seeds;
+    const normalized = this.index.keys;
     // spans: most indicators occur once (their only span is the last one recorded); the others gather theirs
     const counts = new Int32Array(n);
     const occ = this.occurrences.a;
@@ -272,9 +214,9 @@ export class Collector {
       const s = spans[i] as Span[];
       const first = s[0] as Span;
       const ioc: ExtractedIoc = {
-        kind: KINDS[this.kinds[i] as number] as IocKind,
+        kind: KINDS[kinds[i] as number] as IocKind,
         value: text.slice(first.start, first.end),
-        normalizedValue: this.normalized[i] as string,
+        normalizedValue: normalized[i] as string,
         confidence: this.confidences[i] as number,
         spans: s,
         defanged: this.defangedFlags[i] === 1,

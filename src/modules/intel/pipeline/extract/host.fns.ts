@@ -15,6 +15,7 @@ import {
   reservedDomainVerdict,
   REVERSE_DNS_PREFIXES,
 } from './false-positives.fns.js';
+import { KeyedIndex } from './keyed-index.js';
 import { normalizeHost } from './normalize.fns.js';
 import { refangHost } from './refang.fns.js';
 import { checkHostnameSyntax, isOnionLabel, parseIpv4 } from './validate.fns.js';
@@ -48,8 +49,9 @@ export function isKnownTld(tld: string): boolean {
   return known;
 }
 
-/** One cache per flag combination (keyed by the raw host, no string building on lookup). */
-const caches: Array<Map<string, HostAssessment>> = Array.from({ length: 48 }, () => new Map());
+/** Assessments keyed by (flag combination, raw host): no string built on lookup; cleared when full. */
+const cacheIndex = new KeyedIndex();
+const cached: HostAssessment[] = [];
 const CACHE_MAX = 20_000;
 const WHERE_BITS: Record<HostWhere, number> = { text: 0, url: 16, email: 32 };
 
@@ -67,15 +69,16 @@ export function assessHost(
   spacedDefang = false,
   mobileContext = false,
 ): HostAssessment {
-  const cache = caches[
-    WHERE_BITS[where] | (defanged ? 8 : 0) | (fileContext ? 4 : 0) | (spacedDefang ? 2 : 0) | (mobileContext ? 1 : 0)
-  ] as Map<string, HostAssessment>;
-  let a = cache.get(raw);
-  if (a === undefined) {
-    a = assessUncached(raw, defanged, where, fileContext, spacedDefang, mobileContext);
-    if (cache.size >= CACHE_MAX) cache.clear();
-    cache.set(raw, a);
+  const flags = WHERE_BITS[where] | (defanged ? 8 : 0) | (fileContext ? 4 : 0) | (spacedDefang ? 2 : 0) | (mobileContext ? 1 : 0);
+  const i = cacheIndex.find(flags, raw);
+  if (i >= 0) return cached[i] as HostAssessment;
+  const a = assessUncached(raw, defanged, where, fileContext, spacedDefang, mobileContext);
+  if (cacheIndex.size >= CACHE_MAX) {
+    cacheIndex.clear();
+    cached.length = 0;
   }
+  cacheIndex.insert(flags, raw);
+  cached.push(a);
   return a;
 }
 
