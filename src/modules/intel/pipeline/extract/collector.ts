@@ -193,11 +193,15 @@ export class Collector {
     const normalized = this.index.keys;
     // spans: most indicators occur once (their only span is the last one recorded); the others gather theirs
     const counts = new Int32Array(n);
+    // each indicator's first start (the sort key), read from the columns rather than through its span objects
+    const firstStarts = new Int32Array(n).fill(0x7fffffff);
     const occ = this.occurrences.a;
     const occEnd = this.occurrences.n;
     for (let k = 0; k < occEnd; k += 3) {
       const i = occ[k] as number;
       counts[i] = (counts[i] as number) + 1;
+      const start = occ[k + 1] as number;
+      if (start < (firstStarts[i] as number)) firstStarts[i] = start;
     }
     const spans: Span[][] = new Array(n);
     for (let i = 0; i < n; i++) spans[i] = counts[i] === 1 ? [{ start: this.lastStarts[i] as number, end: this.lastEnds[i] as number }] : [];
@@ -207,7 +211,7 @@ export class Collector {
     }
     for (const i of this.unsorted) (spans[i] as Span[]).sort(byStart);
     // by first occurrence, ties in creation order (what a stable sort on the first span's start gives)
-    const order = stableOrder(n, text.length, (i) => ((spans[i] as Span[])[0] as Span).start);
+    const order = stableOrder(n, text.length, (i) => firstStarts[i] as number);
     const iocs: ExtractedIoc[] = new Array(n);
     for (let j = 0; j < n; j++) {
       const i = order[j] as number;
