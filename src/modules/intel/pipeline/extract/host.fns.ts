@@ -95,7 +95,7 @@ function assessUncached(
     const ip = parseIpv4(host);
     if (!ip.ok) return { kind: 'ipv4', normalized: host, drop: { reason: ip.reason, category: 'invalid' } };
     // parseIpv4 accepts only the canonical text (octets ≤ 255 without leading zeros), so `host` is the normalized
-    // form as is: no string rebuilt from the number, and the dedupe key reuses the hash of the cache key
+    // form as is: no string rebuilt from the number per address
     const normalized = host;
     const verdict = ipv4Verdict(ip.value, normalized);
     return verdict ? { kind: 'ipv4', normalized, drop: verdict } : { kind: 'ipv4', normalized };

@@ -83,16 +83,14 @@ export const TRIGGER_RE = new RegExp(
   'gi',
 );
 
-/** ASCII character classes for the hand-written scans: bit 1 alphanumeric, 2 digit, 4 hex digit. Index: char code < 128. */
+/** ASCII character classes for the hand-written scans: bit 1 alphanumeric, 2 hex digit. Index: char code < 128. */
 export const ALNUM = 1;
-export const DIGIT = 2;
-export const HEXDIGIT = 4;
+export const HEXDIGIT = 2;
 export const ASCII_CLASS: Uint8Array = (() => {
   const t = new Uint8Array(128);
   for (let c = 0; c < 128; c++) {
     const ch = String.fromCharCode(c);
-    if (/[0-9]/.test(ch)) t[c] = ALNUM | DIGIT | HEXDIGIT;
-    else if (/[a-f]/i.test(ch)) t[c] = ALNUM | HEXDIGIT;
+    if (/[0-9a-f]/i.test(ch)) t[c] = ALNUM | HEXDIGIT;
     else if (/[a-z]/i.test(ch)) t[c] = ALNUM;
   }
   return t;
