@@ -25,7 +25,8 @@ export function isoTimeOncePerMillisecond(now: () => number = Date.now): () => s
  * with the wake-ups that costs on every request line: docs/performance.md). Lines wait for no
  * timer: what a hard kill can lose is the current turn's lines, as the asynchronous default lost
  * the lines queued behind the write in flight. pino's SonicBoom does the write (partial writes,
- * EAGAIN on a non-blocking pipe).
+ * EAGAIN on a non-blocking pipe). Trade-off: a reader that stops draining stdout (a stuck log
+ * shipper on a pipe) now holds the process back, where the default let lines pile up in memory.
  */
 export function stdoutOncePerTurn(fd = 1): DestinationStream & { flushSync(): void; flush(cb?: (err?: Error) => void): void } {
   const out = pino.destination({ dest: fd, sync: true });
