@@ -8,9 +8,9 @@
  * Knobs: BENCH_WARMUP_S (3; quick 1), BENCH_DURATION_S (10; quick 3) per server,
  * BENCH_CONNECTIONS (50), BENCH_ROUNDS (2: the measured time is split into slices alternating
  * A, B, C, so all see the same neighbours on a shared machine), BENCH_LOG_LEVEL (server A's
- * LOG_LEVEL, info), BENCH_CPU_PROF (a | b | both: V8 CPU profiles of the servers' main threads
- * to bench/results/profiles/; sampling costs throughput, so compare profiled runs only with each
- * other; summarise with bench/profile-summary.ts).
+ * LOG_LEVEL, info), BENCH_CPU_PROF (a | b | c | both = a and b | all: V8 CPU profiles of the
+ * servers' main threads to bench/results/profiles/; sampling costs throughput, so compare
+ * profiled runs only with each other; summarise with bench/profile-summary.ts).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -52,7 +52,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const rounds = Math.max(1, Math.round(envNumber('BENCH_ROUNDS', 2)));
   const logLevel = process.env.BENCH_LOG_LEVEL || 'info';
   const cpuProf = (process.env.BENCH_CPU_PROF ?? '').toLowerCase();
-  const prof = { a: cpuProf === 'a' || cpuProf === 'both', b: cpuProf === 'b' || cpuProf === 'both', c: false };
+  const prof = { a: ['a', 'both', 'all'].includes(cpuProf), b: ['b', 'both', 'all'].includes(cpuProf), c: ['c', 'all'].includes(cpuProf) };
   const log = ctx.log;
 
   const database = await startBenchDatabase('http');

@@ -12,6 +12,7 @@ import { loadConfig } from '../src/config.js';
 import { createAuthenticator } from '../src/platform/auth/authenticator.js';
 import { createInvalidationBus } from '../src/platform/cache/invalidation-bus.js';
 import { DestinationList } from '../src/modules/destinations/destinations.schemas.js';
+import { redactUrlSecrets } from '../src/platform/outbound/url-secrets.js';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions, type TestUser } from './support/actors.js';
 
@@ -81,7 +82,8 @@ function registerReference(root: FastifyInstance): void {
         createdAt: row.createdAt.toISOString(),
         updatedAt: row.updatedAt.toISOString(),
         type: row.type,
-        config: row.config,
+        // Credentials inside URLs are shown whole only to destination.manage.
+        config: req.query.reveal === '1' || typeof row.config.url !== 'string' ? row.config : { ...row.config, url: redactUrlSecrets(row.config.url) },
         hasToken: row.tokenCiphertext !== null,
         eventSubscriptions: row.eventSubscriptions,
         managedBy: row.managedBy,
@@ -194,6 +196,55 @@ describe('same process: read-after-write', () => {
     // Admin first (tokens decrypted), then the reader: the shared entry holds no plaintext.
     expect((await list(fresh.app, admin)).body).toContain('xoxb-CANARY-42');
     expect((await list(fresh.app, bearer(reader.key))).body).not.toContain('xoxb-CANARY-42');
+  });
+
+  it('the listing kept as JSON per cache entry: the same bytes and headers as the schema serializer, tokens spliced in per response, rebuilt after a write', async () => {
+    const headers = bearer(t.orgB.apiKey.key);
+    const readerB = await userWithPermissions(t.database.db, t.orgB.organization.id, ['destination.read']);
+    const created: string[] = [];
+    const variants = [
+      // Tokens JSON must escape (quote, backslash, control character, non-ASCII, astral), and one long enough for the serializer's other string path.
+      slack('escapes', 'xoxb-"quoted"\\back\tslash-é-😀'),
+      { type: 'teams', name: 'Teams with sig', config: { url: 'https://prod.workflows.example.com/x/workflows/1/triggers/manual/paths/invoke?api-version=1&sig=TEAMS-SIG-CANARY' } },
+      { type: 'webhook', name: 'hook', config: { url: 'https://hooks.example.com/in?token=Q-CANARY&x=1', authType: 'bearer' }, token: 'w'.repeat(60) },
+      { type: 'pagerduty', name: 'PD no token', config: { severity: 'info' } },
+      { type: 'linear', name: 'Linear', config: { teamId: 'T' }, token: 'lin_api_1' },
+    ];
+    for (const payload of variants) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers, payload });
+      expect(res.statusCode, res.body).toBe(200);
+      created.push((res.json() as { id: string }).id);
+    }
+    const withReference = await startInstance(); // the reference route is registered on started instances
+    const compareWithReference = async () => {
+      for (const [h, reveal] of [[headers, '1'], [bearer(readerB.key), '0']] as const) {
+        const reference = await withReference.app.inject({ url: `/api/test-reference/destinations?reveal=${reveal}`, headers: h });
+        expect(reference.statusCode).toBe(200);
+        for (let i = 0; i < 2; i++) {
+          const res = await list(t.app, h); // the first builds the entry's JSON, the second reuses it
+          expect(res.body).toBe(reference.body);
+          for (const name of ['content-type', 'content-length']) expect(res.headers[name]).toBe(reference.headers[name]);
+        }
+      }
+    };
+    await compareWithReference();
+    const managerBody = (await list(t.app, headers)).body;
+    expect(managerBody).toContain('TEAMS-SIG-CANARY');
+    expect(managerBody).toContain('Q-CANARY');
+    const readerBody = (await list(t.app, bearer(readerB.key))).body;
+    for (const secret of ['TEAMS-SIG-CANARY', 'Q-CANARY', 'xoxb-', 'lin_api_1', 'www']) expect(readerBody).not.toContain(secret);
+
+    // A new token and a renamed destination show in the very next listing, for both callers.
+    const put = await t.app.inject({ method: 'PUT', url: `/api/output-destinations/${created[4]}`, headers, payload: { type: 'linear', name: 'Linear 2', config: { teamId: 'T' }, token: 'lin_api_2' } });
+    expect(put.statusCode, put.body).toBe(200);
+    await compareWithReference();
+    const after = (await list(t.app, headers)).json() as Array<{ name: string; token?: string }>;
+    expect(after.find((d) => d.name === 'Linear 2')?.token).toBe('lin_api_2');
+    expect(after.find((d) => d.name === 'escapes')?.token).toBe('xoxb-"quoted"\\back\tslash-é-😀');
+    expect((await list(t.app, headers)).body).not.toContain('lin_api_1');
+    for (const id of created) expect((await t.app.inject({ method: 'DELETE', url: `/api/output-destinations/${id}`, headers })).statusCode).toBe(200);
+    await compareWithReference();
+    expect((await list(t.app, headers)).body).not.toContain('Linear 2');
   });
 
   it('a failed update (404) changes nothing and leaves the cache usable', async () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions, type TestUser } from './support/actors.js';
 import { runPendingHuntJobs, seedAdvisory, seedAdvisorySource } from './support/hunt-data.js';
@@ -193,6 +194,62 @@ describe('the scheduler pass', () => {
     const v = (await view(acme.id)).json();
     expect(v.runs[0]).toMatchObject({ kind: 'reassess', trigger: 'new_intel' });
     expect(v.activityEvents.map((e: { kind: string }) => e.kind)).toContain('intel_linked');
+  });
+
+  it('follows a running sync: waits for a writer still open, then reads what settled without a minute\'s delay', async () => {
+    const db = t.database.db;
+    const source = await seedAdvisorySource(db, org);
+    // A sync chunk still being written: its transaction began, and stamped its item, before a
+    // later chunk committed (two chunks are written at once).
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let stamped!: () => void;
+    const begun = new Promise<void>((r) => (stamped = r));
+    const writer = db.transaction().execute(async (tx) => {
+      await seedAdvisory(tx, org, source, { title: 'Early chunk', text: 'Tracked as CVE-2026-50011.', cves: ['CVE-2026-50011'], attack: false });
+      stamped();
+      await held;
+    });
+    await begun;
+    await new Promise((r) => setTimeout(r, 1_200));
+    await seedAdvisory(db, org, source, { title: 'Later chunk', text: 'Tracked as CVE-2026-50012.', cves: ['CVE-2026-50012'], attack: false });
+    const keys = async () => (await db.selectFrom('huntThreats').select('canonicalKey').where('organizationId', '=', org).where('canonicalKey', 'in', ['CVE-2026-50011', 'CVE-2026-50012']).orderBy('canonicalKey').execute()).map((r) => r.canonicalKey);
+    // Read now, the later item would move the watermark past the early one, which commits after.
+    await runHuntIntelPass(db);
+    expect(await keys()).toEqual([]);
+    release();
+    await writer;
+    await new Promise((r) => setTimeout(r, 1_100)); // the clock tolerance between workers
+    await runHuntIntelPass(db);
+    expect(await keys()).toEqual(['CVE-2026-50011', 'CVE-2026-50012']);
+  });
+
+  it('a first assessment that fails leaves its threats marked, and the next pass assesses them', async () => {
+    const db = t.database.db;
+    const source = await seedAdvisorySource(db, org);
+    // A real failure in PostgreSQL: writing this threat's run raises, until the trigger is dropped.
+    await sql`CREATE FUNCTION test_fail_run() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF EXISTS (SELECT 1 FROM hunt_threats WHERE id = NEW.threat_id AND canonical_key = 'CVE-2026-50021') THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$`.execute(db);
+    await sql`CREATE TRIGGER test_fail_run BEFORE INSERT ON hunt_threat_runs FOR EACH ROW EXECUTE FUNCTION test_fail_run()`.execute(db);
+    try {
+      await seedAdvisory(db, org, source, { title: 'Failing assessment', text: 'Tracked as CVE-2026-50021.', cves: ['CVE-2026-50021'], attack: false });
+      await new Promise((r) => setTimeout(r, 1_100)); // settled (the clock tolerance between workers)
+      await expect(runHuntIntelPass(db)).rejects.toThrow('injected failure');
+      const threat = await db.selectFrom('huntThreats').select('id').where('organizationId', '=', org).where('canonicalKey', '=', 'CVE-2026-50021').executeTakeFirstOrThrow();
+      const failed = (await view(threat.id)).json();
+      expect(failed.runs).toEqual([]);
+      expect(failed.threat.assessmentFailedAt).toEqual(expect.any(String));
+      // Still failing: marked again, and the pass still throws for the scheduler's log.
+      await expect(runHuntIntelPass(db)).rejects.toThrow('injected failure');
+      await sql`DROP TRIGGER test_fail_run ON hunt_threat_runs`.execute(db);
+      await runHuntIntelPass(db);
+      const assessed = (await view(threat.id)).json();
+      expect(assessed.runs.map((r: { kind: string; trigger: string }) => `${r.kind}/${r.trigger}`)).toEqual(['create/new_threat']);
+      expect(assessed.threat.assessmentFailedAt).toBeNull();
+    } finally {
+      await sql`DROP TRIGGER IF EXISTS test_fail_run ON hunt_threat_runs`.execute(db);
+      await sql`DROP FUNCTION IF EXISTS test_fail_run()`.execute(db);
+    }
   });
 
   it('runs for every organization with settled items past its watermark', async () => {

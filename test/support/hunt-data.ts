@@ -23,6 +23,8 @@ export interface Advisory {
   tags?: string[];
   publishedAt?: Date;
   processedAt?: Date;
+  /** Classified as ATT&CK T1190 (default); false: no technique (no ATT&CK rollup row written, so no row lock shared with other writers). */
+  attack?: boolean;
 }
 
 /** A processed intel item as the pipeline leaves it (classification mappings carry the CVEs). */
@@ -34,7 +36,7 @@ export async function seedAdvisory(db: Database, organizationId: string, sourceI
     id: itemId, organizationId, sourceId, externalId: randomUUID(), title: a.title, url: `https://adv.example/${itemId}`, publisher: 'Advisories', publishedAt: a.publishedAt ?? now,
     language: 'en', contentText: a.text, contentHtml: null, structuredIndicators: '[]', referenceUrls: '[]', tags: a.tags ?? [], raw: null, contentHash: randomUUID(),
     createdAt: now, updatedAt: now, processedAt: now, severity: 'high', relevance: 50, platforms: [], summary: a.text.slice(0, 200), tldr: a.title,
-    classification: JSON.stringify({ attack: [{ technique: 'T1190', subTechnique: '', techniqueName: 'Exploit Public-Facing Application', evidenceRef: 'p0', confidence: 0.9 }], actor: [], malware: [], mappings: a.cves.map((id) => ({ framework: 'cve', id, confidence: 1 })) }),
+    classification: JSON.stringify({ attack: a.attack === false ? [] : [{ technique: 'T1190', subTechnique: '', techniqueName: 'Exploit Public-Facing Application', evidenceRef: 'p0', confidence: 0.9 }], actor: [], malware: [], mappings: a.cves.map((id) => ({ framework: 'cve', id, confidence: 1 })) }),
     affectedProducts: JSON.stringify((a.products ?? []).map((p) => ({ ...p, confidence: 0.9 }))),
     iocs: JSON.stringify(iocs),
     canonicalKey: a.cves[0] ?? null,

@@ -4,7 +4,8 @@ import { ForceQuery } from '../../platform/managed.js';
 import { contextOf } from '../../platform/context.js';
 import { IdParams } from '../../platform/http/pagination.js';
 import { withErrors } from '../../platform/http/responses.js';
-import { DeleteResult, Destination, DestinationInput, DestinationList } from './destinations.schemas.js';
+import { serializedAs } from '../../platform/http/serializer.js';
+import { DeleteResult, Destination, DestinationInput, DestinationList, type DestinationDto } from './destinations.schemas.js';
 import type { DestinationsService } from './destinations.service.js';
 
 export function registerDestinationsRoutes(root: FastifyInstance, service: DestinationsService): void {
@@ -21,7 +22,7 @@ export function registerDestinationsRoutes(root: FastifyInstance, service: Desti
       description: 'A JSON array; each element is one of the six variants. `token` appears only for callers with `destination.manage`; `hasToken` always.',
       response: withErrors({ 200: DestinationList }),
     },
-  }, async (req) => service.list(contextOf(req)));
+  }, async (req) => serializedAs<DestinationDto[]>(await service.listJson(contextOf(req))));
 
   app.get('/api/output-destinations/:id', {
     config: read,

@@ -9,7 +9,7 @@ import { createThreatsService } from './threats.service.js';
 import { createAssetsService } from './assets.service.js';
 
 // The front door: the intel pass (also the manifest's scheduler pass) and threat sync, assessment.
-export { runHuntIntelPass, syncThreatsFromIntel } from './threats.sync.js';
+export { runHuntIntelPass, settledInstant, syncThreatsFromIntel } from './threats.sync.js';
 export { assessThreats } from './assess.service.js';
 export type { HuntAlertInput, HuntAlertOutcome } from './hunt-alerts.js';
 // Exposure bands, for Insights' threats per band.

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { uuidv7 } from 'uuidv7';
-import type { Database } from '../../platform/db/database.js';
+import type { Database, Queryable } from '../../platform/db/database.js';
 import { assessThreats, insertEvents } from './assess.service.js';
 import type { EventBus } from '../../platform/events.js';
 import { readWatermark, writeWatermark } from './settings.repo.js';
@@ -98,19 +98,106 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
     await insertEvents(tx, events);
     await writeWatermark(tx, organizationId, rows.at(-1)!.processedAt);
   });
-  await assessThreats(db, organizationId, created, { kind: 'create', trigger: 'new_threat', now, events: opts.events });
   const updated = [...touched];
-  await assessThreats(db, organizationId, updated, { kind: 'reassess', trigger: 'new_intel', now, events: opts.events });
+  try {
+    await assessThreats(db, organizationId, created, { kind: 'create', trigger: 'new_threat', now, events: opts.events });
+    await assessThreats(db, organizationId, updated, { kind: 'reassess', trigger: 'new_intel', now, events: opts.events });
+  } catch (err) {
+    // The page (threats, links, watermark) has committed: the threats this pass did not assess
+    // are marked, shown as `assessmentFailedAt`, and assessed again by the next pass.
+    await markAssessmentFailed(db, organizationId, [...created, ...updated], now).catch(() => {}); // the assessment's error is the one to report
+    throw err;
+  }
   return { created, updated };
 }
 
-/** The scheduler pass: every organization with items processed after its watermark. */
+/** Of these threats, those without a run of this pass (`now`): their assessment failed. */
+async function markAssessmentFailed(db: Queryable, organizationId: string, threatIds: string[], now: Date): Promise<void> {
+  await sql`
+    UPDATE hunt_threats t SET assessment_failed_at = ${now}
+    WHERE t.organization_id = ${organizationId} AND t.id = ANY(${threatIds}::uuid[])
+      AND (t.latest_run_id IS NULL OR (SELECT r.run_at FROM hunt_threat_runs r WHERE r.id = t.latest_run_id) < ${now})`.execute(db);
+}
+
+/** A threat created this long ago without a run was missed by a pass that stopped (a crash) before assessing it. */
+const UNASSESSED_AFTER_MS = 5 * 60_000;
+
+/**
+ * Threats whose assessment by the intel pass failed (marked) or never ran, assessed again: a
+ * create/new_threat run for one that has none, reassess/new_intel otherwise. Success clears
+ * the mark (writeAssessment); another failure marks them again for the next tick.
+ */
+async function retryFailedAssessments(db: Database, organizationId: string, events: EventBus | undefined): Promise<void> {
+  const now = new Date();
+  const { rows } = await sql<{ id: string; assessed: boolean }>`
+    SELECT id, latest_run_id IS NOT NULL AS assessed FROM hunt_threats
+    WHERE organization_id = ${organizationId} AND (assessment_failed_at IS NOT NULL OR latest_run_id IS NULL)
+      AND (assessment_failed_at IS NOT NULL OR created_at < ${new Date(now.getTime() - UNASSESSED_AFTER_MS)})
+    ORDER BY id LIMIT ${PAGE}`.execute(db);
+  if (!rows.length) return;
+  const never = rows.filter((r) => !r.assessed).map((r) => r.id);
+  const again = rows.filter((r) => r.assessed).map((r) => r.id);
+  try {
+    await assessThreats(db, organizationId, never, { kind: 'create', trigger: 'new_threat', now, events });
+    await assessThreats(db, organizationId, again, { kind: 'reassess', trigger: 'new_intel', now, events });
+  } catch (err) {
+    await markAssessmentFailed(db, organizationId, [...never, ...again], now).catch(() => {});
+    throw err;
+  }
+}
+
+/** A writer's transaction older than this is not waited for (the rule before 2026-11-26: one minute). */
+const SETTLE_MAX_MS = 60_000;
+/** Tolerance between the clocks of the processes that stamp processed_at (workers on several hosts). */
+const CLOCK_TOLERANCE_MS = 1_000;
+
+/**
+ * The instant up to which every item's processing has committed: a writer stamps processed_at
+ * from its clock after its transaction began (pipeline/ingest.store.ts, results.store.ts), so an
+ * item still uncommitted carries a time no earlier than the start of the oldest transaction open
+ * now. Reading only up to that instant keeps the watermark from passing an item that commits
+ * later with an earlier processed_at (two sync chunks are written at once). The oldest open
+ * transaction's age comes from pg_stat_activity (client backends of this database; a duration,
+ * so the database's clock does not matter); one older than a minute is not waited for, as before.
+ * With the sync's writes a second or so long, the pass follows a running sync a second or two
+ * behind instead of a minute.
+ */
+export async function settledInstant(db: Queryable): Promise<Date> {
+  const before = Date.now();
+  // A session of another role shows no times (nor state) without pg_read_all_stats: when one
+  // exists, its transactions cannot be seen, so the pass waits the whole minute, as before.
+  const { rows } = await sql<{ ageMs: number | null; hidden: boolean }>`
+    SELECT (EXTRACT(epoch FROM statement_timestamp() - min(xact_start)) * 1000)::float8 AS "ageMs",
+           bool_or(state IS NULL) AS hidden
+    FROM pg_stat_activity
+    WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`.execute(db);
+  const age = rows[0]?.hidden ? SETTLE_MAX_MS : Math.max(0, rows[0]?.ageMs ?? 0);
+  return new Date(before - Math.min(SETTLE_MAX_MS, age) - CLOCK_TOLERANCE_MS);
+}
+
+/** A scheduler tick reads pages of an organization's items for at most this long (ticks are 30 s apart). */
+const PASS_BUDGET_MS = 20_000;
+
+/**
+ * The scheduler pass: every organization with items processed after its watermark, page after
+ * page (a large sync's items are followed as they commit, not one page per tick).
+ */
 export async function runHuntIntelPass(db: Database, events?: EventBus): Promise<void> {
   const { rows } = await sql<{ organizationId: string }>`
     SELECT o.id AS "organizationId" FROM organizations o LEFT JOIN hunt_settings s ON s.organization_id = o.id
     WHERE EXISTS (SELECT 1 FROM intel_items i WHERE i.organization_id = o.id AND i.processed_at > COALESCE(s.intel_watermark, '-infinity'::timestamptz))`.execute(db);
-  // Items whose processing committed in the last minute may carry an earlier processed_at than
-  // ones already read; reading only settled items keeps the watermark from skipping them.
-  const settledBefore = new Date(Date.now() - 60_000);
-  for (const r of rows) await syncThreatsFromIntel(db, r.organizationId, { events, settledBefore });
+  const start = Date.now();
+  let failure: unknown = null;
+  for (const r of rows) {
+    for (;;) {
+      const page = await syncThreatsFromIntel(db, r.organizationId, { events, settledBefore: await settledInstant(db) });
+      if ((!page.created.length && !page.updated.length) || Date.now() - start > PASS_BUDGET_MS) break;
+    }
+  }
+  // After the new pages, and for every organization even if one's retry fails again (the first
+  // failure is thrown at the end, for the scheduler's log).
+  const { rows: unassessed } = await sql<{ organizationId: string }>`
+    SELECT DISTINCT organization_id AS "organizationId" FROM hunt_threats WHERE assessment_failed_at IS NOT NULL OR latest_run_id IS NULL`.execute(db);
+  for (const r of unassessed) await retryFailedAssessments(db, r.organizationId, events).catch((err: unknown) => (failure ??= err));
+  if (failure) throw failure;
 }

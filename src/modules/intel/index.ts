@@ -39,7 +39,7 @@ function registerIntelModule(app: FastifyInstance, deps: ModuleDeps): void {
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
-export const ownedTables = ['intel_sources', 'intel_source_states', 'intel_sync_jobs', 'intel_items', 'intel_indicators', 'intel_indicator_checks', 'intel_indicator_values', 'intel_indicator_search', 'attack_catalog', 'intel_epss_scores', 'intel_attack_daily', 'intel_attack_sightings', 'intel_attack_sighting_days'] as const;
+export const ownedTables = ['intel_sources', 'intel_source_states', 'intel_sync_jobs', 'intel_items', 'intel_indicators', 'intel_indicator_checks', 'intel_indicator_values', 'intel_indicator_search', 'intel_indicator_generations', 'intel_indicator_generation_marks', 'attack_catalog', 'intel_epss_scores', 'intel_attack_daily', 'intel_attack_sightings', 'intel_attack_sighting_days'] as const;
 
 /** Sources, their syncs (a job per sync, scheduled each tick on their `scheduleCron`), the enrichment pipeline, items and indicators. */
 export const intelModule = defineModule({

@@ -19,8 +19,21 @@ export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema 
   // serializer when the app becomes ready, and compiling them all there (Zod → JSON Schema →
   // fast-json-stringify, a new ajv each) was most of the API's start-up CPU (docs/performance.md).
   let compiled: ((data: unknown) => string) | null = null;
-  return (data) => (compiled ??= compileSerializer(schema))(data);
+  return (data) => (data instanceof SerializedJson ? data.json : (compiled ??= compileSerializer(schema))(data));
 };
+
+/**
+ * A response body a route has already serialized with its own response schema's serializer
+ * (`compileSerializer` of the same schema), e.g. kept per cache entry: the route's serializer
+ * writes it as is. Only for routes with a Zod response schema (any other route would
+ * JSON.stringify the wrapper).
+ */
+export class SerializedJson {
+  constructor(readonly json: string) {}
+}
+
+/** `json` as a route handler's typed result (see SerializedJson). */
+export const serializedAs = <T>(json: string): T => new SerializedJson(json) as unknown as T;
 
 /** The fast-json-stringify function for one Zod response schema. */
 export function compileSerializer(schema: z.ZodType): (data: unknown) => string {

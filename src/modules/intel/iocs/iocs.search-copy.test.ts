@@ -38,7 +38,7 @@ async function drift(): Promise<unknown[]> {
 const copied = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM intel_indicator_search WHERE organization_id = ${orgId}`.execute(h.db)).rows[0]!.n);
 
 describe('GET /iocs search plans', () => {
-  it('give the same page whichever way it is found: walk, bounded walk falling back, or GIN', async () => {
+  it('give the same page whichever way it is found: walk, bounded walk falling back, GIN, the kept match list', async () => {
     const org = (await createOrganization(h.db, { name: 'Plan Org', adminEmail: 'plan@iocs.test' })).organization.id;
     const items = (await seedIntel(h.db, org)).itemIds;
     const t0 = Date.parse('2026-01-01T00:00:00Z');
@@ -50,18 +50,23 @@ describe('GET /iocs search plans', () => {
     });
     await h.db.insertInto('intelIndicators').values(rows).execute();
     const ctx: RequestContext = { actor: { type: 'user', userId: 'u', organizationId: org, apiKeyId: 'k', roleId: 'r', permissions: new Set() }, requestId: 'r' };
-    const plans: Record<string, IndicatorStats> = {
-      walk: { total: 700, byStatus: { found: 200, clean: 200, unchecked: 200, unknown: 200 } },
-      'walk cut short': { total: 1, byStatus: {} },
-      gin: { total: Infinity, byStatus: { found: Infinity, clean: Infinity, unchecked: Infinity, unknown: Infinity } },
+    const gin: IndicatorStats = { total: Infinity, byStatus: { found: Infinity, clean: Infinity, unchecked: Infinity, unknown: Infinity } };
+    const plans: Record<string, Parameters<typeof createIocsService>[0]> = {
+      walk: { db: h.db, stats: async () => ({ total: 700, byStatus: { found: 200, clean: 200, unchecked: 200, unknown: 200 } }) },
+      'walk cut short': { db: h.db, stats: async () => ({ total: 1, byStatus: {} }) },
+      'GIN, each page': { db: h.db, stats: async () => gin, listMaxMatches: 0 },
+      'GIN, the match list kept': { db: h.db, stats: async () => gin },
+      'counted from the match list': { db: h.db, stats: async () => gin, estimate: () => 0 },
     };
     const queries = [
       { search: 'evil' }, { search: 'EVIL-example', page: 2, perPage: 20 }, { search: 'evil', status: 'found' }, { search: 'evil', status: 'clean', type: 'url', perPage: 5, page: 3 },
       { search: 'contoso', status: 'unknown', perPage: 200 }, { search: 'c2-1', page: 4, perPage: 10 }, { search: 'nothing-here' }, { search: 'net', page: 99 },
     ];
+    const services = Object.fromEntries(Object.entries(plans).map(([name, deps]) => [name, createIocsService(deps)]));
     for (const q of queries) {
       const query = IocListQuery.parse(q);
-      const answers = await Promise.all(Object.values(plans).map((st) => createIocsService({ db: h.db, stats: async () => st }).list(ctx, query)));
+      // Twice each: computed, then from what the first answer kept.
+      const answers = (await Promise.all(Object.values(services).map(async (svc) => [await svc.list(ctx, query), await svc.list(ctx, query)]))).flat();
       const ref = await h.db.selectFrom('intelIndicators').select(['id', 'status']).where('organizationId', '=', org)
         .where(sql<boolean>`normalized_value ILIKE ${`%${q.search}%`}`).$if(!!q.type, (b) => b.where('type', '=', q.type!))
         .orderBy('createdAt', 'desc').orderBy('id', 'desc').execute();

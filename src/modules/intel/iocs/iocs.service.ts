@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/database.js';
 import type { RequestContext } from '../../../platform/context.js';
 import { writeAudit } from '../../../platform/audit.js';
@@ -9,6 +9,8 @@ import { isDefangedValue } from './indicator-types.fns.js';
 import { IOC_STATUSES, type IocListQueryT } from './iocs.schemas.js';
 import { containsPattern } from '../../../platform/db/like.js';
 import { applyIndicatorCheck } from './checks.store.js';
+import { createGenerationCache } from './counts.cache.js';
+import { createSearchSampler } from './search-sample.repo.js';
 
 type IocStatus = (typeof IOC_STATUSES)[number];
 
@@ -60,6 +62,33 @@ function availableTypesSql(orgId: string) {
 }
 
 type StatusCounts = Record<IocStatus, number>;
+/** What a (organization, filters) key's first page computes and its later pages and repeats reuse. */
+type Summary = { counts: StatusCounts; types: string[] };
+
+/** The organization's indicator generation (migration 0130), as text: read with what it stamps. */
+function generationSql(orgId: string) {
+  return sql<string>`coalesce((SELECT generation FROM intel_indicator_generations WHERE organization_id = ${orgId}), 0)::text`;
+}
+/** Summaries kept per process: a few hundred bytes each. */
+const SUMMARY_CACHE_ENTRIES = 2_000;
+/**
+ * A search with at most this many matches has its pages cut from its sorted match list, read once
+ * (one GIN scan) and kept: the order walk would read too many rows for so few matches, and the GIN
+ * scan it needs instead cost as much as the count on every page and status filter of the search.
+ */
+const LIST_MAX_MATCHES = 10_000;
+/**
+ * A search not seen before that the sample says matches at most this many rows is computed from
+ * its sorted match list alone (the counts are the list's tally): one GIN scan where counting and
+ * then listing took two. Below LIST_MAX_MATCHES: the estimate is a sample's.
+ */
+const NARROW_ESTIMATE = 6_000;
+/** Characters of match lists kept per process (37 per match: the id and a status digit): ~8 MB. */
+const LIST_CACHE_CHARS = 8_000_000;
+const ID_CHARS = 36;
+const ENTRY_CHARS = ID_CHARS + 1;
+/** Each status as one digit, its index in IOC_STATUSES. */
+const STATUS_DIGIT = sql.raw(`CASE status ${IOC_STATUSES.map((st, i) => `WHEN '${st}' THEN '${i}'`).join(' ')} END`);
 type DbRow = { id: string; value: string; normalizedValue: string; type: string; itemId: string; intelTitle: string; sourceLabel: string; status: IocStatus; lastCheckedAt: Date | null };
 
 /** Table-wide row counts (planner statistics): upper bounds of any one organization's. */
@@ -103,15 +132,27 @@ export function walkEstimate(stats: IndicatorStats, query: { status?: IocStatus 
  *   2. the page, by the cheaper of a bounded walk down an order index (broad searches) and the
  *      GIN's matches sorted (narrow ones), chosen from the exact counts (walkEstimate); only the
  *      page's ≤ 200 rows are read from intel_indicators, by primary key.
- * A broad search so costs about one pass over its matches. (Finding the matches once for both in
+ * A broad search so costs about one pass over its matches, once: step 1's answer is kept per
+ * (organization, search, type) with the organization's indicator generation (migration 0130,
+ * counts.cache.ts) and served again, to later pages, other status filters and repeats, only while
+ * that generation is unchanged. A narrow search (≤ LIST_MAX_MATCHES) keeps its sorted match list
+ * too, and cuts every page from it; one not seen before that a sample of the organization's values
+ * says is narrow is counted from that list directly (search-sample.repo.ts). (Finding the matches once for both in
  * one statement cost ~30 % more for a 30,000-match search: materializing them and sorting for
  * the page. Running a count and a page query side by side on two connections doubled the CPU
  * per request, which on 2 shared cores made requests slower, not faster.)
  * Without a search the order index and the (organization_id, status, type) index serve rows and
  * counts directly.
  */
-export function createIocsService(deps: { db: Database; stats?: () => Promise<IndicatorStats> }) {
+export function createIocsService(deps: {
+  db: Database;
+  stats?: () => Promise<IndicatorStats>;
+  /** Tests: force a plan (estimated matches of a new search; the list path's limit). */
+  estimate?: (orgId: string, types: readonly string[] | undefined, term: string) => number | null;
+  listMaxMatches?: number;
+}) {
   const { db } = deps;
+  const listMaxMatches = deps.listMaxMatches ?? LIST_MAX_MATCHES;
 
   let cachedStats: { at: number; stats: Promise<IndicatorStats> } | null = null;
   async function readStats(): Promise<IndicatorStats> {
@@ -140,7 +181,8 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
   const PAGE_COLUMNS = sql.raw('i.id, i.value, i.normalized_value, i.type, i.item_id, i.intel_title, i.source_label, i.status, i.last_checked_at');
 
   /** `matches`: of the query (its status, if any); `allMatches`: of the search whatever the status (what the GIN path reads). */
-  async function searchPage(orgId: string, query: IocListInput, pattern: string, matches: number, allMatches: number) {
+  async function searchPage(orgId: string, query: IocListInput, search: { key: string; generation: string; pattern: string; fromWhere: RawBuilder<unknown> }, matches: number, allMatches: number) {
+    const { pattern } = search;
     const limit = query.perPage;
     const offset = (query.page - 1) * query.perPage;
     const expected = Math.max(0, Math.min(limit, matches - offset));
@@ -170,6 +212,7 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
             ORDER BY i.created_at DESC, i.id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db);
       if (rows.length >= expected) return rows;
     }
+    if (allMatches <= listMaxMatches) return pageOfList(orgId, query, await matchList(orgId, search.key, search.generation, search.fromWhere));
     const { rows } = await sql<DbRow>`
       WITH m AS MATERIALIZED (
         SELECT id, created_at FROM intel_indicator_search
@@ -182,20 +225,89 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
     return rows;
   }
 
-  async function searchList(orgId: string, query: IocListInput & { search: string }) {
-    // A pasted defanged value (hxxp://45.142.212[.]100/…) is searched as the value it stands for.
-    const pattern = containsPattern(refang(query.search));
-    // search_value is lower(normalized_value): `LIKE lower(p)` is exactly `normalized_value ILIKE p`.
-    const { rows } = await sql<StatusCounts & { types: string[] | null }>`
+  /** The search's matches in page order (created_at DESC, id DESC), from the cache at `generation` or one GIN scan. */
+  async function matchList(orgId: string, key: string, generation: string, fromWhere: RawBuilder<unknown>): Promise<string> {
+    const hit = matchLists.valid(key, generation);
+    if (hit !== undefined) return hit;
+    return (await readMatchList(orgId, key, fromWhere)).list;
+  }
+
+  /** One GIN scan: every match as its id and status digit, newest first; kept under the generation read with it. */
+  async function readMatchList(orgId: string, key: string, fromWhere: RawBuilder<unknown>) {
+    const { rows } = await sql<{ list: string | null; types: string[] | null; generation: string }>`
+      SELECT string_agg(id::text || ${STATUS_DIGIT}, '' ORDER BY created_at DESC, id DESC) AS list,
+             ${availableTypesSql(orgId)} AS types, ${generationSql(orgId)} AS generation
+      FROM ${fromWhere}`.execute(db);
+    const r = { list: rows[0]!.list ?? '', types: rows[0]!.types ?? [], generation: rows[0]!.generation };
+    matchLists.set(key, r.generation, r.list);
+    return r;
+  }
+
+  /** The page of `list` (matches of any status) for the query's status filter, page and size: its rows by primary key. */
+  async function pageOfList(orgId: string, query: IocListInput, list: string): Promise<DbRow[]> {
+    const digit = query.status ? String(IOC_STATUSES.indexOf(query.status)) : null;
+    const offset = (query.page - 1) * query.perPage;
+    const ids: string[] = [];
+    for (let at = 0, seen = 0; at < list.length && ids.length < query.perPage; at += ENTRY_CHARS) {
+      if (digit !== null && list[at + ID_CHARS] !== digit) continue;
+      if (seen++ >= offset) ids.push(list.slice(at, at + ID_CHARS));
+    }
+    if (!ids.length) return [];
+    const { rows } = await sql<DbRow>`SELECT ${PAGE_COLUMNS} FROM intel_indicators i WHERE i.organization_id = ${orgId} AND i.id = ANY(${ids}::uuid[])`.execute(db);
+    const position = new Map(ids.map((id, n) => [id, n]));
+    return rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
+  }
+
+  const summaries = createGenerationCache<Summary>({ maxEntries: SUMMARY_CACHE_ENTRIES });
+  const estimate = deps.estimate ?? createSearchSampler(db).estimate;
+  /** A narrow search's matches, newest first: per match its id and status digit (ENTRY_CHARS). */
+  const matchLists = createGenerationCache<string>({ maxEntries: SUMMARY_CACHE_ENTRIES, maxWeight: LIST_CACHE_CHARS, weigh: (list) => list.length });
+
+  /**
+   * The key's summary: from the cache when the organization's generation, read now, is the one
+   * it was computed at; otherwise from `compute`, a statement that also returns the generation
+   * (same snapshot) under which the result is kept. A key never seen costs no extra round trip.
+   */
+  async function summary(orgId: string, key: string, compute: () => Promise<Summary & { generation: string }>): Promise<Summary & { generation: string }> {
+    if (summaries.has(key)) {
+      const { rows } = await sql<{ generation: string }>`SELECT ${generationSql(orgId)} AS generation`.execute(db);
+      const generation = rows[0]!.generation;
+      const hit = summaries.valid(key, generation);
+      if (hit) return { ...hit, generation };
+    }
+    const computed = await compute();
+    summaries.set(key, computed.generation, { counts: computed.counts, types: computed.types });
+    return computed;
+  }
+
+  /** The exact counts of `fromWhere`'s rows by status, availableTypes and the generation, in one statement (one snapshot). */
+  async function computeSummary(orgId: string, fromWhere: RawBuilder<unknown>): Promise<Summary & { generation: string }> {
+    const { rows } = await sql<StatusCounts & { types: string[] | null; generation: string }>`
       SELECT count(*) FILTER (WHERE status = 'found')::int AS found, count(*) FILTER (WHERE status = 'clean')::int AS clean,
              count(*) FILTER (WHERE status = 'unchecked')::int AS unchecked, count(*) FILTER (WHERE status = 'unknown')::int AS unknown,
-             ${availableTypesSql(orgId)} AS types
-      FROM intel_indicator_search
-      WHERE organization_id = ${orgId}${typeCondition(query.type)} AND search_value LIKE lower(${pattern})`.execute(db);
+             ${availableTypesSql(orgId)} AS types, ${generationSql(orgId)} AS generation
+      FROM ${fromWhere}`.execute(db);
     const r = rows[0]!;
-    const counts: StatusCounts = { found: r.found, clean: r.clean, unchecked: r.unchecked, unknown: r.unknown };
+    return { counts: { found: r.found, clean: r.clean, unchecked: r.unchecked, unknown: r.unknown }, types: r.types ?? [], generation: r.generation };
+  }
+
+  async function searchList(orgId: string, query: IocListInput & { search: string }) {
+    // A pasted defanged value (hxxp://45.142.212[.]100/…) is searched as the value it stands for.
+    const term = refang(query.search);
+    const pattern = containsPattern(term);
+    const key = `${orgId}\u0000${query.type?.join(',') ?? ''}\u0000${pattern}`;
+    // search_value is lower(normalized_value): `LIKE lower(p)` is exactly `normalized_value ILIKE p`.
+    const fromWhere = sql`intel_indicator_search WHERE organization_id = ${orgId}${typeCondition(query.type)} AND search_value LIKE lower(${pattern})`;
+    const { counts, types, generation } = await summary(orgId, key, async () => {
+      const matches = estimate(orgId, query.type, term);
+      if (matches === null || matches > Math.min(NARROW_ESTIMATE, listMaxMatches)) return computeSummary(orgId, fromWhere);
+      const { list, ...rest } = await readMatchList(orgId, key, fromWhere);
+      const counts: StatusCounts = { found: 0, clean: 0, unchecked: 0, unknown: 0 };
+      for (let at = ID_CHARS; at < list.length; at += ENTRY_CHARS) counts[IOC_STATUSES[Number(list[at])]!]++;
+      return { counts, ...rest };
+    });
     const all = counts.found + counts.clean + counts.unchecked + counts.unknown;
-    return { rows: await searchPage(orgId, query, pattern, query.status ? counts[query.status] : all, all), counts, types: r.types ?? [] };
+    return { rows: await searchPage(orgId, query, { key, generation, pattern, fromWhere }, query.status ? counts[query.status] : all, all), counts, types };
   }
 
   async function plainList(orgId: string, query: IocListInput) {
@@ -203,16 +315,12 @@ export function createIocsService(deps: { db: Database; stats?: () => Promise<In
     let rowsQ = db.selectFrom('intelIndicators').where('organizationId', '=', orgId);
     if (typeFilter) rowsQ = rowsQ.where('type', 'in', typeFilter);
     if (query.status) rowsQ = rowsQ.where('status', '=', query.status);
-    let countsQ = db.selectFrom('intelIndicators').where('organizationId', '=', orgId);
-    if (typeFilter) countsQ = countsQ.where('type', 'in', typeFilter);
-    const [rows, counts, types] = await Promise.all([
+    const key = `${orgId}\u0000${typeFilter?.join(',') ?? ''}`;
+    const [rows, { counts, types }] = await Promise.all([
       rowsQ.select(ROW_COLUMNS).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(query.perPage).offset((query.page - 1) * query.perPage).execute(),
-      countsQ.select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute(),
-      sql<{ types: string[] | null }>`SELECT ${availableTypesSql(orgId)} AS types`.execute(db),
+      summary(orgId, key, () => computeSummary(orgId, sql`intel_indicators WHERE organization_id = ${orgId}${typeCondition(typeFilter ?? undefined)}`)),
     ]);
-    const statusCounts: StatusCounts = { found: 0, clean: 0, unchecked: 0, unknown: 0 };
-    for (const c of counts) statusCounts[c.status] = Number(c.n);
-    return { rows, counts: statusCounts, types: types.rows[0]?.types ?? [] };
+    return { rows, counts, types };
   }
 
   return {

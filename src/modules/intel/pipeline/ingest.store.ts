@@ -5,7 +5,7 @@ import type { IntelEntry } from '../connectors/types.js';
 import { itemFields, storeEntries, storedExternalId, type ItemFields, type StoreResult } from '../items/items.store.js';
 import type { AttackCatalog } from './classify/attack-catalog.fns.js';
 import { processItem, type ProcessResult } from './process.fns.js';
-import { ENRICHMENT_RECORD_COLUMNS, enrichmentRecord, lockStories, writeStoriesAndIndicators, type EnrichedItem } from './results.store.js';
+import { enrichmentRecord, lockStories, writeStoriesAndIndicators, type EnrichedItem } from './results.store.js';
 
 /**
  * The sync's write path: parse → extract → dedupe → store in one pass. New and changed entries
@@ -150,26 +150,34 @@ export async function writePrepared(tx: Queryable, target: StoreTarget, chunk: P
 const ITEMS_PER_STATEMENT = 500;
 
 /**
- * Item columns as jsonb_to_recordset reads them, in {@link itemRecordJson}'s keys. jsonb, not
- * json: ten of the columns are jsonb, and json_to_recordset hands each of those values to
- * jsonb's parser again after lexing the whole document (raw, the largest, holds the entry's
- * HTML once more). Parsing the batch once as jsonb and copying the values out costs PostgreSQL
- * 75 instead of 105 µs per RSS record (250 records of ~8 kB, backend CPU; docs/performance.md).
- * Text-only batches (indicators) stay json, whose lexer is cheaper than building jsonb.
+ * An item's record travels as two JSON documents zipped row by row (ROWS FROM): its text,
+ * scalar and array columns read by json_to_recordset, its jsonb columns by jsonb_to_recordset.
+ * One jsonb document for everything cost PostgreSQL more: jsonb's parser builds every string
+ * (the text, its HTML, the summaries) into a jsonb value only for the text columns to be copied
+ * out of it again, where json's lexer reads them once; and reading everything as json
+ * re-parses each jsonb value on its own (raw, the largest). Split: 27 → 10 µs of backend CPU
+ * per RSS record for reading the batch (docs/performance.md, ingestion 2026-11-26).
  */
-const ITEM_RECORD_COLUMNS = sql.raw(
+const ITEM_TEXT_COLUMNS = sql.raw(
   'id uuid, external_id text, title text, url text, publisher text, published_at timestamptz, source_updated_at timestamptz, language text, ' +
-    'content_text text, content_html text, structured_indicators jsonb, reference_urls jsonb, tags text[], raw jsonb, vulnerability jsonb, content_hash text',
+    'content_text text, content_html text, tags text[], content_hash text, severity text, relevance integer, platforms text[], summary text, tldr text, abstract text, ' +
+    'event_confidence real, canonical_key text, retracted boolean',
+);
+const ITEM_JSONB_COLUMNS = sql.raw(
+  'attack_path jsonb, classification jsonb, affected_products jsonb, iocs jsonb, provenance jsonb, dropped_candidates jsonb, ' +
+    'raw jsonb, vulnerability jsonb, structured_indicators jsonb, reference_urls jsonb',
 );
 
 /**
- * One item's record as JSON text. The JSON columns (raw, structured indicators, references)
- * are JSON text already (itemFields bounds raw by its serialized size): they are spliced in as
- * values, not escaped again as strings and parsed twice.
+ * One item's two records as JSON text, in the keys of ITEM_TEXT_COLUMNS and ITEM_JSONB_COLUMNS.
+ * The JSON columns the entry brings (raw, structured indicators, references) are JSON text
+ * already (itemFields bounds raw by its serialized size): they are spliced in as values, not
+ * escaped again as strings and parsed twice.
  */
-function itemRecordJson(e: Enriched): string {
+function itemRecords(e: Enriched): { text: string; jsonb: string } {
   const f = e.fields;
-  const plain = JSON.stringify({
+  const r = enrichmentRecord(e.result);
+  const text = JSON.stringify({
     id: e.id,
     external_id: f.externalId,
     title: f.title,
@@ -182,9 +190,26 @@ function itemRecordJson(e: Enriched): string {
     content_html: f.contentHtml,
     tags: f.tags,
     content_hash: f.contentHash,
-    ...enrichmentRecord(e.result),
+    severity: r.severity,
+    relevance: r.relevance,
+    platforms: r.platforms,
+    summary: r.summary,
+    tldr: r.tldr,
+    abstract: r.abstract,
+    event_confidence: r.event_confidence,
+    canonical_key: r.canonical_key,
+    retracted: r.retracted,
   });
-  return `${plain.slice(0, -1)},"raw":${f.raw ?? 'null'},"vulnerability":${f.vulnerability ?? 'null'},"structured_indicators":${f.structuredIndicators},"reference_urls":${f.referenceUrls}}`;
+  const enriched = JSON.stringify({
+    attack_path: r.attack_path,
+    classification: r.classification,
+    affected_products: r.affected_products,
+    iocs: r.iocs,
+    provenance: r.provenance,
+    dropped_candidates: r.dropped_candidates,
+  });
+  const jsonb = `${enriched.slice(0, -1)},"raw":${f.raw ?? 'null'},"vulnerability":${f.vulnerability ?? 'null'},"structured_indicators":${f.structuredIndicators},"reference_urls":${f.referenceUrls}}`;
+  return { text, jsonb };
 }
 
 /**
@@ -201,7 +226,9 @@ async function insertEnriched(tx: Queryable, target: StoreTarget, rows: Enriched
   const written: Array<{ id: string; externalId: string; inserted: boolean }> = [];
   for (const [mode, group] of [['insert', rows.filter((r) => !r.known)], ['upsert', rows.filter((r) => r.known)]] as const) {
     for (let i = 0; i < group.length; i += ITEMS_PER_STATEMENT) {
-      const records = `[${group.slice(i, i + ITEMS_PER_STATEMENT).map(itemRecordJson).join(',')}]`;
+      const records = group.slice(i, i + ITEMS_PER_STATEMENT).map(itemRecords);
+      const texts = `[${records.map((x) => x.text).join(',')}]`;
+      const jsonbs = `[${records.map((x) => x.jsonb).join(',')}]`;
       const onConflict =
         mode === 'insert'
           ? sql``
@@ -230,7 +257,7 @@ async function insertEnriched(tx: Queryable, target: StoreTarget, rows: Enriched
           ${now}::timestamptz, r.severity, r.relevance, r.platforms, r.summary, r.tldr, r.abstract, r.attack_path, r.classification, r.affected_products,
           r.iocs, r.provenance, r.dropped_candidates, r.event_confidence, r.canonical_key,
           CASE WHEN r.retracted THEN 'retracted' ELSE 'active' END
-        FROM jsonb_to_recordset(${records}::jsonb) AS r(${ITEM_RECORD_COLUMNS}, ${ENRICHMENT_RECORD_COLUMNS})
+        FROM ROWS FROM (json_to_recordset(${texts}::json) AS (${ITEM_TEXT_COLUMNS}), jsonb_to_recordset(${jsonbs}::jsonb) AS (${ITEM_JSONB_COLUMNS})) AS r
         ${onConflict}
         RETURNING i.id, i.external_id AS "externalId", (i.xmax = 0) AS inserted`.execute(tx);
       written.push(...out);

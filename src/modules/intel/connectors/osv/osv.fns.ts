@@ -157,7 +157,11 @@ export function entryFromOsv(record: unknown, publisher: string): IntelEntry | n
     indicators: cves.map((c) => ({ type: 'cve' as const, value: c, confidence: 1, origin: `osv:${v.id}` })),
     references,
     tags,
-    raw: record,
+    // No copy of the record as `raw`: nothing reads an OSV item's raw (the API returns no raw
+    // column; only the ATT&CK import reads its own), and its structured form (`vulnerability`),
+    // text and references are stored beside it. The copy was serialized, sent, parsed as jsonb
+    // and stored for every record (docs/performance.md, 2026-11-26).
+    raw: undefined,
     vulnerability: v,
   };
 }

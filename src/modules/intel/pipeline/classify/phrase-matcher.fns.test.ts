@@ -23,6 +23,17 @@ describe('tokenize / separatorKey', () => {
     for (const t of tokens) expect(text.slice(t.start, t.end)).toBe(t.text);
   });
 
+  it('gives the tokens of the regex [\\p{L}\\p{N}]+ on any text (surrogate pairs, lone surrogates, marks)', () => {
+    const reference = (text: string) => [...text.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => ({ start: m.index, end: m.index + m[0].length, text: m[0], lower: m[0].toLowerCase() }));
+    const pool = ['a', 'Z', '9', ' ', '-', '.', '_', 'é', 'ß', 'İ', 'ǅ', '\u0301', '\u00a0', '中', '٣', 'Ⅻ', '\ud83d\ude00', '\ud835\udc9c', '\ud800', '\udc00', '’'];
+    let seed = 5;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    for (let i = 0; i < 3_000; i++) {
+      const text = Array.from({ length: Math.floor(rnd() * 24) }, () => pool[Math.floor(rnd() * pool.length)]).join('');
+      expect(tokenize(text), JSON.stringify(text)).toEqual(reference(text));
+    }
+  });
+
   it.each([
     [' ', ' '],
     ['-', ' '],

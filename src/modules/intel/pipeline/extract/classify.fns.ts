@@ -19,6 +19,7 @@ import {
 import { assessHost, type HostAssessment, type HostWhere } from './host.fns.js';
 import { normalizeEmail, normalizeFingerprint, normalizeRegistryKey, normalizeUrl, normalizeWindowsPath } from './normalize.fns.js';
 import * as P from './patterns.js';
+import { ALNUM, charClass, HEXDIGIT } from './patterns.js';
 import { refangScheme } from './refang.fns.js';
 import type { IocKind } from './types.js';
 import { classifyHex, isBitcoinAddress, isEthereumAddress, isHex, isMoneroAddress, isOnionLabel, isSsdeepBlockSize, looksLikeIpv6Attempt, parseIpv6 } from './validate.fns.js';
@@ -41,9 +42,7 @@ const IPV4_RE = P.sticky(P.IPV4_SRC);
 const HOST_RE = P.sticky(P.HOST_SRC);
 const HOST_PLAIN_RE = P.sticky(P.HOST_PLAIN_SRC);
 const IPV4_PLAIN_RE = P.sticky(P.IPV4_PLAIN_SRC);
-const HEX_RUN_RE = P.sticky(P.HEX_RUN_SRC);
 const TAIL_RE = P.sticky(P.TAIL_SRC);
-const LONG_RE = P.sticky(P.LONG_SRC);
 
 const WEB_SCHEMES = new Set(['http', 'https', 'ftp', 'ftps', 'sftp', 'ws', 'wss']);
 const PATH_DEFANG_RE = /\[(?:\.|\/|dot|:|@)\]|\{(?:\.|dot)\}/i;
@@ -252,19 +251,17 @@ const tryRegistry: Classifier = (c, s) => {
   const { text } = c;
   const m = execAt(REGISTRY_RE, text, s);
   if (!m) return -1;
-  let end = s + m[0].length;
-  let value = m[0];
-  const lastSep = value.lastIndexOf('\\');
-  const lastComp = value.slice(lastSep + 1);
-  const sp = lastComp.indexOf(' ');
+  const value = m[0];
+  let end = s + value.length;
   // a trailing multi-word component ("Volatile Environment") only when the key clearly ends there
-  if (sp >= 0 && !REG_TERMINATOR_RE.test(text.slice(end, end + 2))) {
-    end = s + lastSep + 1 + sp;
-    value = text.slice(s, end);
-  }
+  const sp = value.indexOf(' ', value.lastIndexOf('\\') + 1);
+  if (sp >= 0 && !REG_TERMINATOR_RE.test(text.slice(end, end + 2))) end = s + sp;
   end = trimEnd(text, s + (m[1] as string).length + 1, end);
-  const path = text.slice(s + (m[1] as string).length + (m[2] as string).length, end);
-  if (path.replace(/\\/g, '').length === 0) return -1;
+  const pathStart = s + (m[1] as string).length + (m[2] as string).length;
+  let onlySeparators = true;
+  for (let i = pathStart; i < end && onlySeparators; i++) onlySeparators = text.charCodeAt(i) === 92;
+  if (onlySeparators) return -1;
+  const path = text.slice(pathStart, end);
   c.add('registry-key', s, end, normalizeRegistryKey(m[1] as string, path), false);
   return end;
 };
@@ -419,14 +416,20 @@ const ONION_SUFFIX_RE = /^\.onion(?![\w-])/i;
 const AWS_KEY_PREFIX_RE = /^(?:AKIA|ASIA|AROA|AIDA|AGPA|AIPA|ANPA|ANVA|APKA|ABIA|ACCA)[A-Z0-9]{16}$/;
 
 const tryLong: Classifier = (c, s) => {
-  const hexEnd = testAt(HEX_RUN_RE, c.text, s);
-  if (hexEnd > 0) {
-    emitHex(c, s, hexEnd, c.text.slice(s, hexEnd));
+  const { text } = c;
+  // the maximal hex run and alphanumeric run at s; each counts when ≥ 32 (hash) / ≥ 20 characters and not
+  // followed by '_' (what /[0-9a-f]{32,}(?!\w)/iy and /[a-z0-9]{20,}(?!\w)/iy match, without a regex call)
+  let hexEnd = s;
+  while ((charClass(text, hexEnd) & HEXDIGIT) !== 0) hexEnd++;
+  let end = hexEnd;
+  while ((charClass(text, end) & ALNUM) !== 0) end++;
+  const underscoreAfter = text.charCodeAt(end) === 95;
+  if (hexEnd - s >= 32 && hexEnd === end && !underscoreAfter) {
+    emitHex(c, s, hexEnd, text.slice(s, hexEnd));
     return hexEnd;
   }
-  const end = testAt(LONG_RE, c.text, s);
-  if (end < 0) return -1;
-  const v = c.text.slice(s, end);
+  if (end - s < 20 || underscoreAfter) return -1;
+  const v = text.slice(s, end);
   if (v.length >= 32 && isHex(v)) emitHex(c, s, end, v);
   else if (v.length === 42 && isEthereumAddress(v)) c.add('eth', s, end, v.toLowerCase(), false);
   else if (v.length <= 35 && (v[0] === '1' || v[0] === '3') && isBitcoinAddress(v)) c.add('btc', s, end, v, false);

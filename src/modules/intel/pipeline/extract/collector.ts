@@ -2,6 +2,7 @@
  * Accumulates extracted indicators (deduplicated by kind + normalizedValue, every occurrence kept as a span) and
  * dropped candidates (one record per occurrence, with the reason).
  */
+import { grown, KeyedIndex } from './keyed-index.js';
 import type { DropCategory, DroppedCandidate, ExtractedIoc, ExtractResult, IocKind, Span } from './types.js';
 
 /** Default time-to-live per kind, in days (how long an indicator stays actionable without new sightings). */
@@ -61,10 +62,16 @@ export const BASE_CONFIDENCE: Record<IocKind, number> = {
 /** Defanging is deliberate: the author marked the value as dangerous. */
 const DEFANG_BONUS = 0.1;
 
+/** Kinds and drop categories are stored as small codes in typed columns; these are the code → value tables. */
+const KINDS = Object.keys(BASE_CONFIDENCE) as IocKind[];
+const KIND_CODE = new Map(KINDS.map((k, i) => [k, i]));
+const BASE_BY_CODE = Float64Array.from(KINDS, (k) => BASE_CONFIDENCE[k]);
+const CATEGORIES: readonly DropCategory[] = ['invalid', 'reserved', 'benign', 'ambiguous'];
+const CATEGORY_CODE = new Map(CATEGORIES.map((c, i) => [c, i]));
+
 const round2 = (x: number): number => Math.round(x * 100) / 100;
-const BASE_MAP = new Map(Object.entries(BASE_CONFIDENCE) as Array<[IocKind, number]>);
-const confidenceFor = (kind: IocKind, defanged: boolean, delta: number): number => {
-  const base = BASE_MAP.get(kind) as number;
+const confidenceFor = (code: number, defanged: boolean, delta: number): number => {
+  const base = BASE_BY_CODE[code] as number;
   if (!defanged && delta === 0) return base;
   return round2(Math.min(0.99, Math.max(0.05, base + (defanged ? DEFANG_BONUS : 0) + delta)));
 };
@@ -94,29 +101,30 @@ class IntList {
 /**
  * While scanning, the collector keeps columns (one array per field, occurrences in one Int32Array) instead of an
  * object per indicator, span and dropped record, so the scan retains no per-occurrence objects for the garbage
- * collector to copy between generations. The `ExtractedIoc` and `DroppedCandidate` objects the API returns are
- * built once, in `result()` (docs/performance.md, "Extraction toward 100 MB/s", has the measurements).
+ * collector to copy between generations. Numeric and flag columns are typed arrays: their memory is outside the
+ * JavaScript heap, so growing them allocates nothing the young generation must collect (a quarter of the scan's
+ * allocations were array growth). The `ExtractedIoc` and `DroppedCandidate` objects the API returns are built once,
+ * in `result()` (docs/performance.md, "Extraction toward 100 MB/s", has the measurements).
  */
 export class Collector {
-  /** kind → normalizedValue → indicator index (no key strings built per occurrence). */
-  private readonly byKind = new Map<IocKind, Map<string, number>>();
+  /** (kind code, normalizedValue) → indicator index; its `seeds` and `keys` are the kind and value columns. */
+  private readonly index = new KeyedIndex();
   // ---- indicators, by index, in creation order (each pass finds them in text order)
-  private readonly kinds: IocKind[] = [];
-  private readonly normalized: string[] = [];
   private readonly subtypes: Array<string | undefined> = [];
-  private readonly confidences: number[] = [];
-  private readonly defangedFlags: boolean[] = [];
+  private confidences = new Float64Array(256);
+  private defangedFlags = new Uint8Array(256);
   /** The last occurrence recorded per indicator (a repeat of it is ignored; an earlier one means its spans need sorting). */
-  private readonly lastStarts: number[] = [];
-  private readonly lastEnds: number[] = [];
+  private lastStarts = new Int32Array(256);
+  private lastEnds = new Int32Array(256);
   /** Indicators that received an occurrence before one they already had (rare: spans then need sorting). */
   private readonly unsorted = new Set<number>();
   /** Occurrences: (indicator index, start, end) triples, in recording order. */
   private readonly occurrences = new IntList();
   // ---- dropped candidates, one entry per occurrence
-  private readonly dropKinds: IocKind[] = [];
+  private m = 0;
+  private dropKinds = new Uint8Array(256);
   private readonly dropReasons: string[] = [];
-  private readonly dropCategories: DropCategory[] = [];
+  private dropCategories = new Uint8Array(256);
   private readonly dropNormalized: Array<string | undefined> = [];
   private readonly dropSpans = new IntList();
 
@@ -134,13 +142,9 @@ export class Collector {
     confidenceDelta = 0,
     subtype?: string,
   ): void {
-    let byValue = this.byKind.get(kind);
-    if (byValue === undefined) {
-      byValue = new Map();
-      this.byKind.set(kind, byValue);
-    }
-    const i = byValue.get(normalizedValue);
-    if (i !== undefined) {
+    const code = KIND_CODE.get(kind) as number;
+    const i = this.index.find(code, normalizedValue);
+    if (i >= 0) {
       const lastStart = this.lastStarts[i] as number;
       if (lastStart === start && this.lastEnds[i] === end) return;
       if (start < lastStart) this.unsorted.add(i);
@@ -148,42 +152,56 @@ export class Collector {
       this.lastEnds[i] = end;
       this.occurrences.push3(i, start, end);
       if (defanged || confidenceDelta > 0) {
-        if (defanged) this.defangedFlags[i] = true;
-        const confidence = confidenceFor(kind, defanged, confidenceDelta);
+        if (defanged) this.defangedFlags[i] = 1;
+        const confidence = confidenceFor(code, defanged, confidenceDelta);
         if (confidence > (this.confidences[i] as number)) this.confidences[i] = confidence;
       }
       return;
     }
-    const n = this.kinds.length;
-    byValue.set(normalizedValue, n);
-    this.kinds.push(kind);
-    this.normalized.push(normalizedValue);
+    const n = this.index.insert(code, normalizedValue);
+    if (n === this.confidences.length) {
+      this.confidences = grown(this.confidences);
+      this.defangedFlags = grown(this.defangedFlags);
+      this.lastStarts = grown(this.lastStarts);
+      this.lastEnds = grown(this.lastEnds);
+    }
     this.subtypes.push(subtype);
-    this.confidences.push(confidenceFor(kind, defanged, confidenceDelta));
-    this.defangedFlags.push(defanged);
-    this.lastStarts.push(start);
-    this.lastEnds.push(end);
+    this.confidences[n] = confidenceFor(code, defanged, confidenceDelta);
+    this.defangedFlags[n] = defanged ? 1 : 0;
+    this.lastStarts[n] = start;
+    this.lastEnds[n] = end;
     this.occurrences.push3(n, start, end);
   }
 
   drop(kind: IocKind, start: number, end: number, reason: string, category: DropCategory, normalizedValue?: string): void {
-    this.dropKinds.push(kind);
+    const m = this.m++;
+    if (m === this.dropKinds.length) {
+      this.dropKinds = grown(this.dropKinds);
+      this.dropCategories = grown(this.dropCategories);
+    }
+    this.dropKinds[m] = KIND_CODE.get(kind) as number;
     this.dropReasons.push(reason);
-    this.dropCategories.push(category);
+    this.dropCategories[m] = CATEGORY_CODE.get(category) as number;
     this.dropNormalized.push(normalizedValue);
     this.dropSpans.push2(start, end);
   }
 
   result(): ExtractResult {
     const { text } = this;
-    const n = this.kinds.length;
+    const n = this.index.size;
+    const kinds = this.index.seeds;
+    const normalized = this.index.keys;
     // spans: most indicators occur once (their only span is the last one recorded); the others gather theirs
     const counts = new Int32Array(n);
+    // each indicator's first start (the sort key), read from the columns rather than through its span objects
+    const firstStarts = new Int32Array(n).fill(0x7fffffff);
     const occ = this.occurrences.a;
     const occEnd = this.occurrences.n;
     for (let k = 0; k < occEnd; k += 3) {
       const i = occ[k] as number;
       counts[i] = (counts[i] as number) + 1;
+      const start = occ[k + 1] as number;
+      if (start < (firstStarts[i] as number)) firstStarts[i] = start;
     }
     const spans: Span[][] = new Array(n);
     for (let i = 0; i < n; i++) spans[i] = counts[i] === 1 ? [{ start: this.lastStarts[i] as number, end: this.lastEnds[i] as number }] : [];
@@ -193,25 +211,25 @@ export class Collector {
     }
     for (const i of this.unsorted) (spans[i] as Span[]).sort(byStart);
     // by first occurrence, ties in creation order (what a stable sort on the first span's start gives)
-    const order = stableOrder(n, text.length, (i) => ((spans[i] as Span[])[0] as Span).start);
+    const order = stableOrder(n, text.length, (i) => firstStarts[i] as number);
     const iocs: ExtractedIoc[] = new Array(n);
     for (let j = 0; j < n; j++) {
       const i = order[j] as number;
       const s = spans[i] as Span[];
       const first = s[0] as Span;
       const ioc: ExtractedIoc = {
-        kind: this.kinds[i] as IocKind,
+        kind: KINDS[kinds[i] as number] as IocKind,
         value: text.slice(first.start, first.end),
-        normalizedValue: this.normalized[i] as string,
+        normalizedValue: normalized[i] as string,
         confidence: this.confidences[i] as number,
         spans: s,
-        defanged: this.defangedFlags[i] as boolean,
+        defanged: this.defangedFlags[i] === 1,
       };
       const subtype = this.subtypes[i];
       if (subtype) ioc.subtype = subtype;
       iocs[j] = ioc;
     }
-    const m = this.dropKinds.length;
+    const m = this.m;
     const ds = this.dropSpans.a;
     const dropOrder = stableOrder(m, text.length, (i) => ds[2 * i] as number);
     const dropped: DroppedCandidate[] = new Array(m);
@@ -220,11 +238,11 @@ export class Collector {
       const start = ds[2 * i] as number;
       const end = ds[2 * i + 1] as number;
       const d: DroppedCandidate = {
-        kind: this.dropKinds[i] as IocKind,
+        kind: KINDS[this.dropKinds[i] as number] as IocKind,
         value: text.slice(start, end),
         reason: this.dropReasons[i] as string,
         span: { start, end },
-        category: this.dropCategories[i] as DropCategory,
+        category: CATEGORIES[this.dropCategories[i] as number] as DropCategory,
       };
       const normalizedValue = this.dropNormalized[i];
       if (normalizedValue !== undefined) d.normalizedValue = normalizedValue;

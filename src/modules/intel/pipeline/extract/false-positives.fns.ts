@@ -278,8 +278,11 @@ const EMPTY_INPUT_HASHES = new Set([
   'cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e',
 ]);
 
+/** The one empty-input hash of each length: a string comparison (it fails at the first character) needs no hash of the value. */
+const EMPTY_INPUT_HASH_BY_LENGTH = new Map([...EMPTY_INPUT_HASHES].map((h) => [h.length, h]));
+
 export function hashVerdict(lowerHex: string): FpVerdict | null {
-  if (EMPTY_INPUT_HASHES.has(lowerHex)) return v('benign (hash of empty input)', 'benign');
+  if (EMPTY_INPUT_HASH_BY_LENGTH.get(lowerHex.length) === lowerHex) return v('benign (hash of empty input)', 'benign');
   return null;
 }
 
@@ -291,12 +294,15 @@ export function awsKeyVerdict(key: string): FpVerdict | null {
 const CERT_WORDS_RE = /thumbprint|fingerprint|certificate|\bcert\b|x\.?509|\bssl\b|\btls\b/i;
 const MOBILE_WORDS_RE = /package|bundle|app(?:lication)?[ _-]?id|\bapk\b|android|\bios\b|play store|app store/i;
 
-/** Does the same line, within `width` characters before `start`, match `re`? (forward scan of a short slice) */
+/**
+ * Does the same line, within `width` characters before `start`, match `re`? (forward scan of a short slice; both
+ * word lists' shortest match is 3 characters, so a shorter segment — "- " before a listed hash — needs no slice)
+ */
 function lineContext(re: RegExp, text: string, start: number, width: number): boolean {
-  let seg = text.slice(Math.max(0, start - width), start);
-  const nl = seg.lastIndexOf('\n');
-  if (nl >= 0) seg = seg.slice(nl + 1);
-  return re.test(seg);
+  const floor = Math.max(0, start - width);
+  let from = start;
+  while (from > floor && text.charCodeAt(from - 1) !== 10) from--;
+  return start - from >= 3 && re.test(text.slice(from, start));
 }
 
 /** Context that makes 40/64 hex a certificate fingerprint rather than a file hash. */

@@ -15,9 +15,10 @@ import {
   reservedDomainVerdict,
   REVERSE_DNS_PREFIXES,
 } from './false-positives.fns.js';
+import { KeyedIndex } from './keyed-index.js';
 import { normalizeHost } from './normalize.fns.js';
 import { refangHost } from './refang.fns.js';
-import { checkHostnameSyntax, ipv4ToString, isOnionLabel, parseIpv4 } from './validate.fns.js';
+import { checkHostnameSyntax, isOnionLabel, parseIpv4 } from './validate.fns.js';
 
 export type HostWhere = 'text' | 'url' | 'email';
 
@@ -48,8 +49,9 @@ export function isKnownTld(tld: string): boolean {
   return known;
 }
 
-/** One cache per flag combination (keyed by the raw host, no string building on lookup). */
-const caches: Array<Map<string, HostAssessment>> = Array.from({ length: 48 }, () => new Map());
+/** Assessments keyed by (flag combination, raw host): no string built on lookup; cleared when full. */
+const cacheIndex = new KeyedIndex();
+const cached: HostAssessment[] = [];
 const CACHE_MAX = 20_000;
 const WHERE_BITS: Record<HostWhere, number> = { text: 0, url: 16, email: 32 };
 
@@ -67,15 +69,16 @@ export function assessHost(
   spacedDefang = false,
   mobileContext = false,
 ): HostAssessment {
-  const cache = caches[
-    WHERE_BITS[where] | (defanged ? 8 : 0) | (fileContext ? 4 : 0) | (spacedDefang ? 2 : 0) | (mobileContext ? 1 : 0)
-  ] as Map<string, HostAssessment>;
-  let a = cache.get(raw);
-  if (a === undefined) {
-    a = assessUncached(raw, defanged, where, fileContext, spacedDefang, mobileContext);
-    if (cache.size >= CACHE_MAX) cache.clear();
-    cache.set(raw, a);
+  const flags = WHERE_BITS[where] | (defanged ? 8 : 0) | (fileContext ? 4 : 0) | (spacedDefang ? 2 : 0) | (mobileContext ? 1 : 0);
+  const i = cacheIndex.find(flags, raw);
+  if (i >= 0) return cached[i] as HostAssessment;
+  const a = assessUncached(raw, defanged, where, fileContext, spacedDefang, mobileContext);
+  if (cacheIndex.size >= CACHE_MAX) {
+    cacheIndex.clear();
+    cached.length = 0;
   }
+  cacheIndex.insert(flags, raw);
+  cached.push(a);
   return a;
 }
 
@@ -91,7 +94,9 @@ function assessUncached(
   if (DOTTED_QUAD_RE.test(host)) {
     const ip = parseIpv4(host);
     if (!ip.ok) return { kind: 'ipv4', normalized: host, drop: { reason: ip.reason, category: 'invalid' } };
-    const normalized = ipv4ToString(ip.value);
+    // parseIpv4 accepts only the canonical text (octets ≤ 255 without leading zeros), so `host` is the normalized
+    // form as is: no string rebuilt from the number per address
+    const normalized = host;
     const verdict = ipv4Verdict(ip.value, normalized);
     return verdict ? { kind: 'ipv4', normalized, drop: verdict } : { kind: 'ipv4', normalized };
   }

@@ -52,7 +52,9 @@ export function canonicalRegistryKey(root: string, path: string): string {
 }
 
 const fullRoot = (root: string) => REG_ROOTS[root.toUpperCase()] ?? root.toUpperCase();
-const canonicalPath = (path: string) => path.replace(/\\{2}/g, '\\').replace(/\\+$/, '');
+/** Single backslashes, no trailing one (most keys as written already are: returned as they are, no regex). */
+const canonicalPath = (path: string) =>
+  path.indexOf('\\\\') < 0 && path.charCodeAt(path.length - 1) !== 92 ? path : path.replace(/\\{2}/g, '\\').replace(/\\+$/, '');
 
 /** A registry key as written in a text (`HKCU\\Software\\…`, `HKLM:\\…`) in canonical form with its case kept; null if it is not one. */
 export function registryKeyAsWritten(written: string): string | null {

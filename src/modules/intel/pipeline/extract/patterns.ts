@@ -59,10 +59,8 @@ export const HOST_SRC = String.raw`${HOSTNAME}(?![${LABEL_CHARS}-])`;
 /** Plain (non-defanged) fast paths, tried first: no defang alternations. */
 export const IPV4_PLAIN_SRC = String.raw`\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\w]|\.\d|\.[a-z]|\[\.|\(\.|\[dot|\(dot)`;
 export const HOST_PLAIN_SRC = String.raw`${LABEL}(?:\.${LABEL})+(?![${LABEL_CHARS}-])`;
-export const HEX_RUN_SRC = String.raw`[0-9a-f]{32,}(?!\w)`;
 /** Port and path after a host or IP outside a URL (consumed so that path segments are not re-scanned). */
 export const TAIL_SRC = HOST_TAIL;
-export const LONG_SRC = String.raw`[a-z0-9]{20,}(?!\w)`;
 
 export const sticky = (src: string, flags = 'iy'): RegExp => new RegExp(src, flags);
 
@@ -85,9 +83,28 @@ export const TRIGGER_RE = new RegExp(
   'gi',
 );
 
+/** ASCII character classes for the hand-written scans: bit 1 alphanumeric, 2 hex digit. Index: char code < 128. */
+export const ALNUM = 1;
+export const HEXDIGIT = 2;
+export const ASCII_CLASS: Uint8Array = (() => {
+  const t = new Uint8Array(128);
+  for (let c = 0; c < 128; c++) {
+    const ch = String.fromCharCode(c);
+    if (/[0-9a-f]/i.test(ch)) t[c] = ALNUM | HEXDIGIT;
+    else if (/[a-z]/i.test(ch)) t[c] = ALNUM;
+  }
+  return t;
+})();
+/** Class bits of the character at `i` (0 past the end or outside ASCII). */
+export const charClass = (text: string, i: number): number => {
+  const c = text.charCodeAt(i);
+  return c < 128 ? (ASCII_CLASS[c] as number) : 0;
+};
+
 /**
  * Long alphanumeric runs (hashes, wallets, bare onion names): a digit followed by 15 more alphanumerics. Kept out
  * of TRIGGER_RE because digits are frequent; as its own consuming regex it costs a fraction. Match length 16.
+ * (A hand-written skip loop that tests each window's 16th character first was no faster: docs/performance.md.)
  */
 export const LONG_TRIGGER_RE = /[0-9][a-z0-9]{15}/gi;
 
@@ -116,11 +133,13 @@ export const WORD_AFTER_RE = /\w*/y;
 // ---- literal-prefixed passes --------------------------------------------------------------------------------
 
 /**
- * CVE ids (groups 1, 2), ATT&CK technique ids (group 3) and AS numbers (group 4) in one pass: their first
- * characters (C/c, T, A) are distinct, so one scan costs about as much as the CVE scan alone.
+ * CVE ids, ATT&CK technique ids and AS numbers, each tried (sticky) only where its literal start occurs: "CVE",
+ * "cve"/"Cve" (found as "ve"), "T1", "AS". A search for those literals runs at memory speed, while one regex over
+ * the text stops at every 'c', 'T' and 'A' (passes.fns.ts merges the three streams in text order).
  */
-export const ID_RE =
-  /(?:CVE|cve|Cve)[-\u2010\u2011\u2013_ ]?(\d{4})[-\u2010\u2011\u2013_ ](\d{4,7})(?!\d)|(T1\d{3}(?:\.\d{3}|\/\d{3}(?!\d))?)(?![\w]|\.\d)|AS(?:N ?)?(\d{1,10})(?!\d|\.\d)/g;
+export const CVE_AT_RE = /(?:CVE|cve|Cve)[-\u2010\u2011\u2013_ ]?(\d{4})[-\u2010\u2011\u2013_ ](\d{4,7})(?!\d)/y;
+export const TECHNIQUE_AT_RE = /T1\d{3}(?:\.\d{3}|\/\d{3}(?!\d))?(?![\w]|\.\d)/y;
+export const ASN_AT_RE = /AS(?:N ?)?(\d{1,10})(?!\d|\.\d)/y;
 export const AWS_KEY_RE = /(?:AKIA|ASIA|AROA|AIDA|AGPA|AIPA|ANPA|ANVA|APKA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g;
 export const AZURE_ID_RE =
   /(?:subscriptions?|tenant)(?:[ _-]?ids?)?[^\n\w]{0,4}(?:(?:is|=|:)[^\n\w]{0,3})?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?![\w-])/gi;
