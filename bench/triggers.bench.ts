@@ -125,6 +125,14 @@ export async function openLoop(
   return { sent: total - warmupCount, latencies: sorted, statusCounts, errors, executionIds, warmupFailures, achievedRps: (total - warmupCount - 1) / ((measuredLast - measuredFirst) / 1000) };
 }
 
+/** The intake's group-commit counters from /metrics (null on a build without them). */
+async function groupedCounters(origin: string): Promise<{ statements: number; deliveries: number } | null> {
+  const text = await (await request(`${origin}/metrics`)).body.text();
+  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const out = { statements: read('rampart_intake_grouped_statements_total'), deliveries: read('rampart_intake_grouped_deliveries_total') };
+  return Number.isNaN(out.statements) ? null : out;
+}
+
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const rate = envNumber('BENCH_TRIGGER_RPS', 200);
   const warmupMs = envNumber('BENCH_WARMUP_S', ctx.quick ? 1 : 2) * 1000;
@@ -133,7 +141,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const database = await startBenchDatabase('triggers');
   try {
     const org = await createOrganization(database.db, { name: 'Bench Org', adminEmail: 'bench@triggers.test' });
-    const server = await startRampartServer(database, { LOG_LEVEL: logLevel });
+    const server = await startRampartServer(database, { LOG_LEVEL: logLevel, ...(process.env.RAMPART_INTAKE_GROUP_WAIT_MS ? { RAMPART_INTAKE_GROUP_WAIT_MS: process.env.RAMPART_INTAKE_GROUP_WAIT_MS } : {}) });
     try {
       await waitReady(server);
       const auth = { authorization: `Bearer ${org.apiKey.key}` };
@@ -152,6 +160,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         ctx.log(`open loop: ${rate} req/s, ${warmupMs / 1000} s warm-up + ${durationMs / 1000} s measured, bearer trigger secret, no worker running`);
         await resetStatements(database.db);
         if (profile) await profileStart(server);
+        const groupedBefore = (await groupedCounters(server.origin)) ?? { statements: 0, deliveries: 0 };
         const cpu0 = { server: cpuSeconds(server.child.pid), pg: cpuSeconds(pgPid, true) };
         const r = await openLoop(server.origin, reqPath, headers, rate, warmupMs, durationMs);
         const requests = Math.round(((warmupMs + durationMs) / 1000) * rate);
@@ -159,6 +168,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         const serverUs = perReqUs(cpu0.server, cpuSeconds(server.child.pid));
         const pgUs = perReqUs(cpu0.pg, cpuSeconds(pgPid, true));
         if (profile) await profileStop(server, path.join(PROFILE_DIR, 'triggers-server.cpuprofile'));
+        const grouped = await groupedCounters(server.origin);
+        if (grouped) ctx.log(`group commit: ${grouped.deliveries - groupedBefore.deliveries} deliveries in ${grouped.statements - groupedBefore.statements} statements (mean batch ${f((grouped.deliveries - groupedBefore.deliveries) / (grouped.statements - groupedBefore.statements))})`);
         const statements = await statementReport(database.db, requests, 'request');
         if (statements) console.log(statements.text);
         const ok = r.statusCounts['200'] ?? 0;

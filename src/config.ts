@@ -31,6 +31,7 @@ const envSchema = z.object({
   RAMPART_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
   RAMPART_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   RAMPART_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  RAMPART_INTAKE_GROUP_WAIT_MS: z.coerce.number().int().min(0).max(100).default(10),
   RAMPART_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   RAMPART_DEAD_WORKER_AFTER_SECONDS: z.coerce.number().int().min(3).max(3600).default(60),
   RAMPART_EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
@@ -60,6 +61,8 @@ export interface Config {
   allowPrivateNetworks: boolean;
   rateLimitPerMinute: number;
   bodyLimitBytes: number;
+  /** Webhook intake's group commit: how long a plain delivery waits for others to share its statement (triggers' intake-group.ts). */
+  intakeGroupWaitMs: number;
   workerConcurrency: number;
   /**
    * A worker silent (no heartbeat) this long is presumed dead and its jobs are retried. Shorter:
@@ -104,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     allowPrivateNetworks: e.RAMPART_ALLOW_PRIVATE_NETWORKS,
     rateLimitPerMinute: e.RAMPART_RATE_LIMIT_PER_MINUTE,
     bodyLimitBytes: e.RAMPART_BODY_LIMIT_BYTES,
+    intakeGroupWaitMs: e.RAMPART_INTAKE_GROUP_WAIT_MS,
     workerConcurrency: e.RAMPART_WORKER_CONCURRENCY,
     deadWorkerAfterMs: e.RAMPART_DEAD_WORKER_AFTER_SECONDS * 1000,
     embeddedPgPort: e.RAMPART_EMBEDDED_PG_PORT,

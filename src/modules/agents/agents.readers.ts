@@ -21,10 +21,11 @@ export function agentMaxDurationOf(agentId: RawBuilder<unknown> | string): RawBu
 }
 
 /**
- * The agent's current version, as an expression over an agent id (a value here: the run INSERT
- * records it in the same statement, so webhook intake's enqueue costs no extra round trip).
+ * The agent's current version, as an expression over an agent id (a value, or an expression of
+ * the caller's statement: the run INSERT records it in the same statement, so webhook intake's
+ * enqueue costs no extra round trip).
  */
-export function agentVersionOf(agentId: string): RawBuilder<number | null> {
+export function agentVersionOf(agentId: string | RawBuilder<unknown>): RawBuilder<number | null> {
   return sql<number | null>`(SELECT version FROM agents WHERE id = ${agentId})`;
 }
 

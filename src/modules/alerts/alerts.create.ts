@@ -3,9 +3,10 @@ import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { AlertSeverity } from '../../platform/db/schema.js';
 import type { EventBus } from '../../platform/events.js';
-import { enqueueRun, runParams, type EndedRun, type NewRun } from '../runs/index.js';
+import { createGroupCommit, type GroupCommit, type GroupCommitOptions } from '../../platform/db/group-commit.js';
+import { enqueueRun, runParams, runRowJson, type EndedRun, type NewRun } from '../runs/index.js';
 import { httpUrlOrNull } from './alerts.fns.js';
-import { addTimelineEntry, countDuplicate, findAlert, insertAlert, listTimeline, type NewAlertRow } from './alerts.repo.js';
+import { addTimelineEntry, countDuplicate, findAlert, insertAlert, insertTriggerAlerts, listTimeline, triggerAlertJson, type NewAlertRow } from './alerts.repo.js';
 import type { AlertDto } from './alerts.schemas.js';
 import { decideRoute, huntDecision, triggerDecision, type Route } from './routing.fns.js';
 
@@ -54,6 +55,19 @@ export interface NewAlert {
 export interface AlertDeps {
   /** The service's events: `alert.created` and `alert.status_changed` are emitted here (delivery subscribes). */
   events: EventBus;
+  /**
+   * Set by a caller whose alert is its whole change, outside any transaction (webhook intake's
+   * one-statement path): a trigger's alert without a dedupe key is then written with its run by
+   * this group commit, together with the alerts of concurrent deliveries (`createTriggerAlertGroup`).
+   */
+  grouped?: TriggerAlertGroup;
+}
+
+/** Trigger alerts (no dedupe key, with their run and job) written by one statement per batch: platform/db/group-commit.ts. */
+export type TriggerAlertGroup = GroupCommit<{ id: string; json: string }, AlertDto>;
+
+export function createTriggerAlertGroup(db: Queryable, opts: GroupCommitOptions): TriggerAlertGroup {
+  return createGroupCommit((items) => insertTriggerAlerts(db, items), opts);
 }
 
 /**
@@ -74,6 +88,8 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     body: `Duplicate signal from ${input.source.name} (dedupe key ${input.dedupeKey})`,
     data: { payload: input.payload ?? null },
   };
+  // Each statement stands alone: without a transaction (webhook intake), a duplicate is one
+  // round trip, and a new alert's insert still meets a concurrent identical signal (ON CONFLICT).
   if (input.dedupeKey) {
     const existing = await countDuplicate(tx, orgId, input.dedupeKey, duplicateEntry);
     if (existing) return { alert: existing, created: false };
@@ -137,6 +153,12 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     triage.kind === 'trigger'
       ? [created, { kind: 'triage_started', actorType: 'system' as const, actorAgentId: triage.agentId, runId: triage.runId, body: "The trigger's run triages this alert" }]
       : [created];
+  if (deps.grouped && !values.dedupeKey && triage.kind === 'trigger' && triage.run) {
+    // Written with its run and job by the statement of its batch, which committed before this returns.
+    const alert = await deps.grouped.submit({ id, json: triggerAlertJson(values, entries, runRowJson({ ...triage.run, id: triage.runId }, now)) });
+    await deps.events.emit(tx, 'alert.created', { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert } });
+    return { alert, created: true };
+  }
   // Lost a race to an identical signal: the other insert's row counts it as a duplicate.
   const run = triage.kind === 'trigger' && triage.run ? runParams({ ...triage.run, id: triage.runId }) : undefined;
   const written = await insertAlert(tx, values, entries, duplicateEntry, run);

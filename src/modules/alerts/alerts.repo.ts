@@ -7,7 +7,7 @@ import { DISPLAY_PREFIX, OPEN_STATUSES, dispositionOf, displayIdOf, numberOfDisp
 import type { AlertDto, TimelineEntryDto } from './alerts.schemas.js';
 import { containsPattern } from '../../platform/db/like.js';
 import { agentNameOf } from '../agents/index.js';
-import { runWithJob, type RunParam } from '../runs/index.js';
+import { runWithJob, runsWithJobs, type RunParam } from '../runs/index.js';
 import { prepared } from '../../platform/db/prepared.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -144,16 +144,19 @@ const RETURNED_COLUMNS = sql.join(COLUMNS.map((c) => sql.ref(`ins.${c}`)));
  * `on_insert` matches), and reads the alert back with the names findAlert joins: on the intake
  * path, every round trip costs more CPU (socket writes on both sides) than the statement it
  * carries. With `run` (runs' `runWithJob` reading `ins`), the run that triages the new alert
- * and its job too. Built once per kind and prepared (platform/db/prepared.ts).
+ * and its job too. Built once per kind and prepared (platform/db/prepared.ts). `pre`: CTEs
+ * before `ins` (`pre.with`: the dedupe count, or the rows of a group commit), and what the
+ * entries are read beside (`pre.from`: `ins`, or the group's rows joined to it; `entries` then
+ * an expression over it).
  */
-function alertStatement(ins: OperationNodeSource, entries: string, run?: RawBuilder<unknown>) {
+function alertStatement(ins: OperationNodeSource | RawBuilder<unknown>, entries: string | RawBuilder<unknown>, run?: RawBuilder<unknown>, pre?: { with: RawBuilder<unknown>; from: RawBuilder<unknown> }) {
   return sql<AlertRow & { inserted: boolean }>`
-    WITH ins AS (${ins}),
+    WITH ${pre ? sql`${pre.with}, ` : sql``}ins AS (${ins}),
     tl AS (
       INSERT INTO alert_timeline (id, organization_id, alert_id, kind, actor_type, actor_user_id, actor_agent_id, run_id, body, data, created_at)
       SELECT e.id, ins.organization_id, ins.id, e.kind, e.actor_type, e.actor_user_id, e.actor_agent_id, e.run_id,
         CASE WHEN e.numbered THEN ${`${DISPLAY_PREFIX}-`} || ins.number || e.body ELSE e.body END, e.data, e.created_at
-      FROM ins, jsonb_to_recordset(${entries}::jsonb) AS e(id uuid, kind text, actor_type text, actor_user_id uuid, actor_agent_id uuid, run_id uuid, body text, data jsonb, created_at timestamptz, numbered boolean, on_insert boolean)
+      FROM ${pre ? pre.from : sql`ins`}, jsonb_to_recordset(${typeof entries === 'string' ? sql`${entries}::jsonb` : entries}) AS e(id uuid, kind text, actor_type text, actor_user_id uuid, actor_agent_id uuid, run_id uuid, body text, data jsonb, created_at timestamptz, numbered boolean, on_insert boolean)
       WHERE e.on_insert = ins.inserted
     )${run ? sql`, ${run}` : sql``}
     SELECT ${RETURNED_COLUMNS}, ins.inserted, ${run ? sql`(SELECT count(*) FROM run_job)` : sql`0`} AS runs_queued, o.name AS organization_name, ${agentNameOf('ins.origin_agent_id')} AS origin_agent_name, ${agentNameOf('ins.assigned_agent_id')} AS assigned_agent_name, cd.name AS detection_name, cd.rule_id AS detection_rule_id
@@ -271,6 +274,43 @@ const countDuplicateStatement = prepared('count_duplicate_alert', (db, p: <T>(k:
 export async function countDuplicate(tx: Queryable, organizationId: string, dedupeKey: string, entry: AlertStatementEntry): Promise<AlertDto | null> {
   const rows = await countDuplicateStatement.execute(tx, { organizationId, dedupeKey, now: new Date(), entries: entriesJson([{ ...entry, onInsert: false }]) });
   return answered(rows)?.alert ?? null;
+}
+
+/** NEW_ALERT_COLUMNS in snake_case: the keys of a row given to jsonb_populate_record. */
+const SNAKE_COLUMNS = NEW_ALERT_COLUMNS.map((c) => [c, c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)] as const);
+
+/**
+ * Many trigger alerts, each with its timeline entries and the run that triages it and its job, in
+ * ONE statement with one `add_jobs` call (group commit of webhook intake: platform/db/group-commit.ts).
+ * Only alerts without a dedupe key (nothing to conflict with: each is inserted) and with a run.
+ * `items`: a JSON array of `{a: alert row, e: entries, r: run row}` (`triggerAlertJson`).
+ */
+const insertTriggerAlertsStatement = prepared('insert_trigger_alerts', (_db, p: <T>(k: 'items') => T) => {
+  const joined = sql`d JOIN ins ON ins.id = (d.x->'a'->>'id')::uuid`;
+  // A JSON null becomes SQL NULL in jsonb_populate_record; the payload of a `null` body is the JSON null.
+  const payload = sql`d.x->'a'->'payload'`;
+  const ins = sql`
+    INSERT INTO alerts (${sql.join(SNAKE_COLUMNS.map(([, s]) => sql.ref(s)))}, number)
+    SELECT ${sql.join(SNAKE_COLUMNS.map(([c, s]) => (c === 'payload' ? payload : sql.ref(`a.${s}`))))}, nextval(rampart_alert_numbers_sequence(a.organization_id)::regclass)
+    FROM d, jsonb_populate_record(NULL::alerts, d.x->'a') AS a
+    RETURNING *, true AS inserted`;
+  const run = runsWithJobs({ from: joined, row: sql`d.x->'r'`, alertId: sql<string>`ins.id`, alertDisplayId: sql<string>`${`${DISPLAY_PREFIX}-`} || ins.number` });
+  return alertStatement(ins, sql`d.x->'e'`, run, { with: sql`d AS (SELECT x FROM jsonb_array_elements(${p('items')}::jsonb) AS x)`, from: joined });
+});
+
+/** One element of insertTriggerAlerts' `items`: the row's JSON with the payload's and routing's JSON text spliced in (not parsed again). */
+export function triggerAlertJson(row: NewAlertRow, onInsert: AlertStatementEntry[], run: Record<string, unknown>): string {
+  const a: Record<string, unknown> = {};
+  for (const [c, s] of SNAKE_COLUMNS) if (c !== 'payload' && c !== 'routing') a[s] = row[c];
+  const alert = `${JSON.stringify(a).slice(0, -1)},"payload":${row.payload},"routing":${row.routing ?? 'null'}}`;
+  return `{"a":${alert},"e":${entriesJson(onInsert.map((e) => ({ ...e, onInsert: true })))},"r":${JSON.stringify(run)}}`;
+}
+
+/** Writes `items` (`json`: triggerAlertJson, `id`: its alert's id) in one statement; answers each one's alert, in the order given. */
+export async function insertTriggerAlerts(db: Queryable, items: ReadonlyArray<{ id: string; json: string }>): Promise<AlertDto[]> {
+  const rows = await insertTriggerAlertsStatement.execute(db, { items: `[${items.map((i) => i.json).join(',')}]` });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return items.map((i) => toAlertDto(byId.get(i.id)!));
 }
 
 export interface NewTimelineEntry {

@@ -10,7 +10,7 @@ import { createRoutingService, type RoutingService } from './routing.service.js'
 import { createCodeDetectionsService, type CodeDetectionsService } from './code-detections.service.js';
 
 // The front door: how other modules create alerts (triggers, hunt) and what they may read.
-export { createAlert, type NewAlert, type TriageChoice, type AlertDeps } from './alerts.create.js';
+export { createAlert, createTriggerAlertGroup, type NewAlert, type TriageChoice, type AlertDeps, type TriggerAlertGroup } from './alerts.create.js';
 export { findAlert } from './alerts.repo.js';
 export { DISPLAY_PREFIX } from './alerts.fns.js';
 export { alertsByDedupeKey, isOpenStatus, raiseAlertBySystem, reopenAlertBySystem } from './alerts.reopen.js';

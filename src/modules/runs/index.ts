@@ -9,7 +9,7 @@ import { registerRunsRoutes } from './runs.routes.js';
 import { createRunsService } from './runs.service.js';
 import { registerRunMetrics } from './runs.metrics.js';
 
-export { enqueueRun, runParams, runWithJob, type NewRun, type RunParam } from './runs.enqueue.js';
+export { enqueueRun, runParams, runRowJson, runWithJob, runsWithJobs, type NewRun, type RunParam } from './runs.enqueue.js';
 export { runStatus } from './runs.repo.js';
 export { recordRunJudgement, runOutcome, type RunJudgement, type RunOutcome } from './runs.readers.js';
 export type { LoadRunSandbox, RunSandbox, RunTools } from './run.jobs.js';

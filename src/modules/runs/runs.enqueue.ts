@@ -2,7 +2,7 @@ import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { AgentRunMode } from '../../platform/db/schema.js';
 import { sql, type RawBuilder } from 'kysely';
-import { addJobsOfJson } from '../../platform/jobs/enqueue.js';
+import { addJobsOfJson, addJobsOfRows } from '../../platform/jobs/enqueue.js';
 import { prepared } from '../../platform/db/prepared.js';
 import { agentVersionOf } from '../agents/index.js';
 import { agentRunJob, agentRunJobKey } from './run.job-def.js';
@@ -120,3 +120,47 @@ export function runWithJob(p: <T = string>(k: RunParam | 'alertId' | 'alertDispl
 const insertRunAndJob = prepared('insert_run_and_job', (_db, p: <T = string>(k: RunParam | 'alertId' | 'alertDisplayId') => T) => sql<{ id: string }>`
   WITH ${runWithJob(p)}
   SELECT id::text AS id FROM run_job`);
+
+/** A run as one element of `runsWithJobs`' rows: agent_runs' column names, JSON columns as values (not text). */
+export function runRowJson(run: Omit<NewRun, 'alert'> & { id: string }, now: Date): Record<string, unknown> {
+  return {
+    id: run.id,
+    organization_id: run.organizationId,
+    agent_id: run.agentId,
+    mode: run.mode,
+    input: run.input ?? null,
+    actor_user_id: run.actorUserId,
+    actor_api_key_id: run.actorApiKeyId ?? null,
+    trigger_id: run.triggerId ?? null,
+    trigger_source: run.triggerSource ?? null,
+    trigger_context: run.triggerContext ?? null,
+    agent_snapshot: run.agentSnapshot ?? null,
+    queued_at: now,
+    updated_at: now,
+  };
+}
+
+/**
+ * Many runs and their jobs as two CTEs, `run` and `run_job`, with ONE graphile-worker `add_jobs`
+ * call for all of them (group commit: `add_jobs` is the largest item of an intake statement, and
+ * most of it is paid per call, not per job). `from` yields one row per run, `row` its jsonb
+ * (runRowJson), `alertId`/`alertDisplayId` its alert from the caller's relation. Like
+ * `runWithJob`, it records the agent's version read by primary key in the statement, and
+ * `run_job` must be read by the statement. The input is read with `->` (jsonb_populate_record
+ * makes a JSON null an SQL NULL; a `null` input is the JSON null).
+ */
+export function runsWithJobs(source: { from: RawBuilder<unknown>; row: RawBuilder<unknown>; alertId: RawBuilder<string>; alertDisplayId: RawBuilder<string> }): RawBuilder<unknown> {
+  return sql`
+    run AS (
+      INSERT INTO agent_runs (id, organization_id, agent_id, agent_version, status, mode, input, actor_user_id, actor_api_key_id, trigger_id,
+        trigger_source, trigger_context, alert_id, alert_display_id, agent_snapshot, queued_at, updated_at)
+      SELECT r.id, r.organization_id, r.agent_id, ${agentVersionOf(sql.ref('r.agent_id'))}, 'waiting', r.mode, (${source.row})->'input', r.actor_user_id, r.actor_api_key_id, r.trigger_id,
+        r.trigger_source, r.trigger_context, ${source.alertId}, ${source.alertDisplayId}, r.agent_snapshot, r.queued_at, r.updated_at
+      FROM ${source.from}, jsonb_populate_record(NULL::agent_runs, ${source.row}) AS r
+      RETURNING id
+    ),
+    -- The job's payload as runParams writes it, byte for byte.
+    run_job AS (
+      SELECT j.id FROM ${addJobsOfRows(agentRunJob, { from: sql`run`, payload: sql`('{"runId":"' || run.id || '"}')::json`, jobKey: sql`${agentRunJobKey('')} || run.id::text` })} AS j
+    )`;
+}

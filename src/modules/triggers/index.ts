@@ -8,6 +8,7 @@ import { registerTriggersRoutes } from './triggers.routes.js';
 import { createTriggersService, type TriggersService } from './triggers.service.js';
 import { createIntakeTriggerCache, triggerRunSubscriptions, triggersSubscriptions, type IntakeTriggerCache } from './intake-cache.js';
 import { runTriggerSchedulerPass } from './cron.js';
+import { createIntakeGroup } from './intake-group.js';
 import { triggerSettingsSql } from './triggers.repo.js';
 
 export { TriggerPut, type TriggerPutT } from './triggers.schemas.js';
@@ -23,7 +24,8 @@ function registerTriggersModule(app: FastifyInstance, deps: ModuleDeps, cache: I
   app.addHook('onClose', async () => cache.close());
   const service = createTriggersService({ db, secrets: deps.secrets, baseUrl: deps.config.baseUrl, cache });
   registerTriggersRoutes(app, service);
-  registerIntakeRoutes(app, createIntakeService({ db, secrets: deps.secrets, authenticator: deps.authenticator, cache, events: deps.events }), {
+  const group = createIntakeGroup(db, deps.config.intakeGroupWaitMs, deps.logger, deps.metrics);
+  registerIntakeRoutes(app, createIntakeService({ db, secrets: deps.secrets, authenticator: deps.authenticator, cache, group, events: deps.events }), {
     bodyLimit: deps.config.bodyLimitBytes,
   });
   return service;

@@ -5,7 +5,7 @@ import { hasPermission } from '../../platform/auth/actor.js';
 import { parseApiKey } from '../../platform/auth/api-keys.js';
 import type { SecretBox } from '../../platform/secrets.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.js';
-import { alertFieldsFromPayload, createsAlertByDefault, type AlertDeps, type AlertFields } from '../alerts/index.js';
+import { alertFieldsFromPayload, createsAlertByDefault, type AlertDeps, type AlertFields, type TriggerAlertGroup } from '../alerts/index.js';
 import { fireTrigger } from './trigger-alert.js';
 import { deliveryIdOf, mappedInput, slackDecision, triggerContextOf } from './intake.fns.js';
 import { secretsEqual } from '../../platform/auth/secrets-equal.js';
@@ -39,9 +39,11 @@ interface Caller {
  * trigger, authenticate the sender, claim the delivery id, queue the run, all in one short
  * transaction; the agent itself runs in a worker.
  */
-export function createIntakeService(deps: { db: Database; secrets: SecretBox; authenticator: Authenticator; cache: IntakeTriggerCache; now?: () => number } & AlertDeps) {
+export function createIntakeService(deps: { db: Database; secrets: SecretBox; authenticator: Authenticator; cache: IntakeTriggerCache; group: TriggerAlertGroup; now?: () => number } & AlertDeps) {
   const { db, secrets, authenticator, cache } = deps;
   const clock = deps.now ?? Date.now;
+  // The one-statement path's alerts are group-committed (intake-group.ts).
+  const grouped: AlertDeps = { events: deps.events, grouped: deps.group };
 
   /** One answer for unknown, draft, foreign and mismatched triggers: nothing to learn from it. */
   const notFound = () => new NotFoundError('Trigger');
@@ -92,18 +94,19 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
   }
 
   /**
-   * Whether the firing is one statement (the alert, its timeline, the run and its job), which
-   * then runs without BEGIN and COMMIT — a single statement is its own transaction —: one round
-   * trip instead of three. So when no delivery id is claimed, the alert has no dedupe key to
-   * count on (a second statement) and is not routed, and no subscriber of `alert.created` would
-   * act for the organization (delivery: no destination subscribed, from its cache). A
-   * destination subscribed by another process in the milliseconds between this check and the
-   * event still gets it, in a transaction of its own.
+   * Whether the firing runs without BEGIN and COMMIT: each of its statements stands alone (a
+   * single statement is its own transaction). So when no delivery id is claimed, the alert is not
+   * routed, and no subscriber of `alert.created` would act for the organization (delivery: no
+   * destination subscribed, from its cache); a destination subscribed by another process in the
+   * milliseconds between this check and the event still gets it, in a transaction of its own.
+   * The alert, its timeline, the run and its job are then one statement — shared with concurrent
+   * deliveries (group commit, `deps.group`) when the alert has no dedupe key; with one, the
+   * count on the open alert comes first (a duplicate is one round trip, a new alert two).
    */
-  async function isOneStatement(trigger: IntakeTrigger, claimsDelivery: boolean, alert: AlertFields | null): Promise<boolean> {
+  async function withoutTransaction(trigger: IntakeTrigger, claimsDelivery: boolean, alert: AlertFields | null): Promise<boolean> {
     if (claimsDelivery) return false;
     if (!alert) return true;
-    return !trigger.routeAlerts && !alert.dedupeKey && !(await deps.events.acts(db, 'alert.created', trigger.organizationId));
+    return !trigger.routeAlerts && !(await deps.events.acts(db, 'alert.created', trigger.organizationId));
   }
 
   return {
@@ -129,8 +132,8 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
       const alert = createsAlert ? alertFieldsFromPayload(trigger.source, req.body, trigger.alertMapping, trigger.name) : null;
       // The run id is chosen first so the delivery is claimed with it: one statement fewer.
       const firing = { runId: uuidv7(), mode: 'trigger' as const, payload: req.body, input: mappedInput(req.body ?? null, trigger.inputMapping), triggerContext, caller, alert };
-      const answer: IntakeResponseT = (await isOneStatement(trigger, delivery !== null, alert))
-        ? (await fireTrigger(db, deps, trigger, firing)).answer
+      const answer: IntakeResponseT = (await withoutTransaction(trigger, delivery !== null, alert))
+        ? (await fireTrigger(db, grouped, trigger, firing)).answer
         : await db.transaction().execute(async (tx) => {
             if (delivery) {
               const original = await claimDelivery(tx, trigger.id, delivery.key, firing.runId);

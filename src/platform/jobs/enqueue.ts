@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import type { JobType } from './catalog.js';
 
@@ -52,4 +52,28 @@ export function addJobsOfJson(job: Pick<JobType<unknown>, 'name' | 'maxAttempts'
       ${opts.priority ?? job.priority ?? null}::smallint,
       NULL
     )::graphile_worker.job_spec])`;
+}
+
+/**
+ * graphile-worker's `add_jobs` for one job per row of `from` (a relation of the caller's
+ * statement, e.g. a CTE of rows just inserted), as a FROM item yielding the jobs: ONE call for
+ * all of them, where `add_jobs`' task and queue upserts, its key-clearing UPDATE and its NOTIFY are
+ * paid once (group commit). `payload` (json) and `jobKey` are expressions over `from`'s row. No
+ * call at all when `from` is empty (an empty `add_jobs` would still notify).
+ */
+export function addJobsOfRows(job: Pick<JobType<unknown>, 'name' | 'maxAttempts' | 'priority'>, rows: { from: RawBuilder<unknown>; payload: RawBuilder<unknown>; jobKey: RawBuilder<unknown> }) {
+  return sql<unknown>`(
+    SELECT j.* FROM (SELECT ARRAY(SELECT ROW(
+        ${job.name}::text,
+        ${rows.payload},
+        NULL::text,
+        NULL::timestamptz,
+        ${job.maxAttempts ?? 5}::smallint,
+        ${rows.jobKey},
+        ${job.priority ?? null}::smallint,
+        NULL::text[]
+      )::graphile_worker.job_spec FROM ${rows.from}) AS specs) AS s,
+    LATERAL graphile_worker.add_jobs(s.specs) AS j
+    WHERE cardinality(s.specs) > 0
+  )`;
 }
