@@ -25,6 +25,21 @@ describe('group commit', () => {
     expect(g.stats).toEqual({ batches: 1, items: 3, refused: 0 });
   });
 
+  it('a lone item after a quiet spell is written at once; items close together wait for company', async () => {
+    const r = recorder();
+    const g = createGroupCommit(r.write, { maxWaitMs: 200, maxBatch: 64, maxInFlight: 2 });
+    const first = g.submit(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(r.batches).toEqual([[1]]); // nothing came before it: written on the next turn, not 200 ms later
+    expect(await first).toBe(10);
+    // The next item follows closely: its batch waits, and an item 20 ms later joins it.
+    const second = g.submit(2);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const third = g.submit(3);
+    expect(await Promise.all([second, third])).toEqual([20, 30]);
+    expect(r.batches).toEqual([[1], [2, 3]]);
+  });
+
   it('splits at maxBatch', async () => {
     const r = recorder();
     const g = createGroupCommit(r.write, { maxWaitMs: 5, maxBatch: 2, maxInFlight: 2 });

@@ -7,7 +7,10 @@ import { isDatabaseUnavailable } from './errors.js';
  * per call (graphile-worker's `add_jobs`) — are paid once per batch instead of once per item.
  *
  * When an item arrives and fewer than `maxInFlight` batches are being written, a batch opens and
- * is written `maxWaitMs` later (or at once when it reaches `maxBatch`); items arriving while every
+ * is written `maxWaitMs` later (or at once when it reaches `maxBatch`). Only while items come
+ * close together: an item arriving more than `maxWaitMs` after the previous one (a quiet spell,
+ * no company likely) opens a batch written on the next turn of the event loop, so a lone
+ * delivery pays no wait. Items arriving while every
  * slot is busy wait for the next free one and go together. Each caller's promise settles only
  * after the statement that wrote its item returned, i.e. committed: nothing is answered before it
  * is stored.
@@ -44,6 +47,7 @@ export function createGroupCommit<I, O>(write: (items: readonly I[]) => Promise<
   let queue: Array<Pending<I, O>> = [];
   let cancelTimer: (() => void) | null = null;
   let inFlight = 0;
+  let lastSubmitAt = -Infinity;
   const stats = { batches: 0, items: 0, refused: 0 };
 
   async function writeBatch(batch: Array<Pending<I, O>>): Promise<void> {
@@ -84,13 +88,13 @@ export function createGroupCommit<I, O>(write: (items: readonly I[]) => Promise<
       // least as long as this statement: written at once. An opened batch keeps its wait.
       if (queue.length > 0 && !cancelTimer) flush();
     });
-    if (queue.length > 0 && inFlight < opts.maxInFlight) schedule();
+    if (queue.length > 0 && inFlight < opts.maxInFlight) schedule(opts.maxWaitMs);
   }
 
-  function schedule(): void {
+  function schedule(waitMs: number): void {
     if (cancelTimer) return;
-    if (opts.maxWaitMs > 0) {
-      const t = setTimeout(flush, opts.maxWaitMs);
+    if (waitMs > 0) {
+      const t = setTimeout(flush, waitMs);
       cancelTimer = () => clearTimeout(t);
     } else {
       const t = setImmediate(flush);
@@ -101,10 +105,13 @@ export function createGroupCommit<I, O>(write: (items: readonly I[]) => Promise<
   return {
     stats,
     submit(item) {
+      const now = performance.now();
+      const quiet = now - lastSubmitAt > opts.maxWaitMs;
+      lastSubmitAt = now;
       return new Promise<O>((resolve, reject) => {
         queue.push({ item, resolve, reject });
         if (queue.length >= opts.maxBatch) flush();
-        else if (inFlight < opts.maxInFlight) schedule();
+        else if (inFlight < opts.maxInFlight) schedule(quiet ? 0 : opts.maxWaitMs);
       });
     },
   };
