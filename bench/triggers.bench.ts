@@ -162,11 +162,19 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         if (profile) await profileStart(server);
         const groupedBefore = (await groupedCounters(server.origin)) ?? { statements: 0, deliveries: 0 };
         const cpu0 = { server: cpuSeconds(server.child.pid), pg: cpuSeconds(pgPid, true) };
+        // Also sampled when the warm-up ends: the steady state's CPU, without a fresh server's
+        // first requests (JIT compilation, first connections), beside the whole run's.
+        let cpuWarm = cpu0;
+        const warmed = setTimeout(() => (cpuWarm = { server: cpuSeconds(server.child.pid), pg: cpuSeconds(pgPid, true) }), warmupMs);
         const r = await openLoop(server.origin, reqPath, headers, rate, warmupMs, durationMs);
+        clearTimeout(warmed);
+        const cpu1 = { server: cpuSeconds(server.child.pid), pg: cpuSeconds(pgPid, true) };
         const requests = Math.round(((warmupMs + durationMs) / 1000) * rate);
-        const perReqUs = (a: number | null, b: number | null) => (a === null || b === null ? NaN : ((b - a) * 1e6) / requests);
-        const serverUs = perReqUs(cpu0.server, cpuSeconds(server.child.pid));
-        const pgUs = perReqUs(cpu0.pg, cpuSeconds(pgPid, true));
+        const perReqUs = (a: number | null, b: number | null, n = requests) => (a === null || b === null ? NaN : ((b - a) * 1e6) / n);
+        const serverUs = perReqUs(cpu0.server, cpu1.server);
+        const pgUs = perReqUs(cpu0.pg, cpu1.pg);
+        const measured = Math.round((durationMs / 1000) * rate);
+        const steady = { serverUs: perReqUs(cpuWarm.server, cpu1.server, measured), pgUs: perReqUs(cpuWarm.pg, cpu1.pg, measured) };
         if (profile) await profileStop(server, path.join(PROFILE_DIR, 'triggers-server.cpuprofile'));
         const grouped = await groupedCounters(server.origin);
         if (grouped) ctx.log(`group commit: ${grouped.deliveries - groupedBefore.deliveries} deliveries in ${grouped.statements - groupedBefore.statements} statements (mean batch ${f((grouped.deliveries - groupedBefore.deliveries) / (grouped.statements - groupedBefore.statements))})`);
@@ -174,10 +182,10 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         if (statements) console.log(statements.text);
         const ok = r.statusCounts['200'] ?? 0;
         if (ok !== r.sent) throw new Error(`expected ${r.sent} answers 200, got ${JSON.stringify(r.statusCounts)} ${r.errors.join(' | ')}`);
-        return { r, serverUs, pgUs, ok };
+        return { r, serverUs, pgUs, steady, ok };
       };
       const profiling = !!process.env.BENCH_CPU_PROF;
-      const { r, serverUs, pgUs, ok } = await measure(rate, profiling);
+      const { r, serverUs, pgUs, steady, ok } = await measure(rate, profiling);
       if (profiling) ctx.log(`profile: npx tsx bench/profile-summary.ts ${path.relative(process.cwd(), PROFILE_DIR)}/triggers-server.cpuprofile 40`);
 
       // Every answered run is still queued: the request never did agent work.
@@ -224,6 +232,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
           { name: 'intake p99 latency', value: p(99), unit: 'ms', digits: 2, target: { value: TARGETS.p99Ms, kind: 'max' } },
           { name: 'intake server CPU per request', value: serverUs, unit: 'µs', digits: 0 },
           { name: 'intake PostgreSQL CPU per request', value: pgUs, unit: 'µs', digits: 0 },
+          { name: 'intake server CPU per request, after the warm-up', value: steady.serverUs, unit: 'µs', digits: 0, target: { value: 1000, kind: 'max' } },
+          { name: 'intake PostgreSQL CPU per request, after the warm-up', value: steady.pgUs, unit: 'µs', digits: 0, target: { value: 1000, kind: 'max' } },
           ...(knee.length ? [{ name: `intake knee (highest rate with p99 < ${KNEE_P99_MS} ms)`, value: kneeRate, unit: 'req/s', digits: 0 }] : []),
         ],
         notes: [
