@@ -5,7 +5,7 @@ import type { IntelEntry } from '../connectors/types.js';
 import { itemFields, storeEntries, storedExternalId, type ItemFields, type StoreResult } from '../items/items.store.js';
 import type { AttackCatalog } from './classify/attack-catalog.fns.js';
 import { processItem, type ProcessResult } from './process.fns.js';
-import { enrichmentRecord, lockStories, writeStoriesAndIndicators, type EnrichedItem } from './results.store.js';
+import { ENRICHMENT_DOCUMENT_COLUMNS, ENRICHMENT_SCALAR_COLUMNS, enrichmentDocuments, enrichmentScalars, lockStories, writeStoriesAndIndicators, type EnrichedItem } from './results.store.js';
 
 /**
  * The sync's write path: parse → extract → dedupe → store in one pass. New and changed entries
@@ -160,13 +160,9 @@ const ITEMS_PER_STATEMENT = 500;
  */
 const ITEM_TEXT_COLUMNS = sql.raw(
   'id uuid, external_id text, title text, url text, publisher text, published_at timestamptz, source_updated_at timestamptz, language text, ' +
-    'content_text text, content_html text, tags text[], content_hash text, severity text, relevance integer, platforms text[], summary text, tldr text, abstract text, ' +
-    'event_confidence real, canonical_key text, retracted boolean',
+    `content_text text, content_html text, tags text[], content_hash text, ${ENRICHMENT_SCALAR_COLUMNS}`,
 );
-const ITEM_JSONB_COLUMNS = sql.raw(
-  'attack_path jsonb, classification jsonb, affected_products jsonb, iocs jsonb, provenance jsonb, dropped_candidates jsonb, ' +
-    'raw jsonb, vulnerability jsonb, structured_indicators jsonb, reference_urls jsonb',
-);
+const ITEM_JSONB_COLUMNS = sql.raw(`${ENRICHMENT_DOCUMENT_COLUMNS}, raw jsonb, vulnerability jsonb, structured_indicators jsonb, reference_urls jsonb`);
 
 /**
  * One item's two records as JSON text, in the keys of ITEM_TEXT_COLUMNS and ITEM_JSONB_COLUMNS.
@@ -176,7 +172,6 @@ const ITEM_JSONB_COLUMNS = sql.raw(
  */
 function itemRecords(e: Enriched): { text: string; jsonb: string } {
   const f = e.fields;
-  const r = enrichmentRecord(e.result);
   const text = JSON.stringify({
     id: e.id,
     external_id: f.externalId,
@@ -190,24 +185,9 @@ function itemRecords(e: Enriched): { text: string; jsonb: string } {
     content_html: f.contentHtml,
     tags: f.tags,
     content_hash: f.contentHash,
-    severity: r.severity,
-    relevance: r.relevance,
-    platforms: r.platforms,
-    summary: r.summary,
-    tldr: r.tldr,
-    abstract: r.abstract,
-    event_confidence: r.event_confidence,
-    canonical_key: r.canonical_key,
-    retracted: r.retracted,
+    ...enrichmentScalars(e.result),
   });
-  const enriched = JSON.stringify({
-    attack_path: r.attack_path,
-    classification: r.classification,
-    affected_products: r.affected_products,
-    iocs: r.iocs,
-    provenance: r.provenance,
-    dropped_candidates: r.dropped_candidates,
-  });
+  const enriched = JSON.stringify(enrichmentDocuments(e.result));
   const jsonb = `${enriched.slice(0, -1)},"raw":${f.raw ?? 'null'},"vulnerability":${f.vulnerability ?? 'null'},"structured_indicators":${f.structuredIndicators},"reference_urls":${f.referenceUrls}}`;
   return { text, jsonb };
 }

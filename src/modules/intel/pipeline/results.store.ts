@@ -26,14 +26,18 @@ export interface ItemRow {
 
 export type EnrichedItem = { row: ItemRow; result: ProcessResult };
 
-/** The enrichment columns as json_to_recordset reads them, in {@link enrichmentRecord}'s keys. */
-export const ENRICHMENT_RECORD_COLUMNS = sql.raw(
-  'severity text, relevance integer, platforms text[], summary text, tldr text, abstract text, attack_path jsonb, classification jsonb, ' +
-    'affected_products jsonb, iocs jsonb, provenance jsonb, dropped_candidates jsonb, event_confidence real, canonical_key text, retracted boolean',
-);
+/**
+ * The enrichment columns as a recordset reads them, in two groups: scalars, text and arrays
+ * ({@link enrichmentScalars}) and the JSON documents ({@link enrichmentDocuments}). The sync's
+ * insert reads each group with its own reader (ingest.store.ts: json for text, jsonb for jsonb).
+ */
+export const ENRICHMENT_SCALAR_COLUMNS =
+  'severity text, relevance integer, platforms text[], summary text, tldr text, abstract text, event_confidence real, canonical_key text, retracted boolean';
+export const ENRICHMENT_DOCUMENT_COLUMNS = 'attack_path jsonb, classification jsonb, affected_products jsonb, iocs jsonb, provenance jsonb, dropped_candidates jsonb';
+const ENRICHMENT_RECORD_COLUMNS = sql.raw(`${ENRICHMENT_SCALAR_COLUMNS}, ${ENRICHMENT_DOCUMENT_COLUMNS}`);
 
-/** One item's enrichment columns, keyed by column name (see {@link ENRICHMENT_RECORD_COLUMNS}). */
-export function enrichmentRecord(r: ProcessResult) {
+/** One item's scalar enrichment columns, keyed by column name (ENRICHMENT_SCALAR_COLUMNS). */
+export function enrichmentScalars(r: ProcessResult) {
   return {
     severity: r.severity,
     relevance: r.relevance,
@@ -41,15 +45,21 @@ export function enrichmentRecord(r: ProcessResult) {
     summary: r.summary,
     tldr: r.tldr,
     abstract: r.abstract,
+    event_confidence: r.eventConfidence,
+    canonical_key: r.canonicalKey,
+    retracted: r.retracted,
+  };
+}
+
+/** One item's JSON-document enrichment columns, keyed by column name (ENRICHMENT_DOCUMENT_COLUMNS). */
+export function enrichmentDocuments(r: ProcessResult) {
+  return {
     attack_path: r.attackPath,
     classification: { ...r.classification, passages: undefined },
     affected_products: r.affectedProducts,
     iocs: r.iocs,
     provenance: { supportingPassages: r.passages },
     dropped_candidates: r.dropped,
-    event_confidence: r.eventConfidence,
-    canonical_key: r.canonicalKey,
-    retracted: r.retracted,
   };
 }
 
@@ -78,7 +88,7 @@ export async function lockStories(tx: Queryable, batch: EnrichedItem[]): Promise
 export async function writeResults(tx: Queryable, batch: EnrichedItem[]): Promise<void> {
   const now = new Date();
   await lockStories(tx, batch);
-  const records = batch.map(({ row, result }) => ({ id: row.id, ...enrichmentRecord(result) }));
+  const records = batch.map(({ row, result }) => ({ id: row.id, ...enrichmentScalars(result), ...enrichmentDocuments(result) }));
   await sql`
     UPDATE intel_items i SET
       processed_at = ${now}::timestamptz, severity = v.severity, relevance = v.relevance, platforms = v.platforms, summary = v.summary,
