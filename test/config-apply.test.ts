@@ -54,7 +54,7 @@ describe('config apply', () => {
     ]);
     // Secrets show as "(secret)", never their values.
     expect(JSON.stringify(planned.json())).not.toContain('xoxb-secret');
-    expect(planned.json().changes[1].diff.token).toEqual({ from: null, to: '(secret)' });
+    expect(planned.json().changes[1].diff.token).toEqual({ from: null, to: '(secret: will change)' });
     // A plan writes nothing.
     expect((await t.app.inject({ method: 'GET', url: '/api/agents', headers: admin })).json().totalCount).toBe(0);
 
@@ -85,7 +85,7 @@ describe('config apply', () => {
     expect(servers).toMatchObject([{ name: 'cloudtools', hasToken: true, managedBy: 'code' }]);
 
     const again = await apply(fullSet(), { source: 'commit-def' });
-    expect(again.json()).toEqual({ changes: [] });
+    expect(again.json()).toEqual({ changes: [], notCompared: [] });
   });
 
   it('editing one prompt is exactly one update with its field diff', async () => {
@@ -109,7 +109,7 @@ describe('config apply', () => {
     const docs = fullSet('You triage AWS findings.');
     (docs[1]!.spec as { token: string }).token = 'xoxb-rotated';
     const res = await plan(docs);
-    expect(res.json().changes).toEqual([{ action: 'update', kind: 'OutputDestination', name: 'soc-slack', diff: { token: { from: '(secret)', to: '(secret)' } } }]);
+    expect(res.json().changes).toEqual([{ action: 'update', kind: 'OutputDestination', name: 'soc-slack', diff: { token: { from: '(secret)', to: '(secret: will change)' } } }]);
   });
 
   it('a broken reference fails the plan and apply with its path, and nothing is written', async () => {
@@ -163,7 +163,7 @@ describe('config apply', () => {
 
   it('checks permissions per kind as by hand: 403 with missingPerms', async () => {
     const reader = await userWithPermissions(t.database.db, t.orgA.organization.id, ['agent.read', 'destination.read', 'tool.read', 'alert.read']);
-    expect((await plan(fullSet('You triage AWS findings.'), {}, bearer(reader.key))).json()).toEqual({ changes: [] });
+    expect((await plan(fullSet('You triage AWS findings.'), {}, bearer(reader.key))).json()).toEqual({ changes: [], notCompared: [] });
     const docs = fullSet('reader edit');
     const denied = await apply(docs, {}, bearer(reader.key));
     expect(denied.statusCode).toBe(403);
@@ -193,7 +193,7 @@ describe('config apply', () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/alert-triage-routes', headers: admin })).json().routes).toEqual([]);
     const names = (await t.app.inject({ method: 'GET', url: '/api/agents', headers: admin })).json().agents.map((a: { name: string }) => a.name);
     expect(names).toEqual(['cloud-triage', 'hand-made']);
-    expect((await apply(docs, { prune: true })).json()).toEqual({ changes: [] });
+    expect((await apply(docs, { prune: true })).json()).toEqual({ changes: [], notCompared: [] });
   });
 
   it('exports YAML that re-applies to no changes, with secrets as references', async () => {
@@ -207,9 +207,9 @@ describe('config apply', () => {
     const values: Record<string, string> = { RAMPART_OUTPUTDESTINATION_SOC_SLACK_TOKEN: 'xoxb-secret', RAMPART_MODEL_TRIAGE_PROVIDER_APIKEY: 'sk-test-1', RAMPART_MCPSERVER_CLOUDTOOLS_TOKEN: 'mcp-secret' };
     const resolved = JSON.parse(JSON.stringify(docs).replace(/\$\{env:([A-Z_]+)\}/g, (_m, n: string) => values[n] ?? `missing ${n}`));
     // Everything applied from code is unchanged; the agent made by hand is only adopted (managed by code from now on).
-    expect((await plan(resolved)).json()).toEqual({ changes: [{ action: 'update', kind: 'Agent', name: 'hand-made', diff: { managedBy: { from: null, to: 'code' } } }] });
+    expect((await plan(resolved)).json()).toEqual({ changes: [{ action: 'update', kind: 'Agent', name: 'hand-made', diff: { managedBy: { from: null, to: 'code' } } }], notCompared: [] });
     expect((await apply(resolved)).statusCode).toBe(200);
-    expect((await apply(resolved)).json()).toEqual({ changes: [] });
+    expect((await apply(resolved)).json()).toEqual({ changes: [], notCompared: [] });
   });
 
   it('publishes the JSON Schema of the documents without an API key', async () => {

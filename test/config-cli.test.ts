@@ -14,13 +14,11 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 let t: TestContext;
 let url: string;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-config-'));
-const secretFile = path.join(dir, 'webhook-token');
 
 beforeAll(async () => {
   t = await createTestApp();
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  fs.writeFileSync(secretFile, 'hook-secret-from-file\n');
 });
 afterAll(async () => {
   await t.close();
@@ -72,8 +70,10 @@ metadata: { name: soc-webhook }
 spec:
   type: webhook
   config: { url: "https://hooks.example.com/in", authType: bearer }
-  token: \${file:${secretFile}}
+  token: \${file:secrets/webhook-token}
 `,
+  // A secret file beside the documents: \${file:…} reads only under the directory applied.
+  'secrets/webhook-token': 'hook-secret-from-file\n',
   'agents/cloud-triage.yaml': `apiVersion: rampart/v1
 kind: Agent
 metadata:

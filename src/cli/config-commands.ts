@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
-import { ConfigFileError, parseConfigFiles, resolveSecretReferences } from '../modules/config/index.js';
+import { ConfigFileError, parseConfigFiles, resolveSecretReferences, type ResolvedReference } from '../modules/config/index.js';
 
 /**
  * `rampart apply` and `rampart export`: agents as code against a running server
@@ -17,6 +17,13 @@ interface Change {
   kind: string;
   name: string;
   diff: Record<string, { from: unknown; to: unknown }>;
+}
+
+interface NotCompared {
+  kind: string;
+  name: string;
+  fields: string[];
+  permission: string;
 }
 
 type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
@@ -42,6 +49,23 @@ function server(env: NodeJS.ProcessEnv) {
   };
 }
 
+/**
+ * A `${file:…}` reference reads only under the directory of the files applied (`-f`'s folder,
+ * or a file's own folder), symlinks followed: a file under review cannot name the server's key
+ * file or the runner's credentials. A relative path is relative to that directory.
+ */
+export function fileReader(target: string): (ref: string) => string {
+  const root = fs.realpathSync(fs.statSync(target).isDirectory() ? target : path.dirname(target));
+  return (ref) => {
+    const real = fs.realpathSync(path.resolve(root, ref));
+    const inside = path.relative(root, real);
+    if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) {
+      throw new Error(`\${file:…} reads only files under ${root} (the directory of the files applied)`);
+    }
+    return fs.readFileSync(real, 'utf8');
+  };
+}
+
 /** The files of `-f`: a file, or every .yaml/.yml/.json under a folder (sorted, so plans are stable). */
 function readConfigFiles(target: string): Array<{ file: string; text: string }> {
   if (!fs.existsSync(target)) throw new CliError(`${target}: no such file or folder`);
@@ -60,16 +84,29 @@ const show = (v: unknown) => {
   return s.length > 120 ? `${s.slice(0, 117)}...` : s;
 };
 
-export function formatPlan(changes: Change[]): string {
-  if (changes.length === 0) return 'No changes: the organization matches the files.\n';
-  const sign = { create: '+', update: '~', delete: '-' } as const;
+const SECRET_CHANGE = '(secret: will change)';
+
+/**
+ * The plan as printed. A field whose value came from a secret reference is never printed
+ * (`(secret: will change)`), whatever the server shows of it (a URL redacted as it can); the
+ * server already never answers a secret's value.
+ */
+export function formatPlan(changes: Change[], notCompared: NotCompared[] = [], resolved: ResolvedReference[] = []): string {
+  const fromReference = new Set(resolved.map((r) => `${r.kind}/${r.name}/${r.field}`));
   const lines: string[] = [];
+  if (changes.length === 0) lines.push('No changes: the organization matches the files.');
+  const sign = { create: '+', update: '~', delete: '-' } as const;
   for (const c of changes) {
     lines.push(`${sign[c.action]} ${c.action} ${c.kind}/${c.name}`);
-    if (c.action === 'update') for (const [field, d] of Object.entries(c.diff)) lines.push(`    ${field}: ${show(d.from)} -> ${show(d.to)}`);
+    if (c.action !== 'update') continue;
+    for (const [field, d] of Object.entries(c.diff)) {
+      const secret = d.to === SECRET_CHANGE || (fromReference.has(`${c.kind}/${c.name}/${field}`) && d.to !== null);
+      lines.push(secret ? `    ${field}: ${SECRET_CHANGE}` : `    ${field}: ${show(d.from)} -> ${show(d.to)}`);
+    }
   }
+  for (const n of notCompared) lines.push(`  ${n.kind}/${n.name}: ${n.fields.join(', ')} not compared (secret values are compared only with ${n.permission})`);
   const n = (a: Change['action']) => changes.filter((c) => c.action === a).length;
-  lines.push(`Plan: ${n('create')} to create, ${n('update')} to update, ${n('delete')} to delete.`);
+  if (changes.length) lines.push(`Plan: ${n('create')} to create, ${n('update')} to update, ${n('delete')} to delete.`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -99,9 +136,10 @@ export async function applyCommand(args: string[], env: NodeJS.ProcessEnv = proc
   const call = server(env);
   let parsed;
   let documents;
+  let resolved: ResolvedReference[];
   try {
     parsed = parseConfigFiles(readConfigFiles(values.file));
-    documents = resolveSecretReferences(parsed.documents, { env, readFile: (p) => fs.readFileSync(p, 'utf8'), where: parsed.locate });
+    ({ documents, resolved } = resolveSecretReferences(parsed.documents, { env, readFile: fileReader(values.file), where: parsed.locate }));
   } catch (err) {
     if (err instanceof ConfigFileError) throw new CliError(err.message);
     throw err;
@@ -109,8 +147,9 @@ export async function applyCommand(args: string[], env: NodeJS.ProcessEnv = proc
   const body = { documents, prune: !!values.prune, ...(values.source ? { source: values.source } : {}) };
   const planned = await call('POST', '/api/config/plan', body);
   if (planned.status !== 200) throw failure(planned, parsed.locate);
-  const changes = planned.json().changes as Change[];
-  out.stdout(formatPlan(changes));
+  const plan = planned.json() as { changes: Change[]; notCompared?: NotCompared[] };
+  const changes = plan.changes;
+  out.stdout(formatPlan(changes, plan.notCompared, resolved));
   if (values['dry-run'] || changes.length === 0) return values['dry-run'] && changes.length > 0 ? 2 : 0;
   const applied = await call('POST', '/api/config/apply', body);
   if (applied.status !== 200) throw failure(applied, parsed.locate);

@@ -20,7 +20,7 @@ export function registerConfigRoutes(root: FastifyInstance, service: ConfigServi
     schema: {
       tags,
       summary: 'Plan: what applying these documents would change',
-      description: `${perKind}. Broken documents and references are 400 with an issue per problem at \`documents.<i>.…\`. Nothing is written.`,
+      description: `${perKind}. Broken documents and references are 400 with an issue per problem at \`documents.<i>.…\`. Nothing is written. Secret fields are never shown (\`"(secret: will change)"\`, URLs redacted), and their values are compared only for callers with the kind's manage permission: for others they are listed in \`notCompared\`.`,
       body: PlanBody,
       response: withErrors({ 200: PlanResult }),
     },
@@ -42,11 +42,16 @@ export function registerConfigRoutes(root: FastifyInstance, service: ConfigServi
     schema: {
       tags,
       summary: 'Export the organization\'s configuration as YAML documents',
-      description: 'Stored secrets are written as `${env:RAMPART_<KIND>_<NAME>_<FIELD>}` references, never their values. Needs the read permission of every kind.',
+      description:
+        'Every secret field is written as a `${env:RAMPART_<KIND>_<NAME>_<FIELD>}` reference, for every caller: stored tokens, API keys and signing secrets, and URLs that carry a credential (`?sig=`, `?apikey=`, a Slack webhook path, `user:pass@`). So an export never carries a secret, and every other field is what the resource\'s own GET shows the caller. Needs the read permission of every kind (403 with `missingPerms` otherwise).',
       produces: ['application/yaml'],
       response: withErrors({ 200: z.string().describe('YAML documents separated by `---`') }),
     },
-  }, async (req, reply) => reply.type('application/yaml; charset=utf-8').serializer((x) => x as string).send(await service.export(contextOf(req))));
+  }, async (req, reply) => {
+    // Built before the reply gets its YAML serializer: a refusal (403) must go out as the usual JSON error.
+    const yaml = await service.export(contextOf(req));
+    return reply.type('application/yaml; charset=utf-8').serializer((x) => x as string).send(yaml);
+  });
 
   app.get('/api/docs/config.schema.json', {
     config: { public: true },

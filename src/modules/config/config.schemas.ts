@@ -19,6 +19,39 @@ export type Kind = (typeof KINDS)[number];
 const refName = z.string().trim().min(1).max(255);
 
 /**
+ * A field of a kind's spec that holds (or may hold) a credential. Only these fields resolve
+ * `${env:…}`/`${file:…}` references (`rampart apply`), are compared only for callers with the
+ * kind's manage permission, are never shown in a plan, and become `${env:…}` placeholders in an
+ * export. Everywhere else a reference is plain text.
+ */
+export interface SecretField {
+  /** Under the document's `spec`. */
+  path: readonly string[];
+  /** Omitted from a document: keep what is stored (a generated trigger secret) instead of clearing it. */
+  keepWhenOmitted?: boolean;
+  /**
+   * A URL Rampart calls, which may carry its credential (`?sig=`, `?apikey=`, a Slack webhook
+   * path, `user:pass@`): stored with the resource, shown redacted, and a secret only when it
+   * carries one.
+   */
+  url?: boolean;
+}
+
+/** Every kind's secret fields: the one list the CLI (where references resolve) and the server (plan, export) share. */
+export const SECRET_FIELDS: Record<Kind, readonly SecretField[]> = {
+  Model: [{ path: ['provider', 'apiKey'] }, { path: ['provider', 'baseUrl'], url: true }],
+  McpServer: [{ path: ['token'] }, { path: ['url'], url: true }],
+  OutputDestination: [{ path: ['token'] }, { path: ['config', 'url'], url: true }, { path: ['config', 'apiBaseUrl'], url: true }, { path: ['config', 'tenantUrl'], url: true }],
+  CodeDetection: [],
+  Agent: [],
+  Trigger: [{ path: ['secret'], keepWhenOmitted: true }, { path: ['signingSecret'] }],
+  TriageRoutes: [],
+};
+
+/** The URLs of a kind that Rampart calls (checked against forbidden addresses at plan time). */
+export const outboundUrlPaths = (kind: Kind): string[][] => SECRET_FIELDS[kind].filter((f) => f.url).map((f) => [...f.path]);
+
+/**
  * An agent: the API's fields, `model` for `modelAlias`, `outputDestinations` by name for
  * `outputDestinationIds`. `builtinTools`: the service's built-in tool names (the composition
  * root's tool catalog), which `toolNames` may list, as through the API.
@@ -102,8 +135,26 @@ export const Change = z
     action: z.enum(['create', 'update', 'delete']),
     kind: z.enum(KINDS),
     name: z.string(),
-    diff: z.record(z.string(), FieldChange).describe('Field → {from, to}; secrets appear as "(secret)", never their values'),
+    diff: z
+      .record(z.string(), FieldChange)
+      .describe('Field → {from, to}, secret fields apart by their path (`token`, `config.url`). A secret is never shown: a stored one is `"(secret)"`, a new one `"(secret: will change)"`, a removed one null; a URL shows its credential as `REDACTED`'),
   })
   .meta({ id: 'ConfigChange' });
 export type ChangeT = z.infer<typeof Change>;
-export const PlanResult = z.object({ changes: z.array(Change) }).meta({ id: 'ConfigPlan' });
+export const NotCompared = z
+  .object({
+    kind: z.enum(KINDS),
+    name: z.string(),
+    fields: z.array(z.string()).describe('Secret fields set on both sides whose values were not compared'),
+    permission: z.string().describe('The permission that would compare them (the kind\'s manage permission)'),
+  })
+  .meta({ id: 'ConfigNotCompared' });
+export type NotComparedT = z.infer<typeof NotCompared>;
+export const PlanResult = z
+  .object({
+    changes: z.array(Change),
+    notCompared: z
+      .array(NotCompared)
+      .describe('Secret values are compared only for callers with the kind\'s manage permission (otherwise a plan would confirm a guessed secret); for others, each resource whose secrets were not compared, so "no changes" is not read as "secrets match"'),
+  })
+  .meta({ id: 'ConfigPlan' });

@@ -6,9 +6,10 @@ import { withTransaction } from '../../platform/cache/transaction.js';
 import { writeAudit } from '../../platform/audit.js';
 import { missingPermissions, type Permission } from '../../platform/auth/permissions.js';
 import { ForbiddenError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
-import { API_VERSION, ConfigDocument, KINDS, type ChangeT, type Kind, type PlanBodyT } from './config.schemas.js';
+import { API_VERSION, ConfigDocument, KINDS, type ChangeT, type Kind, type NotComparedT, type PlanBodyT, outboundUrlPaths, SECRET_FIELDS } from './config.schemas.js';
 import { literalAddressRefusal } from '../../platform/outbound/index.js';
 import { diffSpecs, getPath, secretPlaceholder, setPath, withoutSecrets } from './plan.fns.js';
+import { hasUrlSecrets } from '../../platform/outbound/url-secrets.js';
 import { configJsonSchema } from './json-schema.js';
 import type { ApplyStep, Current, Desired, IdsByName, KindHandler, NamesById } from './kinds/kind.js';
 
@@ -60,7 +61,8 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
         for (const i of parsed.error.issues) issue(['documents', index, 'spec', ...i.path.map(String)], i.message, i.code);
         return;
       }
-      for (const p of handler.outboundUrls ?? []) {
+      // URLs Rampart will call: refused at plan time when they name a forbidden address, as the API's routes do.
+      for (const p of outboundUrlPaths(kind)) {
         const value = getPath(parsed.data, p);
         const why = typeof value === 'string' ? literalAddressRefusal(value, deps.allowPrivateNetworks) : null;
         if (why) issue(['documents', index, 'spec', ...p], `points at a ${why} address, which outbound calls refuse${deps.allowPrivateNetworks ? '' : ' (RAMPART_ALLOW_PRIVATE_NETWORKS is off)'}`, 'forbidden_address');
@@ -73,7 +75,7 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
   }
 
   /** The changes, and the names → ids of what is stored (apply adds what it creates). */
-  async function computePlan(ctx: RequestContext, body: PlanBodyT): Promise<{ changes: PlannedChange[]; ids: IdsByName }> {
+  async function computePlan(ctx: RequestContext, body: PlanBodyT): Promise<{ changes: PlannedChange[]; notCompared: NotComparedT[]; ids: IdsByName }> {
     const { byKind, refs } = checkDocuments(body.documents);
     const issues: ValidationIssue[] = [];
     const issue = (path: (string | number)[], message: string, code: string) => issues.push({ path: path.join('.'), message, code, location: 'body' });
@@ -111,12 +113,18 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
 
     const writes: PlannedChange[] = [];
     const deletes: PlannedChange[] = [];
+    const notCompared: NotComparedT[] = [];
     for (const h of involved) {
       const list = currents.get(h.kind) ?? [];
       const desiredList = byKind.get(h.kind) ?? [];
+      // Secret values are compared only for who could read or change them anyway (no guessing oracle).
+      const manage = h.permissions.update;
+      const compareSecrets = missingPermissions(ctx.actor.permissions, manage).length === 0;
       for (const d of desiredList) {
         const current = list.find((c) => c.name === d.name) ?? null;
-        const diff = diffSpecs(current, d.spec, h.secretFields);
+        const planned = diffSpecs(current, d.spec, SECRET_FIELDS[h.kind], compareSecrets);
+        const diff = planned.diff;
+        if (planned.notCompared.length) notCompared.push({ kind: h.kind, name: d.name, fields: planned.notCompared, permission: manage.join(', ') });
         // A resource made by hand that a document now describes is adopted: managed by code from now on.
         if (current && current.managedBy !== 'code') diff.managedBy = { from: current.managedBy, to: 'code' };
         if (current && Object.keys(diff).length === 0) continue;
@@ -126,12 +134,12 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
       const named = new Set(desiredList.map((d) => d.name));
       for (const c of list) {
         if (c.managedBy !== 'code' || named.has(c.name)) continue;
-        deletes.push({ action: 'delete', kind: h.kind, name: c.name, diff: diffSpecs(c, {}, h.secretFields.map((s) => ({ path: s.path }))), handler: h, current: c, desired: null });
+        deletes.push({ action: 'delete', kind: h.kind, name: c.name, diff: diffSpecs(c, {}, SECRET_FIELDS[h.kind].map((s) => ({ ...s, keepWhenOmitted: false }))).diff, handler: h, current: c, desired: null });
       }
     }
     // Creates and updates in dependency order, then deletions in reverse (a trigger before its agent, an agent before its destination).
     const ids: IdsByName = new Map([...currents].map(([kind, list]) => [kind, new Map(list.map((c) => [c.name, c.id]))]));
-    return { changes: [...writes, ...deletes.reverse()], ids };
+    return { changes: [...writes, ...deletes.reverse()], notCompared, ids };
   }
 
   /** Model documents naming one provider must describe it alike. */
@@ -157,15 +165,16 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
     /** The JSON Schema of the documents (built once). */
     jsonSchema: () => (jsonSchema ??= configJsonSchema(ordered)),
 
-    async plan(ctx: RequestContext, body: PlanBodyT): Promise<{ changes: ChangeT[] }> {
-      return { changes: (await computePlan(ctx, body)).changes.map(publicChange) };
+    async plan(ctx: RequestContext, body: PlanBodyT): Promise<{ changes: ChangeT[]; notCompared: NotComparedT[] }> {
+      const { changes, notCompared } = await computePlan(ctx, body);
+      return { changes: changes.map(publicChange), notCompared };
     },
 
-    async apply(ctx: RequestContext, body: PlanBodyT): Promise<{ changes: ChangeT[] }> {
+    async apply(ctx: RequestContext, body: PlanBodyT): Promise<{ changes: ChangeT[]; notCompared: NotComparedT[] }> {
       return withTransaction(db, async (tx) => {
         // One apply at a time per organization: the plan is computed after the previous one committed.
         await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`config-apply:${ctx.actor.organizationId}`}, 0))`.execute(tx);
-        const { changes, ids } = await computePlan(ctx, body);
+        const { changes, notCompared, ids } = await computePlan(ctx, body);
         requirePermissions(ctx, changes.flatMap((c) => c.handler.permissions[ACTION_PERMISSION[c.action]]));
         const step: ApplyStep = { ctx, tx, opts: { tx, managed: { source: body.source ?? null } }, ids };
         for (const c of changes) {
@@ -181,11 +190,15 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
             metadata: { source: body.source ?? null, prune: body.prune, changes: changes.map((c) => `${c.action} ${c.kind}/${c.name}`).slice(0, 200) },
           });
         }
-        return { changes: changes.map(publicChange) };
+        return { changes: changes.map(publicChange), notCompared };
       });
     },
 
-    /** The organization's configuration as YAML documents; stored secrets become `${env:…}` references. */
+    /**
+     * The organization's configuration as YAML documents. Every secret field becomes a `${env:…}`
+     * reference, for every caller: stored secrets, and URLs that carry a credential. So an export
+     * never carries a secret, and every other field is what the resource's GET shows.
+     */
     async export(ctx: RequestContext): Promise<string> {
       requirePermissions(ctx, ordered.flatMap((h) => h.permissions.read));
       const names: NamesById = new Map();
@@ -194,9 +207,11 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
         const list = await h.current(ctx, names);
         names.set(h.kind, new Map(list.map((c) => [c.id, c.name])));
         for (const c of [...list].sort((a, b) => a.name.localeCompare(b.name))) {
-          const spec = withoutSecrets(c.spec, h.secretFields.map((s) => s.path));
-          for (const s of h.secretFields) {
-            if (!s.keepWhenOmitted && c.secrets[s.path.join('.')] != null) setPath(spec, s.path, secretPlaceholder(h.kind, c.name, s.path));
+          const spec = withoutSecrets(c.spec, SECRET_FIELDS[h.kind].map((s) => s.path));
+          for (const s of SECRET_FIELDS[h.kind]) {
+            const stored = s.url ? getPath(c.spec, s.path) : c.secrets[s.path.join('.')];
+            if (s.url) setPath(spec, s.path, typeof stored === 'string' && hasUrlSecrets(stored) ? secretPlaceholder(h.kind, c.name, s.path) : stored);
+            else if (!s.keepWhenOmitted && stored != null) setPath(spec, s.path, secretPlaceholder(h.kind, c.name, s.path));
           }
           docs.push(stringify({ apiVersion: API_VERSION, kind: h.kind, metadata: { name: c.name }, spec }, { lineWidth: 0 }));
         }

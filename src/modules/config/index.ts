@@ -16,7 +16,7 @@ import { outputDestinationKind } from './kinds/destinations.js';
 import { modelKind } from './kinds/models.js';
 import { triggerKind } from './kinds/triggers.js';
 
-export { ConfigFileError, parseConfigFiles, resolveSecretReferences, type ParsedFile } from './documents.fns.js';
+export { ConfigFileError, parseConfigFiles, resolveSecretReferences, type ParsedFile, type ResolvedReference } from './documents.fns.js';
 export { API_VERSION, KINDS } from './config.schemas.js';
 
 /** Agents as code: plan/apply/export (docs/agents-as-code.md), every write through the owning modules' services. */

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { ChangeT } from './config.schemas.js';
+import type { ChangeT, SecretField } from './config.schemas.js';
+import { hasUrlSecrets, redactUrlSecrets } from '../../platform/outbound/url-secrets.js';
 
 /**
  * The pure part of a plan: field diffs (secrets shown as "(secret)", never their values) and the
@@ -35,22 +36,38 @@ export function withoutSecrets(spec: Record<string, unknown>, secretPaths: reado
   return copy;
 }
 
-export interface SecretField {
-  path: readonly string[];
-  /** Omitted from a document: keep what is stored (a generated trigger secret) instead of clearing it. */
-  keepWhenOmitted?: boolean;
+export type { SecretField };
+
+/** What a plan shows for a secret the change sets: never the value. */
+export const SECRET_CHANGE = '(secret: will change)';
+
+/** What the kind's secret fields of one resource compare to (the stored values). */
+export interface Compared {
+  spec: Record<string, unknown>;
+  secrets: Record<string, string | null>;
 }
+
+export interface SpecDiff {
+  diff: ChangeT['diff'];
+  /** Secret fields present on both sides but not compared (the caller lacks the kind's manage permission). */
+  notCompared: string[];
+}
+
+const isUrlWithSecrets = (v: unknown): v is string => typeof v === 'string' && hasUrlSecrets(v);
+const shownUrl = (v: unknown): unknown => (typeof v === 'string' ? redactUrlSecrets(v) : jsonValue(v));
 
 /**
  * Field → {from, to} between what is stored and what the document says, top-level field by
- * field; secret fields compare their values and show only "(secret)".
+ * field; secret fields apart, by their path ("token", "config.url"). A secret is never shown:
+ * a stored one is "(secret)", a new one "(secret: will change)"; a URL is shown with its
+ * credential redacted. Secret values are compared only when `compareSecrets` (the caller holds
+ * the kind's manage permission): otherwise a guess would be confirmed or refuted by the plan,
+ * so only what the caller's GET shows is compared (whether a secret is set, the URL redacted),
+ * and the rest is listed as not compared.
  */
-export function diffSpecs(
-  current: { spec: Record<string, unknown>; secrets: Record<string, string | null> } | null,
-  desired: Record<string, unknown>,
-  secretFields: readonly SecretField[],
-): ChangeT['diff'] {
+export function diffSpecs(current: Compared | null, desired: Record<string, unknown>, secretFields: readonly SecretField[], compareSecrets = true): SpecDiff {
   const diff: ChangeT['diff'] = {};
+  const notCompared: string[] = [];
   const paths = secretFields.map((s) => s.path);
   const from = current ? withoutSecrets(current.spec, paths) : {};
   const to = withoutSecrets(desired, paths);
@@ -61,12 +78,28 @@ export function diffSpecs(
   }
   for (const field of secretFields) {
     const key = field.path.join('.');
+    if (field.url) {
+      const stored = current ? (jsonValue(getPath(current.spec, field.path)) as unknown) : null;
+      const wanted = jsonValue(getPath(desired, field.path));
+      const shownFrom = shownUrl(stored);
+      const shownTo = shownUrl(wanted);
+      // Without the manage permission, equal and different credentials must plan alike (no oracle).
+      if (!isDeepStrictEqual(shownFrom, shownTo)) diff[key] = { from: current ? shownFrom : null, to: shownTo };
+      else if (!compareSecrets) {
+        if (isUrlWithSecrets(stored)) notCompared.push(key);
+      } else if (stored !== wanted) diff[key] = { from: shownFrom, to: SECRET_CHANGE };
+      continue;
+    }
     const wanted = getPath(desired, field.path) as string | null | undefined;
     if (wanted === undefined && field.keepWhenOmitted) continue;
     const stored = current?.secrets[key] ?? null;
-    if ((wanted ?? null) !== stored) diff[key] = { from: stored === null ? null : SECRET_MASK, to: wanted == null ? null : SECRET_MASK };
+    const change = { from: stored === null ? null : SECRET_MASK, to: wanted == null ? null : SECRET_CHANGE };
+    if ((stored === null) !== (wanted == null)) diff[key] = change;
+    else if (stored === null) continue;
+    else if (!compareSecrets) notCompared.push(key);
+    else if (stored !== wanted) diff[key] = change;
   }
-  return diff;
+  return { diff, notCompared };
 }
 
 /** `${env:RAMPART_OUTPUTDESTINATION_SOC_SLACK_TOKEN}`: where export points a stored secret. */

@@ -15,7 +15,6 @@ export function agentKind(agents: AgentsService, builtinTools: readonly string[]
     kind: 'Agent',
     permissions: { read: ['agent.read'], create: ['agent.create'], update: ['agent.manage'], remove: ['agent.manage'] },
     schema: AgentSpec,
-    secretFields: [],
     parse: (_name, spec) => AgentSpec.safeParse(spec),
     references(spec) {
       const refs: Reference[] = [];

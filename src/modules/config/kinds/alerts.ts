@@ -29,7 +29,6 @@ export function codeDetectionKind(detections: CodeDetectionsService): KindHandle
     kind: 'CodeDetection',
     permissions: { read: ['alert.read'], create: ['alert.manage'], update: ['alert.manage'], remove: ['alert.manage'] },
     schema: z.union([CodeDetectionSpec, SigmaCodeDetectionSpec]),
-    secretFields: [],
     parse(_name, spec) {
       if (spec !== null && typeof spec === 'object' && 'sigma' in spec) return sigmaSpec(spec);
       const parsed = CodeDetectionSpec.safeParse(spec);
@@ -79,7 +78,6 @@ export function triageRoutesKind(routing: RoutingService): KindHandler {
     kind: 'TriageRoutes',
     permissions: { read: ['alert.read'], create: ['alert.manage'], update: ['alert.manage'], remove: ['alert.manage'] },
     schema: TriageRoutesSpec,
-    secretFields: [],
     parse(name, spec) {
       if (name !== TRIAGE_ROUTES_NAME) return TriageRoutesSpec.refine(() => false, { message: `TriageRoutes is one per organization: its metadata.name must be "${TRIAGE_ROUTES_NAME}"` }).safeParse(spec);
       return TriageRoutesSpec.safeParse(spec);

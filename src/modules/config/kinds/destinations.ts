@@ -15,8 +15,6 @@ export function outputDestinationKind(destinations: DestinationsService, deps: {
     kind: 'OutputDestination',
     permissions: { read: ['destination.read'], create: ['destination.manage'], update: ['destination.manage'], remove: ['destination.manage'] },
     schema: OutputDestinationSpec,
-    secretFields: [{ path: ['token'] }],
-    outboundUrls: [['config', 'url'], ['config', 'apiBaseUrl'], ['config', 'tenantUrl']],
     parse(name, spec) {
       const parsed = OutputDestinationSpec.safeParse(spec && typeof spec === 'object' ? { ...spec, name } : spec);
       if (!parsed.success) return parsed;

@@ -4,7 +4,6 @@ import type { RequestContext } from '../../../platform/context.js';
 import type { Permission } from '../../../platform/auth/permissions.js';
 import type { WriteOptions } from '../../../platform/managed.js';
 import type { Kind } from '../config.schemas.js';
-import type { SecretField } from '../plan.fns.js';
 
 /**
  * One kind of document: how its spec is checked, what it references, what the organization has
@@ -57,9 +56,6 @@ export interface KindHandler {
   permissions: Record<'read' | 'create' | 'update' | 'remove', Permission[]>;
   /** The schema of `spec` in the published JSON Schema. */
   schema: z.ZodType;
-  secretFields: SecretField[];
-  /** Paths (under `spec`) of URLs Rampart will call: refused at plan time when they name a forbidden address, as the API's routes do. */
-  outboundUrls?: string[][];
   /** Checks and normalizes a document's spec (issues' paths are under `spec`). */
   parse(name: string, spec: unknown): z.ZodSafeParseResult<Record<string, unknown>>;
   /** References to other documents, from the raw spec as written. */

@@ -15,8 +15,6 @@ export function mcpServerKind(servers: McpServersService, deps: { db: Database; 
     kind: 'McpServer',
     permissions: { read: ['tool.read'], create: ['tool.manage'], update: ['tool.manage'], remove: ['tool.manage'] },
     schema: McpServerSpec,
-    secretFields: [{ path: ['token'] }],
-    outboundUrls: [['url']],
     parse(name, spec) {
       const parsed = McpServerSpec.safeParse(spec);
       if (!parsed.success) return parsed;

@@ -33,8 +33,6 @@ export function modelKind(models: ModelsService, deps: { secrets: SecretBox }): 
     kind: 'Model',
     permissions: { read: ['agent.read'], create: ['agent.manage'], update: ['agent.manage'], remove: ['agent.manage'] },
     schema: ModelSpec,
-    secretFields: [{ path: ['provider', 'apiKey'] }],
-    outboundUrls: [['provider', 'baseUrl']],
     parse(_name, spec) {
       const parsed = ModelSpec.safeParse(spec);
       if (!parsed.success) return parsed;

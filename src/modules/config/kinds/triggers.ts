@@ -20,7 +20,6 @@ export function triggerKind(triggers: TriggersService, deps: { secrets: SecretBo
     kind: 'Trigger',
     permissions: { read: ['agent.read'], create: ['agent.manage'], update: ['agent.manage'], remove: ['agent.manage'] },
     schema: TriggerSpec,
-    secretFields: [{ path: ['secret'], keepWhenOmitted: true }, { path: ['signingSecret'] }],
     parse(_name, spec) {
       const parsed = TriggerSpec.safeParse(spec);
       if (!parsed.success) return parsed;
