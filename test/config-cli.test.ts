@@ -1,16 +1,15 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
+import { runRampart } from './support/rampart-cli.js';
 
 /**
  * `rampart apply` / `rampart export` as an operator runs them: the real command in a child
  * process against the real API listening on loopback.
  */
-const ROOT = path.resolve(import.meta.dirname, '..');
 let t: TestContext;
 let url: string;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-config-'));
@@ -25,18 +24,8 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function rampart(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, RAMPART_URL: url, RAMPART_API_KEY: t.orgA.apiKey.key, SLACK_BOT_TOKEN: 'xoxb-from-env', OPENAI_API_KEY: 'sk-from-env', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function rampart(args: string[], env: Record<string, string> = {}) {
+  return runRampart(args, { RAMPART_URL: url, RAMPART_API_KEY: t.orgA.apiKey.key, SLACK_BOT_TOKEN: 'xoxb-from-env', OPENAI_API_KEY: 'sk-from-env', ...env });
 }
 
 const files = (prompt: string) => ({

@@ -56,12 +56,17 @@ function server(env: NodeJS.ProcessEnv) {
  */
 export function fileReader(target: string): (ref: string) => string {
   const root = fs.realpathSync(fs.statSync(target).isDirectory() ? target : path.dirname(target));
-  return (ref) => {
-    const real = fs.realpathSync(path.resolve(root, ref));
-    const inside = path.relative(root, real);
+  const refuse = (p: string) => {
+    const inside = path.relative(root, p);
     if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) {
       throw new Error(`\${file:…} reads only files under ${root} (the directory of the files applied)`);
     }
+  };
+  return (ref) => {
+    // As written first (no probing of paths outside), then as the file system resolves it (symlinks).
+    refuse(path.resolve(root, ref));
+    const real = fs.realpathSync(path.resolve(root, ref));
+    refuse(real);
     return fs.readFileSync(real, 'utf8');
   };
 }
