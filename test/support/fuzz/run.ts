@@ -17,6 +17,8 @@ export interface FuzzOptions {
   seed: number;
   budgetMs: number;
   numRunsPerOperation: number;
+  /** Only the operations whose path this accepts (default: every operation). */
+  only?: (path: string) => boolean;
 }
 
 export interface Problem {
@@ -46,7 +48,7 @@ export async function fuzzOpenApi(opts: FuzzOptions): Promise<{ problems: Proble
   let requests = 0;
 
   const operations = Object.entries(doc.paths).flatMap(([p, ops]) =>
-    METHODS.filter((m) => ops[m] && !p.startsWith('/api/docs')).map((m) => ({ path: p, method: m, op: ops[m] })),
+    METHODS.filter((m) => ops[m] && !p.startsWith('/api/docs') && (opts.only?.(p) ?? true)).map((m) => ({ path: p, method: m, op: ops[m] })),
   );
   const perOpMs = Math.max(200, Math.floor(opts.budgetMs / Math.max(1, operations.length)));
 
