@@ -6946,7 +6946,7 @@ export interface paths {
         };
         /**
          * Export the organization's configuration as YAML documents
-         * @description Stored secrets are written as `${env:RAMPART_<KIND>_<NAME>_<FIELD>}` references, never their values. Needs the read permission of every kind.
+         * @description Every secret field is written as a `${env:RAMPART_<KIND>_<NAME>_<FIELD>}` reference, for every caller: stored tokens, API keys and signing secrets, and URLs that carry a credential (`?sig=`, `?apikey=`, a Slack webhook path, `user:pass@`). So an export never carries a secret, and every other field is what the resource's own GET shows the caller. Needs the read permission of every kind (403 with `missingPerms` otherwise).
          */
         get: {
             parameters: {
@@ -7041,7 +7041,7 @@ export interface paths {
         put?: never;
         /**
          * Plan: what applying these documents would change
-         * @description Needs the read permission of each kind the documents describe (every kind with `prune`). Broken documents and references are 400 with an issue per problem at `documents.<i>.…`. Nothing is written.
+         * @description Needs the read permission of each kind the documents describe (every kind with `prune`). Broken documents and references are 400 with an issue per problem at `documents.<i>.…`. Nothing is written. Secret fields are never shown (`"(secret: will change)"`, URLs redacted), and their values are compared only for callers with the kind's manage permission: for others they are listed in `notCompared`.
          */
         post: {
             parameters: {
@@ -19265,7 +19265,7 @@ export interface components {
         ConfigChange: {
             /** @enum {string} */
             action: "create" | "update" | "delete";
-            /** @description Field → {from, to}; secrets appear as "(secret)", never their values */
+            /** @description Field → {from, to}, secret fields apart by their path (`token`, `config.url`). A secret is never shown: a stored one is `"(secret)"`, a new one `"(secret: will change)"`, a removed one null; a URL shows its credential as `REDACTED` */
             diff: {
                 [key: string]: {
                     from: unknown;
@@ -19279,7 +19279,7 @@ export interface components {
         ConfigChangeInput: {
             /** @enum {string} */
             action: "create" | "update" | "delete";
-            /** @description Field → {from, to}; secrets appear as "(secret)", never their values */
+            /** @description Field → {from, to}, secret fields apart by their path (`token`, `config.url`). A secret is never shown: a stored one is `"(secret)"`, a new one `"(secret: will change)"`, a removed one null; a URL shows its credential as `REDACTED` */
             diff: {
                 [key: string]: {
                     from: unknown;
@@ -19290,11 +19290,33 @@ export interface components {
             kind: "Model" | "McpServer" | "OutputDestination" | "CodeDetection" | "Agent" | "Trigger" | "TriageRoutes";
             name: string;
         };
+        ConfigNotCompared: {
+            /** @description Secret fields set on both sides whose values were not compared */
+            fields: string[];
+            /** @enum {string} */
+            kind: "Model" | "McpServer" | "OutputDestination" | "CodeDetection" | "Agent" | "Trigger" | "TriageRoutes";
+            name: string;
+            /** @description The permission that would compare them (the kind's manage permission) */
+            permission: string;
+        };
+        ConfigNotComparedInput: {
+            /** @description Secret fields set on both sides whose values were not compared */
+            fields: string[];
+            /** @enum {string} */
+            kind: "Model" | "McpServer" | "OutputDestination" | "CodeDetection" | "Agent" | "Trigger" | "TriageRoutes";
+            name: string;
+            /** @description The permission that would compare them (the kind's manage permission) */
+            permission: string;
+        };
         ConfigPlan: {
             changes: components["schemas"]["ConfigChange"][];
+            /** @description Secret values are compared only for callers with the kind's manage permission (otherwise a plan would confirm a guessed secret); for others, each resource whose secrets were not compared, so "no changes" is not read as "secrets match" */
+            notCompared: components["schemas"]["ConfigNotCompared"][];
         };
         ConfigPlanInput: {
             changes: components["schemas"]["ConfigChangeInput"][];
+            /** @description Secret values are compared only for callers with the kind's manage permission (otherwise a plan would confirm a guessed secret); for others, each resource whose secrets were not compared, so "no changes" is not read as "secrets match" */
+            notCompared: components["schemas"]["ConfigNotComparedInput"][];
         };
         ConsoleSession: {
             createdAt: string;
