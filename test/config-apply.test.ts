@@ -163,7 +163,16 @@ describe('config apply', () => {
 
   it('checks permissions per kind as by hand: 403 with missingPerms', async () => {
     const reader = await userWithPermissions(t.database.db, t.orgA.organization.id, ['agent.read', 'destination.read', 'tool.read', 'alert.read']);
-    expect((await plan(fullSet('You triage AWS findings.'), {}, bearer(reader.key))).json()).toEqual({ changes: [], notCompared: [] });
+    // A reader compares everything its GETs show; secret values only with .manage (issue 41 item 7).
+    const read = (await plan(fullSet('You triage AWS findings.'), {}, bearer(reader.key))).json();
+    expect(read.changes).toEqual([]);
+    expect(read.notCompared.map((n: { kind: string; name: string; fields: string[]; permission: string }) => `${n.kind}/${n.name} ${n.fields.join(',')} ${n.permission}`)).toEqual([
+      'Model/triage provider.apiKey agent.manage',
+      'McpServer/cloudtools token tool.manage',
+      'OutputDestination/soc-slack token destination.manage',
+      'OutputDestination/soc-webhook token destination.manage',
+      'Trigger/guardduty signingSecret agent.manage',
+    ]);
     const docs = fullSet('reader edit');
     const denied = await apply(docs, {}, bearer(reader.key));
     expect(denied.statusCode).toBe(403);

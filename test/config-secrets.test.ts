@@ -94,7 +94,7 @@ describe('issue 41 item 1: export → apply does not hand the operator\'s secret
     const again = await runRampart(['apply', '-f', out, '--dry-run'], operatorEnv());
     expect(again.stdout).toBe('No changes: the organization matches the files.\n');
     expect(again.code).toBe(0);
-  }, 120_000);
+  }, 300_000);
 
   it('a ${file:} reference in a secret field reads only under the directory applied (symlinks followed)', async () => {
     const repo = path.join(dir, 'repo');

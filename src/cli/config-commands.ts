@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { ConfigFileError, parseConfigFiles, resolveSecretReferences, type ResolvedReference } from '../modules/config/index.js';
+import { formatPlan, type Change, type NotCompared } from './plan-format.fns.js';
 
 /**
  * `rampart apply` and `rampart export`: agents as code against a running server
@@ -11,20 +12,6 @@ import { ConfigFileError, parseConfigFiles, resolveSecretReferences, type Resolv
  * Exit codes: 0 done (or, with --dry-run, nothing to change), 2 --dry-run found changes, 1 error.
  */
 export class CliError extends Error {}
-
-interface Change {
-  action: 'create' | 'update' | 'delete';
-  kind: string;
-  name: string;
-  diff: Record<string, { from: unknown; to: unknown }>;
-}
-
-interface NotCompared {
-  kind: string;
-  name: string;
-  fields: string[];
-  permission: string;
-}
 
 type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
 const std: Out = { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) };
@@ -82,37 +69,6 @@ function readConfigFiles(target: string): Array<{ file: string; text: string }> 
   if (fs.statSync(target).isDirectory()) walk(target);
   else files.push(target);
   return files.map((file) => ({ file, text: fs.readFileSync(file, 'utf8') }));
-}
-
-const show = (v: unknown) => {
-  const s = v === undefined ? 'null' : JSON.stringify(v);
-  return s.length > 120 ? `${s.slice(0, 117)}...` : s;
-};
-
-const SECRET_CHANGE = '(secret: will change)';
-
-/**
- * The plan as printed. A field whose value came from a secret reference is never printed
- * (`(secret: will change)`), whatever the server shows of it (a URL redacted as it can); the
- * server already never answers a secret's value.
- */
-export function formatPlan(changes: Change[], notCompared: NotCompared[] = [], resolved: ResolvedReference[] = []): string {
-  const fromReference = new Set(resolved.map((r) => `${r.kind}/${r.name}/${r.field}`));
-  const lines: string[] = [];
-  if (changes.length === 0) lines.push('No changes: the organization matches the files.');
-  const sign = { create: '+', update: '~', delete: '-' } as const;
-  for (const c of changes) {
-    lines.push(`${sign[c.action]} ${c.action} ${c.kind}/${c.name}`);
-    if (c.action !== 'update') continue;
-    for (const [field, d] of Object.entries(c.diff)) {
-      const secret = d.to === SECRET_CHANGE || (fromReference.has(`${c.kind}/${c.name}/${field}`) && d.to !== null);
-      lines.push(secret ? `    ${field}: ${SECRET_CHANGE}` : `    ${field}: ${show(d.from)} -> ${show(d.to)}`);
-    }
-  }
-  for (const n of notCompared) lines.push(`  ${n.kind}/${n.name}: ${n.fields.join(', ')} not compared (secret values are compared only with ${n.permission})`);
-  const n = (a: Change['action']) => changes.filter((c) => c.action === a).length;
-  if (changes.length) lines.push(`Plan: ${n('create')} to create, ${n('update')} to update, ${n('delete')} to delete.`);
-  return `${lines.join('\n')}\n`;
 }
 
 /** A 400 from the server, each issue at `file:line` when it points into a document. */
