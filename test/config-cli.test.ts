@@ -114,7 +114,7 @@ describe('rampart apply / export', () => {
     expect(res.stdout).toContain('+ create Agent/cloud-triage');
     expect(res.stdout).toContain('Plan: 8 to create, 0 to update, 0 to delete.');
     expect((await t.app.inject({ method: 'GET', url: '/api/agents', headers: bearer(t.orgA.apiKey.key) })).json().totalCount).toBe(0);
-  }, 60_000);
+  }, 180_000);
 
   it('applies the files with secrets from the environment and files, then a second apply is no changes (dry-run exit 0)', async () => {
     const res = await rampart(['apply', '-f', repo, '--source', 'abc123']);
@@ -126,14 +126,14 @@ describe('rampart apply / export', () => {
     const again = await rampart(['apply', '-f', repo, '--dry-run']);
     expect(again.code).toBe(0);
     expect(again.stdout).toBe('No changes: the organization matches the files.\n');
-  }, 60_000);
+  }, 180_000);
 
   it('editing one prompt plans exactly one ~ with its field diff', async () => {
     writeFiles(repo, files('You triage AWS findings.'));
     const res = await rampart(['apply', '-f', repo]);
     expect(res.code).toBe(0);
     expect(res.stdout).toBe('~ update Agent/cloud-triage\n    systemPrompt: "You triage cloud findings." -> "You triage AWS findings."\nPlan: 0 to create, 1 to update, 0 to delete.\nApplied 1 change.\n');
-  }, 60_000);
+  }, 180_000);
 
   it('a broken reference fails with its file and line, and nothing is written', async () => {
     const content = files('Broken edit.');
@@ -145,14 +145,14 @@ describe('rampart apply / export', () => {
     expect(res.stderr).toBe(`rampart: the plan failed; nothing was written:\n  ${file}:11: spec.outputDestinations.1 no OutputDestination named "soc-pager" in the documents or the organization\n`);
     const agent = (await t.app.inject({ method: 'GET', url: '/api/agents', headers: bearer(t.orgA.apiKey.key) })).json().agents[0];
     expect(agent.systemPrompt).toBe('You triage AWS findings.');
-  }, 60_000);
+  }, 180_000);
 
   it('a missing environment variable names the file and line of its reference', async () => {
     writeFiles(repo, files('You triage AWS findings.'));
     const res = await rampart(['apply', '-f', repo, '--dry-run'], { SLACK_BOT_TOKEN: '' });
     expect(res.code).toBe(1);
     expect(res.stderr).toBe(`rampart: ${path.join(repo, 'destinations.yaml')}:7: environment variable SLACK_BOT_TOKEN is not set (referenced as \${env:SLACK_BOT_TOKEN})\n`);
-  }, 60_000);
+  }, 180_000);
 
   it('export writes files that apply back to no changes', async () => {
     const out = path.join(dir, 'exported');
@@ -169,5 +169,5 @@ describe('rampart apply / export', () => {
     expect(back.stderr).toBe('');
     expect(back.stdout).toBe('No changes: the organization matches the files.\n');
     expect(back.code).toBe(0);
-  }, 60_000);
+  }, 180_000);
 });
