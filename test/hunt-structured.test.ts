@@ -302,10 +302,11 @@ describe('nvd source', () => {
       expect(out.job.status, String(out.job.error)).toBe('succeeded');
       await syncThreatsFromIntel(t.database.db, org, {});
       const v = await threatByCve('CVE-2024-6387');
-      expect(v.matches.map((m: Record<string, unknown>) => [m.assetIdentifier, m.version, m.verdict, m.affectedRange, m.evidence, m.advisoryId])).toEqual([
-        ['bastion-1', '9.3p1', 'affected', '<4.4, >=8.5 <9.8', 'nvd', 'CVE-2024-6387'],
-        ['bastion-2', '8.9p1', 'affected', '<4.4, >=8.5 <9.8', 'nvd', 'CVE-2024-6387'],
-        ['bastion-3', '9.8p1', 'not_affected', '<4.4, >=8.5 <9.8', 'nvd', 'CVE-2024-6387'],
+      // The one range segment the version falls in, its versionEndExcluding as the fix.
+      expect(v.matches.map((m: Record<string, unknown>) => [m.assetIdentifier, m.version, m.verdict, m.affectedRange, m.fixedVersion, m.evidence, m.advisoryId])).toEqual([
+        ['bastion-1', '9.3p1', 'affected', '>=8.5 <9.8', '9.8', 'nvd', 'CVE-2024-6387'],
+        ['bastion-2', '8.9p1', 'affected', '>=8.5 <9.8', '9.8', 'nvd', 'CVE-2024-6387'],
+        ['bastion-3', '9.8p1', 'not_affected', '<4.4, >=8.5 <9.8', null, 'nvd', 'CVE-2024-6387'],
       ]);
     } finally {
       await server.close();

@@ -126,7 +126,7 @@ export const ThreatMatch = z.object({
   verdict: z.enum(['affected', 'not_affected', 'unknown']).describe('unknown: the version cannot be decided (no version installed, or prose gives no range)'),
   affectedRange: z.string().nullable().describe('The range the version falls in (affected), else every range, in `>=a <b` notation'),
   fixedVersion: z.string().nullable(),
-  evidence: z.enum(['osv', 'csaf', 'nvd', 'advisory-text']).describe('Structured data wins over prose for the same software'),
+  evidence: z.enum(['osv', 'csaf', 'nvd', 'advisory-text', 'kev']).describe('Where the verdict comes from: a structured record of the CVE itself (OSV, CSAF, NVD CPE configurations, matched per NIST IR 7696) wins over prose, and prose over KEV\'s versionless vendor/product (`kev`, always `unknown`)'),
   advisoryId: z.string().describe('The structured record (GHSA-…, PYSEC-…), or the intel item id for prose'),
 }).meta({ id: 'ThreatMatch' });
 export const ThreatView = z.object({
