@@ -231,13 +231,13 @@ export function planAssessment(input: AssessmentInput): AssessmentPlan {
     if (found.length) plan.proposals.push({ threat: t, found, items: its, runId });
 
     // A dismissed threat raises a hunt alert only on a compromise signal (someone decided it does not matter; being hit still does).
-    const qualification = huntQualification(input.settings, exposure.exposureScore, exposure.exposureState, input.epss.get(t.canonicalKey));
+    const qualification = huntQualification(input.settings, exposure.exposureScore, exposure.exposureState, input.epss.get(t.canonicalKey), !!kev);
     const qualifiedBy = t.dismissed && exposure.exposureState !== 'compromise_signal_found' ? null : qualification;
     if (!qualifiedBy) continue;
     // New evidence (a higher score, more indicators seen) or a run that newly qualifies raises
     // again: the alerts side reopens a resolved alert or dedupes into the open one.
     const foundCount = (exposure.story.iocFindings as unknown[]).length;
-    const escalated = !t.prev || t.prev.exposureScore < exposure.exposureScore || t.prev.foundIocCount < foundCount || huntQualification(input.settings, t.prev.exposureScore, t.prev.exposureState, input.epss.get(t.canonicalKey)) === null;
+    const escalated = !t.prev || t.prev.exposureScore < exposure.exposureScore || t.prev.foundIocCount < foundCount || huntQualification(input.settings, t.prev.exposureScore, t.prev.exposureState, input.epss.get(t.canonicalKey), !!kev) === null;
     if (t.activeHuntAlertId && !escalated) continue;
     plan.alerts.push({
       threatId: t.id,
