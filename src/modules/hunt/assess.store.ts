@@ -73,7 +73,7 @@ export async function loadThreats(db: Queryable, organizationId: string, threatI
 }
 
 export async function loadItems(db: Queryable, organizationId: string, threatIds: string[]): Promise<ItemEvidence[]> {
-  const { rows } = await sql<{ id: string; threatId: string; title: string; text: string; publishedAt: Date | null; tags: string[]; affectedProducts: unknown; attack: unknown; vulnerability: VulnerabilityRecord | null; retracted: boolean }>`
+  const { rows } = await sql<ItemRow>`
     SELECT i.id, l.threat_id AS "threatId", i.title,
            concat_ws(E'\n', i.title, i.summary, i.tldr, left(i.content_text, 20000)) AS text,
            i.published_at AS "publishedAt", i.tags, i.affected_products AS "affectedProducts", i.classification->'attack' AS attack, i.vulnerability, i.status = 'retracted' AS retracted
@@ -82,7 +82,15 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
     -- A fixed order: the exposure story lists a threat's reports in it, and the same evidence must
     -- read the same (a join's order follows the plan and the heap, which vary between runs).
     ORDER BY l.threat_id, i.id`.execute(db);
-  return rows.map((r) => ({
+  return rows.map(itemEvidenceOf);
+}
+
+/** An intel item as the assessment reads it (one linked row of loadItems). */
+export interface ItemRow { id: string; threatId: string; title: string; text: string; publishedAt: Date | null; tags: string[]; affectedProducts: unknown; attack: unknown; vulnerability: VulnerabilityRecord | null; retracted: boolean }
+
+/** The evidence of one linked item (pure: `npm run eval:hunt` reads fixtures through it too). */
+export function itemEvidenceOf(r: ItemRow): ItemEvidence {
+  return {
     id: r.id,
     threatId: r.threatId,
     title: r.title,
@@ -107,7 +115,7 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
     nvdCriteria: r.vulnerability?.format === 'nvd' && !r.vulnerability.withdrawn ? nvdCriteria(r.vulnerability.configurations) : [],
     kevProducts: r.vulnerability?.format === 'cisa_kev' ? kevProducts(r.vulnerability.exploited, r.text) : [],
     techniques: classificationSummary({ attack: r.attack }).techniques.map((t) => t.id),
-  }));
+  };
 }
 
 export interface OrgInventoryKeys {
