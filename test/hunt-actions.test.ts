@@ -98,7 +98,7 @@ describe('hunt alert creation settings', () => {
     expect(bad.json().issues.map((i: { path: string }) => i.path).sort()).toEqual(['alertOnCompromiseBelowThreshold', 'minimumExposureBand']);
     expect((await t.app.inject({ method: 'PUT', url: '/api/hunt/alert-creation-settings', headers: bearer(reader.key), payload: { minimumExposureBand: 'low', alertOnCompromiseBelowThreshold: false } })).json()).toEqual({ error: 'Missing required permissions', missingPerms: ['hunt.manage'] });
     // Another organization keeps its own defaults.
-    expect((await t.app.inject({ method: 'GET', url: '/api/hunt/alert-creation-settings', headers: bearer(t.orgB.apiKey.key) })).json()).toEqual({ minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: null, minimumEpssPercentile: null });
+    expect((await t.app.inject({ method: 'GET', url: '/api/hunt/alert-creation-settings', headers: bearer(t.orgB.apiKey.key) })).json()).toEqual({ minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: null, minimumEpssPercentile: null, alertOnKnownExploited: false });
   });
 });
 
