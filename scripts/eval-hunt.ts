@@ -14,6 +14,7 @@ import { matchStructured } from '../src/modules/hunt/matching.fns.js';
 import { parseCycloneDx } from '../src/modules/hunt/importers.fns.js';
 import { entryFromOsv } from '../src/modules/intel/connectors/osv/osv.fns.js';
 import { affectedProductsFrom } from '../src/modules/intel/pipeline/classify/products.fns.js';
+import { evaluateSources } from './hunt-eval-sources.js';
 
 interface Case {
   cve: string;
@@ -101,4 +102,16 @@ for (const [name, predicted] of [['structured (OSV ranges)', structuredPairs], [
   console.log(`TP ${tp.length}  FP ${fpList.length}  FN ${fnList.length}  precision ${(tp.length / Math.max(1, predicted.size)).toFixed(3)}  recall ${(tp.length / Math.max(1, truth.size)).toFixed(3)}`);
   for (const p of fpList) console.log(`  FP ${p}`);
   for (const p of fnList) console.log(`  FN ${p}`);
+}
+
+/**
+ * Part 3 (issue 49): NVD CPE configurations, CSAF product status and KEV listings against an
+ * inventory with CPE and purl (test/fixtures/hunt-eval, real records): precision and recall of
+ * `affected`, and the share of pairs whose whole verdict (and labelled match fields) is right.
+ */
+const { scores } = evaluateSources();
+console.log('\nper source, hand-decided (asset, CVE) verdicts (test/fixtures/hunt-eval/verdicts.json):');
+for (const s of scores) {
+  console.log(`${s.source}: ${s.pairs} pairs  TP ${s.tp}  FP ${s.fp}  FN ${s.fn}  precision ${s.precision.toFixed(2)}  recall ${s.recall.toFixed(2)}  verdicts right ${(s.verdictAccuracy * 100).toFixed(0)} %`);
+  for (const m of s.misses) console.log(`  MISS ${m}`);
 }

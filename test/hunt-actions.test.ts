@@ -81,12 +81,12 @@ describe('dismiss and restore (spec §3)', () => {
 
 describe('hunt alert creation settings', () => {
   it('has documented defaults, replaces them, and validates the band', async () => {
-    expect((await t.app.inject({ method: 'GET', url: '/api/hunt/alert-creation-settings', headers: bearer(reader.key) })).json()).toEqual({ minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: null, minimumEpssPercentile: null });
+    expect((await t.app.inject({ method: 'GET', url: '/api/hunt/alert-creation-settings', headers: bearer(reader.key) })).json()).toEqual({ minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: null, minimumEpssPercentile: null, alertOnKnownExploited: false });
     const put = await t.app.inject({ method: 'PUT', url: '/api/hunt/alert-creation-settings', headers: key, payload: { minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true } });
     expect(put.statusCode).toBe(200);
-    expect(put.json()).toEqual({ minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: null, minimumEpssPercentile: null });
+    expect(put.json()).toEqual({ minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: null, minimumEpssPercentile: null, alertOnKnownExploited: false });
     const gate = await t.app.inject({ method: 'PUT', url: '/api/hunt/alert-creation-settings', headers: key, payload: { minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: 0.1, minimumEpssPercentile: 0.95 } });
-    expect(gate.json()).toEqual({ minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: 0.1, minimumEpssPercentile: 0.95 });
+    expect(gate.json()).toEqual({ minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: 0.1, minimumEpssPercentile: 0.95, alertOnKnownExploited: false });
     expect((await t.app.inject({ method: 'GET', url: '/api/hunt/alert-creation-settings', headers: key })).json()).toMatchObject({ minimumEpssProbability: expect.closeTo(0.1, 6), minimumEpssPercentile: expect.closeTo(0.95, 6) });
     const outOfRange = await t.app.inject({ method: 'PUT', url: '/api/hunt/alert-creation-settings', headers: key, payload: { minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: 1.5 } });
     expect(outOfRange.statusCode).toBe(400);
@@ -98,7 +98,7 @@ describe('hunt alert creation settings', () => {
     expect(bad.json().issues.map((i: { path: string }) => i.path).sort()).toEqual(['alertOnCompromiseBelowThreshold', 'minimumExposureBand']);
     expect((await t.app.inject({ method: 'PUT', url: '/api/hunt/alert-creation-settings', headers: bearer(reader.key), payload: { minimumExposureBand: 'low', alertOnCompromiseBelowThreshold: false } })).json()).toEqual({ error: 'Missing required permissions', missingPerms: ['hunt.manage'] });
     // Another organization keeps its own defaults.
-    expect((await t.app.inject({ method: 'GET', url: '/api/hunt/alert-creation-settings', headers: bearer(t.orgB.apiKey.key) })).json()).toEqual({ minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: null, minimumEpssPercentile: null });
+    expect((await t.app.inject({ method: 'GET', url: '/api/hunt/alert-creation-settings', headers: bearer(t.orgB.apiKey.key) })).json()).toEqual({ minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: null, minimumEpssPercentile: null, alertOnKnownExploited: false });
   });
 });
 

@@ -236,6 +236,34 @@ describe('cisa_kev source', () => {
       expect(v.runs[0].relevancyExplanation).toContain("CVE-2021-44228 is in CISA's Known Exploited Vulnerabilities catalog (added 2021-12-10, due 2021-12-24); it is known to be used in ransomware campaigns.");
       expect(v.matches.map((m: Record<string, unknown>) => [m.assetIdentifier, m.version, m.verdict, m.evidence])).toEqual([['reports-1', '2.14.1', 'unknown', 'advisory-text']]);
       expect(v.threat.relevancyScore).toBe(50); // version not decidable from the catalog's words (35) + exploited (15)
+      // The listing as a field, a filter of the list, and what the console shows (issue 49).
+      expect(v.threat.knownExploited).toEqual({ dateAdded: '2021-12-10', dueDate: '2021-12-24', ransomware: true });
+      const listed = await t.app.inject({ method: 'GET', url: '/api/threats?knownExploited=true&limit=200', headers: key });
+      expect(listed.statusCode, listed.body).toBe(200);
+      const keys = listed.json().threats.map((x: { canonicalKey: string }) => x.canonicalKey);
+      expect(keys).toEqual(expect.arrayContaining(['CVE-2021-44228', 'CVE-2023-4966']));
+      expect(listed.json().threats.every((x: { knownExploited: unknown }) => x.knownExploited !== null)).toBe(true);
+      const unlisted = await t.app.inject({ method: 'GET', url: '/api/threats?knownExploited=false&limit=200', headers: key });
+      expect(unlisted.json().threats.map((x: { canonicalKey: string }) => x.canonicalKey)).not.toContain('CVE-2021-44228');
+      expect(unlisted.json().threats.every((x: { knownExploited: unknown }) => x.knownExploited === null)).toBe(true);
+      const badFilter = await t.app.inject({ method: 'GET', url: '/api/threats?knownExploited=yes', headers: key });
+      expect(badFilter.statusCode).toBe(400);
+      expect(badFilter.json().issues.map((i: { path: string }) => i.path)).toEqual(['knownExploited']);
+      // A KEV listing alerts whatever the band once the setting says so (Log4j is only possibly affected here: score below high).
+      const off = await t.app.inject({ method: 'GET', url: `/api/threats/${v.threat.id}`, headers: key });
+      expect(off.json().activeHuntAlert).toBeNull();
+      const settings = await t.app.inject({ method: 'PUT', url: '/api/hunt/alert-creation-settings', headers: key, payload: { minimumExposureBand: 'critical', alertOnCompromiseBelowThreshold: true, alertOnKnownExploited: true } });
+      expect(settings.statusCode, settings.body).toBe(200);
+      expect(settings.json().alertOnKnownExploited).toBe(true);
+      try {
+        const re = await t.app.inject({ method: 'POST', url: `/api/threats/${v.threat.id}/reassess`, headers: key });
+        expect(re.statusCode, re.body).toBe(200);
+        const after = (await t.app.inject({ method: 'GET', url: `/api/threats/${v.threat.id}`, headers: key })).json();
+        expect(after.activityEvents.filter((e: { kind: string }) => e.kind === 'hunt_alert_qualified').map((e: { metadata: { label: string } }) => e.metadata.label)).toEqual(['known_exploited']);
+        expect(after.activeHuntAlert).not.toBeNull();
+      } finally {
+        await t.app.inject({ method: 'PUT', url: '/api/hunt/alert-creation-settings', headers: key, payload: { minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true } });
+      }
     } finally {
       await server.close();
     }
@@ -302,10 +330,11 @@ describe('nvd source', () => {
       expect(out.job.status, String(out.job.error)).toBe('succeeded');
       await syncThreatsFromIntel(t.database.db, org, {});
       const v = await threatByCve('CVE-2024-6387');
-      expect(v.matches.map((m: Record<string, unknown>) => [m.assetIdentifier, m.version, m.verdict, m.affectedRange, m.evidence, m.advisoryId])).toEqual([
-        ['bastion-1', '9.3p1', 'affected', '<4.4, >=8.5 <9.8', 'nvd', 'CVE-2024-6387'],
-        ['bastion-2', '8.9p1', 'affected', '<4.4, >=8.5 <9.8', 'nvd', 'CVE-2024-6387'],
-        ['bastion-3', '9.8p1', 'not_affected', '<4.4, >=8.5 <9.8', 'nvd', 'CVE-2024-6387'],
+      // The one range segment the version falls in, its versionEndExcluding as the fix.
+      expect(v.matches.map((m: Record<string, unknown>) => [m.assetIdentifier, m.version, m.verdict, m.affectedRange, m.fixedVersion, m.evidence, m.advisoryId])).toEqual([
+        ['bastion-1', '9.3p1', 'affected', '>=8.5 <9.8', '9.8', 'nvd', 'CVE-2024-6387'],
+        ['bastion-2', '8.9p1', 'affected', '>=8.5 <9.8', '9.8', 'nvd', 'CVE-2024-6387'],
+        ['bastion-3', '9.8p1', 'not_affected', '<4.4, >=8.5 <9.8', null, 'nvd', 'CVE-2024-6387'],
       ]);
     } finally {
       await server.close();

@@ -1,8 +1,10 @@
 import type { ItemEvidence, OrgInventoryKeys, ThreatForAssessment } from './assess.store.js';
 import { assessExposure, bandOf, diffRuns, type CoveringDetection, type ThreatIndicator } from './exposure.fns.js';
 import { huntDedupeKey, huntQualification, type AlertSettings, type EpssScore, type HuntAlertInput } from './hunt-alerts.js';
-import { combineMatches, cpeProductKeysOf, keysFor, matchDto, matchProse, matchStructured, packageKeysOf, proseProducts, type AdvisoryProduct, type InventorySoftware, type SoftwareMatch } from './matching.fns.js';
+import { keysMatch } from './inventory.fns.js';
+import { combineMatches, cpeProductKeysOf, platformKeysOf, keysFor, matchDto, matchProse, matchStructured, packageKeysOf, proseProducts, type AdvisoryProduct, type InventorySoftware, type SoftwareMatch } from './matching.fns.js';
 import { scoreRelevancy } from './relevancy.fns.js';
+import { matchNvd, type NvdCriterion } from './nvd-match.fns.js';
 
 /**
  * The decisions of an assessment run over a batch of threats, without I/O: relevancy (does the
@@ -14,11 +16,13 @@ import { scoreRelevancy } from './relevancy.fns.js';
 export type RunKind = 'create' | 'reassess';
 export type RunTrigger = 'new_threat' | 'new_intel' | 'inventory_change' | 'manual' | 'schedule' | 'sighting';
 
-export type ProseAdvisories = Array<{ itemId: string; evidence: 'nvd' | 'advisory-text'; products: AdvisoryProduct[] }>;
+export type ProseAdvisories = Array<{ itemId: string; evidence: 'advisory-text' | 'kev'; products: AdvisoryProduct[] }>;
 
 /** What each threat's advisories name: prose products, the inventory keys and package identities to read software for. */
 export interface ThreatAdvisories {
   proseByThreat: Map<string, ProseAdvisories>;
+  /** The NVD records of each threat's own CVE, by their vulnerable CPE criteria. */
+  nvdByThreat: Map<string, Array<{ advisoryId: string; criteria: NvdCriterion[] }>>;
   keysByThreat: Map<string, Set<string>>;
   purlsByThreat: Map<string, Set<string>>;
   /** Product keys of packages a CSAF document identifies by CPE only (read by their exact key). */
@@ -28,25 +32,48 @@ export interface ThreatAdvisories {
   neededPurls: Set<string>;
 }
 
-/** The advisories of each threat (prose per item, structured records), and the inventory keys and package identities they name. */
+/**
+ * The items that are evidence about a threat's own vulnerability: a structured record (NVD, OSV,
+ * CSAF, KEV) only for the ids it carries itself — the CVE-2021-42013 record, whose description
+ * mentions CVE-2021-41773, is linked to that threat as a report but gives it no ranges and no
+ * KEV listing. Prose items (no record ids) are about every CVE they name.
+ */
+export function ownEvidence(canonicalKey: string, items: readonly ItemEvidence[]): ItemEvidence[] {
+  const key = canonicalKey.toUpperCase();
+  return items.filter((i) => !i.recordIds?.length || i.recordIds.includes(key));
+}
+
+/**
+ * The advisories of each threat and the inventory keys and package identities they name. A
+ * structured record of the threat's own CVE (OSV, CSAF, an NVD record with configurations) is
+ * matched from its own fields only, and then no prose counts for that CVE (docs/hunt.md
+ * "Evidence"); otherwise prose items and KEV's vendor/product (versionless: `unknown`) do.
+ */
 export function advisoriesOf(threats: readonly ThreatForAssessment[], itemsByThreat: ReadonlyMap<string, ItemEvidence[]>, orgKeys: OrgInventoryKeys): ThreatAdvisories {
-  const out: ThreatAdvisories = { proseByThreat: new Map(), keysByThreat: new Map(), purlsByThreat: new Map(), cpeKeysByThreat: new Map(), neededKeys: new Set(), neededPurls: new Set() };
+  const out: ThreatAdvisories = { proseByThreat: new Map(), nvdByThreat: new Map(), keysByThreat: new Map(), purlsByThreat: new Map(), cpeKeysByThreat: new Map(), neededKeys: new Set(), neededPurls: new Set() };
   for (const t of threats) {
-    const its = itemsByThreat.get(t.id) ?? [];
-    // Prose only where no structured data exists: a record's own text restates its packages.
-    // An NVD record is read by its CPE configurations only (evidence `nvd`), not its prose.
-    const prose = its.filter((i) => !i.structured).map((i) => ({
-      itemId: i.nvdId ?? i.id,
-      evidence: i.nvdId ? ('nvd' as const) : ('advisory-text' as const),
-      products: i.nvdId ? i.affectedProducts : proseProducts(i.text, i.affectedProducts, orgKeys.productKeys, orgKeys.packageOnlyKeys),
-    }));
+    const its = ownEvidence(t.canonicalKey, itemsByThreat.get(t.id) ?? []);
+    const structured = its.flatMap((i) => (i.structured ? [i.structured] : []));
+    const nvd = its.flatMap((i) => (i.nvdCriteria?.length ? [{ advisoryId: i.nvdId ?? i.id, criteria: i.nvdCriteria }] : []));
+    out.nvdByThreat.set(t.id, nvd);
+    const prose: ProseAdvisories = structured.length || nvd.length ? [] : [
+      // Prose only where no structured record exists: an NVD record not analysed yet (no configurations) is its text.
+      ...its.filter((i) => !i.structured).map((i) => ({
+        itemId: i.nvdId ?? i.id,
+        evidence: 'advisory-text' as const,
+        products: proseProducts(i.text, i.affectedProducts, orgKeys.productKeys, orgKeys.packageOnlyKeys),
+      })),
+      ...its.filter((i) => i.kevProducts?.length).map((i) => ({ itemId: i.recordIds![0]!, evidence: 'kev' as const, products: i.kevProducts! })),
+    ];
     out.proseByThreat.set(t.id, prose);
     const keys = new Set<string>();
     for (const p of prose) for (const a of p.products) for (const k of keysFor(a, orgKeys.productKeys)) keys.add(k), out.neededKeys.add(k);
+    for (const n of nvd) for (const c of n.criteria) for (const k of keysFor({ vendor: '', product: c.key, versions: [], via: 'advisory' }, orgKeys.productKeys)) keys.add(k), out.neededKeys.add(k);
     out.keysByThreat.set(t.id, keys);
-    const structured = its.flatMap((i) => (i.structured ? [i.structured] : []));
     // Packages a CSAF document identifies by CPE only are read by their exact product key.
-    const cpeKeys = cpeProductKeysOf(structured).filter((k) => orgKeys.productKeys.has(k));
+    // So are the platform products CSAF component statements are scoped to (runsPlatform reads the asset's).
+    const platformKeys = platformKeysOf(structured).productKeys.flatMap((k) => [...orgKeys.productKeys].filter((o) => keysMatch(k, o)));
+    const cpeKeys = [...new Set([...cpeProductKeysOf(structured).filter((k) => orgKeys.productKeys.has(k)), ...platformKeys])];
     for (const k of cpeKeys) out.neededKeys.add(k);
     out.cpeKeysByThreat.set(t.id, cpeKeys);
     const purls = new Set<string>();
@@ -153,9 +180,11 @@ export function planAssessment(input: AssessmentInput): AssessmentPlan {
   const plan: AssessmentPlan = { runs: [], updates: [], events: [], proposals: [], alerts: [] };
   for (const t of input.threats) {
     const its = input.itemsByThreat.get(t.id) ?? [];
-    const matches = matchThreat(t.id, its, input.advisories, input.softwareByKey, input.softwareByPurl);
-    const knownExploited = its.some((i) => i.knownExploited);
-    const kev = its.map((i) => i.kev).find((k) => k) ?? null;
+    // Another CVE's records (linked because their text names this one) say nothing of this CVE's exploitation.
+    const own = ownEvidence(t.canonicalKey, its);
+    const matches = matchThreat(t.id, own, input.advisories, input.softwareByKey, input.softwareByPurl);
+    const knownExploited = own.some((i) => i.knownExploited);
+    const kev = own.map((i) => i.kev).find((k) => k) ?? null;
     const relevancy = scoreRelevancy({ canonicalKey: t.canonicalKey, matches, knownExploited, newestReportAt: newestOf(its), now, withdrawn: input.withdrawnThreats.has(t.id), kev });
     // One indicator per value: the same IP named by three items is one thing to check.
     const threatIndicators = indicatorsByThreat.get(t.id) ?? [];
@@ -202,13 +231,13 @@ export function planAssessment(input: AssessmentInput): AssessmentPlan {
     if (found.length) plan.proposals.push({ threat: t, found, items: its, runId });
 
     // A dismissed threat raises a hunt alert only on a compromise signal (someone decided it does not matter; being hit still does).
-    const qualification = huntQualification(input.settings, exposure.exposureScore, exposure.exposureState, input.epss.get(t.canonicalKey));
+    const qualification = huntQualification(input.settings, exposure.exposureScore, exposure.exposureState, input.epss.get(t.canonicalKey), !!kev);
     const qualifiedBy = t.dismissed && exposure.exposureState !== 'compromise_signal_found' ? null : qualification;
     if (!qualifiedBy) continue;
     // New evidence (a higher score, more indicators seen) or a run that newly qualifies raises
     // again: the alerts side reopens a resolved alert or dedupes into the open one.
     const foundCount = (exposure.story.iocFindings as unknown[]).length;
-    const escalated = !t.prev || t.prev.exposureScore < exposure.exposureScore || t.prev.foundIocCount < foundCount || huntQualification(input.settings, t.prev.exposureScore, t.prev.exposureState, input.epss.get(t.canonicalKey)) === null;
+    const escalated = !t.prev || t.prev.exposureScore < exposure.exposureScore || t.prev.foundIocCount < foundCount || huntQualification(input.settings, t.prev.exposureScore, t.prev.exposureState, input.epss.get(t.canonicalKey), !!kev) === null;
     if (t.activeHuntAlertId && !escalated) continue;
     plan.alerts.push({
       threatId: t.id,
@@ -264,8 +293,11 @@ function matchThreat(
     ...[...(advisories.purlsByThreat.get(threatId) ?? [])].flatMap((p) => softwareByPurl.get(p) ?? []),
     ...(advisories.cpeKeysByThreat.get(threatId) ?? []).flatMap((k) => softwareByKey.get(k) ?? []),
   ];
-  const structured = matchStructured(items.flatMap((i) => (i.structured ? [i.structured] : [])), packages);
   const candidates = [...(advisories.keysByThreat.get(threatId) ?? [])].flatMap((k) => softwareByKey.get(k) ?? []);
+  const structured = [
+    ...matchStructured(items.flatMap((i) => (i.structured ? [i.structured] : [])), packages),
+    ...(advisories.nvdByThreat.get(threatId) ?? []).flatMap((n) => matchNvd(n.advisoryId, n.criteria, candidates)),
+  ];
   const prose = (advisories.proseByThreat.get(threatId) ?? []).flatMap((p) => matchProse(p.products, candidates, p.itemId, p.evidence));
   return combineMatches(structured, prose);
 }

@@ -96,7 +96,7 @@ async function assessBatch(
   const packages = await softwareByPackageKeys(tx, organizationId, packageKeysOf(structured));
   const purlsByKey = new Map<string, string[]>();
   for (const [k, list] of group(packages, (p) => purlKey(p.purl)!)) purlsByKey.set(k, [...new Set(list.map((p) => p.purl!))]);
-  const needsOrgKeys = items.some((i) => !i.structured) || structured.some((a) => a.packages.some((p) => !p.purl && p.cpe));
+  const needsOrgKeys = items.some((i) => !i.structured) || structured.some((a) => a.packages.some((p) => (!p.purl && p.cpe) || p.platform));
   const inventory = needsOrgKeys ? { ...(await orgKeys()), purlsByKey } : { productKeys: new Set<string>(), packageOnlyKeys: new Set<string>(), purlsByKey };
   const advisories = advisoriesOf(threats, itemsByThreat, inventory);
   const softwareByKey = group(await softwareByKeys(tx, organizationId, [...advisories.neededKeys]), (s) => s.productKey);

@@ -4,6 +4,8 @@ import { classificationSummary, type AffectedPackage, type VulnerabilityRecord }
 import type { AdvisoryProduct, InventorySoftware, StructuredAdvisory } from './matching.fns.js';
 import { purlKey, purlNameOfKey } from './identity.fns.js';
 import type { CoveringDetection, ThreatIndicator } from './exposure.fns.js';
+import { nvdCriteria, type NvdCriterion } from './nvd-match.fns.js';
+import { kevProducts } from './kev-products.fns.js';
 
 /**
  * The set-based reads of an assessment: one query per kind of evidence for a whole batch of
@@ -34,6 +36,15 @@ export interface ItemEvidence {
   /** The item's structured record (OSV), null for prose-only items. */
   structured: StructuredAdvisory | null;
   nvdId: string | null;
+  /**
+   * A structured record's own vulnerability ids (its id and aliases, upper case): it is evidence
+   * for those CVEs only, never for another CVE its text mentions. Empty for prose items.
+   */
+  recordIds?: string[];
+  /** An NVD record's vulnerable CPE criteria (empty when NVD has not analysed it yet: then its text is prose). */
+  nvdCriteria?: NvdCriterion[];
+  /** A KEV entry's vendorProject/product, as products without versions. */
+  kevProducts?: AdvisoryProduct[];
   /** CISA KEV listing of the CVE, when this item is its catalog entry. */
   kev: NonNullable<VulnerabilityRecord['exploited']> | null;
   techniques: string[];
@@ -62,7 +73,7 @@ export async function loadThreats(db: Queryable, organizationId: string, threatI
 }
 
 export async function loadItems(db: Queryable, organizationId: string, threatIds: string[]): Promise<ItemEvidence[]> {
-  const { rows } = await sql<{ id: string; threatId: string; title: string; text: string; publishedAt: Date | null; tags: string[]; affectedProducts: unknown; attack: unknown; vulnerability: VulnerabilityRecord | null; retracted: boolean }>`
+  const { rows } = await sql<ItemRow>`
     SELECT i.id, l.threat_id AS "threatId", i.title,
            concat_ws(E'\n', i.title, i.summary, i.tldr, left(i.content_text, 20000)) AS text,
            i.published_at AS "publishedAt", i.tags, i.affected_products AS "affectedProducts", i.classification->'attack' AS attack, i.vulnerability, i.status = 'retracted' AS retracted
@@ -71,7 +82,15 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
     -- A fixed order: the exposure story lists a threat's reports in it, and the same evidence must
     -- read the same (a join's order follows the plan and the heap, which vary between runs).
     ORDER BY l.threat_id, i.id`.execute(db);
-  return rows.map((r) => ({
+  return rows.map(itemEvidenceOf);
+}
+
+/** An intel item as the assessment reads it (one linked row of loadItems). */
+export interface ItemRow { id: string; threatId: string; title: string; text: string; publishedAt: Date | null; tags: string[]; affectedProducts: unknown; attack: unknown; vulnerability: VulnerabilityRecord | null; retracted: boolean }
+
+/** The evidence of one linked item (pure: `npm run eval:hunt` reads fixtures through it too). */
+export function itemEvidenceOf(r: ItemRow): ItemEvidence {
+  return {
     id: r.id,
     threatId: r.threatId,
     title: r.title,
@@ -92,8 +111,11 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
     kev: r.vulnerability?.exploited ?? null,
     // An NVD record: its product list comes from the record's CPE configurations (with ranges).
     nvdId: r.vulnerability?.format === 'nvd' ? r.vulnerability.id : null,
+    recordIds: r.vulnerability?.id ? [r.vulnerability.id, ...(r.vulnerability.aliases ?? [])].map((x) => String(x).toUpperCase()) : [],
+    nvdCriteria: r.vulnerability?.format === 'nvd' && !r.vulnerability.withdrawn ? nvdCriteria(r.vulnerability.configurations) : [],
+    kevProducts: r.vulnerability?.format === 'cisa_kev' ? kevProducts(r.vulnerability.exploited, r.text) : [],
     techniques: classificationSummary({ attack: r.attack }).techniques.map((t) => t.id),
-  }));
+  };
 }
 
 export interface OrgInventoryKeys {

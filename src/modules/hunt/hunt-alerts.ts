@@ -20,8 +20,11 @@ export interface HuntAlertInput {
   title: string;
   description: string;
   severity: Band;
-  /** `compromise_signal_found` (the override) or `exposure_band` (at or above the minimum band). */
-  huntQualifiedBy: 'compromise_signal_found' | 'exposure_band';
+  /**
+   * `compromise_signal_found` (the override), `exposure_band` (at or above the minimum band), or
+   * `known_exploited` (the CVE is in CISA's KEV catalog and software it names is present, any band).
+   */
+  huntQualifiedBy: 'compromise_signal_found' | 'exposure_band' | 'known_exploited';
   /** One hunt alert per threat: `hunt:<threatId>`. */
   dedupeKey: string;
   /** The threat's latest hunt alert: reopened when it was closed. */
@@ -41,9 +44,11 @@ export interface AlertSettings {
   /** EPSS gate on the exposure band (0..1, null: none); a compromise signal is never held back. */
   minimumEpssProbability: number | null;
   minimumEpssPercentile: number | null;
+  /** Alert on a CVE in CISA's KEV catalog whenever software it names is present or may be, whatever the band. */
+  alertOnKnownExploited: boolean;
 }
 
-export const DEFAULT_ALERT_SETTINGS: AlertSettings = { minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: null, minimumEpssPercentile: null };
+export const DEFAULT_ALERT_SETTINGS: AlertSettings = { minimumExposureBand: 'high', alertOnCompromiseBelowThreshold: true, minimumEpssProbability: null, minimumEpssPercentile: null, alertOnKnownExploited: false };
 
 export interface EpssScore { probability: number; percentile: number }
 
@@ -59,13 +64,15 @@ export function epssPasses(settings: AlertSettings, epss: EpssScore | null | und
 }
 
 /** Whether a run qualifies for a hunt alert, and by what. */
-export function huntQualification(settings: AlertSettings, exposureScore: number, exposureState: ExposureState | string, epss?: EpssScore | null): HuntAlertInput['huntQualifiedBy'] | null {
+export function huntQualification(settings: AlertSettings, exposureScore: number, exposureState: ExposureState | string, epss?: EpssScore | null, kevListed = false): HuntAlertInput['huntQualifiedBy'] | null {
   const band = bandOf(exposureScore);
   if (band && BANDS.indexOf(band) >= BANDS.indexOf(settings.minimumExposureBand)) {
     if (exposureState === 'compromise_signal_found') return 'compromise_signal_found';
     if (epssPasses(settings, epss)) return 'exposure_band';
   }
   if (exposureState === 'compromise_signal_found' && settings.alertOnCompromiseBelowThreshold) return 'compromise_signal_found';
+  // KEV regardless of band (and of the EPSS gate: it is exploited), only where the org runs what it names.
+  if (settings.alertOnKnownExploited && kevListed && (exposureState === 'vulnerable_software_present' || exposureState === 'possibly_affected')) return 'known_exploited';
   return null;
 }
 

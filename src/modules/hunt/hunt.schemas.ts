@@ -83,6 +83,8 @@ export const ThreatsQuery = z.object({
   minEpss: z.coerce.number().min(0).max(1).optional().describe('Only threats whose CVE has an EPSS probability at least this (0..1; needs an `epss` source)'),
   exposureState: z.enum(EXPOSURE_STATES).optional(),
   search: z.string().max(200).optional().describe('Substring of the CVE id, title or an alias'),
+  knownExploited: z.enum(['true', 'false']).optional().transform((v) => (v === undefined ? undefined : v === 'true'))
+    .describe("`true`: only threats whose own CVE is in CISA's Known Exploited Vulnerabilities catalog (needs a `cisa_kev` source); `false`: only those that are not"),
 });
 
 const Json = z.record(z.string(), z.unknown());
@@ -96,6 +98,11 @@ export const Threat = z.object({
   status: z.enum(['new', 'relevant', 'not_relevant', 'dismissed']).describe('dismissed when explicitly dismissed, else derived: new (no run yet), relevant (relevancy ≥ 40 or vulnerable/compromised), not_relevant'),
   epss: z.object({ probability: z.number(), percentile: z.number(), modelVersion: z.string().nullable(), scoreDate: z.string().nullable() }).nullable()
     .describe('FIRST EPSS for the CVE (probability of exploitation in the next 30 days, and its percentile), from an `epss` intel source; null when none'),
+  knownExploited: z.object({
+    dateAdded: z.string().nullable().describe('When CISA added the CVE to the catalog (YYYY-MM-DD)'),
+    dueDate: z.string().nullable().describe('The federal remediation due date (YYYY-MM-DD)'),
+    ransomware: z.boolean().describe('`knownRansomwareCampaignUse` is "Known"'),
+  }).nullable().describe("The threat's own CVE in CISA's Known Exploited Vulnerabilities catalog (a `cisa_kev` source); null when it is not listed"),
   createdAt: z.string(), updatedAt: z.string(),
 });
 export const ThreatList = z.object({ threats: z.array(Threat), totalCount: z.number().int() });
@@ -126,7 +133,7 @@ export const ThreatMatch = z.object({
   verdict: z.enum(['affected', 'not_affected', 'unknown']).describe('unknown: the version cannot be decided (no version installed, or prose gives no range)'),
   affectedRange: z.string().nullable().describe('The range the version falls in (affected), else every range, in `>=a <b` notation'),
   fixedVersion: z.string().nullable(),
-  evidence: z.enum(['osv', 'csaf', 'nvd', 'advisory-text']).describe('Structured data wins over prose for the same software'),
+  evidence: z.enum(['osv', 'csaf', 'nvd', 'advisory-text', 'kev']).describe('Where the verdict comes from: a structured record of the CVE itself (OSV, CSAF, NVD CPE configurations, matched per NIST IR 7696) wins over prose, and prose over KEV\'s versionless vendor/product (`kev`, always `unknown`)'),
   advisoryId: z.string().describe('The structured record (GHSA-…, PYSEC-…), or the intel item id for prose'),
 }).meta({ id: 'ThreatMatch' });
 export const ThreatView = z.object({
@@ -145,6 +152,10 @@ export const AlertSettings = z.strictObject({
   alertOnCompromiseBelowThreshold: z.boolean().describe('Also alert when compromise_signal_found scores below the band; default true'),
   minimumEpssProbability: z.number().min(0).max(1).nullable().describe('Raise on the exposure band only when the CVE\'s EPSS probability is at least this (0..1); null (default): no EPSS gate. Threats without an EPSS score and compromise signals are never held back'),
   minimumEpssPercentile: z.number().min(0).max(1).nullable().describe('Same, on the EPSS percentile (0..1); null (default): no gate'),
+  alertOnKnownExploited: z.boolean().describe("Alert on a CVE in CISA's KEV catalog (a `cisa_kev` source) whenever software it names is present or may be (exposure vulnerable_software_present or possibly_affected), whatever the band and the EPSS gate (`huntQualifiedBy: known_exploited`); default false"),
 });
-/** PUT body: the EPSS minimums may be left out (null: no gate). */
-export const AlertSettingsInput = AlertSettings.extend({ minimumEpssProbability: AlertSettings.shape.minimumEpssProbability.default(null), minimumEpssPercentile: AlertSettings.shape.minimumEpssPercentile.default(null) });
+/** PUT body: the EPSS minimums and the KEV switch may be left out (null: no gate; false). */
+export const AlertSettingsInput = AlertSettings.extend({
+  minimumEpssProbability: AlertSettings.shape.minimumEpssProbability.default(null), minimumEpssPercentile: AlertSettings.shape.minimumEpssPercentile.default(null),
+  alertOnKnownExploited: AlertSettings.shape.alertOnKnownExploited.default(false),
+});

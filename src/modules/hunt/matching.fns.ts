@@ -17,7 +17,7 @@ import { fixCoverage, fixesInText, onlyPackagesIn, PLAIN_VERSION, proseContext }
  * Every match carries the machine-readable fields of `GET /api/threats/{id}` `matches`. Pure.
  */
 export type Verdict = StructuredVerdict;
-export type Evidence = 'osv' | 'csaf' | 'nvd' | 'advisory-text';
+export type Evidence = 'osv' | 'csaf' | 'nvd' | 'advisory-text' | 'kev';
 
 export interface AdvisoryProduct {
   vendor: string;
@@ -34,7 +34,7 @@ export interface AdvisoryProduct {
 /** An intel item's structured vulnerability data, as hunt reads it. */
 export interface StructuredAdvisory {
   advisoryId: string;
-  evidence: Exclude<Evidence, 'advisory-text'>;
+  evidence: 'osv' | 'csaf';
   packages: AffectedPackage[];
 }
 
@@ -78,7 +78,7 @@ export function softwareIdentity(s: Pick<InventorySoftware, 'purl' | 'cpe' | 'pr
 
 /** The package keys a structured advisory names (for the inventory read). */
 export function packageKeysOf(advisories: readonly StructuredAdvisory[]): string[] {
-  const keys = new Set<string>();
+  const keys = new Set<string>(platformKeysOf(advisories).purls);
   for (const a of advisories) for (const p of a.packages) {
     const k = purlKey(p.purl) ?? (p.cpe ? null : osvPackageKey(p.ecosystem, p.name));
     if (k) keys.add(k);
@@ -125,11 +125,45 @@ export function matchStructured(advisories: readonly StructuredAdvisory[], softw
       const key = structuredKey(p);
       for (const s of (key && byKey.get(key)) || []) {
         const r = evaluatePackage(p, s.version ?? purlVersion(s.purl));
-        out.push({ software: s, verdict: r.verdict, product: p.name, affectedRange: r.affectedRange, fixedVersion: r.fixedVersion, evidence: a.evidence, advisoryId: a.advisoryId, fromText: false });
+        // A CSAF component statement holds on an asset that runs its platform product; elsewhere it decides nothing.
+        const scoped = !p.platform || runsPlatform(s, p.platform, software);
+        const verdict = scoped ? r.verdict : 'unknown';
+        const product = p.platform ? `${p.name} (as a component of ${p.platform.name})` : p.name;
+        out.push({ software: s, verdict, product, affectedRange: r.affectedRange, fixedVersion: scoped ? r.fixedVersion : null, evidence: a.evidence, advisoryId: a.advisoryId, fromText: false });
       }
     }
   }
   return out;
+}
+
+/**
+ * Whether the asset of a software entry runs a CSAF platform product: software on the same asset
+ * with the platform's purl identity, or its CPE vendor:product, or the asset's platform (or a
+ * software name) naming the product (`Stackable HBase 24.3.0` ~ product key `stackable hbase`).
+ */
+export function runsPlatform(s: InventorySoftware, platform: NonNullable<AffectedPackage['platform']>, software: readonly InventorySoftware[]): boolean {
+  const purl = platform.purl ? purlKey(platform.purl) : null;
+  const cpe = platform.cpe ? cpeKey(platform.cpe) : null;
+  const name = normalizeName(platform.name.replace(/\s+v?\d[\w.+-]*$/, ''));
+  const names = (x: InventorySoftware) => !!name && (keysMatch(name, x.productKey) || keysMatch(name, normalizeName(`${x.vendor} ${x.product}`)));
+  if (s.platform && name && keysMatch(name, normalizeName(s.platform))) return true;
+  return software.some((x) => x.assetId === s.assetId && x !== s && ((!!purl && purlKey(x.purl) === purl) || (!!cpe && cpeKey(x.cpe) === cpe) || names(x)));
+}
+
+/** The identities a CSAF platform product is read by: its purl key, its CPE's inventory product key, its name's. */
+export function platformKeysOf(advisories: readonly StructuredAdvisory[]): { purls: string[]; productKeys: string[] } {
+  const purls = new Set<string>();
+  const productKeys = new Set<string>();
+  for (const a of advisories) for (const p of a.packages) {
+    if (!p.platform) continue;
+    const k = purlKey(p.platform.purl);
+    if (k) purls.add(k);
+    const c = p.platform.cpe ? parseCpeName(p.platform.cpe) : null;
+    if (c) productKeys.add(productKey(c.vendor, c.product));
+    const n = normalizeName(p.platform.name.replace(/\s+v?\d[\w.+-]*$/, ''));
+    if (n) productKeys.add(n);
+  }
+  return { purls: [...purls], productKeys: [...productKeys] };
 }
 
 // One-word product keys that are ordinary words in advisory prose: never matched from text.
@@ -209,7 +243,7 @@ function displayName(a: AdvisoryProduct): string {
  * software also by word prefix ("fortios" ~ "fortios ssl vpn"). A product of the item's list
  * wins over the same product found in the text.
  */
-export function matchProse(advisories: readonly AdvisoryProduct[], software: readonly InventorySoftware[], advisoryId: string, evidence: 'nvd' | 'advisory-text' = 'advisory-text'): SoftwareMatch[] {
+export function matchProse(advisories: readonly AdvisoryProduct[], software: readonly InventorySoftware[], advisoryId: string, evidence: Evidence = 'advisory-text'): SoftwareMatch[] {
   const out: SoftwareMatch[] = [];
   for (const s of software) {
     let best: SoftwareMatch | null = null;
@@ -285,8 +319,11 @@ export function proseRangeVerdict(installed: string | null, ranges: readonly str
 
 const RANK: Record<Verdict, number> = { affected: 0, unknown: 1, not_affected: 2 };
 
-/** Evidence precedence: structured package ranges, then advisories' CPE ranges, then prose. */
-const EVIDENCE_RANK: Record<Evidence, number> = { osv: 0, csaf: 1, nvd: 2, 'advisory-text': 3 };
+/**
+ * Evidence precedence: structured package ranges, then NVD's CPE ranges, then prose, then KEV's
+ * versionless vendor/product (a range the text states decides over KEV's `unknown`).
+ */
+const EVIDENCE_RANK: Record<Evidence, number> = { osv: 0, csaf: 1, nvd: 2, 'advisory-text': 3, kev: 4 };
 
 /**
  * One match per (asset, package identity, version): for each asset's software only the best

@@ -12,17 +12,26 @@ const EPSS_SQL = sql<{ probability: number; percentile: number; modelVersion: st
   'modelVersion', e.model_version, 'scoreDate', e.score_date::text) FROM intel_epss_scores e WHERE e.organization_id = t.organization_id AND e.cve = t.canonical_key)`;
 export type ThreatRow = Awaited<ReturnType<typeof findThreatRow>> & object;
 
+// The threat's own CVE in CISA's KEV catalog: a linked `cisa_kev` item whose record is that CVE
+// (another CVE's entry, linked because its text names this one, does not count).
+const KEV_ITEM_SQL = sql`FROM hunt_threat_items l JOIN intel_items i ON i.id = l.item_id
+  WHERE l.threat_id = t.id AND i.vulnerability->>'format' = 'cisa_kev' AND upper(i.vulnerability->>'id') = t.canonical_key AND i.status <> 'retracted'`;
+const KEV_SQL = sql<{ dateAdded: string | null; dueDate: string | null; ransomware: boolean } | null>`(SELECT jsonb_build_object('dateAdded', i.vulnerability->'exploited'->>'dateAdded',
+  'dueDate', i.vulnerability->'exploited'->>'dueDate', 'ransomware', COALESCE((i.vulnerability->'exploited'->>'knownRansomwareUse')::boolean, false))
+  ${KEV_ITEM_SQL} ORDER BY i.vulnerability->'exploited'->>'dateAdded' NULLS LAST, i.id LIMIT 1)`;
+
 const STATUS_SQL = sql<string>`CASE WHEN t.dismissed_at IS NOT NULL THEN 'dismissed' WHEN t.latest_run_id IS NULL THEN 'new'
   WHEN t.relevancy_score >= ${RELEVANT_AT} OR t.exposure_state IN ('vulnerable_software_present', 'compromise_signal_found') THEN 'relevant' ELSE 'not_relevant' END`;
 
 export async function findThreatRow(db: Queryable, organizationId: string, id: string) {
-  return db.selectFrom('huntThreats as t').selectAll().select(STATUS_SQL.as('status')).select(EPSS_SQL.as('epss'))
+  return db.selectFrom('huntThreats as t').selectAll().select(STATUS_SQL.as('status')).select(EPSS_SQL.as('epss')).select(KEV_SQL.as('knownExploited'))
     .select(sql<string[]>`ARRAY(SELECT item_id::text FROM hunt_threat_items l WHERE l.threat_id = t.id ORDER BY l.linked_at, l.item_id)`.as('intelItemIds'))
     .where('t.organizationId', '=', organizationId).where('t.id', '=', id).executeTakeFirst();
 }
 
-export async function listThreatRows(db: Queryable, organizationId: string, f: { limit: number; offset: number; status?: string; minRelevancy?: number; minEpss?: number; exposureState?: string; search?: string }) {
+export async function listThreatRows(db: Queryable, organizationId: string, f: { limit: number; offset: number; status?: string; minRelevancy?: number; minEpss?: number; exposureState?: string; search?: string; knownExploited?: boolean }) {
   let q = db.selectFrom('huntThreats as t').where('t.organizationId', '=', organizationId);
+  if (f.knownExploited !== undefined) q = q.where(f.knownExploited ? sql<boolean>`EXISTS (SELECT 1 ${KEV_ITEM_SQL})` : sql<boolean>`NOT EXISTS (SELECT 1 ${KEV_ITEM_SQL})`);
   if (f.status) q = q.where(sql<boolean>`${STATUS_SQL} = ${f.status}`);
   if (f.minRelevancy !== undefined) q = q.where('t.relevancyScore', '>=', f.minRelevancy);
   if (f.exposureState) q = q.where('t.exposureState', '=', f.exposureState);
@@ -32,7 +41,7 @@ export async function listThreatRows(db: Queryable, organizationId: string, f: {
     q = q.where(sql<boolean>`(t.canonical_key ILIKE ${like} OR t.title ILIKE ${like} OR EXISTS (SELECT 1 FROM unnest(t.aliases) a WHERE a ILIKE ${like}))`);
   }
   const [rows, count] = await Promise.all([
-    q.selectAll().select(STATUS_SQL.as('status')).select(EPSS_SQL.as('epss'))
+    q.selectAll().select(STATUS_SQL.as('status')).select(EPSS_SQL.as('epss')).select(KEV_SQL.as('knownExploited'))
       .select(sql<string[]>`ARRAY(SELECT item_id::text FROM hunt_threat_items l WHERE l.threat_id = t.id ORDER BY l.linked_at, l.item_id)`.as('intelItemIds'))
       .orderBy('t.relevancyScore', 'desc').orderBy('t.exposureScore', 'desc').orderBy('t.id', 'desc').limit(f.limit).offset(f.offset).execute(),
     q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
@@ -47,7 +56,7 @@ export function threatDto(r: NonNullable<ThreatRow>) {
     exposureState: r.exposureState as never, coverageState: r.coverageState as never, detectionEngineeringNote: r.detectionEngineeringNote,
     latestRunId: r.latestRunId, assessmentRunningExecutionId: r.assessmentRunningExecutionId, latestAlertId: r.latestAlertId, activeHuntAlertId: r.activeHuntAlertId,
     assessmentFailedAt: iso(r.assessmentFailedAt), dismissedAt: iso(r.dismissedAt), dismissedByUserId: r.dismissedByUserId, dismissedReason: r.dismissedReason,
-    status: r.status as never, epss: r.epss, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt),
+    status: r.status as never, epss: r.epss, knownExploited: r.knownExploited, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt),
   };
 }
 

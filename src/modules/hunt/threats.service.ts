@@ -67,7 +67,7 @@ export function createThreatsService(deps: { db: Database; events: EventBus }) {
   return {
     view,
 
-    async list(ctx: RequestContext, q: { limit: number; offset: number; status?: string; minRelevancy?: number; minEpss?: number; exposureState?: string; search?: string }) {
+    async list(ctx: RequestContext, q: { limit: number; offset: number; status?: string; minRelevancy?: number; minEpss?: number; exposureState?: string; search?: string; knownExploited?: boolean }) {
       const { rows, totalCount } = await listThreatRows(db, ctx.actor.organizationId, q);
       return { threats: rows.map(threatDto), totalCount };
     },
@@ -126,7 +126,7 @@ export function createThreatsService(deps: { db: Database; events: EventBus }) {
         await writeAlertSettings(tx, ctx.actor.organizationId, input);
         await writeAudit(tx, ctx, { action: 'hunt.alert_settings.update', resourceType: 'hunt_settings', resourceId: null, metadata: { ...input } });
       });
-      return { minimumExposureBand: input.minimumExposureBand, alertOnCompromiseBelowThreshold: input.alertOnCompromiseBelowThreshold, minimumEpssProbability: input.minimumEpssProbability, minimumEpssPercentile: input.minimumEpssPercentile };
+      return { minimumExposureBand: input.minimumExposureBand, alertOnCompromiseBelowThreshold: input.alertOnCompromiseBelowThreshold, minimumEpssProbability: input.minimumEpssProbability, minimumEpssPercentile: input.minimumEpssPercentile, alertOnKnownExploited: input.alertOnKnownExploited };
     },
   };
 }

@@ -772,6 +772,7 @@ export interface HuntSettingsTable {
   alertOnCompromiseBelowThreshold: boolean;
   minimumEpssProbability: number | null;
   minimumEpssPercentile: number | null;
+  alertOnKnownExploited: Generated<boolean>;
   intelWatermark: NullableTimestamp;
   updatedAt: Timestamp;
 }

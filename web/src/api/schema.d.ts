@@ -9500,6 +9500,8 @@ export interface paths {
                         "application/json": {
                             /** @description Also alert when compromise_signal_found scores below the band; default true */
                             alertOnCompromiseBelowThreshold: boolean;
+                            /** @description Alert on a CVE in CISA's KEV catalog (a `cisa_kev` source) whenever software it names is present or may be (exposure vulnerable_software_present or possibly_affected), whatever the band and the EPSS gate (`huntQualifiedBy: known_exploited`); default false */
+                            alertOnKnownExploited: boolean;
                             /** @description Same, on the EPSS percentile (0..1); null (default): no gate */
                             minimumEpssPercentile: number | null;
                             /** @description Raise on the exposure band only when the CVE's EPSS probability is at least this (0..1); null (default): no EPSS gate. Threats without an EPSS score and compromise signals are never held back */
@@ -9585,6 +9587,11 @@ export interface paths {
                         /** @description Also alert when compromise_signal_found scores below the band; default true */
                         alertOnCompromiseBelowThreshold: boolean;
                         /**
+                         * @description Alert on a CVE in CISA's KEV catalog (a `cisa_kev` source) whenever software it names is present or may be (exposure vulnerable_software_present or possibly_affected), whatever the band and the EPSS gate (`huntQualifiedBy: known_exploited`); default false
+                         * @default false
+                         */
+                        alertOnKnownExploited?: boolean;
+                        /**
                          * @description Same, on the EPSS percentile (0..1); null (default): no gate
                          * @default null
                          */
@@ -9612,6 +9619,8 @@ export interface paths {
                         "application/json": {
                             /** @description Also alert when compromise_signal_found scores below the band; default true */
                             alertOnCompromiseBelowThreshold: boolean;
+                            /** @description Alert on a CVE in CISA's KEV catalog (a `cisa_kev` source) whenever software it names is present or may be (exposure vulnerable_software_present or possibly_affected), whatever the band and the EPSS gate (`huntQualifiedBy: known_exploited`); default false */
+                            alertOnKnownExploited: boolean;
                             /** @description Same, on the EPSS percentile (0..1); null (default): no gate */
                             minimumEpssPercentile: number | null;
                             /** @description Raise on the exposure band only when the CVE's EPSS probability is at least this (0..1); null (default): no EPSS gate. Threats without an EPSS score and compromise signals are never held back */
@@ -13120,6 +13129,8 @@ export interface paths {
             parameters: {
                 query?: {
                     exposureState?: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
+                    /** @description `true`: only threats whose own CVE is in CISA's Known Exploited Vulnerabilities catalog (needs a `cisa_kev` source); `false`: only those that are not */
+                    knownExploited?: "true" | "false";
                     limit?: number;
                     /** @description Only threats whose CVE has an EPSS probability at least this (0..1; needs an `epss` source) */
                     minEpss?: number;
@@ -13170,6 +13181,15 @@ export interface paths {
                                 exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
                                 id: string;
                                 intelItemIds: string[];
+                                /** @description The threat's own CVE in CISA's Known Exploited Vulnerabilities catalog (a `cisa_kev` source); null when it is not listed */
+                                knownExploited: {
+                                    /** @description When CISA added the CVE to the catalog (YYYY-MM-DD) */
+                                    dateAdded: string | null;
+                                    /** @description The federal remediation due date (YYYY-MM-DD) */
+                                    dueDate: string | null;
+                                    /** @description `knownRansomwareCampaignUse` is "Known" */
+                                    ransomware: boolean;
+                                } | null;
                                 latestAlertId: string | null;
                                 latestRunId: string | null;
                                 organizationId: string;
@@ -13405,6 +13425,15 @@ export interface paths {
                                 exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
                                 id: string;
                                 intelItemIds: string[];
+                                /** @description The threat's own CVE in CISA's Known Exploited Vulnerabilities catalog (a `cisa_kev` source); null when it is not listed */
+                                knownExploited: {
+                                    /** @description When CISA added the CVE to the catalog (YYYY-MM-DD) */
+                                    dateAdded: string | null;
+                                    /** @description The federal remediation due date (YYYY-MM-DD) */
+                                    dueDate: string | null;
+                                    /** @description `knownRansomwareCampaignUse` is "Known" */
+                                    ransomware: boolean;
+                                } | null;
                                 latestAlertId: string | null;
                                 latestRunId: string | null;
                                 organizationId: string;
@@ -13791,6 +13820,15 @@ export interface paths {
                                 exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
                                 id: string;
                                 intelItemIds: string[];
+                                /** @description The threat's own CVE in CISA's Known Exploited Vulnerabilities catalog (a `cisa_kev` source); null when it is not listed */
+                                knownExploited: {
+                                    /** @description When CISA added the CVE to the catalog (YYYY-MM-DD) */
+                                    dateAdded: string | null;
+                                    /** @description The federal remediation due date (YYYY-MM-DD) */
+                                    dueDate: string | null;
+                                    /** @description `knownRansomwareCampaignUse` is "Known" */
+                                    ransomware: boolean;
+                                } | null;
                                 latestAlertId: string | null;
                                 latestRunId: string | null;
                                 organizationId: string;
@@ -14043,6 +14081,15 @@ export interface paths {
                                 exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
                                 id: string;
                                 intelItemIds: string[];
+                                /** @description The threat's own CVE in CISA's Known Exploited Vulnerabilities catalog (a `cisa_kev` source); null when it is not listed */
+                                knownExploited: {
+                                    /** @description When CISA added the CVE to the catalog (YYYY-MM-DD) */
+                                    dateAdded: string | null;
+                                    /** @description The federal remediation due date (YYYY-MM-DD) */
+                                    dueDate: string | null;
+                                    /** @description `knownRansomwareCampaignUse` is "Known" */
+                                    ransomware: boolean;
+                                } | null;
                                 latestAlertId: string | null;
                                 latestRunId: string | null;
                                 organizationId: string;
@@ -14286,6 +14333,15 @@ export interface paths {
                                 exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
                                 id: string;
                                 intelItemIds: string[];
+                                /** @description The threat's own CVE in CISA's Known Exploited Vulnerabilities catalog (a `cisa_kev` source); null when it is not listed */
+                                knownExploited: {
+                                    /** @description When CISA added the CVE to the catalog (YYYY-MM-DD) */
+                                    dateAdded: string | null;
+                                    /** @description The federal remediation due date (YYYY-MM-DD) */
+                                    dueDate: string | null;
+                                    /** @description `knownRansomwareCampaignUse` is "Known" */
+                                    ransomware: boolean;
+                                } | null;
                                 latestAlertId: string | null;
                                 latestRunId: string | null;
                                 organizationId: string;
@@ -22237,10 +22293,10 @@ export interface components {
             assetIdentifier: string;
             cpe: string | null;
             /**
-             * @description Structured data wins over prose for the same software
+             * @description Where the verdict comes from: a structured record of the CVE itself (OSV, CSAF, NVD CPE configurations, matched per NIST IR 7696) wins over prose, and prose over KEV's versionless vendor/product (`kev`, always `unknown`)
              * @enum {string}
              */
-            evidence: "osv" | "csaf" | "nvd" | "advisory-text";
+            evidence: "osv" | "csaf" | "nvd" | "advisory-text" | "kev";
             fixedVersion: string | null;
             /** @description The product as the advisory names it (package name, or vendor and product) */
             product: string;
@@ -22261,10 +22317,10 @@ export interface components {
             assetIdentifier: string;
             cpe: string | null;
             /**
-             * @description Structured data wins over prose for the same software
+             * @description Where the verdict comes from: a structured record of the CVE itself (OSV, CSAF, NVD CPE configurations, matched per NIST IR 7696) wins over prose, and prose over KEV's versionless vendor/product (`kev`, always `unknown`)
              * @enum {string}
              */
-            evidence: "osv" | "csaf" | "nvd" | "advisory-text";
+            evidence: "osv" | "csaf" | "nvd" | "advisory-text" | "kev";
             fixedVersion: string | null;
             /** @description The product as the advisory names it (package name, or vendor and product) */
             product: string;

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Query } from '../api';
 import { Link, useSearch } from '../router';
 import { Epss } from './epss';
+import { KevBadge } from './kev';
 import { Badge, Loadable, Page, Pager, SCORES, SearchBox, Select, pageOf, DataTable } from '../ui';
 
 /** EPSS probability floors (0..1 in the API): the share of CVEs above each is small, so these already narrow a long list. */
@@ -15,7 +16,7 @@ export default function Hunt() {
   const query = {
     limit: 50,
     offset: (page - 1) * 50,
-    ...Object.fromEntries(['status', 'exposureState', 'search', 'minRelevancy', 'minEpss'].flatMap((k) => (search.get(k) ? [[k, search.get(k)]] : []))),
+    ...Object.fromEntries(['status', 'exposureState', 'search', 'minRelevancy', 'minEpss', 'knownExploited'].flatMap((k) => (search.get(k) ? [[k, search.get(k)]] : []))),
   } as Query<'/api/threats'>;
   const threats = useQuery({ queryKey: ['threats', query], queryFn: () => unwrap(api.GET('/api/threats', { params: { query } })), placeholderData: (p) => p });
   return (
@@ -25,19 +26,21 @@ export default function Hunt() {
         <Select label="Exposure" value={search.get('exposureState') ?? ''} options={EXPOSURE} onChange={(v) => set({ exposureState: v })} />
         <Select label="Min estate relevancy" value={search.get('minRelevancy') ?? ''} options={[['40', '40+'], ['70', '70+']]} onChange={(v) => set({ minRelevancy: v })} />
         <Select label="Min EPSS" value={search.get('minEpss') ?? ''} options={EPSS} onChange={(v) => set({ minEpss: v })} />
+        <Select label="CISA KEV" value={search.get('knownExploited') ?? ''} options={[['true', 'In KEV'], ['false', 'Not in KEV']]} onChange={(v) => set({ knownExploited: v })} />
         <SearchBox />
       </div>
       <p className="muted small">{SCORES.estate.help} An intel item's general relevance says how notable it is for anyone, not for you.</p>
       <Loadable query={threats} isEmpty={(d) => d.threats.length === 0} empty="No threats match.">
         {(d) => (
           <>
-            <DataTable head={<><th scope="col">Threat</th><th scope="col">Estate relevancy</th><th scope="col">Exposure</th><th scope="col">EPSS</th><th scope="col">Coverage</th><th scope="col">Status</th></>}>
+            <DataTable head={<><th scope="col">Threat</th><th scope="col">Estate relevancy</th><th scope="col">Exposure</th><th scope="col">EPSS</th><th scope="col">KEV</th><th scope="col">Coverage</th><th scope="col">Status</th></>}>
               {[...d.threats].sort((a, b) => b.relevancyScore - a.relevancyScore || b.exposureScore - a.exposureScore).map((t) => (
                 <tr key={t.id}>
                   <td><Link to={`/hunt/${t.id}`}>{t.title}</Link> <span className="muted mono small">{t.canonicalKey}</span></td>
                   <td><meter min={0} max={100} value={t.relevancyScore} aria-label="Estate relevancy" /> {Math.round(t.relevancyScore)}</td>
                   <td><Badge value={t.exposureState} /> {Math.round(t.exposureScore)}</td>
                   <td>{t.epss ? <Epss epss={t.epss} /> : <span className="muted">—</span>}</td>
+                  <td>{t.knownExploited ? <KevBadge kev={t.knownExploited} /> : <span className="muted">—</span>}</td>
                   <td><Badge value={t.coverageState} /></td>
                   <td><Badge value={t.status} /></td>
                 </tr>

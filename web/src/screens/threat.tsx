@@ -5,6 +5,7 @@ import { Link } from '../router';
 import { useSession } from '../session';
 import { Badge, DataTable, ErrorText, Loadable, Page, SCORES, Time } from '../ui';
 import { Epss } from './epss';
+import { KevBadge } from './kev';
 import { DeliverableCard, ExposureStory, RunDiff } from './threat-run';
 
 export default function ThreatView({ params }: { params: Record<string, string> }) {
@@ -28,6 +29,7 @@ export default function ThreatView({ params }: { params: Record<string, string> 
             <dt>Coverage</dt><dd><Badge value={v.threat.coverageState} /></dd>
             <dt>Key</dt><dd className="mono">{v.threat.canonicalKey}</dd>
             {v.threat.epss && (<><dt>EPSS</dt><dd><Epss epss={v.threat.epss} /></dd></>)}
+            {v.threat.knownExploited && (<><dt>Exploited</dt><dd><KevBadge kev={v.threat.knownExploited} /></dd></>)}
             {v.threat.dismissedReason && (<><dt>Dismissed</dt><dd>{v.threat.dismissedReason}</dd></>)}
           </dl>
           {can('hunt.manage') && (
@@ -81,7 +83,7 @@ export default function ThreatView({ params }: { params: Record<string, string> 
 
 type Match = Schemas['ThreatMatch'];
 
-const EVIDENCE: Record<Match['evidence'], string> = { osv: 'OSV', csaf: 'CSAF', nvd: 'NVD', 'advisory-text': 'advisory text' };
+const EVIDENCE: Record<Match['evidence'], string> = { osv: 'OSV', csaf: 'CSAF', nvd: 'NVD', 'advisory-text': 'advisory text', kev: 'CISA KEV (no versions)' };
 
 /** The latest run's package matches as the API sorts them (affected first): what the relevancy and explanation are derived from. */
 function Matches({ matches }: { matches: Match[] }) {

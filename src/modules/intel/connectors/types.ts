@@ -66,7 +66,7 @@ export interface VulnerabilityRecord {
   /** What of the record was not understood or is out of scope (GIT ranges), in words. */
   notes: string[];
   /** Known exploitation (CISA KEV): when it was listed, the federal due date, known ransomware use. */
-  exploited?: { source: 'cisa_kev'; dateAdded: string | null; dueDate: string | null; knownRansomwareUse: boolean };
+  exploited?: { source: 'cisa_kev'; dateAdded: string | null; dueDate: string | null; knownRansomwareUse: boolean; vendorProject?: string | null; product?: string | null };
   /** NVD `configurations` (CPE match criteria with version bounds), read by the enrichment. */
   configurations?: unknown;
 }
@@ -88,4 +88,9 @@ export interface AffectedPackage {
    */
   fixed?: string[];
   unaffected?: string[];
+  /**
+   * CSAF: the statement is about this package as a component of a platform product (a
+   * relationship's `relates_to_product_reference`): it holds only where that product runs.
+   */
+  platform?: { name: string; purl: string | null; cpe: string | null } | null;
 }

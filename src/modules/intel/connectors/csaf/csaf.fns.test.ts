@@ -13,7 +13,7 @@ describe('CSAF documents', () => {
     expect(versToEvents('2.x and later')).toBeNull();
   });
 
-  it('identifies a relationship product (Red Hat: a package as a component of a platform) by its component', () => {
+  it('identifies a relationship product (Red Hat: a package as a component of a platform) by its component, scoped to that platform', () => {
     const tree = {
       branches: [{ category: 'vendor', name: 'Red Hat', branches: [{ category: 'architecture', name: 'x86_64', branches: [{ category: 'product_version', name: 'telnet-server-1:0.17-65.el7_6.x86_64', product: { name: 'telnet-server', product_id: 'ts', product_identification_helper: { purl: 'pkg:rpm/redhat/telnet-server@0.17-65.el7_6?arch=x86_64&epoch=1' } } }] }] }],
       relationships: [{ category: 'default_component_of', product_reference: 'ts', relates_to_product_reference: '7Server', full_product_name: { name: 'telnet-server as a component of RHEL 7', product_id: '7Server:ts' } }],
@@ -22,8 +22,25 @@ describe('CSAF documents', () => {
     expect(products.get('7Server:ts')).toMatchObject({ purl: 'pkg:rpm/redhat/telnet-server@0.17-65.el7_6?arch=x86_64&epoch=1', version: '0.17-65.el7_6' });
     const notes: string[] = [];
     const affected = affectedOf({ product_status: { fixed: ['7Server:ts'], known_affected: ['nowhere'] } }, products, notes);
-    expect(affected).toEqual([{ ecosystem: 'Red Hat', name: 'redhat/telnet-server', purl: 'pkg:rpm/redhat/telnet-server', ranges: [], versions: [], fixed: ['0.17-65.el7_6'], unaffected: [] }]);
+    expect(products.get('7Server:ts')!.platform).toEqual({ name: '7Server', purl: null, cpe: null, relationship: 'default_component_of' });
+    expect(affected).toEqual([{ ecosystem: 'Red Hat', name: 'redhat/telnet-server', purl: 'pkg:rpm/redhat/telnet-server', ranges: [], versions: [], fixed: ['0.17-65.el7_6'], unaffected: [], platform: { name: '7Server', purl: null, cpe: null } }]);
     expect(notes).toEqual(['Product nowhere is named in product_status but not in the product tree.']);
+  });
+
+  it('keeps a component statement apart from the standalone package and per platform (issue 49: Stackable snakeyaml)', () => {
+    const tree = {
+      branches: [{ category: 'vendor', name: 'Stackable', branches: [
+        { category: 'product_name', name: 'stackable-kafka', branches: [{ category: 'product_version', name: '24.7.0', product: { name: 'Stackable Kafka 24.7.0', product_id: 'kafka-24.7.0', product_identification_helper: { purl: 'pkg:oci/kafka@sha256%3Aabc?repository_url=oci.stackable.tech%2Fsdp%2Fkafka&tag=3.7.1-stackable24.7.0' } } }] },
+        { category: 'product_name', name: 'snakeyaml', branches: [{ category: 'product_version', name: '1.33', product: { name: 'snakeyaml 1.33', product_id: 'snakeyaml-1.33', product_identification_helper: { purl: 'pkg:maven/org.yaml/snakeyaml@1.33' } } }] },
+        { category: 'product_name', name: 'snakeyaml-plain', branches: [{ category: 'product_version', name: '1.30', product: { name: 'snakeyaml 1.30', product_id: 'snakeyaml-1.30', product_identification_helper: { purl: 'pkg:maven/org.yaml/snakeyaml@1.30' } } }] },
+      ] }],
+      relationships: [{ category: 'default_component_of', product_reference: 'snakeyaml-1.33', relates_to_product_reference: 'kafka-24.7.0', full_product_name: { name: 'snakeyaml 1.33 in Stackable Kafka 24.7.0', product_id: 'kafka-24.7.0:snakeyaml-1.33' } }],
+    };
+    const affected = affectedOf({ product_status: { known_not_affected: ['kafka-24.7.0:snakeyaml-1.33'], known_affected: ['snakeyaml-1.30'] } }, productsOf(tree), []);
+    expect(affected).toEqual([
+      { ecosystem: 'Maven', name: 'org.yaml:snakeyaml', purl: 'pkg:maven/org.yaml/snakeyaml', ranges: [], versions: ['1.30'], fixed: [], unaffected: [] },
+      { ecosystem: 'Maven', name: 'org.yaml:snakeyaml', purl: 'pkg:maven/org.yaml/snakeyaml', ranges: [], versions: [], fixed: [], unaffected: ['1.33'], platform: { name: 'Stackable Kafka 24.7.0', purl: 'pkg:oci/kafka', cpe: null } },
+    ]);
   });
 
   it('names the mandatory field a document lacks', () => {

@@ -39,6 +39,19 @@ export interface CsafProduct {
   version: string | null;
   /** A product_version_range branch's name (`vers:npm/>=1.0.0|<1.2.3`, or a free-text range). */
   range: string | null;
+  /**
+   * A relationship's product (`snakeyaml as a component of Stackable's HBase image`): the
+   * platform product the statement is scoped to. Null for a product the tree names by itself.
+   */
+  platform?: CsafPlatform | null;
+}
+
+/** The product a component statement is scoped to (CSAF relationships: default_component_of, installed_on, …). */
+export interface CsafPlatform {
+  name: string;
+  purl: string | null;
+  cpe: string | null;
+  relationship: string;
 }
 
 /**
@@ -87,9 +100,13 @@ export function productsOf(tree: unknown): Map<string, CsafProduct> {
     const fpn = obj(r?.full_product_name);
     const id = fpn && str(fpn.product_id);
     const component = out.get(str(r?.product_reference) ?? '');
+    const target = out.get(str(r?.relates_to_product_reference) ?? '');
     if (!id || out.has(id)) continue;
     add(fpn, null, null);
     if (component && !out.get(id)!.purl && !out.get(id)!.cpe) out.set(id, { ...component, id, name: out.get(id)!.name });
+    // The statement about this product speaks of the component inside that platform only.
+    const platform = target ?? { name: str(r?.relates_to_product_reference) ?? 'an unnamed product', purl: null, cpe: null };
+    out.set(id, { ...out.get(id)!, platform: { name: platform.name, purl: platform.purl, cpe: platform.cpe, relationship: str(r?.category) ?? 'default_component_of' } });
   }
   return out;
 }
@@ -195,13 +212,17 @@ export function affectedOf(vuln: Obj, products: Map<string, CsafProduct>, notes:
         unidentified.add(p.name);
         continue;
       }
-      let pkg = byKey.get(identity);
+      // A component's statement is kept apart per platform: it never decides the package elsewhere.
+      const platform = p.platform ? { name: p.platform.name, purl: p.platform.purl ? purlIdentity(p.platform.purl) : null, cpe: p.platform.cpe } : null;
+      const key = platform ? `${identity}\u0000${platform.purl ?? platform.cpe ?? platform.name}` : identity;
+      let pkg = byKey.get(key);
       if (!pkg) {
         const type = p.purl ? /^pkg:([^/]+)\//i.exec(p.purl)?.[1]?.toLowerCase() ?? '' : '';
         pkg = p.purl
           ? { ecosystem: ECOSYSTEM[type] ?? type, name: purlName(p.purl), purl: identity, ranges: [], versions: [], fixed: [], unaffected: [] }
           : { ecosystem: 'generic', name: cpe!.product, purl: null, cpe: `cpe:2.3:${cpe!.part === '*' ? 'a' : cpe!.part}:${cpe!.vendor}:${cpe!.product}:*:*:*:*:*:*:*:*`, ranges: [], versions: [], fixed: [], unaffected: [] };
-        byKey.set(identity, pkg);
+        if (platform) pkg.platform = platform;
+        byKey.set(key, pkg);
       }
       const vers = p.range ? versToEvents(p.range) : null;
       if (p.range && !vers) notes.push(`The range "${p.range}" of ${p.name} is not a vers range hunt can read.`);

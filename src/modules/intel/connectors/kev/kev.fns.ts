@@ -48,6 +48,6 @@ export function entryFromKev(v: Obj, publisher: string): IntelEntry {
     references: (str(v.notes) ?? '').split(/\s*;\s*|\s+/).filter((u) => /^https?:\/\//i.test(u)),
     tags: ['kev', 'exploited', ...(ransomware ? ['ransomware'] : [])],
     raw: v,
-    vulnerability: { format: 'cisa_kev', id: cve, aliases: [], withdrawn: null, severity: [], databaseSeverity: null, affected: [], notes: [], exploited: { source: 'cisa_kev', dateAdded, dueDate, knownRansomwareUse: ransomware } },
+    vulnerability: { format: 'cisa_kev', id: cve, aliases: [], withdrawn: null, severity: [], databaseSeverity: null, affected: [], notes: [], exploited: { source: 'cisa_kev', dateAdded, dueDate, knownRansomwareUse: ransomware, vendorProject: str(v.vendorProject), product: str(v.product) } },
   };
 }
