@@ -34,6 +34,7 @@ const envSchema = z.object({
   RAMPART_INTAKE_GROUP_WAIT_MS: z.coerce.number().int().min(0).max(100).default(10),
   RAMPART_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   RAMPART_DEAD_WORKER_AFTER_SECONDS: z.coerce.number().int().min(3).max(3600).default(60),
+  RAMPART_INVALIDATION_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(300).default(5),
   RAMPART_EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   RAMPART_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   RAMPART_TRUST_PROXY: z
@@ -70,6 +71,8 @@ export interface Config {
    * a slow database) is taken for dead while its job still runs, and the job runs twice.
    */
   deadWorkerAfterMs: number;
+  /** How often an API process sends itself a NOTIFY on the cache-invalidation channel; a beat unheard for this long makes it bypass its caches. */
+  invalidationHeartbeatMs: number;
   embeddedPgPort: number;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
@@ -110,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     intakeGroupWaitMs: e.RAMPART_INTAKE_GROUP_WAIT_MS,
     workerConcurrency: e.RAMPART_WORKER_CONCURRENCY,
     deadWorkerAfterMs: e.RAMPART_DEAD_WORKER_AFTER_SECONDS * 1000,
+    invalidationHeartbeatMs: e.RAMPART_INVALIDATION_HEARTBEAT_SECONDS * 1000,
     embeddedPgPort: e.RAMPART_EMBEDDED_PG_PORT,
     metricsToken: e.RAMPART_METRICS_TOKEN,
     trustProxy: e.RAMPART_TRUST_PROXY ?? false,

@@ -6,6 +6,7 @@ import { createLogger } from './platform/logger.js';
 import { DataDirLockedError, EmbeddedStartError, asError, takeOverShutdownSignals } from './platform/db/embedded.js';
 import type { WorkerRunner } from './platform/jobs/runner.js';
 import { openRuntime, type Runtime } from './runtime.js';
+import { SessionCheckError } from './platform/db/session-check.js';
 import { bootstrapIfEmpty, createOrganization } from './modules/organizations/index.js';
 import { parseFlags, USAGE, UsageError } from './cli/args.js';
 import { applyCommand, CliError, exportCommand } from './cli/config-commands.js';
@@ -197,7 +198,7 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(`rampart: ${err.message}\n`);
     process.exit(1);
   }
-  if (err instanceof ConfigError || err instanceof LoginLinkError || err instanceof DataDirLockedError || err instanceof EmbeddedStartError) {
+  if (err instanceof ConfigError || err instanceof LoginLinkError || err instanceof DataDirLockedError || err instanceof EmbeddedStartError || err instanceof SessionCheckError) {
     process.stderr.write(`rampart: ${err.message}\n`);
     process.exit(1);
   }
