@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,7 +67,7 @@ describe('a prepared statement lost under a running process', () => {
     // What a pooler moving us to another server connection does: the connections forget their
     // prepared statements while pg still believes they exist. (Taken most recent first and given
     // back in reverse: the connection that prepared the statement is the next one used.)
-    const clients: Array<Awaited<ReturnType<typeof t.database.pool.connect>>> = [];
+    const clients: pg.PoolClient[] = [];
     while (t.database.pool.idleCount > 0) clients.push(await t.database.pool.connect());
     for (const c of clients) await c.query('DEALLOCATE ALL');
     for (const c of clients.reverse()) c.release();
