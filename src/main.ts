@@ -59,6 +59,7 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
       catalog: buildJobCatalog({ db: runtime.database.db, secrets: runtime.secrets, http: runtime.http, logger, baseUrl: config.baseUrl }),
       logger: logger.child({ role: 'worker' }),
       concurrency: config.workerConcurrency,
+      reservedConcurrency: config.deliveryConcurrency,
       deadWorkerAfterMs: config.deadWorkerAfterMs,
       crontab: PLATFORM_CRONTAB,
     });
