@@ -55,7 +55,8 @@ beforeAll(async () => {
   server.stdout!.on('data', (d) => (serverLog += d));
   server.stderr!.on('data', (d) => (serverLog += d));
   await waitReady();
-}, 60_000);
+  // Only a hang guard: the embedded PostgreSQL's first start on a loaded machine can take a minute.
+}, 180_000);
 
 afterAll(async () => {
   if (server && server.exitCode === null) server.kill('SIGKILL');
