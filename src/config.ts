@@ -33,7 +33,9 @@ const envSchema = z.object({
   RAMPART_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   RAMPART_INTAKE_GROUP_WAIT_MS: z.coerce.number().int().min(0).max(100).default(10),
   RAMPART_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  RAMPART_DELIVERY_CONCURRENCY: z.coerce.number().int().min(0).max(100).default(2),
   RAMPART_DEAD_WORKER_AFTER_SECONDS: z.coerce.number().int().min(3).max(3600).default(60),
+  RAMPART_INVALIDATION_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(300).default(5),
   RAMPART_EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   RAMPART_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   RAMPART_TRUST_PROXY: z
@@ -64,12 +66,16 @@ export interface Config {
   /** Webhook intake's group commit: how long a plain delivery waits for others to share its statement (triggers' intake-group.ts). */
   intakeGroupWaitMs: number;
   workerConcurrency: number;
+  /** Worker slots kept for deliveries on top of workerConcurrency (0: none; deliveries then share the slots). */
+  deliveryConcurrency: number;
   /**
    * A worker silent (no heartbeat) this long is presumed dead and its jobs are retried. Shorter:
    * crashed work comes back sooner; but a worker stalled longer than this (a blocked event loop,
    * a slow database) is taken for dead while its job still runs, and the job runs twice.
    */
   deadWorkerAfterMs: number;
+  /** How often an API process sends itself a NOTIFY on the cache-invalidation channel; a beat unheard for this long makes it bypass its caches. */
+  invalidationHeartbeatMs: number;
   embeddedPgPort: number;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
@@ -109,7 +115,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     bodyLimitBytes: e.RAMPART_BODY_LIMIT_BYTES,
     intakeGroupWaitMs: e.RAMPART_INTAKE_GROUP_WAIT_MS,
     workerConcurrency: e.RAMPART_WORKER_CONCURRENCY,
+    deliveryConcurrency: e.RAMPART_DELIVERY_CONCURRENCY,
     deadWorkerAfterMs: e.RAMPART_DEAD_WORKER_AFTER_SECONDS * 1000,
+    invalidationHeartbeatMs: e.RAMPART_INVALIDATION_HEARTBEAT_SECONDS * 1000,
     embeddedPgPort: e.RAMPART_EMBEDDED_PG_PORT,
     metricsToken: e.RAMPART_METRICS_TOKEN,
     trustProxy: e.RAMPART_TRUST_PROXY ?? false,

@@ -6,6 +6,7 @@ import { createLogger } from './platform/logger.js';
 import { DataDirLockedError, EmbeddedStartError, asError, takeOverShutdownSignals } from './platform/db/embedded.js';
 import type { WorkerRunner } from './platform/jobs/runner.js';
 import { openRuntime, type Runtime } from './runtime.js';
+import { SessionCheckError } from './platform/db/session-check.js';
 import { bootstrapIfEmpty, createOrganization } from './modules/organizations/index.js';
 import { parseFlags, USAGE, UsageError } from './cli/args.js';
 import { applyCommand, CliError, exportCommand } from './cli/config-commands.js';
@@ -58,6 +59,7 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
       catalog: buildJobCatalog({ db: runtime.database.db, secrets: runtime.secrets, http: runtime.http, logger, baseUrl: config.baseUrl }),
       logger: logger.child({ role: 'worker' }),
       concurrency: config.workerConcurrency,
+      reservedConcurrency: config.deliveryConcurrency,
       deadWorkerAfterMs: config.deadWorkerAfterMs,
       crontab: PLATFORM_CRONTAB,
     });
@@ -197,7 +199,7 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(`rampart: ${err.message}\n`);
     process.exit(1);
   }
-  if (err instanceof ConfigError || err instanceof LoginLinkError || err instanceof DataDirLockedError || err instanceof EmbeddedStartError) {
+  if (err instanceof ConfigError || err instanceof LoginLinkError || err instanceof DataDirLockedError || err instanceof EmbeddedStartError || err instanceof SessionCheckError) {
     process.stderr.write(`rampart: ${err.message}\n`);
     process.exit(1);
   }

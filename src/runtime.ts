@@ -4,6 +4,7 @@ import { openDatabase, type DatabaseHandle } from './platform/db/database.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './platform/db/embedded.js';
 import { databaseHealth } from './platform/db/health.js';
 import { migrateToLatest } from './platform/db/migrate.js';
+import { assertSessionKept } from './platform/db/session-check.js';
 import { seedReferenceData } from './seed.js';
 import { createAuthenticator, type Authenticator } from './platform/auth/authenticator.js';
 import { createInvalidationBus, type InvalidationBus } from './platform/cache/invalidation-bus.js';
@@ -53,6 +54,9 @@ export async function openRuntime(
   }
   const database = openDatabase(connectionString, { max: opts.poolSize ?? 20 });
   try {
+    // An external database may sit behind a pooler: refuse one that does not keep sessions now,
+    // in seconds and saying why, rather than hang on a lock or fail requests later (issue 46).
+    if (config.databaseUrl) await assertSessionKept(database.pool);
     if (opts.migrate !== false) {
       const { applied } = await migrateToLatest(database.db, database.pool, { seed: seedReferenceData });
       if (applied.length) logger.info({ applied }, 'migrations applied');
@@ -69,6 +73,13 @@ export async function openRuntime(
   const invalidation = createInvalidationBus({
     onError: (err) => logger.warn({ err }, 'cache invalidation listener error (on a lost connection: caches dropped and bypassed until it is back, reconnecting)'),
     onReconnected: () => logger.info('cache invalidation listener reconnected; caches in use again'),
+    heartbeatMs: config.invalidationHeartbeatMs,
+    onHeartbeatLost: () =>
+      logger.error(
+        { channel: 'rampart_invalidation_heartbeat', afterMs: config.invalidationHeartbeatMs },
+        'cache invalidation: this process no longer hears its own NOTIFY heartbeat; caches bypassed until it is heard again (a pooler not in session mode, or a stuck server backend); /readyz says "deaf"',
+      ),
+    onHeartbeatBack: () => logger.info('cache invalidation heartbeat heard again; caches in use again'),
   });
   return {
     config,

@@ -73,8 +73,12 @@ async function pendingJobCount(): Promise<number> {
   return rows[0]!.n;
 }
 
-/** Polls `probe` until it returns a truthy value; fails after `timeoutMs` naming what it waited for. */
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 5_000, everyMs = 25): Promise<T> {
+/**
+ * Polls `probe` until the event it looks for has happened (a truthy value). The bound only turns
+ * a hang into a failure that names what it waited for: it is far above any expected wait, so a
+ * loaded machine makes the test slower, not red (issue 46 §8).
+ */
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, everyMs = 25): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -213,6 +217,11 @@ describe('a worker that dies', () => {
 
     const { child, output } = spawnWorkerChild();
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // The child's start (tsx, imports) is what a loaded machine slows most: wait for it to say so.
+    await waitFor('the child worker to be ready', async () => {
+      if (child.exitCode !== null) throw new Error(`worker child exited early (${child.exitCode}):\n${output()}`);
+      return /^ready$/m.test(output());
+    });
     const started = await waitFor(
       'the child worker to start both jobs',
       async () => {
@@ -220,7 +229,6 @@ describe('a worker that dies', () => {
         const rows = [...(await runs('crash-retryable')), ...(await runs('crash-last-chance'))];
         return rows.length === 2 ? rows : null;
       },
-      10_000,
     );
     expect(started.every((r) => r.event === 'started' && r.pid === child.pid && r.attempt === 1)).toBe(true);
 
@@ -237,7 +245,7 @@ describe('a worker that dies', () => {
 
     // The dead pool's locks are older than 1 s by now, or soon: the next sweep releases them.
     await start([crashy], { deadWorkerAfterMs: 1_000 });
-    const completed = await waitFor('another worker to complete the dead worker\'s job', async () => (await runs('crash-retryable')).find((r) => r.event === 'completed'), 8_000);
+    const completed = await waitFor('another worker to complete the dead worker\'s job', async () => (await runs('crash-retryable')).find((r) => r.event === 'completed'));
     expect(completed).toMatchObject({ jobId: retryableId, attempt: 2, pid: process.pid });
     await waitFor('the completed job to leave the queue', async () => (await job(retryableId)) === undefined);
 
@@ -252,7 +260,8 @@ describe('a worker that dies', () => {
     // The dead pool's heartbeat row is cleaned up.
     const after = await database.db.selectFrom('workerHeartbeats').select('workerId').execute();
     expect(after.map((b) => b.workerId)).not.toContain(locked.lockedBy);
-  });
+    // A child process to start on a shared machine: the waits above are on events, this only bounds a hang.
+  }, 120_000);
 
   it('does not take away a long job from a live worker', async () => {
     const long = defineJob({
@@ -271,7 +280,7 @@ describe('a worker that dies', () => {
     await waitFor('the long job to start', async () => (await runs('long')).length > 0);
     // A second pool (another process, in production) that would take the job if it were released.
     await start([long], { concurrency: 1, deadWorkerAfterMs: 600 });
-    await waitFor('the long job to finish', async () => (await runs('long')).some((r) => r.event === 'done'), 5_000);
+    await waitFor('the long job to finish', async () => (await runs('long')).some((r) => r.event === 'done'));
     await waitFor('the queue to drain', async () => (await pendingJobCount()) === 0);
     expect((await runs('long')).map((r) => `${r.event}#${r.attempt}`)).toEqual(['started#1', 'done#1']);
     expect(await job(id)).toBeUndefined();
@@ -293,7 +302,7 @@ describe('a worker that dies', () => {
     await start([long], { concurrency: 1, heartbeatMs: 1_000, deadWorkerAfterMs: 3_000 });
     await waitFor('the long job to start', async () => (await runs('long-mixed')).length > 0);
     await start([long], { concurrency: 1, heartbeatMs: 200, deadWorkerAfterMs: 600 });
-    await waitFor('the long job to finish', async () => (await runs('long-mixed')).some((r) => r.event === 'done'), 8_000);
+    await waitFor('the long job to finish', async () => (await runs('long-mixed')).some((r) => r.event === 'done'));
     await sleep(300);
     expect((await runs('long-mixed')).map((r) => `${r.event}#${r.attempt}`)).toEqual(['started#1', 'done#1']);
   });
@@ -340,7 +349,7 @@ describe('a pool that loses its database', () => {
     expect(await job(id)).toMatchObject({ attempts: 1, lastError: null });
     expect(await runs('db-lost')).toHaveLength(1);
     refuse(false);
-    await waitFor('the retry on a new pool', async () => (await runs('db-lost')).some((r) => r.event === 'done'), 15_000);
+    await waitFor('the retry on a new pool', async () => (await runs('db-lost')).some((r) => r.event === 'done'));
     await waitFor('the job to be completed', async () => !(await job(id)));
     expect((await runs('db-lost')).map((r) => [r.event, r.attempt])).toEqual([
       ['database lost', 1],

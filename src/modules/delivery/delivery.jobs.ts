@@ -104,6 +104,8 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
 export function createDeliveryJob(deps: DeliveryDeps) {
   return defineJob({
     ...deliveryJob,
+    // A delivery's first attempt must not wait for the end of the longest running agent run.
+    reservedSlots: true,
     async run(payload) {
       await attemptDelivery(deps, payload.deliveryId);
     },

@@ -62,19 +62,28 @@ export async function bootstrapIfEmpty(
   db: Database,
   opts: { dataDir: string; apiKeyValue?: string; logger: Logger },
 ): Promise<CreatedOrganization | null> {
+  // A transaction-scoped lock on one connection, held across the check and the creation: it
+  // cannot outlive them (a session lock released by a second statement could, behind a pooler).
   const created = await db.connection().execute(async (conn) => {
-    await sql`SELECT pg_advisory_lock(${BOOTSTRAP_LOCK_ID})`.execute(conn);
+    await sql`BEGIN`.execute(conn);
+    let done = false;
     try {
+      await sql`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK_ID})`.execute(conn);
       const existing = await conn.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
-      if (existing) return null;
-      return await createOrganization(conn, {
-        name: 'Default organization',
-        adminEmail: 'admin@localhost',
-        adminName: 'Administrator',
-        ...(opts.apiKeyValue ? { apiKeyValue: opts.apiKeyValue } : {}),
-      });
+      // Created on another connection, in its own transaction: committed before our lock is released.
+      const result = existing
+        ? null
+        : await createOrganization(db, {
+            name: 'Default organization',
+            adminEmail: 'admin@localhost',
+            adminName: 'Administrator',
+            ...(opts.apiKeyValue ? { apiKeyValue: opts.apiKeyValue } : {}),
+          });
+      await sql`COMMIT`.execute(conn);
+      done = true;
+      return result;
     } finally {
-      await sql`SELECT pg_advisory_unlock(${BOOTSTRAP_LOCK_ID})`.execute(conn);
+      if (!done) await sql`ROLLBACK`.execute(conn).catch(() => {});
     }
   });
   if (!created) return null;

@@ -17,6 +17,7 @@ function fakeBus() {
     listen: async () => async () => {},
     trusted: () => state.trusted,
     reconnectNow: () => void state.reconnects++,
+    health: () => ({ state: state.trusted ? 'ok' : 'deaf', heartbeatLosses: 0 }),
   };
   const state = { trusted: true, reconnects: 0 };
   return {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 
 /**
@@ -14,6 +15,13 @@ import type pg from 'pg';
  * another process during the gap (a revoked key) would be served from a cache refilled after
  * the database came back. The connection is re-made at once on loss, then with a short backoff,
  * and at once again whenever `reconnectNow()` says the database answers.
+ *
+ * A connection can also stay up and stop delivering (a pooler that moved our session, a stuck
+ * server backend): nothing errors, notifications just stop (issue 46: a revoked key kept
+ * working for 9.9 s). So a listening bus sends itself a heartbeat NOTIFY through the pool every
+ * `heartbeatMs`; a beat not heard within the next interval makes the bus deaf: `onHeartbeatLost`
+ * once, `trusted()` false and every cache dropped, until a beat is heard again
+ * (`onHeartbeatBack`, caches dropped once more since whatever came meanwhile is lost).
  */
 export type InvalidationHandler = (payload: string | null) => void;
 
@@ -29,6 +37,15 @@ export interface InvalidationBus {
   trusted(): boolean;
   /** The database answered (a read-through load worked): re-connect now rather than at the next backoff step. */
   reconnectNow(): void;
+  /** For /readyz and /metrics: whether this process hears invalidations now. */
+  health(): InvalidationHealth;
+}
+
+export interface InvalidationHealth {
+  /** `off`: not listening (one process needs none); `reconnecting`: the connection is lost; `deaf`: connected but its own heartbeat is not heard. */
+  state: 'off' | 'ok' | 'reconnecting' | 'deaf';
+  /** Times the heartbeat was lost since start. */
+  heartbeatLosses: number;
 }
 
 export interface InvalidationBusOptions {
@@ -37,7 +54,16 @@ export interface InvalidationBusOptions {
   /** Called once the LISTEN connection is back after a loss. */
   onReconnected?: () => void;
   onError?: (err: unknown) => void;
+  /** Heartbeat NOTIFY interval while listening (default 5 s); 0 turns it off. */
+  heartbeatMs?: number;
+  /** Called once when the heartbeat stops being heard. */
+  onHeartbeatLost?: () => void;
+  /** Called when it is heard again. */
+  onHeartbeatBack?: () => void;
 }
+
+/** The heartbeat's channel; payload `<process token>:<sequence>`. */
+export const HEARTBEAT_CHANNEL = 'rampart_invalidation_heartbeat';
 
 const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -60,6 +86,11 @@ interface ListenState {
   ready: boolean;
   delayMs: number;
   stopped: boolean;
+  heartbeat: NodeJS.Timeout | null;
+  /** The oldest beat sent and not heard yet: its sequence and when it was sent. */
+  unheard: { seq: number; at: number } | null;
+  lastHeard: number;
+  deaf: boolean;
 }
 
 const MAX_RECONNECT_DELAY_MS = 5_000;
@@ -67,8 +98,12 @@ const MAX_RECONNECT_DELAY_MS = 5_000;
 export function createInvalidationBus(opts: InvalidationBusOptions = {}): InvalidationBus {
   const baseDelay = opts.reconnectDelayMs ?? 250;
   const onError = opts.onError ?? (() => {});
+  const heartbeatMs = opts.heartbeatMs ?? 5_000;
   const handlers = new Map<string, Set<InvalidationHandler>>();
   let state: ListenState | null = null;
+  let heartbeatLosses = 0;
+  const token = randomBytes(6).toString('hex');
+  let seq = 0;
 
   function deliver(channel: string, payload: string | null): void {
     for (const handler of handlers.get(channel) ?? []) {
@@ -84,7 +119,52 @@ export function createInvalidationBus(opts: InvalidationBusOptions = {}): Invali
     for (const channel of handlers.keys()) deliver(channel, payload);
   }
 
-  const onNotification = (msg: pg.Notification) => deliver(msg.channel, msg.payload ?? '');
+  const onNotification = (msg: pg.Notification) => {
+    if (msg.channel === HEARTBEAT_CHANNEL) return heard(msg.payload ?? '');
+    deliver(msg.channel, msg.payload ?? '');
+  };
+
+  /** One of our beats came back (other processes' beats on the channel are ignored). */
+  function heard(payload: string): void {
+    const s = state;
+    const [from, n] = payload.split(':');
+    if (!s || from !== token) return;
+    s.lastHeard = Math.max(s.lastHeard, Number(n));
+    if (s.unheard && s.lastHeard >= s.unheard.seq) s.unheard = null;
+    if (s.deaf) {
+      s.deaf = false;
+      // What was notified while deaf is lost: every cache starts over.
+      deliverToAll(null);
+      opts.onHeartbeatBack?.();
+    }
+  }
+
+  function beat(s: ListenState): void {
+    if (s.stopped || !s.ready) return;
+    const now = Date.now();
+    if (s.unheard && now - s.unheard.at >= heartbeatMs && !s.deaf) {
+      s.deaf = true;
+      heartbeatLosses++;
+      deliverToAll(null);
+      opts.onHeartbeatLost?.();
+    }
+    const n = ++seq;
+    // Sent on a pooled connection, not the listening one: the beat must travel through the server.
+    s.pool.query('SELECT pg_notify($1, $2)', [HEARTBEAT_CHANNEL, `${token}:${n}`]).then(
+      () => {
+        // (It may have been heard already: a notification can overtake the query's answer.)
+        if (!s.unheard && s.lastHeard < n) s.unheard = { seq: n, at: now };
+      },
+      // The database is away: that is the connection's loss to report, not deafness.
+      () => {},
+    );
+  }
+
+  function startHeartbeat(s: ListenState): void {
+    if (heartbeatMs <= 0 || s.heartbeat) return;
+    s.heartbeat = setInterval(() => beat(s), heartbeatMs);
+    s.heartbeat.unref();
+  }
 
   async function ensureListening(s: ListenState, client: pg.PoolClient, channel: string): Promise<void> {
     if (s.listening.has(channel)) return;
@@ -111,12 +191,19 @@ export function createInvalidationBus(opts: InvalidationBusOptions = {}): Invali
     s.lost = lost;
     s.listening = new Set();
     try {
+      if (heartbeatMs > 0) await ensureListening(s, client, HEARTBEAT_CHANNEL);
       for (const channel of handlers.keys()) await ensureListening(s, client, channel);
     } catch (err) {
       onLost(s, client, err);
       throw err;
     }
     s.ready = s.client === client;
+    // A new connection starts with a clean slate: beats sent before it are not expected on it.
+    s.unheard = null;
+    if (s.deaf && s.ready) {
+      s.deaf = false;
+      opts.onHeartbeatBack?.();
+    }
   }
 
   function onLost(s: ListenState, client: pg.PoolClient, err?: unknown): void {
@@ -178,6 +265,7 @@ export function createInvalidationBus(opts: InvalidationBusOptions = {}): Invali
     s.stopped = true;
     if (state === s) state = null;
     if (s.timer) clearTimeout(s.timer);
+    if (s.heartbeat) clearInterval(s.heartbeat);
     const client = s.client;
     s.client = null;
     if (!client) return;
@@ -217,7 +305,22 @@ export function createInvalidationBus(opts: InvalidationBusOptions = {}): Invali
         state.refs++;
         return stopFunction(state);
       }
-      const s: ListenState = { pool, refs: 1, client: null, lost: null, listening: new Set(), timer: null, connecting: false, ready: false, delayMs: baseDelay, stopped: false };
+      const s: ListenState = {
+        pool,
+        refs: 1,
+        client: null,
+        lost: null,
+        listening: new Set(),
+        timer: null,
+        connecting: false,
+        ready: false,
+        delayMs: baseDelay,
+        stopped: false,
+        heartbeat: null,
+        unheard: null,
+        lastHeard: 0,
+        deaf: false,
+      };
       state = s;
       // Marked as connecting: a failure inside connect() must not start a reconnection of its
       // own (this call reports the failure to its caller instead).
@@ -225,6 +328,7 @@ export function createInvalidationBus(opts: InvalidationBusOptions = {}): Invali
       try {
         await connect(s);
         s.connecting = false;
+        startHeartbeat(s);
       } catch (err) {
         s.connecting = false;
         s.stopped = true;
@@ -236,7 +340,13 @@ export function createInvalidationBus(opts: InvalidationBusOptions = {}): Invali
     },
 
     trusted() {
-      return state === null || state.ready;
+      return state === null || (state.ready && !state.deaf);
+    },
+
+    health() {
+      const s = state;
+      const st: InvalidationHealth['state'] = !s ? 'off' : !s.ready ? 'reconnecting' : s.deaf ? 'deaf' : 'ok';
+      return { state: st, heartbeatLosses };
     },
 
     reconnectNow() {

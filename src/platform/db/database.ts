@@ -2,6 +2,7 @@ import pg from 'pg';
 import { CamelCasePlugin, Kysely, PostgresDialect, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
 import { preparedName } from './prepared.js';
+import { isSessionStateLost } from './errors.js';
 
 // int8 (count(*), bigserial) arrives as a string by default; our counts fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
@@ -50,13 +51,28 @@ export function openDatabase(connectionString: string, opts: { max?: number } = 
  * once per connection, then sends only Bind/Execute), anything else as it is.
  */
 function namingPool(pool: pg.Pool) {
-  const named = (client: pg.PoolClient) => ({
-    query(text: unknown, values?: unknown[]) {
-      const name = typeof text === 'string' ? preparedName(text) : undefined;
-      return name ? client.query({ name, text: text as string, values }) : client.query(text as string, values);
-    },
-    release: (err?: Error | boolean) => client.release(err),
-  });
+  const named = (client: pg.PoolClient) => {
+    // pg remembers which names it prepared on a connection and then sends only Bind/Execute:
+    // once the server says a name is missing (or already there), that memory is wrong for good,
+    // so the connection is destroyed at release instead of failing every later use.
+    let broken = false;
+    return {
+      async query(text: unknown, values?: unknown[]) {
+        const name = typeof text === 'string' ? preparedName(text) : undefined;
+        try {
+          return await (name ? client.query({ name, text: text as string, values }) : client.query(text as string, values));
+        } catch (err) {
+          if (isSessionStateLost(err)) broken = true;
+          throw err;
+        }
+      },
+      release: (err?: Error | boolean) => {
+        const destroy = broken;
+        broken = false;
+        client.release(destroy || err);
+      },
+    };
+  };
   // One wrapper per connection: Kysely keys its connection objects by the client it is given.
   const wrappers = new WeakMap<pg.PoolClient, ReturnType<typeof named>>();
   return {

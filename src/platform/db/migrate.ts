@@ -9,7 +9,14 @@ const MIGRATION_LOCK_ID = 7_241_305_001;
 
 /**
  * Brings the schema (ours and graphile-worker's) up to date. Safe when several instances start
- * at once: a session-level advisory lock serialises them, and the second finds nothing to do.
+ * at once: an advisory lock serialises them, and the second finds nothing to do.
+ *
+ * The lock is transaction-scoped (`pg_advisory_xact_lock`), held by a transaction left open on
+ * one dedicated connection while the migrations run on others, and committed at the end. It
+ * cannot leak: whatever happens (a crash, a lost connection, a pooler handing out server
+ * connections per transaction), PostgreSQL releases it with the transaction. A session lock
+ * taken and released by two statements could end up held by a pooled server connection forever
+ * (issue 46: an API hung at start for minutes behind PgBouncer in transaction mode).
  */
 export async function migrateToLatest(
   db: Database,
@@ -18,7 +25,10 @@ export async function migrateToLatest(
 ): Promise<{ applied: string[] }> {
   const lockClient = await pool.connect();
   try {
-    await lockClient.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    await lockClient.query('BEGIN');
+    // Migrations can take a while: a server-wide idle-in-transaction timeout must not end the lock early.
+    await lockClient.query("SET LOCAL idle_in_transaction_session_timeout = 0");
+    await lockClient.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_ID]);
     // Unordered allowed: work merged from parallel branches can land a lower number after a
     // higher one was applied; every migration stands on its own, so each applies once, in name order.
     const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
@@ -32,8 +42,13 @@ export async function migrateToLatest(
     await opts.seed?.(db);
     return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
   } finally {
-    await lockClient.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
-    lockClient.release();
+    // The lock transaction wrote nothing: ending it (either way) releases the lock.
+    const ended = await lockClient.query('COMMIT').then(
+      () => true,
+      () => false,
+    );
+    // A connection whose transaction could not be ended is not reused.
+    lockClient.release(ended ? undefined : new Error('migration lock transaction could not be ended'));
   }
 }
 

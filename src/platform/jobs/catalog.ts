@@ -23,6 +23,13 @@ export interface JobDefinition<P = unknown> {
    */
   priority?: number;
   payload: z.ZodType<P>;
+  /**
+   * Jobs of this type also have worker slots of their own (the runner's `reservedConcurrency`,
+   * RAMPART_DELIVERY_CONCURRENCY) that no other type can take: a short job that must leave
+   * promptly (a delivery) does not wait for a slot while every shared slot runs a long job (a
+   * model call of minutes). They still use free shared slots too.
+   */
+  reservedSlots?: boolean;
   /** Attempts before the job is left failed (visible in metrics and `job_failures`). Default 5. */
   maxAttempts?: number;
   run(payload: P, ctx: JobContext): Promise<void>;

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
-import type { JobCatalog } from './catalog.js';
+import type { JobCatalog, JobDefinition } from './catalog.js';
 import { logAttemptFailed, logJobFailed, markReported, reportingLogger } from './failure-logging.js';
 
 declare global {
@@ -22,6 +22,12 @@ export interface WorkerRunnerOptions {
   catalog: JobCatalog;
   logger: Logger;
   concurrency: number;
+  /**
+   * Slots kept for the job types marked `reservedSlots` (deliveries): a second graphile-worker
+   * pool that fetches only those, so they start while every one of the `concurrency` shared
+   * slots is busy. 0 (the default): no such pool.
+   */
+  reservedConcurrency?: number;
   /** How often this pool reports that its workers are alive. */
   heartbeatMs?: number;
   /** A worker silent for this long is presumed dead and its jobs are released for retry. */
@@ -47,6 +53,29 @@ export interface WorkerRunner {
   stop(): Promise<void>;
   /** Settles when the worker pool ends; rejects if it dies (e.g. a long database outage). */
   done: Promise<void>;
+}
+
+/**
+ * One graphile-worker pool: `shared` runs every job type; `reserved` only the types marked
+ * `reservedSlots` (deliveries), so that they never wait for a shared slot.
+ */
+interface Lane {
+  name: 'shared' | 'reserved';
+  concurrency: number;
+  defs: JobDefinition<unknown>[];
+  crontab: string | undefined;
+  runner: Runner | null;
+  /** The pool ids graphile-worker writes into `locked_by` for this lane. */
+  lockerIds: Set<string>;
+  firstBeat: Promise<void> | null;
+  /** Fired at the end of a graceful stop's grace period, or when the pool died. */
+  abort: AbortController;
+  /** Handlers running now: a dead pool's jobs are released only once these have settled. */
+  active: Set<Promise<void>>;
+}
+
+function newLane(name: Lane['name'], concurrency: number, defs: JobDefinition<unknown>[], crontab?: string): Lane {
+  return { name, concurrency, defs, crontab, runner: null, lockerIds: new Set(), firstBeat: null, abort: new AbortController(), active: new Set() };
 }
 
 // Any constant: only one pool at a time sweeps for dead workers' jobs.
@@ -77,16 +106,18 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
     throw new Error(`deadWorkerAfterMs (${deadAfterMs}) must be at least twice heartbeatMs (${heartbeatMs})`);
   }
   const instanceId = randomUUID();
-  /** The ids graphile-worker writes into `locked_by` for this runner (its pool's id). */
-  const lockerIds = new Set<string>();
-  /** Per pool: fired at the end of a graceful stop's grace period, or when the pool died. */
-  let abort = new AbortController();
-  /** Handlers running now: a dead pool's jobs are released only once these have settled. */
-  const active = new Set<Promise<void>>();
+  const lanes = [
+    newLane('shared', opts.concurrency, catalog.all(), opts.crontab),
+    ...((opts.reservedConcurrency ?? 0) > 0 && catalog.all().some((d) => d.reservedSlots)
+      ? [newLane('reserved', opts.reservedConcurrency!, catalog.all().filter((d) => d.reservedSlots))]
+      : []),
+  ];
+  /** The ids graphile-worker writes into `locked_by` for this runner (its pools' ids). */
+  const lockerIds = () => lanes.flatMap((l) => [...l.lockerIds]);
 
-  function taskList(signal: AbortSignal): TaskList {
+  function taskList(lane: Lane): TaskList {
     const tasks: TaskList = {};
-    for (const def of catalog.all()) {
+    for (const def of lane.defs) {
       const task: Task = async (rawPayload, helpers) => {
         const payload = def.payload.parse(rawPayload);
         let reportedByJob = false;
@@ -97,20 +128,20 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
           logger: reportingLogger(logger.child({ job: def.name, jobId: helpers.job.id, attempt: helpers.job.attempts }), () => {
             reportedByJob = true;
           }),
-          signal,
+          signal: lane.abort.signal,
         });
         const settled = running.then(
           () => {},
           () => {},
         );
-        active.add(settled);
+        lane.active.add(settled);
         try {
           await running;
         } catch (err) {
           if (reportedByJob) markReported(err);
           throw err;
         } finally {
-          active.delete(settled);
+          lane.active.delete(settled);
         }
       };
       tasks[def.name] = task;
@@ -126,29 +157,32 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
   }
 
   async function writeBeat(): Promise<void> {
-    if (lockerIds.size === 0) return;
+    const ids = lockerIds();
+    if (ids.length === 0) return;
     // seen_at is the database's clock, the same clock as graphile-worker's locked_at.
     await db
       .insertInto('workerHeartbeats')
-      .values([...lockerIds].map((workerId) => ({ workerId, poolId: instanceId, deadAfterMs })))
+      .values(ids.map((workerId) => ({ workerId, poolId: instanceId, deadAfterMs })))
       .onConflict((oc) => oc.column('workerId').doUpdateSet({ seenAt: sql<Date>`now()`, poolId: instanceId, deadAfterMs }))
       .execute()
       .catch((err) => logger.warn({ err }, 'worker heartbeat failed'));
   }
 
-  let firstBeat: Promise<void> | null = null;
-  const heartbeatPlugin: GraphileConfig.Plugin = {
-    name: 'RampartHeartbeatPlugin',
-    version: '1.0.0',
-    worker: {
-      hooks: {
-        async startWorker(_ctx, { worker }) {
-          lockerIds.add(worker.workerPool.id);
-          await (firstBeat ??= beat());
+  /** The heartbeat row of a lane's pool exists before its first job fetch (and any lock it takes). */
+  function heartbeatPlugin(lane: Lane): GraphileConfig.Plugin {
+    return {
+      name: 'RampartHeartbeatPlugin',
+      version: '1.0.0',
+      worker: {
+        hooks: {
+          async startWorker(_ctx, { worker }) {
+            lane.lockerIds.add(worker.workerPool.id);
+            await (lane.firstBeat ??= beat());
+          },
         },
       },
-    },
-  };
+    };
+  }
 
   // Passed to run() so that listeners exist before the pool and its workers are created.
   const events: WorkerEvents = new EventEmitter();
@@ -236,16 +270,16 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
     }
   }
 
-  const launch = (): Promise<Runner> =>
+  const launch = (lane: Lane): Promise<Runner> =>
     run({
       pgPool: opts.pool,
-      concurrency: opts.concurrency,
+      concurrency: lane.concurrency,
       noHandleSignals: true,
       pollInterval: opts.pollIntervalMs ?? 2_000,
-      taskList: taskList(abort.signal),
+      taskList: taskList(lane),
       events,
       preset: {
-        plugins: [heartbeatPlugin],
+        plugins: [heartbeatPlugin(lane)],
         worker: {
           // Unbatched (the default, -1), graphile-worker 0.17 writes a job's completion or failure
           // without awaiting it, and stop() can resolve before it lands: a process exiting then
@@ -256,7 +290,7 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
           ...(opts.localQueueSize ? { localQueue: { size: opts.localQueueSize } } : {}),
         },
       },
-      ...(opts.crontab ? { crontab: opts.crontab } : {}),
+      ...(lane.crontab ? { crontab: lane.crontab } : {}),
       logger: new WorkerLogger((scope) => (level, message, meta) => {
         // graphile-worker's "Failed task … with error …: <stack>" repeats what the job:error and
         // job:failed listeners log (failure-logging.ts), stack included: debug, first line only.
@@ -266,7 +300,7 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
       }),
     });
 
-  let runner: Runner = await launch();
+  for (const lane of lanes) lane.runner = await launch(lane);
   let stopping = false;
   let resolveDone!: () => void;
   let rejectDone!: (err: Error) => void;
@@ -285,14 +319,14 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
    * its locks are released (it is ours and certainly dead, no need to wait for the heartbeat
    * to go stale) and a new pool starts, once the database answers again.
    */
-  async function replaceDeadPool(err: unknown): Promise<void> {
-    const dead = [...lockerIds];
-    lockerIds.clear();
-    firstBeat = null; // the new pool's id is recorded before its first fetch, like the first one's
-    abort.abort();
-    abort = new AbortController();
-    logger.error({ err, pools: dead }, 'the worker pool stopped unexpectedly (database lost?); starting a new one once the database answers');
-    await Promise.allSettled([...active]);
+  async function replaceDeadPool(lane: Lane, err: unknown): Promise<void> {
+    const dead = [...lane.lockerIds];
+    lane.lockerIds.clear();
+    lane.firstBeat = null; // the new pool's id is recorded before its first fetch, like the first one's
+    lane.abort.abort();
+    lane.abort = new AbortController();
+    logger.error({ err, pools: dead, lane: lane.name }, 'the worker pool stopped unexpectedly (database lost?); starting a new one once the database answers');
+    await Promise.allSettled([...lane.active]);
     const { attempts, delayMs } = opts.poolRestart ?? { attempts: 60, delayMs: 500 };
     let wait = delayMs;
     let last: unknown = err;
@@ -303,8 +337,8 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
       try {
         await opts.pool.query('SELECT 1'); // the database the workers use answers again
         if (dead.length) await sql`SELECT graphile_worker.force_unlock_workers(${dead}::text[])`.execute(db);
-        runner = await launch();
-        watch(runner);
+        lane.runner = await launch(lane);
+        watch(lane);
         logger.warn({ attempt, released: dead }, 'worker pool restarted; the jobs the dead pool held are retried');
         return;
       } catch (e) {
@@ -312,17 +346,23 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
         logger.warn({ attempt, attempts, err: e }, 'worker pool restart failed; trying again');
       }
     }
-    if (stopping) return resolveDone();
+    if (stopping) return laneEnded();
     rejectDone(new Error(`the worker pool could not be restarted after ${attempts} attempts: ${last instanceof Error ? last.message : String(last)}`));
   }
 
-  function watch(r: Runner): void {
-    r.promise.then(
-      () => (stopping ? resolveDone() : void replaceDeadPool(new Error('the pool ended without being stopped'))),
-      (err: unknown) => (stopping ? resolveDone() : void replaceDeadPool(err)),
+  /** `done` resolves once every lane's pool has ended after stop(). */
+  let lanesRunning = lanes.length;
+  function laneEnded(): void {
+    if (--lanesRunning <= 0) resolveDone();
+  }
+
+  function watch(lane: Lane): void {
+    lane.runner!.promise.then(
+      () => (stopping ? laneEnded() : void replaceDeadPool(lane, new Error('the pool ended without being stopped'))),
+      (err: unknown) => (stopping ? laneEnded() : void replaceDeadPool(lane, err)),
     );
   }
-  watch(runner);
+  for (const lane of lanes) watch(lane);
 
   const heartbeat = setInterval(() => void beat(), heartbeatMs);
   const sweeper = setInterval(() => void releaseDeadWorkers(), Math.max(500, Math.floor(deadAfterMs / 2)));
@@ -339,9 +379,9 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
         // Graceful: no new jobs are taken and running jobs may finish; after the grace period
         // their signal fires so long handlers stop (and are retried later). The heartbeat goes
         // on meanwhile, or another pool would take the still-running jobs for orphans.
-        const current = abort;
-        const grace = setTimeout(() => current.abort(), opts.shutdownGraceMs ?? 10_000);
-        await runner.stop().catch((err) => logger.warn({ err }, 'worker stop failed'));
+        const current = lanes.map((l) => l.abort);
+        const grace = setTimeout(() => current.forEach((a) => a.abort()), opts.shutdownGraceMs ?? 10_000);
+        await Promise.all(lanes.map((l) => l.runner?.stop().catch((err) => logger.warn({ err, lane: l.name }, 'worker stop failed'))));
         clearTimeout(grace);
         clearInterval(heartbeat);
         clearInterval(sweeper);
