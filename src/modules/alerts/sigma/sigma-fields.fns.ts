@@ -81,8 +81,10 @@ export function compileEntry(key: string | null, raw: unknown, path: Array<strin
   // Modifiers that are not string transformations take the whole entry.
   if (has('exists')) {
     if (field === null) fail('modifier |exists', '|exists needs a field');
-    if (values.length !== 1 || typeof values[0] !== 'boolean') fail('modifier |exists', '|exists takes true or false');
-    const want = values[0] as boolean;
+    // YAML 1.1's yes/no, which SigmaHQ rules and pySigma accept, are strings to a YAML 1.2 parser.
+    const flag = values.length === 1 ? ({ true: true, false: false, yes: true, no: false } as Record<string, boolean>)[String(values[0]).toLowerCase()] : undefined;
+    if (flag === undefined) fail('modifier |exists', '|exists takes true or false');
+    const want = flag as boolean;
     return { test: (view) => (view.values(field!) !== null) === want, needles: null };
   }
   if (field === null && (has('fieldref') || has('cidr') || ['lt', 'lte', 'gt', 'gte'].some(has))) fail(`modifier |${mods[0]}`, 'this modifier needs a field');
@@ -160,57 +162,7 @@ export function compileEntry(key: string | null, raw: unknown, path: Array<strin
       nullOk = true;
       continue;
     }
-    let patterns: Pattern[] = [typeof v === 'string' ? parsePattern(v) : literalPattern(String(v))];
-    for (const m of mods) {
-      const next: Pattern[] = [];
-      for (const p of patterns) {
-        switch (m) {
-          case 'contains':
-            next.push(withTrailingStar(withLeadingStar(p)));
-            break;
-          case 'startswith':
-            next.push(withTrailingStar(p));
-            break;
-          case 'endswith':
-            next.push(withLeadingStar(p));
-            break;
-          case 'windash':
-            next.push(...windashVariants(p));
-            break;
-          case 'utf16le':
-          case 'wide':
-            next.push(encodeUtf16(p, 'utf16le'));
-            break;
-          case 'utf16be':
-            next.push(encodeUtf16(p, 'utf16be'));
-            break;
-          case 'utf16':
-            next.push(encodeUtf16(p, 'utf16'));
-            break;
-          case 'base64': {
-            const b = base64Of(p);
-            if (!b) fail('modifier |base64', '|base64 cannot encode a value with wildcards');
-            next.push(b!);
-            break;
-          }
-          case 'base64offset': {
-            const b = base64OffsetOf(p);
-            if (!b) fail('modifier |base64offset', '|base64offset cannot encode a value with wildcards');
-            next.push(...b!);
-            break;
-          }
-          case 'expand': {
-            const r = expandPlaceholders(p, (name) => options.placeholders?.[name]);
-            if ('missing' in r) fail(`placeholder %${r.missing}%`, `|expand: no value given for the placeholder %${r.missing}%`);
-            else next.push(...r.patterns);
-            break;
-          }
-          default:
-            next.push(p); // all, cased: not transformations
-        }
-      }
-      patterns = next;
-    }
+    let patterns = valuePatterns(v, mods, options, fail);
     if (field === null) patterns = patterns.map((p) => withTrailingStar(withLeadingStar(p))); // keywords search the whole value
     groups.push(patterns);
   }
@@ -240,4 +192,60 @@ export function compileEntry(key: string | null, raw: unknown, path: Array<strin
     else if (usable.length === lits.length) needles = lits.flat();
   }
   return { test, needles };
+}
+
+/** A string or number value through the string modifiers, in the order written. */
+export function valuePatterns(v: string | number | boolean, mods: string[], options: CompileOptions, fail: (construct: string, message: string) => never): Pattern[] {
+  let patterns: Pattern[] = [typeof v === 'string' ? parsePattern(v) : literalPattern(String(v))];
+  for (const m of mods) {
+    const next: Pattern[] = [];
+    for (const p of patterns) {
+      switch (m) {
+        case 'contains':
+          next.push(withTrailingStar(withLeadingStar(p)));
+          break;
+        case 'startswith':
+          next.push(withTrailingStar(p));
+          break;
+        case 'endswith':
+          next.push(withLeadingStar(p));
+          break;
+        case 'windash':
+          next.push(...windashVariants(p));
+          break;
+        case 'utf16le':
+        case 'wide':
+          next.push(encodeUtf16(p, 'utf16le'));
+          break;
+        case 'utf16be':
+          next.push(encodeUtf16(p, 'utf16be'));
+          break;
+        case 'utf16':
+          next.push(encodeUtf16(p, 'utf16'));
+          break;
+        case 'base64': {
+          const b = base64Of(p);
+          if (!b) fail('modifier |base64', '|base64 cannot encode a value with wildcards');
+          next.push(b!);
+          break;
+        }
+        case 'base64offset': {
+          const b = base64OffsetOf(p);
+          if (!b) fail('modifier |base64offset', '|base64offset cannot encode a value with wildcards');
+          next.push(...b!);
+          break;
+        }
+        case 'expand': {
+          const r = expandPlaceholders(p, (name) => options.placeholders?.[name]);
+          if ('missing' in r) fail(`placeholder %${r.missing}%`, `|expand: no value given for the placeholder %${r.missing}%`);
+          else next.push(...r.patterns);
+          break;
+        }
+        default:
+          next.push(p); // all, cased: not transformations
+      }
+    }
+    patterns = next;
+  }
+  return patterns;
 }
