@@ -197,7 +197,7 @@ function print(node: Node, p: Printer, target: Target, out: Printed): string | n
     if (inner === null) throw new ConversionError('not', 'a negated part the target defers cannot be negated');
     return p.not(inner, node.arg);
   }
-  return p.leaf(node, out);
+  return p.leaf(node as Leaf, out);
 }
 
 // --- Splunk ---------------------------------------------------------------------------------
