@@ -68,7 +68,10 @@ function entryNode(key: string, raw: unknown, options: CompileOptions): Node {
         ? { k: 'keyword', pattern: withTrailingStar(withLeadingStar(pattern)) }
         : { k: 'value', field, pattern, ...(typeof v === 'number' && mods.length === 0 ? { number: v } : {}), ...(typeof v === 'number' ? { fromNumber: true } : {}) },
     );
-    nodes.push(collapse('or', leaves));
+    // A value's variants (windash, base64offset, expand) are alternatives among the values, as
+    // pySigma flattens its expansions: one `IN` list, not an OR of lists.
+    if (join === 'or') nodes.push(...leaves);
+    else nodes.push(collapse('or', leaves));
   }
   return collapse(join, nodes);
 }
