@@ -158,6 +158,13 @@ async function main(argv: string[]): Promise<void> {
     await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
     process.exit(code);
   }
+  // Sigma rules offline (convert, test): no server, no database.
+  if (command === 'detections') {
+    const { detectionsCommand } = await import('./cli/detections-commands.js');
+    const code = await detectionsCommand(rest);
+    await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+    process.exit(code);
+  }
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   switch (command) {

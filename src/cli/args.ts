@@ -32,5 +32,9 @@ Commands:
                              RAMPART_API_KEY), print it, apply it in one transaction;
                              --dry-run exits 2 when there are changes (docs/agents-as-code.md)
   export [-o DIR]            the organization's configuration as files (secrets as references)
+  detections convert -f <file|dir> --target splunk|elasticsearch-lucene|esql|kusto [--json]
+                             Sigma rules as SIEM queries, offline (docs/detections.md)
+  detections test -f <file|dir>
+                             run the rules' tests offline; exits 1 on a failure
 
 Configuration comes from the environment; see the README.`;

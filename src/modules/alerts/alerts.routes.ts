@@ -9,7 +9,7 @@ import {
   CommentResult, CreateAlertBody, CreateAlertResult, ForRunParams, ForRunResult, PatchAlertBody, SeverityBody, StatusBody, StatusResult, TimelinePage,
 } from './alerts.schemas.js';
 import { RoutesBody, RoutesView, SimulateBody, SimulateResult } from './routing.schemas.js';
-import { CodeDetection, CodeDetectionInput, CodeDetectionList, HitBody, HitResult, ImportBody, ImportResult } from './code-detections.schemas.js';
+import { CodeDetection, CodeDetectionInput, CodeDetectionList, HitBody, HitResult, ImportBody, ImportResult, QueryParams, QueryResult, TestBody, TestResult } from './code-detections.schemas.js';
 import type { AlertsService } from './alerts.service.js';
 import { alertCommands, answering } from './alerts.fns.js';
 import type { RoutingService } from './routing.service.js';
@@ -172,4 +172,26 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
       response: withErrors({ 200: HitResult }, 404),
     },
   }, async (req) => s.codeDetections.hit(contextOf(req), req.params.id, req.body));
+  app.get('/api/code-detections/:id/query', {
+    config: read,
+    schema: {
+      tags: detectionTags,
+      summary: 'The detection\'s Sigma rule as a query of a SIEM\'s language (Splunk, Lucene, ES|QL, Kusto)',
+      description: 'Written as pySigma\'s backend for the target writes it (docs/detections.md#conversion). 422 when the detection has no Sigma rule, the engine refuses it, or the target cannot express one of its constructs (the body names it in `construct`).',
+      params: IdParams,
+      querystring: QueryParams,
+      response: withErrors({ 200: QueryResult }, 404, 422),
+    },
+  }, async (req) => s.codeDetections.query(contextOf(req), req.params.id, req.query.target, req.query.pipeline));
+  app.post('/api/code-detections/:id/test', {
+    config: read,
+    schema: {
+      tags: detectionTags,
+      summary: 'Run events through the detection\'s Sigma rule (nothing is stored, no alert)',
+      description: 'Each event answers whether the rule matched and which of its selections did. 422 when the detection has no Sigma rule or the engine refuses it.',
+      params: IdParams,
+      body: TestBody,
+      response: withErrors({ 200: TestResult }, 404, 422),
+    },
+  }, async (req) => s.codeDetections.test(contextOf(req), req.params.id, req.body.events));
 }

@@ -66,3 +66,25 @@ export const ImportResult = z.object({
   warnings: z.array(z.object({ index: z.number().int(), ruleId: z.string().nullable(), title: z.string().nullable(), message: z.string() }))
     .describe('Rules imported with something left out (an ATT&CK technique the catalog does not know)'),
 });
+
+export const QueryParams = z.object({
+  target: z.enum(['splunk', 'elasticsearch-lucene', 'esql', 'kusto']).describe('The query language'),
+  pipeline: z.string().trim().min(1).max(100).optional()
+    .describe('A pySigma processing pipeline (field mapping). None is supported yet: the query keeps the rule\'s own field names; naming one answers 422'),
+});
+export const QueryResult = z.object({
+  target: z.string(),
+  pipeline: z.string().nullable(),
+  queries: z.array(z.string()).describe('One query per detection rule of the Sigma text (the rule as pySigma\'s backend for `target` writes it)'),
+});
+
+export const TestBody = z.object({
+  events: z.array(z.record(z.string(), z.unknown())).min(1).max(1000).describe('JSON events, evaluated against the detection\'s Sigma rule'),
+});
+export const TestResult = z.object({
+  results: z.array(z.object({
+    index: z.number().int().describe('The event\'s position in `events`, from 0'),
+    matched: z.boolean(),
+    matchedSelections: z.array(z.string()).describe('The rule\'s selections that matched the event (whether or not the condition did)'),
+  })),
+});

@@ -13,6 +13,9 @@ import { loadAttackCatalog, TACTICS, type AttackCatalog } from '../intel/index.j
 import { createAlert, type AlertDeps } from './alerts.create.js';
 import type { CodeDetectionDto, CodeDetectionInput, HitBody, ImportBody, ImportResult } from './code-detections.schemas.js';
 import { parseSigmaRules, type Vocabulary } from './sigma-import.fns.js';
+import { compileSigma, type CompiledUnit } from './sigma/sigma-compile.fns.js';
+import { ConversionError, convertRule, type Target } from './sigma/sigma-convert.fns.js';
+import { UnprocessableError } from '../../platform/http/errors.js';
 
 type Input = z.infer<typeof CodeDetectionInput>;
 type Stored = Omit<Input, 'severity' | 'status'> & Pick<Selectable<CodeDetectionsTable>, 'severity' | 'status'>;
@@ -104,7 +107,43 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
     if (issues.length) throw new ValidationError(issues);
   }
 
+  /** The detection's Sigma rule compiled; 422 when it has none or the engine refuses it. */
+  async function sigmaOf(ctx: RequestContext, id: string): Promise<CompiledUnit> {
+    const row = await find(db, ctx.actor.organizationId, id);
+    if (!row) throw new NotFoundError('Code detection');
+    if (!row.query || !/^\s*detection\s*:/m.test(row.query)) throw new UnprocessableError('This code detection has no Sigma rule (its query is not Sigma YAML)');
+    const unit = compileSigma(row.query);
+    const refused = unit.refusals[0];
+    if (refused) throw new UnprocessableError(`The Sigma rule is refused: ${refused.construct} (line ${refused.line ?? '?'}): ${refused.message}`, { construct: refused.construct, line: refused.line });
+    if (unit.rules.length === 0) throw new UnprocessableError('The Sigma text holds no detection rule');
+    return unit;
+  }
+
   return {
+    /** GET /api/code-detections/{id}/query: the rule in a SIEM's language. */
+    async query(ctx: RequestContext, id: string, target: Target, pipeline: string | undefined) {
+      const unit = await sigmaOf(ctx, id);
+      if (pipeline) throw new UnprocessableError(`Pipeline ${pipeline} is not supported: queries keep the rule's own field names (docs/detections.md#conversion)`, { construct: `pipeline ${pipeline}` });
+      if (unit.correlations.length > 0) throw new UnprocessableError('Correlation rules are not converted yet (docs/detections.md#conversion)', { construct: 'correlation' });
+      try {
+        return { target, pipeline: null, queries: unit.rules.map((r) => convertRule(r.source, target)) };
+      } catch (err) {
+        if (err instanceof ConversionError) throw new UnprocessableError(`${target} cannot express ${err.construct}: ${err.message}`, { construct: err.construct });
+        throw err;
+      }
+    },
+
+    /** POST /api/code-detections/{id}/test: events run through the rule, nothing stored. */
+    async test(ctx: RequestContext, id: string, events: Array<Record<string, unknown>>) {
+      const unit = await sigmaOf(ctx, id);
+      return {
+        results: events.map((event, index) => {
+          const explained = unit.rules.map((r) => r.explain(event));
+          return { index, matched: explained.some((e) => e.matched), matchedSelections: [...new Set(explained.flatMap((e) => e.matchedSelections))] };
+        }),
+      };
+    },
+
     async list(ctx: RequestContext, limit: number, offset: number) {
       const base = db.selectFrom('codeDetections').where('organizationId', '=', ctx.actor.organizationId);
       const [rows, count] = await Promise.all([

@@ -18,6 +18,11 @@ export type { AlertDto } from './alerts.schemas.js';
 export { RouteCondition, RouteInput } from './routing.schemas.js';
 export { CodeDetectionInput } from './code-detections.schemas.js';
 export { sigmaDetectionOf } from './sigma-import.fns.js';
+// The Sigma engine (pure): compile, match, convert, run tests (docs/detections.md).
+export { compileSigma, type CompiledUnit, type CompiledRule, type SigmaRefusal } from './sigma/sigma-compile.fns.js';
+export { convertRule, isTarget, TARGETS, ConversionError, type Target } from './sigma/sigma-convert.fns.js';
+export { EventView, type JsonEvent } from './sigma/sigma-event.fns.js';
+export { readTests, runTests, type DetectionTest, type TestOutcome } from './sigma/sigma-tests.fns.js';
 export type { RoutingService } from './routing.service.js';
 export type { CodeDetectionsService } from './code-detections.service.js';
 export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, readPointer, type AlertFields, type AlertMapping } from './trigger-payload.fns.js';

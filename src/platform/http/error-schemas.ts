@@ -33,6 +33,7 @@ export const errorDescriptions: Record<number, string> = {
   409: 'Conflict with the current state',
   410: 'The endpoint passed its sunset date; the message names the replacement',
   413: 'Request body too large',
+  422: 'Understood but not possible: the message names the construct (e.g. a Sigma modifier the query language cannot express)',
   415: 'Unsupported content type',
   429: 'Rate limit exceeded (`Retry-After` header, seconds)',
   503: 'Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations',

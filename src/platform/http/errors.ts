@@ -66,6 +66,13 @@ export class ConflictError extends AppError {
   }
 }
 
+/** 422: the request is well formed but names something that cannot be done (e.g. a rule construct a query language cannot express). */
+export class UnprocessableError extends AppError {
+  constructor(message: string, extra: Record<string, unknown> = {}) {
+    super(422, message, extra);
+  }
+}
+
 export class GoneError extends AppError {
   constructor(message: string) {
     super(410, message);

@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { compileSigma } from './sigma-compile.fns.js';
+import { convertRule, isTarget } from './sigma-convert.fns.js';
+
+// pySigma backends' own expected queries (../shared/fixtures/sigma/conversions.jsonl, see its CONVERSIONS.md).
+const FIXTURE = join(import.meta.dirname, '../../../../../shared/fixtures/sigma/conversions.jsonl');
+interface Pair {
+  backend: string;
+  test: string;
+  pipeline: string | null;
+  options: Record<string, unknown>;
+  rule: string;
+  expected: string[];
+}
+const pairs = readFileSync(FIXTURE, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Pair);
+const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** Why a pair is out of scope (docs/detections.md lists these); null: it must convert exactly. */
+function unsupported(p: Pair): string | null {
+  if (p.pipeline) return `pipeline ${p.pipeline}`;
+  if (/^correlation:/m.test(p.rule)) return 'correlation rule';
+  return null;
+}
+
+describe('conversion to pySigma backends', () => {
+  const supported = pairs.filter((p) => unsupported(p) === null);
+  it.each(supported.map((p) => [`${p.backend} ${p.test}`, p] as const))('%s', (_name, p) => {
+    expect(isTarget(p.backend)).toBe(true);
+    const unit = compileSigma(p.rule);
+    expect(unit.refusals).toEqual([]);
+    const queries = unit.rules.map((r) => convertRule(r.source, p.backend as 'splunk'));
+    expect(queries.map(norm)).toEqual(p.expected.map(norm));
+  });
+
+  it('counts what is left out, per backend', () => {
+    const left: Record<string, Record<string, number>> = {};
+    for (const p of pairs) {
+      const why = unsupported(p);
+      if (!why) continue;
+      (left[p.backend] ??= {})[why] = (left[p.backend]![why] ?? 0) + 1;
+    }
+    console.log('conversions left out', JSON.stringify(left), 'supported', supported.length, 'of', pairs.length);
+    expect(supported.length).toBe(34);
+    expect(left).toEqual({
+      splunk: { 'correlation rule': 6, 'pipeline splunk_cim_data_model': 13 },
+      'elasticsearch-lucene': { 'pipeline ecs_kubernetes': 1, 'pipeline ecs_windows': 2 },
+      esql: { 'pipeline ecs_windows': 2, 'correlation rule': 6 },
+      kusto: { 'pipeline azure_monitor_pipeline': 6, 'pipeline microsoft_365_defender_pipeline': 12, 'pipeline microsoft_xdr_pipeline': 20, 'pipeline sentinel_asim_pipeline': 3 },
+    });
+  });
+});
