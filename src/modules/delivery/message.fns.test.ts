@@ -70,7 +70,7 @@ describe('adapters (pure parts)', () => {
     expect(blocks.filter((b) => b.fields).map((b) => b.fields!.length)).toEqual([10, 10, 4]);
   });
   it('converts markdown to Slack mrkdwn', () => {
-    expect(toMrkdwn('**a** [b](https://x.y/z)\n## H')).toBe('*a* <https://x.y/z|b>\n*H*');
+    expect(toMrkdwn('**a** [b](https://x.y/z)\n## H <!here> & co')).toBe('*a* b (https://x.y/z)\n*H &lt;!here&gt; &amp; co*');
   });
   it('keeps credentials out of excerpts', () => {
     expect(excerptOf('echo: Bearer abcdefghijklmnop and tok-12345', { token: 'tok-12345' })).toBe('echo: Bearer [redacted] and [redacted]');

@@ -136,8 +136,35 @@ function alertSummary(alert: AlertData, fallbackId: string) {
   return { id, status, closed: status !== null && isClosed(status), source, detectionName };
 }
 
-/** Builds the message of an event. `baseUrl` (RAMPART_BASE_URL) makes links to console pages. */
+/**
+ * Bidirectional embedding and override controls (U+202A–U+202E) and isolates (U+2066–U+2069):
+ * `invoice\u202Efdp.exe` displays as `invoiceexe.pdf`. Alert titles, agent names and every other
+ * text of a message come from senders, so each is shown with a visible U+FFFD in their place.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+export const neutraliseBidi = (text: string) => text.replace(BIDI_CONTROLS, '\uFFFD');
+
+/** The message with every text neutralised (the webhook envelope's `data` stays as recorded). */
+function neutralised(m: Message): Message {
+  return {
+    ...m,
+    title: neutraliseBidi(m.title),
+    body: neutraliseBidi(m.body),
+    fields: m.fields.map((f) => ({ name: neutraliseBidi(f.name), value: neutraliseBidi(f.value) })),
+    links: m.links.map((l) => ({ text: neutraliseBidi(l.text), url: l.url })),
+  };
+}
+
+/**
+ * Builds the message of an event. `baseUrl` (RAMPART_BASE_URL) makes links to console pages;
+ * `links` holds only those (Rampart's own): the texts are the sender's and each adapter escapes
+ * them for its product, so no link or mention inside them is live.
+ */
 export function messageOf(event: OutboundEvent, baseUrl: string): Message {
+  return neutralised(rawMessageOf(event, baseUrl));
+}
+
+function rawMessageOf(event: OutboundEvent, baseUrl: string): Message {
   const d = event.data;
   const base = { eventId: event.id, eventType: event.type, occurredAt: event.occurredAt, organizationId: event.organizationId, data: d, links: [] as Message['links'], fields: [] as Message['fields'] };
   if (event.type === 'agent_run.completed' || event.type === 'agent.message') {

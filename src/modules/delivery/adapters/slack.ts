@@ -1,3 +1,4 @@
+import type { KnownBlock, MrkdwnElement } from '@slack/types';
 import { truncate, type Message } from '../message.fns.js';
 import { apiBase, excerptOf, isOutcome, post } from './http.js';
 import type { Adapter, Rendered, SendOutcome, Target } from './types.js';
@@ -14,28 +15,48 @@ export const SLACK_API = 'https://slack.com/api';
 const BLOCK_ON = new Set(['is_archived', 'channel_not_found']);
 const TRANSIENT = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout']);
 
-/** Markdown → Slack mrkdwn: bold, links and headings differ; the rest reads the same. */
+/**
+ * Slack mrkdwn's control characters are `&`, `<` and `>` (`<!channel>`, `<url|text>`,
+ * `<@U123>`): escaped as Slack documents, every sender text shows as typed.
+ */
+export const escapeMrkdwn = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * A message body (an agent's Markdown, an alert's description) → Slack mrkdwn: escaped first,
+ * then bold and headings converted. A Markdown link shows its text and its address but is not
+ * clickable (`text (url)`, in a `verbatim` text object so Slack does not link the address
+ * either): only Rampart's own links (the message's `links`) are.
+ */
 export function toMrkdwn(md: string): string {
-  return md
+  return escapeMrkdwn(md)
     .replace(/\*\*(.+?)\*\*/g, '*$1*')
-    .replace(/\[([^\]]+)\]\((https?:[^)\s]+)\)/g, '<$2|$1>')
+    .replace(/\[([^\]]+)\]\((https?:[^)\s]+)\)/g, '$1 ($2)')
     .replace(/^#{1,6}\s+(.*)$/gm, '*$1*');
 }
 
+/** A sender text in a mrkdwn object: escaped, and `verbatim` so Slack links no address and parses no mention in it. */
+const mrkdwn = (text: string): MrkdwnElement => ({ type: 'mrkdwn', text, verbatim: true });
+
+/** One of Rampart's own links (console pages under RAMPART_BASE_URL): the only live links of a message. */
+const ownLink = (l: { text: string; url: string }) => `<${l.url.replace(/[|<>]/g, encodeURIComponent)}|${escapeMrkdwn(l.text).replace(/\|/g, '¦')}>`;
+
 export function renderSlack(target: Target, m: Message, channel: string): Rendered {
-  const blocks: unknown[] = [{ type: 'header', text: { type: 'plain_text', text: truncate(m.title, 150), emoji: true } }];
+  // `plain_text` shows its text as is (no mention, no link), so the title is not escaped there.
+  const blocks: KnownBlock[] = [{ type: 'header', text: { type: 'plain_text', text: truncate(m.title, 150), emoji: true } }];
   // Slack refuses an empty section: a message whose fields say it all (structured output) has none.
-  if (m.body) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(toMrkdwn(m.body), 3000) } });
+  if (m.body) blocks.push({ type: 'section', text: mrkdwn(truncate(toMrkdwn(m.body), 3000)) });
   // Slack takes 10 fields per section: more (a long structured output) go in further sections, up to 40 fields.
   for (let i = 0; i < Math.min(m.fields.length, 40); i += 10) {
-    blocks.push({ type: 'section', fields: m.fields.slice(i, i + 10).map((f) => ({ type: 'mrkdwn', text: truncate(`*${f.name}*\n${f.value}`, 2000) })) });
+    blocks.push({ type: 'section', fields: m.fields.slice(i, i + 10).map((f) => mrkdwn(truncate(`*${escapeMrkdwn(f.name)}*\n${escapeMrkdwn(f.value)}`, 2000))) });
   }
-  if (m.links.length) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(m.links.map((l) => `<${l.url}|${l.text}>`).join(' · '), 3000) }] });
-  const text = truncate(m.body ? `${m.title}\n${m.body}` : m.title, 4000);
+  if (m.links.length) blocks.push({ type: 'context', elements: [mrkdwn(truncate(m.links.map(ownLink).join(' · '), 3000))] });
+  // The notification text is mrkdwn too (no verbatim there): escaped, links shown as text.
+  const text = truncate(escapeMrkdwn(m.body ? `${m.title}\n${m.body}` : m.title), 4000);
   return {
     url: `${apiBase(target.config, SLACK_API)}/chat.postMessage`,
     headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${target.token ?? ''}` },
-    body: JSON.stringify({ channel, text, blocks, unfurl_links: false }),
+    // parse "none" and link_names false: Slack neither links channel names nor turns `@here` into a mention.
+    body: JSON.stringify({ channel, text, blocks, unfurl_links: false, unfurl_media: false, parse: 'none', link_names: false }),
   };
 }
 
