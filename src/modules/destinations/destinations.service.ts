@@ -10,6 +10,8 @@ import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
 import { iso } from '../../platform/time.js';
 import { hasUrlSecrets, redactUrlSecrets } from '../../platform/outbound/url-secrets.js';
+import { assertSecretStaysWithOrigin } from '../../platform/outbound/secret-origin.js';
+import { tokenEndpoint } from './token-endpoint.fns.js';
 import { createInvalidatedCache, type InvalidatedCache } from '../../platform/cache/invalidated-cache.js';
 import type { InvalidationBus } from '../../platform/cache/invalidation-bus.js';
 import type { ModuleReaders } from '../../platform/wiring.js';
@@ -270,12 +272,26 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
       return toDto(row, true);
     },
 
-    /** Replaces name, type and config. An omitted token keeps the stored one; null clears it. */
+    /**
+     * Replaces name, type and config. An omitted token keeps the stored one (null clears it)
+     * unless the change sends it to another origin: then it must be given again (400).
+     */
     async update(ctx: RequestContext, id: string, input: DestinationInputT, opts?: WriteOptions): Promise<DestinationDto> {
       return withTransaction(opts?.tx ?? db, async (tx) => {
         const existing = await findDestinationRow(tx, ctx.actor.organizationId, id, true);
         if (!existing) throw new NotFoundError('Output destination');
         assertEditable(existing, 'OutputDestination', existing.name, opts);
+        const before = tokenEndpoint(existing.type as DestinationInputT['type'], existing.config);
+        const after = tokenEndpoint(input.type, input.config as Record<string, unknown>);
+        assertSecretStaysWithOrigin({
+          secretField: 'token',
+          urlField: existing.type === input.type ? after.field : 'type',
+          before: before.url,
+          after: after.url,
+          stored: existing.tokenCiphertext !== null,
+          // Teams has no token: the stored one is dropped, not moved.
+          given: tokenOf(input) !== undefined || input.type === 'teams',
+        });
         await cache.invalidate(tx, ctx.actor.organizationId);
         const token = updatedSecret(secrets, tokenOf(input), existing.tokenCiphertext);
         const tokenCiphertext = input.type === 'teams' ? null : token.ciphertext;

@@ -8,12 +8,17 @@ import { ConflictError, NotFoundError, ValidationError } from '../../platform/ht
 import { iso } from '../../platform/time.js';
 import { withTransaction } from '../../platform/cache/transaction.js';
 import { assertEditable, managedColumns, type WriteOptions } from '../../platform/managed.js';
+import { assertSecretStaysWithOrigin, sameOrigin } from '../../platform/outbound/secret-origin.js';
 import { findAliasRow, findProviderRow, listAliasRows, listProviderRows, type ProviderRow } from './models.repo.js';
 import type { AliasDto, ProviderDto, ProviderInputT } from './models.schemas.js';
 
 function toProviderDto(row: ProviderRow): ProviderDto {
   return { id: row.id, name: row.name, type: row.type, baseUrl: row.baseUrl, hasApiKey: row.apiKeyCiphertext !== null, managedBy: row.managedBy, managedSource: row.managedSource, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
 }
+
+/** Where a provider without baseUrl sends its key: the AI SDK providers' own defaults. */
+const PUBLIC_API: Record<ProviderRow['type'], string | null> = { openai: 'https://api.openai.com/v1', anthropic: 'https://api.anthropic.com/v1', 'openai-compatible': null };
+const endpointOf = (p: { type: ProviderRow['type']; baseUrl?: string | null }) => p.baseUrl ?? PUBLIC_API[p.type];
 
 const nameTaken = (name: string) => new ConflictError(`A model provider named "${name}" already exists`);
 
@@ -64,10 +69,22 @@ export function createModelsService(deps: { db: Database; secrets: SecretBox }) 
       }
     },
 
-    /** Replaces name, type and base URL; an omitted apiKey keeps the stored one, null clears it. */
+    /**
+     * Replaces name, type and base URL; an omitted apiKey keeps the stored one, null clears it.
+     * A change that sends the key to another origin (baseUrl, or type with the public API's
+     * default) needs the key again.
+     */
     async updateProvider(ctx: RequestContext, id: string, input: ProviderInputT, opts?: WriteOptions): Promise<ProviderDto> {
       const existing = await mustFindProvider(ctx, id, opts?.tx);
       assertEditable(existing, 'Model provider', existing.name, opts);
+      assertSecretStaysWithOrigin({
+        secretField: 'apiKey',
+        urlField: sameOrigin(existing.baseUrl, input.baseUrl) ? 'type' : 'baseUrl',
+        before: endpointOf(existing),
+        after: endpointOf(input),
+        stored: existing.apiKeyCiphertext !== null,
+        given: input.apiKey !== undefined,
+      });
       try {
         return await withTransaction(opts?.tx ?? db, async (tx) => {
           const row = await tx

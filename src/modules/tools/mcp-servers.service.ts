@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../../platform/db/errors.js';
 import type { RequestContext } from '../../platform/context.js';
 import { updatedSecret, type SecretBox } from '../../platform/secrets.js';
 import type { GuardedClient } from '../../platform/outbound/guarded-client.js';
+import { assertSecretStaysWithOrigin } from '../../platform/outbound/secret-origin.js';
 import { writeAudit } from '../../platform/audit.js';
 import { AppError, ConflictError, NotFoundError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
@@ -90,8 +91,9 @@ export function createMcpServersService(deps: { db: Database; secrets: SecretBox
     },
 
     /**
-     * Replaces name and URL; an omitted token keeps the stored one (null clears it), an omitted
-     * `enabled` keeps the current state. Renaming a server that agents reference is refused:
+     * Replaces name and URL; an omitted token keeps the stored one (null clears it) unless the URL
+     * moves to another origin (400: the token must be given again), an omitted `enabled` keeps
+     * the current state. Renaming a server that agents reference is refused:
      * their `mcp:<name>/…` tool names would silently stop resolving.
      */
     async update(ctx: RequestContext, id: string, input: McpServerInputT, opts?: WriteOptions): Promise<McpServerDto> {
@@ -104,6 +106,7 @@ export function createMcpServersService(deps: { db: Database; secrets: SecretBox
             const agents = await agentsUsingMcpServer(tx, ctx.actor.organizationId, existing.name);
             if (agents.length) throw inUse(existing.name, agents, 'renaming');
           }
+          assertSecretStaysWithOrigin({ secretField: 'token', urlField: 'url', before: existing.url, after: input.url, stored: existing.tokenCiphertext !== null, given: input.token !== undefined });
           const token = updatedSecret(secrets, input.token, existing.tokenCiphertext);
           const row: McpServerRow = { ...existing, name: input.name, url: input.url, tokenCiphertext: token.ciphertext, enabled: input.enabled ?? existing.enabled, ...managedColumns(opts), updatedAt: new Date() };
           await updateMcpServerRow(tx, row);
