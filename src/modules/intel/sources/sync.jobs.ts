@@ -100,7 +100,8 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
         const http: HttpClient = { request: (url, init) => deps.http.request(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, ctx.signal]) : ctx.signal }) };
         const result = await (await connectorFor(config)).fetch(config, { etag: state?.etag ?? null, lastModified: state?.lastModified ?? null, cursor: state?.cursor ?? {} }, http);
         dispose = result.dispose;
-        const stats = { fetched: 0, created: 0, updated: 0, unchanged: 0 };
+        for (const note of result.notes ?? []) log.info({ note }, `source sync: ${note}`);
+        const stats = { fetched: 0, created: 0, updated: 0, unchanged: 0, ...(result.notes?.length ? { notes: result.notes } : {}) };
         // ATT&CK objects refresh the catalog first, so every item of the sync can use the names.
         if (source.builtinKey === MITRE_SOURCE_KEY) await refreshAttackCatalog(db, result.entries.map((e) => e.raw));
         const catalog = await loadAttackCatalog(db);
