@@ -132,6 +132,9 @@ export async function blockSlackChannels(tx: Queryable, organizationId: string, 
   await sql`SELECT pg_notify(${DESTINATIONS_CHANNEL}, ${organizationId})`.execute(tx);
 }
 
+/** Every URL a destination's config can hold (the routes' `outboundUrls`). */
+const CONFIG_URLS = ['url', 'apiBaseUrl', 'tenantUrl'] as const;
+
 export function createDestinationsService(deps: { db: Database; secrets: SecretBox; cache: InvalidatedCache<OrganizationDestinations>; readers?: Partial<ModuleReaders> }) {
   const { db, secrets, cache } = deps;
   const health = deps.readers?.destinationHealth;
@@ -181,6 +184,13 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
     return d.tokenCiphertext ? { ...full, token: secrets.decrypt(d.tokenCiphertext) } : full;
   }
 
+  /** The config with credentials inside its URLs redacted; the same object when it has none (the cache keeps one copy). */
+  function redactedConfig(config: Record<string, unknown>): Record<string, unknown> {
+    const secretUrls = CONFIG_URLS.filter((k) => typeof config[k] === 'string' && hasUrlSecrets(config[k] as string));
+    if (!secretUrls.length) return config;
+    return { ...config, ...Object.fromEntries(secretUrls.map((k) => [k, redactUrlSecrets(config[k] as string)])) };
+  }
+
   /** The token is revealed only to callers who could change it anyway. */
   function toDto(row: DestinationRow, revealToken: boolean): DestinationDto {
     const dto = {
@@ -191,7 +201,7 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
       updatedAt: iso(row.updatedAt),
       type: row.type,
       // A Teams workflow URL's `sig=` is its credential: whole only for those who could change it.
-      config: !revealToken && typeof row.config.url === 'string' && hasUrlSecrets(row.config.url) ? { ...row.config, url: redactUrlSecrets(row.config.url) } : row.config,
+      config: revealToken ? row.config : redactedConfig(row.config),
       hasToken: row.tokenCiphertext !== null,
       eventSubscriptions: row.eventSubscriptions,
       managedBy: row.managedBy,

@@ -7,6 +7,8 @@ import type { RequestContext } from '../../platform/context.js';
 import { updatedSecret, type SecretBox } from '../../platform/secrets.js';
 import type { GuardedClient } from '../../platform/outbound/guarded-client.js';
 import { assertSecretStaysWithOrigin } from '../../platform/outbound/secret-origin.js';
+import { redactUrlSecrets } from '../../platform/outbound/url-secrets.js';
+import { hasPermission } from '../../platform/auth/actor.js';
 import { writeAudit } from '../../platform/audit.js';
 import { AppError, ConflictError, NotFoundError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
@@ -25,12 +27,16 @@ import type { McpServerDto, McpServerInputT } from './mcp-servers.schemas.js';
 /** How long the live tool listing may take, connection included. */
 const LIST_TIMEOUT_MS = 15_000;
 
-function toDto(row: McpServerRow): McpServerDto {
+/**
+ * `reveal`: the URL as stored, for callers with `tool.manage` (who can change it anyway); others
+ * get credentials inside it (`?apikey=`, `?key=`…) redacted, as for sources and destinations.
+ */
+function toDto(row: McpServerRow, reveal: boolean): McpServerDto {
   return {
     id: row.id,
     organizationId: row.organizationId,
     name: row.name,
-    url: row.url,
+    url: reveal ? row.url : redactUrlSecrets(row.url),
     enabled: row.enabled,
     hasToken: row.tokenCiphertext !== null,
     managedBy: row.managedBy,
@@ -55,11 +61,12 @@ export function createMcpServersService(deps: { db: Database; secrets: SecretBox
 
   return {
     async list(ctx: RequestContext) {
-      return { mcpServers: (await listMcpServerRows(db, ctx.actor.organizationId)).map(toDto) };
+      const reveal = hasPermission(ctx.actor, 'tool.manage');
+      return { mcpServers: (await listMcpServerRows(db, ctx.actor.organizationId)).map((r) => toDto(r, reveal)) };
     },
 
     async get(ctx: RequestContext, id: string): Promise<McpServerDto> {
-      return toDto(await mustFind(ctx, id));
+      return toDto(await mustFind(ctx, id), hasPermission(ctx.actor, 'tool.manage'));
     },
 
     /** `opts`: config apply's transaction and "managed by code" marking (platform/managed.ts). */
@@ -87,7 +94,7 @@ export function createMcpServersService(deps: { db: Database; secrets: SecretBox
         if (isUniqueViolation(err)) throw nameTaken(input.name);
         throw err;
       }
-      return toDto(row);
+      return toDto(row, true);
     },
 
     /**
@@ -120,7 +127,7 @@ export function createMcpServersService(deps: { db: Database; secrets: SecretBox
               token: token.change,
             },
           });
-          return toDto(row);
+          return toDto(row, true);
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw nameTaken(input.name);
