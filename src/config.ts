@@ -33,6 +33,7 @@ const envSchema = z.object({
   RAMPART_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   RAMPART_INTAKE_GROUP_WAIT_MS: z.coerce.number().int().min(0).max(100).default(10),
   RAMPART_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  RAMPART_OSV_MAX_INFLATED_BYTES: z.coerce.number().int().min(1024 * 1024).default(8 * 1024 * 1024 * 1024),
   RAMPART_DEAD_WORKER_AFTER_SECONDS: z.coerce.number().int().min(3).max(3600).default(60),
   RAMPART_EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   RAMPART_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -64,6 +65,8 @@ export interface Config {
   /** Webhook intake's group commit: how long a plain delivery waits for others to share its statement (triggers' intake-group.ts). */
   intakeGroupWaitMs: number;
   workerConcurrency: number;
+  /** Inflated bytes one OSV sync reads of a zip (docs/hunt.md). */
+  osvMaxInflatedBytes: number;
   /**
    * A worker silent (no heartbeat) this long is presumed dead and its jobs are retried. Shorter:
    * crashed work comes back sooner; but a worker stalled longer than this (a blocked event loop,
@@ -109,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     bodyLimitBytes: e.RAMPART_BODY_LIMIT_BYTES,
     intakeGroupWaitMs: e.RAMPART_INTAKE_GROUP_WAIT_MS,
     workerConcurrency: e.RAMPART_WORKER_CONCURRENCY,
+    osvMaxInflatedBytes: e.RAMPART_OSV_MAX_INFLATED_BYTES,
     deadWorkerAfterMs: e.RAMPART_DEAD_WORKER_AFTER_SECONDS * 1000,
     embeddedPgPort: e.RAMPART_EMBEDDED_PG_PORT,
     metricsToken: e.RAMPART_METRICS_TOKEN,

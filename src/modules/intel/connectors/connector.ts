@@ -59,8 +59,14 @@ export interface FetchResult {
   dispose?: () => Promise<void>;
 }
 
+/** The deployment's limits a connector honours (from the worker's configuration). */
+export interface ConnectorLimits {
+  /** Inflated bytes one sync reads of a zip (OSV). */
+  maxInflatedBytes?: number;
+}
+
 export interface Connector {
-  fetch(source: SourceConfig, state: SyncState, http: HttpClient): Promise<FetchResult>;
+  fetch(source: SourceConfig, state: SyncState, http: HttpClient, limits?: ConnectorLimits): Promise<FetchResult>;
 }
 
 export class ConnectorError extends Error {}
