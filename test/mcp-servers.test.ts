@@ -150,9 +150,10 @@ describe('PUT /api/mcp-servers/{id}', () => {
     const s = await createOk({ name: 'put-me', url: 'https://one.example.com/mcp', token: 'tok-1', enabled: false });
     const put = (payload: Record<string, unknown>, headers = admin) => t.app.inject({ method: 'PUT', url: `/api/mcp-servers/${s.id}`, headers, payload });
 
-    let res = await put({ name: 'put-me-2', url: 'https://two.example.com/mcp' });
+    // Same origin, another path: the token stays (another origin needs it again: secret-origin.test.ts).
+    let res = await put({ name: 'put-me-2', url: 'https://one.example.com/v2/mcp' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ name: 'put-me-2', url: 'https://two.example.com/mcp', hasToken: true, enabled: false });
+    expect(res.json()).toMatchObject({ name: 'put-me-2', url: 'https://one.example.com/v2/mcp', hasToken: true, enabled: false });
     let row = await t.database.db.selectFrom('mcpServers').select('tokenCiphertext').where('id', '=', s.id).executeTakeFirstOrThrow();
     expect(t.secrets.decrypt(row.tokenCiphertext!)).toBe('tok-1');
 

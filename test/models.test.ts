@@ -45,8 +45,8 @@ describe('model providers', () => {
     const dup = await post({ name: 'dup', type: 'anthropic' });
     expect(dup.statusCode).toBe(409);
     expect(dup.json()).toEqual({ error: 'A model provider named "dup" already exists' });
-    const kept = await t.app.inject({ method: 'PUT', url: `/api/model-providers/${a.id}`, headers: admin, payload: { name: 'dup', type: 'anthropic', baseUrl: 'https://proxy.example.com/v1' } });
-    expect(kept.json()).toMatchObject({ hasApiKey: true, baseUrl: 'https://proxy.example.com/v1' });
+    const kept = await t.app.inject({ method: 'PUT', url: `/api/model-providers/${a.id}`, headers: admin, payload: { name: 'dup', type: 'anthropic', baseUrl: 'https://api.anthropic.com/v1/' } });
+    expect(kept.json()).toMatchObject({ hasApiKey: true, baseUrl: 'https://api.anthropic.com/v1/' });
     const cleared = await t.app.inject({ method: 'PUT', url: `/api/model-providers/${a.id}`, headers: admin, payload: { name: 'dup', type: 'anthropic', apiKey: null } });
     expect(cleared.json()).toMatchObject({ hasApiKey: false });
     const del = await t.app.inject({ method: 'DELETE', url: `/api/model-providers/${a.id}`, headers: admin });

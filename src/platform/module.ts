@@ -68,6 +68,8 @@ export interface WorkerDeps {
   /** Every module's tools (the run job builds a run's tool set from it). */
   tools: ToolCatalog;
   readers: Partial<ModuleReaders>;
+  /** RAMPART_OSV_MAX_INFLATED_BYTES: inflated bytes one OSV sync reads of a zip (default in the connector). */
+  osvMaxInflatedBytes?: number;
 }
 
 /** What a scheduler pass gets each tick. */

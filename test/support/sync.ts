@@ -11,11 +11,11 @@ import { requestSync } from '../../src/modules/intel/sources/sources.service.js'
  * Runs the real sync job handler for one (organization, source) the way a worker would, with
  * an attempt number of our choosing (to exercise retry and final-failure paths).
  */
-export function syncRunner(db: Database, opts: { secrets?: SecretBox; http?: HttpClient; enqueueEnrichment?: (tx: Queryable, itemIds: string[]) => Promise<void> } = {}) {
+export function syncRunner(db: Database, opts: { secrets?: SecretBox; http?: HttpClient; enqueueEnrichment?: (tx: Queryable, itemIds: string[]) => Promise<void>; osvMaxInflatedBytes?: number } = {}) {
   const secrets = opts.secrets ?? createSecretBox(randomBytes(32));
   const http = opts.http ?? createGuardedClient({ allowPrivateNetworks: true, timeoutMs: 2_000, retries: 0 });
   const logger = pino({ level: 'silent' });
-  const job = createSyncSourceJob({ db, secrets, http, logger, ...(opts.enqueueEnrichment ? { enqueueEnrichment: opts.enqueueEnrichment } : {}) });
+  const job = createSyncSourceJob({ db, secrets, http, logger, ...(opts.enqueueEnrichment ? { enqueueEnrichment: opts.enqueueEnrichment } : {}), ...(opts.osvMaxInflatedBytes ? { osvMaxInflatedBytes: opts.osvMaxInflatedBytes } : {}) });
   return {
     secrets,
     async sync(organizationId: string, sourceId: string, attempt = 1) {

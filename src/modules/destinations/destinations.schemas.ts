@@ -69,7 +69,7 @@ const token = z
   .max(4096)
   .nullable()
   .optional()
-  .describe('Credential for delivery. Write-only unless the caller has `destination.manage`. On update: omit to keep, null to clear.');
+  .describe('Credential for delivery. Write-only unless the caller has `destination.manage`. On update: omit to keep, null to clear; a change sending it to another origin (scheme, host, port: `config.url`, `config.apiBaseUrl`, `config.tenantUrl` or `type`) needs it again (400 naming `token`).');
 
 /** Event types a destination receives besides agent output (docs/delivery.md). */
 export const EventSubscriptions = z

@@ -10,6 +10,8 @@ import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
 import { iso } from '../../platform/time.js';
 import { hasUrlSecrets, redactUrlSecrets } from '../../platform/outbound/url-secrets.js';
+import { assertSecretStaysWithOrigin } from '../../platform/outbound/secret-origin.js';
+import { tokenEndpoint } from './token-endpoint.fns.js';
 import { createInvalidatedCache, type InvalidatedCache } from '../../platform/cache/invalidated-cache.js';
 import type { InvalidationBus } from '../../platform/cache/invalidation-bus.js';
 import type { ModuleReaders } from '../../platform/wiring.js';
@@ -130,6 +132,9 @@ export async function blockSlackChannels(tx: Queryable, organizationId: string, 
   await sql`SELECT pg_notify(${DESTINATIONS_CHANNEL}, ${organizationId})`.execute(tx);
 }
 
+/** Every URL a destination's config can hold (the routes' `outboundUrls`). */
+const CONFIG_URLS = ['url', 'apiBaseUrl', 'tenantUrl'] as const;
+
 export function createDestinationsService(deps: { db: Database; secrets: SecretBox; cache: InvalidatedCache<OrganizationDestinations>; readers?: Partial<ModuleReaders> }) {
   const { db, secrets, cache } = deps;
   const health = deps.readers?.destinationHealth;
@@ -179,6 +184,13 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
     return d.tokenCiphertext ? { ...full, token: secrets.decrypt(d.tokenCiphertext) } : full;
   }
 
+  /** The config with credentials inside its URLs redacted; the same object when it has none (the cache keeps one copy). */
+  function redactedConfig(config: Record<string, unknown>): Record<string, unknown> {
+    const secretUrls = CONFIG_URLS.filter((k) => typeof config[k] === 'string' && hasUrlSecrets(config[k] as string));
+    if (!secretUrls.length) return config;
+    return { ...config, ...Object.fromEntries(secretUrls.map((k) => [k, redactUrlSecrets(config[k] as string)])) };
+  }
+
   /** The token is revealed only to callers who could change it anyway. */
   function toDto(row: DestinationRow, revealToken: boolean): DestinationDto {
     const dto = {
@@ -189,7 +201,7 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
       updatedAt: iso(row.updatedAt),
       type: row.type,
       // A Teams workflow URL's `sig=` is its credential: whole only for those who could change it.
-      config: !revealToken && typeof row.config.url === 'string' && hasUrlSecrets(row.config.url) ? { ...row.config, url: redactUrlSecrets(row.config.url) } : row.config,
+      config: revealToken ? row.config : redactedConfig(row.config),
       hasToken: row.tokenCiphertext !== null,
       eventSubscriptions: row.eventSubscriptions,
       managedBy: row.managedBy,
@@ -270,12 +282,26 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
       return toDto(row, true);
     },
 
-    /** Replaces name, type and config. An omitted token keeps the stored one; null clears it. */
+    /**
+     * Replaces name, type and config. An omitted token keeps the stored one (null clears it)
+     * unless the change sends it to another origin: then it must be given again (400).
+     */
     async update(ctx: RequestContext, id: string, input: DestinationInputT, opts?: WriteOptions): Promise<DestinationDto> {
       return withTransaction(opts?.tx ?? db, async (tx) => {
         const existing = await findDestinationRow(tx, ctx.actor.organizationId, id, true);
         if (!existing) throw new NotFoundError('Output destination');
         assertEditable(existing, 'OutputDestination', existing.name, opts);
+        const before = tokenEndpoint(existing.type as DestinationInputT['type'], existing.config);
+        const after = tokenEndpoint(input.type, input.config as Record<string, unknown>);
+        assertSecretStaysWithOrigin({
+          secretField: 'token',
+          urlField: existing.type === input.type ? after.field : 'type',
+          before: before.url,
+          after: after.url,
+          stored: existing.tokenCiphertext !== null,
+          // Teams has no token: the stored one is dropped, not moved.
+          given: tokenOf(input) !== undefined || input.type === 'teams',
+        });
         await cache.invalidate(tx, ctx.actor.organizationId);
         const token = updatedSecret(secrets, tokenOf(input), existing.tokenCiphertext);
         const tokenCiphertext = input.type === 'teams' ? null : token.ciphertext;

@@ -16,7 +16,7 @@ export const ProviderInput = z
     name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a slug (lowercase letters, digits, _ -)'),
     type: ProviderType,
     baseUrl: baseUrl.nullable().optional().describe('Required for `openai-compatible`; optional for the others (their public API by default)'),
-    apiKey: z.string().min(1).max(4096).nullable().optional().describe('Write-only. On PUT, omitting it keeps the stored key; null clears it'),
+    apiKey: z.string().min(1).max(4096).nullable().optional().describe('Write-only. On PUT, omitting it keeps the stored key, null clears it; a change sending it to another origin (`baseUrl`, or `type` with its public API) needs it again (400 naming `apiKey`)'),
   })
   .superRefine((p, ctx) => {
     if (p.type === 'openai-compatible' && !p.baseUrl) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'is required for an openai-compatible provider' });
@@ -27,7 +27,7 @@ export const Provider = z.object({
   id: z.uuid(),
   name: z.string(),
   type: ProviderType,
-  baseUrl: z.string().nullable(),
+  baseUrl: z.string().nullable().describe('Credentials inside it (`?key=`…) are `REDACTED` for callers without `agent.manage`'),
   hasApiKey: z.boolean(),
   ...managedFields,
   createdAt: z.string(),

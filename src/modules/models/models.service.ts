@@ -8,12 +8,23 @@ import { ConflictError, NotFoundError, ValidationError } from '../../platform/ht
 import { iso } from '../../platform/time.js';
 import { withTransaction } from '../../platform/cache/transaction.js';
 import { assertEditable, managedColumns, type WriteOptions } from '../../platform/managed.js';
+import { assertSecretStaysWithOrigin, sameOrigin } from '../../platform/outbound/secret-origin.js';
+import { redactUrlSecrets } from '../../platform/outbound/url-secrets.js';
+import { hasPermission } from '../../platform/auth/actor.js';
 import { findAliasRow, findProviderRow, listAliasRows, listProviderRows, type ProviderRow } from './models.repo.js';
 import type { AliasDto, ProviderDto, ProviderInputT } from './models.schemas.js';
 
-function toProviderDto(row: ProviderRow): ProviderDto {
-  return { id: row.id, name: row.name, type: row.type, baseUrl: row.baseUrl, hasApiKey: row.apiKeyCiphertext !== null, managedBy: row.managedBy, managedSource: row.managedSource, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
+/**
+ * `reveal`: the base URL as stored, for callers with `agent.manage` (who can change it anyway);
+ * others get credentials inside it (`?key=`, `?api-key=`…) redacted, as for sources and destinations.
+ */
+function toProviderDto(row: ProviderRow, reveal: boolean): ProviderDto {
+  return { id: row.id, name: row.name, type: row.type, baseUrl: row.baseUrl && !reveal ? redactUrlSecrets(row.baseUrl) : row.baseUrl, hasApiKey: row.apiKeyCiphertext !== null, managedBy: row.managedBy, managedSource: row.managedSource, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
 }
+
+/** Where a provider without baseUrl sends its key: the AI SDK providers' own defaults. */
+const PUBLIC_API: Record<ProviderRow['type'], string | null> = { openai: 'https://api.openai.com/v1', anthropic: 'https://api.anthropic.com/v1', 'openai-compatible': null };
+const endpointOf = (p: { type: ProviderRow['type']; baseUrl?: string | null }) => p.baseUrl ?? PUBLIC_API[p.type];
 
 const nameTaken = (name: string) => new ConflictError(`A model provider named "${name}" already exists`);
 
@@ -28,11 +39,12 @@ export function createModelsService(deps: { db: Database; secrets: SecretBox }) 
 
   return {
     async listProviders(ctx: RequestContext) {
-      return { providers: (await listProviderRows(db, ctx.actor.organizationId)).map(toProviderDto) };
+      const reveal = hasPermission(ctx.actor, 'agent.manage');
+      return { providers: (await listProviderRows(db, ctx.actor.organizationId)).map((r) => toProviderDto(r, reveal)) };
     },
 
     async getProvider(ctx: RequestContext, id: string) {
-      return toProviderDto(await mustFindProvider(ctx, id));
+      return toProviderDto(await mustFindProvider(ctx, id), hasPermission(ctx.actor, 'agent.manage'));
     },
 
     /** `opts`: config apply's transaction and "managed by code" marking (platform/managed.ts). */
@@ -56,7 +68,7 @@ export function createModelsService(deps: { db: Database; secrets: SecretBox }) 
             .returningAll()
             .executeTakeFirstOrThrow();
           await writeAudit(tx, ctx, { action: 'modelProvider.create', resourceType: 'modelProvider', resourceId: row.id, metadata: { name: row.name, type: row.type, hasApiKey: !!input.apiKey } });
-          return toProviderDto(row);
+          return toProviderDto(row, true);
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw nameTaken(input.name);
@@ -64,10 +76,22 @@ export function createModelsService(deps: { db: Database; secrets: SecretBox }) 
       }
     },
 
-    /** Replaces name, type and base URL; an omitted apiKey keeps the stored one, null clears it. */
+    /**
+     * Replaces name, type and base URL; an omitted apiKey keeps the stored one, null clears it.
+     * A change that sends the key to another origin (baseUrl, or type with the public API's
+     * default) needs the key again.
+     */
     async updateProvider(ctx: RequestContext, id: string, input: ProviderInputT, opts?: WriteOptions): Promise<ProviderDto> {
       const existing = await mustFindProvider(ctx, id, opts?.tx);
       assertEditable(existing, 'Model provider', existing.name, opts);
+      assertSecretStaysWithOrigin({
+        secretField: 'apiKey',
+        urlField: sameOrigin(existing.baseUrl, input.baseUrl) ? 'type' : 'baseUrl',
+        before: endpointOf(existing),
+        after: endpointOf(input),
+        stored: existing.apiKeyCiphertext !== null,
+        given: input.apiKey !== undefined,
+      });
       try {
         return await withTransaction(opts?.tx ?? db, async (tx) => {
           const row = await tx
@@ -85,7 +109,7 @@ export function createModelsService(deps: { db: Database; secrets: SecretBox }) 
             .returningAll()
             .executeTakeFirstOrThrow();
           await writeAudit(tx, ctx, { action: 'modelProvider.update', resourceType: 'modelProvider', resourceId: id, metadata: { name: row.name, apiKeyChanged: input.apiKey !== undefined } });
-          return toProviderDto(row);
+          return toProviderDto(row, true);
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw nameTaken(input.name);

@@ -28,7 +28,7 @@ export const McpServerInput = z
       .max(4096)
       .nullable()
       .optional()
-      .describe('Bearer token sent as `Authorization: Bearer <token>`. Write-only. On update: omit to keep, null to clear.'),
+      .describe('Bearer token sent as `Authorization: Bearer <token>`. Write-only. On update: omit to keep, null to clear; a `url` on another origin (scheme, host, port) needs it again (400 naming `token`).'),
     enabled: z.boolean().optional().describe('Disabled servers are not used by agent runs. Default true on create; on update, omit to keep.'),
   })
   .meta({ id: 'McpServerWrite' });
@@ -39,7 +39,7 @@ export const McpServer = z
     id: z.uuid(),
     organizationId: z.uuid(),
     name: z.string(),
-    url: z.string(),
+    url: z.string().describe('Credentials inside it (`?apikey=`…) are `REDACTED` for callers without `tool.manage`'),
     enabled: z.boolean(),
     hasToken: z.boolean().describe('Whether a bearer token is stored (the token itself is never returned)'),
     ...managedFields,

@@ -6,6 +6,9 @@ import { isUniqueViolation } from '../../platform/db/errors.js';
 import type { RequestContext } from '../../platform/context.js';
 import { updatedSecret, type SecretBox } from '../../platform/secrets.js';
 import type { GuardedClient } from '../../platform/outbound/guarded-client.js';
+import { assertSecretStaysWithOrigin } from '../../platform/outbound/secret-origin.js';
+import { redactUrlSecrets } from '../../platform/outbound/url-secrets.js';
+import { hasPermission } from '../../platform/auth/actor.js';
 import { writeAudit } from '../../platform/audit.js';
 import { AppError, ConflictError, NotFoundError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
@@ -24,12 +27,16 @@ import type { McpServerDto, McpServerInputT } from './mcp-servers.schemas.js';
 /** How long the live tool listing may take, connection included. */
 const LIST_TIMEOUT_MS = 15_000;
 
-function toDto(row: McpServerRow): McpServerDto {
+/**
+ * `reveal`: the URL as stored, for callers with `tool.manage` (who can change it anyway); others
+ * get credentials inside it (`?apikey=`, `?key=`…) redacted, as for sources and destinations.
+ */
+function toDto(row: McpServerRow, reveal: boolean): McpServerDto {
   return {
     id: row.id,
     organizationId: row.organizationId,
     name: row.name,
-    url: row.url,
+    url: reveal ? row.url : redactUrlSecrets(row.url),
     enabled: row.enabled,
     hasToken: row.tokenCiphertext !== null,
     managedBy: row.managedBy,
@@ -54,11 +61,12 @@ export function createMcpServersService(deps: { db: Database; secrets: SecretBox
 
   return {
     async list(ctx: RequestContext) {
-      return { mcpServers: (await listMcpServerRows(db, ctx.actor.organizationId)).map(toDto) };
+      const reveal = hasPermission(ctx.actor, 'tool.manage');
+      return { mcpServers: (await listMcpServerRows(db, ctx.actor.organizationId)).map((r) => toDto(r, reveal)) };
     },
 
     async get(ctx: RequestContext, id: string): Promise<McpServerDto> {
-      return toDto(await mustFind(ctx, id));
+      return toDto(await mustFind(ctx, id), hasPermission(ctx.actor, 'tool.manage'));
     },
 
     /** `opts`: config apply's transaction and "managed by code" marking (platform/managed.ts). */
@@ -86,12 +94,13 @@ export function createMcpServersService(deps: { db: Database; secrets: SecretBox
         if (isUniqueViolation(err)) throw nameTaken(input.name);
         throw err;
       }
-      return toDto(row);
+      return toDto(row, true);
     },
 
     /**
-     * Replaces name and URL; an omitted token keeps the stored one (null clears it), an omitted
-     * `enabled` keeps the current state. Renaming a server that agents reference is refused:
+     * Replaces name and URL; an omitted token keeps the stored one (null clears it) unless the URL
+     * moves to another origin (400: the token must be given again), an omitted `enabled` keeps
+     * the current state. Renaming a server that agents reference is refused:
      * their `mcp:<name>/…` tool names would silently stop resolving.
      */
     async update(ctx: RequestContext, id: string, input: McpServerInputT, opts?: WriteOptions): Promise<McpServerDto> {
@@ -104,6 +113,7 @@ export function createMcpServersService(deps: { db: Database; secrets: SecretBox
             const agents = await agentsUsingMcpServer(tx, ctx.actor.organizationId, existing.name);
             if (agents.length) throw inUse(existing.name, agents, 'renaming');
           }
+          assertSecretStaysWithOrigin({ secretField: 'token', urlField: 'url', before: existing.url, after: input.url, stored: existing.tokenCiphertext !== null, given: input.token !== undefined });
           const token = updatedSecret(secrets, input.token, existing.tokenCiphertext);
           const row: McpServerRow = { ...existing, name: input.name, url: input.url, tokenCiphertext: token.ciphertext, enabled: input.enabled ?? existing.enabled, ...managedColumns(opts), updatedAt: new Date() };
           await updateMcpServerRow(tx, row);
@@ -117,7 +127,7 @@ export function createMcpServersService(deps: { db: Database; secrets: SecretBox
               token: token.change,
             },
           });
-          return toDto(row);
+          return toDto(row, true);
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw nameTaken(input.name);

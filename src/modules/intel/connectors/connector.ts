@@ -49,12 +49,24 @@ export interface FetchResult {
    * records): the sync stores each batch before reading the next, so memory stays flat.
    */
   batches?: AsyncIterable<IntelEntry[]>;
+  /**
+   * What a person should know of how the sync went besides its counts (e.g. that documents on
+   * another host were fetched without the source's credentials): logged by the sync and kept in
+   * its job's `stats.notes`. No credential, nothing from a URL's path or query.
+   */
+  notes?: string[];
   /** Called by the sync once it is done with the result, whatever the outcome (deletes a download). */
   dispose?: () => Promise<void>;
 }
 
+/** The deployment's limits a connector honours (from the worker's configuration). */
+export interface ConnectorLimits {
+  /** Inflated bytes one sync reads of a zip (OSV). */
+  maxInflatedBytes?: number;
+}
+
 export interface Connector {
-  fetch(source: SourceConfig, state: SyncState, http: HttpClient): Promise<FetchResult>;
+  fetch(source: SourceConfig, state: SyncState, http: HttpClient, limits?: ConnectorLimits): Promise<FetchResult>;
 }
 
 export class ConnectorError extends Error {}

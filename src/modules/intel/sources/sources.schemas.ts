@@ -79,7 +79,7 @@ const sourceFields = {
   collectionId: z.string().trim().min(1).max(255).optional(),
   authType: z.enum(['bearer', 'basic', 'header']).optional().describe('taxii and misp_feed: `bearer` (default when apiKey is set) or `basic` (with username); misp: always its Authorization key'),
   username: z.string().min(1).max(255).optional(),
-  apiKey: z.string().min(1).max(4096).optional().describe('Write-only credential (MISP key, TAXII token or password)'),
+  apiKey: z.string().min(1).max(4096).optional().describe('Write-only credential (MISP key, TAXII token or password), sent only to serverUrl\'s origin: an update moving serverUrl to another origin (scheme, host, port) must give it again (400 naming `apiKey`)'),
   enabled: z.boolean().optional(),
   scheduleCron: cron.optional(),
   maxEntries: z.number().int().min(1).max(MAX_ENTRIES_STREAMED).optional().describe(`Entries read per sync: at most ${MAX_ENTRIES} (${MAX_ENTRIES_STREAMED} for apiType osv, whose export is streamed; osv defaults to that, every record)`),

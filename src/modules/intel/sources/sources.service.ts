@@ -1,5 +1,6 @@
 import { uuidv7 } from 'uuidv7';
 import { redactSecrets, redactUrlSecrets } from '../../../platform/outbound/url-secrets.js';
+import { assertSecretStaysWithOrigin } from '../../../platform/outbound/secret-origin.js';
 import type { Database, Queryable } from '../../../platform/db/database.js';
 import type { RequestContext } from '../../../platform/context.js';
 import type { SecretBox } from '../../../platform/secrets.js';
@@ -178,6 +179,8 @@ export function createSourcesService(deps: { db: Database; secrets: SecretBox })
           return;
         }
         validateKindFields(view, input);
+        // Every connector sends the key to serverUrl's origin (CSAF: only there, docs/hunt.md).
+        assertSecretStaysWithOrigin({ secretField: 'apiKey', urlField: 'serverUrl', before: view.serverUrl, after: input.serverUrl ?? view.serverUrl, stored: view.apiKeyCiphertext !== null, given: input.apiKey !== undefined });
         await updateSource(tx, id, {
           ...(input.name !== undefined ? { name: input.name } : {}),
           ...(input.displayName !== undefined ? { displayName: input.displayName } : {}),

@@ -59,7 +59,7 @@ const PROGRESS_EVERY = 10_000;
  * (source, externalId) and a finished job is not run again. An entry whose enrichment throws is
  * stored as is and handed to `enqueueEnrichment` in its chunk's transaction.
  */
-export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; http: HttpClient; logger: Logger; enqueueEnrichment?: (tx: Queryable, itemIds: string[]) => Promise<void> }): JobDefinition<{ syncJobId: string }> {
+export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; http: HttpClient; logger: Logger; enqueueEnrichment?: (tx: Queryable, itemIds: string[]) => Promise<void>; osvMaxInflatedBytes?: number }): JobDefinition<{ syncJobId: string }> {
   const { db } = deps;
   return defineJob({
     ...syncSourceJob,
@@ -98,9 +98,10 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
         // Every request of the connector carries the job's signal: a worker shutting down cuts a slow
         // download or a retry backoff short instead of waiting for it (the job is retried later).
         const http: HttpClient = { request: (url, init) => deps.http.request(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, ctx.signal]) : ctx.signal }) };
-        const result = await (await connectorFor(config)).fetch(config, { etag: state?.etag ?? null, lastModified: state?.lastModified ?? null, cursor: state?.cursor ?? {} }, http);
+        const result = await (await connectorFor(config)).fetch(config, { etag: state?.etag ?? null, lastModified: state?.lastModified ?? null, cursor: state?.cursor ?? {} }, http, { ...(deps.osvMaxInflatedBytes ? { maxInflatedBytes: deps.osvMaxInflatedBytes } : {}) });
         dispose = result.dispose;
-        const stats = { fetched: 0, created: 0, updated: 0, unchanged: 0 };
+        for (const note of result.notes ?? []) log.info({ note }, `source sync: ${note}`);
+        const stats = { fetched: 0, created: 0, updated: 0, unchanged: 0, ...(result.notes?.length ? { notes: result.notes } : {}) };
         // ATT&CK objects refresh the catalog first, so every item of the sync can use the names.
         if (source.builtinKey === MITRE_SOURCE_KEY) await refreshAttackCatalog(db, result.entries.map((e) => e.raw));
         const catalog = await loadAttackCatalog(db);

@@ -1,3 +1,4 @@
+import { originOf } from '../../../../platform/outbound/secret-origin.js';
 import { ConnectorError, type Connector, type HttpClient } from '../connector.js';
 import { ConnectorParseError, type IntelEntry } from '../types.js';
 import { csafShapeError, entriesFromCsaf } from './csaf.fns.js';
@@ -10,6 +11,9 @@ import { changesFromCsv, changesFromRolie, distributionsOf, type CsafChange } fr
  * advisories changed after it, oldest first, at most maxEntries documents (the next sync goes on
  * from there). A document that is not CSAF 2.0 is skipped and named in the cursor's `invalid`
  * (the rest of the feed still syncs). Every request goes through the guarded client.
+ * The source's key goes only to `serverUrl`'s origin: feeds, directories and documents a
+ * provider lists on other hosts are fetched without it, and the result's notes say so (the
+ * sync logs them), so a provider-metadata.json cannot hand the key to a host of its choosing.
  */
 const LIMITS = { metadata: 1024 * 1024, feed: 64 * 1024 * 1024, document: 16 * 1024 * 1024 };
 const MAX_INVALID_KEPT = 20;
@@ -17,12 +21,11 @@ const MAX_INVALID_KEPT = 20;
 export const csafConnector: Connector = {
   async fetch(source, state, http) {
     if (!source.serverUrl) throw new ConnectorError('A CSAF source needs serverUrl (a provider-metadata.json, a ROLIE feed or a CSAF document)');
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (source.apiKey) headers.authorization = `Bearer ${source.apiKey}`;
+    const headers = credentialsFor(source.serverUrl, source.apiKey);
     const conditional: Record<string, string> = {};
     if (state.etag) conditional['if-none-match'] = state.etag;
     if (state.lastModified) conditional['if-modified-since'] = state.lastModified;
-    const first = await http.request(source.serverUrl, { headers: { ...headers, ...conditional }, maxResponseBytes: LIMITS.feed, timeoutMs: 120_000 });
+    const first = await http.request(source.serverUrl, { headers: { ...headers(source.serverUrl), ...conditional }, maxResponseBytes: LIMITS.feed, timeoutMs: 120_000 });
     if (first.status === 304) return { status: 'not_modified', entries: [], etag: state.etag, lastModified: state.lastModified, cursor: state.cursor };
     if (first.status >= 400) throw new ConnectorError(`The CSAF source answered HTTP ${first.status} for ${first.url}`);
     const doc = parseJson(first.body, first.url);
@@ -46,7 +49,7 @@ export const csafConnector: Connector = {
     const invalid: Array<{ url: string; reason: string }> = Array.isArray(state.cursor.invalid) ? (state.cursor.invalid as Array<{ url: string; reason: string }>) : [];
     const entries: IntelEntry[] = [];
     for (const change of taken) {
-      const res = await http.request(change.url, { headers, maxResponseBytes: LIMITS.document, timeoutMs: 60_000 });
+      const res = await http.request(change.url, { headers: headers(change.url), maxResponseBytes: LIMITS.document, timeoutMs: 60_000 });
       if (res.status >= 400) throw new ConnectorError(`The CSAF source answered HTTP ${res.status} for ${res.url}`);
       let advisory: unknown;
       try {
@@ -60,22 +63,45 @@ export const csafConnector: Connector = {
       else entries.push(...entriesFromCsaf(advisory, source.displayName, res.url));
     }
     const next = taken.at(-1)?.updated ?? since;
-    return { status: 'ok', entries, ...validators, cursor: { since: next, pending: due.length - taken.length, invalid: invalid.slice(-MAX_INVALID_KEPT) } };
+    return { status: 'ok', entries, ...validators, cursor: { since: next, pending: due.length - taken.length, invalid: invalid.slice(-MAX_INVALID_KEPT) }, notes: headers.notes() };
   },
 };
 
+type Credentials = ((url: string) => Record<string, string>) & { notes(): string[] };
+
+/**
+ * The request headers for a URL: with the key only on `serverUrl`'s origin. Every other origin
+ * asked is remembered (without path or query, which may carry a token) for the sync's log.
+ */
+function credentialsFor(serverUrl: string, apiKey: string | null): Credentials {
+  const home = originOf(serverUrl);
+  const elsewhere = new Set<string>();
+  const headers = (url: string): Record<string, string> => {
+    const base = { accept: 'application/json' };
+    if (!apiKey) return base;
+    const origin = originOf(url);
+    if (origin === home) return { ...base, authorization: `Bearer ${apiKey}` };
+    elsewhere.add(origin ?? url);
+    return base;
+  };
+  return Object.assign(headers, {
+    notes: () => (elsewhere.size ? [`Fetched without the source's apiKey (sent only to ${home}): ${[...elsewhere].sort().join(', ')}`] : []),
+  });
+}
+
 /** Every advisory change a provider lists: each ROLIE feed and each directory's changes.csv. */
-async function providerChanges(metadata: Record<string, unknown>, base: string, headers: Record<string, string>, http: HttpClient): Promise<CsafChange[]> {
+async function providerChanges(metadata: Record<string, unknown>, base: string, headers: Credentials, http: HttpClient): Promise<CsafChange[]> {
   const { feeds, directories } = distributionsOf(metadata, base);
   if (!feeds.length && !directories.length) throw new ConnectorParseError('The CSAF provider-metadata.json lists no ROLIE feed and no directory distribution');
   const out: CsafChange[] = [];
   for (const url of feeds) {
-    const res = await http.request(url, { headers, maxResponseBytes: LIMITS.feed, timeoutMs: 120_000 });
+    const res = await http.request(url, { headers: headers(url), maxResponseBytes: LIMITS.feed, timeoutMs: 120_000 });
     if (res.status >= 400) throw new ConnectorError(`The CSAF source answered HTTP ${res.status} for ${res.url}`);
     out.push(...changesFromRolie(parseJson(res.body, res.url), res.url));
   }
   for (const dir of directories) {
-    const res = await http.request(new URL('changes.csv', dir).toString(), { headers: { ...headers, accept: 'text/csv' }, maxResponseBytes: LIMITS.feed, timeoutMs: 120_000 });
+    const csv = new URL('changes.csv', dir).toString();
+    const res = await http.request(csv, { headers: { ...headers(csv), accept: 'text/csv' }, maxResponseBytes: LIMITS.feed, timeoutMs: 120_000 });
     if (res.status >= 400) throw new ConnectorError(`The CSAF source answered HTTP ${res.status} for ${res.url}`);
     out.push(...changesFromCsv(res.body.toString('utf8'), dir));
   }

@@ -21,7 +21,7 @@ const BATCH = 1000;
  * record is read, up to `maxEntries` (an optional cap; in the export's order).
  */
 export const osvConnector: Connector = {
-  async fetch(source, state, http) {
+  async fetch(source, state, http, limits) {
     if (!source.serverUrl) throw new ConnectorError('An OSV source needs serverUrl (a zip, JSON array or NDJSON of OSV records)');
     const headers: Record<string, string> = { accept: 'application/zip, application/json, application/x-ndjson' };
     if (source.apiKey) headers.authorization = `Bearer ${source.apiKey}`;
@@ -37,7 +37,7 @@ export const osvConnector: Connector = {
         return { status: 'not_modified', entries: [], etag: state.etag, lastModified: state.lastModified };
       }
       if (res.status >= 400) throw new ConnectorError(`The OSV source answered HTTP ${res.status} for ${res.url}`);
-      return { status: 'ok', entries: [], batches: batches(file, source), dispose, etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null };
+      return { status: 'ok', entries: [], batches: batches(file, source, limits?.maxInflatedBytes), dispose, etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null };
     } catch (err) {
       await dispose();
       throw err;
@@ -45,10 +45,10 @@ export const osvConnector: Connector = {
   },
 };
 
-async function* batches(file: string, source: SourceConfig): AsyncGenerator<IntelEntry[]> {
+async function* batches(file: string, source: SourceConfig, maxInflatedBytes?: number): AsyncGenerator<IntelEntry[]> {
   let batch: IntelEntry[] = [];
   let read = 0;
-  for await (const record of osvRecordsInFile(file)) {
+  for await (const record of osvRecordsInFile(file, maxInflatedBytes)) {
     const e = entryFromOsv(record, source.displayName);
     if (!e) continue;
     batch.push(e);

@@ -1,6 +1,6 @@
 import { normaliseText } from '../text.fns.js';
 import { ConnectorParseError, type AffectedPackage, type IntelEntry, type VulnerabilityRecord } from '../types.js';
-import { bufferSource, zipMembers, type ZipSource } from './zip.fns.js';
+import { bufferSource, inflate, inflateSync, zipEntries, type ZipEntry, type ZipSource } from './zip.fns.js';
 
 /**
  * OSV records (https://ossf.github.io/osv-schema/) → intel entries carrying their structured
@@ -10,11 +10,34 @@ import { bufferSource, zipMembers, type ZipSource } from './zip.fns.js';
 
 export const isZip = (head: Buffer) => head.length >= 4 && head.readUInt32LE(0) === 0x04034b50;
 
-/** Each `.json` member of a zip of OSV records, parsed, in the zip's order (zip.fns.ts). */
-export function* osvRecordsInZip(source: ZipSource): Generator<unknown> {
-  for (const m of zipMembers(source)) {
-    if (m.name.toLowerCase().endsWith('.json')) yield parseJson(m.data.toString('utf8'), m.name);
+/** Inflated bytes one sync reads of a zip, by default (RAMPART_OSV_MAX_INFLATED_BYTES; docs/hunt.md). */
+export const DEFAULT_MAX_INFLATED_BYTES = 8 * 1024 * 1024 * 1024;
+
+/**
+ * The `.json` members of a zip, in the zip's order, with the inflated bytes they add up to
+ * checked against `maxInflatedBytes` before each is inflated (the sizes the directory declares
+ * bind: inflation never goes past them). Members of any other name are skipped unread.
+ */
+function* jsonMembers(source: ZipSource, maxInflatedBytes: number): Generator<ZipEntry> {
+  let total = 0;
+  for (const e of zipEntries(source)) {
+    if (!e.name.toLowerCase().endsWith('.json')) continue;
+    total += e.size;
+    if (total > maxInflatedBytes) {
+      throw new ConnectorParseError(`The OSV zip inflates to more than ${maxInflatedBytes} bytes (at ${e.name}); raise RAMPART_OSV_MAX_INFLATED_BYTES if the export is genuine`);
+    }
+    yield e;
   }
+}
+
+/** Each `.json` member of a zip of OSV records held in memory, parsed, in the zip's order (zip.fns.ts). */
+export function* osvRecordsInZip(source: ZipSource, maxInflatedBytes = DEFAULT_MAX_INFLATED_BYTES): Generator<unknown> {
+  for (const e of jsonMembers(source, maxInflatedBytes)) yield parseJson(inflateSync(source, e).toString('utf8'), e.name);
+}
+
+/** The same, each member inflated off the event loop (a sync's download: other jobs and the heartbeat go on). */
+export async function* osvRecordsInZipAsync(source: ZipSource, maxInflatedBytes = DEFAULT_MAX_INFLATED_BYTES): AsyncGenerator<unknown> {
+  for (const e of jsonMembers(source, maxInflatedBytes)) yield parseJson((await inflate(source, e)).toString('utf8'), e.name);
 }
 
 /**

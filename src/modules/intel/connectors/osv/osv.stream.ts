@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { ConnectorParseError } from '../types.js';
-import { forEachOsvRecord, isZip, osvRecordsInZip, parseJson } from './osv.fns.js';
+import { DEFAULT_MAX_INFLATED_BYTES, forEachOsvRecord, isZip, osvRecordsInZipAsync, parseJson } from './osv.fns.js';
 import type { ZipSource } from './zip.fns.js';
 
 /** Documents other than a zip or NDJSON are parsed whole: up to this size. */
@@ -9,10 +9,11 @@ export const MAX_WHOLE_DOCUMENT_BYTES = 128 * 1024 * 1024;
 
 /**
  * Each record of an OSV download saved in a file, streamed: a zip member by member through its
- * central directory (zip.fns.ts, the file read in 4 MB windows), NDJSON line by line; a JSON
+ * central directory (zip.fns.ts, the file read in 4 MB windows; `.json` members only, inflated
+ * off the event loop, at most `maxInflatedBytes` in all), NDJSON line by line; a JSON
  * array or one record (smaller than MAX_WHOLE_DOCUMENT_BYTES) is parsed whole.
  */
-export async function* osvRecordsInFile(file: string): AsyncGenerator<unknown> {
+export async function* osvRecordsInFile(file: string, maxInflatedBytes = DEFAULT_MAX_INFLATED_BYTES): AsyncGenerator<unknown> {
   const handle = await fs.promises.open(file);
   let head: Buffer;
   let size: number;
@@ -26,7 +27,7 @@ export async function* osvRecordsInFile(file: string): AsyncGenerator<unknown> {
   if (isZip(head)) {
     const fd = await fs.promises.open(file);
     try {
-      yield* osvRecordsInZip(fileSource(fd.fd, size));
+      yield* osvRecordsInZipAsync(fileSource(fd.fd, size), maxInflatedBytes);
     } finally {
       await fd.close();
     }

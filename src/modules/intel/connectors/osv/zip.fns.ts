@@ -1,4 +1,5 @@
-import { inflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { inflateRaw, inflateRawSync, type ZlibOptions } from 'node:zlib';
 import { ConnectorParseError } from '../types.js';
 
 /**
@@ -30,10 +31,108 @@ const MAX_COMMENT = 0xffff;
 /** One OSV record is a few kB (the largest real ones, a few hundred): a member above this is refused. */
 const MAX_MEMBER_BYTES = 64 * 1024 * 1024;
 
+const inflateRawAsync = promisify(inflateRaw) as (buf: Buffer, options: ZlibOptions) => Promise<Buffer>;
+
 const fail = (why: string) => new ConnectorParseError(`The OSV zip could not be read: ${why}`);
 
-export function* zipMembers(source: ZipSource): Generator<{ name: string; data: Buffer }> {
+/** A member as the central directory describes it: nothing inflated yet. */
+export interface ZipEntry {
+  name: string;
+  /** 0 stored, 8 deflate. */
+  method: number;
+  compressedSize: number;
+  /** The inflated size the directory declares (inflation never goes past it). */
+  size: number;
+  /** Where the member's data starts in the file. */
+  dataStart: number;
+}
+
+/**
+ * Every member of the zip, in directory order, without inflating any: the caller decides
+ * (by name, by the sizes declared) which to inflate. Refused before the first is yielded: two
+ * directory entries whose members overlap or share a local header (the "one member listed N
+ * times" bomb: N × the member's inflated size for the price of one), encrypted members and
+ * unknown methods, a member past the end of the file or above MAX_MEMBER_BYTES.
+ */
+export function* zipEntries(source: ZipSource): Generator<ZipEntry> {
   const { offset, size } = centralDirectory(source);
+  assertNoOverlap(directory(source, offset, size));
+  for (const d of directory(source, offset, size)) {
+    const { name } = d;
+    if (name.endsWith('/')) continue; // a directory
+    if (d.flags & 1) throw fail(`${name} is encrypted`);
+    if (d.method !== 0 && d.method !== 8) throw fail(`${name} uses compression method ${d.method} (only stored and deflate are read)`);
+    const lh = source.read(d.local, 30);
+    if (lh.readUInt32LE(0) !== LOCAL) throw fail(`the local header of ${name} is damaged`);
+    const dataStart = d.local + 30 + lh.readUInt16LE(26) + lh.readUInt16LE(28);
+    if (dataStart + d.compressed > source.size) throw fail(`${name} extends past the end of the file`);
+    if (d.uncompressed > MAX_MEMBER_BYTES || d.compressed > MAX_MEMBER_BYTES) throw fail(`${name} is larger than ${MAX_MEMBER_BYTES / 1024 / 1024} MB`);
+    yield { name, method: d.method, compressedSize: d.compressed, size: d.method === 0 ? d.compressed : d.uncompressed, dataStart };
+  }
+}
+
+/** The member's bytes as stored (deflated for method 8): a view, valid until the next read. */
+export function storedBytes(source: ZipSource, e: ZipEntry): Buffer {
+  return source.read(e.dataStart, e.compressedSize);
+}
+
+/** The member inflated at once (a zip held in memory: tests and small documents). */
+export function inflateSync(source: ZipSource, e: ZipEntry): Buffer {
+  const raw = storedBytes(source, e);
+  if (e.method === 0) return raw;
+  let data: Buffer;
+  try {
+    // Never more than the directory says (a member lying about its size is an error, not a bomb).
+    data = inflateRawSync(raw, { maxOutputLength: Math.max(1, e.size) });
+  } catch (err) {
+    throw fail(`${e.name}: ${(err as Error).message}`);
+  }
+  return checked(e, data);
+}
+
+/** Inflation's output step: the event loop turns between steps (timers, heartbeats, other jobs). */
+export const INFLATE_CHUNK_BYTES = 256 * 1024;
+
+/**
+ * The member inflated on libuv's thread pool, INFLATE_CHUNK_BYTES of output per step, each
+ * step a callback: a 64 MB member never holds the event loop (the sync one held it for
+ * hundreds of milliseconds per member). The stored bytes are copied first: the source's view
+ * is only valid until its next read.
+ */
+export async function inflate(source: ZipSource, e: ZipEntry): Promise<Buffer> {
+  const raw = Buffer.from(storedBytes(source, e));
+  if (e.method === 0) return raw;
+  let data: Buffer;
+  try {
+    data = await inflateRawAsync(raw, { maxOutputLength: Math.max(1, e.size), chunkSize: INFLATE_CHUNK_BYTES });
+  } catch (err) {
+    throw fail(`${e.name}: ${(err as Error).message}`);
+  }
+  return checked(e, data);
+}
+
+function checked(e: ZipEntry, data: Buffer): Buffer {
+  if (data.length !== e.size) throw fail(`${e.name} inflates to ${data.length} bytes, not ${e.size}`);
+  return data;
+}
+
+/** Each member inflated at once, in order, directories skipped (a zip held in memory). */
+export function* zipMembers(source: ZipSource): Generator<{ name: string; data: Buffer }> {
+  for (const e of zipEntries(source)) yield { name: e.name, data: inflateSync(source, e) };
+}
+
+interface DirectoryEntry {
+  name: string;
+  flags: number;
+  method: number;
+  compressed: number;
+  uncompressed: number;
+  local: number;
+  nameLength: number;
+}
+
+/** The central directory's entries, as written (ZIP64 sizes and offsets resolved). */
+function* directory(source: ZipSource, offset: number, size: number): Generator<DirectoryEntry> {
   const end = offset + size;
   let at = offset;
   while (at + 46 <= end) {
@@ -58,26 +157,28 @@ export function* zipMembers(source: ZipSource): Generator<{ name: string; data: 
       if (local === 0xffffffff) local = z[k++] ?? local;
     }
     at += 46 + nameLength + extraLength + commentLength;
-    if (name.endsWith('/')) continue; // a directory
-    if (flags & 1) throw fail(`${name} is encrypted`);
-    const lh = source.read(local, 30);
-    if (lh.readUInt32LE(0) !== LOCAL) throw fail(`the local header of ${name} is damaged`);
-    const start = local + 30 + lh.readUInt16LE(26) + lh.readUInt16LE(28);
-    if (start + compressed > source.size) throw fail(`${name} extends past the end of the file`);
-    if (uncompressed > MAX_MEMBER_BYTES || compressed > MAX_MEMBER_BYTES) throw fail(`${name} is larger than ${MAX_MEMBER_BYTES / 1024 / 1024} MB`);
-    const raw = source.read(start, compressed);
-    if (method === 0) yield { name, data: raw };
-    else if (method === 8) {
-      let data: Buffer;
-      try {
-        // Never more than the directory says (a member lying about its size is an error, not a bomb).
-        data = inflateRawSync(raw, { maxOutputLength: Math.max(1, uncompressed) });
-      } catch (err) {
-        throw fail(`${name}: ${(err as Error).message}`);
-      }
-      if (data.length !== uncompressed) throw fail(`${name} inflates to ${data.length} bytes, not ${uncompressed}`);
-      yield { name, data };
-    } else throw fail(`${name} uses compression method ${method} (only stored and deflate are read)`);
+    yield { name, flags, method, compressed, uncompressed, local, nameLength };
+  }
+}
+
+/**
+ * Every member's extent — at least its local header, name and data — is disjoint from the
+ * others'. Writers list members in file order, so the usual check is against the previous
+ * member; a directory out of file order is sorted first (two numbers per member).
+ */
+function assertNoOverlap(entries: Iterable<DirectoryEntry>): void {
+  const spans: Array<{ name: string; from: number; to: number }> = [];
+  let sorted = true;
+  for (const d of entries) {
+    if (d.name.endsWith('/') && d.compressed === 0) continue;
+    const span = { name: d.name, from: d.local, to: d.local + 30 + d.nameLength + d.compressed };
+    if (spans.length && span.from < spans[spans.length - 1]!.from) sorted = false;
+    spans.push(span);
+  }
+  if (!sorted) spans.sort((a, b) => a.from - b.from);
+  for (let i = 1; i < spans.length; i++) {
+    const [a, b] = [spans[i - 1]!, spans[i]!];
+    if (b.from < a.to) throw fail(`${b.name} and ${a.name} overlap (${b.from === a.from ? 'the same local header' : `byte ${b.from}`}): a zip that lists a member twice is refused`);
   }
 }
 
