@@ -94,14 +94,16 @@ export function inflateSync(source: ZipSource, e: ZipEntry): Buffer {
 export const INFLATE_CHUNK_BYTES = 256 * 1024;
 
 /**
- * The member inflated on libuv's thread pool, INFLATE_CHUNK_BYTES of output per step, each
+ * A member larger than one step inflated on libuv's thread pool, INFLATE_CHUNK_BYTES of output per step, each
  * step a callback: a 64 MB member never holds the event loop (the sync one held it for
  * hundreds of milliseconds per member). The stored bytes are copied first: the source's view
  * is only valid until its next read.
  */
 export async function inflate(source: ZipSource, e: ZipEntry): Promise<Buffer> {
+  // A member of one step (every real OSV record: a few kB) is inflated at once, which costs
+  // less than the thread-pool round trip; the loop turns between records anyway (batches are stored).
+  if (e.method === 0 || e.size <= INFLATE_CHUNK_BYTES) return inflateSync(source, e);
   const raw = Buffer.from(storedBytes(source, e));
-  if (e.method === 0) return raw;
   let data: Buffer;
   try {
     data = await inflateRawAsync(raw, { maxOutputLength: Math.max(1, e.size), chunkSize: INFLATE_CHUNK_BYTES });
