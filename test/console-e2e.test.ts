@@ -273,7 +273,10 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await simulateAs(/^Assigned to the trigger's agent "Phishing responder"\./);
     await visit(`/agents/${seeded.agentId}`, 'EDR sender');
     await page.getByText(/^Off \(default\): each alert this trigger creates is assigned to this agent/).first().waitFor();
-    await page.getByRole('listitem').filter({ hasText: 'EDR sender' }).getByRole('checkbox', { name: 'Route its alerts through the triage routes' }).check();
+    const routeSwitch = page.getByRole('listitem').filter({ hasText: 'EDR sender' }).getByRole('checkbox', { name: 'Route its alerts through the triage routes' });
+    await routeSwitch.check();
+    // Disabled while the change is saved; enabled and still checked once the answer is in the list.
+    await expect.poll(async () => [await routeSwitch.isEnabled(), await routeSwitch.isChecked()]).toEqual([true, true]);
     await expect.poll(async () => (await t.app.inject({ url: `/api/agents/${seeded.agentId}/trigger`, headers: bearer(key) })).json().triggers.find((x: { id: string }) => x.id === senderId).routeAlerts).toBe(true);
     await simulateAs(/^Route matched: "Critical to the responder" → "Phishing responder"\./);
     await shot('triage-simulate-trigger');

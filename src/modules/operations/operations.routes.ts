@@ -20,7 +20,7 @@ export function registerOperationsRoutes(root: FastifyInstance, deps: ModuleDeps
 
   app.get(
     '/healthz',
-    { config: { public: true, rateLimit: 'none' as const }, schema: { tags, summary: 'Liveness: the process is up', security: [], response: publicResponses({ 200: Health }) } },
+    { config: { public: true, rateLimit: 'none' as const }, schema: { operationId: 'getLiveness', tags, summary: 'Liveness: the process is up', security: [], response: publicResponses({ 200: Health }) } },
     async () => ({ status: 'ok' as const }),
   );
 
@@ -29,6 +29,7 @@ export function registerOperationsRoutes(root: FastifyInstance, deps: ModuleDeps
     {
       config: { public: true, rateLimit: 'none' as const },
       schema: {
+        operationId: 'getReadiness',
         tags,
         summary: 'Readiness: the database answers and migrations are applied',
         security: [],
@@ -51,6 +52,7 @@ export function registerOperationsRoutes(root: FastifyInstance, deps: ModuleDeps
     {
       config: { public: true, rateLimit: 'none' as const },
       schema: {
+        operationId: 'getMetrics',
         tags,
         summary: 'Prometheus metrics (text exposition format)',
         description:
