@@ -23,11 +23,12 @@ echo "packed $(basename "$tarball") ($(du -k "$tarball" | cut -f1) kB)"
 
 # An empty project, as docs/operations.md#installing-a-pinned-version writes it: npm applies only
 # the installing project's allowScripts (npm 12 runs no unreviewed install script) and overrides
-# (light-my-request pinned for Node 20), so it repeats ours.
+# (light-my-request pinned for Node 20), so it repeats ours; rampart's own `prepare` (it builds a
+# checkout) is denied: the tarball carries the built console.
 mkdir "$work/app"
 node -e '
   const ours = require(process.argv[1]);
-  const app = { name: "rampart-install-check", private: true, allowScripts: ours.allowScripts, overrides: ours.overrides };
+  const app = { name: "rampart-install-check", private: true, allowScripts: { ...ours.allowScripts, rampart: false }, overrides: ours.overrides };
   require("fs").writeFileSync(process.argv[2], JSON.stringify(app, null, 2));
 ' "$root/package.json" "$work/app/package.json"
 (cd "$work/app" && npm install --no-audit --no-fund --omit=dev "$tarball")
