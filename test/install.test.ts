@@ -77,7 +77,7 @@ describe('install', () => {
 describe('the Node versions CI tests', () => {
   it('are the ones README\'s support table names, the last one recommended and covered by engines', () => {
     const run = fs.readFileSync(path.join(root, '.ci/run'), 'utf8');
-    const versions = /RAMPART_CI_NODE_VERSIONS:-([0-9. ]+)\}/.exec(run)?.[1].trim().split(/\s+/) ?? [];
+    const versions = /RAMPART_CI_NODE_VERSIONS:-([0-9. ]+)\}/.exec(run)?.[1]?.trim().split(/\s+/) ?? [];
     expect(versions.length).toBeGreaterThanOrEqual(2);
     const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
     for (const version of versions) {
