@@ -38,7 +38,9 @@ if [ -e "$work/app/node_modules/vitest" ] || [ -e "$work/app/node_modules/typesc
 fi
 
 port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-(cd "$work/app" && PORT=$port RAMPART_DATA_DIR="$work/data" LOG_LEVEL=warn exec npx --no-install rampart start) &
+# The command `npx rampart start` runs, exec'ed so that $server is Rampart itself (npx would not
+# pass SIGTERM on, and the cleanup must stop the embedded PostgreSQL before deleting its files).
+(cd "$work/app" && PORT=$port RAMPART_DATA_DIR="$work/data" LOG_LEVEL=warn exec node_modules/.bin/rampart start) &
 server=$!
 for _ in $(seq 300); do
   if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ]; then
