@@ -91,7 +91,7 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
     sessions: createSessionAuthenticator({ db: deps.database.db, authenticator: deps.authenticator, config: deps.config }),
   });
   const metrics = installMetrics(app, deps.database.db);
-  await registerOpenApi(app);
+  await registerOpenApi(app, { baseUrl: deps.config.baseUrl });
   registerModules(app, { ...deps, invalidation: deps.invalidation ?? createInvalidationBus(), metrics });
   // The web console, under its own paths (none of them an API path).
   registerConsole(app);

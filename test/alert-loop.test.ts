@@ -92,7 +92,7 @@ async function deliver(tr: { path: string; secret: string }, body: unknown, head
 
 const getAlert = async (id: string) => (await t.app.inject({ url: `/api/alerts/${id}`, headers: admin })).json().alert as Record<string, any>;
 const getRun = (id: string, headers = admin) => t.app.inject({ url: `/api/agent-runs/${id}`, headers });
-const alertOfRun = async (runId: string) => (await t.app.inject({ url: `/api/alerts/for-run/${runId}`, headers: admin })).json().alert as Record<string, any>;
+const alertOfRun = async (runId: string) => (await t.app.inject({ url: `/api/agent-runs/${runId}/alert`, headers: admin })).json().alert as Record<string, any>;
 const simulate = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/api/alert-triage-routes/simulate', headers: admin, payload });
 const putRoutes = (payload: Record<string, unknown>) => t.app.inject({ method: 'PUT', url: '/api/alert-triage-routes', headers: admin, payload });
 /** The first user message the model got for a run of the agent whose system prompt names `name`. */

@@ -26,7 +26,7 @@ async function deliver(tr: { path: string; secret: string }, body: unknown) {
   const res = await t.app.inject({ method: 'POST', url: tr.path, headers: { 'content-type': 'application/json', 'x-rampart-secret': tr.secret }, payload: JSON.stringify(body) });
   expect(res.statusCode, res.body).toBe(200);
   const runId = res.json().executionId as string;
-  return (await t.app.inject({ url: `/api/alerts/for-run/${runId}`, headers: admin })).json().alert as Record<string, any> | null;
+  return (await t.app.inject({ url: `/api/agent-runs/${runId}/alert`, headers: admin })).json().alert as Record<string, any> | null;
 }
 
 const JIRA = {

@@ -207,9 +207,9 @@ describe('PUT /api/alert-triage-routes', () => {
     expect(run).toMatchObject({ agentId: otherAgent, mode: 'triage', input: { alert: { id: critical.id, title: 'Ransom note found' } } });
     const low = (await newAlert({ title: 'Phish reported', severity: 'low' })).alert;
     expect(low).toMatchObject({ assignedAgentId: triageAgent, routing: { outcome: 'route', routeName: 'Phishing', reason: expect.stringContaining('Route 3') } });
-    const forRun = await t.app.inject({ url: `/api/alerts/for-run/${low.triageRunId}`, headers: admin });
+    const forRun = await t.app.inject({ url: `/api/agent-runs/${low.triageRunId}/alert`, headers: admin });
     expect(forRun.json().alert.id).toBe(low.id);
-    expect((await t.app.inject({ url: `/api/alerts/for-run/${low.triageRunId}`, headers: adminB })).json()).toEqual({ alert: null });
+    expect((await t.app.inject({ url: `/api/agent-runs/${low.triageRunId}/alert`, headers: adminB })).json()).toEqual({ alert: null });
   });
 
   it('default: omitted keeps it, null clears it; unmatched alerts go to it', async () => {

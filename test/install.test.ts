@@ -73,3 +73,20 @@ describe('install', () => {
     expect(semver.satisfies(process.version, pkg.engines.node), `this Node ${process.version}`).toBe(true);
   });
 });
+
+describe('the Node versions CI tests', () => {
+  it('are the ones README\'s support table names, the last one recommended and covered by engines', () => {
+    const run = fs.readFileSync(path.join(root, '.ci/run'), 'utf8');
+    const versions = /lts_versions="([0-9. ]+)"/.exec(run)?.[1]?.trim().split(/\s+/) ?? [];
+    expect(versions.length).toBeGreaterThanOrEqual(2);
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    for (const version of versions) {
+      expect(semver.satisfies(version, pkg.engines.node), `${version} is accepted by engines`).toBe(true);
+      const row = readme.split('\n').find((line) => line.startsWith(`| ${semver.major(version)}.x`));
+      expect(row, `README's support table has a row for Node ${semver.major(version)}`).toBeDefined();
+      expect(row).toContain(version);
+    }
+    const recommended = readme.split('\n').find((line) => line.includes('**recommended**'));
+    expect(recommended).toContain(versions[versions.length - 1]);
+  });
+});

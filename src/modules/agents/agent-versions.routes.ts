@@ -18,6 +18,7 @@ export function registerAgentVersionsRoutes(root: FastifyInstance, service: Agen
   app.get('/api/agents/:agentId/versions', {
     config: { permissions: ['agent.read'] },
     schema: {
+      operationId: 'listAgentVersions',
       tags,
       summary: "List an agent's versions",
       description: `Newest first, paged by \`limit\`/\`offset\`. ${RECORDED}`,
@@ -30,6 +31,7 @@ export function registerAgentVersionsRoutes(root: FastifyInstance, service: Agen
   app.get('/api/agents/:agentId/versions/:version', {
     config: { permissions: ['agent.read'] },
     schema: {
+      operationId: 'getAgentVersion',
       tags,
       summary: 'Get one version of an agent',
       description: 'The version with its snapshot. 404 `Agent version not found` for a version the agent does not have, `Agent not found` for an agent of another organization.',
@@ -41,6 +43,7 @@ export function registerAgentVersionsRoutes(root: FastifyInstance, service: Agen
   app.get('/api/agents/:agentId/versions/:version/diff', {
     config: { permissions: ['agent.read'] },
     schema: {
+      operationId: 'diffAgentVersion',
       tags,
       summary: 'Compare two versions of an agent',
       description:
@@ -55,6 +58,7 @@ export function registerAgentVersionsRoutes(root: FastifyInstance, service: Agen
   app.post('/api/agents/:agentId/versions/:version/restore', {
     config: { permissions: ['agent.manage'] },
     schema: {
+      operationId: 'restoreAgentVersion',
       tags,
       summary: 'Restore a version of an agent',
       description:

@@ -15,12 +15,13 @@ export function registerAgentsRoutes(root: FastifyInstance, service: AgentsServi
 
   app.get('/api/agents', {
     config: { permissions: ['agent.read'] },
-    schema: { tags, summary: 'List agents', querystring: LimitOffsetQuery, response: withErrors({ 200: AgentList }) },
+    schema: { operationId: 'listAgents', tags, summary: 'List agents', querystring: LimitOffsetQuery, response: withErrors({ 200: AgentList }) },
   }, async (req) => service.list(contextOf(req), req.query.limit, req.query.offset));
 
   app.post('/api/agents', {
     config: { permissions: ['agent.create'] },
     schema: {
+      operationId: 'createAgent',
       tags,
       summary: 'Create an agent',
       description:
@@ -34,12 +35,13 @@ export function registerAgentsRoutes(root: FastifyInstance, service: AgentsServi
 
   app.get('/api/agents/:agentId', {
     config: { permissions: ['agent.read'] },
-    schema: { tags, summary: 'Get an agent', params: AgentIdParams, response: withErrors({ 200: Agent }, 404) },
+    schema: { operationId: 'getAgent', tags, summary: 'Get an agent', params: AgentIdParams, response: withErrors({ 200: Agent }, 404) },
   }, async (req) => service.get(contextOf(req), req.params.agentId));
 
   app.put('/api/agents/:agentId', {
     config: { permissions: ['agent.manage'] },
     schema: {
+      operationId: 'replaceAgent',
       tags,
       summary: 'Replace an agent',
       description:
@@ -53,6 +55,6 @@ export function registerAgentsRoutes(root: FastifyInstance, service: AgentsServi
 
   app.delete('/api/agents/:agentId', {
     config: { permissions: ['agent.manage'] },
-    schema: { tags, summary: 'Delete an agent with its triggers and runs', description: 'An agent managed by code is 409 without `force=true`.', params: AgentIdParams, querystring: ForceQuery, response: withErrors({ 200: DeleteResult }, 404, 409) },
+    schema: { operationId: 'deleteAgent', tags, summary: 'Delete an agent with its triggers and runs', description: 'An agent managed by code is 409 without `force=true`.', params: AgentIdParams, querystring: ForceQuery, response: withErrors({ 200: DeleteResult }, 404, 409) },
   }, async (req) => service.remove(contextOf(req), req.params.agentId, { force: req.query.force }));
 }

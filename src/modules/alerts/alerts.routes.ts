@@ -30,12 +30,13 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
 
   app.get('/api/alerts', {
     config: read,
-    schema: { tags, summary: 'List alerts, newest first', querystring: AlertListQuery, response: withErrors({ 200: AlertList }) },
+    schema: { operationId: 'listAlerts', tags, summary: 'List alerts, newest first', querystring: AlertListQuery, response: withErrors({ 200: AlertList }) },
   }, async (req) => s.alerts.list(contextOf(req), req.query));
 
   app.post('/api/alerts', {
     config: answering(alertCommands.create),
     schema: {
+      operationId: 'createAlert',
       tags,
       summary: 'Create an alert by hand (deduplicated by `dedupeKey`, routed like any alert)',
       body: CreateAlertBody,
@@ -46,6 +47,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   app.post('/api/alerts/bulk/status', {
     config: alertCommands.setStatus,
     schema: {
+      operationId: 'bulkSetAlertStatus',
       tags,
       summary: 'Change the status of up to 200 alerts',
       description: 'Each alert changes in its own transaction; refused or unknown ones are listed in `failed` and the others still change.',
@@ -54,29 +56,30 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
     },
   }, async (req) => s.alerts.bulkStatus(contextOf(req), req.body));
 
-  app.get('/api/alerts/for-run/:runId', {
+  app.get('/api/agent-runs/:runId/alert', {
     config: read,
-    schema: { tags, summary: 'The alert a run triages (or created), or null', params: ForRunParams, response: withErrors({ 200: ForRunResult }) },
+    schema: { operationId: 'getAgentRunAlert', tags, summary: 'The alert a run triages (or created), or null', params: ForRunParams, response: withErrors({ 200: ForRunResult }) },
   }, async (req) => s.alerts.forRun(contextOf(req), req.params.runId));
 
   app.get('/api/alerts/:alertId', {
     config: read,
-    schema: { tags, summary: 'One alert (uuid or display id) with its original payload and first timeline page', params: AlertIdParams, response: withErrors({ 200: AlertWithTimeline }, 404) },
+    schema: { operationId: 'getAlert', tags, summary: 'One alert (uuid or display id) with its original payload and first timeline page', params: AlertIdParams, response: withErrors({ 200: AlertWithTimeline }, 404) },
   }, async (req) => s.alerts.get(contextOf(req), req.params.alertId));
 
   app.patch('/api/alerts/:alertId', {
     config: answering(alertCommands.update),
-    schema: { tags, summary: 'Change the title or description', params: AlertIdParams, body: PatchAlertBody, response: withErrors({ 200: AlertOnly }, 404) },
+    schema: { operationId: 'updateAlert', tags, summary: 'Change the title or description', params: AlertIdParams, body: PatchAlertBody, response: withErrors({ 200: AlertOnly }, 404) },
   }, async (req) => s.alerts.patch(contextOf(req), req.params.alertId, req.body));
 
   app.get('/api/alerts/:alertId/timeline', {
     config: read,
-    schema: { tags, summary: 'The activity timeline, oldest first', params: AlertIdParams, querystring: LimitOffsetQuery, response: withErrors({ 200: TimelinePage }, 404) },
+    schema: { operationId: 'listAlertTimeline', tags, summary: 'The activity timeline, oldest first', params: AlertIdParams, querystring: LimitOffsetQuery, response: withErrors({ 200: TimelinePage }, 404) },
   }, async (req) => s.alerts.timeline(contextOf(req), req.params.alertId, req.query.limit, req.query.offset));
 
   app.post('/api/alerts/:alertId/status', {
     config: answering(alertCommands.setStatus),
     schema: {
+      operationId: 'setAlertStatus',
       tags,
       summary: 'Change the status (reopening a closed alert is allowed and recorded)',
       params: AlertIdParams,
@@ -87,17 +90,18 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
 
   app.post('/api/alerts/:alertId/severity', {
     config: answering(alertCommands.update),
-    schema: { tags, summary: 'Change the severity', params: AlertIdParams, body: SeverityBody, response: withErrors({ 200: AlertOnly }, 404) },
+    schema: { operationId: 'setAlertSeverity', tags, summary: 'Change the severity', params: AlertIdParams, body: SeverityBody, response: withErrors({ 200: AlertOnly }, 404) },
   }, async (req) => s.alerts.setSeverity(contextOf(req), req.params.alertId, req.body));
 
   app.post('/api/alerts/:alertId/comments', {
     config: alertCommands.comment,
-    schema: { tags, summary: 'Comment on the timeline (Markdown)', params: AlertIdParams, body: CommentBody, response: withErrors({ 200: CommentResult }, 404) },
+    schema: { operationId: 'createAlertComment', tags, summary: 'Comment on the timeline (Markdown)', params: AlertIdParams, body: CommentBody, response: withErrors({ 200: CommentResult }, 404) },
   }, async (req) => s.alerts.comment(contextOf(req), req.params.alertId, req.body.bodyMarkdown));
 
   app.post('/api/alerts/:alertId/assign', {
     config: answering(alertCommands.assign),
     schema: {
+      operationId: 'assignAlert',
       tags,
       summary: 'Assign to a response agent and start its triage run',
       description: 'The run acts as the caller. One active triage run per alert: 409 while one is waiting or running.',
@@ -109,12 +113,13 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
 
   app.get('/api/alert-triage-routes', {
     config: read,
-    schema: { tags, summary: 'The ordered triage routes, default and hunt agents', response: withErrors({ 200: RoutesView }) },
+    schema: { operationId: 'getAlertTriageRoutes', tags, summary: 'The ordered triage routes, default and hunt agents', response: withErrors({ 200: RoutesView }) },
   }, async (req) => s.routing.get(contextOf(req)));
 
   app.put('/api/alert-triage-routes', {
     config: manage,
     schema: {
+      operationId: 'replaceAlertTriageRoutes',
       tags,
       summary: 'Replace the ordered routes that choose which agent triages a new alert',
       description:
@@ -128,21 +133,22 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
 
   app.post('/api/alert-triage-routes/simulate', {
     config: read,
-    schema: { tags, summary: 'What would happen to a sample alert from an origin (a trigger\'s own agent, the hunt agent, or the routes), and why (nothing is created)', body: SimulateBody, response: withErrors({ 200: SimulateResult }) },
+    schema: { operationId: 'simulateAlertTriageRoutes', tags, summary: 'What would happen to a sample alert from an origin (a trigger\'s own agent, the hunt agent, or the routes), and why (nothing is created)', body: SimulateBody, response: withErrors({ 200: SimulateResult }) },
   }, async (req) => s.routing.simulate(contextOf(req), req.body));
 
   const detectionTags = ['Detections'];
   app.get('/api/code-detections', {
     config: read,
-    schema: { tags: detectionTags, summary: 'List code detections', querystring: LimitOffsetQuery, response: withErrors({ 200: CodeDetectionList }) },
+    schema: { operationId: 'listCodeDetections', tags: detectionTags, summary: 'List code detections', querystring: LimitOffsetQuery, response: withErrors({ 200: CodeDetectionList }) },
   }, async (req) => s.codeDetections.list(contextOf(req), req.query.limit, req.query.offset));
   app.post('/api/code-detections', {
     config: manage,
-    schema: { tags: detectionTags, summary: 'Register a detection rule that lives outside Rampart', body: CodeDetectionInput, response: withErrors({ 200: CodeDetection }) },
+    schema: { operationId: 'createCodeDetection', tags: detectionTags, summary: 'Register a detection rule that lives outside Rampart', body: CodeDetectionInput, response: withErrors({ 200: CodeDetection }) },
   }, async (req) => s.codeDetections.create(contextOf(req), req.body));
   app.post('/api/code-detections/import', {
     config: manage,
     schema: {
+      operationId: 'importCodeDetections',
       tags: detectionTags,
       summary: 'Import Sigma rules as code detections (re-import by rule id updates)',
       description: 'One rule, a multi-document YAML or a JSON array. Each rule is checked against the Sigma rule specification; invalid ones are listed in `errors` and do not stop the others. See docs/coverage.md.',
@@ -152,19 +158,20 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   }, async (req) => s.codeDetections.importRules(contextOf(req), req.body));
   app.get('/api/code-detections/:id', {
     config: read,
-    schema: { tags: detectionTags, summary: 'One code detection', params: IdParams, response: withErrors({ 200: CodeDetection }, 404) },
+    schema: { operationId: 'getCodeDetection', tags: detectionTags, summary: 'One code detection', params: IdParams, response: withErrors({ 200: CodeDetection }, 404) },
   }, async (req) => s.codeDetections.get(contextOf(req), req.params.id));
   app.put('/api/code-detections/:id', {
     config: manage,
-    schema: { tags: detectionTags, summary: 'Replace a code detection', description: '409 when it moves the only detection of a log table that saved triage routes name (change the routes first).', params: IdParams, querystring: ForceQuery, body: CodeDetectionInput, response: withErrors({ 200: CodeDetection }, 404, 409) },
+    schema: { operationId: 'replaceCodeDetection', tags: detectionTags, summary: 'Replace a code detection', description: '409 when it moves the only detection of a log table that saved triage routes name (change the routes first).', params: IdParams, querystring: ForceQuery, body: CodeDetectionInput, response: withErrors({ 200: CodeDetection }, 404, 409) },
   }, async (req) => s.codeDetections.update(contextOf(req), req.params.id, req.body, { force: req.query.force }));
   app.delete('/api/code-detections/:id', {
     config: manage,
-    schema: { tags: detectionTags, summary: 'Delete a code detection (409 while a triage route names it or its log table, when no other detection has that table)', params: IdParams, querystring: ForceQuery, response: withErrors({ 200: DeleteResult }, 404, 409) },
+    schema: { operationId: 'deleteCodeDetection', tags: detectionTags, summary: 'Delete a code detection (409 while a triage route names it or its log table, when no other detection has that table)', params: IdParams, querystring: ForceQuery, response: withErrors({ 200: DeleteResult }, 404, 409) },
   }, async (req) => s.codeDetections.remove(contextOf(req), req.params.id, { force: req.query.force }));
   app.post('/api/code-detections/:id/hits', {
     config: answering(alertCommands.create),
     schema: {
+      operationId: 'reportCodeDetectionHit',
       tags: detectionTags,
       summary: 'Report a hit of the detection: creates an alert, or counts a duplicate of the open one',
       params: IdParams,

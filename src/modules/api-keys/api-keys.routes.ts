@@ -13,12 +13,13 @@ export function registerApiKeysRoutes(root: FastifyInstance, service: ApiKeysSer
 
   app.get('/api/api-keys', {
     config,
-    schema: { tags, summary: 'List the API keys of the organization (never the keys themselves)', querystring: ApiKeyListQuery, response: withErrors({ 200: ApiKeyList }) },
+    schema: { operationId: 'listApiKeys', tags, summary: 'List the API keys of the organization (never the keys themselves)', querystring: ApiKeyListQuery, response: withErrors({ 200: ApiKeyList }) },
   }, async (req) => service.list(contextOf(req), req.query));
 
   app.post('/api/api-keys', {
     config,
     schema: {
+      operationId: 'createApiKey',
       tags,
       summary: 'Create an API key for the calling user or another user',
       description: 'The key acts as its user (same organization, role and permissions): the caller, or `userId` (e.g. a dedicated integration user), who must be active and may not hold a permission the caller lacks. `key` is shown in this response only.',
@@ -29,6 +30,6 @@ export function registerApiKeysRoutes(root: FastifyInstance, service: ApiKeysSer
 
   app.delete('/api/api-keys/:id', {
     config,
-    schema: { tags, summary: 'Revoke an API key', description: 'The key answers 401 from now on, in every process. Revoking twice is harmless.', params: IdParams, response: withErrors({ 200: RevokeResult }, 404) },
+    schema: { operationId: 'revokeApiKey', tags, summary: 'Revoke an API key', description: 'The key answers 401 from now on, in every process. Revoking twice is harmless.', params: IdParams, response: withErrors({ 200: RevokeResult }, 404) },
   }, async (req) => service.revoke(contextOf(req), req.params.id));
 }

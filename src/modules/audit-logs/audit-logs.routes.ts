@@ -46,6 +46,7 @@ export function registerAuditLogsModule(root: FastifyInstance, deps: { database:
   app.get('/api/audit-logs', {
     config: { permissions: ['audit.read'] },
     schema: {
+      operationId: 'listAuditLogs',
       tags: ['Audit Logs'],
       summary: 'Audit log of the organization, newest first',
       querystring: Query,
@@ -64,6 +65,7 @@ export function registerAuditLogsModule(root: FastifyInstance, deps: { database:
   app.get('/api/audit-logs/facets', {
     config: { permissions: ['audit.read'] },
     schema: {
+      operationId: 'getAuditLogFacets',
       tags: ['Audit Logs'],
       summary: 'What the audit log can be filtered by: its actions, resource types and acting users',
       description: 'Extension, for filter pickers: the distinct `action` and `resourceType` values of the organization\'s log, and the users who appear in it as actors.',

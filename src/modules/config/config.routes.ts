@@ -18,6 +18,7 @@ export function registerConfigRoutes(root: FastifyInstance, service: ConfigServi
 
   app.post('/api/config/plan', {
     schema: {
+      operationId: 'planConfig',
       tags,
       summary: 'Plan: what applying these documents would change',
       description: `${perKind}. Broken documents and references are 400 with an issue per problem at \`documents.<i>.…\`. Nothing is written. Secret fields are never shown (\`"(secret: will change)"\`, URLs redacted), and their values are compared only for callers with the kind's manage permission: for others they are listed in \`notCompared\`.`,
@@ -28,6 +29,7 @@ export function registerConfigRoutes(root: FastifyInstance, service: ConfigServi
 
   app.post('/api/config/apply', {
     schema: {
+      operationId: 'applyConfig',
       tags,
       summary: 'Apply documents: every change of the plan in one transaction',
       description:
@@ -40,6 +42,7 @@ export function registerConfigRoutes(root: FastifyInstance, service: ConfigServi
 
   app.get('/api/config/export', {
     schema: {
+      operationId: 'exportConfig',
       tags,
       summary: 'Export the organization\'s configuration as YAML documents',
       description:
@@ -55,6 +58,6 @@ export function registerConfigRoutes(root: FastifyInstance, service: ConfigServi
 
   app.get('/api/docs/config.schema.json', {
     config: { public: true },
-    schema: { tags, summary: 'JSON Schema of configuration documents', description: 'For editors: validates `rampart apply` files as people type.', security: [], response: publicResponses({ 200: z.record(z.string(), z.unknown()).describe('JSON Schema (draft 2020-12)') }) },
+    schema: { operationId: 'getConfigSchema', tags, summary: 'JSON Schema of configuration documents', description: 'For editors: validates `rampart apply` files as people type.', security: [], response: publicResponses({ 200: z.record(z.string(), z.unknown()).describe('JSON Schema (draft 2020-12)') }) },
   }, async (_req, reply) => reply.type('application/schema+json').send(service.jsonSchema()));
 }

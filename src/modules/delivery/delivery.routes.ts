@@ -13,6 +13,7 @@ export function registerDeliveryRoutes(root: FastifyInstance, service: DeliveryS
   app.get('/api/output-destinations/:id/deliveries', {
     config: { permissions: ['destination.read'] },
     schema: {
+      operationId: 'listOutputDestinationDeliveries',
       tags,
       summary: 'Delivery log of a destination, newest first',
       description:
@@ -27,6 +28,7 @@ export function registerDeliveryRoutes(root: FastifyInstance, service: DeliveryS
   app.post('/api/output-destinations/:id/deliveries/:deliveryId/redeliver', {
     config: { permissions: ['destination.manage'] },
     schema: {
+      operationId: 'redeliverDelivery',
       tags,
       summary: 'Send a delivery again',
       description: 'Queues the same event (same idempotency id) again with a fresh retry budget. 409 while it is `pending` or `sending`, or when the destination was deleted.',
@@ -38,6 +40,7 @@ export function registerDeliveryRoutes(root: FastifyInstance, service: DeliveryS
   app.post('/api/output-destinations/:id/test', {
     config: { permissions: ['destination.manage'] },
     schema: {
+      operationId: 'testOutputDestination',
       tags,
       summary: 'Send a sample message now',
       description: 'Sends a sample message at once (not queued, not retried, not in the delivery log) and answers what the remote side said.',

@@ -17,6 +17,7 @@ export function registerDestinationsRoutes(root: FastifyInstance, service: Desti
   app.get('/api/output-destinations', {
     config: read,
     schema: {
+      operationId: 'listOutputDestinations',
       tags,
       summary: 'List all output destinations of the organization',
       description: 'A JSON array; each element is one of the six variants. `token` appears only for callers with `destination.manage`; `hasToken` always.',
@@ -27,6 +28,7 @@ export function registerDestinationsRoutes(root: FastifyInstance, service: Desti
   app.get('/api/output-destinations/:id', {
     config: read,
     schema: {
+      operationId: 'getOutputDestination',
       tags,
       summary: 'Get one output destination',
       description: 'Also answers its delivery health: `lastDeliveryStatus`, `lastError`, `consecutiveFailures` (a failing destination keeps being tried; it is never disabled).',
@@ -37,12 +39,13 @@ export function registerDestinationsRoutes(root: FastifyInstance, service: Desti
 
   app.post('/api/output-destinations', {
     config: { ...manage, outboundUrls: ['config.url', 'config.apiBaseUrl', 'config.tenantUrl'] },
-    schema: { tags, summary: 'Create an output destination', body: DestinationInput, response: withErrors({ 200: Destination }) },
+    schema: { operationId: 'createOutputDestination', tags, summary: 'Create an output destination', body: DestinationInput, response: withErrors({ 200: Destination }) },
   }, async (req) => service.create(contextOf(req), req.body));
 
   app.put('/api/output-destinations/:id', {
     config: { ...manage, outboundUrls: ['config.url', 'config.apiBaseUrl', 'config.tenantUrl'] },
     schema: {
+      operationId: 'replaceOutputDestination',
       tags,
       summary: 'Replace an output destination',
       description: 'Replaces name, type and config. Omitting `token` keeps the stored token; `token: null` clears it. A destination managed by code is 409 without `force=true`.',
@@ -56,6 +59,7 @@ export function registerDestinationsRoutes(root: FastifyInstance, service: Desti
   app.delete('/api/output-destinations/:id', {
     config: manage,
     schema: {
+      operationId: 'deleteOutputDestination',
       tags,
       summary: 'Delete an output destination',
       description: '409 while agents name it in `outputDestinationIds` (the message names them). Its delivery log stays readable at `GET /api/output-destinations/{id}/deliveries`.',

@@ -34,12 +34,13 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
 
   app.get('/api/evaluation-datasets', {
     config: read,
-    schema: { tags, summary: 'List evaluation datasets', querystring: LimitOffsetQuery, response: withErrors({ 200: DatasetList }) },
+    schema: { operationId: 'listEvaluationDatasets', tags, summary: 'List evaluation datasets', querystring: LimitOffsetQuery, response: withErrors({ 200: DatasetList }) },
   }, async (req) => datasets.list(contextOf(req), req.query.limit, req.query.offset));
 
   app.post('/api/evaluation-datasets', {
     config: manage,
     schema: {
+      operationId: 'createEvaluationDataset',
       tags,
       summary: 'Create an evaluation dataset',
       description: 'Cases: `{alert | input, expected: {disposition?, criteria?}, tags}` (docs/evaluations.md). 409 when the name is taken.',
@@ -50,12 +51,13 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
 
   app.get('/api/evaluation-datasets/:datasetId', {
     config: read,
-    schema: { tags, summary: 'Get an evaluation dataset with its cases', params: DatasetIdParams, response: withErrors({ 200: Dataset }, 404) },
+    schema: { operationId: 'getEvaluationDataset', tags, summary: 'Get an evaluation dataset with its cases', params: DatasetIdParams, response: withErrors({ 200: Dataset }, 404) },
   }, async (req) => datasets.get(contextOf(req), req.params.datasetId));
 
   app.put('/api/evaluation-datasets/:datasetId', {
     config: manage,
     schema: {
+      operationId: 'replaceEvaluationDataset',
       tags,
       summary: 'Replace an evaluation dataset (name, description and every case)',
       description: 'Evaluations already run keep their own copy of the cases they ran.',
@@ -67,7 +69,7 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
 
   app.delete('/api/evaluation-datasets/:datasetId', {
     config: manage,
-    schema: { tags, summary: 'Delete an evaluation dataset', description: 'Its evaluations stay (with `datasetId` null).', params: DatasetIdParams, response: withErrors({ 200: DeleteResult }, 404) },
+    schema: { operationId: 'deleteEvaluationDataset', tags, summary: 'Delete an evaluation dataset', description: 'Its evaluations stay (with `datasetId` null).', params: DatasetIdParams, response: withErrors({ 200: DeleteResult }, 404) },
   }, async (req) => datasets.remove(contextOf(req), req.params.datasetId));
 
   // JSONL bodies are read as text in this scope only.
@@ -76,6 +78,7 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
     scope.withTypeProvider<ZodTypeProvider>().post('/api/evaluation-datasets/:datasetId/cases/import', {
       config: manage,
       schema: {
+        operationId: 'importEvaluationCases',
         tags,
         summary: 'Add cases from JSONL',
         description: 'Body: one case per line (`Content-Type: application/x-ndjson`). Any invalid line refuses the whole import (400, issues by line).',
@@ -89,6 +92,7 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
   app.post('/api/evaluation-datasets/:datasetId/cases/from-alerts', {
     config: { permissions: ['agent.manage', 'alert.read'] },
     schema: {
+      operationId: 'addEvaluationCasesFromAlerts',
       tags,
       summary: 'Add cases from closed alerts',
       description:
@@ -103,6 +107,7 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
   app.post('/api/agents/:agentId/evaluations', {
     config: { permissions: ['agent.execute'] },
     schema: {
+      operationId: 'createEvaluation',
       tags,
       summary: 'Evaluate an agent on a dataset',
       description:
@@ -115,13 +120,14 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
 
   app.get('/api/agents/:agentId/evaluations', {
     config: read,
-    schema: { tags, summary: "List an agent's evaluations, newest first", params: AgentIdParams, querystring: LimitOffsetQuery, response: withErrors({ 200: EvaluationList }, 404) },
+    schema: { operationId: 'listAgentEvaluations', tags, summary: "List an agent's evaluations, newest first", params: AgentIdParams, querystring: LimitOffsetQuery, response: withErrors({ 200: EvaluationList }, 404) },
   }, async (req) => evaluations.list(contextOf(req), req.params.agentId, req.query.limit, req.query.offset));
 
   // Before /api/evaluations/:evaluationId, which `compare` would otherwise match.
   app.get('/api/evaluations/compare', {
     config: read,
     schema: {
+      operationId: 'compareEvaluations',
       tags,
       summary: 'Compare two evaluations of the same dataset',
       description: 'Both summaries and the cases whose verdict changed (400 when the datasets differ).',
@@ -133,6 +139,7 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
   app.get('/api/evaluations/:evaluationId', {
     config: read,
     schema: {
+      operationId: 'getEvaluation',
       tags,
       summary: 'Get an evaluation: progress, summary and every case (wrong ones first)',
       params: EvaluationIdParams,
@@ -142,17 +149,18 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
 
   app.post('/api/evaluations/:evaluationId/cancel', {
     config: { permissions: ['agent.execute'] },
-    schema: { tags, summary: 'Cancel an evaluation', description: 'Cases not started end as errors; running ones finish and are recorded. 409 when it has ended.', params: EvaluationIdParams, response: withErrors({ 200: Evaluation }, 404, 409) },
+    schema: { operationId: 'cancelEvaluation', tags, summary: 'Cancel an evaluation', description: 'Cases not started end as errors; running ones finish and are recorded. 409 when it has ended.', params: EvaluationIdParams, response: withErrors({ 200: Evaluation }, 404, 409) },
   }, async (req) => evaluations.cancel(contextOf(req), req.params.evaluationId));
 
   app.get('/api/evaluation-settings', {
     config: read,
-    schema: { tags, summary: "The organization's judge model", response: withErrors({ 200: Settings }) },
+    schema: { operationId: 'getEvaluationSettings', tags, summary: "The organization's judge model", response: withErrors({ 200: Settings }) },
   }, async (req) => evaluations.settings(contextOf(req)));
 
   app.put('/api/evaluation-settings', {
     config: manage,
     schema: {
+      operationId: 'updateEvaluationSettings',
       tags,
       summary: "Set the organization's judge model",
       description: 'Any configured model alias (400 otherwise); null turns grading off. The judge grades agents\' acceptance criteria after each run and evaluation cases\' criteria.',

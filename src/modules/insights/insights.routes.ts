@@ -10,6 +10,7 @@ export function registerInsightsRoutes(root: FastifyInstance, service: ReturnTyp
   app.get('/api/insights', {
     config: { permissions: ['alert.read'] },
     schema: {
+      operationId: 'getInsights',
       tags: ['Insights'],
       summary: 'Alert volume, MTTA/MTTR, agent verdicts, runs, deliveries, intel and hunt figures over a window',
       description:

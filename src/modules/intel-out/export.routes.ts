@@ -14,6 +14,7 @@ export function registerExportRoutes(root: FastifyInstance, deps: { exports: Exp
     // Basic too: firewalls fetching block lists (PAN-OS EDL, FortiGate feeds) can only send a user name and password.
     config: { permissions: ['intel.read'], basicAuth: true },
     schema: {
+      operationId: 'exportIocs',
       tags: ['Intel'],
       summary: 'Export indicators (txt block list, CSV, STIX 2.1 bundle, MISP event), streamed',
       description:

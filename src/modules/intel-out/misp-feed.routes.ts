@@ -18,17 +18,17 @@ export function registerMispFeedRoutes(root: FastifyInstance, deps: { feed: Misp
 
   app.get('/misp-feed/:collectionId/manifest.json', {
     config,
-    schema: { tags, summary: 'MISP feed manifest (one event per intel item, keyed by uuid)', params: FeedParams, response: withErrors({ 200: z.record(z.string(), z.unknown()) }, 404) },
+    schema: { operationId: 'getMispFeedManifest', tags, summary: 'MISP feed manifest (one event per intel item, keyed by uuid)', params: FeedParams, response: withErrors({ 200: z.record(z.string(), z.unknown()) }, 404) },
   }, async (req, reply) => reply.header('content-type', 'application/json').send(await deps.feed.manifest(actorOf(req).organizationId, req.params.collectionId)));
 
   app.get('/misp-feed/:collectionId/hashes.csv', {
     config,
-    schema: { tags, summary: 'MISP feed hashes.csv (md5 of each attribute value, event uuid)', params: FeedParams, response: withErrors({ 200: z.string() }, 404) },
+    schema: { operationId: 'getMispFeedHashes', tags, summary: 'MISP feed hashes.csv (md5 of each attribute value, event uuid)', params: FeedParams, response: withErrors({ 200: z.string() }, 404) },
   }, async (req, reply) => reply.header('content-type', 'text/csv; charset=utf-8').send(await deps.feed.hashes(actorOf(req).organizationId, req.params.collectionId)));
 
   app.get('/misp-feed/:collectionId/:file', {
     config,
-    schema: { tags, summary: 'One MISP feed event (`<uuid>.json`)', params: EventParams, response: withErrors({ 200: z.record(z.string(), z.unknown()) }, 404) },
+    schema: { operationId: 'getMispFeedEvent', tags, summary: 'One MISP feed event (`<uuid>.json`)', params: EventParams, response: withErrors({ 200: z.record(z.string(), z.unknown()) }, 404) },
   }, async (req, reply) => {
     const m = EVENT_FILE.exec(req.params.file);
     if (!m) throw new NotFoundError('Event');

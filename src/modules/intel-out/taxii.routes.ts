@@ -51,27 +51,28 @@ export function registerTaxiiRoutes(root: FastifyInstance, deps: { taxii: TaxiiS
 
     app.get('/taxii2/', {
       config,
-      schema: { tags, summary: 'TAXII 2.1 discovery', description: 'Accept: application/taxii+json;version=2.1 (406 otherwise). Basic auth (API key as password) or Bearer.', response: taxiiResponses({ 200: Discovery }) },
+      schema: { operationId: 'getTaxiiDiscovery', tags, summary: 'TAXII 2.1 discovery', description: 'Accept: application/taxii+json;version=2.1 (406 otherwise). Basic auth (API key as password) or Bearer.', response: taxiiResponses({ 200: Discovery }) },
     }, async (_req, reply) => sendTaxii(reply, 200, { title: 'Rampart TAXII 2.1', description: 'The intel indicators of this organization as STIX 2.1', default: apiRoot, api_roots: [apiRoot] }));
 
     app.get('/taxii2/api/', {
       config,
-      schema: { tags, summary: 'TAXII 2.1 API root', response: taxiiResponses({ 200: ApiRoot }) },
+      schema: { operationId: 'getTaxiiApiRoot', tags, summary: 'TAXII 2.1 API root', response: taxiiResponses({ 200: ApiRoot }) },
     }, async (_req, reply) => sendTaxii(reply, 200, { title: 'Rampart intel', description: 'Collections: all indicators, and one per intel source', versions: [TAXII_MEDIA_TYPE], max_content_length: deps.bodyLimit }));
 
     app.get('/taxii2/api/collections/', {
       config,
-      schema: { tags, summary: 'TAXII 2.1 collections (all indicators, and one per source)', response: taxiiResponses({ 200: Collections }) },
+      schema: { operationId: 'listTaxiiCollections', tags, summary: 'TAXII 2.1 collections (all indicators, and one per source)', response: taxiiResponses({ 200: Collections }) },
     }, async (req, reply) => sendTaxii(reply, 200, await taxii.collections(actorOf(req).organizationId)));
 
     app.get('/taxii2/api/collections/:collectionId/', {
       config,
-      schema: { tags, summary: 'One TAXII 2.1 collection', params: CollectionParams, response: taxiiResponses({ 200: Collection }, 404) },
+      schema: { operationId: 'getTaxiiCollection', tags, summary: 'One TAXII 2.1 collection', params: CollectionParams, response: taxiiResponses({ 200: Collection }, 404) },
     }, async (req, reply) => sendTaxii(reply, 200, await taxii.collection(actorOf(req).organizationId, req.params.collectionId)));
 
     app.get('/taxii2/api/collections/:collectionId/objects/', {
       config,
       schema: {
+        operationId: 'listTaxiiObjects',
         tags,
         summary: 'STIX objects of a collection, oldest addition first',
         description: '`added_after` is inclusive (objects added at or after it); follow `next` while `more`. X-TAXII-Date-Added-First/Last give the page\'s range.',
@@ -86,7 +87,7 @@ export function registerTaxiiRoutes(root: FastifyInstance, deps: { taxii: TaxiiS
 
     app.get('/taxii2/api/collections/:collectionId/manifest/', {
       config,
-      schema: { tags, summary: 'Manifest of a collection (id, date_added, version per object)', params: CollectionParams, querystring: TaxiiObjectsQuery, response: taxiiResponses({ 200: Manifest }, 404) },
+      schema: { operationId: 'getTaxiiManifest', tags, summary: 'Manifest of a collection (id, date_added, version per object)', params: CollectionParams, querystring: TaxiiObjectsQuery, response: taxiiResponses({ 200: Manifest }, 404) },
     }, async (req, reply) => {
       const page = await taxii.manifest(actorOf(req).organizationId, req.params.collectionId, req.query);
       return sendTaxii(reply, 200, page.body, page.headers);
@@ -94,7 +95,7 @@ export function registerTaxiiRoutes(root: FastifyInstance, deps: { taxii: TaxiiS
 
     app.get('/taxii2/api/collections/:collectionId/objects/:objectId/', {
       config,
-      schema: { tags, summary: 'One STIX object of a collection', params: ObjectParams, querystring: TaxiiObjectsQuery, response: taxiiResponses({ 200: Envelope }, 404) },
+      schema: { operationId: 'getTaxiiObject', tags, summary: 'One STIX object of a collection', params: ObjectParams, querystring: TaxiiObjectsQuery, response: taxiiResponses({ 200: Envelope }, 404) },
     }, async (req, reply) => {
       const page = await taxii.object(actorOf(req).organizationId, req.params.collectionId, req.params.objectId, req.query);
       return sendTaxii(reply, 200, page.body, page.headers);
@@ -102,7 +103,7 @@ export function registerTaxiiRoutes(root: FastifyInstance, deps: { taxii: TaxiiS
 
     app.get('/taxii2/api/collections/:collectionId/objects/:objectId/versions/', {
       config,
-      schema: { tags, summary: 'The versions of one STIX object (this server keeps the latest)', params: ObjectParams, querystring: TaxiiObjectsQuery, response: taxiiResponses({ 200: Versions }, 404) },
+      schema: { operationId: 'listTaxiiObjectVersions', tags, summary: 'The versions of one STIX object (this server keeps the latest)', params: ObjectParams, querystring: TaxiiObjectsQuery, response: taxiiResponses({ 200: Versions }, 404) },
     }, async (req, reply) => {
       const page = await taxii.versions(actorOf(req).organizationId, req.params.collectionId, req.params.objectId, req.query);
       return sendTaxii(reply, 200, page.body, page.headers);

@@ -31,7 +31,7 @@ export function registerOperationsRoutes(root: FastifyInstance, deps: ModuleDeps
 
   app.get(
     '/healthz',
-    { config: { public: true, rateLimit: 'none' as const }, schema: { tags, summary: 'Liveness: the process is up', security: [], response: publicResponses({ 200: Health }) } },
+    { config: { public: true, rateLimit: 'none' as const }, schema: { operationId: 'getLiveness', tags, summary: 'Liveness: the process is up', security: [], response: publicResponses({ 200: Health }) } },
     async () => ({ status: 'ok' as const }),
   );
 
@@ -40,6 +40,7 @@ export function registerOperationsRoutes(root: FastifyInstance, deps: ModuleDeps
     {
       config: { public: true, rateLimit: 'none' as const },
       schema: {
+        operationId: 'getReadiness',
         tags,
         summary: 'Readiness: the database answers and migrations are applied',
         description:
@@ -66,6 +67,7 @@ export function registerOperationsRoutes(root: FastifyInstance, deps: ModuleDeps
     {
       config: { public: true, rateLimit: 'none' as const },
       schema: {
+        operationId: 'getMetrics',
         tags,
         summary: 'Prometheus metrics (text exposition format)',
         description:

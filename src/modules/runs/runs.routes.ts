@@ -28,6 +28,7 @@ export function registerRunsRoutes(root: FastifyInstance, service: RunsService):
   app.post('/api/agents/:agentId/run-sync', {
     config: execute,
     schema: {
+      operationId: 'runAgentSync',
       tags: ['Agents'],
       summary: 'Run an agent and wait for the result',
       description:
@@ -42,6 +43,7 @@ export function registerRunsRoutes(root: FastifyInstance, service: RunsService):
   app.post('/api/agents/:agentId/run-async', {
     config: execute,
     schema: {
+      operationId: 'runAgentAsync',
       tags: ['Agents'],
       summary: 'Start an asynchronous agent run',
       description: 'Queues the run and answers `{runId}` at once. Poll `…/run-async/{runId}/status`, then read `…/result` once the run has ended (`done`, `error` or `interrupted`).',
@@ -53,12 +55,13 @@ export function registerRunsRoutes(root: FastifyInstance, service: RunsService):
 
   app.get('/api/agents/:agentId/run-async/:runId/status', {
     config: read,
-    schema: { tags: ['Agents'], summary: 'Status of an asynchronous run', params: RunParams, response: withErrors({ 200: RunStatusView }, 404) },
+    schema: { operationId: 'getAsyncRunStatus', tags: ['Agents'], summary: 'Status of an asynchronous run', params: RunParams, response: withErrors({ 200: RunStatusView }, 404) },
   }, async (req) => service.status(contextOf(req), req.params.agentId, req.params.runId));
 
   app.get('/api/agents/:agentId/run-async/:runId/result', {
     config: read,
     schema: {
+      operationId: 'getAsyncRunResult',
       tags: ['Agents'],
       summary: 'Result of an ended asynchronous run',
       description:
@@ -73,6 +76,7 @@ export function registerRunsRoutes(root: FastifyInstance, service: RunsService):
   app.post('/api/agents/:agentId/run-async/:runId/interrupt', {
     config: execute,
     schema: {
+      operationId: 'interruptAsyncRun',
       tags: ['Agents'],
       summary: 'Interrupt a run',
       description: 'A waiting run ends `interrupted` at once; a running one stops at its next check (within about a second) and keeps its partial result. A finished run answers 409.',
@@ -84,6 +88,7 @@ export function registerRunsRoutes(root: FastifyInstance, service: RunsService):
   app.get('/api/agent-runs', {
     config: read,
     schema: {
+      operationId: 'listAgentRuns',
       tags,
       summary: 'List agent runs, newest first',
       description: 'Paged with `page` and `pageSize`, not `limit`/`offset`: spec §8 names the agent-run listing as the exception. Filters: `agentId`, `status` (comma-separated), `mode` (sync, async, trigger, cron), `triggerId`. Each run carries its step count and token usage.',
@@ -95,6 +100,7 @@ export function registerRunsRoutes(root: FastifyInstance, service: RunsService):
   app.get('/api/agent-runs/:runId', {
     config: read,
     schema: {
+      operationId: 'getAgentRun',
       tags,
       summary: 'One agent run: input, trigger context, status, steps, usage, timings and result',
       description:

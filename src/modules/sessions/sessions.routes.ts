@@ -20,6 +20,7 @@ export function registerSessionsRoutes(root: FastifyInstance, service: SessionsS
   app.post('/api/session', {
     config: { public: true },
     schema: {
+      operationId: 'createSession',
       tags,
       summary: 'Sign in to the web console with an API key',
       description: `Exchanges an API key for a console session. ${COOKIE_NOTE}`,
@@ -31,6 +32,7 @@ export function registerSessionsRoutes(root: FastifyInstance, service: SessionsS
   app.post('/api/session/link', {
     config: { public: true },
     schema: {
+      operationId: 'createSessionFromLink',
       tags,
       summary: 'Sign in to the web console with a one-time sign-in link',
       description: `Exchanges the token of a link printed by \`rampart admin login-link\` (valid once, for 15 minutes) for a console session. ${COOKIE_NOTE}`,
@@ -41,6 +43,7 @@ export function registerSessionsRoutes(root: FastifyInstance, service: SessionsS
 
   app.get('/api/session', {
     schema: {
+      operationId: 'getSession',
       tags,
       summary: 'The current console session (user, permissions, CSRF token)',
       description: 'Answers 404 to a caller authenticated by an API key: only a session cookie has a session.',
@@ -53,6 +56,7 @@ export function registerSessionsRoutes(root: FastifyInstance, service: SessionsS
 
   app.delete('/api/session', {
     schema: {
+      operationId: 'deleteSession',
       tags,
       summary: 'Sign out of the web console',
       description: 'Revokes the session (its cookie answers 401 from now on) and clears the cookie. Needs the `x-csrf-token` header.',

@@ -15,17 +15,18 @@ export function registerMcpServersRoutes(root: FastifyInstance, service: McpServ
 
   app.get('/api/mcp-servers', {
     config: read,
-    schema: { tags, summary: 'List MCP servers', description: 'Tokens are never returned; `hasToken` tells whether one is stored.', response: withErrors({ 200: McpServerList }) },
+    schema: { operationId: 'listMcpServers', tags, summary: 'List MCP servers', description: 'Tokens are never returned; `hasToken` tells whether one is stored.', response: withErrors({ 200: McpServerList }) },
   }, async (req) => service.list(contextOf(req)));
 
   app.get('/api/mcp-servers/:id', {
     config: read,
-    schema: { tags, summary: 'Get an MCP server', params: IdParams, response: withErrors({ 200: McpServer }, 404) },
+    schema: { operationId: 'getMcpServer', tags, summary: 'Get an MCP server', params: IdParams, response: withErrors({ 200: McpServer }, 404) },
   }, async (req) => service.get(contextOf(req), req.params.id));
 
   app.post('/api/mcp-servers', {
     config: { ...manage, outboundUrls: ['url'] },
     schema: {
+      operationId: 'createMcpServer',
       tags,
       summary: 'Register an MCP server',
       description:
@@ -38,6 +39,7 @@ export function registerMcpServersRoutes(root: FastifyInstance, service: McpServ
   app.put('/api/mcp-servers/:id', {
     config: { ...manage, outboundUrls: ['url'] },
     schema: {
+      operationId: 'replaceMcpServer',
       tags,
       summary: 'Replace an MCP server',
       description: 'Omitting `token` keeps the stored token; `token: null` clears it. Omitting `enabled` keeps it. Renaming a server that agents reference answers 409.',
@@ -50,12 +52,13 @@ export function registerMcpServersRoutes(root: FastifyInstance, service: McpServ
 
   app.delete('/api/mcp-servers/:id', {
     config: manage,
-    schema: { tags, summary: 'Delete an MCP server', description: 'Answers 409 while agents reference its tools.', params: IdParams, querystring: ForceQuery, response: withErrors({ 200: DeleteResult }, 404, 409) },
+    schema: { operationId: 'deleteMcpServer', tags, summary: 'Delete an MCP server', description: 'Answers 409 while agents reference its tools.', params: IdParams, querystring: ForceQuery, response: withErrors({ 200: DeleteResult }, 404, 409) },
   }, async (req) => service.remove(contextOf(req), req.params.id, { force: req.query.force }));
 
   app.get('/api/mcp-servers/:id/tools', {
     config: read,
     schema: {
+      operationId: 'listMcpServerTools',
       tags,
       summary: 'List the tools the MCP server offers (live)',
       description: 'Connects to the server now (15 s limit). A server that cannot be reached, refuses the token or does not speak MCP answers 502 with the reason.',

@@ -9,6 +9,7 @@ export function registerToolCatalogRoutes(root: FastifyInstance, service: Return
   root.withTypeProvider<ZodTypeProvider>().get('/api/tools', {
     config: { permissions: ['tool.read' as const] },
     schema: {
+      operationId: 'listTools',
       tags: ['Tools'],
       summary: 'List the tools agents may use',
       description: 'Extension: every built-in tool (with the permissions it needs) and, per registered MCP server, `mcp:<server>/*` (all its tools). The tools of one MCP server are listed live by `GET /api/mcp-servers/{id}/tools`.',

@@ -77,6 +77,7 @@ export function registerIntakeRoutes(root: FastifyInstance, service: IntakeServi
       config: { public: true, rateLimit: 'perTrigger' },
       bodyLimit: opts.bodyLimit,
       schema: {
+        operationId: 'invokeTrigger',
         tags: ['Agent Triggers'],
         summary: 'Invoke an agent trigger through an incoming webhook',
         description: DESCRIPTION,

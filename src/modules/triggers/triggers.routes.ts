@@ -28,6 +28,7 @@ export function registerTriggersRoutes(root: FastifyInstance, service: TriggersS
   app.get('/api/agents/:agentId/trigger/:source/fields', {
     config: manage,
     schema: {
+      operationId: 'generateTriggerFields',
       tags,
       summary: 'Generate the webhook URL, secret and additional fields for a new trigger',
       description: [
@@ -48,6 +49,7 @@ export function registerTriggersRoutes(root: FastifyInstance, service: TriggersS
   app.get('/api/agents/:agentId/trigger', {
     config: read,
     schema: {
+      operationId: 'listTriggers',
       tags,
       summary: 'List the active triggers of an agent',
       description: 'Saved webhook and cron triggers (not drafts). Secrets are never returned: `hasSecret` and `hasSigningSecret` say whether one is stored.',
@@ -59,6 +61,7 @@ export function registerTriggersRoutes(root: FastifyInstance, service: TriggersS
   app.post('/api/agents/:agentId/trigger/save', {
     config: manage,
     schema: {
+      operationId: 'saveTrigger',
       tags,
       summary: 'Activate a webhook trigger, or create a cron trigger',
       description: [
@@ -79,6 +82,7 @@ export function registerTriggersRoutes(root: FastifyInstance, service: TriggersS
   app.put('/api/agents/:agentId/trigger/:triggerId', {
     config: manage,
     schema: {
+      operationId: 'updateTrigger',
       tags,
       summary: 'Update a trigger',
       description:
@@ -94,6 +98,7 @@ export function registerTriggersRoutes(root: FastifyInstance, service: TriggersS
   app.patch('/api/agents/:agentId/trigger/:triggerId/status', {
     config: manage,
     schema: {
+      operationId: 'setTriggerStatus',
       tags,
       summary: 'Enable or disable a trigger',
       description: 'A disabled webhook trigger answers deliveries with `{skipped: true, message}` and starts nothing; a disabled cron trigger does not run. Re-enabling a cron trigger schedules it from now.',
@@ -107,6 +112,7 @@ export function registerTriggersRoutes(root: FastifyInstance, service: TriggersS
   app.post('/api/agents/:agentId/trigger/:triggerId/rotate-secret', {
     config: manage,
     schema: {
+      operationId: 'rotateTriggerSecret',
       tags,
       summary: 'Replace the secret of a webhook trigger',
       description: [
@@ -122,6 +128,7 @@ export function registerTriggersRoutes(root: FastifyInstance, service: TriggersS
   app.delete('/api/agents/:agentId/trigger/:triggerId', {
     config: manage,
     schema: {
+      operationId: 'deleteTrigger',
       tags,
       summary: 'Delete a trigger',
       description: 'Its webhook URL stops working at once (404). Runs it started are kept.',

@@ -3,30 +3,31 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
-/** Tags of spec §1, plus Operations for the unauthenticated probes. */
+/**
+ * The document's tags: spec §1's groups that have operations, in its order, then this service's
+ * own (Evaluations, Configuration as code, Insights, Operations). Client generators make one class
+ * per tag from these names and descriptions (test/openapi-lint.test.ts checks every operation's
+ * tags are declared here).
+ */
 export const TAGS = [
-  'Agents',
-  'Agent Runs',
-  'Agent Triggers',
-  'Agents as Code',
-  'Skills',
-  'Chat',
-  'Alerts',
-  'Output Destinations',
-  'Detections',
-  'Hunt',
-  'Intel',
-  'Threat Model',
-  'MITRE Coverage',
-  'Tools',
-  'CLIs',
-  'Artifacts',
-  'Audit Logs',
-  'Insights',
-  'Users',
-  'Roles',
-  'Organizations',
-  'Operations',
+  { name: 'Agents', description: 'AI agents (prompt, model, tools, output schema), their versions, synchronous and asynchronous runs, model providers and aliases.' },
+  { name: 'Agent Runs', description: 'The history of agent runs: input, trigger context, steps, token usage, timings and result.' },
+  { name: 'Agent Triggers', description: 'What starts an agent: incoming webhooks (signed, with a rotatable secret) and cron schedules.' },
+  { name: 'Alerts', description: 'Alerts with their timeline, status and severity, and the ordered triage routes that choose which agent triages a new alert.' },
+  { name: 'Output Destinations', description: 'Where agent output and alerts are pushed (Slack, Teams, Jira, Linear, Tines, webhooks…), with a delivery log and redelivery.' },
+  { name: 'Detections', description: 'Detection rules that live outside Rampart (code detections, Sigma import) and the hits they report.' },
+  { name: 'Hunt', description: 'Autonomous hunt: the asset inventory, sightings, CVE threats assessed against them, and hunt alert settings.' },
+  { name: 'Intel', description: 'The threat-intelligence feed: sources, items, flattened indicators (IOCs), statistics, and its exports (STIX, MISP feed, TAXII 2.1).' },
+  { name: 'MITRE Coverage', description: 'ATT&CK coverage: detections against the techniques the intel names, Navigator layers out and in.' },
+  { name: 'Tools', description: 'The tools agents may use, built-in and from registered MCP servers.' },
+  { name: 'Audit Logs', description: 'Who changed what in the organization, newest first.' },
+  { name: 'Users', description: 'Users of the organization and web-console sessions.' },
+  { name: 'Roles', description: 'System and custom roles and their permissions.' },
+  { name: 'Organizations', description: 'Organization-wide credentials: API keys.' },
+  { name: 'Evaluations', description: 'Extension: evaluation datasets and agent evaluations scored by a judge model.' },
+  { name: 'Configuration as code', description: 'Extension: plan, apply and export the organization\'s configuration as YAML documents.' },
+  { name: 'Insights', description: 'Extension: alert, agent, delivery, intel and hunt figures over a time window.' },
+  { name: 'Operations', description: 'Unauthenticated probes for orchestrators and monitoring: liveness, readiness, Prometheus metrics.' },
 ] as const;
 
 const DESCRIPTION = `Rampart: an organization-scoped security-automation API.
@@ -48,12 +49,19 @@ naming the replacement.
 other lists take \`limit\` and \`offset\` and answer \`totalCount\`, except the agent-run listing \`GET /api/agent-runs\`,
 which takes \`page\` and \`pageSize\` and answers \`runs, totalCount, page, pageSize, hasNext\` (the spec, §8, names it as the exception).`;
 
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+/** `baseUrl` is RAMPART_BASE_URL (else this process's address): the document's one server. */
+export async function registerOpenApi(app: FastifyInstance, options: { baseUrl: string }): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Rampart API', version: '1.0.0', description: DESCRIPTION },
-      tags: TAGS.map((name) => ({ name })),
+      info: {
+        title: 'Rampart API',
+        version: '1.0.0',
+        description: DESCRIPTION,
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+      },
+      servers: [{ url: options.baseUrl, description: 'This Rampart (RAMPART_BASE_URL)' }],
+      tags: TAGS.map((tag) => ({ ...tag })),
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'A Rampart API key: `rmp_<prefix>_<secret>`' },
@@ -62,7 +70,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       security: [{ bearerAuth: [] }],
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    // Zod registers an input and an output variant of every named schema; only the ones some
+    // operation reaches stay (a generator would emit dead types for the rest).
+    transformObject: (input) => withoutUnusedSchemas(jsonSchemaTransformObject(input) as OpenApiDocument) as ReturnType<typeof jsonSchemaTransformObject>,
   });
 
   // The interactive reference serves its assets from this process: it works with no internet.
@@ -83,4 +93,35 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     { config: { public: true }, schema: { hide: true } },
     async (_request, reply) => reply.type('application/json').send(app.swagger()),
   );
+}
+
+type OpenApiDocument = { paths?: unknown; components?: { schemas?: Record<string, unknown> } } & Record<string, unknown>;
+
+const SCHEMA_REF = '#/components/schemas/';
+
+/** The document with only the component schemas that its paths reach, directly or through other schemas. */
+export function withoutUnusedSchemas<T extends OpenApiDocument>(document: T): T {
+  const schemas = document.components?.schemas;
+  if (!schemas) return document;
+  const reached = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+    } else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string' && value.startsWith(SCHEMA_REF)) {
+          const name = decodeURIComponent(value.slice(SCHEMA_REF.length));
+          if (!reached.has(name)) {
+            reached.add(name);
+            visit(schemas[name]);
+          }
+        } else {
+          visit(value);
+        }
+      }
+    }
+  };
+  visit(document.paths);
+  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name)));
+  return { ...document, components: { ...document.components, schemas: kept } };
 }

@@ -187,8 +187,15 @@ function Triggers({ agentId }: { agentId: string }) {
     // The answer is the saved trigger: put it in the list at once (no refetch, no flicker back).
     onSuccess: (saved) => qc.setQueryData(['triggers', agentId], (d: typeof triggers.data) => d && { ...d, triggers: d.triggers.map((x) => (x.id === saved.id ? saved : x)) }),
   });
-  // Shown as switched while the change is saved.
-  const routed = (t: { id: string; routeAlerts: boolean }) => (setRouting.isPending && setRouting.variables.triggerId === t.id ? setRouting.variables.on : t.routeAlerts);
+  // Shown as switched from the click until the answer is in the list. Held in React state set in
+  // the change handler: the mutation's own isPending reaches React only a task later (TanStack
+  // notifies on setTimeout 0), and meanwhile React puts the controlled box back as it was.
+  const [switching, setSwitching] = useState<Record<string, boolean>>({});
+  const switchRouting = (triggerId: string, on: boolean) => {
+    setSwitching((s) => ({ ...s, [triggerId]: on }));
+    setRouting.mutate({ triggerId, on }, { onSettled: () => setSwitching(({ [triggerId]: _settled, ...rest }) => rest) });
+  };
+  const routed = (t: { id: string; routeAlerts: boolean }) => switching[t.id] ?? t.routeAlerts;
   const create = useMutation({
     mutationFn: async () => {
       const fields = await unwrap(api.GET('/api/agents/{agentId}/trigger/{source}/fields', { params: { path: { agentId, source } } }));
@@ -213,7 +220,7 @@ function Triggers({ agentId }: { agentId: string }) {
                 {t.createAlert && (
                   can('agent.manage') && t.managedBy !== 'code' ? (
                     <label className="check">
-                      <input type="checkbox" checked={routed(t)} disabled={setRouting.isPending} onChange={(e) => setRouting.mutate({ triggerId: t.id, on: e.target.checked })} /> Route its alerts through the triage routes
+                      <input type="checkbox" checked={routed(t)} disabled={t.id in switching} onChange={(e) => switchRouting(t.id, e.target.checked)} /> Route its alerts through the triage routes
                     </label>
                   ) : <div>Alerts: {t.routeAlerts ? 'through the triage routes' : 'assigned to this agent'}</div>
                 )}

@@ -5,7 +5,7 @@ import { navigate } from '../router';
 import { ErrorText, Select } from '../ui';
 
 type Destination = Schemas['OutputDestination'];
-type Write = Schemas['OutputDestinationWrite'];
+type Write = Schemas['OutputDestinationWriteInput'];
 type Type = Destination['type'];
 type Config = Record<string, unknown>;
 

@@ -39,6 +39,7 @@ export function registerItemsRoutes(root: FastifyInstance, deps: { items: ItemsS
   app.get('/items', {
     config: read,
     schema: {
+      operationId: 'listIntelItems',
       tags,
       summary: 'List intel items',
       description: 'Newest first. `validations` echoes the filters as applied (and warnings, e.g. an unknown source); `outputs` holds facets over the whole filtered set: counts by severity and by source. An unknown query parameter is a 400 (one `unrecognized_keys` issue each), never silently ignored.',
@@ -49,22 +50,23 @@ export function registerItemsRoutes(root: FastifyInstance, deps: { items: ItemsS
 
   app.get('/items/:id', {
     config: read,
-    schema: { tags, summary: 'Get one intel item', description: 'The item of §2.4 plus `annotatedText`: its text with each extracted indicator at its exact character span.', params: IdParams, response: withErrors({ 200: IntelItemDetailSchema }, 404) },
+    schema: { operationId: 'getIntelItem', tags, summary: 'Get one intel item', description: 'The item of §2.4 plus `annotatedText`: its text with each extracted indicator at its exact character span.', params: IdParams, response: withErrors({ 200: IntelItemDetailSchema }, 404) },
   }, async (req) => deps.items.get(contextOf(req), req.params.id));
 
   const detectionSchema = { tags, params: IdParams, response: withErrors({ 200: DetectionContextResult }, 404) };
   app.post('/items/:id/detection-context', {
     config: read,
-    schema: { ...detectionSchema, summary: 'Generate detection context and a draft Sigma rule set for an item' },
+    schema: { operationId: 'generateDetectionContext', ...detectionSchema, summary: 'Generate detection context and a draft Sigma rule set for an item' },
   }, async (req) => detection.build(contextOf(req), req.params.id));
   app.get('/items/:id/detection-context', {
     config: read,
-    schema: { ...detectionSchema, summary: 'Fetch the detection context of an item again (the chatUrl)' },
+    schema: { operationId: 'getDetectionContext', ...detectionSchema, summary: 'Fetch the detection context of an item again (the chatUrl)' },
   }, async (req) => detection.build(contextOf(req), req.params.id));
 
   app.get('/iocs', {
     config: read,
     schema: {
+      operationId: 'listIocs',
       tags,
       summary: 'Indicators of all intel items, flattened, with hunt status',
       description: 'Newest first. Each row has `value` as first written (possibly defanged), `normalizedValue` (refanged, canonical) and `defanged`. `search` matches a substring of the normalized value (a defanged term is refanged first); `type` one or more indicator types or an alias (`ip`, `hash`), anything else a 400; `status` the hunt status, which belongs to the value: a check recorded through any row applies to every row of the same type and normalized value. `statusCounts` covers the filtered set whatever `status` says. An unknown query parameter is a 400 (one `unrecognized_keys` issue each).',
@@ -76,6 +78,7 @@ export function registerItemsRoutes(root: FastifyInstance, deps: { items: ItemsS
   app.post('/iocs/:id/checks', {
     config: intelCommands.recordIndicatorCheck,
     schema: {
+      operationId: 'createIocCheck',
       tags,
       summary: 'Record a check of an indicator\'s value (found, clean or unknown)',
       description: 'Hunts, agents and integrations report what they saw. The check belongs to the value (type and normalized value), not to this row: it is stored once, and every row of the value — those of other items, and those of items that arrive later — shows the outcome of the value\'s most recent check (by checkedAt).',
@@ -87,6 +90,6 @@ export function registerItemsRoutes(root: FastifyInstance, deps: { items: ItemsS
 
   app.get('/stats', {
     config: read,
-    schema: { tags, summary: 'Aggregated statistics of the intel feed', response: withErrors({ 200: Stats }) },
+    schema: { operationId: 'getIntelStats', tags, summary: 'Aggregated statistics of the intel feed', response: withErrors({ 200: Stats }) },
   }, async (req) => feedStats(deps.db, contextOf(req)));
 }

@@ -20,7 +20,7 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
 
   app.get('/sources', {
     config: read,
-    schema: { tags, summary: 'List built-in and custom intel sources', response: withErrors({ 200: SourceList }) },
+    schema: { operationId: 'listIntelSources', tags, summary: 'List built-in and custom intel sources', response: withErrors({ 200: SourceList }) },
   }, async (req) => {
     const reveal = hasPermission(contextOf(req).actor, 'intel.manage');
     return { sources: (await service.listViews(contextOf(req))).map((v) => toSourceDto(v, reveal)) };
@@ -29,6 +29,7 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
   app.get('/sources/:id', {
     config: read,
     schema: {
+      operationId: 'getIntelSource',
       tags,
       summary: 'Get one intel source (built-in or custom), with its sync job',
       description: 'The same object as an item of `GET /sources`: `lastStatus`, `lastError` and `syncJob` (the latest sync job: pending, running, succeeded or failed) tell how its syncs go. 404 for another organization\'s custom source.',
@@ -43,6 +44,7 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
   app.post('/sources', {
     config: { ...manage, outboundUrls: ['feedUrl', 'serverUrl'] },
     schema: {
+      operationId: 'createIntelSource',
       tags,
       summary: 'Create a custom intel source (RSS/Atom/JSON Feed, MISP, MISP feed or TAXII 2.1)',
       description:
@@ -55,6 +57,7 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
   app.put('/sources/:id', {
     config: { ...manage, outboundUrls: ['feedUrl', 'serverUrl'] },
     schema: {
+      operationId: 'updateIntelSource',
       tags,
       summary: 'Update a custom source, or toggle the subscription of a built-in source',
       description: 'Custom sources: any field of create except `kind`; omitted fields are kept. Built-in sources accept only `{enabled}` (this organization\'s subscription); anything else is a 400.',
@@ -67,6 +70,7 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
   app.delete('/sources/:id', {
     config: manage,
     schema: {
+      operationId: 'deleteIntelSource',
       tags,
       summary: 'Delete a custom source and its intel items',
       description: 'Items and their indicators go in the same transaction. Built-in sources cannot be deleted (400); unsubscribe instead.',
@@ -78,6 +82,7 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
   app.post('/sources/:id/sync', {
     config: manage,
     schema: {
+      operationId: 'syncIntelSource',
       tags,
       summary: 'Enqueue an immediate sync',
       description: 'Returns the job. While a sync of this source is pending or running, that job is returned instead of a new one.',
@@ -92,6 +97,7 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
   app.get('/custom-rss-feeds', {
     config: { ...read, deprecated: LEGACY_FEEDS },
     schema: {
+      operationId: 'listCustomRssFeeds',
       tags,
       summary: 'List custom RSS feeds (legacy)',
       deprecated: true,
@@ -107,6 +113,7 @@ export function registerSourcesRoutes(root: FastifyInstance, service: SourcesSer
   app.post('/custom-rss-feeds/:id/sync', {
     config: { ...manage, deprecated: LEGACY_FEEDS },
     schema: {
+      operationId: 'syncCustomRssFeed',
       tags,
       summary: 'Enqueue an immediate sync of a custom RSS feed (legacy)',
       deprecated: true,
