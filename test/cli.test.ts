@@ -4,7 +4,11 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Every test here spawns `rampart` processes (tsx, the embedded PostgreSQL): on a loaded machine
+// one takes tens of seconds. The waits are on their exit or readiness; this only bounds a hang.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * The `rampart` command as an operator runs it: real processes, the embedded PostgreSQL in a
