@@ -68,7 +68,8 @@ export function advisoriesOf(threats: readonly ThreatForAssessment[], itemsByThr
     out.proseByThreat.set(t.id, prose);
     const keys = new Set<string>();
     for (const p of prose) for (const a of p.products) for (const k of keysFor(a, orgKeys.productKeys)) keys.add(k), out.neededKeys.add(k);
-    for (const n of nvd) for (const c of n.criteria) for (const k of keysFor({ vendor: '', product: c.key, versions: [], via: 'advisory' }, orgKeys.productKeys)) keys.add(k), out.neededKeys.add(k);
+    // Each product once: a record lists hundreds of criteria of a few products (Oracle's, Log4j's ranges).
+    for (const key of new Set(nvd.flatMap((n) => n.criteria.map((c) => c.key)))) for (const k of keysFor({ vendor: '', product: key, versions: [], via: 'advisory' }, orgKeys.productKeys)) keys.add(k), out.neededKeys.add(k);
     out.keysByThreat.set(t.id, keys);
     // Packages a CSAF document identifies by CPE only are read by their exact product key.
     // So are the platform products CSAF component statements are scoped to (runsPlatform reads the asset's).
