@@ -68,7 +68,9 @@ export function createOidcFlow(deps: OidcFlowDeps) {
     const config = client
       .discovery(new URL(provider.issuer), provider.clientId, undefined, client.ClientSecretBasic(deps.secrets.decrypt(provider.clientSecretCiphertext)), {
         [client.customFetch]: deps.fetch as client.CustomFetch,
-        ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
+        // Non-repudiation checks: the ID token's signature is verified against the issuer's JWKS
+        // (openid-client otherwise trusts the TLS channel to the token endpoint, OIDC Core §3.1.3.7).
+        execute: insecure ? [client.allowInsecureRequests, client.enableNonRepudiationChecks] : [client.enableNonRepudiationChecks],
         timeout: 10,
       })
       .then((c) => {
@@ -230,9 +232,15 @@ export function createOidcFlow(deps: OidcFlowDeps) {
 
 export type OidcFlow = ReturnType<typeof createOidcFlow>;
 
-/** openid-client's error, for the page and the audit log: its message names the failed check, never a token. */
+/**
+ * openid-client's error, for the page and the audit log. Its own message is generic ("unexpected
+ * JWT claim value encountered"); the library error it wraps names the failed check (`"nonce"`),
+ * never a token or a claim's value.
+ */
 function describe(err: unknown): string {
-  const e = err as { code?: string; message?: string; error?: string; error_description?: string };
-  if (e?.error) return `${e.error}${e.error_description ? `: ${e.error_description}` : ''}`.slice(0, 300);
-  return (e?.message ?? 'unknown error').slice(0, 300);
+  const e = err as { message?: string; error?: string; error_description?: string };
+  if (typeof e?.error === 'string') return `${e.error}${e.error_description ? `: ${e.error_description}` : ''}`.slice(0, 300);
+  let inner: unknown = err;
+  for (let depth = 0; depth < 3 && (inner as { cause?: unknown })?.cause instanceof Error; depth++) inner = (inner as { cause: Error }).cause;
+  return ((inner as Error)?.message ?? e?.message ?? 'unknown error').slice(0, 300);
 }
