@@ -7,6 +7,8 @@ import { registerIdentityProvidersRoutes } from './identity-providers.routes.js'
 import { createIdentityProvidersService } from './identity-providers.service.js';
 import { createOidcFlow } from './oidc.flow.js';
 import { registerOidcRoutes } from './oidc.routes.js';
+import { createScimService } from './scim.service.js';
+import { registerScimRoutes } from './scim.routes.js';
 
 function registerIdentityProvidersModule(app: FastifyInstance, deps: ModuleDeps): void {
   const { db } = deps.database;
@@ -23,6 +25,7 @@ function registerIdentityProvidersModule(app: FastifyInstance, deps: ModuleDeps)
     allowInsecureIssuers: deps.config.allowPrivateNetworks,
   });
   registerOidcRoutes(app, { db, flow, baseUrl });
+  registerScimRoutes(app, { scim: createScimService({ db, authenticator: deps.authenticator, baseUrl }), bodyLimit: deps.config.bodyLimitBytes });
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
