@@ -10,7 +10,9 @@ import { REFUSAL_CSP, refusalPage } from './sign-in-page.fns.js';
 
 const tags = ['Users'];
 const ProviderParams = z.object({ providerId: z.uuid({ error: 'must be a UUID' }) });
-const CallbackQuery = z.record(z.string().max(64), z.string().max(8192)).describe('The authorization response: `code`, `state`, `iss` (or `error`, `error_description`)');
+const param = z.string().max(8192).optional();
+/** The authorization response (RFC 6749 §4.1.2, RFC 9207's `iss`); other parameters a provider adds (`session_state`) are kept for openid-client. */
+const CallbackQuery = z.looseObject({ code: param, state: param, iss: param, error: param, error_description: param });
 const Html = z.string().describe('A page saying why the sign-in was refused (text/html); nothing was created');
 
 function readCookie(header: string | undefined, name: string): string | null {
@@ -82,7 +84,8 @@ export function registerOidcRoutes(root: FastifyInstance, deps: { db: Database; 
     },
   }, async (req, reply) => {
     try {
-      const { cookie } = await deps.flow.finish(req.query, readCookie(req.headers.cookie, STATE_COOKIE), req.id);
+      const query = Object.fromEntries(Object.entries(req.query).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      const { cookie } = await deps.flow.finish(query, readCookie(req.headers.cookie, STATE_COOKIE), req.id);
       return reply.code(303).headers({ location: `${deps.baseUrl}/`, 'set-cookie': [cookie, stateCookie('', 0)], 'cache-control': 'no-store' }).send();
     } catch (err) {
       return refused(reply, err);
