@@ -62,6 +62,7 @@ export const READ_EXCEPTIONS: Array<{ module: string; tables: string[]; reason: 
   { module: 'api-keys', tables: ['users', 'roles'], reason: 'lists keys with their owner’s name and role in the page query' },
   { module: 'runs', tables: ['users', 'roles'], reason: 'the run list names who started each run in the page query' },
   { module: 'users', tables: ['roles'], reason: 'the user list names each user’s role in the page query' },
+  { module: 'identity-providers', tables: ['users'], reason: 'SCIM lists and filters a provider’s users (email, name, active) and group members in the page query; every write goes through the users module’s directory commands' },
   { module: 'triggers', tables: ['agents'], reason: 'intake’s trigger cache loads each webhook trigger with its agent’s enabled flag in one query' },
   { module: 'operations', tables: ['intel_sources', 'intel_source_states'], reason: 'sync metrics aggregate source states in the scrape query' },
   { module: 'delivery', tables: ['output_destinations'], reason: 'the event-subscription cache and the delivery job read destinations with their delivery rows' },

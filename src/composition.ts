@@ -11,6 +11,7 @@ import { usersModule } from './modules/users/index.js';
 import { rolesModule } from './modules/roles/index.js';
 import { apiKeysModule } from './modules/api-keys/index.js';
 import { sessionsModule } from './modules/sessions/index.js';
+import { identityProvidersModule } from './modules/identity-providers/index.js';
 import { auditLogsModule } from './modules/audit-logs/index.js';
 import { destinationsModule } from './modules/destinations/index.js';
 import { deliveryModule } from './modules/delivery/index.js';
@@ -43,6 +44,7 @@ export const MODULES: ReadonlyArray<ModuleManifest<any, any>> = [
   rolesModule,
   apiKeysModule,
   sessionsModule,
+  identityProvidersModule,
   auditLogsModule,
   destinationsModule,
   deliveryModule,

@@ -6,6 +6,7 @@ import { createRolesService } from './roles.service.js';
 
 // The command organizations' bootstrap uses: roles own their table.
 export { insertSystemRoles } from './roles.repo.js';
+export { rolesOfOrganization } from './roles.readers.js';
 
 function registerRolesModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerRolesRoutes(app, createRolesService({ db: deps.database.db, authenticator: deps.authenticator }));

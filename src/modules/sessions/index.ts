@@ -3,6 +3,7 @@ import type { ModuleDeps } from '../../platform/wiring.js';
 import { defineModule } from '../../platform/module.js';
 import { registerSessionsRoutes } from './sessions.routes.js';
 import { createSessionsService, type SessionsDeps } from './sessions.service.js';
+import { sessionCookie } from './sessions.fns.js';
 
 export { createLoginLink, LoginLinkError } from './sessions.service.js';
 export { revokeUserSessions } from './sessions.repo.js';
@@ -13,6 +14,21 @@ export function createSessionAuthenticator(deps: SessionsDeps) {
   const service = createSessionsService(deps);
   return { authenticate: service.authenticate };
 }
+
+/**
+ * Opens console sessions for the identity-providers module's OIDC callback: the session, its
+ * audit entry and the cookie are exactly those of a one-time sign-in link.
+ */
+export function createConsoleSessionOpener(deps: SessionsDeps) {
+  const service = createSessionsService(deps);
+  const secure = deps.config.baseUrl.startsWith('https:');
+  const maxAgeSeconds = deps.config.sessionMaxHours * 3600;
+  return async (user: { organizationId: string; userId: string }, requestId: string) => {
+    const signedIn = await service.signInFromIdentityProvider(user, requestId);
+    return { cookie: sessionCookie(signedIn.token, { secure, maxAgeSeconds }), session: signedIn.session };
+  };
+}
+export type ConsoleSessionOpener = ReturnType<typeof createConsoleSessionOpener>;
 
 function registerSessionsModule(app: FastifyInstance, deps: ModuleDeps): void {
   const service = createSessionsService({ db: deps.database.db, authenticator: deps.authenticator, config: deps.config });

@@ -6,7 +6,7 @@ export interface NewSession {
   organizationId: string;
   userId: string;
   apiKeyId: string | null;
-  method: 'api_key' | 'login_link';
+  method: 'api_key' | 'login_link' | 'oidc';
   tokenHash: Buffer;
   expiresAt: Date;
 }

@@ -11,7 +11,7 @@ export const LinkSignInBody = z.strictObject({
 export const ConsoleSessionSchema = z
   .object({
     id: z.uuid(),
-    method: z.enum(['api_key', 'login_link']).describe('How the session was opened'),
+    method: z.enum(['api_key', 'login_link', 'oidc']).describe('How the session was opened (`oidc`: through the organization\'s identity provider)'),
     createdAt: z.string(),
     expiresAt: z.string().describe('Absolute expiry: the session ends then whatever its activity'),
     idleTimeoutSeconds: z.number().int().describe('The session also ends after this long without a request'),

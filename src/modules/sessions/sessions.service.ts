@@ -117,6 +117,15 @@ export function createSessionsService(deps: SessionsDeps) {
       return open({ organizationId: actor.organizationId, userId: actor.userId, apiKeyId: actor.apiKeyId, method: 'api_key' }, requestId);
     },
 
+    /**
+     * A session for a user an identity provider just vouched for (identity-providers' OIDC
+     * callback, after it has checked the ID token and set the user's role): the same session as
+     * a sign-in link opens, with `method: 'oidc'`.
+     */
+    async signInFromIdentityProvider(user: { organizationId: string; userId: string }, requestId: string): Promise<SignedIn> {
+      return open({ organizationId: user.organizationId, userId: user.userId, apiKeyId: null, method: 'oidc' }, requestId);
+    },
+
     async signInWithLink(linkToken: string, requestId: string): Promise<SignedIn> {
       const link = isLinkToken(linkToken) ? await repo.consumeLoginLink(db, hashToken(linkToken)) : undefined;
       if (!link) throw new UnauthorizedError(LINK_REFUSED);

@@ -6,6 +6,8 @@ import { createUsersService } from './users.service.js';
 
 // The command organizations' bootstrap uses: users own their table.
 export { insertUser, type NewUser } from './users.repo.js';
+// The commands an identity provider drives (identity-providers: OIDC sign-in and SCIM).
+export { createDirectoryUser, findDirectoryUser, findDirectoryUserByEmail, setDirectoryUserActive, updateDirectoryUser, type DirectoryUser } from './users.directory.js';
 
 function registerUsersModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerUsersRoutes(app, createUsersService({ db: deps.database.db, authenticator: deps.authenticator }));

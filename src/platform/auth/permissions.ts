@@ -23,6 +23,7 @@ export const PERMISSIONS = [
   'setting.perms.manage',
   'setting.apiKey.manage',
   'setting.users.manage',
+  'setting.identityProviders.manage',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -54,7 +54,7 @@ export interface ConsoleSessionsTable {
   organizationId: string;
   userId: string;
   apiKeyId: string | null;
-  method: 'api_key' | 'login_link';
+  method: 'api_key' | 'login_link' | 'oidc';
   tokenHash: Buffer;
   createdAt: Timestamp;
   lastSeenAt: Timestamp;
@@ -214,6 +214,63 @@ export interface DB {
   evaluationResults: EvaluationResultsTable;
   evaluationSettings: EvaluationSettingsTable;
   coverageLayers: CoverageLayersTable;
+  identityProviders: IdentityProvidersTable;
+  identityProviderLinks: IdentityProviderLinksTable;
+  oidcLoginStates: OidcLoginStatesTable;
+  scimGroups: ScimGroupsTable;
+  scimGroupMembers: ScimGroupMembersTable;
+}
+
+/** Migration 0135: OpenID Connect providers per organization (issue 45). */
+export interface IdentityProvidersTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecretCiphertext: string;
+  scopes: string[];
+  groupsClaim: string;
+  allowedEmailDomains: string[];
+  roleMappings: Json<Array<{ group: string; roleId: string }>>;
+  defaultRoleId: string | null;
+  scimTokenHash: Buffer | null;
+  scimTokenCreatedAt: NullableTimestamp;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface IdentityProviderLinksTable {
+  providerId: string;
+  organizationId: string;
+  userId: string;
+  subject: string | null;
+  scimExternalId: string | null;
+  scimUserName: string | null;
+  createdAt: Generated<Date>;
+}
+
+export interface OidcLoginStatesTable {
+  stateHash: Buffer;
+  providerId: string;
+  codeVerifier: string;
+  nonce: string;
+  createdAt: Generated<Date>;
+  expiresAt: Timestamp;
+}
+
+export interface ScimGroupsTable {
+  id: string;
+  providerId: string;
+  displayName: string;
+  externalId: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface ScimGroupMembersTable {
+  groupId: string;
+  userId: string;
 }
 
 export interface IntelSourcesTable {

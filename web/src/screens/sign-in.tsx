@@ -4,13 +4,23 @@ import { useSession } from '../session';
 /**
  * Sign in with an API key (exchanged for a session cookie, then forgotten) or with a one-time
  * link from `rampart admin login-link` (its token is in the URL fragment, never sent to a server
- * by the browser, and removed from the address bar before it is used).
+ * by the browser, and removed from the address bar before it is used), or through one of the
+ * organization's identity providers (a plain link: the server redirects to the provider).
  */
 export function SignIn({ theme, toggleTheme }: { theme: string; toggleTheme: () => void }) {
   const { signIn, signInWithLink } = useSession();
   const [apiKey, setApiKey] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [providers, setProviders] = useState<Array<{ id: string; name: string; loginUrl: string }>>([]);
+
+  // The organization's identity providers (public: names and where each sign-in starts).
+  useEffect(() => {
+    fetch('/auth/oidc/providers', { credentials: 'same-origin' })
+      .then((r) => (r.ok ? r.json() : { identityProviders: [] }))
+      .then((body: { identityProviders: Array<{ id: string; name: string; loginUrl: string }> }) => setProviders(body.identityProviders))
+      .catch(() => setProviders([]));
+  }, []);
 
   useEffect(() => {
     const link = /^#link=(rml_[A-Za-z0-9_-]+)$/.exec(location.hash)?.[1];
@@ -38,6 +48,9 @@ export function SignIn({ theme, toggleTheme }: { theme: string; toggleTheme: () 
     <main id="main" className="sign-in">
       <form onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Sign in to Rampart</h1>
+        {providers.map((p) => (
+          <a key={p.id} className="button" href={p.loginUrl}>Sign in with {p.name}</a>
+        ))}
         <label className="field">
           <span>API key</span>
           <input type="password" autoComplete="off" name="apiKey" value={apiKey} onChange={(e) => setApiKey(e.target.value)} placeholder="rmp_…" required />
