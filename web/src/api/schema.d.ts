@@ -821,6 +821,259 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/code-detections/{id}/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The detection's Sigma rule as a query of a SIEM's language (Splunk, Lucene, ES|QL, Kusto)
+         * @description Written as pySigma's backend for the target writes it (docs/detections.md#conversion). 422 when the detection has no Sigma rule, the engine refuses it, or the target cannot express one of its constructs (the body names it in `construct`).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description A pySigma processing pipeline (field mapping). None is supported yet: the query keeps the rule's own field names; naming one answers 422 */
+                    pipeline?: string;
+                    /** @description The query language */
+                    target: "splunk" | "elasticsearch-lucene" | "esql" | "kusto";
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            pipeline: string | null;
+                            /** @description One query per detection rule of the Sigma text (the rule as pySigma's backend for `target` writes it) */
+                            queries: string[];
+                            target: string;
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Understood but not possible: the message names the construct (e.g. a Sigma modifier the query language cannot express) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/code-detections/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run events through the detection's Sigma rule (nothing is stored, no alert)
+         * @description Each event answers whether the rule matched and which of its selections did. 422 when the detection has no Sigma rule or the engine refuses it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description JSON events, evaluated against the detection's Sigma rule */
+                        events: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            results: {
+                                /** @description The event's position in `events`, from 0 */
+                                index: number;
+                                matched: boolean;
+                                /** @description The rule's selections that matched the event (whether or not the condition did) */
+                                matchedSelections: string[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Understood but not possible: the message names the construct (e.g. a Sigma modifier the query language cannot express) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/code-detections/import": {
         parameters: {
             query?: never;
@@ -870,7 +1123,7 @@ export interface paths {
         };
         /**
          * Export the organization's configuration as YAML documents
-         * @description Stored secrets are written as `${env:RAMPART_<KIND>_<NAME>_<FIELD>}` references, never their values. Needs the read permission of every kind.
+         * @description Every secret field is written as a `${env:RAMPART_<KIND>_<NAME>_<FIELD>}` reference, for every caller: stored tokens, API keys and signing secrets, and URLs that carry a credential (`?sig=`, `?apikey=`, a Slack webhook path, `user:pass@`). So an export never carries a secret, and every other field is what the resource's own GET shows the caller. Needs the read permission of every kind (403 with `missingPerms` otherwise).
          */
         get: operations["exportConfig"];
         put?: never;
@@ -892,7 +1145,7 @@ export interface paths {
         put?: never;
         /**
          * Plan: what applying these documents would change
-         * @description Needs the read permission of each kind the documents describe (every kind with `prune`). Broken documents and references are 400 with an issue per problem at `documents.<i>.…`. Nothing is written.
+         * @description Needs the read permission of each kind the documents describe (every kind with `prune`). Broken documents and references are 400 with an issue per problem at `documents.<i>.…`. Nothing is written. Secret fields are never shown (`"(secret: will change)"`, URLs redacted), and their values are compared only for callers with the kind's manage permission: for others they are listed in `notCompared`.
          */
         post: operations["planConfig"];
         delete?: never;
@@ -1187,6 +1440,648 @@ export interface paths {
          */
         put: operations["updateHuntAlertSettings"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/identity-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's OpenID Connect identity providers
+         * @description Client secrets and SCIM tokens are never answered.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            identityProviders: components["schemas"]["IdentityProvider"][];
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add an OpenID Connect identity provider (console sign-in)
+         * @description People sign in to the console at `loginUrl`; register `redirectUri` at the provider. The first sign-in creates the user from a verified email (`email_verified: true`, in `allowedEmailDomains` when given) and links them to the provider's `sub`; every sign-in sets their role from `roleMappings` (first mapped group wins), else `defaultRoleId`, else refuses. Every mapped role must be of the organization (400) and the caller must hold each of its permissions (403). The issuer is called through the guarded outbound client: a provider on a private address needs `RAMPART_ALLOW_PRIVATE_NETWORKS=true`. Name unique per organization (409).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for */
+                        allowedEmailDomains?: string[];
+                        /** @description The client (application) id registered at the provider */
+                        clientId: string;
+                        /** @description Write-only: the client secret registered at the provider; encrypted at rest, never answered */
+                        clientSecret: string;
+                        /** @description The role of a person in no mapped group; null: such a person is refused */
+                        defaultRoleId?: string | null;
+                        /** @description The ID token claim listing the person's groups; default `groups` */
+                        groupsClaim?: string;
+                        /**
+                         * Format: uri
+                         * @description The issuer identifier exactly as the provider publishes it (`issuer` of its `/.well-known/openid-configuration`, e.g. `https://acme.okta.com` or `https://login.microsoftonline.com/<tenant>/v2.0`)
+                         */
+                        issuer: string;
+                        name: string;
+                        /** @description Group → role, in priority order: a person in several mapped groups gets the role of the first of them in this list */
+                        roleMappings: {
+                            /** @description A group name (or id, for Entra ID) as it appears in the groups claim and in SCIM */
+                            group: string;
+                            /**
+                             * Format: uuid
+                             * @description The role people in this group get
+                             */
+                            roleId: string;
+                        }[];
+                        /** @description Requested scopes; default `["openid", "email", "profile"]` (Okta and Keycloak need `groups` too to send group names) */
+                        scopes?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdentityProvider"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/identity-providers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one identity provider */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdentityProvider"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete an identity provider
+         * @description Nobody can sign in through it any more and its SCIM token stops working. Its users stay, with their role and API keys: deactivate them with `PATCH /api/users/{id}` if they should go too.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change an identity provider
+         * @description Only the fields given change. Omitting `clientSecret` keeps the stored one, except when the issuer moves to another origin (400: the secret is bound to the origin it was given for). Role changes apply at each person's next sign-in (or SCIM group change).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for */
+                        allowedEmailDomains?: string[];
+                        /** @description The client (application) id registered at the provider */
+                        clientId?: string;
+                        /** @description Write-only; omit to keep the stored secret (not allowed when the issuer moves to another origin) */
+                        clientSecret?: string;
+                        /** @description The role of a person in no mapped group; null: such a person is refused */
+                        defaultRoleId?: string | null;
+                        /** @description The ID token claim listing the person's groups; default `groups` */
+                        groupsClaim?: string;
+                        /**
+                         * Format: uri
+                         * @description The issuer identifier exactly as the provider publishes it (`issuer` of its `/.well-known/openid-configuration`, e.g. `https://acme.okta.com` or `https://login.microsoftonline.com/<tenant>/v2.0`)
+                         */
+                        issuer?: string;
+                        name?: string;
+                        /** @description Group → role, in priority order: a person in several mapped groups gets the role of the first of them in this list */
+                        roleMappings?: {
+                            /** @description A group name (or id, for Entra ID) as it appears in the groups claim and in SCIM */
+                            group: string;
+                            /**
+                             * Format: uuid
+                             * @description The role people in this group get
+                             */
+                            roleId: string;
+                        }[];
+                        /** @description Requested scopes; default `["openid", "email", "profile"]` (Okta and Keycloak need `groups` too to send group names) */
+                        scopes?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdentityProvider"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/identity-providers/{id}/scim-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue the provider's SCIM 2.0 bearer token (shown once)
+         * @description The token authenticates the provider at `/scim/v2` (Users and Groups of this provider only). Issuing a new one revokes the previous one at once. Only its hash is stored.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The SCIM bearer token, shown once: only its hash is kept. A new one replaces the previous one at once */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -1838,6 +2733,251 @@ export interface paths {
         patch: operations["updateUser"];
         trace?: never;
     };
+    "/auth/oidc/{providerId}/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start signing in to the console through an identity provider
+         * @description Redirects (302) to the provider's authorization endpoint (authorization code, PKCE S256, state, nonce) and sets a short-lived `rampart_oidc_state` cookie. A page (403) says why when the provider is unknown or unreachable.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    providerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description To the identity provider */
+                302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description A page saying why the sign-in was refused (text/html); nothing was created */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the identity provider returns (the redirect URI to register)
+         * @description Checks the state against the browser's cookie and takes it once, exchanges the code (PKCE) and verifies the ID token (signature from the issuer's JWKS, issuer, audience, expiry, nonce), then signs the person in: their user is found by the provider's `sub`, or created from a verified email, and given the role their groups map to. Success: 303 to the console with the `rampart_session` cookie. Refusal: a page (403) saying why; nothing is created.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    code?: string;
+                    error?: string;
+                    error_description?: string;
+                    iss?: string;
+                    state?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description To the console, signed in */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description A page saying why the sign-in was refused (text/html); nothing was created */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The identity providers the console's sign-in screen offers
+         * @description Public (the sign-in screen is shown before anyone is signed in): only each provider's name and where its sign-in starts.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            identityProviders: {
+                                /** Format: uuid */
+                                id: string;
+                                loginUrl: string;
+                                name: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/custom-rss-feeds": {
         parameters: {
             query?: never;
@@ -2024,7 +3164,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics (text exposition format)
-         * @description No API key. When the operator sets RAMPART_METRICS_TOKEN, the scraper must send `Authorization: Bearer <that token>`; without it or with another value the answer is 401. Besides HTTP and process metrics: `rampart_agent_runs_active{status}`, `rampart_agent_runs_ended_24h{status}`, `rampart_jobs{task,state}`, `rampart_job_queue_depth{task}`, `rampart_job_queue_oldest_age_seconds{task}`, `rampart_intel_source_last_sync{source,kind,status}`, `rampart_intel_source_last_sync_age_seconds{source,kind}`, `rampart_deliveries{status}` (docs/operations.md).
+         * @description No API key. When the operator sets RAMPART_METRICS_TOKEN, the scraper must send `Authorization: Bearer <that token>`; without it or with another value the answer is 401. Besides HTTP and process metrics: `rampart_agent_runs_active{status}`, `rampart_agent_runs_ended_24h{status}`, `rampart_jobs{task,state}`, `rampart_job_queue_depth{task}`, `rampart_job_queue_oldest_age_seconds{task}`, `rampart_intel_source_last_sync{source,kind,status}`, `rampart_intel_source_last_sync_age_seconds{source,kind}`, `rampart_deliveries{status}`, `rampart_cache_invalidation_heard`, `rampart_cache_invalidation_heartbeat_losses_total` (docs/operations.md).
          */
         get: operations["getMetrics"];
         put?: never;
@@ -2093,7 +3233,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers and migrations are applied */
+        /**
+         * Readiness: the database answers and migrations are applied
+         * @description 503 while the database is unreachable or migrations have not run. 200 `degraded` while cache invalidation is not heard: the process still answers correctly (its caches are bypassed), so it stays in rotation; alert on it (`rampart_cache_invalidation_heard` in /metrics).
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -2101,6 +3244,1048 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/scim/v2/Groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** SCIM: list or find the provider's groups */
+        get: {
+            parameters: {
+                query?: {
+                    attributes?: string;
+                    /** @description At most 200 are answered */
+                    count?: number;
+                    /** @description `members` leaves group members out (Entra asks so) */
+                    excludedAttributes?: string;
+                    /** @description `userName eq "…"` or `externalId eq "…"` (Users); `displayName eq "…"` or `externalId eq "…"` (Groups) */
+                    filter?: string;
+                    startIndex?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** SCIM: push a group */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description A SCIM resource (RFC 7643) or PatchOp message (RFC 7644 §3.5.2) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scim/v2/Groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** SCIM: one group */
+        get: {
+            parameters: {
+                query?: {
+                    attributes?: string;
+                    /** @description At most 200 are answered */
+                    count?: number;
+                    /** @description `members` leaves group members out (Entra asks so) */
+                    excludedAttributes?: string;
+                    /** @description `userName eq "…"` or `externalId eq "…"` (Users); `displayName eq "…"` or `externalId eq "…"` (Groups) */
+                    filter?: string;
+                    startIndex?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        /** SCIM: replace a group and its members */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description A SCIM resource (RFC 7643) or PatchOp message (RFC 7644 §3.5.2) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** SCIM: delete a group */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** SCIM: change a group (members, name): its members' roles follow the role mappings */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description A SCIM resource (RFC 7643) or PatchOp message (RFC 7644 §3.5.2) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/scim/v2/Users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** SCIM: list or find the provider's users */
+        get: {
+            parameters: {
+                query?: {
+                    attributes?: string;
+                    /** @description At most 200 are answered */
+                    count?: number;
+                    /** @description `members` leaves group members out (Entra asks so) */
+                    excludedAttributes?: string;
+                    /** @description `userName eq "…"` or `externalId eq "…"` (Users); `displayName eq "…"` or `externalId eq "…"` (Groups) */
+                    filter?: string;
+                    startIndex?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * SCIM: provision a user
+         * @description Creates the Rampart user with the provider's default role (400 without one), or links the organization's existing user with that email (409 when another provider has them).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description A SCIM resource (RFC 7643) or PatchOp message (RFC 7644 §3.5.2) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scim/v2/Users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** SCIM: one user */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        /** SCIM: replace a user */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description A SCIM resource (RFC 7643) or PatchOp message (RFC 7644 §3.5.2) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** SCIM: delete a user (Rampart deactivates them and unlinks them from the provider) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * SCIM: change a user (active: false deactivates them at once)
+         * @description Deactivation ends their console sessions and makes their API keys answer 401 in every process, as `PATCH /api/users/{id}` does.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description A SCIM resource (RFC 7643) or PatchOp message (RFC 7644 §3.5.2) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schemas: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/sources": {
@@ -2853,7 +5038,7 @@ export interface components {
         ConfigChange: {
             /** @enum {string} */
             action: "create" | "update" | "delete";
-            /** @description Field → {from, to}; secrets appear as "(secret)", never their values */
+            /** @description Field → {from, to}, secret fields apart by their path (`token`, `config.url`). A secret is never shown: a stored one is `"(secret)"`, a new one `"(secret: will change)"`, a removed one null; a URL shows its credential as `REDACTED` */
             diff: {
                 [key: string]: {
                     from: unknown;
@@ -2864,8 +5049,19 @@ export interface components {
             kind: "Model" | "McpServer" | "OutputDestination" | "CodeDetection" | "Agent" | "Trigger" | "TriageRoutes";
             name: string;
         };
+        ConfigNotCompared: {
+            /** @description Secret fields set on both sides whose values were not compared */
+            fields: string[];
+            /** @enum {string} */
+            kind: "Model" | "McpServer" | "OutputDestination" | "CodeDetection" | "Agent" | "Trigger" | "TriageRoutes";
+            name: string;
+            /** @description The permission that would compare them (the kind's manage permission) */
+            permission: string;
+        };
         ConfigPlan: {
             changes: components["schemas"]["ConfigChange"][];
+            /** @description Secret values are compared only for callers with the kind's manage permission (otherwise a plan would confirm a guessed secret); for others, each resource whose secrets were not compared, so "no changes" is not read as "secrets match" */
+            notCompared: components["schemas"]["ConfigNotCompared"][];
         };
         ConsoleSession: {
             createdAt: string;
@@ -2878,10 +5074,10 @@ export interface components {
             /** @description The session also ends after this long without a request */
             idleTimeoutSeconds: number;
             /**
-             * @description How the session was opened
+             * @description How the session was opened (`oidc`: through the organization's identity provider)
              * @enum {string}
              */
-            method: "api_key" | "login_link";
+            method: "api_key" | "login_link" | "oidc";
             /** Format: uuid */
             organizationId: string;
             /** @description What the session may do: exactly its user's role */
@@ -3144,6 +5340,36 @@ export interface components {
             error: string;
             /** @description Exactly the permissions the key's role lacks for this operation */
             missingPerms: string[];
+        };
+        IdentityProvider: {
+            allowedEmailDomains: string[];
+            clientId: string;
+            createdAt: string;
+            defaultRoleId: string | null;
+            groupsClaim: string;
+            /** @description Always true: the secret itself is never answered */
+            hasClientSecret: boolean;
+            /** @description Whether a SCIM bearer token was issued (`POST /api/identity-providers/{id}/scim-token`) */
+            hasScimToken: boolean;
+            /** Format: uuid */
+            id: string;
+            issuer: string;
+            /** @description Where the console's "Sign in with" button starts: `<RAMPART_BASE_URL>/auth/oidc/<id>/login` */
+            loginUrl: string;
+            name: string;
+            /** Format: uuid */
+            organizationId: string;
+            /** @description The redirect (callback) URI to register at the provider: `<RAMPART_BASE_URL>/auth/oidc/callback` */
+            redirectUri: string;
+            roleMappings: {
+                group: string;
+                /** Format: uuid */
+                roleId: string;
+            }[];
+            /** @description The SCIM 2.0 base URL to give the provider: `<RAMPART_BASE_URL>/scim/v2` */
+            scimBaseUrl: string;
+            scopes: string[];
+            updatedAt: string;
         };
         Insights: {
             alerts: {
@@ -3903,6 +6129,7 @@ export interface components {
             /** Format: uuid */
             organizationId: string;
             updatedAt: string;
+            /** @description Credentials inside it (`?apikey=`…) are `REDACTED` for callers without `tool.manage` */
             url: string;
         };
         McpServerWriteInput: {
@@ -3910,7 +6137,7 @@ export interface components {
             enabled?: boolean;
             /** @description Unique in the organization; agents name tools `mcp:<name>/<tool>` */
             name: string;
-            /** @description Bearer token sent as `Authorization: Bearer <token>`. Write-only. On update: omit to keep, null to clear. */
+            /** @description Bearer token sent as `Authorization: Bearer <token>`. Write-only. On update: omit to keep, null to clear; a `url` on another origin (scheme, host, port) needs it again (400 naming `token`). */
             token?: string | null;
             /**
              * Format: uri
@@ -4126,7 +6353,7 @@ export interface components {
             /** @description Extension: event types delivered to this destination besides agent output, e.g. `alert.created`, `alert.status_changed`. Default: none; omitted on PUT: kept */
             eventSubscriptions?: string[];
             name: string;
-            /** @description Credential for delivery. Write-only unless the caller has `destination.manage`. On update: omit to keep, null to clear. */
+            /** @description Credential for delivery. Write-only unless the caller has `destination.manage`. On update: omit to keep, null to clear; a change sending it to another origin (scheme, host, port: `config.url`, `config.apiBaseUrl`, `config.tenantUrl` or `type`) needs it again (400 naming `token`). */
             token?: string | null;
             /** @constant */
             type: "webhook";
@@ -4165,7 +6392,7 @@ export interface components {
             /** @description Extension: event types delivered to this destination besides agent output, e.g. `alert.created`, `alert.status_changed`. Default: none; omitted on PUT: kept */
             eventSubscriptions?: string[];
             name: string;
-            /** @description Credential for delivery. Write-only unless the caller has `destination.manage`. On update: omit to keep, null to clear. */
+            /** @description Credential for delivery. Write-only unless the caller has `destination.manage`. On update: omit to keep, null to clear; a change sending it to another origin (scheme, host, port: `config.url`, `config.apiBaseUrl`, `config.tenantUrl` or `type`) needs it again (400 naming `token`). */
             token?: string | null;
             /** @constant */
             type: "slack";
@@ -4187,7 +6414,7 @@ export interface components {
             /** @description Extension: event types delivered to this destination besides agent output, e.g. `alert.created`, `alert.status_changed`. Default: none; omitted on PUT: kept */
             eventSubscriptions?: string[];
             name: string;
-            /** @description Credential for delivery. Write-only unless the caller has `destination.manage`. On update: omit to keep, null to clear. */
+            /** @description Credential for delivery. Write-only unless the caller has `destination.manage`. On update: omit to keep, null to clear; a change sending it to another origin (scheme, host, port: `config.url`, `config.apiBaseUrl`, `config.tenantUrl` or `type`) needs it again (400 naming `token`). */
             token?: string | null;
             /** @constant */
             type: "pagerduty";
@@ -4208,7 +6435,7 @@ export interface components {
             /** @description Extension: event types delivered to this destination besides agent output, e.g. `alert.created`, `alert.status_changed`. Default: none; omitted on PUT: kept */
             eventSubscriptions?: string[];
             name: string;
-            /** @description Credential for delivery. Write-only unless the caller has `destination.manage`. On update: omit to keep, null to clear. */
+            /** @description Credential for delivery. Write-only unless the caller has `destination.manage`. On update: omit to keep, null to clear; a change sending it to another origin (scheme, host, port: `config.url`, `config.apiBaseUrl`, `config.tenantUrl` or `type`) needs it again (400 naming `token`). */
             token?: string | null;
             /** @constant */
             type: "linear";
@@ -4230,7 +6457,7 @@ export interface components {
             /** @description Extension: event types delivered to this destination besides agent output, e.g. `alert.created`, `alert.status_changed`. Default: none; omitted on PUT: kept */
             eventSubscriptions?: string[];
             name: string;
-            /** @description Credential for delivery. Write-only unless the caller has `destination.manage`. On update: omit to keep, null to clear. */
+            /** @description Credential for delivery. Write-only unless the caller has `destination.manage`. On update: omit to keep, null to clear; a change sending it to another origin (scheme, host, port: `config.url`, `config.apiBaseUrl`, `config.tenantUrl` or `type`) needs it again (400 naming `token`). */
             token?: string | null;
             /** @constant */
             type: "tines";
@@ -4419,10 +6646,10 @@ export interface components {
             assetIdentifier: string;
             cpe: string | null;
             /**
-             * @description Structured data wins over prose for the same software
+             * @description Where the verdict comes from: a structured record of the CVE itself (OSV, CSAF, NVD CPE configurations, matched per NIST IR 7696) wins over prose, and prose over KEV's versionless vendor/product (`kev`, always `unknown`)
              * @enum {string}
              */
-            evidence: "osv" | "csaf" | "nvd" | "advisory-text";
+            evidence: "osv" | "csaf" | "nvd" | "advisory-text" | "kev";
             fixedVersion: string | null;
             /** @description The product as the advisory names it (package name, or vendor and product) */
             product: string;
@@ -13068,6 +15295,8 @@ export interface operations {
                     "application/json": {
                         /** @description Also alert when compromise_signal_found scores below the band; default true */
                         alertOnCompromiseBelowThreshold: boolean;
+                        /** @description Alert on a CVE in CISA's KEV catalog (a `cisa_kev` source) whenever software it names is present or may be (exposure vulnerable_software_present or possibly_affected), whatever the band and the EPSS gate (`huntQualifiedBy: known_exploited`); default false */
+                        alertOnKnownExploited: boolean;
                         /** @description Same, on the EPSS percentile (0..1); null (default): no gate */
                         minimumEpssPercentile: number | null;
                         /** @description Raise on the exposure band only when the CVE's EPSS probability is at least this (0..1); null (default): no EPSS gate. Threats without an EPSS score and compromise signals are never held back */
@@ -13149,6 +15378,11 @@ export interface operations {
                     /** @description Also alert when compromise_signal_found scores below the band; default true */
                     alertOnCompromiseBelowThreshold: boolean;
                     /**
+                     * @description Alert on a CVE in CISA's KEV catalog (a `cisa_kev` source) whenever software it names is present or may be (exposure vulnerable_software_present or possibly_affected), whatever the band and the EPSS gate (`huntQualifiedBy: known_exploited`); default false
+                     * @default false
+                     */
+                    alertOnKnownExploited?: boolean;
+                    /**
                      * @description Same, on the EPSS percentile (0..1); null (default): no gate
                      * @default null
                      */
@@ -13176,6 +15410,8 @@ export interface operations {
                     "application/json": {
                         /** @description Also alert when compromise_signal_found scores below the band; default true */
                         alertOnCompromiseBelowThreshold: boolean;
+                        /** @description Alert on a CVE in CISA's KEV catalog (a `cisa_kev` source) whenever software it names is present or may be (exposure vulnerable_software_present or possibly_affected), whatever the band and the EPSS gate (`huntQualifiedBy: known_exploited`); default false */
+                        alertOnKnownExploited: boolean;
                         /** @description Same, on the EPSS percentile (0..1); null (default): no gate */
                         minimumEpssPercentile: number | null;
                         /** @description Raise on the exposure band only when the CVE's EPSS probability is at least this (0..1); null (default): no EPSS gate. Threats without an EPSS score and compromise signals are never held back */
@@ -14180,6 +16416,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         providers: {
+                            /** @description Credentials inside it (`?key=`…) are `REDACTED` for callers without `agent.manage` */
                             baseUrl: string | null;
                             createdAt: string;
                             hasApiKey: boolean;
@@ -14263,7 +16500,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Write-only. On PUT, omitting it keeps the stored key; null clears it */
+                    /** @description Write-only. On PUT, omitting it keeps the stored key, null clears it; a change sending it to another origin (`baseUrl`, or `type` with its public API) needs it again (400 naming `apiKey`) */
                     apiKey?: string | null;
                     /** @description Required for `openai-compatible`; optional for the others (their public API by default) */
                     baseUrl?: string | null;
@@ -14281,6 +16518,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Credentials inside it (`?key=`…) are `REDACTED` for callers without `agent.manage` */
                         baseUrl: string | null;
                         createdAt: string;
                         hasApiKey: boolean;
@@ -14380,6 +16618,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Credentials inside it (`?key=`…) are `REDACTED` for callers without `agent.manage` */
                         baseUrl: string | null;
                         createdAt: string;
                         hasApiKey: boolean;
@@ -14476,7 +16715,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Write-only. On PUT, omitting it keeps the stored key; null clears it */
+                    /** @description Write-only. On PUT, omitting it keeps the stored key, null clears it; a change sending it to another origin (`baseUrl`, or `type` with its public API) needs it again (400 naming `apiKey`) */
                     apiKey?: string | null;
                     /** @description Required for `openai-compatible`; optional for the others (their public API by default) */
                     baseUrl?: string | null;
@@ -14494,6 +16733,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Credentials inside it (`?key=`…) are `REDACTED` for callers without `agent.manage` */
                         baseUrl: string | null;
                         createdAt: string;
                         hasApiKey: boolean;
@@ -15484,7 +17724,7 @@ export interface operations {
                     description?: string;
                     name: string;
                     /** @default [] */
-                    permissions?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage")[];
+                    permissions?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage" | "setting.identityProviders.manage")[];
                 };
             };
         };
@@ -15766,9 +18006,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @default [] */
-                    toAdd?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage")[];
+                    toAdd?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage" | "setting.identityProviders.manage")[];
                     /** @default [] */
-                    toRemove?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage")[];
+                    toRemove?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage" | "setting.identityProviders.manage")[];
                 };
             };
         };
@@ -16287,6 +18527,8 @@ export interface operations {
         parameters: {
             query?: {
                 exposureState?: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
+                /** @description `true`: only threats whose own CVE is in CISA's Known Exploited Vulnerabilities catalog (needs a `cisa_kev` source); `false`: only those that are not */
+                knownExploited?: "true" | "false";
                 limit?: number;
                 /** @description Only threats whose CVE has an EPSS probability at least this (0..1; needs an `epss` source) */
                 minEpss?: number;
@@ -16337,6 +18579,15 @@ export interface operations {
                             exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
                             id: string;
                             intelItemIds: string[];
+                            /** @description The threat's own CVE in CISA's Known Exploited Vulnerabilities catalog (a `cisa_kev` source); null when it is not listed */
+                            knownExploited: {
+                                /** @description When CISA added the CVE to the catalog (YYYY-MM-DD) */
+                                dateAdded: string | null;
+                                /** @description The federal remediation due date (YYYY-MM-DD) */
+                                dueDate: string | null;
+                                /** @description `knownRansomwareCampaignUse` is "Known" */
+                                ransomware: boolean;
+                            } | null;
                             latestAlertId: string | null;
                             latestRunId: string | null;
                             organizationId: string;
@@ -16553,6 +18804,15 @@ export interface operations {
                             exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
                             id: string;
                             intelItemIds: string[];
+                            /** @description The threat's own CVE in CISA's Known Exploited Vulnerabilities catalog (a `cisa_kev` source); null when it is not listed */
+                            knownExploited: {
+                                /** @description When CISA added the CVE to the catalog (YYYY-MM-DD) */
+                                dateAdded: string | null;
+                                /** @description The federal remediation due date (YYYY-MM-DD) */
+                                dueDate: string | null;
+                                /** @description `knownRansomwareCampaignUse` is "Known" */
+                                ransomware: boolean;
+                            } | null;
                             latestAlertId: string | null;
                             latestRunId: string | null;
                             organizationId: string;
@@ -16899,6 +19159,15 @@ export interface operations {
                             exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
                             id: string;
                             intelItemIds: string[];
+                            /** @description The threat's own CVE in CISA's Known Exploited Vulnerabilities catalog (a `cisa_kev` source); null when it is not listed */
+                            knownExploited: {
+                                /** @description When CISA added the CVE to the catalog (YYYY-MM-DD) */
+                                dateAdded: string | null;
+                                /** @description The federal remediation due date (YYYY-MM-DD) */
+                                dueDate: string | null;
+                                /** @description `knownRansomwareCampaignUse` is "Known" */
+                                ransomware: boolean;
+                            } | null;
                             latestAlertId: string | null;
                             latestRunId: string | null;
                             organizationId: string;
@@ -17132,6 +19401,15 @@ export interface operations {
                             exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
                             id: string;
                             intelItemIds: string[];
+                            /** @description The threat's own CVE in CISA's Known Exploited Vulnerabilities catalog (a `cisa_kev` source); null when it is not listed */
+                            knownExploited: {
+                                /** @description When CISA added the CVE to the catalog (YYYY-MM-DD) */
+                                dateAdded: string | null;
+                                /** @description The federal remediation due date (YYYY-MM-DD) */
+                                dueDate: string | null;
+                                /** @description `knownRansomwareCampaignUse` is "Known" */
+                                ransomware: boolean;
+                            } | null;
                             latestAlertId: string | null;
                             latestRunId: string | null;
                             organizationId: string;
@@ -17356,6 +19634,15 @@ export interface operations {
                             exposureState: "not_affected" | "possibly_affected" | "vulnerable_software_present" | "compromise_signal_found";
                             id: string;
                             intelItemIds: string[];
+                            /** @description The threat's own CVE in CISA's Known Exploited Vulnerabilities catalog (a `cisa_kev` source); null when it is not listed */
+                            knownExploited: {
+                                /** @description When CISA added the CVE to the catalog (YYYY-MM-DD) */
+                                dateAdded: string | null;
+                                /** @description The federal remediation due date (YYYY-MM-DD) */
+                                dueDate: string | null;
+                                /** @description `knownRansomwareCampaignUse` is "Known" */
+                                ransomware: boolean;
+                            } | null;
                             latestAlertId: string | null;
                             latestRunId: string | null;
                             organizationId: string;
@@ -19210,10 +21497,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         database: "ok";
+                        /**
+                         * @description Cross-process cache invalidation (LISTEN/NOTIFY): `ok`; `off` (this process does not listen: a worker, or a single process); `reconnecting` (its connection was lost); `deaf` (connected, but its own heartbeat NOTIFY is not heard: a pooler not in session mode, a stuck server backend). Not `ok`: caches are bypassed until it is
+                         * @enum {string}
+                         */
+                        invalidation: "ok" | "off" | "reconnecting" | "deaf";
                         /** @enum {string} */
                         migrations: "ok";
-                        /** @enum {string} */
-                        status: "ready";
+                        /**
+                         * @description `degraded`: answers are right but slower, in-process caches are bypassed because cache invalidation is not heard (see `invalidation`)
+                         * @enum {string}
+                         */
+                        status: "ready" | "degraded";
                     };
                 };
             };
@@ -19332,7 +21627,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Write-only credential (MISP key, TAXII token or password) */
+                    /** @description Write-only credential (MISP key, TAXII token or password), sent only to serverUrl's origin: an update moving serverUrl to another origin (scheme, host, port) must give it again (400 naming `apiKey`) */
                     apiKey?: string;
                     /** @enum {string} */
                     apiType?: "misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd" | "csaf";
@@ -19522,7 +21817,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Write-only credential (MISP key, TAXII token or password) */
+                    /** @description Write-only credential (MISP key, TAXII token or password), sent only to serverUrl's origin: an update moving serverUrl to another origin (scheme, host, port) must give it again (400 naming `apiKey`) */
                     apiKey?: string;
                     /** @enum {string} */
                     apiType?: "misp" | "misp_feed" | "taxii" | "osv" | "cisa_kev" | "epss" | "nvd" | "csaf";
