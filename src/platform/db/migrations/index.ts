@@ -34,6 +34,7 @@ import * as m0096 from './0096_intel_attack_columns.js';
 import * as m0115 from './0115_intel_attack_rollups.js';
 import * as m0126 from './0126_hunt_unassessed_idx.js';
 import * as m0130 from './0130_iocs_count_generation.js';
+import * as m0134 from './0134_destination_signing_secrets.js';
 import * as m0097 from './0097_intel_items_duplicate_of_idx.js';
 import * as m0071 from './0071_csaf_sources.js';
 import * as m0072 from './0072_items_processed_idx.js';
@@ -89,4 +90,5 @@ export const migrations: Record<string, Migration> = {
   '0115_intel_attack_rollups': m0115,
   '0126_hunt_unassessed_idx': m0126,
   '0130_iocs_count_generation': m0130,
+  '0134_destination_signing_secrets': m0134,
 };
