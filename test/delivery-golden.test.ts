@@ -66,7 +66,7 @@ const EVENTS: Record<string, OutboundEvent> = {
   },
 };
 
-const target = (type: string, config: Record<string, unknown>, token: string | null): Target => ({ id: '0190a8e0-0000-7000-8000-0000000000d1', organizationId: ORG, name: type, type, config, token });
+const target = (type: string, config: Record<string, unknown>, token: string | null): Target => ({ id: '0190a8e0-0000-7000-8000-0000000000d1', organizationId: ORG, name: type, type, config, token, signingSecrets: type === 'webhook' && token ? [token] : [] });
 
 const RENDER: Record<string, (m: Message) => Rendered> = {
   slack: (m) => renderSlack(target('slack', { channelIds: ['C0SEC'] }, 'xoxb-1-test'), m, 'C0SEC'),

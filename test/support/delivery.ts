@@ -6,6 +6,7 @@ import { attemptDelivery, type DeliveryDeps } from '../../src/modules/delivery/d
 import { newEvent, queueDeliveries } from '../../src/modules/delivery/index.js';
 import type { RetryPolicy } from '../../src/modules/delivery/retry.fns.js';
 import { bearer, type TestContext } from './app.js';
+import { issuedSigningSecrets } from './fakes/webhook-receiver.js';
 
 /**
  * Drives deliveries the way the worker does (`attemptDelivery`, the job's body), one attempt
@@ -27,6 +28,8 @@ export const FAST_POLICY: RetryPolicy = { maxAttempts: 8, baseDelayMs: 30_000, m
 export async function createDestination(t: TestContext, key: string, body: Record<string, unknown>): Promise<string> {
   const res = await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers: bearer(key), payload: body });
   expect(res.statusCode, res.body).toBe(200);
+  const signingSecret = res.json().signingSecret as string | undefined;
+  if (signingSecret) issuedSigningSecrets.add(signingSecret);
   return res.json().id as string;
 }
 

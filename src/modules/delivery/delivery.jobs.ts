@@ -27,8 +27,25 @@ export interface DeliveryDeps {
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
-export function targetOf(row: Omit<Target, 'token'> & { tokenCiphertext: string | null }, secrets: SecretBox): Target {
-  return { id: row.id, organizationId: row.organizationId, name: row.name, type: row.type, config: row.config, token: row.tokenCiphertext ? secrets.decrypt(row.tokenCiphertext) : null };
+interface TargetRow extends Omit<Target, 'token' | 'signingSecrets'> {
+  tokenCiphertext: string | null;
+  signingSecretCiphertext: string | null;
+  previousSigningSecretCiphertext: string | null;
+  previousSigningSecretExpiresAt: Date | null;
+}
+
+/** The destination with its secrets decrypted; the previous signing secret only while its overlap lasts. */
+export function targetOf(row: TargetRow, secrets: SecretBox, now = new Date()): Target {
+  const signing = [row.signingSecretCiphertext, row.previousSigningSecretExpiresAt && row.previousSigningSecretExpiresAt > now ? row.previousSigningSecretCiphertext : null];
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    name: row.name,
+    type: row.type,
+    config: row.config,
+    token: row.tokenCiphertext ? secrets.decrypt(row.tokenCiphertext) : null,
+    signingSecrets: signing.filter((c): c is string => !!c).map((c) => secrets.decrypt(c)),
+  };
 }
 
 /** Sends through the destination's adapter; an adapter that throws is a transient failure. */

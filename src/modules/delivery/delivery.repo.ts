@@ -34,7 +34,7 @@ export async function insertDelivery(db: Queryable, d: NewDelivery): Promise<boo
 }
 
 /** What an attempt reads of its destination. */
-export type ClaimedDestination = Pick<DestinationRow, 'id' | 'organizationId' | 'name' | 'type' | 'config' | 'tokenCiphertext'>;
+export type ClaimedDestination = Pick<DestinationRow, 'id' | 'organizationId' | 'name' | 'type' | 'config' | 'tokenCiphertext' | 'signingSecretCiphertext' | 'previousSigningSecretCiphertext' | 'previousSigningSecretExpiresAt'>;
 
 /** What a later claim writes on an attempt that was still in flight: its worker died. */
 export const INTERRUPTED_ATTEMPT_ERROR =
@@ -83,11 +83,13 @@ export async function claimDelivery(db: Queryable, id: string, now: Date, attemp
     .selectFrom('c')
     .leftJoin('outputDestinations as d', (j) => j.onRef('d.id', '=', 'c.destinationId').onRef('d.organizationId', '=', 'c.organizationId'))
     .selectAll('c')
-    .select(['d.id as dId', 'd.name as dName', 'd.type as dType', 'd.config as dConfig', 'd.tokenCiphertext as dToken'])
+    .select(['d.id as dId', 'd.name as dName', 'd.type as dType', 'd.config as dConfig', 'd.tokenCiphertext as dToken', 'd.signingSecretCiphertext as dSigning', 'd.previousSigningSecretCiphertext as dPrevSigning', 'd.previousSigningSecretExpiresAt as dPrevSigningUntil'])
     .executeTakeFirst();
   if (!r) return undefined;
-  const { dId, dName, dType, dConfig, dToken, ...row } = r;
-  const destination = dId ? { id: dId, organizationId: row.organizationId, name: dName!, type: dType!, config: dConfig!, tokenCiphertext: dToken ?? null } : null;
+  const { dId, dName, dType, dConfig, dToken, dSigning, dPrevSigning, dPrevSigningUntil, ...row } = r;
+  const destination = dId
+    ? { id: dId, organizationId: row.organizationId, name: dName!, type: dType!, config: dConfig!, tokenCiphertext: dToken ?? null, signingSecretCiphertext: dSigning ?? null, previousSigningSecretCiphertext: dPrevSigning ?? null, previousSigningSecretExpiresAt: dPrevSigningUntil ?? null }
+    : null;
   return { row: row as DeliveryRow, destination };
 }
 

@@ -66,7 +66,7 @@ describe('adapters (pure parts)', () => {
   it('puts a long structured output in Slack sections of 10 fields', () => {
     const structured = Object.fromEntries(Array.from({ length: 23 }, (_, i) => [`k${i}`, i]));
     const m = messageOf({ ...base, type: 'agent_run.completed', data: { runId: 'r1', agentId: 'a', agentName: 'T', finalAssistantMessage: JSON.stringify(structured), structuredOutputResult: structured } }, 'https://r');
-    const blocks = JSON.parse(renderSlack({ id: 'd', organizationId: 'o', name: 's', type: 'slack', config: {}, token: 'x' }, m, 'C1').body).blocks as Array<{ type: string; fields?: unknown[] }>;
+    const blocks = JSON.parse(renderSlack({ id: 'd', organizationId: 'o', name: 's', type: 'slack', config: {}, token: 'x', signingSecrets: [] }, m, 'C1').body).blocks as Array<{ type: string; fields?: unknown[] }>;
     expect(blocks.filter((b) => b.fields).map((b) => b.fields!.length)).toEqual([10, 10, 4]);
   });
   it('converts markdown to Slack mrkdwn', () => {

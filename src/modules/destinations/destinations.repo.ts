@@ -11,11 +11,15 @@ export interface DestinationRow {
   eventSubscriptions: string[];
   managedBy: 'code' | null;
   managedSource: string | null;
+  /** Webhooks: the signing secret (`whsec_…`; a migrated destination's token), and the one before the last rotation until it expires. */
+  signingSecretCiphertext: string | null;
+  previousSigningSecretCiphertext: string | null;
+  previousSigningSecretExpiresAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-const COLUMNS = ['id', 'organizationId', 'name', 'type', 'config', 'tokenCiphertext', 'eventSubscriptions', 'managedBy', 'managedSource', 'createdAt', 'updatedAt'] as const;
+const COLUMNS = ['id', 'organizationId', 'name', 'type', 'config', 'tokenCiphertext', 'eventSubscriptions', 'managedBy', 'managedSource', 'signingSecretCiphertext', 'previousSigningSecretCiphertext', 'previousSigningSecretExpiresAt', 'createdAt', 'updatedAt'] as const;
 
 export function listDestinationRows(db: Queryable, organizationId: string): Promise<DestinationRow[]> {
   return db.selectFrom('outputDestinations').select(COLUMNS).where('organizationId', '=', organizationId).orderBy('createdAt').orderBy('id').execute();
@@ -34,7 +38,19 @@ export async function insertDestinationRow(db: Queryable, row: DestinationRow): 
 export async function updateDestinationRow(db: Queryable, row: Omit<DestinationRow, 'createdAt'>): Promise<void> {
   await db
     .updateTable('outputDestinations')
-    .set({ name: row.name, type: row.type, config: JSON.stringify(row.config), tokenCiphertext: row.tokenCiphertext, eventSubscriptions: row.eventSubscriptions, managedBy: row.managedBy, managedSource: row.managedSource, updatedAt: row.updatedAt })
+    .set({
+      name: row.name,
+      type: row.type,
+      config: JSON.stringify(row.config),
+      tokenCiphertext: row.tokenCiphertext,
+      eventSubscriptions: row.eventSubscriptions,
+      managedBy: row.managedBy,
+      managedSource: row.managedSource,
+      signingSecretCiphertext: row.signingSecretCiphertext,
+      previousSigningSecretCiphertext: row.previousSigningSecretCiphertext,
+      previousSigningSecretExpiresAt: row.previousSigningSecretExpiresAt,
+      updatedAt: row.updatedAt,
+    })
     .where('id', '=', row.id)
     .where('organizationId', '=', row.organizationId)
     .execute();

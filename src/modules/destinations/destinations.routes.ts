@@ -5,7 +5,7 @@ import { contextOf } from '../../platform/context.js';
 import { IdParams } from '../../platform/http/pagination.js';
 import { withErrors } from '../../platform/http/responses.js';
 import { serializedAs } from '../../platform/http/serializer.js';
-import { DeleteResult, Destination, DestinationInput, DestinationList, type DestinationDto } from './destinations.schemas.js';
+import { DeleteResult, Destination, DestinationInput, DestinationList, RotatedSigningSecret, RotateSigningSecretInput, type DestinationDto } from './destinations.schemas.js';
 import type { DestinationsService } from './destinations.service.js';
 
 export function registerDestinationsRoutes(root: FastifyInstance, service: DestinationsService): void {
@@ -55,6 +55,19 @@ export function registerDestinationsRoutes(root: FastifyInstance, service: Desti
       response: withErrors({ 200: Destination }, 404, 409),
     },
   }, async (req) => service.update(contextOf(req), req.params.id, req.body, { force: req.query.force }));
+
+  app.post('/api/output-destinations/:id/rotate-signing-secret', {
+    config: manage,
+    schema: {
+      tags,
+      summary: 'Rotate a webhook destination\'s signing secret',
+      description:
+        'Extension. Generates a new Standard Webhooks signing secret (`whsec_…`) and answers it once. For `overlapSeconds` (default a day) the previous secret signs too: `webhook-signature` carries both `v1,` signatures, space-separated, so a receiver verifies with either while it is switched. 400 for a destination that is not a webhook.',
+      params: IdParams,
+      body: RotateSigningSecretInput,
+      response: withErrors({ 200: RotatedSigningSecret }, 404),
+    },
+  }, async (req) => service.rotateSigningSecret(contextOf(req), req.params.id, req.body.overlapSeconds));
 
   app.delete('/api/output-destinations/:id', {
     config: manage,

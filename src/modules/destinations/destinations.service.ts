@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { uuidv7 } from 'uuidv7';
 import type { Database } from '../../platform/db/database.js';
 import { hasPermission } from '../../platform/auth/actor.js';
 import type { RequestContext } from '../../platform/context.js';
 import { updatedSecret, type SecretBox } from '../../platform/secrets.js';
 import { writeAudit } from '../../platform/audit.js';
-import { ConflictError, NotFoundError } from '../../platform/http/errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../../platform/http/errors.js';
 import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
 import { iso } from '../../platform/time.js';
@@ -134,6 +134,15 @@ export async function blockSlackChannels(tx: Queryable, organizationId: string, 
 
 /** Every URL a destination's config can hold (the routes' `outboundUrls`). */
 const CONFIG_URLS = ['url', 'apiBaseUrl', 'tenantUrl'] as const;
+/** A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes (the spec asks 24 to 64). */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** When the previous secret stops signing, while it still does. */
+function overlapEnd(row: Pick<DestinationRow, 'previousSigningSecretCiphertext' | 'previousSigningSecretExpiresAt'>): string | null {
+  return row.previousSigningSecretCiphertext && row.previousSigningSecretExpiresAt && row.previousSigningSecretExpiresAt > new Date() ? iso(row.previousSigningSecretExpiresAt) : null;
+}
 
 export function createDestinationsService(deps: { db: Database; secrets: SecretBox; cache: InvalidatedCache<OrganizationDestinations>; readers?: Partial<ModuleReaders> }) {
   const { db, secrets, cache } = deps;
@@ -203,6 +212,9 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
       // A Teams workflow URL's `sig=` is its credential: whole only for those who could change it.
       config: revealToken ? row.config : redactedConfig(row.config),
       hasToken: row.tokenCiphertext !== null,
+      ...(row.type === 'webhook'
+        ? { hasSigningSecret: row.signingSecretCiphertext !== null, previousSigningSecretExpiresAt: overlapEnd(row) }
+        : {}),
       eventSubscriptions: row.eventSubscriptions,
       managedBy: row.managedBy,
       managedSource: row.managedSource,
@@ -260,6 +272,7 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
     async create(ctx: RequestContext, input: DestinationInputT, opts?: WriteOptions): Promise<DestinationDto> {
       const now = new Date();
       const token = tokenOf(input);
+      const signingSecret = input.type === 'webhook' ? newSigningSecret() : null;
       const row: DestinationRow = {
         id: uuidv7(),
         organizationId: ctx.actor.organizationId,
@@ -270,6 +283,9 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
         eventSubscriptions: [...new Set(input.eventSubscriptions ?? [])],
         managedBy: null,
         managedSource: null,
+        signingSecretCiphertext: signingSecret ? secrets.encrypt(signingSecret) : null,
+        previousSigningSecretCiphertext: null,
+        previousSigningSecretExpiresAt: null,
         ...managedColumns(opts),
         createdAt: now,
         updatedAt: now,
@@ -277,9 +293,9 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
       await withTransaction(opts?.tx ?? db, async (tx) => {
         await cache.invalidate(tx, row.organizationId);
         await insertDestinationRow(tx, row);
-        await writeAudit(tx, ctx, { action: 'destination.create', resourceType: 'destination', resourceId: row.id, metadata: { name: row.name, type: row.type, hasToken: !!token } });
+        await writeAudit(tx, ctx, { action: 'destination.create', resourceType: 'destination', resourceId: row.id, metadata: { name: row.name, type: row.type, hasToken: !!token, signed: !!signingSecret } });
       });
-      return toDto(row, true);
+      return { ...toDto(row, true), ...(signingSecret ? { signingSecret } : {}) };
     },
 
     /**
@@ -307,15 +323,51 @@ export function createDestinationsService(deps: { db: Database; secrets: SecretB
         const tokenCiphertext = input.type === 'teams' ? null : token.ciphertext;
         // Omitted keeps the subscriptions (as for the token): a client unaware of them cannot drop them.
         const eventSubscriptions = input.eventSubscriptions === undefined ? existing.eventSubscriptions : [...new Set(input.eventSubscriptions)];
-        const row: DestinationRow = { ...existing, name: input.name, type: input.type, config: input.config as Record<string, unknown>, tokenCiphertext, eventSubscriptions, ...managedColumns(opts), updatedAt: new Date() };
+        // The signing secret is the destination's own: a token change leaves it; a destination
+        // becoming a webhook gets one (shown in this answer), one ceasing to be a webhook loses it.
+        const signingSecret = input.type === 'webhook' && !existing.signingSecretCiphertext ? newSigningSecret() : null;
+        const signing =
+          input.type !== 'webhook'
+            ? { signingSecretCiphertext: null, previousSigningSecretCiphertext: null, previousSigningSecretExpiresAt: null }
+            : signingSecret
+              ? { signingSecretCiphertext: secrets.encrypt(signingSecret) }
+              : {};
+        const row: DestinationRow = { ...existing, name: input.name, type: input.type, config: input.config as Record<string, unknown>, tokenCiphertext, eventSubscriptions, ...signing, ...managedColumns(opts), updatedAt: new Date() };
         await updateDestinationRow(tx, row);
         await writeAudit(tx, ctx, {
           action: 'destination.update',
           resourceType: 'destination',
           resourceId: id,
-          metadata: { name: row.name, type: row.type, token: token.change },
+          metadata: { name: row.name, type: row.type, token: token.change, ...(signingSecret ? { signingSecret: 'generated' } : {}) },
         });
-        return toDto(row, true);
+        return { ...toDto(row, true), ...(signingSecret ? { signingSecret } : {}) };
+      });
+    },
+
+    /**
+     * A new signing secret for a webhook destination, answered once. The one it replaces keeps
+     * signing beside it for `overlapSeconds` (deliveries carry both `v1,` signatures), so the
+     * receiver can be switched to the new secret without refusing a delivery.
+     */
+    async rotateSigningSecret(ctx: RequestContext, id: string, overlapSeconds: number): Promise<{ signingSecret: string; previousSigningSecretExpiresAt: string | null }> {
+      return withTransaction(db, async (tx) => {
+        const existing = await findDestinationRow(tx, ctx.actor.organizationId, id, true);
+        if (!existing) throw new NotFoundError('Output destination');
+        if (existing.type !== 'webhook') throw new BadRequestError(`Only webhook destinations sign their deliveries; "${existing.name}" is a ${existing.type} destination`);
+        await cache.invalidate(tx, ctx.actor.organizationId);
+        const signingSecret = newSigningSecret();
+        const now = new Date();
+        const overlap = overlapSeconds > 0 && existing.signingSecretCiphertext !== null;
+        const row: DestinationRow = {
+          ...existing,
+          signingSecretCiphertext: secrets.encrypt(signingSecret),
+          previousSigningSecretCiphertext: overlap ? existing.signingSecretCiphertext : null,
+          previousSigningSecretExpiresAt: overlap ? new Date(now.getTime() + overlapSeconds * 1000) : null,
+          updatedAt: now,
+        };
+        await updateDestinationRow(tx, row);
+        await writeAudit(tx, ctx, { action: 'destination.rotate_signing_secret', resourceType: 'destination', resourceId: id, metadata: { name: existing.name, overlapSeconds: overlap ? overlapSeconds : 0 } });
+        return { signingSecret, previousSigningSecretExpiresAt: overlapEnd(row) };
       });
     },
 

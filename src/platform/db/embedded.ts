@@ -318,28 +318,70 @@ function writeState(dataDir: string, state: EmbeddedState): void {
   fs.writeFileSync(statePath(dataDir), JSON.stringify(state), { mode: 0o600 });
 }
 
+/**
+ * The lock file holds `<pid> <start token>`: the holder's start time from /proc/<pid>/stat (clock
+ * ticks since boot). A pid alone is not proof of a holder: after a `kill -9` where nothing reaps
+ * the process it is a zombie (alive to `kill(pid, 0)`), and after a reboot the pid may belong to
+ * another program. The holder is live only when the pid runs (not state Z) and started when the
+ * lock says; a lock written before the token (`<pid>` only) needs a live, non-zombie node process.
+ * Without /proc (macOS) a live pid is trusted, as before.
+ */
+export function lockToken(pid: number): string | null {
+  const stat = procStat(pid);
+  return stat ? stat.startTime : null;
+}
+
+function procStat(pid: number): { state: string; startTime: string } | null {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // `pid (comm) state …`: comm may hold spaces and parentheses; the fields follow the last `)`.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0] ?? '', startTime: fields[19] ?? '' };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the process a lock file names still holds it (see above). */
+export function lockHolderAlive(content: string): boolean {
+  const [pidText, token] = content.trim().split(/\s+/);
+  const pid = Number.parseInt(pidText ?? '', 10);
+  if (!Number.isFinite(pid) || pid <= 0 || pid === process.pid || !isAlive(pid)) return false;
+  if (!fs.existsSync('/proc/self')) return true;
+  const stat = procStat(pid);
+  if (!stat || stat.state === 'Z' || stat.state === 'X') return false;
+  if (token) return stat.startTime === token;
+  try {
+    return /(^|\/)(node|rampart)(\0|$)|rampart/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+const ownLockContent = () => `${process.pid} ${lockToken(process.pid) ?? ''}`.trim();
+
 /** Returns null when the lock is now ours, or the pid of the live process holding it. */
-function tryAcquireLock(dataDir: string): number | null {
+export function tryAcquireLock(dataDir: string): number | null {
   const lockFile = path.join(dataDir, 'rampart.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx', mode: 0o600 });
+      fs.writeFileSync(lockFile, ownLockContent(), { flag: 'wx', mode: 0o600 });
       return null;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number.parseInt(fs.readFileSync(lockFile, 'utf8'), 10);
-      if (Number.isFinite(pid) && pid !== process.pid && isAlive(pid)) return pid;
-      // The previous owner died without cleaning up: the lock is stale.
+      const content = fs.readFileSync(lockFile, 'utf8');
+      if (lockHolderAlive(content)) return Number.parseInt(content, 10);
+      // The previous owner died (or is a zombie, or the pid is another program's now): stale.
       fs.rmSync(lockFile, { force: true });
     }
   }
   throw new Error(`Could not acquire ${lockFile}`);
 }
 
-function releaseLock(dataDir: string): void {
+export function releaseLock(dataDir: string): void {
   const lockFile = path.join(dataDir, 'rampart.lock');
   try {
-    if (fs.readFileSync(lockFile, 'utf8') === String(process.pid)) fs.rmSync(lockFile);
+    if (Number.parseInt(fs.readFileSync(lockFile, 'utf8'), 10) === process.pid) fs.rmSync(lockFile);
   } catch {
     /* already gone */
   }

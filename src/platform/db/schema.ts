@@ -106,6 +106,10 @@ export interface OutputDestinationsTable {
   /** 'code' when written by config apply (migration 0085). */
   managedBy: Generated<'code' | null>;
   managedSource: Generated<string | null>;
+  /** Webhook signing secrets (migration 0134): the current one, and the one before a rotation until its overlap ends. */
+  signingSecretCiphertext: Generated<string | null>;
+  previousSigningSecretCiphertext: Generated<string | null>;
+  previousSigningSecretExpiresAt: Generated<Date | null>;
 }
 
 export interface DestinationDeliveriesTable {

