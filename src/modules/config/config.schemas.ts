@@ -86,6 +86,13 @@ export const CodeDetectionSpec = z.strictObject(CodeDetectionInput.omit({ name: 
 /** A code detection written as one Sigma rule (the rule's own YAML, as SigmaHQ publishes it): mapped as `POST /api/code-detections/import` maps it. */
 export const SigmaCodeDetectionSpec = z.strictObject({
   sigma: z.string().min(1).max(200_000).describe('One Sigma rule, as YAML text: its level, status, tags (ATT&CK techniques and tactics) and logsource become the detection\'s fields, and the rule is kept as its `query`'),
+  tests: z.array(z.object({
+    name: z.string().min(1).max(200),
+    event: z.record(z.string(), z.unknown()).optional(),
+    events: z.array(z.record(z.string(), z.unknown())).min(1).max(1000).optional(),
+    expect: z.enum(['match', 'no_match']),
+  })).max(200).optional()
+    .describe('Events the rule must and must not match; the plan runs them and fails on a failing test (docs/detections.md#tests-as-code)'),
 });
 
 /** Triage routes (one per organization, named `default`): agents and code detections by name. */

@@ -2,7 +2,6 @@ import { ConditionError, parseCondition, type Condition } from './sigma-conditio
 import type { JsonEvent } from './sigma-event.fns.js';
 import { EventView, textOf } from './sigma-event.fns.js';
 import { RuleConstructError } from './sigma-fields.fns.js';
-import type { CompiledRule } from './sigma-compile.fns.js';
 
 /**
  * Sigma correlation rules (`correlation:` documents): `event_count`, `value_count`, `temporal`
@@ -15,6 +14,15 @@ import type { CompiledRule } from './sigma-compile.fns.js';
  * arrive, so `lt`/`lte` alone (which a streaming engine can only decide when the window closes)
  * are refused with their construct named.
  */
+
+/** What a correlation needs of a detection rule (the compiled rules of sigma-compile.fns.ts). */
+export interface CorrelatedRule {
+  id: string | null;
+  name: string | null;
+  title: string;
+  matches(view: EventView): boolean;
+}
+type CompiledRule = CorrelatedRule;
 
 type Bound = { gt?: number; gte?: number; lt?: number; lte?: number; eq?: number };
 

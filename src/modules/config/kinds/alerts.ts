@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sigmaDetectionOf, type CodeDetectionsService, type RoutingService } from '../../alerts/index.js';
+import { compileSigma, readTests, runTests, sigmaDetectionOf, type CodeDetectionsService, type RoutingService } from '../../alerts/index.js';
 import { TACTICS } from '../../intel/index.js';
 import { CodeDetectionSpec, SigmaCodeDetectionSpec, TRIAGE_ROUTES_NAME, TriageRoutesSpec } from '../config.schemas.js';
 import { idOf, type ApplyStep, type Desired, type KindHandler, type Reference } from './kind.js';
@@ -20,8 +20,27 @@ function sigmaSpec(spec: unknown): z.ZodSafeParseResult<Record<string, unknown>>
   if (!parsed.success) return parsed;
   const out = sigmaDetectionOf(parsed.data.sigma, TACTIC_NAMES);
   if ('error' in out) return { success: false, error: new z.ZodError([{ code: 'custom', path: ['sigma'], message: out.error, input: parsed.data.sigma }]) as z.ZodError<Record<string, unknown>> };
+  const failures = sigmaTestFailures(parsed.data.sigma, parsed.data.tests);
+  if (failures.length) return { success: false, error: new z.ZodError(failures) as z.ZodError<Record<string, unknown>> };
   const { name: _title, ...fields } = out.detection;
   return { success: true, data: fields };
+}
+
+/**
+ * Tests as code: the rule must compile in the Sigma engine, and each test must pass. A failure is
+ * an issue at `tests.<i>` (the CLI turns the path into file:line) naming the rule and the event.
+ */
+function sigmaTestFailures(sigma: string, raw: unknown): z.core.$ZodIssue[] {
+  const unit = compileSigma(sigma);
+  const refused = unit.refusals[0];
+  if (refused) return [{ code: 'custom', path: ['sigma'], message: `the Sigma engine refuses ${refused.rule}: ${refused.construct} (line ${refused.line} of the rule): ${refused.message}`, input: sigma }];
+  const { tests } = readTests(raw);
+  const title = unit.correlations[0]?.title ?? unit.rules[0]?.title ?? '';
+  return runTests(unit, tests).flatMap((o, i) =>
+    o.passed
+      ? []
+      : [{ code: 'custom' as const, path: ['tests', i], message: `test "${o.name}" failed: rule "${title}" expected ${tests[i]!.expect}, event ${o.failingIndex}: ${JSON.stringify(o.failingEvent).slice(0, 500)}`, input: tests[i] }],
+  );
 }
 
 export function codeDetectionKind(detections: CodeDetectionsService): KindHandler {
