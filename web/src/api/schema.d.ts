@@ -2350,6 +2350,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/output-destinations/{id}/rotate-signing-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook destination's signing secret
+         * @description Extension. Generates a new Standard Webhooks signing secret (`whsec_…`) and answers it once. For `overlapSeconds` (default a day) the previous secret signs too: `webhook-signature` carries both `v1,` signatures, space-separated, so a receiver verifies with either while it is switched. 400 for a destination that is not a webhook.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RotateSigningSecretInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RotatedSigningSecret"];
+                    };
+                };
+                /** @description Invalid input or malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key's role lacks a permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ForbiddenError"];
+                    };
+                };
+                /** @description Not found (also for ids that belong to another organization) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/output-destinations/{id}/test": {
         parameters: {
             query?: never;
@@ -6517,6 +6625,19 @@ export interface components {
             permissions: string[];
             updatedAt: string;
         };
+        RotatedSigningSecret: {
+            /** @description Until when the previous secret signs too; null when there was none or the overlap is 0 */
+            previousSigningSecretExpiresAt: string | null;
+            /** @description The new `whsec_…` secret; shown once, here */
+            signingSecret: string;
+        };
+        RotateSigningSecretInput: {
+            /**
+             * @description How long the previous secret keeps signing beside the new one (both `v1,` signatures are sent); 0 ends it now. Default 86400 (a day), at most 604800
+             * @default 86400
+             */
+            overlapSeconds: number;
+        };
         SlackDestination: {
             config: {
                 /**
@@ -6844,6 +6965,8 @@ export interface components {
             createdAt: string;
             /** @description Extension: event types this destination receives besides agent output */
             eventSubscriptions: string[];
+            /** @description Extension: whether deliveries are signed (`webhook-signature`) */
+            hasSigningSecret?: boolean;
             hasToken: boolean;
             /** Format: uuid */
             id: string;
@@ -6860,6 +6983,10 @@ export interface components {
             name: string;
             /** Format: uuid */
             organizationId: string;
+            /** @description Extension: until when the secret before the last rotation signs too (null: no overlap) */
+            previousSigningSecretExpiresAt?: string | null;
+            /** @description Extension: the Standard Webhooks signing secret (`whsec_…`), generated by Rampart; present only in the answer that created it (create, rotation, a change to `webhook`), never again */
+            signingSecret?: string;
             /** @description Present only for callers with `destination.manage` when a token is stored */
             token?: string;
             /** @constant */
