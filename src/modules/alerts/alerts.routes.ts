@@ -182,6 +182,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   app.get('/api/code-detections/:id/query', {
     config: read,
     schema: {
+      operationId: 'convertCodeDetection',
       tags: detectionTags,
       summary: 'The detection\'s Sigma rule as a query of a SIEM\'s language (Splunk, Lucene, ES|QL, Kusto)',
       description: 'Written as pySigma\'s backend for the target writes it (docs/detections.md#conversion). 422 when the detection has no Sigma rule, the engine refuses it, or the target cannot express one of its constructs (the body names it in `construct`).',
@@ -193,6 +194,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
   app.post('/api/code-detections/:id/test', {
     config: read,
     schema: {
+      operationId: 'testCodeDetection',
       tags: detectionTags,
       summary: 'Run events through the detection\'s Sigma rule (nothing is stored, no alert)',
       description: 'Each event answers whether the rule matched and which of its selections did. 422 when the detection has no Sigma rule or the engine refuses it.',

@@ -59,6 +59,7 @@ export function registerDestinationsRoutes(root: FastifyInstance, service: Desti
   app.post('/api/output-destinations/:id/rotate-signing-secret', {
     config: manage,
     schema: {
+      operationId: 'rotateDestinationSigningSecret',
       tags,
       summary: 'Rotate a webhook destination\'s signing secret',
       description:

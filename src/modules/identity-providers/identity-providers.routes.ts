@@ -20,17 +20,18 @@ export function registerIdentityProvidersRoutes(root: FastifyInstance, service: 
 
   app.get('/api/identity-providers', {
     config: manage,
-    schema: { tags, summary: 'List the organization\'s OpenID Connect identity providers', description: 'Client secrets and SCIM tokens are never answered.', response: withErrors({ 200: IdentityProviderList }) },
+    schema: { operationId: 'listIdentityProviders', tags, summary: 'List the organization\'s OpenID Connect identity providers', description: 'Client secrets and SCIM tokens are never answered.', response: withErrors({ 200: IdentityProviderList }) },
   }, async (req) => service.list(contextOf(req)));
 
   app.get('/api/identity-providers/:id', {
     config: manage,
-    schema: { tags, summary: 'Get one identity provider', params: IdParams, response: withErrors({ 200: IdentityProviderSchema }, 404) },
+    schema: { operationId: 'getIdentityProvider', tags, summary: 'Get one identity provider', params: IdParams, response: withErrors({ 200: IdentityProviderSchema }, 404) },
   }, async (req) => service.get(contextOf(req), req.params.id));
 
   app.post('/api/identity-providers', {
     config: { ...manage, outboundUrls: ['issuer'] },
     schema: {
+      operationId: 'createIdentityProvider',
       tags,
       summary: 'Add an OpenID Connect identity provider (console sign-in)',
       description:
@@ -43,6 +44,7 @@ export function registerIdentityProvidersRoutes(root: FastifyInstance, service: 
   app.patch('/api/identity-providers/:id', {
     config: { ...manage, outboundUrls: ['issuer'] },
     schema: {
+      operationId: 'updateIdentityProvider',
       tags,
       summary: 'Change an identity provider',
       description: 'Only the fields given change. Omitting `clientSecret` keeps the stored one, except when the issuer moves to another origin (400: the secret is bound to the origin it was given for). Role changes apply at each person\'s next sign-in (or SCIM group change).',
@@ -55,6 +57,7 @@ export function registerIdentityProvidersRoutes(root: FastifyInstance, service: 
   app.delete('/api/identity-providers/:id', {
     config: manage,
     schema: {
+      operationId: 'deleteIdentityProvider',
       tags,
       summary: 'Delete an identity provider',
       description: 'Nobody can sign in through it any more and its SCIM token stops working. Its users stay, with their role and API keys: deactivate them with `PATCH /api/users/{id}` if they should go too.',
@@ -66,6 +69,7 @@ export function registerIdentityProvidersRoutes(root: FastifyInstance, service: 
   app.post('/api/identity-providers/:id/scim-token', {
     config: manage,
     schema: {
+      operationId: 'createScimToken',
       tags,
       summary: 'Issue the provider\'s SCIM 2.0 bearer token (shown once)',
       description: 'The token authenticates the provider at `/scim/v2` (Users and Groups of this provider only). Issuing a new one revokes the previous one at once. Only its hash is stored.',

@@ -45,6 +45,7 @@ export function registerOidcRoutes(root: FastifyInstance, deps: { db: Database; 
   app.get('/auth/oidc/providers', {
     config: { public: true },
     schema: {
+      operationId: 'listSignInProviders',
       tags,
       summary: 'The identity providers the console\'s sign-in screen offers',
       description: 'Public (the sign-in screen is shown before anyone is signed in): only each provider\'s name and where its sign-in starts.',
@@ -57,6 +58,7 @@ export function registerOidcRoutes(root: FastifyInstance, deps: { db: Database; 
   app.get('/auth/oidc/:providerId/login', {
     config: { public: true },
     schema: {
+      operationId: 'startOidcSignIn',
       tags,
       summary: 'Start signing in to the console through an identity provider',
       description: 'Redirects (302) to the provider\'s authorization endpoint (authorization code, PKCE S256, state, nonce) and sets a short-lived `rampart_oidc_state` cookie. A page (403) says why when the provider is unknown or unreachable.',
@@ -75,6 +77,7 @@ export function registerOidcRoutes(root: FastifyInstance, deps: { db: Database; 
   app.get('/auth/oidc/callback', {
     config: { public: true },
     schema: {
+      operationId: 'completeOidcSignIn',
       tags,
       summary: 'Where the identity provider returns (the redirect URI to register)',
       description:

@@ -78,34 +78,34 @@ export function registerScimRoutes(root: FastifyInstance, deps: { scim: ScimServ
     const provider = (req: FastifyRequest) => req.scimProvider!;
     const answers = (extra: Record<number, z.ZodType> = {}) => ({ 200: ScimAnswer, 400: ScimAnswer, 401: ScimAnswer, 404: ScimAnswer, 409: ScimAnswer, ...extra });
 
-    app.get('/scim/v2/Users', { config, schema: { tags, summary: 'SCIM: list or find the provider\'s users', querystring: ListQuery, response: answers() } }, async (req, reply) => send(reply, 200, await deps.scim.listUsers(provider(req), req.query)));
-    app.get('/scim/v2/Users/:id', { config, schema: { tags, summary: 'SCIM: one user', params: IdParam, response: answers() } }, async (req, reply) => send(reply, 200, await deps.scim.getUser(provider(req), req.params.id)));
+    app.get('/scim/v2/Users', { config, schema: { operationId: 'listScimUsers', tags, summary: 'SCIM: list or find the provider\'s users', querystring: ListQuery, response: answers() } }, async (req, reply) => send(reply, 200, await deps.scim.listUsers(provider(req), req.query)));
+    app.get('/scim/v2/Users/:id', { config, schema: { operationId: 'getScimUser', tags, summary: 'SCIM: one user', params: IdParam, response: answers() } }, async (req, reply) => send(reply, 200, await deps.scim.getUser(provider(req), req.params.id)));
     app.post('/scim/v2/Users', {
       config,
-      schema: { tags, summary: 'SCIM: provision a user', description: 'Creates the Rampart user with the provider\'s default role (400 without one), or links the organization\'s existing user with that email (409 when another provider has them).', body: Resource, response: answers({ 201: ScimAnswer }) },
+      schema: { operationId: 'createScimUser', tags, summary: 'SCIM: provision a user', description: 'Creates the Rampart user with the provider\'s default role (400 without one), or links the organization\'s existing user with that email (409 when another provider has them).', body: Resource, response: answers({ 201: ScimAnswer }) },
     }, async (req, reply) => send(reply, 201, await deps.scim.createUser(provider(req), req.body)));
-    app.put('/scim/v2/Users/:id', { config, schema: { tags, summary: 'SCIM: replace a user', params: IdParam, body: Resource, response: answers() } }, async (req, reply) => send(reply, 200, await deps.scim.replaceUser(provider(req), req.params.id, req.body)));
+    app.put('/scim/v2/Users/:id', { config, schema: { operationId: 'replaceScimUser', tags, summary: 'SCIM: replace a user', params: IdParam, body: Resource, response: answers() } }, async (req, reply) => send(reply, 200, await deps.scim.replaceUser(provider(req), req.params.id, req.body)));
     app.patch('/scim/v2/Users/:id', {
       config,
-      schema: { tags, summary: 'SCIM: change a user (active: false deactivates them at once)', description: 'Deactivation ends their console sessions and makes their API keys answer 401 in every process, as `PATCH /api/users/{id}` does.', params: IdParam, body: Resource, response: answers() },
+      schema: { operationId: 'patchScimUser', tags, summary: 'SCIM: change a user (active: false deactivates them at once)', description: 'Deactivation ends their console sessions and makes their API keys answer 401 in every process, as `PATCH /api/users/{id}` does.', params: IdParam, body: Resource, response: answers() },
     }, async (req, reply) => send(reply, 200, await deps.scim.patchUser(provider(req), req.params.id, req.body)));
     app.delete('/scim/v2/Users/:id', {
       config,
-      schema: { tags, summary: 'SCIM: delete a user (Rampart deactivates them and unlinks them from the provider)', params: IdParam, response: { 204: z.null(), 401: ScimAnswer, 404: ScimAnswer, 409: ScimAnswer } },
+      schema: { operationId: 'deleteScimUser', tags, summary: 'SCIM: delete a user (Rampart deactivates them and unlinks them from the provider)', params: IdParam, response: { 204: z.null(), 401: ScimAnswer, 404: ScimAnswer, 409: ScimAnswer } },
     }, async (req, reply) => {
       await deps.scim.deleteUser(provider(req), req.params.id);
       return send(reply, 204);
     });
 
-    app.get('/scim/v2/Groups', { config, schema: { tags, summary: 'SCIM: list or find the provider\'s groups', querystring: ListQuery, response: answers() } }, async (req, reply) => send(reply, 200, await deps.scim.listGroups(provider(req), req.query)));
-    app.get('/scim/v2/Groups/:id', { config, schema: { tags, summary: 'SCIM: one group', params: IdParam, querystring: ListQuery, response: answers() } }, async (req, reply) => send(reply, 200, await deps.scim.getGroup(provider(req), req.params.id, req.query.excludedAttributes)));
-    app.post('/scim/v2/Groups', { config, schema: { tags, summary: 'SCIM: push a group', body: Resource, response: answers({ 201: ScimAnswer }) } }, async (req, reply) => send(reply, 201, await deps.scim.createGroup(provider(req), req.body)));
-    app.put('/scim/v2/Groups/:id', { config, schema: { tags, summary: 'SCIM: replace a group and its members', params: IdParam, body: Resource, response: answers() } }, async (req, reply) => send(reply, 200, await deps.scim.replaceGroup(provider(req), req.params.id, req.body)));
+    app.get('/scim/v2/Groups', { config, schema: { operationId: 'listScimGroups', tags, summary: 'SCIM: list or find the provider\'s groups', querystring: ListQuery, response: answers() } }, async (req, reply) => send(reply, 200, await deps.scim.listGroups(provider(req), req.query)));
+    app.get('/scim/v2/Groups/:id', { config, schema: { operationId: 'getScimGroup', tags, summary: 'SCIM: one group', params: IdParam, querystring: ListQuery, response: answers() } }, async (req, reply) => send(reply, 200, await deps.scim.getGroup(provider(req), req.params.id, req.query.excludedAttributes)));
+    app.post('/scim/v2/Groups', { config, schema: { operationId: 'createScimGroup', tags, summary: 'SCIM: push a group', body: Resource, response: answers({ 201: ScimAnswer }) } }, async (req, reply) => send(reply, 201, await deps.scim.createGroup(provider(req), req.body)));
+    app.put('/scim/v2/Groups/:id', { config, schema: { operationId: 'replaceScimGroup', tags, summary: 'SCIM: replace a group and its members', params: IdParam, body: Resource, response: answers() } }, async (req, reply) => send(reply, 200, await deps.scim.replaceGroup(provider(req), req.params.id, req.body)));
     app.patch('/scim/v2/Groups/:id', {
       config,
-      schema: { tags, summary: 'SCIM: change a group (members, name): its members\' roles follow the role mappings', params: IdParam, body: Resource, response: answers() },
+      schema: { operationId: 'patchScimGroup', tags, summary: 'SCIM: change a group (members, name): its members\' roles follow the role mappings', params: IdParam, body: Resource, response: answers() },
     }, async (req, reply) => send(reply, 200, await deps.scim.patchGroup(provider(req), req.params.id, req.body)));
-    app.delete('/scim/v2/Groups/:id', { config, schema: { tags, summary: 'SCIM: delete a group', params: IdParam, response: { 204: z.null(), 401: ScimAnswer, 404: ScimAnswer } } }, async (req, reply) => {
+    app.delete('/scim/v2/Groups/:id', { config, schema: { operationId: 'deleteScimGroup', tags, summary: 'SCIM: delete a group', params: IdParam, response: { 204: z.null(), 401: ScimAnswer, 404: ScimAnswer } } }, async (req, reply) => {
       await deps.scim.deleteGroup(provider(req), req.params.id);
       return send(reply, 204);
     });

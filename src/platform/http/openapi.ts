@@ -22,6 +22,7 @@ export const TAGS = [
   { name: 'Tools', description: 'The tools agents may use, built-in and from registered MCP servers.' },
   { name: 'Audit Logs', description: 'Who changed what in the organization, newest first.' },
   { name: 'Users', description: 'Users of the organization and web-console sessions.' },
+  { name: 'SCIM', description: 'Extension: SCIM 2.0 (RFC 7643/7644) provisioning from an identity provider (Okta, Microsoft Entra ID…), with a bearer token per provider: users and groups created, updated, deactivated and deleted.' },
   { name: 'Roles', description: 'System and custom roles and their permissions.' },
   { name: 'Organizations', description: 'Organization-wide credentials: API keys.' },
   { name: 'Evaluations', description: 'Extension: evaluation datasets and agent evaluations scored by a judge model.' },
