@@ -24,6 +24,8 @@ export interface RegisteredRoute {
   hidden: boolean;
   /** The route's response schemas by status (their serializers compile at first use: test/serializers.test.ts compiles them all). */
   responses: Record<string, unknown>;
+  /** The permissions its `config` declares, checked before the handler (test/security-alert-content.test.ts reads them). */
+  permissions: readonly string[];
 }
 
 declare module 'fastify' {
@@ -76,7 +78,8 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
     const responses = (route.schema as { response?: Record<string, unknown> } | undefined)?.response ?? {};
-    for (const method of methods) if (method !== 'HEAD') routes.push({ method, url: route.url, hidden, responses });
+    const permissions = (route.config as { permissions?: readonly string[] } | undefined)?.permissions ?? [];
+    for (const method of methods) if (method !== 'HEAD') routes.push({ method, url: route.url, hidden, responses, permissions });
   });
 
   app.setValidatorCompiler(validatorCompiler);

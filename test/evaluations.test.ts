@@ -293,7 +293,7 @@ describe('evaluations', () => {
     const reader = await userWithPermissions(t.database.db, t.orgA.organization.id, ['agent.read']);
     const denied = await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/evaluations`, headers: bearer(reader.key), payload: { datasetId } });
     expect(denied.statusCode).toBe(403);
-    expect(denied.json()).toEqual({ error: 'Missing required permissions', missingPerms: ['agent.execute'] });
+    expect(denied.json()).toEqual({ error: 'Missing required permissions', missingPerms: ['agent.execute', 'alert.read'] });
     const noAlerts = await t.app.inject({ method: 'POST', url: `/api/evaluation-datasets/${datasetId}/cases/from-alerts`, headers: bearer(reader.key), payload: { alertIds: ['RMP-1'] } });
     expect(noAlerts.json()).toEqual({ error: 'Missing required permissions', missingPerms: ['agent.manage', 'alert.read'] });
 
@@ -354,16 +354,16 @@ describe('evaluations', () => {
     const body = { name: 'X', cases: [] };
     const endpoints: Array<[string, string, unknown, string[], string]> = [
       ['GET', '/api/evaluation-datasets', undefined, ['agent.read'], ''],
-      ['POST', '/api/evaluation-datasets', body, ['agent.manage'], ''],
-      ['GET', ds, undefined, ['agent.read'], 'Dataset not found'],
-      ['PUT', ds, body, ['agent.manage'], 'Dataset not found'],
+      ['POST', '/api/evaluation-datasets', body, ['agent.manage', 'alert.read'], ''],
+      ['GET', ds, undefined, ['agent.read', 'alert.read'], 'Dataset not found'],
+      ['PUT', ds, body, ['agent.manage', 'alert.read'], 'Dataset not found'],
       ['DELETE', ds, undefined, ['agent.manage'], 'Dataset not found'],
       ['POST', `${ds}/cases/from-alerts`, { alertIds: ['RMP-1'] }, ['agent.manage', 'alert.read'], 'Dataset not found'],
-      ['POST', `/api/agents/${agentId}/evaluations`, { datasetId }, ['agent.execute'], 'Agent not found'],
+      ['POST', `/api/agents/${agentId}/evaluations`, { datasetId }, ['agent.execute', 'alert.read'], 'Agent not found'],
       ['GET', `/api/agents/${agentId}/evaluations`, undefined, ['agent.read'], 'Agent not found'],
-      ['GET', `/api/evaluations/${first.id}`, undefined, ['agent.read'], 'Evaluation not found'],
-      ['POST', `/api/evaluations/${first.id}/cancel`, undefined, ['agent.execute'], 'Evaluation not found'],
-      ['GET', `/api/evaluations/compare?a=${first.id}&b=${first.id}`, undefined, ['agent.read'], 'Evaluation not found'],
+      ['GET', `/api/evaluations/${first.id}`, undefined, ['agent.read', 'alert.read'], 'Evaluation not found'],
+      ['POST', `/api/evaluations/${first.id}/cancel`, undefined, ['agent.execute', 'alert.read'], 'Evaluation not found'],
+      ['GET', `/api/evaluations/compare?a=${first.id}&b=${first.id}`, undefined, ['agent.read', 'alert.read'], 'Evaluation not found'],
       ['GET', '/api/evaluation-settings', undefined, ['agent.read'], ''],
       ['PUT', '/api/evaluation-settings', { judgeModelAlias: null }, ['agent.manage'], ''],
     ];

@@ -31,6 +31,12 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
   const tags = ['Evaluations'];
   const read = { permissions: ['agent.read' as const] };
   const manage = { permissions: ['agent.manage' as const] };
+  // Cases carry their alert (title, description, payload, timeline) and results carry its title:
+  // every answer holding a case or a result needs `alert.read` too (docs/security.md#who-reads-alert-content),
+  // a write included, since it must not show what a GET refuses.
+  const readCases = { permissions: ['agent.read' as const, 'alert.read' as const] };
+  const manageCases = { permissions: ['agent.manage' as const, 'alert.read' as const] };
+  const executeCases = { permissions: ['agent.execute' as const, 'alert.read' as const] };
 
   app.get('/api/evaluation-datasets', {
     config: read,
@@ -38,7 +44,7 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
   }, async (req) => datasets.list(contextOf(req), req.query.limit, req.query.offset));
 
   app.post('/api/evaluation-datasets', {
-    config: manage,
+    config: manageCases,
     schema: {
       operationId: 'createEvaluationDataset',
       tags,
@@ -50,12 +56,12 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
   }, async (req) => datasets.create(contextOf(req), req.body));
 
   app.get('/api/evaluation-datasets/:datasetId', {
-    config: read,
+    config: readCases,
     schema: { operationId: 'getEvaluationDataset', tags, summary: 'Get an evaluation dataset with its cases', params: DatasetIdParams, response: withErrors({ 200: Dataset }, 404) },
   }, async (req) => datasets.get(contextOf(req), req.params.datasetId));
 
   app.put('/api/evaluation-datasets/:datasetId', {
-    config: manage,
+    config: manageCases,
     schema: {
       operationId: 'replaceEvaluationDataset',
       tags,
@@ -90,7 +96,7 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
   });
 
   app.post('/api/evaluation-datasets/:datasetId/cases/from-alerts', {
-    config: { permissions: ['agent.manage', 'alert.read'] },
+    config: manageCases,
     schema: {
       operationId: 'addEvaluationCasesFromAlerts',
       tags,
@@ -105,7 +111,7 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
   }, async (req) => datasets.fromAlerts(contextOf(req), req.params.datasetId, req.body));
 
   app.post('/api/agents/:agentId/evaluations', {
-    config: { permissions: ['agent.execute'] },
+    config: executeCases,
     schema: {
       operationId: 'createEvaluation',
       tags,
@@ -125,7 +131,7 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
 
   // Before /api/evaluations/:evaluationId, which `compare` would otherwise match.
   app.get('/api/evaluations/compare', {
-    config: read,
+    config: readCases,
     schema: {
       operationId: 'compareEvaluations',
       tags,
@@ -137,7 +143,7 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
   }, async (req) => evaluations.compare(contextOf(req), req.query.a, req.query.b));
 
   app.get('/api/evaluations/:evaluationId', {
-    config: read,
+    config: readCases,
     schema: {
       operationId: 'getEvaluation',
       tags,
@@ -148,7 +154,7 @@ export function registerEvaluationsRoutes(root: FastifyInstance, datasets: Datas
   }, async (req) => evaluations.get(contextOf(req), req.params.evaluationId));
 
   app.post('/api/evaluations/:evaluationId/cancel', {
-    config: { permissions: ['agent.execute'] },
+    config: executeCases,
     schema: { operationId: 'cancelEvaluation', tags, summary: 'Cancel an evaluation', description: 'Cases not started end as errors; running ones finish and are recorded. 409 when it has ended.', params: EvaluationIdParams, response: withErrors({ 200: Evaluation }, 404, 409) },
   }, async (req) => evaluations.cancel(contextOf(req), req.params.evaluationId));
 
