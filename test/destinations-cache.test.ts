@@ -12,7 +12,7 @@ import { loadConfig } from '../src/config.js';
 import { createAuthenticator } from '../src/platform/auth/authenticator.js';
 import { createInvalidationBus } from '../src/platform/cache/invalidation-bus.js';
 import { DestinationList } from '../src/modules/destinations/destinations.schemas.js';
-import { redactUrlSecrets } from '../src/platform/outbound/url-secrets.js';
+import { hasUrlSecrets, redactUrlSecrets } from '../src/platform/outbound/url-secrets.js';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions, type TestUser } from './support/actors.js';
 
@@ -64,6 +64,8 @@ async function startInstance(listenPool: pg.Pool = t.database.pool): Promise<Ins
  * schema and serializer (the authenticated actor's organization; tokens when `reveal=1`).
  */
 function registerReference(root: FastifyInstance): void {
+  const redactedUrls = (config: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(config).map(([k, v]) => [k, ['url', 'apiBaseUrl', 'tenantUrl'].includes(k) && typeof v === 'string' && hasUrlSecrets(v) ? redactUrlSecrets(v) : v]));
   root.withTypeProvider<ZodTypeProvider>().get('/api/test-reference/destinations', {
     schema: { querystring: z.object({ reveal: z.enum(['0', '1']) }), response: { 200: DestinationList } },
   }, async (req) => {
@@ -83,8 +85,16 @@ function registerReference(root: FastifyInstance): void {
         updatedAt: row.updatedAt.toISOString(),
         type: row.type,
         // Credentials inside URLs are shown whole only to destination.manage.
-        config: req.query.reveal === '1' || typeof row.config.url !== 'string' ? row.config : { ...row.config, url: redactUrlSecrets(row.config.url) },
+        config: req.query.reveal === '1' ? row.config : redactedUrls(row.config),
         hasToken: row.tokenCiphertext !== null,
+        // A webhook's Standard Webhooks signing secret: whether it has one, and the overlap's end while the previous one still signs.
+        ...(row.type === 'webhook'
+          ? {
+              hasSigningSecret: row.signingSecretCiphertext !== null,
+              previousSigningSecretExpiresAt:
+                row.previousSigningSecretCiphertext && row.previousSigningSecretExpiresAt && row.previousSigningSecretExpiresAt > new Date() ? row.previousSigningSecretExpiresAt.toISOString() : null,
+            }
+          : {}),
         eventSubscriptions: row.eventSubscriptions,
         managedBy: row.managedBy,
         managedSource: row.managedSource,
