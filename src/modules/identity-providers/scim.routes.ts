@@ -40,7 +40,11 @@ function scimErrorHandler(bodyLimit: number) {
       return send(reply, err.status, { schemas: [SCIM_ERROR], status: String(err.status), detail: err.message, ...(err.scimType ? { scimType: err.scimType } : {}) });
     }
     const appError = err instanceof AppError ? err : toAppError(err, bodyLimit, request);
-    if (!appError) throw err;
+    if (!appError) {
+      // Unexpected: logged with its stack, answered in SCIM's error shape without it.
+      request.log.error({ err }, 'SCIM request failed');
+      return send(reply, 500, { schemas: [SCIM_ERROR], status: '500', detail: 'Internal error' });
+    }
     if (appError.statusCode === 401) reply.header('www-authenticate', 'Bearer realm="rampart-scim"');
     for (const [k, v] of Object.entries(appError.headers ?? {})) reply.header(k, v);
     return send(reply, appError.statusCode, { schemas: [SCIM_ERROR], status: String(appError.statusCode), detail: appError.message, ...(appError.statusCode === 400 ? { scimType: 'invalidValue' } : {}) });
@@ -76,7 +80,7 @@ export function registerScimRoutes(root: FastifyInstance, deps: { scim: ScimServ
     // Public to the API-key hook: the SCIM token is checked above, per provider.
     const config = { public: true };
     const provider = (req: FastifyRequest) => req.scimProvider!;
-    const answers = (extra: Record<number, z.ZodType> = {}) => ({ 200: ScimAnswer, 400: ScimAnswer, 401: ScimAnswer, 404: ScimAnswer, 409: ScimAnswer, ...extra });
+    const answers = (extra: Record<number, z.ZodType> = {}) => ({ 200: ScimAnswer, 400: ScimAnswer, 401: ScimAnswer, 404: ScimAnswer, 409: ScimAnswer, 429: ScimAnswer, 500: ScimAnswer, 503: ScimAnswer, ...extra });
 
     app.get('/scim/v2/Users', { config, schema: { operationId: 'listScimUsers', tags, summary: 'SCIM: list or find the provider\'s users', querystring: ListQuery, response: answers() } }, async (req, reply) => send(reply, 200, await deps.scim.listUsers(provider(req), req.query)));
     app.get('/scim/v2/Users/:id', { config, schema: { operationId: 'getScimUser', tags, summary: 'SCIM: one user', params: IdParam, response: answers() } }, async (req, reply) => send(reply, 200, await deps.scim.getUser(provider(req), req.params.id)));
@@ -91,7 +95,7 @@ export function registerScimRoutes(root: FastifyInstance, deps: { scim: ScimServ
     }, async (req, reply) => send(reply, 200, await deps.scim.patchUser(provider(req), req.params.id, req.body)));
     app.delete('/scim/v2/Users/:id', {
       config,
-      schema: { operationId: 'deleteScimUser', tags, summary: 'SCIM: delete a user (Rampart deactivates them and unlinks them from the provider)', params: IdParam, response: { 204: z.null(), 401: ScimAnswer, 404: ScimAnswer, 409: ScimAnswer } },
+      schema: { operationId: 'deleteScimUser', tags, summary: 'SCIM: delete a user (Rampart deactivates them and unlinks them from the provider)', params: IdParam, response: { 204: z.null(), 401: ScimAnswer, 404: ScimAnswer, 409: ScimAnswer, 429: ScimAnswer, 500: ScimAnswer, 503: ScimAnswer } },
     }, async (req, reply) => {
       await deps.scim.deleteUser(provider(req), req.params.id);
       return send(reply, 204);
@@ -105,7 +109,7 @@ export function registerScimRoutes(root: FastifyInstance, deps: { scim: ScimServ
       config,
       schema: { operationId: 'patchScimGroup', tags, summary: 'SCIM: change a group (members, name): its members\' roles follow the role mappings', params: IdParam, body: Resource, response: answers() },
     }, async (req, reply) => send(reply, 200, await deps.scim.patchGroup(provider(req), req.params.id, req.body)));
-    app.delete('/scim/v2/Groups/:id', { config, schema: { operationId: 'deleteScimGroup', tags, summary: 'SCIM: delete a group', params: IdParam, response: { 204: z.null(), 401: ScimAnswer, 404: ScimAnswer } } }, async (req, reply) => {
+    app.delete('/scim/v2/Groups/:id', { config, schema: { operationId: 'deleteScimGroup', tags, summary: 'SCIM: delete a group', params: IdParam, response: { 204: z.null(), 401: ScimAnswer, 404: ScimAnswer, 429: ScimAnswer, 500: ScimAnswer, 503: ScimAnswer } } }, async (req, reply) => {
       await deps.scim.deleteGroup(provider(req), req.params.id);
       return send(reply, 204);
     });
