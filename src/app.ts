@@ -15,6 +15,7 @@ import { installMetrics } from './platform/http/metrics.js';
 import { registerConsole } from './platform/http/console.js';
 import { registerModules } from './composition.js';
 import { createSessionAuthenticator } from './modules/sessions/index.js';
+import { SCIM_ERROR } from './modules/identity-providers/index.js';
 
 export type { AppDeps } from './platform/wiring.js';
 
@@ -64,9 +65,14 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
     // Errors raised by the router before any route runs (an undecodable path, a path parameter
     // over the router's 100-character limit) get the same 400 body as every other bad input,
     // instead of Fastify's own shape (which also echoed the path back).
-    frameworkErrors: (err, _request, rawReply) => {
+    frameworkErrors: (err, request, rawReply) => {
       const reply = rawReply as unknown as FastifyReply;
       const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The URL path is not valid (malformed percent-encoding)';
+      // SCIM clients (Okta, Entra) read only SCIM's error shape (RFC 7644 §3.12), also for this one.
+      if (request.url.startsWith('/scim/v2/')) {
+        void reply.code(400).header('content-type', 'application/scim+json').send(JSON.stringify({ schemas: [SCIM_ERROR], status: '400', scimType: 'invalidPath', detail: message }));
+        return;
+      }
       void reply.code(400).send(ValidationError.single('', message, err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'too_big' : 'invalid_url', 'params').body());
     },
   }) as unknown as FastifyInstance;

@@ -32,3 +32,4 @@ function registerIdentityProvidersModule(app: FastifyInstance, deps: ModuleDeps)
 export const ownedTables = ['identity_providers', 'identity_provider_links', 'oidc_login_states', 'scim_groups', 'scim_group_members'] as const;
 
 export const identityProvidersModule = defineModule({ name: 'identity-providers', owns: ownedTables, routes: registerIdentityProvidersModule });
+export { SCIM_ERROR } from './scim.fns.js';

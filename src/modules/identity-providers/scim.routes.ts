@@ -95,7 +95,7 @@ export function registerScimRoutes(root: FastifyInstance, deps: { scim: ScimServ
     }, async (req, reply) => send(reply, 200, await deps.scim.patchUser(provider(req), req.params.id, req.body)));
     app.delete('/scim/v2/Users/:id', {
       config,
-      schema: { operationId: 'deleteScimUser', tags, summary: 'SCIM: delete a user (Rampart deactivates them and unlinks them from the provider)', params: IdParam, response: { 204: z.null(), 401: ScimAnswer, 404: ScimAnswer, 409: ScimAnswer, 429: ScimAnswer, 500: ScimAnswer, 503: ScimAnswer } },
+      schema: { operationId: 'deleteScimUser', tags, summary: 'SCIM: delete a user (Rampart deactivates them and unlinks them from the provider)', params: IdParam, response: { 204: z.null(), 400: ScimAnswer, 401: ScimAnswer, 404: ScimAnswer, 409: ScimAnswer, 429: ScimAnswer, 500: ScimAnswer, 503: ScimAnswer } },
     }, async (req, reply) => {
       await deps.scim.deleteUser(provider(req), req.params.id);
       return send(reply, 204);
@@ -109,7 +109,7 @@ export function registerScimRoutes(root: FastifyInstance, deps: { scim: ScimServ
       config,
       schema: { operationId: 'patchScimGroup', tags, summary: 'SCIM: change a group (members, name): its members\' roles follow the role mappings', params: IdParam, body: Resource, response: answers() },
     }, async (req, reply) => send(reply, 200, await deps.scim.patchGroup(provider(req), req.params.id, req.body)));
-    app.delete('/scim/v2/Groups/:id', { config, schema: { operationId: 'deleteScimGroup', tags, summary: 'SCIM: delete a group', params: IdParam, response: { 204: z.null(), 401: ScimAnswer, 404: ScimAnswer, 429: ScimAnswer, 500: ScimAnswer, 503: ScimAnswer } } }, async (req, reply) => {
+    app.delete('/scim/v2/Groups/:id', { config, schema: { operationId: 'deleteScimGroup', tags, summary: 'SCIM: delete a group', params: IdParam, response: { 204: z.null(), 400: ScimAnswer, 401: ScimAnswer, 404: ScimAnswer, 429: ScimAnswer, 500: ScimAnswer, 503: ScimAnswer } } }, async (req, reply) => {
       await deps.scim.deleteGroup(provider(req), req.params.id);
       return send(reply, 204);
     });

@@ -106,11 +106,17 @@ export async function fuzzOpenApi(opts: FuzzOptions): Promise<{ problems: Proble
             validate = ajv.compile({ ...resolve(schema, ctx), components: doc.components });
             validators.set(key, validate);
           }
+          // A browser step (the OIDC sign-in) documents its refusal as a page (a string), not a JSON error body.
+          const htmlOnly = documented.content?.['application/json']?.schema?.type === 'string';
           let body: unknown = null;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            problem('error body is not JSON');
+          if (htmlOnly) {
+            if (!String(res.headers['content-type'] ?? '').startsWith('text/html')) problem('error page is not HTML');
+          } else {
+            try {
+              body = JSON.parse(text);
+            } catch {
+              problem('error body is not JSON');
+            }
           }
           if (body !== null && !validate(body)) problem(`error body does not match the documented schema: ${ajv.errorsText(validate.errors)}`);
         }
