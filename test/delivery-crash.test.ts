@@ -55,7 +55,8 @@ describe('a worker killed mid-delivery', () => {
     const now = new Date();
     await database.db
       .insertInto('outputDestinations')
-      .values({ id: destinationId, organizationId: organization.id, name: 'Hook', type: 'webhook', config: JSON.stringify({ url: rx.url, authType: 'bearer' }), tokenCiphertext: secrets.encrypt(TOKEN), createdAt: now, updatedAt: now })
+      // Signed with the token, as migration 0134 keeps a webhook created before signing secrets had their own.
+      .values({ id: destinationId, organizationId: organization.id, name: 'Hook', type: 'webhook', config: JSON.stringify({ url: rx.url, authType: 'bearer' }), tokenCiphertext: secrets.encrypt(TOKEN), signingSecretCiphertext: secrets.encrypt(TOKEN), createdAt: now, updatedAt: now })
       .execute();
 
     let output = '';
@@ -119,6 +120,7 @@ describe('a worker killed mid-delivery', () => {
     const now = new Date();
     await database.db
       .insertInto('outputDestinations')
+      // Signed with the token, as migration 0134 keeps a webhook created before signing secrets had their own.
       .values({ id: destinationId, organizationId: organization.id, name: 'Hook', type: 'webhook', config: JSON.stringify({ url: rx.url, authType: 'bearer' }), tokenCiphertext: secrets.encrypt(TOKEN), createdAt: now, updatedAt: now })
       .execute();
     const event = newEvent(organization.id, 'agent.message', { title: 'Abandoned', message: 'its worker died every time' });
