@@ -63,7 +63,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const now = new Date();
     await db
       .insertInto('outputDestinations')
-      .values({ id: destinationId, organizationId: organization.id, name: 'Bench hook', type: 'webhook', config: JSON.stringify({ url: receiverUrl, authType: 'bearer' }), tokenCiphertext: secrets.encrypt('bench-token-0123456789'), createdAt: now, updatedAt: now })
+      .values({ id: destinationId, organizationId: organization.id, name: 'Bench hook', type: 'webhook', config: JSON.stringify({ url: receiverUrl, authType: 'bearer' }), tokenCiphertext: secrets.encrypt('bench-token-0123456789'), signingSecretCiphertext: secrets.encrypt('bench-token-0123456789'), createdAt: now, updatedAt: now })
       .execute();
 
     let sharedQueue = true;
