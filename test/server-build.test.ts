@@ -150,6 +150,16 @@ describe('compiled server build', () => {
     await new Promise((r) => server!.once('exit', r));
   }, 90_000);
 
+  it('sources whose times changed but not their code (an installed tarball) still run the build', () => {
+    // npm packs every file with one fixed modification time: the metadata stamp differs, the content stamp does not.
+    const packedTime = new Date('1985-10-26T08:15:00Z');
+    for (const rel of ['src/cli/args.ts', 'src/main.ts']) fs.utimesSync(path.join(copy, rel), packedTime, packedTime);
+    const touched = node(['bin/rampart.js', 'help']);
+    expect(touched.status, touched.stderr).toBe(0);
+    expect(touched.stderr).not.toContain(FALLBACK);
+    expect(touched.stdout).toContain('Usage: rampart <command>');
+  }, 60_000);
+
   it('an edited source runs through tsx, saying why, until the next build', () => {
     const args = path.join(copy, 'src/cli/args.ts');
     fs.writeFileSync(args, fs.readFileSync(args, 'utf8').replace('Usage: rampart <command>', 'Usage: rampart <command> (edited)'));
