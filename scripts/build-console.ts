@@ -1,44 +1,18 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
+import { DIST, FINGERPRINT, WEB, files, isConsoleFresh, sourceFingerprint } from './console-fingerprint.js';
 
 /**
  * Builds the web console (web/ → dist/web) with Vite and writes a .br and a .gz beside every
  * text asset, so the server sends them without compressing per request. `--if-stale` skips the
- * build when dist/web was built from the same sources (npm install's `prepare` and `npm start`
- * both call it, so a fresh clone serves the console with no extra command).
+ * build when dist/web was built from the same sources (scripts/console-fingerprint.js; npm
+ * install's `prepare` and `npm start` check it through scripts/build-if-stale.js, so a fresh
+ * clone serves the console with no extra command).
  */
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const WEB = path.join(ROOT, 'web');
-export const DIST = path.join(ROOT, 'dist/web');
-const FINGERPRINT = path.join(DIST, '.fingerprint');
+export { DIST };
 const COMPRESSIBLE = new Set(['.js', '.css', '.html', '.svg', '.json', '.txt']);
-
-function files(dir: string): string[] {
-  return fs
-    .readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => path.join(e.parentPath, e.name))
-    .sort();
-}
-
-/** Server files the console imports (one rule for both sides: the CSV cell rule). */
-const SHARED = ['src/platform/csv.ts'];
-
-/** Everything the output depends on: the console's sources, the shared files and the locked dependency versions. */
-function sourceFingerprint(): string {
-  const hash = createHash('sha256');
-  for (const file of [...files(WEB), ...SHARED.map((f) => path.join(ROOT, f)), path.join(ROOT, 'package-lock.json')]) {
-    hash.update(path.relative(ROOT, file)).update('\0').update(fs.readFileSync(file)).update('\0');
-  }
-  return hash.digest('hex');
-}
-
-export function isConsoleFresh(): boolean {
-  return fs.existsSync(FINGERPRINT) && fs.readFileSync(FINGERPRINT, 'utf8') === sourceFingerprint();
-}
 
 function precompress(dir: string): void {
   for (const file of files(dir)) {
