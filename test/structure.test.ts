@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyzeImports } from '../scripts/import-graph.js';
 import { analyzeTables } from '../scripts/table-owners.js';
+import { createServiceRegistry, MODULES, serviceOrder } from '../src/composition.js';
+import { defineModule, type ModuleManifest, type ServiceDeps } from '../src/platform/module.js';
 
 /** The import rules of scripts/import-graph.ts, on the real tree and on a tree built to break them. */
 describe('module structure', () => {
@@ -84,5 +86,63 @@ describe('module structure', () => {
     } finally {
       fs.rmSync(t, { recursive: true, force: true });
     }
+  });
+
+  it('builds services from needs: a module naming another module’s manifest lists it in needs, and the list order plays no part', () => {
+    // A manifest another module's index.ts imports is one it uses (services.of, states.of): it must be needed.
+    const byName = new Map(MODULES.map((m) => [m.name, m]));
+    const unlisted: string[] = [];
+    for (const m of MODULES) {
+      const index = fs.readFileSync(path.resolve('src/modules', m.name, 'index.ts'), 'utf8');
+      for (const [, names, from] of index.matchAll(/import\s*(?:type\s*)?\{([^}]*)\}\s*from\s*'\.\.\/([^/']+)\/index\.js'/g)) {
+        for (const name of names!.split(',').map((n) => n.trim().replace(/^type\s+/, ''))) {
+          if (!/Module$/.test(name)) continue;
+          const needed = byName.get(from!);
+          if (!needed || !(m.needs ?? []).includes(needed)) unlisted.push(`${m.name} uses ${name} without listing it in needs`);
+        }
+      }
+    }
+    expect(unlisted).toEqual([]);
+    // Every module comes after what it needs, whatever order src/composition.ts lists them in.
+    for (const listed of [MODULES, [...MODULES].reverse()]) {
+      const order = serviceOrder(listed);
+      expect(new Set(order)).toEqual(new Set(MODULES));
+      for (const m of order) for (const n of m.needs ?? []) expect(order.indexOf(n)).toBeLessThan(order.indexOf(m));
+    }
+    // config needs the modules whose commands its kinds write through.
+    expect(MODULES.find((m) => m.name === 'config')!.needs!.map((m) => m.name).sort()).toEqual(['agents', 'alerts', 'destinations', 'models', 'tools', 'triggers']);
+  });
+
+  it('fails at start on a circle of needs or a need the composition root does not list, and refuses services not needed', () => {
+    const built: string[] = [];
+    const make = (name: string, needs: Array<ModuleManifest<any, any>> = []) =>
+      defineModule({
+        name,
+        owns: [],
+        needs,
+        services: (_deps, needed) => {
+          const from = needs.map((n) => needed.of(n));
+          built.push(name);
+          return { name, from };
+        },
+      });
+    const c = make('c');
+    const b = make('b', [c]);
+    const a = make('a', [b, c]);
+    // Listed in the wrong order: built c, b, a all the same, each once.
+    const registry = createServiceRegistry({} as ServiceDeps, new Map(), [a, b, c]);
+    registry.buildAll();
+    expect(built).toEqual(['c', 'b', 'a']);
+    expect(registry.of(a)).toEqual({ name: 'a', from: [{ name: 'b', from: [{ name: 'c', from: [] }] }, { name: 'c', from: [] }] });
+    expect(registry.forModule(a).own).toBe(registry.of(a));
+    expect(built).toEqual(['c', 'b', 'a']);
+    // b did not list a: its routes and jobs may not reach a's services.
+    expect(() => registry.forModule(b).of(a)).toThrow('module "b" uses the services of "a" without listing it in its manifest\'s needs');
+    expect(() => serviceOrder([a, b])).toThrow('module "b" needs "c", which src/composition.ts does not list');
+    const x: ModuleManifest<any, any> = defineModule({ name: 'x', owns: [], needs: [] });
+    const y = defineModule({ name: 'y', owns: [], needs: [x] });
+    const z = defineModule({ name: 'z', owns: [], needs: [y] });
+    (x.needs as Array<ModuleManifest<any, any>>).push(z);
+    expect(() => serviceOrder([x, y, z])).toThrow("The modules' needs form a circle: x → z → y → x");
   });
 });
