@@ -10,8 +10,12 @@ import { createRoutingService, type RoutingService } from './routing.service.js'
 import { createCodeDetectionsService, type CodeDetectionsService } from './code-detections.service.js';
 
 // The front door: how other modules create alerts (triggers, hunt) and what they may read.
-export { createAlert, createTriggerAlertGroup, type NewAlert, type TriageChoice, type AlertDeps, type TriggerAlertGroup } from './alerts.create.js';
+export { createAlert, type NewAlert, type TriageChoice, type AlertDeps } from './alerts.create.js';
 export { findAlert } from './alerts.repo.js';
+// The SQL pieces of a new alert's one statement, for the flows that write more with it (src/flows/: the trigger firing).
+export { alertCreated, duplicateEntryOf, newAlertRecord, type NewAlertRecord } from './alerts.create.js';
+export { alertInsert, alertStatement, answered, countDuplicate, groupedAlertEntries, groupedAlertJson, groupedAlertRows, groupedAlertsInsert, insertedDisplayId, newAlertEntries, toAlertDto } from './alerts.repo.js';
+export type { AlertInsertParam, AlongWithAlert } from './alerts.repo.js';
 export { DISPLAY_PREFIX } from './alerts.fns.js';
 export { alertsByDedupeKey, isOpenStatus, raiseAlertBySystem, reopenAlertBySystem } from './alerts.reopen.js';
 export type { AlertDto } from './alerts.schemas.js';
