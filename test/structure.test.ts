@@ -13,6 +13,7 @@ describe('module structure', () => {
     const report = analyzeImports(path.resolve('src'));
     expect(report.circles).toEqual([]);
     expect(report.intoInternals).toEqual([]);
+    expect(report.upward).toEqual([]);
   });
 
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-structure-'));
@@ -35,6 +36,30 @@ describe('module structure', () => {
     write('src/modules/beta/index.ts', "import { x } from '../alpha/index.js';\nimport { x as y } from '../alpha/alpha.service.js';\nexport const z = x + y;\n");
     const report = analyzeImports(path.join(tmp, 'src'));
     expect(report.intoInternals).toEqual(['src/modules/beta/index.ts -> src/modules/alpha/alpha.service.ts']);
+  });
+
+  it('lets a flow import modules’ front doors only, and keeps platform/ below modules and flows', () => {
+    const t = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-flows-'));
+    try {
+      const put = (rel: string, text: string) => {
+        fs.mkdirSync(path.dirname(path.join(t, rel)), { recursive: true });
+        fs.writeFileSync(path.join(t, rel), text);
+      };
+      put('src/modules/alpha/index.ts', "export { x } from './alpha.repo.js';\n");
+      put('src/modules/alpha/alpha.repo.ts', 'export const x = 1;\n');
+      put('src/composition.ts', 'export const root = 1;\n');
+      put('src/flows/good.flow.ts', "import { x } from '../modules/alpha/index.js';\nexport const good = x;\n");
+      put('src/flows/bad.flow.ts', "import { x } from '../modules/alpha/alpha.repo.js';\nimport { root } from '../composition.js';\nexport const bad = x + root;\n");
+      put('src/platform/low.ts', "import { good } from '../flows/good.flow.js';\nexport const low = good;\n");
+      const report = analyzeImports(path.join(t, 'src'));
+      expect(report.intoInternals).toEqual(['src/flows/bad.flow.ts -> src/modules/alpha/alpha.repo.ts']);
+      expect(report.upward).toEqual(['src/flows/bad.flow.ts -> src/composition.ts', 'src/platform/low.ts -> src/flows/good.flow.ts']);
+      // A module calling a flow that reaches back into it is a circle.
+      put('src/modules/alpha/alpha.repo.ts', "import { good } from '../../flows/good.flow.js';\nexport const x = 1;\nexport const y = good;\n");
+      expect(analyzeImports(path.join(t, 'src')).circles).toEqual([['src/flows/good.flow.ts', 'src/modules/alpha/alpha.repo.ts', 'src/modules/alpha/index.ts']]);
+    } finally {
+      fs.rmSync(t, { recursive: true, force: true });
+    }
   });
 
   it('has one owner per table, and no module’s SQL naming another module’s table', () => {
