@@ -20,15 +20,15 @@ export { ConfigFileError, parseConfigFiles, resolveSecretReferences, type Parsed
 export { API_VERSION, KINDS } from './config.schemas.js';
 
 /** Agents as code: plan/apply/export (docs/agents-as-code.md), every write through the owning modules' services. */
-function registerConfigModule(app: FastifyInstance, deps: ModuleDeps, modules: NeededServices): void {
+function registerConfigModule(app: FastifyInstance, deps: ModuleDeps, needed: NeededServices): void {
   const { db } = deps.database;
-  const alerts = modules.of(alertsModule);
+  const alerts = needed.of(alertsModule);
   const kinds = [
-    modelKind(modules.of(modelsModule), deps),
-    mcpServerKind(modules.of(toolsModule), { db, secrets: deps.secrets }),
-    outputDestinationKind(modules.of(destinationsModule), { db, secrets: deps.secrets }),
-    agentKind(modules.of(agentsModule), Object.keys(deps.tools)),
-    triggerKind(modules.of(triggersModule), deps),
+    modelKind(needed.of(modelsModule), deps),
+    mcpServerKind(needed.of(toolsModule), { db, secrets: deps.secrets }),
+    outputDestinationKind(needed.of(destinationsModule), { db, secrets: deps.secrets }),
+    agentKind(needed.of(agentsModule), Object.keys(deps.tools)),
+    triggerKind(needed.of(triggersModule), deps),
     codeDetectionKind(alerts.codeDetections),
     triageRoutesKind(alerts.routing),
   ];
