@@ -7,12 +7,19 @@ import ts from 'typescript';
  * - no import circle among the files of `src/` (type-only imports count: a circle of types is
  *   still a tangle a reader has to hold in their head);
  * - a module (`src/modules/<name>/`) reaches another only through that module's `index.ts`.
- * `src/composition.ts` (the composition root) is treated like any other outsider: it too may only
- * import a module's `index.ts`.
+ *   `src/composition.ts` (the composition root) and the flows (`src/flows/`) are treated like any
+ *   other outsider: they too may only import a module's `index.ts`;
+ * - the layers point down: `platform/` imports nothing above it (modules, flows, the root), a
+ *   flow imports modules' front doors, platform and other flows, never the root (src/config.ts,
+ *   the configuration's type, is below them all).
+ * A module may call a flow (triggers fire through flows/trigger-firing.flow.ts), but never one
+ * that imports it back: that is a circle.
  */
 export interface ImportReport {
   circles: string[][];
   intoInternals: string[];
+  /** An import against the layers: platform/ importing above it, a flow importing the composition root. */
+  upward: string[];
 }
 
 /** The `.ts` source files under `dir` (no tests, no declarations); table-owners.ts reads the same set. */
@@ -47,7 +54,9 @@ export function analyzeImports(srcDir: string): ImportReport {
   const modulesDir = path.join(srcDir, 'modules');
   const graph = new Map<string, string[]>();
   const intoInternals: string[] = [];
+  const upward: string[] = [];
   const rel = (f: string) => path.relative(path.dirname(srcDir), f);
+  const under = (dir: string, f: string) => !path.relative(path.join(srcDir, dir), f).startsWith('..');
 
   for (const file of sourceFiles(srcDir)) {
     const info = ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true);
@@ -56,13 +65,19 @@ export function analyzeImports(srcDir: string): ImportReport {
       const target = resolveImport(file, imported.fileName);
       if (!target) continue;
       deps.push(target);
+      // src/config.ts (the configuration's type and loader) sits below every layer.
+      const below = target === path.join(srcDir, 'config.ts');
+      if (below) {
+        /* allowed from anywhere */
+      } else if (under('platform', file) && !under('platform', target)) upward.push(`${rel(file)} -> ${rel(target)}`);
+      else if (under('flows', file) && !under('flows', target) && !under('modules', target) && !under('platform', target)) upward.push(`${rel(file)} -> ${rel(target)}`);
       const targetModule = moduleOf(modulesDir, target);
       if (!targetModule || targetModule === moduleOf(modulesDir, file)) continue;
       if (target !== path.join(modulesDir, targetModule, 'index.ts')) intoInternals.push(`${rel(file)} -> ${rel(target)}`);
     }
     graph.set(file, deps);
   }
-  return { circles: stronglyConnected(graph).map((c) => c.map(rel).sort()), intoInternals };
+  return { circles: stronglyConnected(graph).map((c) => c.map(rel).sort()), intoInternals, upward };
 }
 
 /** Tarjan's strongly connected components with more than one file (or a file importing itself). */
@@ -105,6 +120,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(im
   const report = analyzeImports(path.resolve('src'));
   for (const c of report.circles) console.log(`circle: ${c.join(', ')}`);
   for (const i of report.intoInternals) console.log(`into internals: ${i}`);
-  console.log(`circles ${report.circles.length}, imports into other modules' internals ${report.intoInternals.length}`);
-  process.exit(report.circles.length + report.intoInternals.length === 0 ? 0 : 1);
+  for (const u of report.upward) console.log(`against the layers: ${u}`);
+  console.log(`circles ${report.circles.length}, imports into other modules' internals ${report.intoInternals.length}, against the layers ${report.upward.length}`);
+  process.exit(report.circles.length + report.intoInternals.length + report.upward.length === 0 ? 0 : 1);
 }

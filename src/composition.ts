@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { createEventBus, type EventBus, type Subscriptions } from './platform/events.js';
 import { JobCatalog, type JobDefinition } from './platform/jobs/catalog.js';
 import { maintenanceJobs } from './platform/jobs/maintenance.jobs.js';
-import type { ModuleApis, ModuleManifest, ModuleStates, SchedulerPass, WorkerDeps } from './platform/module.js';
+import type { ModuleManifest, ModuleServices, ModuleStates, NeededServices, SchedulerPass, ServiceDeps, WorkerDeps } from './platform/module.js';
+import { createGuardedClient } from './platform/outbound/guarded-client.js';
 import type { ToolCatalog, ToolDeclaration } from './platform/agent-tools.js';
 import type { ModuleDeps, ModuleReaders } from './platform/wiring.js';
 import { organizationsModule } from './modules/organizations/index.js';
@@ -33,8 +34,9 @@ import { coverageModule } from './modules/coverage/index.js';
  * The composition root: every module of the service, each declared by its manifest
  * (platform/module.ts), in this order. The order is the order routes are registered in (and so of
  * the OpenAPI document), of the built-in tools in the tool catalog, and of an event's
- * subscribers (an event's subscribers run in it: `run.ended` reaches triggers, then alerts). A
- * module not listed here does not exist.
+ * subscribers (an event's subscribers run in it: `run.ended` reaches triggers, then alerts). It
+ * is not the order services are built in: that follows each manifest's `needs` (serviceOrder).
+ * A module not listed here does not exist.
  */
 // `any`: each module's state type is its own, checked within its manifest by defineModule.
 export const MODULES: ReadonlyArray<ModuleManifest<any, any>> = [
@@ -94,6 +96,79 @@ export function manifestConflicts(modules: ReadonlyArray<ModuleManifest<any, any
 const conflicts = manifestConflicts();
 if (conflicts.length) throw new Error(`The module manifests conflict: ${conflicts.join('; ')}`);
 
+/**
+ * The modules in the order their services are built: each after every module it `needs`
+ * (depth first, in the listed order among modules that need nothing of each other). A module
+ * that needs itself through others, or needs one this root does not list, fails here, at start.
+ */
+export function serviceOrder(modules: ReadonlyArray<ModuleManifest<any, any>> = MODULES): Array<ModuleManifest<any, any>> {
+  const listed = new Set(modules);
+  const order: Array<ModuleManifest<any, any>> = [];
+  const visiting: Array<ModuleManifest<any, any>> = [];
+  const done = new Set<ModuleManifest<any, any>>();
+  const visit = (m: ModuleManifest<any, any>): void => {
+    if (done.has(m)) return;
+    if (visiting.includes(m)) {
+      const circle = [...visiting.slice(visiting.indexOf(m)), m].map((x) => x.name).join(' → ');
+      throw new Error(`The modules' needs form a circle: ${circle} (a module's services cannot be built before their own)`);
+    }
+    visiting.push(m);
+    for (const n of m.needs ?? []) {
+      // Undefined when the two index.ts files import each other: the import circle leaves one unset while the other loads.
+      if (!n) throw new Error(`module "${m.name}" needs a module that is undefined when it loads (an import circle between their index.ts files)`);
+      if (!listed.has(n)) throw new Error(`module "${m.name}" needs "${n.name}", which src/composition.ts does not list`);
+      visit(n);
+    }
+    visiting.pop();
+    done.add(m);
+    order.push(m);
+  };
+  for (const m of modules) visit(m);
+  return order;
+}
+
+/** The services build order of the service's modules; computed at load so a bad `needs` stops every role at start. */
+export const SERVICE_ORDER = serviceOrder();
+
+/** One process's services: each module's built once, on first use, after those it `needs`. */
+export interface ServiceRegistry extends NeededServices {
+  /** What `m`'s routes and jobs get: its own services and those of the modules it `needs` (asking for another throws). */
+  forModule<S>(m: ModuleManifest<any, S>): ModuleServices<S>;
+  /** Builds every module's services now, in serviceOrder (the API role, so a failing factory fails at start). */
+  buildAll(): void;
+}
+
+export function createServiceRegistry(
+  deps: ServiceDeps,
+  states: ReadonlyMap<ModuleManifest<any, any>, unknown> = new Map(),
+  modules: ReadonlyArray<ModuleManifest<any, any>> = MODULES,
+): ServiceRegistry {
+  const order = modules === MODULES ? SERVICE_ORDER : serviceOrder(modules);
+  const listed = new Set(order);
+  const built = new Map<ModuleManifest<any, any>, unknown>();
+  const of = <S>(m: ModuleManifest<any, S>): S => {
+    if (!listed.has(m)) throw new Error(`module "${m.name}" is not listed in src/composition.ts`);
+    if (!built.has(m)) built.set(m, m.services?.(deps, neededBy(m), states.get(m)));
+    return built.get(m) as S;
+  };
+  const neededBy = (m: ModuleManifest<any, any>): NeededServices => ({
+    of: <S>(n: ModuleManifest<any, S>): S => {
+      if (n !== m && !(m.needs ?? []).includes(n)) throw new Error(`module "${m.name}" uses the services of "${n.name}" without listing it in its manifest's needs`);
+      return of(n);
+    },
+  });
+  return {
+    of,
+    forModule: <S>(m: ModuleManifest<any, S>): ModuleServices<S> => {
+      const needed = neededBy(m);
+      return Object.defineProperty({ of: needed.of }, 'own', { get: () => of(m), enumerable: true }) as ModuleServices<S>;
+    },
+    buildAll: () => {
+      for (const m of order) of(m);
+    },
+  };
+}
+
 /** Every module's built-in agent tools, by name (the tool catalog, a run's tool set, agents' `toolNames` check). */
 export const TOOLS: ToolCatalog = Object.fromEntries(MODULES.flatMap((m) => Object.entries<ToolDeclaration>(m.tools ?? {})));
 
@@ -110,7 +185,7 @@ export const SCHEDULER_PASSES: readonly SchedulerPass[] = MODULES.flatMap((m) =>
  * catalog and the scheduler have none.
  */
 export function serviceEvents(states: ReadonlyMap<ModuleManifest<any, any>, unknown> = new Map()): EventBus {
-  const view: ModuleStates = { of: <S>(m: ModuleManifest<S>) => states.get(m) as S | undefined };
+  const view: ModuleStates = { of: <S>(m: ModuleManifest<S, any>) => states.get(m) as S | undefined };
   return createEventBus(
     MODULES.flatMap((m): Subscriptions[] => {
       if (!m.subscribes) return [];
@@ -119,27 +194,36 @@ export function serviceEvents(states: ReadonlyMap<ModuleManifest<any, any>, unkn
   );
 }
 
-/** The API role: each module's state, then the bus over its subscriptions, then every module's routes. */
+/**
+ * The API role: each module's state, then the bus over its subscriptions, then every module's
+ * services (in `needs` order), then every module's routes (in MODULES order).
+ */
 export function registerModules(app: FastifyInstance, moduleDeps: Omit<ModuleDeps, 'events' | 'tools' | 'readers'>): void {
   const base = { ...moduleDeps, tools: TOOLS, readers: READERS };
   const states = new Map<ModuleManifest<any, any>, unknown>();
   for (const m of MODULES) if (m.state) states.set(m, m.state(base));
   const deps: ModuleDeps = { ...base, events: serviceEvents(states) };
-  const apis = new Map<ModuleManifest<any, any>, unknown>();
-  const modules: ModuleApis = {
-    of: <A>(m: ModuleManifest<any, A>) => {
-      if (!apis.has(m)) throw new Error(`module "${m.name}" is asked for before its routes are registered (src/composition.ts lists it later, or not at all)`);
-      return apis.get(m) as A;
-    },
-  };
-  for (const m of MODULES) apis.set(m, m.routes?.(app, deps, states.get(m), modules));
+  // Calls the API makes for a module's commands (a live MCP tool listing) leave through this client, without retries.
+  const http = createGuardedClient({ allowPrivateNetworks: deps.config.allowPrivateNetworks, retries: 0 });
+  app.addHook('onClose', async () => {
+    await http.close();
+  });
+  const services = createServiceRegistry({ db: deps.database.db, secrets: deps.secrets, logger: deps.logger, events: deps.events, http, baseUrl: deps.config.baseUrl, tools: TOOLS, readers: READERS }, states);
+  services.buildAll();
+  for (const m of MODULES) m.routes?.(app, deps, services.forModule(m), states.get(m));
 }
 
-export type JobDeps = Omit<WorkerDeps, 'events' | 'tools' | 'readers' | 'baseUrl'> & { baseUrl?: string };
+export type JobDeps = Omit<WorkerDeps, 'events' | 'tools' | 'readers' | 'baseUrl' | 'services'> & { baseUrl?: string };
 
-/** Every job type of the service: the platform's maintenance jobs and every module's. */
+/**
+ * Every job type of the service: the platform's maintenance jobs and every module's. The worker
+ * role's services are built on first use (no API-role state here).
+ */
 export function buildJobCatalog(deps: JobDeps): JobCatalog {
-  const worker: WorkerDeps = { ...deps, baseUrl: deps.baseUrl ?? 'http://127.0.0.1:8080', events: serviceEvents(), tools: TOOLS, readers: READERS };
-  const jobs: Array<JobDefinition<any>> = [...maintenanceJobs(deps.db), ...MODULES.flatMap((m) => m.jobs?.(worker) ?? [])];
+  const baseUrl = deps.baseUrl ?? 'http://127.0.0.1:8080';
+  const events = serviceEvents();
+  const services = createServiceRegistry({ db: deps.db, secrets: deps.secrets, logger: deps.logger, events, http: deps.http, baseUrl, tools: TOOLS, readers: READERS });
+  const worker: WorkerDeps = { ...deps, baseUrl, events, tools: TOOLS, readers: READERS, services };
+  const jobs: Array<JobDefinition<any>> = [...maintenanceJobs(deps.db), ...MODULES.flatMap((m) => m.jobs?.(worker, services.forModule(m)) ?? [])];
   return new JobCatalog().register(...jobs);
 }

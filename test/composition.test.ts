@@ -2,7 +2,11 @@ import Fastify from 'fastify';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildJobCatalog, manifestConflicts, MODULES, READERS, registerModules, SCHEDULER_PASSES, TOOLS } from '../src/composition.js';
+import { buildJobCatalog, createServiceRegistry, manifestConflicts, MODULES, READERS, registerModules, SCHEDULER_PASSES, serviceEvents, TOOLS } from '../src/composition.js';
+import { agentsModule } from '../src/modules/agents/index.js';
+import { alertsModule } from '../src/modules/alerts/index.js';
+import { configModule } from '../src/modules/config/index.js';
+import { destinationsModule } from '../src/modules/destinations/index.js';
 import { defineModule } from '../src/platform/module.js';
 import { createAuthenticator } from '../src/platform/auth/authenticator.js';
 import { createInvalidationBus } from '../src/platform/cache/invalidation-bus.js';
@@ -54,6 +58,20 @@ describe('module manifests', () => {
     const names = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http, logger }).all().map((j) => j.name);
     expect(repeated(names)).toEqual([]);
     expect(names).toEqual(expect.arrayContaining(['agents:run', 'delivery:send', 'hunt:reassess']));
+  });
+
+  it('builds a module’s services outside the API: a worker reaches another module’s commands without HTTP', async () => {
+    const http = createGuardedClient({ allowPrivateNetworks: true, retries: 0 });
+    const services = createServiceRegistry({ db: t.database.db, secrets: t.secrets, logger, events: serviceEvents(), http, baseUrl: 'http://127.0.0.1:8080', tools: TOOLS, readers: READERS });
+    const alerts = services.of(alertsModule);
+    // Built once per process: the same commands every time they are asked for.
+    expect(services.of(alertsModule)).toBe(alerts);
+    // Organization A never saved its triage routing.
+    expect(await alerts.routing.stored({ actor: { organizationId: t.orgA.organization.id } } as never)).toBeUndefined();
+    expect(typeof services.of(agentsModule).update).toBe('function');
+    // config needs destinations: the worker role has no destinations cache, and says so.
+    expect(() => services.forModule(configModule).of(destinationsModule)).toThrow("destinations' commands are built over the API role's destinations cache; this role has none");
+    await http.close();
   });
 
   it('registers every route once, each module its own', async () => {

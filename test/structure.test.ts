@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyzeImports } from '../scripts/import-graph.js';
 import { analyzeTables } from '../scripts/table-owners.js';
+import { createServiceRegistry, MODULES, serviceOrder } from '../src/composition.js';
+import { defineModule, type ModuleManifest, type ServiceDeps } from '../src/platform/module.js';
 
 /** The import rules of scripts/import-graph.ts, on the real tree and on a tree built to break them. */
 describe('module structure', () => {
@@ -11,6 +13,7 @@ describe('module structure', () => {
     const report = analyzeImports(path.resolve('src'));
     expect(report.circles).toEqual([]);
     expect(report.intoInternals).toEqual([]);
+    expect(report.upward).toEqual([]);
   });
 
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-structure-'));
@@ -33,6 +36,30 @@ describe('module structure', () => {
     write('src/modules/beta/index.ts', "import { x } from '../alpha/index.js';\nimport { x as y } from '../alpha/alpha.service.js';\nexport const z = x + y;\n");
     const report = analyzeImports(path.join(tmp, 'src'));
     expect(report.intoInternals).toEqual(['src/modules/beta/index.ts -> src/modules/alpha/alpha.service.ts']);
+  });
+
+  it('lets a flow import modules’ front doors only, and keeps platform/ below modules and flows', () => {
+    const t = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-flows-'));
+    try {
+      const put = (rel: string, text: string) => {
+        fs.mkdirSync(path.dirname(path.join(t, rel)), { recursive: true });
+        fs.writeFileSync(path.join(t, rel), text);
+      };
+      put('src/modules/alpha/index.ts', "export { x } from './alpha.repo.js';\n");
+      put('src/modules/alpha/alpha.repo.ts', 'export const x = 1;\n');
+      put('src/composition.ts', 'export const root = 1;\n');
+      put('src/flows/good.flow.ts', "import { x } from '../modules/alpha/index.js';\nexport const good = x;\n");
+      put('src/flows/bad.flow.ts', "import { x } from '../modules/alpha/alpha.repo.js';\nimport { root } from '../composition.js';\nexport const bad = x + root;\n");
+      put('src/platform/low.ts', "import { good } from '../flows/good.flow.js';\nexport const low = good;\n");
+      const report = analyzeImports(path.join(t, 'src'));
+      expect(report.intoInternals).toEqual(['src/flows/bad.flow.ts -> src/modules/alpha/alpha.repo.ts']);
+      expect(report.upward).toEqual(['src/flows/bad.flow.ts -> src/composition.ts', 'src/platform/low.ts -> src/flows/good.flow.ts']);
+      // A module calling a flow that reaches back into it is a circle.
+      put('src/modules/alpha/alpha.repo.ts', "import { good } from '../../flows/good.flow.js';\nexport const x = 1;\nexport const y = good;\n");
+      expect(analyzeImports(path.join(t, 'src')).circles).toEqual([['src/flows/good.flow.ts', 'src/modules/alpha/alpha.repo.ts', 'src/modules/alpha/index.ts']]);
+    } finally {
+      fs.rmSync(t, { recursive: true, force: true });
+    }
   });
 
   it('has one owner per table, and no module’s SQL naming another module’s table', () => {
@@ -84,5 +111,63 @@ describe('module structure', () => {
     } finally {
       fs.rmSync(t, { recursive: true, force: true });
     }
+  });
+
+  it('builds services from needs: a module naming another module’s manifest lists it in needs, and the list order plays no part', () => {
+    // A manifest another module's index.ts imports is one it uses (services.of, states.of): it must be needed.
+    const byName = new Map(MODULES.map((m) => [m.name, m]));
+    const unlisted: string[] = [];
+    for (const m of MODULES) {
+      const index = fs.readFileSync(path.resolve('src/modules', m.name, 'index.ts'), 'utf8');
+      for (const [, names, from] of index.matchAll(/import\s*(?:type\s*)?\{([^}]*)\}\s*from\s*'\.\.\/([^/']+)\/index\.js'/g)) {
+        for (const name of names!.split(',').map((n) => n.trim().replace(/^type\s+/, ''))) {
+          if (!/Module$/.test(name)) continue;
+          const needed = byName.get(from!);
+          if (!needed || !(m.needs ?? []).includes(needed)) unlisted.push(`${m.name} uses ${name} without listing it in needs`);
+        }
+      }
+    }
+    expect(unlisted).toEqual([]);
+    // Every module comes after what it needs, whatever order src/composition.ts lists them in.
+    for (const listed of [MODULES, [...MODULES].reverse()]) {
+      const order = serviceOrder(listed);
+      expect(new Set(order)).toEqual(new Set(MODULES));
+      for (const m of order) for (const n of m.needs ?? []) expect(order.indexOf(n)).toBeLessThan(order.indexOf(m));
+    }
+    // config needs the modules whose commands its kinds write through.
+    expect(MODULES.find((m) => m.name === 'config')!.needs!.map((m) => m.name).sort()).toEqual(['agents', 'alerts', 'destinations', 'models', 'tools', 'triggers']);
+  });
+
+  it('fails at start on a circle of needs or a need the composition root does not list, and refuses services not needed', () => {
+    const built: string[] = [];
+    const make = (name: string, needs: Array<ModuleManifest<any, any>> = []) =>
+      defineModule({
+        name,
+        owns: [],
+        needs,
+        services: (_deps, needed) => {
+          const from = needs.map((n) => needed.of(n));
+          built.push(name);
+          return { name, from };
+        },
+      });
+    const c = make('c');
+    const b = make('b', [c]);
+    const a = make('a', [b, c]);
+    // Listed in the wrong order: built c, b, a all the same, each once.
+    const registry = createServiceRegistry({} as ServiceDeps, new Map(), [a, b, c]);
+    registry.buildAll();
+    expect(built).toEqual(['c', 'b', 'a']);
+    expect(registry.of(a)).toEqual({ name: 'a', from: [{ name: 'b', from: [{ name: 'c', from: [] }] }, { name: 'c', from: [] }] });
+    expect(registry.forModule(a).own).toBe(registry.of(a));
+    expect(built).toEqual(['c', 'b', 'a']);
+    // b did not list a: its routes and jobs may not reach a's services.
+    expect(() => registry.forModule(b).of(a)).toThrow('module "b" uses the services of "a" without listing it in its manifest\'s needs');
+    expect(() => serviceOrder([a, b])).toThrow('module "b" needs "c", which src/composition.ts does not list');
+    const x: ModuleManifest<any, any> = defineModule({ name: 'x', owns: [], needs: [] });
+    const y = defineModule({ name: 'y', owns: [], needs: [x] });
+    const z = defineModule({ name: 'z', owns: [], needs: [y] });
+    (x.needs as Array<ModuleManifest<any, any>>).push(z);
+    expect(() => serviceOrder([x, y, z])).toThrow("The modules' needs form a circle: x → z → y → x");
   });
 });

@@ -12,27 +12,40 @@ import type { ModuleDeps, ModuleReaders } from './wiring.js';
  * A module's manifest: what it owns and what it offers the service, declared in its `index.ts`
  * (`export const xModule = defineModule({...})`) and assembled by the one composition root
  * (src/composition.ts) for each process role: the API (routes, `state`, subscriptions), the
- * worker (jobs, tools, subscriptions) and the scheduler (passes, subscriptions). Nothing is
- * discovered: a module the composition root does not list does not exist.
+ * worker (jobs, tools, subscriptions) and the scheduler (passes, subscriptions); `services` in
+ * the API and worker roles. Nothing is discovered: a module the composition root does not list
+ * does not exist.
  */
-export interface ModuleManifest<State = undefined, Api = void> {
+export interface ModuleManifest<State = undefined, Services = void> {
   /** The module's folder name. */
   name: string;
   /** The tables only this module's SQL names (scripts/table-owners.ts reads the literal array). */
   owns: readonly string[];
   /**
+   * The modules whose services (or API-role state) this one uses: their services are built
+   * before this module's, and `services.of(m)` answers only for a module listed here. The order
+   * of src/composition.ts plays no part; a circle or a module missing from the composition root
+   * fails at start (`serviceOrder` there).
+   */
+  needs?: ReadonlyArray<ModuleManifest<any, any>>;
+  /**
    * API role only: process-local state made once, before the event bus (an in-process cache),
-   * shared by this module's routes and its subscriptions. Absent in the worker and scheduler.
+   * shared by this module's services, routes and subscriptions. Absent in the worker and scheduler.
    */
   state?: (deps: Omit<ModuleDeps, 'events'>) => State;
   /**
-   * Registers the module's HTTP routes (API role). What it returns is the module's API-role
-   * commands for modules listed after it (`modules.of(thatModule)`: config apply writes agents,
-   * destinations… through their owners' services, in its own transaction).
+   * The module's commands, built once per process (API and worker roles), after those of the
+   * modules it `needs` (`needed.of(m)`), and shared by its routes, its jobs and other modules'
+   * (config apply writes agents, destinations… through their owners' services, in its own
+   * transaction; a worker job calls another module's command without the HTTP layer). Each
+   * takes only what it uses of `deps` (a `Pick`). `state` is undefined outside the API role:
+   * services that need it say so when asked for there.
    */
-  routes?: (app: FastifyInstance, deps: ModuleDeps, state: State, modules: ModuleApis) => Api;
-  /** The module's job types (worker role). */
-  jobs?: (deps: WorkerDeps) => ReadonlyArray<JobDefinition<any>>;
+  services?: (deps: ServiceDeps, needed: NeededServices, state: State | undefined) => Services;
+  /** Registers the module's HTTP routes (API role), over its services (`services.own`) and those it `needs`. */
+  routes?: (app: FastifyInstance, deps: ModuleDeps, services: ModuleServices<Services>, state: State) => void;
+  /** The module's job types (worker role); `services` as `routes` get them. */
+  jobs?: (deps: WorkerDeps, services: ModuleServices<Services>) => ReadonlyArray<JobDefinition<any>>;
   /** Work the scheduler runs each tick (every pass must be safe to run from several processes). */
   schedulerPasses?: readonly SchedulerPass[];
   /** The built-in agent tools this module implements, by the name agents list them under. */
@@ -48,12 +61,34 @@ export interface ModuleManifest<State = undefined, Api = void> {
 
 /** Another module's API-role state (`undefined` in the other roles), for a subscription that needs it. */
 export interface ModuleStates {
-  of<S>(module: ModuleManifest<S>): S | undefined;
+  of<S>(module: ModuleManifest<S, any>): S | undefined;
 }
 
-/** The commands an earlier module's `routes` returned (API role); asking for a later or absent module throws. */
-export interface ModuleApis {
-  of<A>(module: ModuleManifest<any, A>): A;
+/** The services of the modules a module `needs`; asking for one it does not list throws. */
+export interface NeededServices {
+  of<S>(module: ModuleManifest<any, S>): S;
+}
+
+/** What a module's routes and jobs get: its own services (built on first use) and those it `needs`. */
+export interface ModuleServices<Own> extends NeededServices {
+  readonly own: Own;
+}
+
+/**
+ * What services are built from, in every role that builds them (API, worker). Each module's
+ * `services` takes a `Pick` of it: only what it uses.
+ */
+export interface ServiceDeps {
+  db: Database;
+  secrets: SecretBox;
+  logger: Logger;
+  events: EventBus;
+  /** The process's outbound client (SSRF-guarded; in the API role without retries, as every API-side call). */
+  http: GuardedClient;
+  /** RAMPART_BASE_URL, for links. */
+  baseUrl: string;
+  tools: ToolCatalog;
+  readers: Partial<ModuleReaders>;
 }
 
 /** What the worker role's job factories get. */
@@ -70,6 +105,8 @@ export interface WorkerDeps {
   readers: Partial<ModuleReaders>;
   /** RAMPART_OSV_MAX_INFLATED_BYTES: inflated bytes one OSV sync reads of a zip (default in the connector). */
   osvMaxInflatedBytes?: number;
+  /** Every module's services in this process (built on first use); a module's jobs get theirs as `services`. */
+  services: NeededServices;
 }
 
 /** What a scheduler pass gets each tick. */
@@ -87,7 +124,7 @@ export interface SchedulerPass {
   run(deps: SchedulerDeps): Promise<unknown>;
 }
 
-/** A module's manifest, typed (its `state` flows to its `routes` and `subscribes`, its routes' result to later modules); nothing more. */
-export function defineModule<State = undefined, Api = void>(manifest: ModuleManifest<State, Api>): ModuleManifest<State, Api> {
+/** A module's manifest, typed (its `state` flows to its `services`, `routes` and `subscribes`, its services to its routes, jobs and the modules that need it); nothing more. */
+export function defineModule<State = undefined, Services = void>(manifest: ModuleManifest<State, Services>): ModuleManifest<State, Services> {
   return manifest;
 }

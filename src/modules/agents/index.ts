@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
-import { defineModule } from '../../platform/module.js';
+import { defineModule, type ModuleServices, type ServiceDeps } from '../../platform/module.js';
 import { registerAgentsRoutes } from './agents.routes.js';
 import { createAgentsService, type AgentsService } from './agents.service.js';
 import { registerAgentVersionsRoutes } from './agent-versions.routes.js';
@@ -20,17 +20,20 @@ export { agentVersionSnapshot, appendAgentVersion, originOf, type AgentVersionSn
 
 /**
  * An agent's update or deletion emits `agent.changed` in its transaction (see agents.service.ts);
- * each change appends a version. Returns the service: config apply writes agents through it.
+ * each change appends a version. The service: config apply writes agents through it.
  */
-function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps): AgentsService {
+function agentsServices(deps: Pick<ServiceDeps, 'db' | 'events' | 'readers'>): AgentsService {
   const triggerSettings = deps.readers.agentTriggerSettings;
-  const agents = createAgentsService({ db: deps.database.db, events: deps.events, ...(triggerSettings ? { triggerSettings } : {}) });
+  return createAgentsService({ db: deps.db, events: deps.events, ...(triggerSettings ? { triggerSettings } : {}) });
+}
+
+function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps, services: ModuleServices<AgentsService>): void {
+  const agents = services.own;
   registerAgentsRoutes(app, agents, Object.keys(deps.tools));
   registerAgentVersionsRoutes(app, createAgentVersionsService({ db: deps.database.db, agents }));
-  return agents;
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['agents', 'agent_versions'] as const;
 
-export const agentsModule = defineModule({ name: 'agents', owns: ownedTables, routes: registerAgentsModule });
+export const agentsModule = defineModule({ name: 'agents', owns: ownedTables, services: agentsServices, routes: registerAgentsModule });

@@ -3,10 +3,9 @@ import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import type { AlertSeverity } from '../../platform/db/schema.js';
 import type { EventBus } from '../../platform/events.js';
-import { createGroupCommit, type GroupCommit, type GroupCommitOptions } from '../../platform/db/group-commit.js';
-import { enqueueRun, runParams, runRowJson, type EndedRun, type NewRun } from '../runs/index.js';
+import { enqueueRun, type EndedRun } from '../runs/index.js';
 import { httpUrlOrNull } from './alerts.fns.js';
-import { addTimelineEntry, countDuplicate, findAlert, insertAlert, insertTriggerAlerts, listTimeline, triggerAlertJson, type NewAlertRow } from './alerts.repo.js';
+import { addTimelineEntry, countDuplicate, findAlert, insertAlert, listTimeline, type AlertStatementEntry, type NewAlertRow } from './alerts.repo.js';
 import type { AlertDto } from './alerts.schemas.js';
 import { decideRoute, huntDecision, triggerDecision, type Route } from './routing.fns.js';
 
@@ -18,13 +17,14 @@ export const MAX_ROUTING_DEPTH = 3;
  * - `route`: the ordered triage routes, else the default agent, else nobody (§4.2);
  * - `hunt`: the hunt response agent (`huntAlertRouting`), skipping routes and default;
  * - `trigger`: the trigger's own agent, whose run (`runId`) is the triage run: already queued,
- *   or, with `run`, queued by the alert's own statement when the alert is created (one round trip);
+ *   or queued by the alert's own statement when the alert is created (the trigger firing's
+ *   flow, src/flows/trigger-firing.flow.ts: one round trip);
  * - `none`: left unassigned.
  */
 export type TriageChoice =
   | { kind: 'route'; actorUserId: string | null }
   | { kind: 'hunt' }
-  | { kind: 'trigger'; agentId: string; runId: string; triggerName: string; run?: Omit<NewRun, 'id' | 'alert'> }
+  | { kind: 'trigger'; agentId: string; runId: string; triggerName: string }
   | { kind: 'none' };
 
 export interface NewAlert {
@@ -55,19 +55,29 @@ export interface NewAlert {
 export interface AlertDeps {
   /** The service's events: `alert.created` and `alert.status_changed` are emitted here (delivery subscribes). */
   events: EventBus;
-  /**
-   * Set by a caller whose alert is its whole change, outside any transaction (webhook intake's
-   * one-statement path): a trigger's alert without a dedupe key is then written with its run by
-   * this group commit, together with the alerts of concurrent deliveries (`createTriggerAlertGroup`).
-   */
-  grouped?: TriggerAlertGroup;
 }
 
-/** Trigger alerts (no dedupe key, with their run and job) written by one statement per batch: platform/db/group-commit.ts. */
-export type TriggerAlertGroup = GroupCommit<{ id: string; json: string }, AlertDto>;
+/** A new alert as its statement writes it: the row, the entries written with it, and the entry a duplicate gets instead. */
+export interface NewAlertRecord {
+  values: NewAlertRow;
+  entries: AlertStatementEntry[];
+  duplicateEntry: AlertStatementEntry;
+}
 
-export function createTriggerAlertGroup(db: Queryable, opts: GroupCommitOptions): TriggerAlertGroup {
-  return createGroupCommit((items) => insertTriggerAlerts(db, items), opts);
+/** The entry an open alert with the signal's dedupe key gets when it counts the signal. */
+export function duplicateEntryOf(input: NewAlert): AlertStatementEntry {
+  return {
+    kind: 'duplicate',
+    actorType: 'system',
+    runId: input.originRunId ?? null,
+    body: `Duplicate signal from ${input.source.name} (dedupe key ${input.dedupeKey})`,
+    data: { payload: input.payload ?? null },
+  };
+}
+
+/** `alert.created`, in the transaction that created the alert (delivery subscribes). */
+export async function alertCreated(tx: Queryable, events: EventBus, alert: AlertDto): Promise<void> {
+  await events.emit(tx, 'alert.created', { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: alert.organizationId, data: { alert } });
 }
 
 /**
@@ -81,24 +91,33 @@ export function createTriggerAlertGroup(db: Queryable, opts: GroupCommitOptions)
 export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDeps): Promise<{ alert: AlertDto; created: boolean }> {
   const orgId = input.organizationId;
   // Each outcome is one statement: the alert row, its timeline entries and the alert as answered.
-  const duplicateEntry = {
-    kind: 'duplicate',
-    actorType: 'system' as const,
-    runId: input.originRunId ?? null,
-    body: `Duplicate signal from ${input.source.name} (dedupe key ${input.dedupeKey})`,
-    data: { payload: input.payload ?? null },
-  };
   // Each statement stands alone: without a transaction (webhook intake), a duplicate is one
   // round trip, and a new alert's insert still meets a concurrent identical signal (ON CONFLICT).
   if (input.dedupeKey) {
-    const existing = await countDuplicate(tx, orgId, input.dedupeKey, duplicateEntry);
+    const existing = await countDuplicate(tx, orgId, input.dedupeKey, duplicateEntryOf(input));
     if (existing) return { alert: existing, created: false };
   }
-
-  const now = new Date();
-  const id = uuidv7();
   // Only alerts created by agents can be part of a triage chain.
   const depth = input.createdBy === 'agent' ? await routingDepthOf(tx, input.originRunId ?? null) : 0;
+  const id = uuidv7();
+  const { values, entries, duplicateEntry } = newAlertRecord(input, { id, now: new Date(), depth });
+  // Lost a race to an identical signal: the other insert's row counts it as a duplicate.
+  const written = await insertAlert(tx, values, entries, duplicateEntry);
+  if (!written.inserted) return { alert: written.alert, created: false };
+
+  let alert = written.alert;
+  if (input.triage.kind !== 'trigger') {
+    await route(tx, id, orgId, input, depth);
+    alert = (await findAlert(tx, orgId, id))!;
+  }
+  await alertCreated(tx, deps.events, alert);
+  return { alert, created: true };
+}
+
+/** The row and timeline entries of a new alert (`depth`: its triage chain's, routingDepthOf). */
+export function newAlertRecord(input: NewAlert, at: { id: string; now: Date; depth: number }): NewAlertRecord {
+  const { id, now, depth } = at;
+  const orgId = input.organizationId;
   const triage = input.triage;
   // A trigger's alert is born assigned: its run (queued with it) triages it.
   const triggerTriage =
@@ -149,28 +168,11 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     body: ` created from ${input.source.name}`,
     numbered: true,
   };
-  const entries =
+  const entries: AlertStatementEntry[] =
     triage.kind === 'trigger'
       ? [created, { kind: 'triage_started', actorType: 'system' as const, actorAgentId: triage.agentId, runId: triage.runId, body: "The trigger's run triages this alert" }]
       : [created];
-  if (deps.grouped && !values.dedupeKey && triage.kind === 'trigger' && triage.run) {
-    // Written with its run and job by the statement of its batch, which committed before this returns.
-    const alert = await deps.grouped.submit({ id, json: triggerAlertJson(values, entries, runRowJson({ ...triage.run, id: triage.runId }, now)) });
-    await deps.events.emit(tx, 'alert.created', { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert } });
-    return { alert, created: true };
-  }
-  // Lost a race to an identical signal: the other insert's row counts it as a duplicate.
-  const run = triage.kind === 'trigger' && triage.run ? runParams({ ...triage.run, id: triage.runId }) : undefined;
-  const written = await insertAlert(tx, values, entries, duplicateEntry, run);
-  if (!written.inserted) return { alert: written.alert, created: false };
-
-  let alert = written.alert;
-  if (triage.kind !== 'trigger') {
-    await route(tx, id, orgId, input, depth);
-    alert = (await findAlert(tx, orgId, id))!;
-  }
-  await deps.events.emit(tx, 'alert.created', { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert } });
-  return { alert, created: true };
+  return { values, entries, duplicateEntry: duplicateEntryOf(input) };
 }
 
 /** How many triage runs deep an alert is: one more than the alert its creating run was triaging. */

@@ -7,7 +7,6 @@ import { DISPLAY_PREFIX, OPEN_STATUSES, dispositionOf, displayIdOf, numberOfDisp
 import type { AlertDto, TimelineEntryDto } from './alerts.schemas.js';
 import { containsPattern } from '../../platform/db/like.js';
 import { agentNameOf } from '../agents/index.js';
-import { runWithJob, runsWithJobs, type RunParam } from '../runs/index.js';
 import { prepared } from '../../platform/db/prepared.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -30,7 +29,7 @@ function baseQuery(db: Queryable) {
     .select(['o.name as organizationName', 'cd.name as detectionName', 'cd.ruleId as detectionRuleId'])
     .select([agentNameOf('a.originAgentId').as('originAgentName'), agentNameOf('a.assignedAgentId').as('assignedAgentName')]);
 }
-type AlertRow = Awaited<ReturnType<ReturnType<typeof baseQuery>['executeTakeFirstOrThrow']>>;
+export type AlertRow = Awaited<ReturnType<ReturnType<typeof baseQuery>['executeTakeFirstOrThrow']>>;
 
 export function toAlertDto(r: AlertRow): AlertDto {
   const routing = r.routing as AlertDto['routing'] | null;
@@ -139,17 +138,27 @@ export type AlertStatementEntry = Omit<NewTimelineEntry, 'organizationId' | 'ale
 const RETURNED_COLUMNS = sql.join(COLUMNS.map((c) => sql.ref(`ins.${c}`)));
 
 /**
+ * What another owner writes in an alert's statement (a flow's part, src/flows/): its CTEs, after
+ * the alert's (`ins`, the alert row with `inserted`; `tl`, its timeline), and the column that
+ * reads them (a data-modifying CTE that only SELECTs runs only when the statement reads it).
+ */
+export interface AlongWithAlert {
+  ctes: RawBuilder<unknown>;
+  read: RawBuilder<unknown>;
+}
+
+/**
  * One statement that writes an alert row (the `ins` CTE: an INSERT or UPDATE returning the row
  * and whether it was inserted), its timeline entries (`entries`: a JSON array, those whose
  * `on_insert` matches), and reads the alert back with the names findAlert joins: on the intake
  * path, every round trip costs more CPU (socket writes on both sides) than the statement it
- * carries. With `run` (runs' `runWithJob` reading `ins`), the run that triages the new alert
- * and its job too. Built once per kind and prepared (platform/db/prepared.ts). `pre`: CTEs
- * before `ins` (`pre.with`: the dedupe count, or the rows of a group commit), and what the
- * entries are read beside (`pre.from`: `ins`, or the group's rows joined to it; `entries` then
- * an expression over it).
+ * carries. With `along`, what a flow writes with the alert (the trigger firing: the run that
+ * triages the new alert and its job). Built once per kind and prepared (platform/db/prepared.ts).
+ * `pre`: CTEs before `ins` (`pre.with`: the dedupe count, or the rows of a group commit), and
+ * what the entries are read beside (`pre.from`: `ins`, or the group's rows joined to it;
+ * `entries` then an expression over it).
  */
-function alertStatement(ins: OperationNodeSource | RawBuilder<unknown>, entries: string | RawBuilder<unknown>, run?: RawBuilder<unknown>, pre?: { with: RawBuilder<unknown>; from: RawBuilder<unknown> }) {
+export function alertStatement(ins: OperationNodeSource | RawBuilder<unknown>, entries: string | RawBuilder<unknown>, along?: AlongWithAlert, pre?: { with: RawBuilder<unknown>; from: RawBuilder<unknown> }) {
   return sql<AlertRow & { inserted: boolean }>`
     WITH ${pre ? sql`${pre.with}, ` : sql``}ins AS (${ins}),
     tl AS (
@@ -158,15 +167,18 @@ function alertStatement(ins: OperationNodeSource | RawBuilder<unknown>, entries:
         CASE WHEN e.numbered THEN ${`${DISPLAY_PREFIX}-`} || ins.number || e.body ELSE e.body END, e.data, e.created_at
       FROM ${pre ? pre.from : sql`ins`}, jsonb_to_recordset(${typeof entries === 'string' ? sql`${entries}::jsonb` : entries}) AS e(id uuid, kind text, actor_type text, actor_user_id uuid, actor_agent_id uuid, run_id uuid, body text, data jsonb, created_at timestamptz, numbered boolean, on_insert boolean)
       WHERE e.on_insert = ins.inserted
-    )${run ? sql`, ${run}` : sql``}
-    SELECT ${RETURNED_COLUMNS}, ins.inserted, ${run ? sql`(SELECT count(*) FROM run_job)` : sql`0`} AS runs_queued, o.name AS organization_name, ${agentNameOf('ins.origin_agent_id')} AS origin_agent_name, ${agentNameOf('ins.assigned_agent_id')} AS assigned_agent_name, cd.name AS detection_name, cd.rule_id AS detection_rule_id
+    )${along ? sql`, ${along.ctes}` : sql``}
+    SELECT ${RETURNED_COLUMNS}, ins.inserted, ${along ? sql`${along.read}, ` : sql``}o.name AS organization_name, ${agentNameOf('ins.origin_agent_id')} AS origin_agent_name, ${agentNameOf('ins.assigned_agent_id')} AS assigned_agent_name, cd.name AS detection_name, cd.rule_id AS detection_rule_id
     FROM ins
     JOIN organizations o ON o.id = ins.organization_id
     LEFT JOIN code_detections cd ON cd.id = ins.code_detection_id`;
 }
 
+/** The new alert's display id (`RMP-42`) as SQL over `ins`, for what a flow writes with it. */
+export const insertedDisplayId = sql<string>`${`${DISPLAY_PREFIX}-`} || ins.number`;
+
 /** The timeline entries of an alert statement, as its `entries` parameter. */
-function entriesJson(entries: Array<AlertStatementEntry & { onInsert: boolean }>): string {
+export function entriesJson(entries: Array<AlertStatementEntry & { onInsert: boolean }>): string {
   const base = Date.now();
   // A millisecond apart, so the timeline's order is the order given (as addTimelineEntries).
   return JSON.stringify(
@@ -186,7 +198,7 @@ function entriesJson(entries: Array<AlertStatementEntry & { onInsert: boolean }>
   );
 }
 
-function answered(rows: Array<AlertRow & { inserted: boolean }>): { alert: AlertDto; inserted: boolean } | null {
+export function answered(rows: Array<AlertRow & { inserted: boolean }>): { alert: AlertDto; inserted: boolean } | null {
   const row = rows[0];
   return row ? { alert: toAlertDto(row), inserted: row.inserted } : null;
 }
@@ -202,9 +214,11 @@ const NEW_ALERT_COLUMNS = [
 /** A new alert's row: every column of NEW_ALERT_COLUMNS (`payload` and `routing` as JSON text). */
 export type NewAlertRow = { [K in (typeof NEW_ALERT_COLUMNS)[number]]-?: Exclude<InsertObject<DB, 'alerts'>[K], undefined> };
 
-type InsertParam = (typeof NEW_ALERT_COLUMNS)[number] | 'entries';
+export type AlertInsertParam = (typeof NEW_ALERT_COLUMNS)[number] | 'entries';
+type InsertParam = AlertInsertParam;
 
-function alertInsert(db: Queryable, p: <T>(k: InsertParam) => T) {
+/** The `ins` of a new alert's statement (its parameters: the row's columns, `p(column)`), as alertStatement takes it. */
+export function alertInsert(db: Queryable, p: <T>(k: InsertParam) => T) {
   const orgId = p<string>('organizationId');
   const dedupeKey = p<string | null>('dedupeKey');
   return db
@@ -228,12 +242,7 @@ function alertInsert(db: Queryable, p: <T>(k: InsertParam) => T) {
     .returning(sql<boolean>`(xmax = 0)`.as('inserted'));
 }
 
-const insertAlertStatement = prepared('insert_alert', (db, p: <T>(k: InsertParam) => T) => alertStatement(alertInsert(db, p), p('entries')));
-
-/** The trigger's alert and its run: the run (and its job) is written only when the alert is (not when a race made it a duplicate). */
-const insertAlertWithRunStatement = prepared('insert_alert_with_run', (db, p: <T>(k: InsertParam | RunParam | 'alertId' | 'alertDisplayId') => T) =>
-  alertStatement(alertInsert(db, p), p('entries'), runWithJob(p, { from: sql`ins`, where: sql<boolean>`ins.inserted`, alertId: sql<string>`ins.id`, alertDisplayId: sql<string>`${`${DISPLAY_PREFIX}-`} || ins.number` })),
-);
+export const insertAlertStatement = prepared('insert_alert', (db, p: <T>(k: InsertParam) => T) => alertStatement(alertInsert(db, p), p('entries')));
 
 /**
  * A new alert (`row`: its columns but `number`, drawn here from the organization's sequence)
@@ -242,23 +251,20 @@ const insertAlertWithRunStatement = prepared('insert_alert_with_run', (db, p: <T
  * transaction's commit; a rolled-back alert leaves a gap, as issue trackers do. The sequence is
  * created with the organization (a database trigger, migration 0014). When an open alert with
  * the same dedupe key won a race (the partial unique index `alerts_open_dedupe_idx`), that alert
- * counts the signal instead and gets `onDuplicate`. With `run` (runs' `runParams`), the run that
- * triages the alert and its job are queued in the same statement, when the alert is inserted.
- * Answers the alert as findAlert does.
+ * counts the signal instead and gets `onDuplicate`. Answers the alert as findAlert does. (A
+ * trigger's alert is written with its run by the trigger firing's statement: src/flows/.)
  */
-export async function insertAlert(
-  tx: Queryable,
-  row: NewAlertRow,
-  onInsert: AlertStatementEntry[],
-  onDuplicate: AlertStatementEntry,
-  run?: Record<RunParam, unknown>,
-): Promise<{ alert: AlertDto; inserted: boolean }> {
-  const entries = entriesJson([...onInsert.map((e) => ({ ...e, onInsert: true })), { ...onDuplicate, onInsert: false }]);
-  const rows = run ? await insertAlertWithRunStatement.execute(tx, { ...row, ...run, entries, alertId: null, alertDisplayId: null }) : await insertAlertStatement.execute(tx, { ...row, entries });
+export async function insertAlert(tx: Queryable, row: NewAlertRow, onInsert: AlertStatementEntry[], onDuplicate: AlertStatementEntry): Promise<{ alert: AlertDto; inserted: boolean }> {
+  const rows = await insertAlertStatement.execute(tx, { ...row, entries: newAlertEntries(onInsert, onDuplicate) });
   return answered(rows)!;
 }
 
-const countDuplicateStatement = prepared('count_duplicate_alert', (db, p: <T>(k: 'organizationId' | 'dedupeKey' | 'now' | 'entries') => T) => {
+/** A new alert statement's `entries`: `onInsert` written when the alert is inserted, `onDuplicate` on the alert that won a race. */
+export function newAlertEntries(onInsert: AlertStatementEntry[], onDuplicate: AlertStatementEntry): string {
+  return entriesJson([...onInsert.map((e) => ({ ...e, onInsert: true })), { ...onDuplicate, onInsert: false }]);
+}
+
+export const countDuplicateStatement = prepared('count_duplicate_alert', (db, p: <T>(k: 'organizationId' | 'dedupeKey' | 'now' | 'entries') => T) => {
   const ins = db
     .updateTable('alerts')
     .set((eb) => ({ duplicateCount: eb('duplicateCount', '+', 1), updatedAt: p<Date>('now') }))
@@ -280,37 +286,37 @@ export async function countDuplicate(tx: Queryable, organizationId: string, dedu
 const SNAKE_COLUMNS = NEW_ALERT_COLUMNS.map((c) => [c, c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)] as const);
 
 /**
- * Many trigger alerts, each with its timeline entries and the run that triages it and its job, in
- * ONE statement with one `add_jobs` call (group commit of webhook intake: platform/db/group-commit.ts).
- * Only alerts without a dedupe key (nothing to conflict with: each is inserted) and with a run.
- * `items`: a JSON array of `{a: alert row, e: entries, r: run row}` (`triggerAlertJson`).
+ * The `ins` of many new alerts in one statement (a group commit's: platform/db/group-commit.ts),
+ * from the rows of `d` (`d.x`: one element of a JSON array, its alert row under `a`, as
+ * `groupedAlertJson` writes it). Only alerts without a dedupe key: nothing to conflict with,
+ * each is inserted. `groupedAlertRows` joins each element to its alert, for the timeline entries
+ * (under `e`) and what a flow writes with each.
  */
-const insertTriggerAlertsStatement = prepared('insert_trigger_alerts', (_db, p: <T>(k: 'items') => T) => {
-  const joined = sql`d JOIN ins ON ins.id = (d.x->'a'->>'id')::uuid`;
+export function groupedAlertsInsert(): RawBuilder<unknown> {
   // A JSON null becomes SQL NULL in jsonb_populate_record; the payload of a `null` body is the JSON null.
   const payload = sql`d.x->'a'->'payload'`;
-  const ins = sql`
+  return sql`
     INSERT INTO alerts (${sql.join(SNAKE_COLUMNS.map(([, s]) => sql.ref(s)))}, number)
     SELECT ${sql.join(SNAKE_COLUMNS.map(([c, s]) => (c === 'payload' ? payload : sql.ref(`a.${s}`))))}, nextval(rampart_alert_numbers_sequence(a.organization_id)::regclass)
     FROM d, jsonb_populate_record(NULL::alerts, d.x->'a') AS a
     RETURNING *, true AS inserted`;
-  const run = runsWithJobs({ from: joined, row: sql`d.x->'r'`, alertId: sql<string>`ins.id`, alertDisplayId: sql<string>`${`${DISPLAY_PREFIX}-`} || ins.number` });
-  return alertStatement(ins, sql`d.x->'e'`, run, { with: sql`d AS (SELECT x FROM jsonb_array_elements(${p('items')}::jsonb) AS x)`, from: joined });
-});
+}
 
-/** One element of insertTriggerAlerts' `items`: the row's JSON with the payload's and routing's JSON text spliced in (not parsed again). */
-export function triggerAlertJson(row: NewAlertRow, onInsert: AlertStatementEntry[], run: Record<string, unknown>): string {
+/** Each element of `d` beside its inserted alert (groupedAlertsInsert). */
+export const groupedAlertRows = sql`d JOIN ins ON ins.id = (d.x->'a'->>'id')::uuid`;
+
+/** Each element's timeline entries, as alertStatement's `entries` beside groupedAlertRows. */
+export const groupedAlertEntries = sql`d.x->'e'`;
+
+/**
+ * The alert and its entries as one element's members (`"a":…,"e":…`; the caller adds its own and
+ * the braces): the row's JSON with the payload's and routing's JSON text spliced in (not parsed again).
+ */
+export function groupedAlertJson(row: NewAlertRow, onInsert: AlertStatementEntry[]): string {
   const a: Record<string, unknown> = {};
   for (const [c, s] of SNAKE_COLUMNS) if (c !== 'payload' && c !== 'routing') a[s] = row[c];
   const alert = `${JSON.stringify(a).slice(0, -1)},"payload":${row.payload},"routing":${row.routing ?? 'null'}}`;
-  return `{"a":${alert},"e":${entriesJson(onInsert.map((e) => ({ ...e, onInsert: true })))},"r":${JSON.stringify(run)}}`;
-}
-
-/** Writes `items` (`json`: triggerAlertJson, `id`: its alert's id) in one statement; answers each one's alert, in the order given. */
-export async function insertTriggerAlerts(db: Queryable, items: ReadonlyArray<{ id: string; json: string }>): Promise<AlertDto[]> {
-  const rows = await insertTriggerAlertsStatement.execute(db, { items: `[${items.map((i) => i.json).join(',')}]` });
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return items.map((i) => toAlertDto(byId.get(i.id)!));
+  return `"a":${alert},"e":${entriesJson(onInsert.map((e) => ({ ...e, onInsert: true })))}`;
 }
 
 export interface NewTimelineEntry {

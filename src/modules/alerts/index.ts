@@ -1,17 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
-import { defineModule } from '../../platform/module.js';
+import { defineModule, type ModuleServices, type ServiceDeps } from '../../platform/module.js';
 import { alertTools } from './alert.tools.js';
 import { runAlertContext } from './run-alert.js';
 import { noteTriageRunEnded } from './alerts.create.js';
 import { registerAlertsRoutes } from './alerts.routes.js';
-import { createAlertsService } from './alerts.service.js';
+import { createAlertsService, type AlertsService } from './alerts.service.js';
 import { createRoutingService, type RoutingService } from './routing.service.js';
 import { createCodeDetectionsService, type CodeDetectionsService } from './code-detections.service.js';
 
 // The front door: how other modules create alerts (triggers, hunt) and what they may read.
-export { createAlert, createTriggerAlertGroup, type NewAlert, type TriageChoice, type AlertDeps, type TriggerAlertGroup } from './alerts.create.js';
+export { createAlert, type NewAlert, type TriageChoice, type AlertDeps } from './alerts.create.js';
 export { findAlert } from './alerts.repo.js';
+// The SQL pieces of a new alert's one statement, for the flows that write more with it (src/flows/: the trigger firing).
+export { alertCreated, duplicateEntryOf, newAlertRecord, type NewAlertRecord } from './alerts.create.js';
+export { alertInsert, alertStatement, answered, countDuplicate, groupedAlertEntries, groupedAlertJson, groupedAlertRows, groupedAlertsInsert, insertedDisplayId, newAlertEntries, toAlertDto } from './alerts.repo.js';
+export type { AlertInsertParam, AlongWithAlert } from './alerts.repo.js';
 export { DISPLAY_PREFIX } from './alerts.fns.js';
 export { alertsByDedupeKey, isOpenStatus, raiseAlertBySystem, reopenAlertBySystem } from './alerts.reopen.js';
 export type { AlertDto } from './alerts.schemas.js';
@@ -24,6 +28,7 @@ export { convertRule, isTarget, TARGETS, ConversionError, type Target } from './
 export { EventView, type JsonEvent } from './sigma/sigma-event.fns.js';
 export { readTests, runTests, type DetectionTest, type TestOutcome } from './sigma/sigma-tests.fns.js';
 export type { RoutingService } from './routing.service.js';
+export type { AlertsService } from './alerts.service.js';
 export type { CodeDetectionsService } from './code-detections.service.js';
 export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, readPointer, type AlertFields, type AlertMapping } from './trigger-payload.fns.js';
 export { closedAlertsForCases, type ClosedAlertCase } from './alerts.readers.js';
@@ -33,13 +38,19 @@ export { detectionCountsByTechnique, detectionsForTechnique, type TechniqueDetec
 /** Event types this module records for output destinations (see docs/alerts.md). */
 export const ALERT_EVENT_TYPES = ['alert.created', 'alert.status_changed'] as const;
 
-/** Returns the routing and code detection services: config apply writes them through their commands. */
-function registerAlertsModule(app: FastifyInstance, deps: ModuleDeps): { routing: RoutingService; codeDetections: CodeDetectionsService } {
-  const db = deps.database.db;
-  const { events } = deps;
-  const services = { routing: createRoutingService({ db }), codeDetections: createCodeDetectionsService({ db, events }) };
-  registerAlertsRoutes(app, { alerts: createAlertsService({ db, events }), ...services });
-  return services;
+/** The alerts, routing and code detection commands: config apply writes routing and code detections through them. */
+export interface AlertsServices {
+  alerts: AlertsService;
+  routing: RoutingService;
+  codeDetections: CodeDetectionsService;
+}
+
+function alertsServices({ db, events }: Pick<ServiceDeps, 'db' | 'events'>): AlertsServices {
+  return { alerts: createAlertsService({ db, events }), routing: createRoutingService({ db }), codeDetections: createCodeDetectionsService({ db, events }) };
+}
+
+function registerAlertsModule(app: FastifyInstance, _deps: ModuleDeps, services: ModuleServices<AlertsServices>): void {
+  registerAlertsRoutes(app, services.own);
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
@@ -53,6 +64,7 @@ export const ownedTables = ['alerts', 'alert_timeline', 'alert_routing', 'code_d
 export const alertsModule = defineModule({
   name: 'alerts',
   owns: ownedTables,
+  services: alertsServices,
   routes: registerAlertsModule,
   tools: alertTools,
   subscribes: { 'run.ended': noteTriageRunEnded },

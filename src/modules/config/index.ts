@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
-import { defineModule, type ModuleApis } from '../../platform/module.js';
+import { defineModule, type NeededServices } from '../../platform/module.js';
 import { agentsModule } from '../agents/index.js';
 import { destinationsModule } from '../destinations/index.js';
 import { modelsModule } from '../models/index.js';
@@ -20,15 +20,15 @@ export { ConfigFileError, parseConfigFiles, resolveSecretReferences, type Parsed
 export { API_VERSION, KINDS } from './config.schemas.js';
 
 /** Agents as code: plan/apply/export (docs/agents-as-code.md), every write through the owning modules' services. */
-function registerConfigModule(app: FastifyInstance, deps: ModuleDeps, modules: ModuleApis): void {
+function registerConfigModule(app: FastifyInstance, deps: ModuleDeps, needed: NeededServices): void {
   const { db } = deps.database;
-  const alerts = modules.of(alertsModule);
+  const alerts = needed.of(alertsModule);
   const kinds = [
-    modelKind(modules.of(modelsModule), deps),
-    mcpServerKind(modules.of(toolsModule), { db, secrets: deps.secrets }),
-    outputDestinationKind(modules.of(destinationsModule), { db, secrets: deps.secrets }),
-    agentKind(modules.of(agentsModule), Object.keys(deps.tools)),
-    triggerKind(modules.of(triggersModule), deps),
+    modelKind(needed.of(modelsModule), deps),
+    mcpServerKind(needed.of(toolsModule), { db, secrets: deps.secrets }),
+    outputDestinationKind(needed.of(destinationsModule), { db, secrets: deps.secrets }),
+    agentKind(needed.of(agentsModule), Object.keys(deps.tools)),
+    triggerKind(needed.of(triggersModule), deps),
     codeDetectionKind(alerts.codeDetections),
     triageRoutesKind(alerts.routing),
   ];
@@ -38,4 +38,9 @@ function registerConfigModule(app: FastifyInstance, deps: ModuleDeps, modules: M
 /** The tables this module owns: none (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = [] as const;
 
-export const configModule = defineModule({ name: 'config', owns: ownedTables, routes: (app, deps, _state, modules) => registerConfigModule(app, deps, modules) });
+export const configModule = defineModule({
+  name: 'config',
+  owns: ownedTables,
+  needs: [modelsModule, toolsModule, destinationsModule, agentsModule, triggersModule, alertsModule],
+  routes: (app, deps, services) => registerConfigModule(app, deps, services),
+});

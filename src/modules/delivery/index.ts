@@ -46,6 +46,8 @@ export const ownedTables = ['destination_deliveries', 'destination_delivery_atte
 export const deliveryModule = defineModule({
   name: 'delivery',
   owns: ownedTables,
+  // Its subscriber asks destinations' API-role state (their cache).
+  needs: [destinationsModule],
   routes: registerDeliveryModule,
   jobs: (deps) => [createDeliveryJob(deps)],
   subscribes: (_own, states) => deliverySubscriptions(states.of(destinationsModule)?.hasSubscribers),

@@ -29,10 +29,13 @@ export const destinationsModule = defineModule({
     const service = createDestinationsService({ db: deps.database.db, secrets: deps.secrets, cache, readers: deps.readers });
     return { cache, service, hasSubscribers: service.hasSubscribers as HasSubscribers };
   },
-  // Returns the service: config apply writes destinations through it.
-  routes: (app, _deps, { cache, service }) => {
+  // The service: config apply writes destinations through it. It lives in the API role's state (its cache).
+  services: (_deps, _needed, state) => {
+    if (!state) throw new Error("destinations' commands are built over the API role's destinations cache; this role has none");
+    return state.service;
+  },
+  routes: (app, _deps, services, { cache }) => {
     app.addHook('onClose', async () => cache.close());
-    registerDestinationsRoutes(app, service);
-    return service;
+    registerDestinationsRoutes(app, services.own);
   },
 });

@@ -1,6 +1,5 @@
 import type { ModuleDeps } from '../../platform/wiring.js';
-import { defineModule } from '../../platform/module.js';
-import { createGuardedClient } from '../../platform/outbound/guarded-client.js';
+import { defineModule, type ModuleServices, type ServiceDeps } from '../../platform/module.js';
 import { registerMcpServersRoutes } from './mcp-servers.routes.js';
 import { createMcpServersService, type McpServersService } from './mcp-servers.service.js';
 import { registerToolCatalogRoutes } from './tool-catalog.routes.js';
@@ -15,22 +14,22 @@ export { listMcpServerRows, unknownMcpServers } from './mcp-servers.repo.js';
 export { McpServerInput, type McpServerInputT } from './mcp-servers.schemas.js';
 export type { McpServersService } from './mcp-servers.service.js';
 
-/** Returns the MCP servers' service: config apply writes servers through its commands. */
-function registerToolsModule(app: FastifyInstance, deps: ModuleDeps): McpServersService {
-  // The API process has no shared outbound client; the live tool listing gets its own, under
-  // the same policy (RAMPART_ALLOW_PRIVATE_NETWORKS) as every other outbound call.
-  const http = createGuardedClient({ allowPrivateNetworks: deps.config.allowPrivateNetworks, retries: 0 });
-  app.addHook('onClose', async () => {
-    await http.close();
-  });
-  const mcpServers = createMcpServersService({ db: deps.database.db, secrets: deps.secrets, http });
-  registerMcpServersRoutes(app, mcpServers);
+/**
+ * The MCP servers' service: config apply writes servers through its commands. Its live tool
+ * listing leaves through the process's client (in the API, one without retries, under
+ * RAMPART_ALLOW_PRIVATE_NETWORKS like every other outbound call).
+ */
+function toolsServices({ db, secrets, http }: Pick<ServiceDeps, 'db' | 'secrets' | 'http'>): McpServersService {
+  return createMcpServersService({ db, secrets, http });
+}
+
+function registerToolsModule(app: FastifyInstance, deps: ModuleDeps, services: ModuleServices<McpServersService>): void {
+  registerMcpServersRoutes(app, services.own);
   registerToolCatalogRoutes(app, createToolCatalogService({ db: deps.database.db, tools: deps.tools }));
-  return mcpServers;
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['mcp_servers'] as const;
 
 /** MCP servers, the tool catalog, the per-run tool set (src/composition.ts hands it every module's `tools`) and the general built-in tools. */
-export const toolsModule = defineModule({ name: 'tools', owns: ownedTables, routes: registerToolsModule, tools: BUILTIN_TOOLS });
+export const toolsModule = defineModule({ name: 'tools', owns: ownedTables, services: toolsServices, routes: registerToolsModule, tools: BUILTIN_TOOLS });

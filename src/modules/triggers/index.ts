@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
-import { defineModule } from '../../platform/module.js';
+import { defineModule, type ModuleServices, type ServiceDeps } from '../../platform/module.js';
 import { createInvalidationBus } from '../../platform/cache/invalidation-bus.js';
 import { registerIntakeRoutes } from './intake.routes.js';
 import { createIntakeService } from './intake.service.js';
@@ -17,18 +17,21 @@ export type { TriggersService } from './triggers.service.js';
 
 /**
  * `cache`: intake's trigger cache, this module's API-role state (an agent's change drops it too:
- * `triggersSubscriptions` on `agent.changed`). Returns the service: config apply writes triggers through it.
+ * `triggersSubscriptions` on `agent.changed`). The service: config apply writes triggers through it.
  */
-function registerTriggersModule(app: FastifyInstance, deps: ModuleDeps, cache: IntakeTriggerCache): TriggersService {
+function triggersServices({ db, secrets, baseUrl }: Pick<ServiceDeps, 'db' | 'secrets' | 'baseUrl'>, cache: IntakeTriggerCache | undefined): TriggersService {
+  if (!cache) throw new Error("triggers' commands are built over the API role's intake cache; this role has none");
+  return createTriggersService({ db, secrets, baseUrl, cache });
+}
+
+function registerTriggersModule(app: FastifyInstance, deps: ModuleDeps, services: ModuleServices<TriggersService>, cache: IntakeTriggerCache): void {
   const { db } = deps.database;
   app.addHook('onClose', async () => cache.close());
-  const service = createTriggersService({ db, secrets: deps.secrets, baseUrl: deps.config.baseUrl, cache });
-  registerTriggersRoutes(app, service);
+  registerTriggersRoutes(app, services.own);
   const group = createIntakeGroup(db, deps.config.intakeGroupWaitMs, deps.logger, deps.metrics);
   registerIntakeRoutes(app, createIntakeService({ db, secrets: deps.secrets, authenticator: deps.authenticator, cache, group, events: deps.events }), {
     bodyLimit: deps.config.bodyLimitBytes,
   });
-  return service;
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
@@ -43,6 +46,7 @@ export const triggersModule = defineModule({
   name: 'triggers',
   owns: ownedTables,
   state: (deps) => createIntakeTriggerCache(deps.invalidation ?? createInvalidationBus()),
+  services: (deps, _needed, cache) => triggersServices(deps, cache),
   routes: registerTriggersModule,
   schedulerPasses: [{ name: 'trigger scheduler tick', run: ({ db, events }) => runTriggerSchedulerPass(db, new Date(), { events }) }],
   subscribes: (cache) => ({ ...triggerRunSubscriptions, ...(cache ? triggersSubscriptions(cache) : {}) }),

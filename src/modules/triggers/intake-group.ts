@@ -1,7 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import type { Database } from '../../platform/db/database.js';
-import { createTriggerAlertGroup, type TriggerAlertGroup } from '../alerts/index.js';
+import { createTriggerAlertGroup, type TriggerAlertGroup } from '../../flows/trigger-firing.flow.js';
 
 /**
  * Group commit of webhook intake's one-statement path (platform/db/group-commit.ts): a plain

@@ -5,7 +5,8 @@ import { hasPermission } from '../../platform/auth/actor.js';
 import { parseApiKey } from '../../platform/auth/api-keys.js';
 import type { SecretBox } from '../../platform/secrets.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.js';
-import { alertFieldsFromPayload, createsAlertByDefault, type AlertDeps, type AlertFields, type TriggerAlertGroup } from '../alerts/index.js';
+import { alertFieldsFromPayload, createsAlertByDefault, type AlertDeps, type AlertFields } from '../alerts/index.js';
+import type { TriggerAlertGroup, TriggerFiringDeps } from '../../flows/trigger-firing.flow.js';
 import { fireTrigger } from './trigger-alert.js';
 import { deliveryIdOf, mappedInput, slackDecision, triggerContextOf } from './intake.fns.js';
 import { secretsEqual } from '../../platform/auth/secrets-equal.js';
@@ -43,7 +44,7 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
   const { db, secrets, authenticator, cache } = deps;
   const clock = deps.now ?? Date.now;
   // The one-statement path's alerts are group-committed (intake-group.ts).
-  const grouped: AlertDeps = { events: deps.events, grouped: deps.group };
+  const grouped: TriggerFiringDeps = { events: deps.events, grouped: deps.group };
 
   /** One answer for unknown, draft, foreign and mismatched triggers: nothing to learn from it. */
   const notFound = () => new NotFoundError('Trigger');

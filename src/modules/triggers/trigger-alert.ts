@@ -1,6 +1,7 @@
 import type { Queryable } from '../../platform/db/database.js';
 import { enqueueRun, type TriggerContextT } from '../runs/index.js';
-import { createAlert, type AlertDeps, type AlertFields } from '../alerts/index.js';
+import { createAlert, type AlertFields } from '../alerts/index.js';
+import { createTriggerAlert, type TriggerFiringDeps } from '../../flows/trigger-firing.flow.js';
 import type { IntakeResponseT } from './triggers.schemas.js';
 
 export interface FiringTrigger {
@@ -32,7 +33,7 @@ export interface Firing {
  * the alert is routed like any other and the trigger's own run is not started. A signal counted
  * on an open alert starts nothing. `runId` is the run that really exists for this firing, or null.
  */
-export async function fireTrigger(tx: Queryable, deps: AlertDeps, trigger: FiringTrigger, f: Firing): Promise<{ runId: string | null; answer: IntakeResponseT }> {
+export async function fireTrigger(tx: Queryable, deps: TriggerFiringDeps, trigger: FiringTrigger, f: Firing): Promise<{ runId: string | null; answer: IntakeResponseT }> {
   const name = trigger.name || `${trigger.source} trigger`;
   const run = {
     organizationId: trigger.organizationId,
@@ -50,23 +51,22 @@ export async function fireTrigger(tx: Queryable, deps: AlertDeps, trigger: Firin
     return { runId: f.runId, answer: { executionId: f.runId } };
   }
   const routed = trigger.routeAlerts;
-  const result = await createAlert(
-    tx,
-    {
-      organizationId: trigger.organizationId,
-      ...f.alert,
-      source: { category: 'trigger', name, triggerType: trigger.source },
-      createdBy: 'trigger',
-      createdByUserId: f.caller.userId,
-      payload: f.payload ?? null,
-      originAgentId: trigger.agentId,
-      originTriggerId: trigger.id,
-      originRunId: routed ? null : f.runId,
-      // The trigger's run is queued by the alert's own statement (told the alert), when the alert is new.
-      triage: routed ? { kind: 'route', actorUserId: f.caller.userId } : { kind: 'trigger', agentId: trigger.agentId, runId: f.runId, triggerName: trigger.name || trigger.source, run },
-    },
-    deps,
-  );
+  const alert = {
+    organizationId: trigger.organizationId,
+    ...f.alert,
+    source: { category: 'trigger' as const, name, triggerType: trigger.source },
+    createdBy: 'trigger' as const,
+    createdByUserId: f.caller.userId,
+    payload: f.payload ?? null,
+    originAgentId: trigger.agentId,
+    originTriggerId: trigger.id,
+    originRunId: routed ? null : f.runId,
+  };
+  // Routed: an alert like any other. Otherwise the trigger's run is queued by the alert's own
+  // statement (told the alert), when the alert is new: the trigger firing's flow.
+  const result = routed
+    ? await createAlert(tx, { ...alert, triage: { kind: 'route', actorUserId: f.caller.userId } }, deps)
+    : await createTriggerAlert(tx, { ...alert, triage: { kind: 'trigger', agentId: trigger.agentId, runId: f.runId, triggerName: trigger.name || trigger.source } }, run, deps);
   const existing = result.alert.triageRunId;
   if (!result.created) {
     const message = `Duplicate of ${result.alert.displayId} (dedupe key ${f.alert.dedupeKey}): counted on that alert, no new run`;

@@ -20,6 +20,8 @@ type Queryable = Kysely<DB>;
  */
 export interface PreparedStatement<K extends string, R> {
   execute(db: Queryable, values: Readonly<Record<K, unknown>>): Promise<R[]>;
+  /** The SQL it sends and, for each `$n`, the value key it takes (`{ key }`) or the constant it always sends (`{ value }`): what tests compare. */
+  compiled(db: Queryable): { sql: string; parameters: ReadonlyArray<{ key: K } | { value: unknown }> };
 }
 
 /** SQL text → statement name, for the pool (database.ts). */
@@ -43,6 +45,10 @@ export function prepared<K extends string, R>(name: string, build: (db: Queryabl
     return { query, slots };
   };
   return {
+    compiled(db) {
+      compiled ??= compile(db);
+      return { sql: compiled.query.sql, parameters: compiled.slots };
+    },
     async execute(db, values) {
       compiled ??= compile(db);
       const parameters = compiled.slots.map((s) => ('key' in s ? values[s.key] : s.value));
