@@ -12,6 +12,8 @@ import { createCodeDetectionsService, type CodeDetectionsService } from './code-
 // The front door: how other modules create alerts (triggers, hunt) and what they may read.
 export { createAlert, createTriggerAlertGroup, type NewAlert, type TriageChoice, type AlertDeps, type TriggerAlertGroup } from './alerts.create.js';
 export { findAlert } from './alerts.repo.js';
+// A module whose command an agent runs on an alert's behalf notes it on the timeline (block lists: what was blocked, until when).
+export { addTimelineEntry, type NewTimelineEntry } from './alerts.repo.js';
 export { DISPLAY_PREFIX } from './alerts.fns.js';
 export { alertsByDedupeKey, isOpenStatus, raiseAlertBySystem, reopenAlertBySystem } from './alerts.reopen.js';
 export type { AlertDto } from './alerts.schemas.js';
