@@ -269,8 +269,17 @@ describe('block lists', () => {
   });
 
   it('serves each list as a TAXII 2.1 collection of indicators valid until their expiry', async () => {
-    const taxii = { ...basic(reader.key), accept: TAXII };
-    const collections = (await t.app.inject({ url: '/taxii2/api/collections/', headers: taxii })).json().collections;
+    // The TAXII server's intel.read, and the list's blocklist.read: with only the first, the collection is not there.
+    const both = await userWithPermissions(t.database.db, t.orgA.organization.id, ['intel.read', 'blocklist.read']);
+    const intelOnly = await userWithPermissions(t.database.db, t.orgA.organization.id, ['intel.read']);
+    const notListed = (await t.app.inject({ url: '/taxii2/api/collections/', headers: { ...basic(intelOnly.key), accept: TAXII } })).json().collections;
+    expect(notListed.map((c: { id: string }) => c.id)).not.toContain(listId);
+    const hidden = await t.app.inject({ url: `/taxii2/api/collections/${listId}/objects/`, headers: { ...basic(intelOnly.key), accept: TAXII } });
+    expect(hidden.statusCode).toBe(404);
+    const taxii = { ...basic(both.key), accept: TAXII };
+    const listed = await t.app.inject({ url: "/taxii2/api/collections/", headers: taxii });
+    expect(listed.statusCode, listed.body).toBe(200);
+    const collections = listed.json().collections;
     expect(collections).toContainEqual({ id: listId, title: 'Block list perimeter', description: 'Edge firewalls', can_read: true, can_write: false, media_types: ['application/stix+json;version=2.1'] });
     const one = await t.app.inject({ url: `/taxii2/api/collections/${listId}/`, headers: taxii });
     expect(one.json()).toMatchObject({ id: listId, title: 'Block list perimeter' });

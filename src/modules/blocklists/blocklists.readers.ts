@@ -10,7 +10,7 @@ import { listNames, taxiiEntriesPage } from './blocklists.repo.js';
  */
 export async function blocklistCollections(db: Database, orgId: string): Promise<ExtraCollection[]> {
   const lists = await listNames(db, orgId);
-  return lists.map((l) => ({ id: l.id, title: `Block list ${l.name}`, description: l.description || `The active entries of the block list "${l.name}"` }));
+  return lists.map((l) => ({ id: l.id, title: `Block list ${l.name}`, description: l.description || `The active entries of the block list "${l.name}"`, permission: 'blocklist.read' as const }));
 }
 
 export async function blocklistObjects(db: Database, orgId: string, collectionId: string, q: ExtraObjectsQuery): Promise<ExtraObjectRow[]> {

@@ -1,4 +1,5 @@
 import type { Database } from '../../platform/db/database.js';
+import type { Permission } from '../../platform/auth/permissions.js';
 import type { ObjectRow, Position } from './objects.store.js';
 
 /**
@@ -11,6 +12,8 @@ export interface ExtraCollection {
   id: string;
   title: string;
   description: string;
+  /** What the reader needs beside the TAXII server's `intel.read`; without it the collection is not there (404). */
+  permission: Permission;
 }
 
 /** One indicator of an extra collection: a materialized row's facts, its own STIX id and a description. */

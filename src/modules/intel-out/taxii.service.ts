@@ -52,12 +52,16 @@ export function createTaxiiService(deps: { db: Database; readers?: Partial<Modul
   const { db } = deps;
   const extra = deps.readers ?? {};
 
-  /** Intel's collections, then the extra ones marked as such. */
-  async function collections(orgId: string): Promise<Array<Collection & { extra?: true }>> {
-    const [sources, more] = await Promise.all([
+  /**
+   * Intel's collections, then the extra ones the reader's permissions (`granted`) open, marked as
+   * such; without `granted` (the MISP feed, which serves intel only) none of them.
+   */
+  async function collections(orgId: string, granted?: ReadonlySet<string>): Promise<Array<Collection & { extra?: true }>> {
+    const [sources, all] = await Promise.all([
       db.selectFrom('intelSources').select(['id', 'displayName']).where('organizationId', '=', orgId).orderBy('displayName').orderBy('id').execute(),
-      extra.taxiiExtraCollections?.(db, orgId) ?? [],
+      granted ? (extra.taxiiExtraCollections?.(db, orgId) ?? []) : [],
     ]);
+    const more = all.filter((c) => granted?.has(c.permission));
     return [
       collection(allCollectionId(orgId), 'All indicators', 'Every indicator of every intel source of this organization, as STIX 2.1 indicators'),
       ...sources.map((s) => collection(s.id, `Indicators from ${s.displayName}`, `The indicators of the intel items of the source "${s.displayName}"`)),
@@ -66,16 +70,16 @@ export function createTaxiiService(deps: { db: Database; readers?: Partial<Modul
   }
 
   /** 404 for unknown ids and for another organization's sources alike. */
-  async function collectionOf(orgId: string, id: string): Promise<Collection & { extra?: true }> {
+  async function collectionOf(orgId: string, id: string, granted?: ReadonlySet<string>): Promise<Collection & { extra?: true }> {
     if (UUID.test(id)) {
-      const found = (await collections(orgId)).find((c) => c.id === id.toLowerCase());
+      const found = (await collections(orgId, granted)).find((c) => c.id === id.toLowerCase());
       if (found) return found;
     }
     throw new NotFoundError('Collection');
   }
 
-  async function page(orgId: string, collectionId: string, q: ObjectsQuery, filters: MatchFilters): Promise<{ rows: Array<ObjectRow | ExtraObjectRow>; more: boolean; next: string | undefined }> {
-    const coll = await collectionOf(orgId, collectionId);
+  async function page(orgId: string, collectionId: string, q: ObjectsQuery, filters: MatchFilters, granted: ReadonlySet<string> | undefined): Promise<{ rows: Array<ObjectRow | ExtraObjectRow>; more: boolean; next: string | undefined }> {
+    const coll = await collectionOf(orgId, collectionId, granted);
     const limit = Math.min(q.limit ?? DEFAULT_PAGE, MAX_PAGE);
     const after = q.next ? decodeNext(q.next) : undefined;
     if (!filters.possible) return { rows: [], more: false, next: undefined };
@@ -107,34 +111,35 @@ export function createTaxiiService(deps: { db: Database; readers?: Partial<Modul
   }
 
   return {
-    collections: async (orgId: string) => ({ collections: (await collections(orgId)).map(({ extra: _extra, ...c }) => c) }),
-    collection: async (orgId: string, id: string): Promise<Collection> => {
-      const { extra: _extra, ...c } = await collectionOf(orgId, id);
+    collections: async (orgId: string, granted?: ReadonlySet<string>) => ({ collections: (await collections(orgId, granted)).map(({ extra: _extra, ...c }) => c) }),
+    /** One collection; `granted` (the reader's permissions) opens the extra ones, without it only intel's exist. */
+    collection: async (orgId: string, id: string, granted?: ReadonlySet<string>): Promise<Collection> => {
+      const { extra: _extra, ...c } = await collectionOf(orgId, id, granted);
       return c;
     },
 
-    async objects(orgId: string, collectionId: string, q: ObjectsQuery): Promise<Page<Record<string, unknown>>> {
-      const { rows, more, next } = await page(orgId, collectionId, q, matchFilters(q));
+    async objects(orgId: string, collectionId: string, q: ObjectsQuery, granted?: ReadonlySet<string>): Promise<Page<Record<string, unknown>>> {
+      const { rows, more, next } = await page(orgId, collectionId, q, matchFilters(q), granted);
       return { body: { more, ...(next ? { next } : {}), objects: objectsOf(orgId, rows) }, headers: dateHeaders(rows) };
     },
 
-    async manifest(orgId: string, collectionId: string, q: ObjectsQuery): Promise<Page<Record<string, unknown>>> {
-      const { rows, more, next } = await page(orgId, collectionId, q, matchFilters(q));
+    async manifest(orgId: string, collectionId: string, q: ObjectsQuery, granted?: ReadonlySet<string>): Promise<Page<Record<string, unknown>>> {
+      const { rows, more, next } = await page(orgId, collectionId, q, matchFilters(q), granted);
       const objects = objectsOf(orgId, rows).map((o, i) => ({ id: o.id, date_added: stixTime(rows[i]!.dateAdded), version: o.modified, media_type: STIX_MEDIA_TYPE }));
       return { body: { more, ...(next ? { next } : {}), objects }, headers: dateHeaders(rows) };
     },
 
     /** One object (its only version, or the one `match[version]` names); 404 when the collection does not hold it. */
-    async object(orgId: string, collectionId: string, objectId: string, q: ObjectsQuery): Promise<Page<Record<string, unknown>>> {
+    async object(orgId: string, collectionId: string, objectId: string, q: ObjectsQuery, granted?: ReadonlySet<string>): Promise<Page<Record<string, unknown>>> {
       const filters = matchFilters({ ...q, 'match[id]': objectId });
-      const { rows } = await page(orgId, collectionId, { ...q, next: undefined, limit: 1 }, filters);
+      const { rows } = await page(orgId, collectionId, { ...q, next: undefined, limit: 1 }, filters, granted);
       if (rows.length === 0) throw new NotFoundError('Object');
       return { body: { more: false, objects: objectsOf(orgId, rows) }, headers: dateHeaders(rows) };
     },
 
-    async versions(orgId: string, collectionId: string, objectId: string, q: ObjectsQuery): Promise<Page<Record<string, unknown>>> {
+    async versions(orgId: string, collectionId: string, objectId: string, q: ObjectsQuery, granted?: ReadonlySet<string>): Promise<Page<Record<string, unknown>>> {
       const filters = matchFilters({ ...q, 'match[id]': objectId, 'match[version]': undefined });
-      const { rows } = await page(orgId, collectionId, { ...q, next: undefined, limit: 1 }, filters);
+      const { rows } = await page(orgId, collectionId, { ...q, next: undefined, limit: 1 }, filters, granted);
       if (rows.length === 0) throw new NotFoundError('Object');
       return { body: { more: false, versions: rows.map((r) => stixTime(r.modified)) }, headers: dateHeaders(rows) };
     },
