@@ -190,15 +190,15 @@ describe('block lists', () => {
       expect(res.json().code).toBe('allowlisted');
     }
 
-    const rule = await t.app.inject({ method: 'POST', url: '/api/blocklists/allowlist', headers: bearer(key), payload: { kind: 'domain', value: 'Corp.Example.COM.', note: 'our domain' } });
+    const rule = await t.app.inject({ method: 'POST', url: '/api/blocklist-allowlist', headers: bearer(key), payload: { kind: 'domain', value: 'Corp.Example.COM.', note: 'our domain' } });
     expect(rule.statusCode, rule.body).toBe(201);
     expect(rule.json()).toEqual({ id: expect.any(String), kind: 'domain', value: 'corp.example.com', note: 'our domain', builtin: false, createdAt: expect.any(String) });
-    const dup = await t.app.inject({ method: 'POST', url: '/api/blocklists/allowlist', headers: bearer(key), payload: { kind: 'domain', value: 'corp.example.com' } });
+    const dup = await t.app.inject({ method: 'POST', url: '/api/blocklist-allowlist', headers: bearer(key), payload: { kind: 'domain', value: 'corp.example.com' } });
     expect(dup.statusCode).toBe(409);
     expect(dup.json()).toEqual({ error: 'The allow list already holds corp.example.com' });
-    const range = await t.app.inject({ method: 'POST', url: '/api/blocklists/allowlist', headers: bearer(key), payload: { kind: 'cidr', value: '198.51.100.200/29' } });
+    const range = await t.app.inject({ method: 'POST', url: '/api/blocklist-allowlist', headers: bearer(key), payload: { kind: 'cidr', value: '198.51.100.200/29' } });
     expect(range.json()).toMatchObject({ kind: 'cidr', value: '198.51.100.200/29' });
-    const badRange = await t.app.inject({ method: 'POST', url: '/api/blocklists/allowlist', headers: bearer(key), payload: { kind: 'cidr', value: 'corp.example.com' } });
+    const badRange = await t.app.inject({ method: 'POST', url: '/api/blocklist-allowlist', headers: bearer(key), payload: { kind: 'cidr', value: 'corp.example.com' } });
     expect(badRange.statusCode).toBe(400);
     expect(badRange.json().issues[0]).toMatchObject({ path: 'value', code: 'invalid_value' });
 
@@ -211,17 +211,17 @@ describe('block lists', () => {
     expect(inRange.statusCode).toBe(422);
     expect(inRange.json().allowRule).toEqual({ kind: 'cidr', value: '198.51.100.200/29', builtin: false });
 
-    const rules = (await t.app.inject({ url: '/api/blocklists/allowlist', headers: bearer(reader.key) })).json().rules;
+    const rules = (await t.app.inject({ url: '/api/blocklist-allowlist', headers: bearer(reader.key) })).json().rules;
     expect(rules.filter((r: { builtin: boolean }) => r.builtin).map((r: { value: string }) => r.value)).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '169.254.0.0/16', 'fe80::/10', 'localhost']));
     expect(rules.filter((r: { builtin: boolean }) => !r.builtin).map((r: { value: string }) => r.value)).toEqual(['198.51.100.200/29', 'corp.example.com']);
 
     // Other organizations do not see or remove it; removing it lets the value through.
-    const otherOrg = await t.app.inject({ method: 'DELETE', url: `/api/blocklists/allowlist/${range.json().id}`, headers: bearer(t.orgB.apiKey.key) });
+    const otherOrg = await t.app.inject({ method: 'DELETE', url: `/api/blocklist-allowlist/${range.json().id}`, headers: bearer(t.orgB.apiKey.key) });
     expect(otherOrg.statusCode).toBe(404);
     expect(otherOrg.json()).toEqual({ error: 'Allow rule not found' });
-    const readerDelete = await t.app.inject({ method: 'DELETE', url: `/api/blocklists/allowlist/${range.json().id}`, headers: bearer(reader.key) });
+    const readerDelete = await t.app.inject({ method: 'DELETE', url: `/api/blocklist-allowlist/${range.json().id}`, headers: bearer(reader.key) });
     expect(readerDelete.json()).toEqual({ error: 'Missing required permissions', missingPerms: ['blocklist.manage'] });
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/blocklists/allowlist/${range.json().id}`, headers: bearer(key) })).json()).toEqual({ success: true });
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/blocklist-allowlist/${range.json().id}`, headers: bearer(key) })).json()).toEqual({ success: true });
     expect((await addEntry(listId, { type: 'ipv4', value: '198.51.100.201', reason: 'x' })).statusCode).toBe(201);
   });
 

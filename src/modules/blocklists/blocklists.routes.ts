@@ -47,8 +47,8 @@ export function registerBlocklistsRoutes(root: FastifyInstance, service: Blockli
     },
   }, async (req, reply) => reply.code(201).send(await service.create(contextOf(req), req.body)));
 
-  // Before `/api/blocklists/:id`: a static segment, not an id.
-  app.get('/api/blocklists/allowlist', {
+  // Its own path: beside `/api/blocklists/{id}/…` an `allowlist/{id}` would be ambiguous to clients.
+  app.get('/api/blocklist-allowlist', {
     config: read,
     schema: {
       operationId: 'getBlocklistAllowlist',
@@ -59,7 +59,7 @@ export function registerBlocklistsRoutes(root: FastifyInstance, service: Blockli
     },
   }, async (req) => service.allowlist(contextOf(req)));
 
-  app.post('/api/blocklists/allowlist', {
+  app.post('/api/blocklist-allowlist', {
     config: manage,
     schema: {
       operationId: 'addBlocklistAllowRule',
@@ -71,7 +71,7 @@ export function registerBlocklistsRoutes(root: FastifyInstance, service: Blockli
     },
   }, async (req, reply) => reply.code(201).send(await service.addAllowRule(contextOf(req), req.body)));
 
-  app.delete('/api/blocklists/allowlist/:id', {
+  app.delete('/api/blocklist-allowlist/:id', {
     config: manage,
     schema: { operationId: 'deleteBlocklistAllowRule', tags, summary: 'Remove a rule of the organization\'s allow list', params: IdParams, response: withErrors({ 200: DeleteResult }, 404) },
   }, async (req) => service.removeAllowRule(contextOf(req), req.params.id));
