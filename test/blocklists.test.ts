@@ -90,7 +90,9 @@ describe('block lists', () => {
   });
 
   it('answers 401 without a key, 403 naming the missing permission, 404 for another organization\'s ids', async () => {
-    expect((await t.app.inject({ url: '/api/blocklists' })).statusCode).toBe(401);
+    const anonymous = await t.app.inject({ url: '/api/blocklists' });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json()).toEqual({ error: 'Missing Authorization header (expected "Bearer <API key>")' });
     const denied = await createList({ name: 'nope', indicatorTypes: ['ipv4'] }, reader.key);
     expect(denied.statusCode).toBe(403);
     expect(denied.json()).toEqual({ error: 'Missing required permissions', missingPerms: ['blocklist.manage'] });
@@ -237,6 +239,7 @@ describe('block lists', () => {
 
     const noAuth = await t.app.inject({ url: '/blocklists/perimeter.txt' });
     expect(noAuth.statusCode).toBe(401);
+    expect(noAuth.json()).toEqual({ error: 'Missing Authorization header (expected "Bearer <API key>")' });
     const wrongKey = await t.app.inject({ url: '/blocklists/perimeter.txt', headers: basic('rmp_wrong') });
     expect(wrongKey.statusCode).toBe(401);
     const nobody = await userWithPermissions(t.database.db, t.orgA.organization.id, ['intel.read']);
