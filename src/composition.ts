@@ -29,6 +29,7 @@ import { insightsModule } from './modules/insights/index.js';
 import { configModule } from './modules/config/index.js';
 import { evaluationsModule } from './modules/evaluations/index.js';
 import { coverageModule } from './modules/coverage/index.js';
+import { blocklistsModule } from './modules/blocklists/index.js';
 
 /**
  * The composition root: every module of the service, each declared by its manifest
@@ -63,6 +64,7 @@ export const MODULES: ReadonlyArray<ModuleManifest<any, any>> = [
   configModule,
   evaluationsModule,
   coverageModule,
+  blocklistsModule,
 ];
 
 /** A name two modules both declare, as `kind "name" (a, b)`. */

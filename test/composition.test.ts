@@ -36,11 +36,12 @@ describe('module manifests', () => {
     expect(Object.keys(TOOLS)).toEqual([
       'search_intel_items', 'lookup_indicator', 'record_indicator_check', 'send_to_destination', 'http_request',
       'get_alert', 'comment_on_alert', 'update_alert', 'set_alert_status', 'create_alert',
+      'block_indicator', 'unblock_indicator',
     ]);
     expect(TOOLS.set_alert_status!.permissions).toEqual(['alert.triage']);
-    expect(Object.keys(READERS).sort()).toEqual(['agentTriggerSettings', 'destinationHealth', 'runAlert', 'runSandbox']);
+    expect(Object.keys(READERS).sort()).toEqual(['agentTriggerSettings', 'destinationHealth', 'runAlert', 'runSandbox', 'taxiiExtraCollections', 'taxiiExtraObjects']);
     expect(repeated(SCHEDULER_PASSES.map((p) => p.name))).toEqual([]);
-    expect(SCHEDULER_PASSES.map((p) => p.name).sort()).toEqual(['hunt intel pass', 'intel-out refresh', 'run sweep', 'source scheduler tick', 'trigger scheduler tick']);
+    expect(SCHEDULER_PASSES.map((p) => p.name).sort()).toEqual(['blocklist expired entries', 'hunt intel pass', 'intel-out refresh', 'run sweep', 'source scheduler tick', 'trigger scheduler tick']);
   });
 
   it('reports what two modules both declare', () => {

@@ -52,6 +52,8 @@ export type ToolFactory = (deps: ToolDeps, ctx: ToolRunContext) => Tool;
 export interface ToolDeclaration {
   permissions: readonly Permission[];
   factory: ToolFactory;
+  /** Whether a call runs at once, waits for a person's approval or is refused, unless the agent's tool policy says otherwise (issue 43). */
+  defaultPolicy?: 'allow' | 'approve' | 'deny';
 }
 
 /** Tools by the name agents list them under. */

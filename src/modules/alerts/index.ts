@@ -16,6 +16,8 @@ export { findAlert } from './alerts.repo.js';
 export { alertCreated, duplicateEntryOf, newAlertRecord, type NewAlertRecord } from './alerts.create.js';
 export { alertInsert, alertStatement, answered, countDuplicate, groupedAlertEntries, groupedAlertJson, groupedAlertRows, groupedAlertsInsert, insertedDisplayId, newAlertEntries, toAlertDto } from './alerts.repo.js';
 export type { AlertInsertParam, AlongWithAlert } from './alerts.repo.js';
+// A module whose command an agent runs on an alert's behalf notes it on the timeline (block lists: what was blocked, until when).
+export { addTimelineEntry, type NewTimelineEntry } from './alerts.repo.js';
 export { DISPLAY_PREFIX } from './alerts.fns.js';
 export { alertsByDedupeKey, isOpenStatus, raiseAlertBySystem, reopenAlertBySystem } from './alerts.reopen.js';
 export type { AlertDto } from './alerts.schemas.js';

@@ -12,10 +12,14 @@ import { createMispFeedService } from './misp-feed.service.js';
 // The front door: intel going out (TAXII 2.1 server, exports, MISP feed) and the refresh of
 // the materialized STIX objects (the scheduler runs it so pulls rarely wait for a backlog).
 export { refreshAllObjects } from './objects.store.js';
+// For a module serving its own lists (block lists): streaming, STIX ids, and the TAXII collections it adds (taxii-collections.ts).
+export { primedStream } from './streams.js';
+export { uuidv5 } from './stix.fns.js';
+export type { ExtraCollection, ExtraObjectRow, ExtraObjectsQuery } from './taxii-collections.js';
 
 function registerIntelOutModule(app: FastifyInstance, deps: ModuleDeps): void {
   const db = deps.database.db;
-  const taxii = createTaxiiService({ db });
+  const taxii = createTaxiiService({ db, readers: deps.readers });
   registerExportRoutes(app, { exports: createExportService({ db }) });
   registerTaxiiRoutes(app, { taxii, baseUrl: deps.config.baseUrl, bodyLimit: deps.config.bodyLimitBytes });
   registerMispFeedRoutes(app, { feed: createMispFeedService({ db, taxii }) });

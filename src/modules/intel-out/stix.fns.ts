@@ -84,6 +84,9 @@ export interface IndicatorFacts {
   confidence: number;
   labels: string[];
   revoked: boolean;
+  /** The UUID of its id when it is not intel's indicator of the value (a block list's entry has its own). */
+  uuid?: string;
+  description?: string;
 }
 
 /** STIX timestamps: RFC 3339 UTC with millisecond precision. */
@@ -98,7 +101,7 @@ export function indicatorObject(f: IndicatorFacts): Record<string, unknown> | nu
   const obj: Record<string, unknown> = {
     type: 'indicator',
     spec_version: '2.1',
-    id: `indicator--${indicatorUuid(f.orgId, f.type, f.value)}`,
+    id: `indicator--${f.uuid ?? indicatorUuid(f.orgId, f.type, f.value)}`,
     created: stixTime(f.created),
     modified: stixTime(f.modified < f.created ? f.created : f.modified),
     name: f.value,
@@ -111,6 +114,7 @@ export function indicatorObject(f: IndicatorFacts): Record<string, unknown> | nu
   };
   // STIX: valid_until must be later than valid_from.
   if (f.validUntil && f.validUntil.getTime() > f.validFrom.getTime()) obj.valid_until = stixTime(f.validUntil);
+  if (f.description) obj.description = f.description;
   if (f.labels.length) obj.labels = f.labels;
   if (f.revoked) obj.revoked = true;
   return obj;

@@ -35,7 +35,8 @@ function taxiiErrorHandler(bodyLimit: number) {
 
 /**
  * TAXII 2.1 (read-only): discovery at /taxii2/, one API root at /taxii2/api/. Authentication
- * by `Authorization: Basic` (any user name, the API key as password) or `Bearer`; `intel.read`.
+ * by `Authorization: Basic` (any user name, the API key as password) or `Bearer`; `intel.read`,
+ * and for an extra collection (a block list) its own permission too (`blocklist.read`).
  */
 export function registerTaxiiRoutes(root: FastifyInstance, deps: { taxii: TaxiiService; baseUrl: string; bodyLimit: number }): void {
   void root.register(async (scope) => {
@@ -62,12 +63,12 @@ export function registerTaxiiRoutes(root: FastifyInstance, deps: { taxii: TaxiiS
     app.get('/taxii2/api/collections/', {
       config,
       schema: { operationId: 'listTaxiiCollections', tags, summary: 'TAXII 2.1 collections (all indicators, and one per source)', response: taxiiResponses({ 200: Collections }) },
-    }, async (req, reply) => sendTaxii(reply, 200, await taxii.collections(actorOf(req).organizationId)));
+    }, async (req, reply) => sendTaxii(reply, 200, await taxii.collections(actorOf(req).organizationId, actorOf(req).permissions)));
 
     app.get('/taxii2/api/collections/:collectionId/', {
       config,
       schema: { operationId: 'getTaxiiCollection', tags, summary: 'One TAXII 2.1 collection', params: CollectionParams, response: taxiiResponses({ 200: Collection }, 404) },
-    }, async (req, reply) => sendTaxii(reply, 200, await taxii.collection(actorOf(req).organizationId, req.params.collectionId)));
+    }, async (req, reply) => sendTaxii(reply, 200, await taxii.collection(actorOf(req).organizationId, req.params.collectionId, actorOf(req).permissions)));
 
     app.get('/taxii2/api/collections/:collectionId/objects/', {
       config,
@@ -81,7 +82,7 @@ export function registerTaxiiRoutes(root: FastifyInstance, deps: { taxii: TaxiiS
         response: taxiiResponses({ 200: Envelope }, 404),
       },
     }, async (req, reply) => {
-      const page = await taxii.objects(actorOf(req).organizationId, req.params.collectionId, req.query);
+      const page = await taxii.objects(actorOf(req).organizationId, req.params.collectionId, req.query, actorOf(req).permissions);
       return sendTaxii(reply, 200, page.body, page.headers);
     });
 
@@ -89,7 +90,7 @@ export function registerTaxiiRoutes(root: FastifyInstance, deps: { taxii: TaxiiS
       config,
       schema: { operationId: 'getTaxiiManifest', tags, summary: 'Manifest of a collection (id, date_added, version per object)', params: CollectionParams, querystring: TaxiiObjectsQuery, response: taxiiResponses({ 200: Manifest }, 404) },
     }, async (req, reply) => {
-      const page = await taxii.manifest(actorOf(req).organizationId, req.params.collectionId, req.query);
+      const page = await taxii.manifest(actorOf(req).organizationId, req.params.collectionId, req.query, actorOf(req).permissions);
       return sendTaxii(reply, 200, page.body, page.headers);
     });
 
@@ -97,7 +98,7 @@ export function registerTaxiiRoutes(root: FastifyInstance, deps: { taxii: TaxiiS
       config,
       schema: { operationId: 'getTaxiiObject', tags, summary: 'One STIX object of a collection', params: ObjectParams, querystring: TaxiiObjectsQuery, response: taxiiResponses({ 200: Envelope }, 404) },
     }, async (req, reply) => {
-      const page = await taxii.object(actorOf(req).organizationId, req.params.collectionId, req.params.objectId, req.query);
+      const page = await taxii.object(actorOf(req).organizationId, req.params.collectionId, req.params.objectId, req.query, actorOf(req).permissions);
       return sendTaxii(reply, 200, page.body, page.headers);
     });
 
@@ -105,7 +106,7 @@ export function registerTaxiiRoutes(root: FastifyInstance, deps: { taxii: TaxiiS
       config,
       schema: { operationId: 'listTaxiiObjectVersions', tags, summary: 'The versions of one STIX object (this server keeps the latest)', params: ObjectParams, querystring: TaxiiObjectsQuery, response: taxiiResponses({ 200: Versions }, 404) },
     }, async (req, reply) => {
-      const page = await taxii.versions(actorOf(req).organizationId, req.params.collectionId, req.params.objectId, req.query);
+      const page = await taxii.versions(actorOf(req).organizationId, req.params.collectionId, req.params.objectId, req.query, actorOf(req).permissions);
       return sendTaxii(reply, 200, page.body, page.headers);
     });
   });

@@ -19,6 +19,8 @@ export const PERMISSIONS = [
   'intel.manage',
   'hunt.read',
   'hunt.manage',
+  'blocklist.read',
+  'blocklist.manage',
   'audit.read',
   'setting.perms.manage',
   'setting.apiKey.manage',

@@ -223,6 +223,9 @@ export interface DB {
   oidcLoginStates: OidcLoginStatesTable;
   scimGroups: ScimGroupsTable;
   scimGroupMembers: ScimGroupMembersTable;
+  blocklists: BlocklistsTable;
+  blocklistEntries: BlocklistEntriesTable;
+  blocklistAllowlist: BlocklistAllowlistTable;
 }
 
 /** Migration 0135: OpenID Connect providers per organization (issue 45). */
@@ -903,4 +906,46 @@ export interface EvaluationSettingsTable {
   organizationId: string;
   judgeModelAlias: string | null;
   updatedAt: Timestamp;
+}
+
+/** Migration 0139: block lists (issue 43). */
+export interface BlocklistsTable {
+  id: string;
+  organizationId: string;
+  name: string;
+  description: Generated<string>;
+  indicatorTypes: string[];
+  defaultTtlSeconds: number | null;
+  createdBy: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface BlocklistEntriesTable {
+  id: string;
+  organizationId: string;
+  blocklistId: string;
+  seq: Generated<string>;
+  stixUuid: string;
+  type: string;
+  value: string;
+  reason: Generated<string>;
+  expiresAt: NullableTimestamp;
+  addedByType: 'user' | 'run';
+  addedByUserId: string | null;
+  addedByRunId: string | null;
+  addedByAgentId: string | null;
+  alertId: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface BlocklistAllowlistTable {
+  id: string;
+  organizationId: string;
+  kind: 'domain' | 'cidr';
+  value: string;
+  note: Generated<string>;
+  createdBy: string | null;
+  createdAt: Timestamp;
 }

@@ -5,7 +5,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 
 /**
  * The document's tags: spec §1's groups that have operations, in its order, then this service's
- * own (Evaluations, Configuration as code, Insights, Operations). Client generators make one class
+ * own (Evaluations, Configuration as code, Insights, Block Lists, Operations). Client generators make one class
  * per tag from these names and descriptions (test/openapi-lint.test.ts checks every operation's
  * tags are declared here).
  */
@@ -28,6 +28,7 @@ export const TAGS = [
   { name: 'Evaluations', description: 'Extension: evaluation datasets and agent evaluations scored by a judge model.' },
   { name: 'Configuration as code', description: 'Extension: plan, apply and export the organization\'s configuration as YAML documents.' },
   { name: 'Insights', description: 'Extension: alert, agent, delivery, intel and hunt figures over a time window.' },
+  { name: 'Block Lists', description: 'Extension: Rampart\'s own response action: block lists of addresses, domains, URLs and hashes that people and agents fill, served to firewalls (PAN-OS EDL, FortiGate) and as TAXII 2.1 collections, with an allow list of values never blocked.' },
   { name: 'Operations', description: 'Unauthenticated probes for orchestrators and monitoring: liveness, readiness, Prometheus metrics.' },
 ] as const;
 

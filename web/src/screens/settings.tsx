@@ -87,7 +87,7 @@ function Roles() {
 type Permission = NonNullable<NonNullable<Paths['/api/roles/{id}/perms']['post']['requestBody']>['content']['application/json']['toAdd']>[number];
 const PERMISSIONS: Permission[] = [
   'agent.read', 'agent.create', 'agent.manage', 'agent.execute', 'tool.read', 'tool.use', 'tool.manage', 'alert.read', 'alert.triage', 'alert.manage',
-  'destination.read', 'destination.manage', 'intel.read', 'intel.manage', 'hunt.read', 'hunt.manage', 'audit.read', 'setting.perms.manage', 'setting.apiKey.manage', 'setting.users.manage',
+  'destination.read', 'destination.manage', 'intel.read', 'intel.manage', 'hunt.read', 'hunt.manage', 'blocklist.read', 'blocklist.manage', 'audit.read', 'setting.perms.manage', 'setting.apiKey.manage', 'setting.users.manage',
 ];
 
 /** A custom role's permissions, one checkbox each; a change is saved at once. */
