@@ -54,3 +54,14 @@ export function roleFromGroups(groups: readonly string[], mappings: ReadonlyArra
   for (const m of mappings) if (held.has(m.group)) return m.roleId;
   return defaultRoleId;
 }
+
+/**
+ * Whether a provider may take over an existing Rampart user it has never signed in or
+ * provisioned, on the strength of its word about the email: only for a domain the organization
+ * listed in the provider's `allowedEmailDomains` (an organization that lists none has not said
+ * which provider is authoritative for which addresses, so nobody's account is claimed).
+ */
+export function mayClaimExistingUser(email: string, allowedDomains: readonly string[]): boolean {
+  const domain = emailDomain(email);
+  return domain !== null && allowedDomains.includes(domain);
+}

@@ -100,6 +100,9 @@ export const ScimTokenResponse = z.object({
 
 /** What the sign-in screen shows before anyone is signed in: names and where to start, nothing else. */
 export const PublicIdentityProvider = z.object({ id: z.uuid(), name: z.string(), loginUrl: z.string() });
-export const PublicIdentityProviderList = z.object({ identityProviders: z.array(PublicIdentityProvider) });
+export const PublicIdentityProviderList = z.object({
+  identityProviders: z.array(PublicIdentityProvider),
+  apiKeySignIn: z.boolean().describe('Whether the organization allows signing in to the console with an API key (the screen hides the API-key form when not); true when no organization is named'),
+});
 
 export { DeleteResult } from '../../platform/http/responses.js';
