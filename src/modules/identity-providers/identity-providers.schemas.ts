@@ -27,7 +27,7 @@ const domain = z
 const allowedEmailDomains = z
   .array(domain)
   .max(50)
-  .describe('Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for');
+  .describe('Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for. An existing Rampart user the provider did not create is taken over (linked at their first sign-in, or by SCIM) only when their domain is listed here');
 export const RoleMapping = z.strictObject({
   group: z.string().min(1).max(256).describe('A group name (or id, for Entra ID) as it appears in the groups claim and in SCIM'),
   roleId: z.uuid().describe('The role people in this group get'),
