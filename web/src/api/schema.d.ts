@@ -14076,7 +14076,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for */
+                    /** @description Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for. An existing Rampart user the provider did not create is taken over (linked at their first sign-in, or by SCIM) only when their domain is listed here */
                     allowedEmailDomains?: string[];
                     /** @description The client (application) id registered at the provider */
                     clientId: string;
@@ -14366,7 +14366,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for */
+                    /** @description Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for. An existing Rampart user the provider did not create is taken over (linked at their first sign-in, or by SCIM) only when their domain is listed here */
                     allowedEmailDomains?: string[];
                     /** @description The client (application) id registered at the provider */
                     clientId?: string;
