@@ -118,6 +118,16 @@ describe.skipIf(!HAVE_CHROMIUM)('sign-in through the identity provider, in Chrom
     await card.getByText('token issued').waitFor();
     expect((await t.app.inject({ url: '/scim/v2/Users', headers: { authorization: `Bearer ${shown}` } })).statusCode).toBe(200);
     await admin.screenshot({ path: path.join(SHOTS, 'settings-identity-providers.png'), fullPage: true });
+    // Deleted from its card, after a second click that says what it means.
+    const spare = await t.app.inject({ method: 'POST', url: '/api/identity-providers', headers: bearer(t.orgA.apiKey.key), payload: { name: 'Old SSO', issuer: 'https://old-sso.example.com', clientId: 'c', clientSecret: 's', roleMappings: [] } });
+    expect(spare.statusCode).toBe(200);
+    await admin.reload();
+    const old = admin.getByRole('listitem', { name: 'Old SSO' });
+    await old.getByRole('button', { name: 'Delete' }).click();
+    await old.getByText('Nobody can sign in through Old SSO afterwards').waitFor();
+    await old.getByRole('button', { name: 'Delete Old SSO for good' }).click();
+    await old.waitFor({ state: 'detached' });
+    expect((await t.app.inject({ url: `/api/identity-providers/${spare.json().id}`, headers: bearer(t.orgA.apiKey.key) })).statusCode).toBe(404);
     // Edited: the secret left empty is kept.
     await card.getByRole('button', { name: 'Edit' }).click();
     const edit = card.getByRole('form', { name: 'Edit Corp SSO' });
