@@ -201,8 +201,9 @@ describe('identity providers API', () => {
   });
 
   it('lists providers publicly for the sign-in screen: name and login URL only', async () => {
-    const res = await t.app.inject({ url: '/auth/oidc/providers' });
+    const res = await t.app.inject({ url: `/auth/oidc/providers?organizationId=${t.orgA.organization.id}` });
     expect(res.statusCode).toBe(200);
+    expect(Object.keys(res.json()).sort()).toEqual(['apiKeySignIn', 'identityProviders']);
     const first = res.json().identityProviders[0];
     expect(Object.keys(first).sort()).toEqual(['id', 'loginUrl', 'name']);
   });

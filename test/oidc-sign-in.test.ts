@@ -85,9 +85,12 @@ function expectRefused(res: Awaited<ReturnType<typeof callback>>, reason: RegExp
   expect(String(res.headers['set-cookie'])).not.toContain('rampart_session=');
 }
 
+const links = async () => Number((await t.database.db.selectFrom('identityProviderLinks').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
 const counts = async () => ({
   users: Number((await t.database.db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n),
   sessions: Number((await t.database.db.selectFrom('consoleSessions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n),
+  links: await links(),
 });
 
 beforeAll(async () => {
@@ -254,6 +257,51 @@ describe('OIDC sign-in', () => {
     const { state, cookie } = await startLogin(providerId);
     const denied = await t.app.inject({ url: `/auth/oidc/callback?error=access_denied&error_description=${encodeURIComponent('<script>x</script>')}&state=${state}`, headers: { cookie } });
     expectRefused(denied, /answered: &lt;script&gt;x&lt;\/script&gt;/);
+  });
+
+  it('claims an existing user not yet linked only within the provider\'s allowed email domains', async () => {
+    const existing = await t.app.inject({ method: 'POST', url: '/api/users', headers: admin, payload: { email: 'olga@corp.example', name: 'Olga', roleId: analystRoleId } });
+    expect(existing.statusCode).toBe(200);
+    idp.accounts.set('olga-sub', { email: 'olga@corp.example', email_verified: true, groups: ['rampart-analysts'] });
+    // A provider allowing any domain vouches for the email, but may not take over a user it did not create.
+    const open = await createProvider({ allowedEmailDomains: [] });
+    const before = await counts();
+    expectRefused(await signIn(open, 'olga-sub'), /already exists and was not created through .*allowed email domains/);
+    expect(await counts()).toEqual(before);
+    const refusal = await t.database.db.selectFrom('auditLogs').select('metadata').where('action', '=', 'identityProvider.signIn.refused').where('resourceId', '=', open).executeTakeFirstOrThrow();
+    expect(refusal.metadata).toMatchObject({ code: 'claim_refused' });
+    // The provider whose allowed domains hold corp.example claims them, once; the sub decides from then on.
+    const scoped = await createProvider();
+    const session = await sessionOf(await signIn(scoped, 'olga-sub'));
+    expect(session.user.id).toBe(existing.json().id);
+    expect(await links()).toBe(before.links + 1);
+  });
+
+  it('lists the sign-in providers of one organization only', async () => {
+    const mine = await createProvider({ name: 'Corp SSO' });
+    const theirs = await t.app.inject({
+      method: 'POST',
+      url: '/api/identity-providers',
+      headers: bearer(t.orgB.apiKey.key),
+      payload: { name: 'Org B SSO', issuer: other.issuer, clientId: other.clientId, clientSecret: other.clientSecret, roleMappings: [] },
+    });
+    expect(theirs.statusCode).toBe(200);
+    const ofA = (await t.app.inject({ url: `/auth/oidc/providers?organizationId=${t.orgA.organization.id}` })).json();
+    expect(ofA.identityProviders).toContainEqual({ id: mine, name: 'Corp SSO', loginUrl: `${BASE}/auth/oidc/${mine}/login` });
+    expect(ofA.identityProviders.map((p: { name: string }) => p.name)).not.toContain('Org B SSO');
+    expect(ofA.apiKeySignIn).toBe(true);
+    const ofB = (await t.app.inject({ url: `/auth/oidc/providers?organizationId=${t.orgB.organization.id}` })).json();
+    expect(ofB).toEqual({ identityProviders: [{ id: theirs.json().id, name: 'Org B SSO', loginUrl: `${BASE}/auth/oidc/${theirs.json().id}/login` }], apiKeySignIn: true });
+    // Several organizations and none named: nobody's providers; an unknown one: none either; a malformed one: 400.
+    expect((await t.app.inject({ url: '/auth/oidc/providers' })).json()).toEqual({ identityProviders: [], apiKeySignIn: true });
+    expect((await t.app.inject({ url: '/auth/oidc/providers?organizationId=00000000-0000-4000-8000-000000000000' })).json()).toEqual({ identityProviders: [], apiKeySignIn: true });
+    const bad = await t.app.inject({ url: '/auth/oidc/providers?organizationId=acme' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().issues).toEqual([expect.objectContaining({ path: 'organizationId', message: 'must be a UUID' })]);
+    // A refusal's way back names the provider's organization.
+    idp.accounts.set('zed-sub', { email: 'zed@corp.example', email_verified: false });
+    const refused = await signIn(mine, 'zed-sub');
+    expect(refused.body).toContain(`href="${BASE}/sign-in?organization=${t.orgA.organization.id}"`);
   });
 
   it('keeps the last Super Admin\'s role when their groups map elsewhere', async () => {

@@ -209,7 +209,16 @@ describe('SCIM: errors', () => {
   });
 
   it('never deactivates the organization\'s last Super Admin', async () => {
-    const { scim } = await providerWithToken('Admin link');
+    // Linking an existing user needs their domain in the provider's allowedEmailDomains.
+    const unscoped = await providerWithToken('Any domain');
+    const claim = await unscoped.scim('POST', '/Users', { ...okta.createUser, userName: 'admin@a.test' });
+    expect(claim.json()).toEqual({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+      status: '409',
+      scimType: 'uniqueness',
+      detail: 'User admin@a.test already exists in Rampart; this provider may link existing users only in its allowedEmailDomains',
+    });
+    const { scim } = await providerWithToken('Admin link', { allowedEmailDomains: ['a.test'] });
     const linked = (await scim('POST', '/Users', { ...okta.createUser, userName: 'admin@a.test' })).json();
     expect(linked.id).toBe(t.orgA.user.id);
     const res = await scim('PATCH', `/Users/${linked.id}`, okta.deactivateUser);

@@ -17,8 +17,9 @@ export async function listProviderRows(db: Queryable, organizationId: string): P
   return db.selectFrom('identityProviders').selectAll().where('organizationId', '=', organizationId).orderBy('name').orderBy('id').execute();
 }
 
-export async function listAllProviders(db: Queryable) {
-  return db.selectFrom('identityProviders').select(['id', 'name']).orderBy('name').orderBy('id').limit(100).execute();
+/** The providers the sign-in screen of one organization offers (names and ids only: it is public). */
+export async function listSignInProviders(db: Queryable, organizationId: string) {
+  return db.selectFrom('identityProviders').select(['id', 'name']).where('organizationId', '=', organizationId).orderBy('name').orderBy('id').limit(100).execute();
 }
 
 export async function findProviderByScimTokenHash(db: Queryable, hash: Buffer): Promise<ProviderRow | undefined> {

@@ -27,7 +27,7 @@ const domain = z
 const allowedEmailDomains = z
   .array(domain)
   .max(50)
-  .describe('Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for');
+  .describe('Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for. An existing Rampart user the provider did not create is taken over (linked at their first sign-in, or by SCIM) only when their domain is listed here');
 export const RoleMapping = z.strictObject({
   group: z.string().min(1).max(256).describe('A group name (or id, for Entra ID) as it appears in the groups claim and in SCIM'),
   roleId: z.uuid().describe('The role people in this group get'),
@@ -100,6 +100,9 @@ export const ScimTokenResponse = z.object({
 
 /** What the sign-in screen shows before anyone is signed in: names and where to start, nothing else. */
 export const PublicIdentityProvider = z.object({ id: z.uuid(), name: z.string(), loginUrl: z.string() });
-export const PublicIdentityProviderList = z.object({ identityProviders: z.array(PublicIdentityProvider) });
+export const PublicIdentityProviderList = z.object({
+  identityProviders: z.array(PublicIdentityProvider),
+  apiKeySignIn: z.boolean().describe('Whether the organization allows signing in to the console with an API key (the screen hides the API-key form when not); true when no organization is named'),
+});
 
 export { DeleteResult } from '../../platform/http/responses.js';

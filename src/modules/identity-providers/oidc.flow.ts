@@ -9,7 +9,7 @@ import type { ConsoleSessionOpener } from '../sessions/index.js';
 import { createDirectoryUser, findDirectoryUser, findDirectoryUserByEmail, updateDirectoryUser } from '../users/index.js';
 import * as repo from './identity-providers.repo.js';
 import type { ProviderRow } from './identity-providers.repo.js';
-import { acceptedEmail, groupsOf, roleFromGroups } from './identity-providers.fns.js';
+import { acceptedEmail, groupsOf, mayClaimExistingUser, roleFromGroups } from './identity-providers.fns.js';
 
 /**
  * Console sign-in through an organization's OpenID Connect provider: authorization code flow
@@ -194,6 +194,13 @@ export function createOidcFlow(deps: OidcFlowDeps) {
         }
         if (existingLink && existingLink.subject !== null && existingLink.subject !== subject) {
           throw new SignInRefused(`The Rampart user ${user.email} is linked to another account at ${provider.name}.`, 'linked_other_subject');
+        }
+        // Not yet this provider's (no SCIM link either): claimed only within the provider's allowed domains.
+        if (!existingLink && !mayClaimExistingUser(user.email, provider.allowedEmailDomains)) {
+          throw new SignInRefused(
+            `A Rampart user ${user.email} already exists and was not created through ${provider.name}; it can be taken over by ${provider.name} only when its email domain is in the provider's allowed email domains. Ask your administrator.`,
+            'claim_refused',
+          );
         }
         if (existingLink) await repo.setLinkSubject(tx, provider.id, user.id, subject);
         else await repo.insertLink(tx, { providerId: provider.id, organizationId: orgId, userId: user.id, subject });

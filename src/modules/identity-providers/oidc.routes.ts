@@ -3,12 +3,17 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { publicResponses } from '../../platform/http/responses.js';
 import { PublicIdentityProviderList } from './identity-providers.schemas.js';
-import { listAllProviders } from './identity-providers.repo.js';
+import { listSignInProviders } from './identity-providers.repo.js';
+import { soleOrganizationId } from '../organizations/index.js';
+import { apiKeySignInAllowed } from '../sessions/index.js';
 import type { Database } from '../../platform/db/database.js';
 import { LOGIN_STATE_TTL_MS, SignInRefused, STATE_COOKIE, type OidcFlow } from './oidc.flow.js';
 import { REFUSAL_CSP, refusalPage } from './sign-in-page.fns.js';
 
 const tags = ['Users'];
+const SignInProvidersQuery = z.strictObject({
+  organizationId: z.uuid({ error: 'must be a UUID' }).optional().describe('The organization whose sign-in screen this is (`?organization=` of the console\'s sign-in address)'),
+});
 const ProviderParams = z.object({ providerId: z.uuid({ error: 'must be a UUID' }) });
 const param = z.string().max(8192).optional();
 /** The authorization response (RFC 6749 §4.1.2, RFC 9207's `iss`); other parameters a provider adds (`session_state`) are kept for openid-client. */
@@ -39,7 +44,7 @@ export function registerOidcRoutes(root: FastifyInstance, deps: { db: Database; 
     return reply
       .code(403)
       .headers({ 'content-type': 'text/html; charset=utf-8', 'content-security-policy': REFUSAL_CSP, 'cache-control': 'no-store', 'set-cookie': stateCookie('', 0) })
-      .send(Buffer.from(refusalPage(err.reason, signInUrl)));
+      .send(Buffer.from(refusalPage(err.reason, err.provider ? `${signInUrl}?organization=${err.provider.organizationId}` : signInUrl)));
   }
 
   app.get('/auth/oidc/providers', {
@@ -48,12 +53,20 @@ export function registerOidcRoutes(root: FastifyInstance, deps: { db: Database; 
       operationId: 'listSignInProviders',
       tags,
       summary: 'The identity providers the console\'s sign-in screen offers',
-      description: 'Public (the sign-in screen is shown before anyone is signed in): only each provider\'s name and where its sign-in starts.',
-      response: publicResponses({ 200: PublicIdentityProviderList }),
+      description:
+        'Public (the sign-in screen is shown before anyone is signed in): each provider\'s name and where its sign-in starts, of one organization only, and whether that organization allows API-key sign-in to the console. The organization is the one named by `organizationId` (the console\'s sign-in address `<RAMPART_BASE_URL>/sign-in?organization=<id>`, shown in Settings → Identity providers); without it, the installation\'s organization when it has exactly one, else none. An unknown organization answers an empty list, like one without providers.',
+      querystring: SignInProvidersQuery,
+      response: publicResponses({ 200: PublicIdentityProviderList }, 400),
     },
-  }, async () => ({
-    identityProviders: (await listAllProviders(deps.db)).map((p) => ({ id: p.id, name: p.name, loginUrl: `${deps.baseUrl}/auth/oidc/${p.id}/login` })),
-  }));
+  }, async (req) => {
+    const organizationId = req.query.organizationId ?? (await soleOrganizationId(deps.db));
+    if (!organizationId) return { identityProviders: [], apiKeySignIn: true };
+    const providers = await listSignInProviders(deps.db, organizationId);
+    return {
+      identityProviders: providers.map((p) => ({ id: p.id, name: p.name, loginUrl: `${deps.baseUrl}/auth/oidc/${p.id}/login` })),
+      apiKeySignIn: await apiKeySignInAllowed(deps.db, organizationId),
+    };
+  });
 
   app.get('/auth/oidc/:providerId/login', {
     config: { public: true },

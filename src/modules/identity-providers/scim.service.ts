@@ -8,7 +8,7 @@ import { createDirectoryUser, findDirectoryUser, findDirectoryUserByEmail, setDi
 import * as repo from './identity-providers.repo.js';
 import type { ProviderRow } from './identity-providers.repo.js';
 import * as scim from './scim.repo.js';
-import { roleFromGroups } from './identity-providers.fns.js';
+import { mayClaimExistingUser, roleFromGroups } from './identity-providers.fns.js';
 import { groupPatch, parseEqFilter, ScimError, SCIM_GROUP, SCIM_LIST, SCIM_USER, userFromResource, userPatch, type MemberChange, type UserChange } from './scim.fns.js';
 import { hashScimToken } from './identity-providers.service.js';
 
@@ -167,7 +167,8 @@ export function createScimService(deps: { db: Database; authenticator: Pick<Auth
 
     /**
      * A new user with the default role (their groups follow); an existing user of the
-     * organization with that email is linked instead, unless another provider has them (409).
+     * organization with that email is linked instead, unless another provider has them or the
+     * email's domain is not in the provider's allowedEmailDomains (409).
      */
     async createUser(provider: ProviderRow, body: Record<string, unknown>) {
       const input = userFromResource(body);
@@ -177,6 +178,9 @@ export function createScimService(deps: { db: Database; authenticator: Pick<Auth
         if (existing) {
           const link = await repo.findLinkOfUser(tx, existing.id);
           if (link) throw new ScimError(409, link.providerId === provider.id ? `User ${input.email} already exists` : `User ${input.email} belongs to another identity provider`, 'uniqueness');
+          if (!mayClaimExistingUser(existing.email, provider.allowedEmailDomains)) {
+            throw new ScimError(409, `User ${input.email} already exists in Rampart; this provider may link existing users only in its allowedEmailDomains`, 'uniqueness');
+          }
           await repo.insertLink(tx, { providerId: provider.id, organizationId: provider.organizationId, userId: existing.id, subject: null, scimExternalId: input.externalId ?? null, scimUserName: input.userName });
           userId = existing.id;
           await audit(tx, provider, 'identityProvider.link', userId);

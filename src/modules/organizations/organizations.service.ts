@@ -104,3 +104,9 @@ export async function organizationName(db: Queryable, organizationId: string): P
   const row = await db.selectFrom('organizations').select('name').where('id', '=', organizationId).executeTakeFirstOrThrow();
   return row.name;
 }
+
+/** The installation's organization when it has exactly one (the usual self-hosted case), else null. */
+export async function soleOrganizationId(db: Queryable): Promise<string | null> {
+  const rows = await db.selectFrom('organizations').select('id').limit(2).execute();
+  return rows.length === 1 ? rows[0]!.id : null;
+}

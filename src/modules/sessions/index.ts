@@ -4,10 +4,13 @@ import { defineModule } from '../../platform/module.js';
 import { registerSessionsRoutes } from './sessions.routes.js';
 import { createSessionsService, type SessionsDeps } from './sessions.service.js';
 import { sessionCookie } from './sessions.fns.js';
+import { registerSignInSettingsRoutes } from './sign-in-settings.routes.js';
+import { createSignInSettingsService } from './sign-in-settings.service.js';
 
 export { createLoginLink, LoginLinkError } from './sessions.service.js';
 export { revokeUserSessions } from './sessions.repo.js';
 export { consoleAddress, recordConsoleAddress } from './sessions.repo.js';
+export { apiKeySignInAllowed } from './sign-in-settings.service.js';
 
 /** The cookie authentication the request hooks use (app.ts), next to the routes that open sessions. */
 export function createSessionAuthenticator(deps: SessionsDeps) {
@@ -36,9 +39,10 @@ function registerSessionsModule(app: FastifyInstance, deps: ModuleDeps): void {
     secureCookie: deps.config.baseUrl.startsWith('https:'),
     maxAgeSeconds: deps.config.sessionMaxHours * 3600,
   });
+  registerSignInSettingsRoutes(app, createSignInSettingsService(deps.database.db));
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
-export const ownedTables = ['console_sessions', 'console_login_links', 'console_address'] as const;
+export const ownedTables = ['console_sessions', 'console_login_links', 'console_address', 'console_sign_in_settings'] as const;
 
 export const sessionsModule = defineModule({ name: 'sessions', owns: ownedTables, routes: registerSessionsModule });

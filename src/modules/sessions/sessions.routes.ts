@@ -23,7 +23,7 @@ export function registerSessionsRoutes(root: FastifyInstance, service: SessionsS
       operationId: 'createSession',
       tags,
       summary: 'Sign in to the web console with an API key',
-      description: `Exchanges an API key for a console session. ${COOKIE_NOTE}`,
+      description: `Exchanges an API key for a console session. 403 when the key's organization turned API-key sign-in to the console off (\`PUT /api/console-sign-in-settings\`): sign in through its identity provider; the key still works for the API. ${COOKIE_NOTE}`,
       body: SignInBody,
       response: withErrors({ 200: ConsoleSessionSchema }),
     },

@@ -22,6 +22,7 @@ import {
   sessionEndReason,
 } from './sessions.fns.js';
 import * as repo from './sessions.repo.js';
+import { apiKeySignInAllowed } from './sign-in-settings.service.js';
 import type { SessionRow } from './sessions.repo.js';
 
 declare module 'fastify' {
@@ -67,6 +68,9 @@ function actorOf(row: SessionRow): Actor {
     permissions: new Set(row.permissions),
   };
 }
+
+export const API_KEY_SIGN_IN_OFF =
+  'This organization does not allow signing in to the console with an API key: sign in with its identity provider (the key still works for the API)';
 
 const LINK_REFUSED = 'The sign-in link is invalid, expired or already used';
 
@@ -114,6 +118,11 @@ export function createSessionsService(deps: SessionsDeps) {
   return {
     async signInWithKey(apiKey: string, requestId: string): Promise<SignedIn> {
       const actor = await deps.authenticator.authenticate(`Bearer ${apiKey}`);
+      // The organization may send its people through its identity provider instead (the key still works for the API).
+      if (!(await apiKeySignInAllowed(db, actor.organizationId))) {
+        await writeAudit(db, { actor, requestId }, { action: 'session.refused', resourceType: 'apiKey', resourceId: actor.apiKeyId, metadata: { method: 'api_key', reason: 'api_key_sign_in_off' } });
+        throw new ForbiddenError([], API_KEY_SIGN_IN_OFF);
+      }
       return open({ organizationId: actor.organizationId, userId: actor.userId, apiKeyId: actor.apiKeyId, method: 'api_key' }, requestId);
     },
 

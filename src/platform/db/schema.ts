@@ -62,6 +62,12 @@ export interface ConsoleSessionsTable {
   revokedAt: NullableTimestamp;
 }
 
+export interface ConsoleSignInSettingsTable {
+  organizationId: string;
+  apiKeySignIn: Generated<boolean>;
+  updatedAt: Timestamp;
+}
+
 export interface ConsoleLoginLinksTable {
   id: string;
   organizationId: string;
@@ -176,6 +182,7 @@ export interface DB {
   apiKeys: ApiKeysTable;
   consoleSessions: ConsoleSessionsTable;
   consoleLoginLinks: ConsoleLoginLinksTable;
+  consoleSignInSettings: ConsoleSignInSettingsTable;
   consoleAddress: ConsoleAddressTable;
   auditLogs: AuditLogsTable;
   outputDestinations: OutputDestinationsTable;

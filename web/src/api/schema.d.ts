@@ -1069,6 +1069,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/console-sign-in-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How people may sign in to the console
+         * @description Whether API-key sign-in to the console is allowed. Sign-in through the organization's identity providers and `rampart admin login-link` are always allowed.
+         */
+        get: operations["getConsoleSignInSettings"];
+        /**
+         * Allow or refuse API-key sign-in to the console
+         * @description With `apiKeySignIn: false`, `POST /api/session` answers 403 for the organization's keys and the console sessions already opened with a key end at once; people sign in through the identity provider (`GET /auth/oidc/providers`), the operator with `rampart admin login-link`. API keys keep working for the API itself (`Authorization: Bearer`). Audited as `consoleSignInSettings.update`.
+         */
+        put: operations["setConsoleSignInSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/coverage/attack": {
         parameters: {
             query?: never;
@@ -1812,7 +1836,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the web console with an API key
-         * @description Exchanges an API key for a console session. Sets the `rampart_session` cookie (HttpOnly, SameSite=Strict, Secure when RAMPART_BASE_URL is https). Requests carrying it act as the session's user; those that are not GET, HEAD or OPTIONS also need the `x-csrf-token` header (403 otherwise). A request with an `Authorization` header is authenticated by its API key, never by the cookie.
+         * @description Exchanges an API key for a console session. 403 when the key's organization turned API-key sign-in to the console off (`PUT /api/console-sign-in-settings`): sign in through its identity provider; the key still works for the API. Sets the `rampart_session` cookie (HttpOnly, SameSite=Strict, Secure when RAMPART_BASE_URL is https). Requests carrying it act as the session's user; those that are not GET, HEAD or OPTIONS also need the `x-csrf-token` header (403 otherwise). A request with an `Authorization` header is authenticated by its API key, never by the cookie.
          */
         post: operations["createSession"];
         /**
@@ -2144,7 +2168,7 @@ export interface paths {
         };
         /**
          * The identity providers the console's sign-in screen offers
-         * @description Public (the sign-in screen is shown before anyone is signed in): only each provider's name and where its sign-in starts.
+         * @description Public (the sign-in screen is shown before anyone is signed in): each provider's name and where its sign-in starts, of one organization only, and whether that organization allows API-key sign-in to the console. The organization is the one named by `organizationId` (the console's sign-in address `<RAMPART_BASE_URL>/sign-in?organization=<id>`, shown in Settings → Identity providers); without it, the installation's organization when it has exactly one, else none. An unknown organization answers an empty list, like one without providers.
          */
         get: operations["listSignInProviders"];
         put?: never;
@@ -3383,6 +3407,14 @@ export interface components {
                 id: string;
                 name: string;
             };
+        };
+        ConsoleSignInSettings: {
+            /** @description Whether API-key sign-in to the console is allowed (default true) */
+            apiKeySignIn: boolean;
+            /** Format: uuid */
+            organizationId: string;
+            /** @description When it was last changed; null: never changed (the default) */
+            updatedAt: string | null;
         };
         CoverageLayer: {
             createdAt: string;
@@ -12737,6 +12769,161 @@ export interface operations {
             };
         };
     };
+    getConsoleSignInSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSignInSettings"];
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setConsoleSignInSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Whether people may sign in to the console with an API key. `false`: only through the organization's identity provider (and `rampart admin login-link`, the operator's way in); turning it off ends the console sessions opened with a key. API keys keep working for the API */
+                    apiKeySignIn: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSignInSettings"];
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getAttackCoverage: {
         parameters: {
             query?: {
@@ -15112,7 +15299,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for */
+                    /** @description Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for. An existing Rampart user the provider did not create is taken over (linked at their first sign-in, or by SCIM) only when their domain is listed here */
                     allowedEmailDomains?: string[];
                     /** @description The client (application) id registered at the provider */
                     clientId: string;
@@ -15402,7 +15589,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for */
+                    /** @description Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for. An existing Rampart user the provider did not create is taken over (linked at their first sign-in, or by SCIM) only when their domain is listed here */
                     allowedEmailDomains?: string[];
                     /** @description The client (application) id registered at the provider */
                     clientId?: string;
@@ -20621,7 +20808,10 @@ export interface operations {
     };
     listSignInProviders: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The organization whose sign-in screen this is (`?organization=` of the console's sign-in address) */
+                organizationId?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -20635,6 +20825,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Whether the organization allows signing in to the console with an API key (the screen hides the API-key form when not); true when no organization is named */
+                        apiKeySignIn: boolean;
                         identityProviders: {
                             /** Format: uuid */
                             id: string;
@@ -20642,6 +20834,15 @@ export interface operations {
                             name: string;
                         }[];
                     };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded (`Retry-After` header, seconds) */

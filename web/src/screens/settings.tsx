@@ -3,16 +3,17 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Paths, type Query } from '../api';
 import { useSearch } from '../router';
 import { useSession } from '../session';
+import IdentityProviders from './identity-providers';
 import { Badge, CopyButton, ErrorText, Loadable, Page, Pager, Select, Tabs, Time, pageOf, DataTable } from '../ui';
 
-const TABS: Array<[string, string]> = [['/settings/users', 'Users'], ['/settings/roles', 'Roles'], ['/settings/api-keys', 'API keys'], ['/settings/audit', 'Audit log']];
+const TABS: Array<[string, string]> = [['/settings/users', 'Users'], ['/settings/roles', 'Roles'], ['/settings/api-keys', 'API keys'], ['/settings/identity-providers', 'Identity providers'], ['/settings/audit', 'Audit log']];
 
 export default function Settings({ params }: { params: Record<string, string> }) {
   const tab = params.tab;
   return (
     <Page title="Settings">
       <Tabs items={TABS} />
-      {tab === 'roles' ? <Roles /> : tab === 'api-keys' ? <ApiKeys /> : tab === 'audit' ? <Audit /> : <Users />}
+      {tab === 'roles' ? <Roles /> : tab === 'api-keys' ? <ApiKeys /> : tab === 'identity-providers' ? <IdentityProviders /> : tab === 'audit' ? <Audit /> : <Users />}
     </Page>
   );
 }
@@ -87,7 +88,7 @@ function Roles() {
 type Permission = NonNullable<NonNullable<Paths['/api/roles/{id}/perms']['post']['requestBody']>['content']['application/json']['toAdd']>[number];
 const PERMISSIONS: Permission[] = [
   'agent.read', 'agent.create', 'agent.manage', 'agent.execute', 'tool.read', 'tool.use', 'tool.manage', 'alert.read', 'alert.triage', 'alert.manage',
-  'destination.read', 'destination.manage', 'intel.read', 'intel.manage', 'hunt.read', 'hunt.manage', 'blocklist.read', 'blocklist.manage', 'audit.read', 'setting.perms.manage', 'setting.apiKey.manage', 'setting.users.manage',
+  'destination.read', 'destination.manage', 'intel.read', 'intel.manage', 'hunt.read', 'hunt.manage', 'blocklist.read', 'blocklist.manage', 'audit.read', 'setting.perms.manage', 'setting.apiKey.manage', 'setting.users.manage', 'setting.identityProviders.manage',
 ];
 
 /** A custom role's permissions, one checkbox each; a change is saved at once. */

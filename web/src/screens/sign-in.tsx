@@ -13,12 +13,20 @@ export function SignIn({ theme, toggleTheme }: { theme: string; toggleTheme: () 
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [providers, setProviders] = useState<Array<{ id: string; name: string; loginUrl: string }>>([]);
+  const [apiKeySignIn, setApiKeySignIn] = useState(true);
 
-  // The organization's identity providers (public: names and where each sign-in starts).
+  // The organization's identity providers (public: names and where each sign-in starts). The
+  // organization is the one of the sign-in address (`?organization=`, shown in its settings);
+  // without it the server answers the installation's only organization, if it has just one.
   useEffect(() => {
-    fetch('/auth/oidc/providers', { credentials: 'same-origin' })
-      .then((r) => (r.ok ? r.json() : { identityProviders: [] }))
-      .then((body: { identityProviders: Array<{ id: string; name: string; loginUrl: string }> }) => setProviders(body.identityProviders))
+    const organization = new URLSearchParams(location.search).get('organization');
+    const query = organization ? `?organizationId=${encodeURIComponent(organization)}` : '';
+    fetch(`/auth/oidc/providers${query}`, { credentials: 'same-origin' })
+      .then((r) => (r.ok ? r.json() : { identityProviders: [], apiKeySignIn: true }))
+      .then((body: { identityProviders: Array<{ id: string; name: string; loginUrl: string }>; apiKeySignIn: boolean }) => {
+        setProviders(body.identityProviders);
+        setApiKeySignIn(body.apiKeySignIn);
+      })
       .catch(() => setProviders([]));
   }, []);
 
@@ -51,13 +59,20 @@ export function SignIn({ theme, toggleTheme }: { theme: string; toggleTheme: () 
         {providers.map((p) => (
           <a key={p.id} className="button" href={p.loginUrl}>Sign in with {p.name}</a>
         ))}
-        <label className="field">
-          <span>API key</span>
-          <input type="password" autoComplete="off" name="apiKey" value={apiKey} onChange={(e) => setApiKey(e.target.value)} placeholder="rmp_…" required />
-        </label>
-        <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        {providers.length > 0 && apiKeySignIn && <p className="hint">or with an API key:</p>}
+        {apiKeySignIn ? (
+          <>
+            <label className="field">
+              <span>API key</span>
+              <input type="password" autoComplete="off" name="apiKey" value={apiKey} onChange={(e) => setApiKey(e.target.value)} placeholder="rmp_…" required />
+            </label>
+            <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+          </>
+        ) : (
+          <p className="hint">Your organization signs people in through its identity provider: API-key sign-in to the console is off.</p>
+        )}
         {error && <p className="error" role="alert">{error}</p>}
-        <p className="hint">The key is exchanged for a session and not kept by the browser. An operator can also run <code>rampart admin login-link --email you@example.com</code> for a one-time link.</p>
+        {apiKeySignIn && <p className="hint">The key is exchanged for a session and not kept by the browser. An operator can also run <code>rampart admin login-link --email you@example.com</code> for a one-time link.</p>}
         <button type="button" className="link" onClick={toggleTheme}>{theme === 'dark' ? 'Light theme' : 'Dark theme'}</button>
       </form>
     </main>
