@@ -437,6 +437,27 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await page.getByRole('cell', { name: 'carol@a.test' }).waitFor();
   }, JOURNEY_MS);
 
+  it('hunt alert settings: the band, EPSS gates and the KEV switch saved through the API, shown again after a reload', async () => {
+    const url = '/api/hunt/alert-creation-settings';
+    const before = (await t.app.inject({ url, headers: bearer(key) })).json();
+    await visit('/hunt', 'Alert settings');
+    const form = page.getByRole('form', { name: 'Hunt alert settings' });
+    await form.getByLabel('Alert from exposure band').selectOption('critical');
+    await form.getByLabel('Minimum EPSS probability (%)').fill('10');
+    await form.getByLabel('Alert on CISA KEV CVEs whatever the band and EPSS').check();
+    await form.getByRole('button', { name: 'Save alert settings' }).click();
+    await form.getByRole('status').getByText('Saved.').waitFor();
+    expect((await t.app.inject({ url, headers: bearer(key) })).json()).toEqual({ ...before, minimumExposureBand: 'critical', minimumEpssProbability: 0.1, alertOnKnownExploited: true });
+    await page.reload();
+    const again = page.getByRole('form', { name: 'Hunt alert settings' });
+    await expect.poll(() => again.getByLabel('Alert from exposure band').inputValue()).toBe('critical');
+    expect(await again.getByLabel('Minimum EPSS probability (%)').inputValue()).toBe('10');
+    expect(await again.getByLabel('Alert on CISA KEV CVEs whatever the band and EPSS').isChecked()).toBe(true);
+    await shot('hunt-alert-settings');
+    const reset = await t.app.inject({ method: 'PUT', url, headers: bearer(key), payload: before });
+    expect(reset.statusCode, reset.body).toBe(200);
+  }, JOURNEY_MS);
+
   it('Insights: the charts of the seeded figures, each with a table that says what GET /api/insights says', async () => {
     const api = (await t.app.inject({ url: '/api/insights?window=30d', headers: bearer(key) })).json();
     await visit('/insights', 'Alerts per day by severity');
