@@ -458,6 +458,27 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     expect(reset.statusCode, reset.body).toBe(200);
   }, JOURNEY_MS);
 
+  it('hunt board: the KEV badge and column from a linked CISA KEV record, and the KEV filter', async () => {
+    const db = t.database.db;
+    const org = t.orgA.organization.id;
+    const kev = { format: 'cisa_kev', id: 'CVE-2026-1234', aliases: [], affected: [], exploited: { dateAdded: '2026-11-03', dueDate: '2026-11-24', knownRansomwareUse: true } };
+    await sql`UPDATE intel_items SET vulnerability = ${JSON.stringify(kev)}::jsonb WHERE id = ${seeded.itemId}`.execute(db);
+    await db.insertInto('huntThreatItems').values({ organizationId: org, threatId: seeded.threatId, itemId: seeded.itemId, linkedAt: new Date() }).execute();
+    try {
+      await visit('/hunt?knownExploited=true', 'FortiOS SSL-VPN heap overflow');
+      const row = page.getByRole('row', { name: /FortiOS SSL-VPN heap overflow/ });
+      await row.locator('.badge.v-known_exploited').getByText('KEV').waitFor();
+      await row.locator('.badge.v-ransomware').waitFor();
+      await row.getByText('added 2026-11-03, due 2026-11-24').waitFor();
+      expect(await page.getByText('OpenSSH signal handler race').count()).toBe(0);
+      await visit('/hunt?knownExploited=false', 'OpenSSH signal handler race');
+      expect(await page.getByText('FortiOS SSL-VPN heap overflow').count()).toBe(0);
+    } finally {
+      await db.deleteFrom('huntThreatItems').where('threatId', '=', seeded.threatId).where('itemId', '=', seeded.itemId).execute();
+      await sql`UPDATE intel_items SET vulnerability = NULL WHERE id = ${seeded.itemId}`.execute(db);
+    }
+  }, JOURNEY_MS);
+
   it('Insights: the charts of the seeded figures, each with a table that says what GET /api/insights says', async () => {
     const api = (await t.app.inject({ url: '/api/insights?window=30d', headers: bearer(key) })).json();
     await visit('/insights', 'Alerts per day by severity');
