@@ -31,7 +31,11 @@ export interface SourceScore { source: string; pairs: number; tp: number; fp: nu
 function entries(): IntelEntry[] {
   const nvd = [...fs.readdirSync(path.join(dir, 'nvd')).map((f) => read(path.join(dir, 'nvd', f))), ...read(path.join(root, 'test/fixtures/nvd/cves-2.0-CVE-2024-6387.json')).vulnerabilities.map((v: { cve: unknown }) => v.cve)];
   const kev = parseKevCatalog(read(path.join(dir, 'kev/known_exploited_vulnerabilities.json')));
-  const csaf = entriesFromCsaf(read(path.join(root, 'test/fixtures/csaf/bsi-2022-0001.json')), 'BSI', null);
+  const csaf = [
+    ...entriesFromCsaf(read(path.join(root, 'test/fixtures/csaf/bsi-2022-0001.json')), 'BSI', null),
+    ...entriesFromCsaf(read(path.join(dir, 'csaf/rhba-2023_0564.json')), 'Red Hat', null),
+  ];
+  if (csaf.length === 0) throw new Error('the CSAF documents gave no entries');
   return [...nvd.map((c) => entryFromNvd(c, 'NVD')), ...kev.map((v) => entryFromKev(v, 'CISA')), ...csaf];
 }
 

@@ -437,6 +437,48 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     await page.getByRole('cell', { name: 'carol@a.test' }).waitFor();
   }, JOURNEY_MS);
 
+  it('hunt alert settings: the band, EPSS gates and the KEV switch saved through the API, shown again after a reload', async () => {
+    const url = '/api/hunt/alert-creation-settings';
+    const before = (await t.app.inject({ url, headers: bearer(key) })).json();
+    await visit('/hunt', 'Alert settings');
+    const form = page.getByRole('form', { name: 'Hunt alert settings' });
+    await form.getByLabel('Alert from exposure band').selectOption('critical');
+    await form.getByLabel('Minimum EPSS probability (%)').fill('10');
+    await form.getByLabel('Alert on CISA KEV CVEs whatever the band and EPSS').check();
+    await form.getByRole('button', { name: 'Save alert settings' }).click();
+    await form.getByRole('status').getByText('Saved.').waitFor();
+    expect((await t.app.inject({ url, headers: bearer(key) })).json()).toEqual({ ...before, minimumExposureBand: 'critical', minimumEpssProbability: 0.1, alertOnKnownExploited: true });
+    await page.reload();
+    const again = page.getByRole('form', { name: 'Hunt alert settings' });
+    await expect.poll(() => again.getByLabel('Alert from exposure band').inputValue()).toBe('critical');
+    expect(await again.getByLabel('Minimum EPSS probability (%)').inputValue()).toBe('10');
+    expect(await again.getByLabel('Alert on CISA KEV CVEs whatever the band and EPSS').isChecked()).toBe(true);
+    await shot('hunt-alert-settings');
+    const reset = await t.app.inject({ method: 'PUT', url, headers: bearer(key), payload: before });
+    expect(reset.statusCode, reset.body).toBe(200);
+  }, JOURNEY_MS);
+
+  it('hunt board: the KEV badge and column from a linked CISA KEV record, and the KEV filter', async () => {
+    const db = t.database.db;
+    const org = t.orgA.organization.id;
+    const kev = { format: 'cisa_kev', id: 'CVE-2026-1234', aliases: [], affected: [], exploited: { dateAdded: '2026-11-03', dueDate: '2026-11-24', knownRansomwareUse: true } };
+    await sql`UPDATE intel_items SET vulnerability = ${JSON.stringify(kev)}::jsonb WHERE id = ${seeded.itemId}`.execute(db);
+    await db.insertInto('huntThreatItems').values({ organizationId: org, threatId: seeded.threatId, itemId: seeded.itemId, linkedAt: new Date() }).execute();
+    try {
+      await visit('/hunt?knownExploited=true', 'FortiOS SSL-VPN heap overflow');
+      const row = page.getByRole('row', { name: /FortiOS SSL-VPN heap overflow/ });
+      await row.locator('.badge.v-known_exploited').getByText('KEV').waitFor();
+      await row.locator('.badge.v-ransomware').waitFor();
+      await row.getByText('added 2026-11-03, due 2026-11-24').waitFor();
+      expect(await page.getByText('OpenSSH signal handler race').count()).toBe(0);
+      await visit('/hunt?knownExploited=false', 'OpenSSH signal handler race');
+      expect(await page.getByText('FortiOS SSL-VPN heap overflow').count()).toBe(0);
+    } finally {
+      await db.deleteFrom('huntThreatItems').where('threatId', '=', seeded.threatId).where('itemId', '=', seeded.itemId).execute();
+      await sql`UPDATE intel_items SET vulnerability = NULL WHERE id = ${seeded.itemId}`.execute(db);
+    }
+  }, JOURNEY_MS);
+
   it('Insights: the charts of the seeded figures, each with a table that says what GET /api/insights says', async () => {
     const api = (await t.app.inject({ url: '/api/insights?window=30d', headers: bearer(key) })).json();
     await visit('/insights', 'Alerts per day by severity');

@@ -6,6 +6,7 @@ import { analyzeImports } from '../scripts/import-graph.js';
 import { analyzeTables } from '../scripts/table-owners.js';
 import { createServiceRegistry, MODULES, serviceOrder } from '../src/composition.js';
 import { defineModule, type ModuleManifest, type ServiceDeps } from '../src/platform/module.js';
+import { findIndicatorNormalisers } from '../scripts/indicator-normalisers.js';
 
 /** The import rules of scripts/import-graph.ts, on the real tree and on a tree built to break them. */
 describe('module structure', () => {
@@ -169,5 +170,34 @@ describe('module structure', () => {
     const z = defineModule({ name: 'z', owns: [], needs: [y] });
     (x.needs as Array<ModuleManifest<any, any>>).push(z);
     expect(() => serviceOrder([x, y, z])).toThrow("The modules' needs form a circle: x → z → y → x");
+  });
+});
+
+/** Issue 42 item 5: one indicator normaliser (scripts/indicator-normalisers.ts). */
+describe('one indicator normaliser', () => {
+  it('has no function normalising indicator values outside intel\'s normalize-indicator.fns.ts', () => {
+    expect(findIndicatorNormalisers(path.resolve('src'))).toEqual([]);
+  });
+
+  it('reports functions and arrow functions named like one, and leaves variables holding a normalised value alone', () => {
+    const t = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-normalisers-'));
+    try {
+      const put = (rel: string, text: string) => {
+        fs.mkdirSync(path.dirname(path.join(t, rel)), { recursive: true });
+        fs.writeFileSync(path.join(t, rel), text);
+      };
+      put('src/modules/intel/normalize-indicator.fns.ts', 'export function normalizeIndicator(type: string, v: string) { return v; }\n');
+      put('src/modules/hunt/assets.service.ts', 'export function normalizeValue(type: string, v: string): string {\n  return v;\n}\n');
+      put('src/modules/tools/x.fns.ts', 'const n = 1;\nexport const normalizeIocValue = (v: string) => v.trim();\nexport const normaliseIndicators = async function (v: string[]) { return v; };\n');
+      put('src/modules/intel/ok.ts', 'const normalizedValue = row.normalizedValue.slice(0, 10);\nexport function normalizeHost(h: string) { return h; }\n');
+      put('src/modules/intel/ok.test.ts', 'function normalizeValue(v: string) { return v; }\n');
+      expect(findIndicatorNormalisers(path.join(t, 'src'))).toEqual([
+        'src/modules/hunt/assets.service.ts:1 normalizeValue',
+        'src/modules/tools/x.fns.ts:2 normalizeIocValue',
+        'src/modules/tools/x.fns.ts:3 normaliseIndicators',
+      ]);
+    } finally {
+      fs.rmSync(t, { recursive: true, force: true });
+    }
   });
 });

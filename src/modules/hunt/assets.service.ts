@@ -5,7 +5,7 @@ import type { RequestContext } from '../../platform/context.js';
 import { writeAudit } from '../../platform/audit.js';
 import { AppError, NotFoundError, ConflictError, ValidationError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
-import { recordSightedIndicators, refang } from '../intel/index.js';
+import { normalizeIndicator, recordSightedIndicators, refang } from '../intel/index.js';
 import { deleteAssetRow, findAssetRow, listAssetRows, softwareOf, upsertAssets, type AssetRow } from './assets.repo.js';
 import { NotTheFormat, overLimit, parseCycloneDx, parseInventoryCsv, parseOsquery, type Parsed } from './importers.fns.js';
 import { enqueueReassess } from './hunt.jobs.js';
@@ -103,8 +103,8 @@ export function createAssetsService(deps: { db: Database }) {
       const now = new Date();
       const rows = input.sightings.map((s) => {
         const value = refang(s.value.trim());
-        const type = s.type ?? guessType(value);
-        return { id: uuidv7(), organizationId: org, type, value, normalizedValue: normalizeValue(type, value), source: s.source, assetIdentifier: s.assetIdentifier ?? null, observedAt: s.observedAt ? new Date(s.observedAt) : now, createdAt: now };
+        const type: SightingType = s.type ?? guessType(value);
+        return { id: uuidv7(), organizationId: org, type, value, normalizedValue: normalizeIndicator(type, value), source: s.source, assetIdentifier: s.assetIdentifier ?? null, observedAt: s.observedAt ? new Date(s.observedAt) : now, createdAt: now };
       });
       return db.transaction().execute(async (tx) => {
         for (let i = 0; i < rows.length; i += 1000) await tx.insertInto('huntSightings').values(rows.slice(i, i + 1000)).execute();
@@ -138,7 +138,10 @@ function parseImport(input: z.infer<typeof ImportInput>): Parsed {
   }
 }
 
-export function guessType(v: string): string {
+type SightingType = NonNullable<z.infer<typeof SightingsInput>['sightings'][number]['type']>;
+
+/** The type of a sighting sent without one, from the value's shape. */
+export function guessType(v: string): SightingType {
   if (/^\d{1,3}(\.\d{1,3}){3}$/.test(v)) return 'ipv4';
   if (/^[0-9a-f:]+$/i.test(v) && v.includes(':')) return 'ipv6';
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v)) return 'url';
@@ -149,17 +152,4 @@ export function guessType(v: string): string {
   if (/^[^@\s]+@[^@\s]+$/.test(v)) return 'email';
   if (/^([a-z0-9-]+\.)+[a-z]{2,}$/i.test(v)) return 'domain';
   return 'filename';
-}
-
-/** The same normalization intel applies to indicator values, so sightings join on equality. */
-export function normalizeValue(type: string, v: string): string {
-  if (['domain', 'email', 'md5', 'sha1', 'sha256', 'sha512', 'ipv6'].includes(type)) return v.toLowerCase().replace(/\.$/, '');
-  if (type === 'url') {
-    try {
-      return new URL(v).toString();
-    } catch {
-      return v;
-    }
-  }
-  return v;
 }

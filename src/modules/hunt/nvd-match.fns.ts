@@ -1,6 +1,6 @@
 import { compareWfns, cpeDisjoint, cpeSuperset, parseWfn, plainValue, type Wfn } from './cpe-match.fns.js';
 import { keysMatch, productKey } from './inventory.fns.js';
-import { compareVersions } from './versions.fns.js';
+import { compareVersions, PRE_RELEASE, versionParts } from './versions.fns.js';
 import type { InventorySoftware, SoftwareMatch, Verdict } from './matching.fns.js';
 
 /**
@@ -59,7 +59,18 @@ export function nvdCriteria(configurations: unknown): NvdCriterion[] {
 
 const bounded = (c: NvdCriterion) => !!(c.startIncluding || c.startExcluding || c.endIncluding || c.endExcluding);
 
-/** The criterion's range as text: `>=8.5 <9.8`, `<=2.16.0`, `=2.4.49` for an exact version, `every version`. */
+/**
+ * An exact criterion's release as vendors write it: the version with its CPE update joined
+ * (`22.4` + `r2.1` → `22.4r2.1`, Ivanti's 22.4R2.1; `9.3` + `p1` → `9.3p1`), else the version.
+ */
+function exactRelease(c: NvdCriterion): string | null {
+  const v = plainValue(c.wfn.version);
+  const u = plainValue(c.wfn.update);
+  if (!v) return null;
+  return u ? `${v}${/^\d/.test(u) ? '-' : ''}${u}` : v;
+}
+
+/** The criterion's range as text: `>=8.5 <9.8`, `<=2.16.0`, `=2.4.49` or `=22.4r2.1` for an exact release, `every version`. */
 export function criterionRange(c: NvdCriterion): string {
   const parts: string[] = [];
   if (c.startIncluding) parts.push(`>=${c.startIncluding}`);
@@ -67,7 +78,7 @@ export function criterionRange(c: NvdCriterion): string {
   if (c.endIncluding) parts.push(`<=${c.endIncluding}`);
   else if (c.endExcluding) parts.push(`<${c.endExcluding}`);
   if (parts.length) return parts.join(' ');
-  const v = plainValue(c.wfn.version);
+  const v = exactRelease(c);
   return v ? `=${v}` : 'every version';
 }
 
@@ -95,9 +106,20 @@ function evaluate(c: NvdCriterion, s: InventorySoftware, own: Wfn | null): Outco
   if (!version || !/\d/.test(version)) return { verdict: 'unknown', criterion: c };
   if (bounded(c)) return { verdict: inBounds(version, c) ? 'affected' : 'not_affected', criterion: c };
   const exact = plainValue(c.wfn.version);
-  // Name-only software against an exact-version criterion: versions compared by value (2.4.49 = 2.4.49.0).
-  if (!own && exact) return { verdict: compareVersions(version, exact) === 0 && /\d/.test(exact) ? 'affected' : 'not_affected', criterion: c };
+  // Name-only software against an exact-version criterion: versions compared by value (2.4.49 =
+  // 2.4.49.0), the criterion's update joined as vendors write it (22.4 + r2.1 = 22.4R2.1); an ANY
+  // update (`9.0:*`) covers every update of that version (9.0R3).
+  if (!own && exact) return { verdict: /\d/.test(exact) && nameOnlyRelease(version, c) ? 'affected' : 'not_affected', criterion: c };
   return { verdict: own || c.wfn.version.kind === 'any' ? 'affected' : 'not_affected', criterion: c };
+}
+
+function nameOnlyRelease(version: string, c: NvdCriterion): boolean {
+  if (compareVersions(version, exactRelease(c)!) === 0) return true;
+  if (c.wfn.update.kind !== 'any') return false;
+  // `9.0R3` against `9.0:*`: the version's parts begin with the criterion's, then an update word.
+  const want = versionParts(plainValue(c.wfn.version)!);
+  const got = versionParts(version);
+  return want.every((p, i) => got[i] === p) && typeof got[want.length] === 'string' && !PRE_RELEASE.has(got[want.length] as string);
 }
 
 /** The same vendor and product (the identity), whatever the other attributes say. */

@@ -17,7 +17,8 @@ export function versionParts(version: string): Part[] {
 
 // Pre-release words sort before the release they precede (2.0-beta9 < 2.0); other letters
 // (9.1R14, 1.1.1w) are patch levels that sort after it.
-const PRE = new Set(['alpha', 'a', 'beta', 'b', 'rc', 'pre', 'preview', 'dev', 'snapshot', 'm']);
+export const PRE_RELEASE: ReadonlySet<string> = new Set(['alpha', 'a', 'beta', 'b', 'rc', 'pre', 'preview', 'dev', 'snapshot', 'm']);
+const PRE = PRE_RELEASE;
 
 /** Compares two versions: negative, 0 or positive. Missing trailing parts count as 0. */
 export function compareVersions(a: string, b: string): number {

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Query } from '../api';
 import { Link, useSearch } from '../router';
 import { Epss } from './epss';
+import { HuntAlertSettings } from './hunt-settings';
 import { KevBadge } from './kev';
 import { Badge, Loadable, Page, Pager, SCORES, SearchBox, Select, pageOf, DataTable } from '../ui';
 
@@ -50,6 +51,7 @@ export default function Hunt() {
           </>
         )}
       </Loadable>
+      <HuntAlertSettings />
     </Page>
   );
 }

@@ -7,7 +7,8 @@ import { passageAround, splitSentences } from './classify/sentences.fns.js';
 import { severityOf, type Severity } from './classify/severity.fns.js';
 import { summarize } from './classify/summarize.fns.js';
 import { DEFAULT_TTL_DAYS, extractIocs, type IocKind } from './extract/extract.fns.js';
-import { normalizeRegistryKey } from './extract/normalize.fns.js';
+import type { IndicatorType } from '../indicator-vocabulary.js';
+import { normalizeIndicator } from '../normalize-indicator.fns.js';
 import { isStructuredRecord, structuredFacts } from './structured.fns.js';
 
 /**
@@ -102,7 +103,7 @@ export function processItem(input: ProcessInput, catalog: AttackCatalog): Proces
   for (const s of input.structuredIndicators) {
     if (NOT_INDICATORS.has(s.type)) continue;
     const type = s.type === 'registry-key' ? 'registry-key' : s.type;
-    add({ type, value: s.value, normalizedValue: normalizeStructured(s.type, s.value), confidence: s.confidence, ttlDays: ttlOf(type) });
+    add({ type, value: s.value, normalizedValue: normalizeIndicator(s.type as IndicatorType, s.value), confidence: s.confidence, ttlDays: ttlOf(type) });
   }
   const passages: ProcessResult['passages'] = [];
   const sourceUrl = input.url ?? '';
@@ -170,7 +171,7 @@ function processStructured(input: ProcessInput, vulnerability: VulnerabilityReco
   const facts = structuredFacts({ title: input.title, contentText: input.contentText, tags: input.tags, vulnerability });
   const indicators = input.structuredIndicators
     .filter((s) => !NOT_INDICATORS.has(s.type))
-    .map((s) => ({ type: s.type, value: s.value, normalizedValue: normalizeStructured(s.type, s.value), confidence: s.confidence, ttlDays: ttlOf(s.type) }));
+    .map((s) => ({ type: s.type, value: s.value, normalizedValue: normalizeIndicator(s.type as IndicatorType, s.value), confidence: s.confidence, ttlDays: ttlOf(s.type) }));
   return {
     indicators,
     iocs: iocListsOf(indicators, input),
@@ -215,25 +216,6 @@ export function emptyIocLists(): ProcessResult['iocs'] {
 
 function ttlOf(type: string): number {
   return (DEFAULT_TTL_DAYS as Record<string, number>)[type] ?? 90;
-}
-
-export function normalizeStructured(type: string, value: string): string {
-  const v = value.trim();
-  if (type === 'registry-key') {
-    // The canonical form extraction gives (full root, single backslashes, path lowercased), so a
-    // MISP or TAXII key and the same key found in text are one value.
-    const m = /^(HKEY_[A-Z_]+|HK(?:LM|CU|CR|U|CC)):?(\\.*)$/i.exec(v);
-    return m ? normalizeRegistryKey(m[1]!, m[2]!) : v;
-  }
-  if (['domain', 'email', 'md5', 'sha1', 'sha256', 'sha512', 'ipv6'].includes(type)) return v.toLowerCase();
-  if (type === 'url') {
-    try {
-      return new URL(v).toString();
-    } catch {
-      return v;
-    }
-  }
-  return v;
 }
 
 /**

@@ -1,26 +1,25 @@
-import { extractIocs, refang } from '../../intel/index.js';
+import { extractIocs, INDICATOR_TYPES, normalizeIndicator, refang, type IndicatorType } from '../../intel/index.js';
+
+const TYPES: ReadonlySet<string> = new Set(INDICATOR_TYPES);
+const HASH_BY_LENGTH: Readonly<Record<number, IndicatorType>> = { 32: 'md5', 40: 'sha1', 64: 'sha256', 128: 'sha512' };
 
 /**
- * The form an indicator is stored under, for a value a model or a person typed: refanged
- * (`evil[.]com` → `evil.com`, `hxxp` → `http`), then normalized by the extractor when it
- * recognizes exactly one indicator (also when it would drop it as reserved or benign: a lookup
- * of a documentation address must still find what a source asserted). Otherwise the refanged,
- * trimmed value, lower-cased when it is a host or hash-like token.
+ * A value a model or a person typed, as an indicator: refanged (`evil[.]com` → `evil.com`, `hxxp`
+ * → `http`), its type recognised by the extractor when the whole value is exactly one indicator
+ * (also one it would drop as reserved or benign: a lookup of a documentation address must still
+ * find what a source asserted), and its value in the one stored form (intel's normalizeIndicator).
+ * Unrecognised: the refanged, trimmed value and no type.
  */
-export function normalizeIndicatorValue(raw: string): string {
-  return parseIndicator(raw).value;
-}
-
-/** The normalized value and, when the extractor recognized it, its type (`domain`, `ipv4`, `sha256`…). */
-export function parseIndicator(raw: string): { value: string; type: string | null } {
+export function parseIndicator(raw: string): { value: string; type: IndicatorType | null } {
   const value = refang(raw.trim());
   if (value === '') return { value, type: null };
   const { iocs, dropped } = extractIocs(value);
-  const whole = iocs.find((i) => covers(i.spans[0], value));
-  if (whole) return { value: whole.normalizedValue, type: whole.kind };
-  const droppedWhole = dropped.find((d) => d.normalizedValue && covers(d.span, value));
-  if (droppedWhole?.normalizedValue) return { value: droppedWhole.normalizedValue, type: droppedWhole.kind };
-  return { value: /^[A-Za-z0-9.:_-]+$/.test(value) ? value.toLowerCase() : value, type: null };
+  const kind = iocs.find((i) => covers(i.spans[0], value))?.kind ?? dropped.find((d) => d.normalizedValue && covers(d.span, value))?.kind;
+  if (kind && TYPES.has(kind)) return { value: normalizeIndicator(kind as IndicatorType, value), type: kind as IndicatorType };
+  // A hash the extractor leaves out (too regular to be one in prose) is still looked up as a hash.
+  const hash = /^[0-9a-f]+$/i.test(value) ? HASH_BY_LENGTH[value.length] : undefined;
+  if (hash) return { value: normalizeIndicator(hash, value), type: hash };
+  return { value, type: null };
 }
 
 function covers(span: { start: number; end: number } | undefined, text: string): boolean {

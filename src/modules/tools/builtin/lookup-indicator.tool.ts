@@ -1,8 +1,8 @@
 import { tool } from '../../../platform/ai-sdk.js';
 import { z } from 'zod';
-import { createIocsService } from '../../intel/index.js';
+import { createIocsService, normalizeIndicator, type IndicatorType } from '../../intel/index.js';
 import { requestContextOf, type ToolDeps, type ToolRunContext } from '../tool-context.js';
-import { normalizeIndicatorValue, parseIndicator } from './indicator.fns.js';
+import { parseIndicator } from './indicator.fns.js';
 
 const MAX_ROWS = 25;
 
@@ -32,7 +32,7 @@ export function lookupIndicatorTool(deps: ToolDeps, ctx: ToolRunContext) {
       ]);
       const byId = new Map([...(typed?.rows ?? []), ...res.rows].map((r) => [r.id, r]));
       const rows = [...byId.values()]
-        .map((r) => ({ row: r, exact: normalizeIndicatorValue(r.value).toLowerCase() === normalized.toLowerCase() }))
+        .map((r) => ({ row: r, exact: normalizeIndicator(r.type as IndicatorType, r.value) === normalized }))
         .sort((a, b) => Number(b.exact) - Number(a.exact))
         .slice(0, MAX_ROWS);
       const exact = rows.filter((r) => r.exact).map((r) => r.row);
