@@ -28,6 +28,7 @@ import { insightsModule } from './modules/insights/index.js';
 import { configModule } from './modules/config/index.js';
 import { evaluationsModule } from './modules/evaluations/index.js';
 import { coverageModule } from './modules/coverage/index.js';
+import { detectModule } from './modules/detect/index.js';
 
 /**
  * The composition root: every module of the service, each declared by its manifest
@@ -60,6 +61,7 @@ export const MODULES: ReadonlyArray<ModuleManifest<any, any>> = [
   insightsModule,
   configModule,
   evaluationsModule,
+  detectModule,
   coverageModule,
 ];
 
