@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
-import { defineModule } from '../../platform/module.js';
+import { defineModule, type ModuleApis } from '../../platform/module.js';
+import { triggersModule } from '../triggers/index.js';
 import { createDetectJobs } from './detect-match.jobs.js';
 import { registerDetectRoutes } from './detect.routes.js';
 import { createDetectService, type DetectService } from './detect.service.js';
@@ -13,9 +14,9 @@ export type { DetectService } from './detect.service.js';
 /** Correlation windows idle longer than this are dropped (no Sigma timespan Rampart runs is longer). */
 export const MAX_WINDOW_IDLE_MS = 7 * 86_400_000;
 
-function registerDetectModule(app: FastifyInstance, deps: ModuleDeps): DetectService {
+function registerDetectModule(app: FastifyInstance, deps: ModuleDeps, _state: undefined, modules: ModuleApis): DetectService {
   const service = createDetectService({ db: deps.database.db });
-  registerDetectRoutes(app, service, { bodyLimit: deps.config.bodyLimitBytes });
+  registerDetectRoutes(app, service, { bodyLimit: deps.config.bodyLimitBytes, authorizeIntake: modules.of(triggersModule).authorizeIntake });
   return service;
 }
 
