@@ -184,6 +184,18 @@ describe('events in: Sigma detections run on events', () => {
     expect(await t.database.db.selectFrom('detectEventBatches').select('id').execute()).toEqual([]);
   });
 
+  it('coverage tells techniques whose detections matched events from those covered on paper only', async () => {
+    const paper = await t.app.inject({ method: 'POST', url: '/api/code-detections', headers: bearer(key), payload: { name: 'LSASS access (SIEM only)', attackTechniques: ['T1003.001'], status: 'stable' } });
+    expect(paper.statusCode, paper.body).toBe(200);
+    const report = (await t.app.inject({ url: '/api/coverage/attack?window=30d', headers: bearer(key) })).json();
+    const by = new Map<string, { evidence: string; matches: { detections: number; events: number; lastMatchedAt: string | null } }>(
+      report.techniques.map((x: { techniqueId: string }) => [x.techniqueId, x]),
+    );
+    expect(by.get('T1059')).toMatchObject({ evidence: 'matched', matches: { detections: 1, events: 3, lastMatchedAt: expect.any(String) } });
+    expect(by.get('T1003')).toMatchObject({ evidence: 'paper', matches: { detections: 0, events: 0, lastMatchedAt: null } });
+    expect(report.summary).toMatchObject({ matched: 1, onPaper: 1 });
+  });
+
   it('a correlation (event_count >= 5 by User in 5 min) alerts once for a burst, never for 4 events, across batches', async () => {
     const created = await t.app.inject({
       method: 'POST',

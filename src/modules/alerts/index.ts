@@ -30,7 +30,7 @@ export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_
 export { closedAlertsForCases, type ClosedAlertCase } from './alerts.readers.js';
 export { dispositionOf, refusedStatusChange } from './alerts.fns.js';
 export { codeDetectionName, eventDetectionsOf, eventDetectionsVersion, raiseDetectionMatch, type EventDetection } from './code-detections.events.js';
-export { detectionCountsByTechnique, detectionsForTechnique, type TechniqueDetections } from './code-detections.coverage.js';
+export { detectionCountsByTechnique, detectionsForTechnique, detectionTechniques, type TechniqueDetections } from './code-detections.coverage.js';
 
 /** Event types this module records for output destinations (see docs/alerts.md). */
 export const ALERT_EVENT_TYPES = ['alert.created', 'alert.status_changed'] as const;
