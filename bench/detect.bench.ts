@@ -162,7 +162,7 @@ async function latency(ctx: BenchContext, corpus: Corpus, seconds: number) {
       FROM jsonb_to_recordset(${JSON.stringify(corpus.rules.map((r) => ({ name: r.title.slice(0, 255), query: r.text })))}::jsonb) AS r(name text, query text)`.execute(database.db);
     const server = await startRampartServer(database);
     const logger = pino({ level: 'warn' });
-    const catalog = buildJobCatalog({ db: database.db, secrets: createSecretBox(Buffer.alloc(32, 7)), http: createGuardedClient({ retries: 0 }), logger });
+    const catalog = buildJobCatalog({ db: database.db, secrets: createSecretBox(Buffer.alloc(32, 7)), http: createGuardedClient({ allowPrivateNetworks: false, retries: 0 }), logger });
     const worker = await startWorkers({ db: database.db, pool: database.pool, catalog, logger, concurrency: 2, pollIntervalMs: 50, heartbeatMs: 1000, deadWorkerAfterMs: 30_000 });
     try {
       await waitReady(server);
