@@ -7,6 +7,7 @@ import {
   type JsonEvent,
 } from '../alerts/index.js';
 import type { AlertSeverity } from '../../platform/db/schema.js';
+import { NeedleIndex } from './needle-index.fns.js';
 
 /**
  * Events against an organization's Sigma detections, compiled once: which rules apply to a
@@ -101,20 +102,66 @@ export function loadDetection(detection: EventDetection): LoadedDetection {
   };
 }
 
+/**
+ * The rules of one logsource: those without a pre-filter literal run on every event; the others
+ * only on events whose haystack holds one of their literals, found for all rules in one scan.
+ */
+class LogsourceRules {
+  readonly always: Candidate[];
+  private readonly index: NeedleIndex | null;
+  /** Per needle id, the candidates (by position) that name it. */
+  private readonly byNeedle: number[][];
+  private readonly mark: Uint32Array;
+  private epoch = 0;
+
+  constructor(readonly candidates: Candidate[]) {
+    this.always = candidates.filter((c) => !c.rule.needles);
+    const ids = new Map<string, number>();
+    this.byNeedle = [];
+    candidates.forEach((c, pos) => {
+      for (const n of c.rule.needles ?? []) {
+        let id = ids.get(n);
+        if (id === undefined) {
+          ids.set(n, (id = ids.size));
+          this.byNeedle.push([]);
+        }
+        this.byNeedle[id]!.push(pos);
+      }
+    });
+    this.index = ids.size ? new NeedleIndex([...ids.keys()]) : null;
+    this.mark = new Uint32Array(candidates.length);
+  }
+
+  /** The candidates to evaluate on this event (each once): always-run ones, then those whose literal occurs. */
+  select(view: EventView): Candidate[] {
+    if (!this.index) return this.always;
+    const epoch = ++this.epoch;
+    const out = this.always.slice();
+    this.index.scan(view.haystack(), (id) => {
+      for (const pos of this.byNeedle[id]!) {
+        if (this.mark[pos] === epoch) continue;
+        this.mark[pos] = epoch;
+        out.push(this.candidates[pos]!);
+      }
+    });
+    return out;
+  }
+}
+
 /** An organization's compiled detections, with the candidates of each logsource memoized. */
 export class DetectionSet {
-  private readonly byLogsource = new Map<string, Candidate[]>();
+  private readonly byLogsource = new Map<string, LogsourceRules>();
   constructor(readonly detections: LoadedDetection[]) {}
 
   get ruleCount(): number {
     return this.detections.reduce((n, d) => n + d.rules.length, 0);
   }
 
-  candidates(ls: Logsource): Candidate[] {
+  candidates(ls: Logsource): LogsourceRules {
     const key = `${ls.product ?? ''}\u0000${ls.category ?? ''}\u0000${ls.service ?? ''}`;
-    let found = this.byLogsource.get(key);
-    if (!found) {
-      found = [];
+    let rules = this.byLogsource.get(key);
+    if (!rules) {
+      const found: Candidate[] = [];
       for (const loaded of this.detections) {
         for (const rule of loaded.rules) {
           if (!logsourceApplies(rule.logsource, ls)) continue;
@@ -124,9 +171,10 @@ export class DetectionSet {
         }
       }
       if (this.byLogsource.size > 1000) this.byLogsource.clear();
-      this.byLogsource.set(key, found);
+      rules = new LogsourceRules(found);
+      this.byLogsource.set(key, rules);
     }
-    return found;
+    return rules;
   }
 
   /** Every event against the rules of its logsource. */
@@ -135,10 +183,10 @@ export class DetectionSet {
     const feeds = new Map<CompiledCorrelation, CorrelationFeed>();
     const perDetection = new Map<string, { loaded: LoadedDetection; events: JsonEvent[]; ruleTitle: string }>();
     for (const { logsource, event } of events) {
-      const candidates = this.candidates(logsource);
-      if (candidates.length === 0) continue;
+      const applicable = this.candidates(logsource);
+      if (applicable.candidates.length === 0) continue;
       const view = new EventView(event);
-      for (const c of candidates) {
+      for (const c of applicable.select(view)) {
         if (!c.rule.matches(view)) continue;
         const seen = perDetection.get(c.loaded.detection.id);
         if (!seen) perDetection.set(c.loaded.detection.id, { loaded: c.loaded, events: [event], ruleTitle: c.rule.title });
