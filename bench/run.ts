@@ -39,6 +39,7 @@ import { compare } from './support/compare.js';
 import { insightsBench } from './insights.bench.js';
 import { evaluationsBench } from './evaluations.bench.js';
 import { coverageBench } from './coverage.bench.js';
+import { detectBench } from './detect.bench.js';
 import { QUICK, runPendingCleanups, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { describeMachine, formatFigures, formatSummary, machineInfo, type SummaryRow } from './support/report.js';
 
@@ -52,7 +53,7 @@ import { describeMachine, formatFigures, formatSummary, machineInfo, type Summar
  *   2. import it here and append it to BENCHES.
  * Nothing else changes: selection by name, quick mode, the summary and latest.json follow.
  */
-const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, deliveryBacklogBench, huntBench, huntOsvBench, intelOutBench, insightsBench, evaluationsBench, coverageBench];
+const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, deliveryBacklogBench, huntBench, huntOsvBench, intelOutBench, insightsBench, evaluationsBench, coverageBench, detectBench];
 
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 

@@ -30,6 +30,7 @@ import { configModule } from './modules/config/index.js';
 import { evaluationsModule } from './modules/evaluations/index.js';
 import { coverageModule } from './modules/coverage/index.js';
 import { blocklistsModule } from './modules/blocklists/index.js';
+import { detectModule } from './modules/detect/index.js';
 
 /**
  * The composition root: every module of the service, each declared by its manifest
@@ -63,6 +64,7 @@ export const MODULES: ReadonlyArray<ModuleManifest<any, any>> = [
   insightsModule,
   configModule,
   evaluationsModule,
+  detectModule,
   coverageModule,
   blocklistsModule,
 ];

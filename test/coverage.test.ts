@@ -83,6 +83,8 @@ describe('ATT&CK coverage', () => {
       detections: { total: 2, stable: 0, test: 2, experimental: 0, deprecated: 0 },
       intel: { items: 2, actors: 2, malware: 1, lastSeenAt: daysAgoIso(body, 'i1') },
       external: [],
+      evidence: 'paper',
+      matches: { detections: 0, events: 0, lastMatchedAt: null },
     });
     // Mimikatz names five sub-techniques of T1003: one detection for the parent.
     expect(by.get('T1003')!.detections).toEqual({ total: 1, stable: 0, test: 1, experimental: 0, deprecated: 0 });
@@ -93,7 +95,8 @@ describe('ATT&CK coverage', () => {
     expect(by.get('T1486')!.intel).toMatchObject({ items: 3, actors: 2, malware: 2 });
     expect(by.get('T1140')!.intel).toEqual({ items: 0, actors: 0, malware: 0, lastSeenAt: null });
     expect(by.has('T1110')).toBe(false);
-    expect(body.summary).toEqual({ covered: 3, coveredExperimentalOnly: 1, gap: 2, unused: 2 });
+    // No events matched: every technique a live detection covers is covered on paper only.
+    expect(body.summary).toEqual({ covered: 3, coveredExperimentalOnly: 1, gap: 2, unused: 2, matched: 0, onPaper: 6 });
 
     const tactics = new Map<string, Record<string, unknown>>(body.tactics.map((x: { tactic: string }) => [x.tactic, x]));
     const inCatalog = (tactic: string) => [...catalog.techniques.values()].filter((x) => !x.id.includes('.') && x.tactics.includes(tactic)).length;
@@ -163,7 +166,7 @@ describe('ATT&CK coverage', () => {
     expect((await get('/api/coverage/attack/navigator-layer', bearer(intelOnly.key))).json()).toEqual({ error: 'Missing required permissions', missingPerms: ['alert.read'] });
     const other = (await get('/api/coverage/attack', bearer(t.orgB.apiKey.key))).json();
     expect(other.techniques).toEqual([]);
-    expect(other.summary).toEqual({ covered: 0, coveredExperimentalOnly: 0, gap: 0, unused: 0 });
+    expect(other.summary).toEqual({ covered: 0, coveredExperimentalOnly: 0, gap: 0, unused: 0, matched: 0, onPaper: 0 });
   });
 });
 

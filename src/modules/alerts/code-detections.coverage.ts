@@ -41,3 +41,13 @@ export async function detectionsForTechnique(db: Database, organizationId: strin
     .execute();
   return rows.map((r) => ({ ...r, updatedAt: r.updatedAt.toISOString() }));
 }
+
+/** Each detection that counts as coverage (not deprecated) with the parent techniques it names. */
+export async function detectionTechniques(db: Database, organizationId: string): Promise<Array<{ id: string; techniques: string[] }>> {
+  const { rows } = await sql<{ id: string; techniques: string[] }>`
+    SELECT d.id, array_agg(DISTINCT split_part(t, '.', 1)) AS techniques
+    FROM code_detections d, unnest(d.attack_techniques) t
+    WHERE d.organization_id = ${organizationId} AND d.status <> 'deprecated'
+    GROUP BY d.id`.execute(db);
+  return rows;
+}

@@ -11,6 +11,7 @@ import { withTransaction } from '../../platform/cache/transaction.js';
 import { assertEditable, managedColumns, type WriteOptions } from '../../platform/managed.js';
 import { loadAttackCatalog, TACTICS, type AttackCatalog } from '../intel/index.js';
 import { createAlert, type AlertDeps } from './alerts.create.js';
+import { detectionAlertOrigin } from './code-detections.events.js';
 import type { CodeDetectionDto, CodeDetectionInput, HitBody, ImportBody, ImportResult } from './code-detections.schemas.js';
 import { parseSigmaRules, type Vocabulary } from './sigma-import.fns.js';
 import { compileSigma, type CompiledUnit } from './sigma/sigma-compile.fns.js';
@@ -281,14 +282,11 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
             title: body.title ?? row.name,
             description: row.description,
             severity: body.severity ?? row.severity,
-            source: { category: 'detection', name: row.name },
-            createdBy: 'detection',
+            ...detectionAlertOrigin(row),
             createdByUserId: ctx.actor.userId,
             dedupeKey: body.dedupeKey ? `detection:${row.id}:${body.dedupeKey}` : null,
             payload: body.payload ?? null,
-            codeDetectionId: row.id,
             originCodeDetectionHitId: hitId,
-            logTable: row.logSource && row.logStream ? { source: row.logSource, stream: row.logStream } : null,
             triage: { kind: 'route', actorUserId: ctx.actor.userId },
           },
           deps,

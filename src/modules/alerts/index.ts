@@ -28,6 +28,7 @@ export { sigmaDetectionOf } from './sigma-import.fns.js';
 export { compileSigma, type CompiledUnit, type CompiledRule, type SigmaRefusal } from './sigma/sigma-compile.fns.js';
 export { convertRule, isTarget, TARGETS, ConversionError, type Target } from './sigma/sigma-convert.fns.js';
 export { EventView, type JsonEvent } from './sigma/sigma-event.fns.js';
+export { CorrelationWindow, eventTime, type CompiledCorrelation, type CorrelationHit } from './sigma/sigma-correlation.fns.js';
 export { readTests, runTests, type DetectionTest, type TestOutcome } from './sigma/sigma-tests.fns.js';
 export type { RoutingService } from './routing.service.js';
 export type { AlertsService } from './alerts.service.js';
@@ -35,7 +36,8 @@ export type { CodeDetectionsService } from './code-detections.service.js';
 export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, readPointer, type AlertFields, type AlertMapping } from './trigger-payload.fns.js';
 export { closedAlertsForCases, type ClosedAlertCase } from './alerts.readers.js';
 export { dispositionOf, refusedStatusChange } from './alerts.fns.js';
-export { detectionCountsByTechnique, detectionsForTechnique, type TechniqueDetections } from './code-detections.coverage.js';
+export { codeDetectionName, eventDetectionsOf, eventDetectionsVersion, raiseDetectionMatch, type EventDetection } from './code-detections.events.js';
+export { detectionCountsByTechnique, detectionsForTechnique, detectionTechniques, type TechniqueDetections } from './code-detections.coverage.js';
 
 /** Event types this module records for output destinations (see docs/alerts.md). */
 export const ALERT_EVENT_TYPES = ['alert.created', 'alert.status_changed'] as const;

@@ -122,7 +122,7 @@ export function computeCoverage(
 }
 
 /** Gaps ranked: most items, then most distinct actors, then most recent. */
-export function rankGaps(techniques: readonly TechniqueCoverage[], top: number): TechniqueCoverage[] {
+export function rankGaps<T extends TechniqueCoverage>(techniques: readonly T[], top: number): T[] {
   return techniques
     .filter((t) => t.state === 'gap')
     .sort((a, b) => b.intel.items - a.intel.items || b.intel.actors - a.intel.actors || (b.intel.lastSeenAt ?? '').localeCompare(a.intel.lastSeenAt ?? '') || a.techniqueId.localeCompare(b.techniqueId))

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { COVERAGE_STATES, MAX_WINDOW_DAYS, WINDOW_PATTERN, windowDays } from './coverage.fns.js';
 import { LayerView } from './navigator.schemas.js';
+import { EVIDENCE_STATES } from './coverage-evidence.fns.js';
 
 export const CoverageState = z.enum(COVERAGE_STATES);
 
@@ -33,6 +34,14 @@ export const TechniqueCoverage = z.object({
   detections: Detections,
   intel: Intel,
   external: z.array(External).describe('Declared coverage of imported Navigator layers (shown apart: it does not change the state)'),
+  evidence: z.enum(EVIDENCE_STATES).describe(
+    '`matched`: a detection covering the technique matched events in the window (events sent to `POST /api/events`); `paper`: detections cover it but none matched anything in the window; `none`: no detection covers it (a gap)',
+  ),
+  matches: z.object({
+    detections: z.number().int().describe('Detections covering the technique that matched events in the window'),
+    events: z.number().int().describe('Events they matched'),
+    lastMatchedAt: z.string().nullable(),
+  }),
 }).meta({ id: 'TechniqueCoverage' });
 
 export const CoverageReport = z.object({
@@ -40,7 +49,11 @@ export const CoverageReport = z.object({
   since: z.string(),
   actor: z.string().nullable(),
   malware: z.string().nullable(),
-  summary: z.object({ covered: z.number().int(), coveredExperimentalOnly: z.number().int(), gap: z.number().int(), unused: z.number().int() }),
+  summary: z.object({
+    covered: z.number().int(), coveredExperimentalOnly: z.number().int(), gap: z.number().int(), unused: z.number().int(),
+    matched: z.number().int().describe('Techniques whose detections matched events in the window (`evidence: matched`)'),
+    onPaper: z.number().int().describe('Techniques detections cover that none of them matched in the window (`evidence: paper`)'),
+  }),
   tactics: z.array(z.object({
     tactic: z.string(), name: z.string(), techniques: z.number().int().describe('Techniques of the tactic in the ATT&CK catalog'),
     covered: z.number().int(), coveredExperimentalOnly: z.number().int(), gap: z.number().int(), unused: z.number().int(),

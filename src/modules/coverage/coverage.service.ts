@@ -6,7 +6,9 @@ import type { CoverageLayersTable } from '../../platform/db/schema.js';
 import { writeAudit } from '../../platform/audit.js';
 import { NotFoundError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
-import { detectionCountsByTechnique, detectionsForTechnique } from '../alerts/index.js';
+import { detectionCountsByTechnique, detectionsForTechnique, detectionTechniques } from '../alerts/index.js';
+import { detectionMatchTotals } from '../detect/index.js';
+import { evidenceOf, matchesByTechnique } from './coverage-evidence.fns.js';
 import { attackPressure, attackPressureDetails, loadAttackCatalog, type PressureScope } from '../intel/index.js';
 import { computeCoverage, filterNames, parentOf, rankGaps, stateOf, windowStart, type ExternalEntry } from './coverage.fns.js';
 import { deleteLayer, findLayer, listLayers, upsertLayer } from './coverage.repo.js';
@@ -45,8 +47,23 @@ export function createCoverageService(deps: { db: Database; baseUrl: string }) {
 
   async function coverage(orgId: string, f: Filters, now: Date) {
     const scope = await scopeOf(orgId, f, now);
-    const [catalog, detections, pressure, external] = await Promise.all([loadAttackCatalog(db), detectionCountsByTechnique(db, orgId), attackPressure(db, scope), externalEntries(orgId)]);
-    return { scope, ...computeCoverage(catalog, detections, pressure, external) };
+    const [catalog, detections, pressure, external, covering, totals] = await Promise.all([
+      loadAttackCatalog(db),
+      detectionCountsByTechnique(db, orgId),
+      attackPressure(db, scope),
+      externalEntries(orgId),
+      detectionTechniques(db, orgId),
+      detectionMatchTotals(db, orgId, scope.since.toISOString().slice(0, 10)),
+    ]);
+    const computed = computeCoverage(catalog, detections, pressure, external);
+    // Whether the detections behind each technique matched events in the window (detect module).
+    const matches = matchesByTechnique(covering, totals);
+    const techniques = computed.techniques.map((t) => {
+      const m = matches.get(t.techniqueId);
+      const live = t.detections.stable + t.detections.test + t.detections.experimental;
+      return { ...t, evidence: evidenceOf(live, m), matches: m ?? { detections: 0, events: 0, lastMatchedAt: null } };
+    });
+    return { scope, ...computed, techniques };
   }
 
   return {
@@ -61,7 +78,11 @@ export function createCoverageService(deps: { db: Database; baseUrl: string }) {
         since: scope.since.toISOString(),
         actor: q.actor || null,
         malware: q.malware || null,
-        summary: { covered: count('covered'), coveredExperimentalOnly: count('covered_experimental_only'), gap: count('gap'), unused: count('unused') },
+        summary: {
+          covered: count('covered'), coveredExperimentalOnly: count('covered_experimental_only'), gap: count('gap'), unused: count('unused'),
+          matched: techniques.filter((t) => t.evidence === 'matched').length,
+          onPaper: techniques.filter((t) => t.evidence === 'paper').length,
+        },
         tactics,
         techniques,
         topGaps: gaps.map((g) => {

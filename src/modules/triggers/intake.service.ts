@@ -110,14 +110,20 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
     return !trigger.routeAlerts && !(await deps.events.acts(db, 'alert.created', trigger.organizationId));
   }
 
-  return {
-    async invoke(req: IntakeRequest): Promise<IntakeResponseT> {
-      if (!UUID.test(req.triggerId)) throw notFound();
-      const triggerId = req.triggerId.toLowerCase();
-      const trigger = await cache.get(triggerId, () => findTriggerForIntake(db, triggerId));
-      if (!trigger || trigger.status !== 'active' || trigger.source !== req.source) throw notFound();
+  /** The saved trigger of the request's source, and who the request authenticates as; 404 and 401 otherwise. */
+  async function authorize(req: IntakeRequest): Promise<{ trigger: IntakeTrigger; caller: Caller }> {
+    if (!UUID.test(req.triggerId)) throw notFound();
+    const triggerId = req.triggerId.toLowerCase();
+    const trigger = await cache.get(triggerId, () => findTriggerForIntake(db, triggerId));
+    if (!trigger || trigger.status !== 'active' || trigger.source !== req.source) throw notFound();
+    return { trigger, caller: await authenticate(trigger, req) };
+  }
 
-      const caller = await authenticate(trigger, req);
+  return {
+    authorize,
+
+    async invoke(req: IntakeRequest): Promise<IntakeResponseT> {
+      const { trigger, caller } = await authorize(req);
 
       if (req.source === 'slack') {
         const decision = slackDecision(req.body);

@@ -176,7 +176,7 @@ export function verifyBugcrowd(req: SignedRequest, key: string): Verdict | null 
 }
 
 /** The trigger sources that accept webhooks, and the signing schemes each sender uses. */
-export const WEBHOOK_SOURCES = ['jira', 'jira-automation', 'slack', 'linear', 'webhook', 'bugcrowd', 'hackerone', 'zscaler', 'darktrace'] as const;
+export const WEBHOOK_SOURCES = ['jira', 'jira-automation', 'slack', 'linear', 'webhook', 'bugcrowd', 'hackerone', 'zscaler', 'darktrace', 'events'] as const;
 export type WebhookSource = (typeof WEBHOOK_SOURCES)[number];
 
 type Verifier = (req: SignedRequest, key: string) => Verdict | null;
@@ -192,6 +192,8 @@ const SCHEMES: Record<WebhookSource, Verifier[]> = {
   'jira-automation': [],
   zscaler: [],
   darktrace: [],
+  // Log shippers (Vector, Fluent Bit, Logstash) posting events to match: a header, no signature.
+  events: [],
 };
 
 /**

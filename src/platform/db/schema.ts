@@ -233,6 +233,10 @@ export interface DB {
   blocklists: BlocklistsTable;
   blocklistEntries: BlocklistEntriesTable;
   blocklistAllowlist: BlocklistAllowlistTable;
+  detectEventBatches: DetectEventBatchesTable;
+  detectMatches: DetectMatchesTable;
+  detectMatchDays: DetectMatchDaysTable;
+  detectCorrelationWindows: DetectCorrelationWindowsTable;
 }
 
 /** Migration 0135: OpenID Connect providers per organization (issue 45). */
@@ -955,4 +959,44 @@ export interface BlocklistAllowlistTable {
   note: Generated<string>;
   createdBy: string | null;
   createdAt: Timestamp;
+}
+
+/** Migration 0140: events awaiting their matching job (deleted by it). */
+export interface DetectEventBatchesTable {
+  id: string;
+  organizationId: string;
+  events: Json<Array<{ logsource: { product?: string; category?: string; service?: string }; event: Record<string, unknown> }>>;
+  eventCount: number;
+  receivedAt: Timestamp;
+  triggerId: string | null;
+}
+
+/** Migration 0140: the rolling sample of matched events, per detection. */
+export interface DetectMatchesTable {
+  id: string;
+  organizationId: string;
+  codeDetectionId: string;
+  ruleTitle: string;
+  alertId: string | null;
+  event: Json<Record<string, unknown>>;
+  matchedAt: Timestamp;
+}
+
+/** Migration 0140: matches per detection and day (UTC). */
+export interface DetectMatchDaysTable {
+  organizationId: string;
+  codeDetectionId: string;
+  day: string;
+  matches: string;
+  lastMatchedAt: Timestamp;
+}
+
+/** Migration 0140: a correlation rule's window for one group-by value. */
+export interface DetectCorrelationWindowsTable {
+  codeDetectionId: string;
+  organizationId: string;
+  correlation: string;
+  groupKey: string;
+  entries: Json<Array<{ ts: number; rule: number; event: Record<string, unknown> }>>;
+  lastEventAt: Timestamp;
 }

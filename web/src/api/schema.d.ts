@@ -932,6 +932,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/code-detections/{id}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the detection matched: last match, matches per day, the latest matched events */
+        get: operations["getCodeDetectionActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/code-detections/{id}/hits": {
         parameters: {
             query?: never;
@@ -1358,6 +1375,37 @@ export interface paths {
         get: operations["compareEvaluations"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send events to be matched against the Sigma detections (202: queued)
+         * @description Events to run the organization's Sigma detections on. The request only stores the batch and
+         *     queues its matching (one statement); workers match it against the enabled detections (a Sigma rule, status not
+         *     `deprecated`) whose logsource the events' logsource satisfies, and delete it. A match creates an alert
+         *     (`createdBy: detection`), or counts a duplicate on the open one, routed to triage like a reported hit; correlation rules
+         *     alert once per completed window. Events are not kept, except the matched ones as evidence (docs/detections.md#events-in).
+         *
+         *     **Body**: a JSON array of objects, NDJSON (one object per line), or one object, with any content type
+         *     (`application/json`, `application/x-ndjson`, `text/plain`); `Content-Encoding: gzip` is inflated.
+         *     **Logsource**: the query's `product`, `category`, `service` for the batch; an event's own `logsource` object wins.
+         *
+         *     **Errors**: 400 a body that is not events (the issue names the line or index), 413 a body over the size limit or
+         *     more than 10,000 events, 415 a Content-Encoding other than gzip.
+         */
+        post: operations["ingestEvents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2071,6 +2119,35 @@ export interface paths {
          *     the id at the trigger's `deliveryIdPointer` in the payload (e.g. `/id` of an AWS GuardDuty finding) is used.
          */
         post: operations["invokeTrigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/trigger/events/{triggerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Events from a log shipper, through an `events` trigger (202: queued for matching)
+         * @description The URL of an `events` trigger, for log shippers: Vector's `http` sink, Fluent Bit's `http` output,
+         *     Logstash's `http` output (docs/detections.md#log-shippers). The body and matching are those of `POST /api/events`; the batch's
+         *     logsource is the query's `product`, `category`, `service`, else the trigger's `additionalFields.logsource`.
+         *
+         *     **Authentication** as every trigger: `Authorization: Bearer <trigger secret>`, the secret in `X-Rampart-Secret`, or an API key of the
+         *     trigger's organization with `agent.execute`. The trigger's agent is not run per request: alerts from matches go through the triage routes.
+         *
+         *     **Answers**: 202 `{accepted}`; 200 `{skipped: true, message}` while the trigger is disabled (a shipper does not retry);
+         *     400 a body that is not events; 401 missing or wrong credentials; 403 an API key without `agent.execute`; 404 an unknown,
+         *     draft or deleted trigger, or one of another source; 413 too large; 415 an encoding other than gzip.
+         */
+        post: operations["ingestTriggerEvents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3006,7 +3083,7 @@ export interface components {
             /** @description Whether its alerts go through the triage routes instead of to this agent */
             routeAlerts: boolean;
             /** @enum {string} */
-            source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "cron";
+            source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "events" | "cron";
             updatedAt: string;
             /** @description null for cron triggers */
             webhookUrl: string | null;
@@ -4952,6 +5029,11 @@ export interface components {
                 test: number;
                 total: number;
             };
+            /**
+             * @description `matched`: a detection covering the technique matched events in the window (events sent to `POST /api/events`); `paper`: detections cover it but none matched anything in the window; `none`: no detection covers it (a gap)
+             * @enum {string}
+             */
+            evidence: "matched" | "paper" | "none";
             /** @description Declared coverage of imported Navigator layers (shown apart: it does not change the state) */
             external: {
                 comment: string;
@@ -4965,6 +5047,13 @@ export interface components {
                 items: number;
                 lastSeenAt: string | null;
                 malware: number;
+            };
+            matches: {
+                /** @description Detections covering the technique that matched events in the window */
+                detections: number;
+                /** @description Events they matched */
+                events: number;
+                lastMatchedAt: string | null;
             };
             name: string;
             /** @enum {string} */
@@ -5082,7 +5171,7 @@ export interface components {
             /** @description The signing secret the sender generated (Slack app Signing Secret, Linear webhook signing secret, Bugcrowd webhook secret, HackerOne webhook secret when you let it generate one). Write-only; signatures are checked with it instead of the trigger secret. On update: omit to keep, null to clear. */
             signingSecret?: string | null;
             /** @enum {string} */
-            source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace";
+            source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "events";
             /**
              * Format: uuid
              * @description The id in the `webhookUrl` that `…/fields` answered
@@ -7108,7 +7197,7 @@ export interface operations {
             header?: never;
             path: {
                 agentId: string;
-                source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace";
+                source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "events";
             };
             cookie?: never;
         };
@@ -12077,6 +12166,116 @@ export interface operations {
             };
         };
     };
+    getCodeDetectionActivity: {
+        parameters: {
+            query?: {
+                /** @description Days of matches per day, ending today (UTC) */
+                days?: number;
+                /** @description Latest matched events to include */
+                samples?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        codeDetectionId: string;
+                        /** @description The latest event the detection matched (null: never) */
+                        lastMatchedAt: string | null;
+                        matchesInWindow: number;
+                        /** @description Days with at least one match, oldest first */
+                        matchesPerDay: {
+                            /** @description YYYY-MM-DD (UTC) */
+                            day: string;
+                            matches: number;
+                        }[];
+                        /** @description The latest matched events, newest first: the rolling evidence sample (50 kept per detection) */
+                        samples: {
+                            alertId: string | null;
+                            event: {
+                                [key: string]: unknown;
+                            };
+                            matchedAt: string;
+                            ruleTitle: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     reportCodeDetectionHit: {
         parameters: {
             query?: never;
@@ -12956,6 +13155,10 @@ export interface operations {
                             covered: number;
                             coveredExperimentalOnly: number;
                             gap: number;
+                            /** @description Techniques whose detections matched events in the window (`evidence: matched`) */
+                            matched: number;
+                            /** @description Techniques detections cover that none of them matched in the window (`evidence: paper`) */
+                            onPaper: number;
                             unused: number;
                         };
                         tactics: {
@@ -12984,6 +13187,11 @@ export interface operations {
                                 test: number;
                                 total: number;
                             };
+                            /**
+                             * @description `matched`: a detection covering the technique matched events in the window (events sent to `POST /api/events`); `paper`: detections cover it but none matched anything in the window; `none`: no detection covers it (a gap)
+                             * @enum {string}
+                             */
+                            evidence: "matched" | "paper" | "none";
                             /** @description Declared coverage of imported Navigator layers (shown apart: it does not change the state) */
                             external: {
                                 comment: string;
@@ -13002,6 +13210,13 @@ export interface operations {
                                 items: number;
                                 name: string;
                             }[];
+                            matches: {
+                                /** @description Detections covering the technique that matched events in the window */
+                                detections: number;
+                                /** @description Events they matched */
+                                events: number;
+                                lastMatchedAt: string | null;
+                            };
                             name: string;
                             recentItems: {
                                 id: string;
@@ -14974,6 +15189,113 @@ export interface operations {
             };
             /** @description Not found (also for ids that belong to another organization) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ingestEvents: {
+        parameters: {
+            query?: {
+                /** @description The batch's logsource category (`process_creation`, `network_connection`…) */
+                category?: string;
+                /** @description The batch's logsource product (`windows`, `linux`, `aws`…), as Sigma rules name it */
+                product?: string;
+                /** @description The batch's logsource service (`security`, `sysmon`, `cloudtrail`…) */
+                service?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Events as JSON objects: a JSON array, newline-delimited JSON (NDJSON / JSON Lines), or one object; `Content-Encoding: gzip` accepted. Each event may carry its own `logsource` object ({product, category, service}), which wins over the batch's (query parameters). At most 10000 events per request and 65536 bytes per event; a gzip body inflates to at most 33554432 bytes. */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Events queued for matching (all of the body's, or none: a body with one bad event is refused whole) */
+                        accepted: number;
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20212,7 +20534,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace";
+                source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "events";
                 /** @description The trigger id of the webhook URL */
                 triggerId: string;
             };
@@ -20232,6 +20554,138 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TriggerInvocation"];
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ingestTriggerEvents: {
+        parameters: {
+            query?: {
+                /** @description The batch's logsource category (`process_creation`, `network_connection`…) */
+                category?: string;
+                /** @description The batch's logsource product (`windows`, `linux`, `aws`…), as Sigma rules name it */
+                product?: string;
+                /** @description The batch's logsource service (`security`, `sysmon`, `cloudtrail`…) */
+                service?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The trigger id of the trigger's URL */
+                triggerId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Events as JSON objects: a JSON array, newline-delimited JSON (NDJSON / JSON Lines), or one object; `Content-Encoding: gzip` accepted. Each event may carry its own `logsource` object ({product, category, service}), which wins over the batch's (query parameters). At most 10000 events per request and 65536 bytes per event; a gzip body inflates to at most 33554432 bytes. */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {boolean} */
+                        skipped: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Events queued for matching (all of the body's, or none: a body with one bad event is refused whole) */
+                        accepted: number;
+                    };
                 };
             };
             /** @description Invalid input or malformed request */

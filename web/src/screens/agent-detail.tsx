@@ -157,7 +157,7 @@ function InputsEditor({ inputs, onChange }: { inputs: AgentInput[]; onChange: (v
   );
 }
 
-const SOURCES = ['webhook', 'jira', 'jira-automation', 'slack', 'linear', 'bugcrowd', 'hackerone', 'zscaler', 'darktrace'] as const;
+const SOURCES = ['webhook', 'jira', 'jira-automation', 'slack', 'linear', 'bugcrowd', 'hackerone', 'zscaler', 'darktrace', 'events'] as const;
 type Source = (typeof SOURCES)[number];
 const SETUP: Record<Source, string> = {
   webhook: 'POST JSON to the webhook URL with "Authorization: Bearer <secret>" (or X-Rampart-Secret), or sign it GitHub style (X-Hub-Signature-256) or as Standard Webhooks.',
@@ -169,6 +169,7 @@ const SETUP: Record<Source, string> = {
   hackerone: 'HackerOne → Program settings → Webhooks: the webhook URL and the secret (X-H1-Signature).',
   zscaler: 'Zscaler → an HTTP notification to the webhook URL with the header X-Rampart-Secret: <secret>.',
   darktrace: 'Darktrace → Workflow Integrations → Webhook: the webhook URL with the header X-Rampart-Secret: <secret>.',
+  events: 'A log shipper (Vector http sink, Fluent Bit or Logstash http output) posting NDJSON or JSON events to the URL, with ?product=&category=&service= for their logsource and "Authorization: Bearer <secret>"; events are matched against the Sigma detections, this agent is not run (docs/detections.md).',
 };
 
 /** routeAlerts (issue 26): what the switch changes, said where it is set. */

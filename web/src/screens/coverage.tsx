@@ -11,6 +11,9 @@ import { DataTable, Loadable, Page, SearchBox, Select, Time } from '../ui';
  */
 const WINDOWS: Array<[string, string]> = [['30d', 'Last 30 days'], ['90d', 'Last 90 days'], ['180d', 'Last 180 days'], ['365d', 'Last year']];
 const STATE_LABEL: Record<string, string> = { covered: 'Covered', covered_experimental_only: 'Experimental only', gap: 'Gap', unused: 'Not seen in intel' };
+/** Whether the detections behind a technique matched events in the window (docs/coverage.md#evidence). */
+const EVIDENCE_LABEL: Record<string, string> = { matched: 'detections matched events', paper: 'on paper only: no detection matched events', none: 'no detection' };
+const EVIDENCE_MARK: Record<string, string> = { matched: '●', paper: '○', none: '' };
 
 export default function CoverageView() {
   const [search, set] = useSearch();
@@ -42,6 +45,8 @@ export default function CoverageView() {
               <div><dt>Experimental only</dt><dd>{d.summary.coveredExperimentalOnly}</dd></div>
               <div><dt>Gaps</dt><dd>{d.summary.gap}</dd></div>
               <div><dt>Not seen in intel</dt><dd>{d.summary.unused}</dd></div>
+              <div><dt>● Matched events</dt><dd>{d.summary.matched}</dd></div>
+              <div><dt>○ On paper only</dt><dd>{d.summary.onPaper}</dd></div>
             </dl>
             <ul className="coverage-legend" aria-label="Legend">
               {Object.entries(STATE_LABEL).map(([s, label]) => <li key={s}><span className={`cov-${s}`} aria-hidden="true" /> {label}</li>)}
@@ -57,8 +62,8 @@ export default function CoverageView() {
                       {d.techniques.filter((x) => x.tactics.includes(tactic.tactic)).map((x) => (
                         <li key={x.techniqueId}>
                           <button type="button" className={`coverage-cell cov-${x.state}`} aria-pressed={selected === x.techniqueId}
-                            title={`${STATE_LABEL[x.state]}: ${x.detections.total} detection(s), ${x.intel.items} intel item(s)`} onClick={() => set({ technique: x.techniqueId }, { keepPage: true })}>
-                            <strong>{x.techniqueId}</strong> {x.name}
+                            title={`${STATE_LABEL[x.state]}: ${x.detections.total} detection(s), ${x.intel.items} intel item(s); ${EVIDENCE_LABEL[x.evidence]}${x.matches.events ? ` (${x.matches.events} events)` : ''}`} onClick={() => set({ technique: x.techniqueId }, { keepPage: true })}>
+                            {EVIDENCE_MARK[x.evidence] && <span aria-label={EVIDENCE_LABEL[x.evidence]}>{EVIDENCE_MARK[x.evidence]} </span>}<strong>{x.techniqueId}</strong> {x.name}
                           </button>
                         </li>
                       ))}
@@ -106,8 +111,8 @@ function TechniquePanel({ id, query, onClose }: { id: string; query: { window: s
             <p><a href={`https://attack.mitre.org/techniques/${t.techniqueId}/`} target="_blank" rel="noreferrer">ATT&CK page</a> · <button type="button" className="link" onClick={onClose}>Close</button></p>
             <h3>Detections ({t.detections.length})</h3>
             {t.detections.length === 0 ? <p className="state empty">No detection covers it.</p> : (
-              <DataTable head={<><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Severity</th><th scope="col">Techniques</th></>}>
-                {t.detections.map((x) => <tr key={x.id}><th scope="row">{x.name}</th><td>{x.status}</td><td>{x.severity}</td><td>{x.attackTechniques.join(', ')}</td></tr>)}
+              <DataTable head={<><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Severity</th><th scope="col">Techniques</th><th scope="col">Last match</th><th scope="col">Matches per day (30 days)</th></>}>
+                {t.detections.map((x) => <tr key={x.id}><th scope="row">{x.name}</th><td>{x.status}</td><td>{x.severity}</td><td>{x.attackTechniques.join(', ')}</td><DetectionActivity id={x.id} /></tr>)}
               </DataTable>
             )}
             <h3>Intel ({t.intel.items} items, {t.intel.actors} actors, {t.intel.malware} malware)</h3>
@@ -123,5 +128,21 @@ function TechniquePanel({ id, query, onClose }: { id: string; query: { window: s
         )}
       </Loadable>
     </section>
+  );
+}
+
+/** A detection's last match and matches per day (GET /api/code-detections/{id}/activity), as two cells. */
+function DetectionActivity({ id }: { id: string }) {
+  const activity = useQuery({
+    queryKey: ['code-detection-activity', id],
+    queryFn: () => unwrap(api.GET('/api/code-detections/{id}/activity', { params: { path: { id }, query: { days: 30, samples: 0 } } })),
+  });
+  const a = activity.data;
+  if (!a) return <><td>…</td><td>…</td></>;
+  return (
+    <>
+      <td>{a.lastMatchedAt ? <Time at={a.lastMatchedAt} /> : 'never'}</td>
+      <td>{a.matchesPerDay.length === 0 ? '—' : a.matchesPerDay.map((d) => `${d.day.slice(5)}: ${d.matches}`).join(' · ')}</td>
+    </>
   );
 }
