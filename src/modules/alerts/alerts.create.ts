@@ -156,7 +156,7 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
   if (deps.grouped && !values.dedupeKey && triage.kind === 'trigger' && triage.run) {
     // Written with its run and job by the statement of its batch, which committed before this returns.
     const alert = await deps.grouped.submit({ id, json: triggerAlertJson(values, entries, runRowJson({ ...triage.run, id: triage.runId }, now)) });
-    await deps.events.emit(tx, 'alert.created', { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert } });
+    await deps.events.emit(tx, 'alert.created', { id: alertCreatedEventId(alert), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert } });
     return { alert, created: true };
   }
   // Lost a race to an identical signal: the other insert's row counts it as a duplicate.
@@ -169,8 +169,17 @@ export async function createAlert(tx: Queryable, input: NewAlert, deps: AlertDep
     await route(tx, id, orgId, input, depth);
     alert = (await findAlert(tx, orgId, id))!;
   }
-  await deps.events.emit(tx, 'alert.created', { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert } });
+  await deps.events.emit(tx, 'alert.created', { id: alertCreatedEventId(alert), type: 'alert.created', occurredAt: alert.createdAt, organizationId: orgId, data: { alert } });
   return { alert, created: true };
+}
+
+/**
+ * An alert's `alert.created` event id is the alert's own id: one event per alert, so delivery
+ * keeps one such delivery per destination and event (migration 0142), and the recovery pass
+ * (alert-event-recovery.ts) can queue an event a crash lost without ever sending it twice.
+ */
+export function alertCreatedEventId(alert: { id: string }): string {
+  return alert.id;
 }
 
 /** How many triage runs deep an alert is: one more than the alert its creating run was triaging. */
