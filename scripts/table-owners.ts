@@ -39,6 +39,11 @@ export const PLATFORM_TABLES: Record<string, string> = {
  */
 export const READ_EXCEPTIONS: Array<{ module: string; tables: string[]; reason: string }> = [
   {
+    module: 'delivery',
+    tables: ['alerts', 'output_destinations'],
+    reason: 'finds the alert.created deliveries a crash lost (alerts × subscribed destinations without a delivery) in one set-based query; read-only',
+  },
+  {
     module: 'insights',
     tables: ['alerts', 'agents', 'agent_runs', 'destination_deliveries', 'output_destinations', 'intel_items', 'intel_indicators', 'intel_sources', 'hunt_threats'],
     reason: 'read-only aggregates over many modules in one query each (GET /api/insights); it writes nothing and no module calls it',

@@ -77,7 +77,7 @@ describe('group commit of plain webhook deliveries', () => {
         ['created', `RMP-${w.alert!.number} created from webhook trigger`],
         ['triage_started', "The trigger's run triages this alert"],
       ]);
-      expect(w.jobs).toEqual([{ taskIdentifier: 'agents:run', jobPayload: JSON.stringify({ runId }), key: `agent-run:${runId}`, maxAttempts: 2, priority: 0, queueName: null, attempts: 0, revision: 0, flags: null }]);
+      expect(w.jobs).toEqual([{ taskIdentifier: 'agents:run', jobPayload: JSON.stringify({ runId }), key: `agent-run:${runId}`, maxAttempts: 2, priority: 0, queueName: null, attempts: 0, revision: 0, flags: { [`agent:${trig.agentId}`]: true } }]);
       transactions.add(w.run!.tx);
       expect(w.alert!.tx).toBe(w.run!.tx);
       numbers.add(w.alert!.number);

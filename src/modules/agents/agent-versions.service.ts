@@ -21,8 +21,11 @@ function toSummary(row: AgentVersionRow): AgentVersionSummaryDto {
   };
 }
 
-/** The agent fields a version restores (its triggers are not: they keep their secrets and their own history). */
-function agentFieldsOf(s: AgentVersionSnapshot): AgentCreateT {
+/**
+ * The agent fields a version restores (its triggers are not: they keep their secrets and their own
+ * history; nor is `maxConcurrentRuns`, an operating limit that versions do not record: it stays).
+ */
+function agentFieldsOf(s: AgentVersionSnapshot, maxConcurrentRuns: number | null): AgentCreateT {
   return {
     name: s.name,
     description: s.description,
@@ -35,6 +38,7 @@ function agentFieldsOf(s: AgentVersionSnapshot): AgentCreateT {
     outputDestinationIds: s.outputDestinationIds,
     maxSteps: s.maxSteps,
     maxDurationMs: s.maxDurationMs,
+    maxConcurrentRuns,
     acceptanceCriteria: s.acceptanceCriteria ?? [],
     notifyCriteriaFailed: s.notifyCriteriaFailed ?? false,
   };
@@ -76,7 +80,8 @@ export function createAgentVersionsService(deps: { db: Database; agents: AgentsS
     /** Makes the agent what it was at `version`: a new version equal to it (none when the agent already is). */
     async restore(ctx: RequestContext, agentId: string, version: number): Promise<AgentDto> {
       const row = await mustFindVersion(ctx, agentId, version);
-      return agents.update(ctx, agentId, agentFieldsOf(row.snapshot as AgentVersionSnapshot), { origin: { source: 'restore', restoredFrom: version } });
+      const current = await findAgentRow(db, ctx.actor.organizationId, agentId);
+      return agents.update(ctx, agentId, agentFieldsOf(row.snapshot as AgentVersionSnapshot, current?.maxConcurrentRuns ?? null), { origin: { source: 'restore', restoredFrom: version } });
     },
   };
 }

@@ -20,6 +20,12 @@ export function agentMaxDurationOf(agentId: RawBuilder<unknown> | string): RawBu
   return sql<number | null>`(SELECT max_duration_ms FROM agents WHERE id = ${id})`;
 }
 
+/** The agent's limit of runs holding a worker slot at once, as an expression (null: none of its own, or the agent is gone). */
+export function agentMaxConcurrentRunsOf(agentId: RawBuilder<unknown> | string): RawBuilder<number | null> {
+  const id = typeof agentId === 'string' ? sql.ref(agentId) : agentId;
+  return sql<number | null>`(SELECT max_concurrent_runs FROM agents WHERE id = ${id})`;
+}
+
 /**
  * The agent's current version, as an expression over an agent id (a value, or an expression of
  * the caller's statement: the run INSERT records it in the same statement, so webhook intake's

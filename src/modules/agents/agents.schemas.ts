@@ -50,6 +50,14 @@ export const agentFields = (builtinTools: readonly string[]) => ({
   outputDestinationIds: z.array(z.uuid()).max(32).default([]).describe('Destinations that receive each finished run'),
   maxSteps: z.number().int().min(1).max(100).default(10).describe('Model calls per run (each tool round-trip is one step)'),
   maxDurationMs: z.number().int().min(1000).max(3_600_000).default(300_000).describe('Wall-time limit of a run'),
+  maxConcurrentRuns: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .nullable()
+    .default(null)
+    .describe('At most this many runs of the agent hold a worker slot at once; its other runs wait. Default null: no limit of its own (runs still share the worker slots fairly with other agents; docs/operations.md#agent-run-scheduling)'),
   acceptanceCriteria: z.array(z.string().trim().min(1).max(1000)).max(20).default([]).describe("What every run should achieve; graded by the organization's judge model after each run (docs/evaluations.md)"),
   notifyCriteriaFailed: z.boolean().default(false).describe('Send `run.criteria_failed` to the output destinations when a run fails a criterion'),
 });
@@ -72,6 +80,7 @@ export const Agent = z.object({
   outputDestinationIds: z.array(z.uuid()),
   maxSteps: z.number().int(),
   maxDurationMs: z.number().int(),
+  maxConcurrentRuns: z.number().int().nullable(),
   version: z.number().int().describe('The current version: every change to the agent (or to its triggers\' settings) appends one (GET /api/agents/{agentId}/versions)'),
   ...managedFields,
   acceptanceCriteria: z.array(z.string()),

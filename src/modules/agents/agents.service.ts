@@ -39,6 +39,7 @@ export function toAgentDto(row: AgentRow): AgentDto {
     outputDestinationIds: row.outputDestinationIds,
     maxSteps: row.maxSteps,
     maxDurationMs: row.maxDurationMs,
+    maxConcurrentRuns: row.maxConcurrentRuns,
     version: row.version,
     managedBy: row.managedBy,
     managedSource: row.managedSource,
@@ -78,6 +79,7 @@ function columns(input: AgentCreateT) {
     outputDestinationIds: [...new Set(input.outputDestinationIds)],
     maxSteps: input.maxSteps,
     maxDurationMs: input.maxDurationMs,
+    maxConcurrentRuns: input.maxConcurrentRuns,
     acceptanceCriteria: input.acceptanceCriteria,
     notifyCriteriaFailed: input.notifyCriteriaFailed,
   };

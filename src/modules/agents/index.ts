@@ -10,7 +10,7 @@ import type { TriggerSettingsSql } from './agent-versions.repo.js';
 // The front door: what other modules (runs) may use of an agent.
 export { findAgentRow, type AgentRow } from './agents.repo.js';
 export { agentSnapshotSql, type PinnedAgent } from './agents.repo.js';
-export { agentMaxDurationOf, agentNameOf, agentNames, agentVersionOf, organizationAgents } from './agents.readers.js';
+export { agentMaxConcurrentRunsOf, agentMaxDurationOf, agentNameOf, agentNames, agentVersionOf, organizationAgents } from './agents.readers.js';
 export { AgentIdParams, agentFields, type AgentInputSpecT, type AgentDto } from './agents.schemas.js';
 export type { AgentsService, AgentWriteOptions } from './agents.service.js';
 export { structuredOutputSchema } from './output-schema.fns.js';

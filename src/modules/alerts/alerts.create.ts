@@ -77,7 +77,7 @@ export function duplicateEntryOf(input: NewAlert): AlertStatementEntry {
 
 /** `alert.created`, in the transaction that created the alert (delivery subscribes). */
 export async function alertCreated(tx: Queryable, events: EventBus, alert: AlertDto): Promise<void> {
-  await events.emit(tx, 'alert.created', { id: uuidv7(), type: 'alert.created', occurredAt: alert.createdAt, organizationId: alert.organizationId, data: { alert } });
+  await events.emit(tx, 'alert.created', { id: alertCreatedEventId(alert), type: 'alert.created', occurredAt: alert.createdAt, organizationId: alert.organizationId, data: { alert } });
 }
 
 /**
@@ -173,6 +173,15 @@ export function newAlertRecord(input: NewAlert, at: { id: string; now: Date; dep
       ? [created, { kind: 'triage_started', actorType: 'system' as const, actorAgentId: triage.agentId, runId: triage.runId, body: "The trigger's run triages this alert" }]
       : [created];
   return { values, entries, duplicateEntry: duplicateEntryOf(input) };
+}
+
+/**
+ * An alert's `alert.created` event id is the alert's own id: one event per alert, so delivery
+ * keeps one such delivery per destination and event (migration 0142), and the recovery pass
+ * (alert-event-recovery.ts) can queue an event a crash lost without ever sending it twice.
+ */
+export function alertCreatedEventId(alert: { id: string }): string {
+  return alert.id;
 }
 
 /** How many triage runs deep an alert is: one more than the alert its creating run was triaging. */

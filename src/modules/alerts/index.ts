@@ -8,6 +8,7 @@ import { registerAlertsRoutes } from './alerts.routes.js';
 import { createAlertsService, type AlertsService } from './alerts.service.js';
 import { createRoutingService, type RoutingService } from './routing.service.js';
 import { createCodeDetectionsService, type CodeDetectionsService } from './code-detections.service.js';
+import { alertEventRecoveryPass } from './alert-event-recovery.js';
 
 // The front door: how other modules create alerts (triggers, hunt) and what they may read.
 export { createAlert, type NewAlert, type TriageChoice, type AlertDeps } from './alerts.create.js';
@@ -73,4 +74,5 @@ export const alertsModule = defineModule({
   tools: alertTools,
   subscribes: { 'run.ended': noteTriageRunEnded },
   readers: { runAlert: runAlertContext },
+  schedulerPasses: [alertEventRecoveryPass],
 });

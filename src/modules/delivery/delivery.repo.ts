@@ -27,7 +27,9 @@ export async function insertDelivery(db: Queryable, d: NewDelivery): Promise<boo
   const r = await db
     .insertInto('destinationDeliveries')
     .values({ ...d, status: 'pending', responseStatus: null, error: null, payload: JSON.stringify(d.payload), updatedAt: d.createdAt })
-    .onConflict((oc) => oc.columns(['destinationId', 'runId']).where('runId', 'is not', null).doNothing())
+    // One delivery per (destination, run) and per (destination, `alert.created` event): a retried
+    // run completion, or the recovery of an alert event a crash may have lost, never queues twice.
+    .onConflict((oc) => oc.doNothing())
     .returning('id')
     .executeTakeFirst();
   return r !== undefined;

@@ -13,6 +13,7 @@ import { createDeliveryJob } from './delivery.jobs.js';
 export { queueDeliveries, recordOutboundEvent, newEvent, type QueuedDelivery } from './delivery.queue.js';
 export { createDeliveryJob, type DeliveryDeps } from './delivery.jobs.js';
 export { deliveriesOfRun } from './delivery.repo.js';
+export { missingAlertCreatedEvents, type MissingAlertEvent } from './alert-events.readers.js';
 
 function registerDeliveryModule(app: FastifyInstance, deps: ModuleDeps): void {
   // Test-sends leave from the API process: its own client, under the same address policy.

@@ -15,3 +15,10 @@ export const agentRunJob: JobType<{ runId: string }> = {
 
 /** One job per run (graphile-worker's job key): what the run sweep joins a run to its job by. */
 export const agentRunJobKey = (runId: string) => `agent-run:${runId}`;
+
+/**
+ * The graphile-worker flag of an agent's run jobs: what a worker skips while the agent has its
+ * share of slots, or its own limit (run-fair-share.ts). The prefix only, as SQL builds it.
+ */
+export const AGENT_RUN_FLAG_PREFIX = 'agent:';
+export const agentRunFlag = (agentId: string) => `${AGENT_RUN_FLAG_PREFIX}${agentId}`;

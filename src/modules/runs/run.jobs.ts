@@ -12,7 +12,8 @@ import { agentOfRun } from './run-pinning.js';
 import { resolveModel } from '../models/index.js';
 import { agentRunJob } from './run.job-def.js';
 import { buildRunResult, runPrompt, type RunAlertContext, type RunResult, type StepContentPart } from './run-result.fns.js';
-import { endAbandonedRun, finishRun, markInterruptedBeforeStart, claimRun, recordProgress } from './run-state.js';
+import { endAbandonedRun, finishRun, markInterruptedBeforeStart, recordProgress } from './run-state.js';
+import { claimRunWithinLimit, createRunFairShare } from './run-fair-share.js';
 import type { EventBus } from '../../platform/events.js';
 import { loadRunActor } from './runs.repo.js';
 import { describeRunError, inputProblemsMessage, jobFailedMessage } from './run-errors.fns.js';
@@ -77,9 +78,12 @@ class RunStop extends Error {
  * `interrupted`); only a worker shutdown throws, so the job is retried by another worker.
  */
 export function createAgentRunJob(deps: RunJobDeps): JobDefinition<{ runId: string }> {
+  const fairShare = createRunFairShare(deps.db);
   return defineJob({
     ...agentRunJob,
     run: ({ runId }, ctx) => executeRun(deps, runId, ctx),
+    // Fair scheduling across agents and each agent's own limit (run-fair-share.ts).
+    skipFlags: () => fairShare.skipFlags(),
     // Its worker died on every attempt (or the database took them): the run must still end.
     onFailed: async ({ runId }, reason) => {
       if (await endAbandonedRun(deps.db, runId, jobFailedMessage(reason), deps.events)) {
@@ -93,8 +97,10 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
   const { db } = deps;
   const { generateText, NoObjectGeneratedError, Output, stepCountIs } = await loadAiSdk();
   if (await markInterruptedBeforeStart(db, runId)) return;
-  const run = await claimRun(db, runId);
-  if (!run) return; // finished already (a duplicate delivery of the job), or deleted with its agent
+  // Within its agent's maxConcurrentRuns, or queued again for later (run-fair-share.ts).
+  const claim = await claimRunWithinLimit(db, runId);
+  if (claim.kind !== 'claimed') return; // deferred; or finished already (a duplicate delivery of the job), or deleted with its agent
+  const run = claim.run;
   // The agent the run was queued with: an edit since changes nothing (run-pinning.ts).
   const agent = await agentOfRun(db, run);
   if (!agent) return;

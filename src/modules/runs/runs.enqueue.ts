@@ -5,8 +5,11 @@ import { sql, type RawBuilder } from 'kysely';
 import { addJobsOfJson, addJobsOfRows } from '../../platform/jobs/enqueue.js';
 import { prepared } from '../../platform/db/prepared.js';
 import { agentVersionOf } from '../agents/index.js';
-import { agentRunJob, agentRunJobKey } from './run.job-def.js';
+import { AGENT_RUN_FLAG_PREFIX, agentRunJob, agentRunJobKey } from './run.job-def.js';
 import type { TriggerContextT } from './runs.schemas.js';
+
+/** A run job's flags (agentRunFlag), over the `run` CTE's row: fair scheduling across agents (run-fair-share.ts). */
+const runFlags = sql`ARRAY[${AGENT_RUN_FLAG_PREFIX} || run.agent_id::text]`;
 
 export interface NewRun {
   /** A run id chosen by the caller (to reference it before the run exists); a new one by default. */
@@ -109,10 +112,10 @@ export function runWithJob(p: <T = string>(k: RunParam | 'alertId' | 'alertDispl
       INSERT INTO agent_runs (${sql.join(Object.keys(values).map((k) => sql.ref(k)))})
       SELECT ${sql.join(Object.values(values))}
       ${alert ? sql`FROM ${alert.from} WHERE ${alert.where}` : sql``}
-      RETURNING id
+      RETURNING id, agent_id
     ),
     run_job AS (
-      SELECT (SELECT j.id FROM ${addJobsOfJson(agentRunJob, p('job'), { jobKey: p('jobKey') })} AS j) AS id FROM run
+      SELECT (SELECT j.id FROM ${addJobsOfJson(agentRunJob, p('job'), { jobKey: p('jobKey'), flags: runFlags })} AS j) AS id FROM run
     )`;
 }
 
@@ -157,10 +160,10 @@ export function runsWithJobs(source: { from: RawBuilder<unknown>; row: RawBuilde
       SELECT r.id, r.organization_id, r.agent_id, ${agentVersionOf(sql.ref('r.agent_id'))}, 'waiting', r.mode, (${source.row})->'input', r.actor_user_id, r.actor_api_key_id, r.trigger_id,
         r.trigger_source, r.trigger_context, ${source.alertId}, ${source.alertDisplayId}, r.agent_snapshot, r.queued_at, r.updated_at
       FROM ${source.from}, jsonb_populate_record(NULL::agent_runs, ${source.row}) AS r
-      RETURNING id
+      RETURNING id, agent_id
     ),
     -- The job's payload as runParams writes it, byte for byte.
     run_job AS (
-      SELECT j.id FROM ${addJobsOfRows(agentRunJob, { from: sql`run`, payload: sql`('{"runId":"' || run.id || '"}')::json`, jobKey: sql`${agentRunJobKey('')} || run.id::text` })} AS j
+      SELECT j.id FROM ${addJobsOfRows(agentRunJob, { from: sql`run`, payload: sql`('{"runId":"' || run.id || '"}')::json`, jobKey: sql`${agentRunJobKey('')} || run.id::text`, flags: runFlags })} AS j
     )`;
 }

@@ -490,6 +490,8 @@ export interface AgentsTable {
   outputDestinationIds: string[];
   maxSteps: number;
   maxDurationMs: number;
+  /** At most this many runs of the agent hold a worker slot at once; null: no limit of its own (migration 0142). */
+  maxConcurrentRuns: number | null;
   /** The current version (migration 0080; agent_versions). */
   version: Generated<number>;
   /** What every run should achieve, graded by the organization's judge model after each run (migration 0090). */

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable } from '../db/errors.js';
-import { databaseHealth } from '../db/health.js';
+import { databaseHealth, noteDatabaseAnswered, noteDatabaseUnavailable } from '../db/health.js';
 import { AppError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError, UnsupportedMediaTypeError, ValidationError, type ValidationIssue } from './errors.js';
 
 const LOCATION: Record<string, ValidationIssue['location']> = {
@@ -17,6 +17,11 @@ export function installErrorHandling(app: FastifyInstance, opts: { bodyLimit: nu
   // JSON routes take JSON only: without Fastify's default text/plain parser, a text body is 415
   // (what it is), not a 400 about the body's shape. Webhook intake has parsers of its own.
   app.removeContentTypeParser('text/plain');
+  // The end of an outage: the first API request answered without a server error after it began.
+  app.addHook('onResponse', async (request, reply) => {
+    if (databaseHealth.down && reply.statusCode < 500 && request.url.startsWith('/api/')) noteDatabaseAnswered(request.log);
+  });
+
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const appError = toAppError(err, opts.bodyLimit, request);
     // The client is still sending the body we refuse: closing now would make its TCP stack
@@ -30,9 +35,8 @@ export function installErrorHandling(app: FastifyInstance, opts: { bodyLimit: nu
     }
     if (appError) return send(reply, appError);
     if (isDatabaseUnavailable(err)) {
-      // An outage, not a bug: one warning line, and an answer clients know to retry.
-      databaseHealth.unavailableResponses++;
-      request.log.warn({ err: { message: err.message, code: err.code } }, 'database unavailable');
+      // An outage, not a bug: one line when it starts (health.ts), and an answer clients know to retry.
+      noteDatabaseUnavailable(request.log, { message: err.message, code: err.code });
       return send(reply, new ServiceUnavailableError());
     }
     // Anything else is a bug or an outage: log it whole, answer without internals.

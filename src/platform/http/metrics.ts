@@ -90,6 +90,15 @@ export function installMetrics(app: FastifyInstance, db: Database): Registry {
     },
   });
   new Counter({
+    name: 'rampart_db_outages_total',
+    help: 'Database outages this process saw (one log line each when it began and when it ended)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(databaseHealth.outages);
+    },
+  });
+  new Counter({
     name: 'rampart_db_unavailable_responses_total',
     help: 'API requests answered 503 because the database was unreachable',
     registers: [registry],

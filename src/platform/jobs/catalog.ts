@@ -30,6 +30,13 @@ export interface JobDefinition<P = unknown> {
    * model call of minutes). They still use free shared slots too.
    */
   reservedSlots?: boolean;
+  /**
+   * Asked before each job fetch of the shared slots: the graphile-worker flags (`EnqueueOptions.flags`)
+   * of this type's jobs not to take now. The agent run's fair scheduling: the runs of an agent
+   * that has its share of slots, or its own limit, wait while other agents' runs start.
+   * Must answer fast (cache); an error counts as nothing to skip.
+   */
+  skipFlags?(): Promise<readonly string[]>;
   /** Attempts before the job is left failed (visible in metrics and `job_failures`). Default 5. */
   maxAttempts?: number;
   run(payload: P, ctx: JobContext): Promise<void>;

@@ -7,6 +7,17 @@ export interface EnqueueOptions {
   jobKey?: string;
   runAt?: Date;
   priority?: number;
+  /**
+   * graphile-worker flags of the job: a worker skips the jobs whose flags its job types ask it to
+   * skip at a fetch (`JobDefinition.skipFlags`; an agent's runs while it has its share of slots).
+   * Values, or an SQL `text[]` expression over the caller's statement.
+   */
+  flags?: readonly string[] | RawBuilder<unknown>;
+}
+
+function flagsSql(flags: EnqueueOptions['flags']): RawBuilder<unknown> {
+  if (!flags) return sql`NULL`;
+  return Array.isArray(flags) ? sql`${flags}::text[]` : (flags as RawBuilder<unknown>);
 }
 
 /**
@@ -50,7 +61,7 @@ export function addJobsOfJson(job: Pick<JobType<unknown>, 'name' | 'maxAttempts'
       ${job.maxAttempts ?? 5}::smallint,
       ${opts.jobKey ?? null}::text,
       ${opts.priority ?? job.priority ?? null}::smallint,
-      NULL
+      ${flagsSql(opts.flags)}::text[]
     )::graphile_worker.job_spec])`;
 }
 
@@ -61,7 +72,10 @@ export function addJobsOfJson(job: Pick<JobType<unknown>, 'name' | 'maxAttempts'
  * paid once (group commit). `payload` (json) and `jobKey` are expressions over `from`'s row. No
  * call at all when `from` is empty (an empty `add_jobs` would still notify).
  */
-export function addJobsOfRows(job: Pick<JobType<unknown>, 'name' | 'maxAttempts' | 'priority'>, rows: { from: RawBuilder<unknown>; payload: RawBuilder<unknown>; jobKey: RawBuilder<unknown> }) {
+export function addJobsOfRows(
+  job: Pick<JobType<unknown>, 'name' | 'maxAttempts' | 'priority'>,
+  rows: { from: RawBuilder<unknown>; payload: RawBuilder<unknown>; jobKey: RawBuilder<unknown>; flags?: RawBuilder<unknown> },
+) {
   return sql<unknown>`(
     SELECT j.* FROM (SELECT ARRAY(SELECT ROW(
         ${job.name}::text,
@@ -71,7 +85,7 @@ export function addJobsOfRows(job: Pick<JobType<unknown>, 'name' | 'maxAttempts'
         ${job.maxAttempts ?? 5}::smallint,
         ${rows.jobKey},
         ${job.priority ?? null}::smallint,
-        NULL::text[]
+        ${rows.flags ?? sql`NULL`}::text[]
       )::graphile_worker.job_spec FROM ${rows.from}) AS specs) AS s,
     LATERAL graphile_worker.add_jobs(s.specs) AS j
     WHERE cardinality(s.specs) > 0

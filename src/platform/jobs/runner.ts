@@ -270,6 +270,26 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
     }
   }
 
+  /** The flags every job type of the lane asks to skip now (JobDefinition.skipFlags): asked before each fetch. */
+  function forbiddenFlags(lane: Lane): (() => Promise<string[]>) | undefined {
+    const askers = lane.defs.filter((d) => d.skipFlags);
+    if (askers.length === 0) return undefined;
+    let warned = false;
+    return async () => {
+      const lists = await Promise.all(
+        askers.map((d) =>
+          d.skipFlags!().catch((err: unknown) => {
+            // A fetch must not fail for it: nothing skipped (FIFO) until it answers again.
+            if (!warned) logger.warn({ err, job: d.name }, 'could not tell which jobs to skip; taking them in order');
+            warned = true;
+            return [] as readonly string[];
+          }),
+        ),
+      );
+      return lists.flat();
+    };
+  }
+
   const launch = (lane: Lane): Promise<Runner> =>
     run({
       pgPool: opts.pool,
@@ -277,6 +297,7 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
       noHandleSignals: true,
       pollInterval: opts.pollIntervalMs ?? 2_000,
       taskList: taskList(lane),
+      forbiddenFlags: forbiddenFlags(lane) ?? null,
       events,
       preset: {
         plugins: [heartbeatPlugin(lane)],

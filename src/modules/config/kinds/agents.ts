@@ -46,6 +46,7 @@ export function agentKind(agents: AgentsService, builtinTools: readonly string[]
           outputDestinations: a.outputDestinationIds.map((id) => destinations.get(id) ?? id),
           maxSteps: a.maxSteps,
           maxDurationMs: a.maxDurationMs,
+          maxConcurrentRuns: a.maxConcurrentRuns,
           acceptanceCriteria: a.acceptanceCriteria,
           notifyCriteriaFailed: a.notifyCriteriaFailed,
         },
