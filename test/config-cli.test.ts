@@ -147,6 +147,45 @@ describe('rampart apply / export', () => {
     expect(agent.systemPrompt).toBe('You triage AWS findings.');
   }, 180_000);
 
+  it('--dry-run refuses what apply would refuse, every problem of every file at once with file:line (issue 47)', async () => {
+    const broken = path.join(dir, 'broken');
+    writeFiles(broken, {
+      'detections.yaml': `apiVersion: rampart/v1
+kind: CodeDetection
+metadata: { name: made-up }
+spec:
+  severity: high
+  attackTechniques:
+    - T1078
+    - T9999
+`,
+      'agents.yaml': `apiVersion: rampart/v1
+kind: Agent
+metadata: { name: broken }
+spec:
+  systemPrompt: x
+  maxSteps: many
+  outputDestinations: [nowhere]
+---
+apiVersion: rampart/v1
+kind: Agent
+metadata: { name: dangling }
+spec:
+  systemPrompt: x
+  outputDestinations: [nowhere]
+`,
+    });
+    const res = await rampart(['apply', '-f', broken, '--dry-run']);
+    expect(res.code).toBe(1);
+    const lines = res.stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe('rampart: the plan failed; nothing was written:');
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(new RegExp(`^  ${path.join(broken, 'agents.yaml')}:6: spec\\.maxSteps `)),
+      `  ${path.join(broken, 'agents.yaml')}:14: spec.outputDestinations.0 no OutputDestination named "nowhere" in the documents or the organization`,
+      `  ${path.join(broken, 'detections.yaml')}:8: spec.attackTechniques.1 T9999 is not an ATT&CK technique of the catalog`,
+    ]);
+  }, 180_000);
+
   it('a missing environment variable names the file and line of its reference', async () => {
     writeFiles(repo, files('You triage AWS findings.'));
     const res = await rampart(['apply', '-f', repo, '--dry-run'], { SLACK_BOT_TOKEN: '' });

@@ -107,3 +107,8 @@ export function secretPlaceholder(kind: string, name: string, path: readonly str
   const part = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toUpperCase();
   return `\${env:RAMPART_${part(kind)}_${part(name)}_${path.map(part).join('_')}}`;
 }
+
+/** An issue's path in an owning module's write schema, in the document's field names (`outputDestinationIds.1` → `outputDestinations.1`). */
+export function documentPath(apiPath: string, apiFields: Readonly<Record<string, string>> = {}): string {
+  return apiPath.split('.').filter(Boolean).map((part) => apiFields[part] ?? part).join('.');
+}
