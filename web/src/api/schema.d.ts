@@ -932,7 +932,7 @@ export interface paths {
         put?: never;
         /**
          * Plan: what applying these documents would change
-         * @description Needs the read permission of each kind the documents describe (every kind with `prune`). Broken documents and references are 400 with an issue per problem at `documents.<i>.…`. Nothing is written. Secret fields are never shown (`"(secret: will change)"`, URLs redacted), and their values are compared only for callers with the kind's manage permission: for others they are listed in `notCompared`.
+         * @description Needs the read permission of each kind the documents describe (every kind with `prune`). Broken documents and references are 400 with an issue per problem at `documents.<i>.…`, all of them in one answer: the plan runs the apply's own writes and rolls them back, so what the apply would refuse (a technique the ATT&CK catalog does not know, a route's unknown log table) the plan refuses. Nothing is written. Secret fields are never shown (`"(secret: will change)"`, URLs redacted), and their values are compared only for callers with the kind's manage permission: for others they are listed in `notCompared`.
          */
         post: operations["planConfig"];
         delete?: never;
