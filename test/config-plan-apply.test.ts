@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions } from './support/actors.js';
 import { SHARED_DIR } from './support/shared-dir.js';
@@ -115,4 +116,70 @@ describe('the plan refuses what the apply would', () => {
     expect(detections.totalCount).toBe(passing.filter((d) => d.kind === 'CodeDetection').length);
     expect((await plan(passing)).json().changes).toEqual([]);
   }, 300_000);
+});
+
+describe('issue 47 item 2: export carries a webhook trigger\'s secret as a reference; the plan says what it generates', () => {
+  const documents = [doc('Agent', 'intake-agent', { systemPrompt: 'x' }), doc('Trigger', 'guardduty', { agent: 'intake-agent', source: 'webhook', createAlert: true })];
+  const other = () => bearer(t.orgB.apiKey.key);
+
+  it('a plan shows the secret and URL a create generates, and an export → apply elsewhere keeps the secret', async () => {
+    const planned = await plan(documents, other());
+    expect(planned.statusCode).toBe(200);
+    expect(planned.json().changes[1]).toEqual({
+      action: 'create',
+      kind: 'Trigger',
+      name: 'guardduty',
+      diff: expect.objectContaining({
+        secret: { from: null, to: '(secret: will be generated)' },
+        webhookUrl: { from: null, to: '(generated: a new URL, read it with GET /api/agents/{agentId}/trigger)' },
+      }),
+    });
+    expect((await apply(documents, other())).statusCode).toBe(200);
+    // Re-applied as written (no secret): nothing is generated again, the stored secret is kept.
+    expect((await plan(documents, other())).json()).toEqual({ changes: [], notCompared: [] });
+
+    // The secret senders use (read once, as an operator would, by rotating it).
+    const agent = (await t.app.inject({ url: '/api/agents', headers: other() })).json().agents.find((a: { name: string }) => a.name === 'intake-agent');
+    const trigger = (await t.app.inject({ url: `/api/agents/${agent.id}/trigger`, headers: other() })).json().triggers[0];
+    const rotated = await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/trigger/${trigger.id}/rotate-secret`, headers: other() });
+    expect(rotated.statusCode).toBe(200);
+    const secret = rotated.json().secret as string;
+
+    const exported = await t.app.inject({ url: '/api/config/export', headers: other() });
+    expect(exported.body).toContain('secret: ${env:RAMPART_TRIGGER_GUARDDUTY_SECRET}');
+    expect(exported.body).not.toContain(secret);
+    const resolved = exported.body
+      .split(/^---$/m)
+      .map((d) => parse(d.replaceAll('${env:RAMPART_TRIGGER_GUARDDUTY_SECRET}', secret)) as { kind: string; spec: Record<string, unknown> })
+      .filter((d) => d.kind === 'Agent' || d.kind === 'Trigger');
+    // Back where it came from: no changes (the secret compared equal).
+    expect((await plan(resolved, other())).json()).toEqual({ changes: [], notCompared: [] });
+
+    // Another organization (a new instance): the trigger gets a new URL, said so, and the same secret.
+    const elsewhere = await plan(resolved);
+    const created = elsewhere.json().changes.find((c: { kind: string }) => c.kind === 'Trigger');
+    expect(created.diff.webhookUrl).toEqual({ from: null, to: '(generated: a new URL, read it with GET /api/agents/{agentId}/trigger)' });
+    expect(created.diff.secret).toEqual({ from: null, to: '(secret: will change)' });
+    expect((await apply(resolved)).statusCode).toBe(200);
+    expect((await plan(resolved)).json()).toEqual({ changes: [], notCompared: [] });
+    // Changed by one character, the secret would change: it was compared, and it is the sender's.
+    const wrong = resolved.map((d) => (d.kind === 'Trigger' ? { ...d, spec: { ...d.spec, secret: `${secret}x` } } : d));
+    expect((await plan(wrong)).json().changes).toEqual([{ action: 'update', kind: 'Trigger', name: 'guardduty', diff: { secret: { from: '(secret)', to: '(secret: will change)' } } }]);
+  });
+
+  it('a trigger moved to another source is replaced: the plan says a new URL and secret will be generated', async () => {
+    const moved = [documents[0]!, doc('Trigger', 'guardduty', { agent: 'intake-agent', source: 'jira', createAlert: true })];
+    const res = await plan(moved, other());
+    expect(res.statusCode).toBe(200);
+    expect(res.json().changes).toEqual([{
+      action: 'update',
+      kind: 'Trigger',
+      name: 'guardduty',
+      diff: expect.objectContaining({
+        source: { from: 'webhook', to: 'jira' },
+        secret: { from: '(secret)', to: '(secret: will be generated)' },
+        webhookUrl: { from: '(the current URL)', to: '(generated: a new URL, read it with GET /api/agents/{agentId}/trigger)' },
+      }),
+    }]);
+  });
 });

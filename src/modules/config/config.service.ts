@@ -137,7 +137,7 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
       for (const d of desiredList) {
         const current = list.find((c) => c.name === d.name) ?? null;
         const planned = diffSpecs(current, d.spec, SECRET_FIELDS[h.kind], compareSecrets);
-        const diff = planned.diff;
+        const diff = { ...planned.diff, ...h.generated?.(current, d) };
         if (planned.notCompared.length) notCompared.push({ kind: h.kind, name: d.name, fields: planned.notCompared, permission: manage.join(', ') });
         // A resource made by hand that a document now describes is adopted: managed by code from now on.
         if (current && current.managedBy !== 'code') diff.managedBy = { from: current.managedBy, to: 'code' };
@@ -269,7 +269,7 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
           for (const s of SECRET_FIELDS[h.kind]) {
             const stored = s.url ? getPath(c.spec, s.path) : c.secrets[s.path.join('.')];
             if (s.url) setPath(spec, s.path, typeof stored === 'string' && hasUrlSecrets(stored) ? secretPlaceholder(h.kind, c.name, s.path) : stored);
-            else if (!s.keepWhenOmitted && stored != null) setPath(spec, s.path, secretPlaceholder(h.kind, c.name, s.path));
+            else if (stored != null) setPath(spec, s.path, secretPlaceholder(h.kind, c.name, s.path));
           }
           docs.push(stringify({ apiVersion: API_VERSION, kind: h.kind, metadata: { name: c.name }, spec }, { lineWidth: 0 }));
         }

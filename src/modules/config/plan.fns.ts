@@ -40,6 +40,10 @@ export type { SecretField };
 
 /** What a plan shows for a secret the change sets: never the value. */
 export const SECRET_CHANGE = '(secret: will change)';
+/** What a plan shows for a secret the apply generates (the document gives none). */
+export const SECRET_GENERATED = '(secret: will be generated)';
+/** What a plan shows for a URL the apply generates (a new webhook trigger's). */
+export const URL_GENERATED = '(generated: a new URL, read it with GET /api/agents/{agentId}/trigger)';
 
 /** What the kind's secret fields of one resource compare to (the stored values). */
 export interface Compared {

@@ -3127,7 +3127,7 @@ export interface components {
         ConfigChange: {
             /** @enum {string} */
             action: "create" | "update" | "delete";
-            /** @description Field → {from, to}, secret fields apart by their path (`token`, `config.url`). A secret is never shown: a stored one is `"(secret)"`, a new one `"(secret: will change)"`, a removed one null; a URL shows its credential as `REDACTED` */
+            /** @description Field → {from, to}, secret fields apart by their path (`token`, `config.url`). A secret is never shown: a stored one is `"(secret)"`, a new one `"(secret: will change)"`, a removed one null; a URL shows its credential as `REDACTED`. What the apply generates rather than takes from the document is shown too: a webhook trigger's `secret` as `"(secret: will be generated)"` when the document gives none (a create, or a trigger replaced because its agent or source changed), and its `webhookUrl` as `"(generated: a new URL, …)"` */
             diff: {
                 [key: string]: {
                     from: unknown;

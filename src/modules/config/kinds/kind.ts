@@ -71,6 +71,11 @@ export interface KindHandler {
    * document's field (and so at its file:line).
    */
   apiFields?: Readonly<Record<string, string>>;
+  /**
+   * What applying the document would generate rather than take from it (a webhook trigger's
+   * secret and URL), as diff entries: a plan says so instead of looking like "no changes".
+   */
+  generated?(current: Current | null, desired: Desired): Record<string, { from: unknown; to: unknown }>;
 }
 
 /** A reference to a resource this apply could not create (its own issue is already reported): the change is skipped. */
