@@ -119,7 +119,7 @@ describe('the plan refuses what the apply would', () => {
 });
 
 describe('issue 47 item 2: export carries a webhook trigger\'s secret as a reference; the plan says what it generates', () => {
-  const documents = [doc('Agent', 'intake-agent', { systemPrompt: 'x' }), doc('Trigger', 'guardduty', { agent: 'intake-agent', source: 'webhook', createAlert: true })];
+  const documents = [doc('Agent', 'intake-agent', { systemPrompt: 'x' }), doc('Trigger', 'intake', { agent: 'intake-agent', source: 'webhook', createAlert: true })];
   const other = () => bearer(t.orgB.apiKey.key);
 
   it('a plan shows the secret and URL a create generates, and an export → apply elsewhere keeps the secret', async () => {
@@ -128,7 +128,7 @@ describe('issue 47 item 2: export carries a webhook trigger\'s secret as a refer
     expect(planned.json().changes[1]).toEqual({
       action: 'create',
       kind: 'Trigger',
-      name: 'guardduty',
+      name: 'intake',
       diff: expect.objectContaining({
         secret: { from: null, to: '(secret: will be generated)' },
         webhookUrl: { from: null, to: '(generated: a new URL, read it with GET /api/agents/{agentId}/trigger)' },
@@ -146,11 +146,11 @@ describe('issue 47 item 2: export carries a webhook trigger\'s secret as a refer
     const secret = rotated.json().secret as string;
 
     const exported = await t.app.inject({ url: '/api/config/export', headers: other() });
-    expect(exported.body).toContain('secret: ${env:RAMPART_TRIGGER_GUARDDUTY_SECRET}');
+    expect(exported.body).toContain('secret: ${env:RAMPART_TRIGGER_INTAKE_SECRET}');
     expect(exported.body).not.toContain(secret);
     const resolved = exported.body
       .split(/^---$/m)
-      .map((d) => parse(d.replaceAll('${env:RAMPART_TRIGGER_GUARDDUTY_SECRET}', secret)) as { kind: string; spec: Record<string, unknown> })
+      .map((d) => parse(d.replaceAll('${env:RAMPART_TRIGGER_INTAKE_SECRET}', secret)) as { kind: string; spec: Record<string, unknown> })
       .filter((d) => d.kind === 'Agent' || d.kind === 'Trigger');
     // Back where it came from: no changes (the secret compared equal).
     expect((await plan(resolved, other())).json()).toEqual({ changes: [], notCompared: [] });
@@ -164,17 +164,17 @@ describe('issue 47 item 2: export carries a webhook trigger\'s secret as a refer
     expect((await plan(resolved)).json()).toEqual({ changes: [], notCompared: [] });
     // Changed by one character, the secret would change: it was compared, and it is the sender's.
     const wrong = resolved.map((d) => (d.kind === 'Trigger' ? { ...d, spec: { ...d.spec, secret: `${secret}x` } } : d));
-    expect((await plan(wrong)).json().changes).toEqual([{ action: 'update', kind: 'Trigger', name: 'guardduty', diff: { secret: { from: '(secret)', to: '(secret: will change)' } } }]);
+    expect((await plan(wrong)).json().changes).toEqual([{ action: 'update', kind: 'Trigger', name: 'intake', diff: { secret: { from: '(secret)', to: '(secret: will change)' } } }]);
   });
 
   it('a trigger moved to another source is replaced: the plan says a new URL and secret will be generated', async () => {
-    const moved = [documents[0]!, doc('Trigger', 'guardduty', { agent: 'intake-agent', source: 'jira', createAlert: true })];
+    const moved = [documents[0]!, doc('Trigger', 'intake', { agent: 'intake-agent', source: 'jira', createAlert: true })];
     const res = await plan(moved, other());
     expect(res.statusCode).toBe(200);
     expect(res.json().changes).toEqual([{
       action: 'update',
       kind: 'Trigger',
-      name: 'guardduty',
+      name: 'intake',
       diff: expect.objectContaining({
         source: { from: 'webhook', to: 'jira' },
         secret: { from: '(secret)', to: '(secret: will be generated)' },

@@ -2614,7 +2614,8 @@ export interface components {
             acceptanceCriteriaResults: {
                 criterion: string;
                 explanation: string;
-                met: boolean;
+                /** @description null: the judge did not grade it (never counted as failed) */
+                met: boolean | null;
             }[] | null;
             /** Format: uuid */
             agentId: string;

@@ -46,8 +46,8 @@ export function triggerKind(triggers: TriggersService, deps: { secrets: SecretBo
       const replaced = !current || current.spec.source !== d.spec.source || current.spec.agent !== d.spec.agent;
       const stored = current?.secrets.secret ?? null;
       return {
-        ...(replaced ? { webhookUrl: { from: current ? '(the current URL)' : null, to: URL_GENERATED } } : {}),
         ...(d.spec.secret === undefined && (replaced || stored === null) ? { secret: { from: stored === null ? null : SECRET_MASK, to: SECRET_GENERATED } } : {}),
+        ...(replaced ? { webhookUrl: { from: current ? '(the current URL)' : null, to: URL_GENERATED } } : {}),
       };
     },
     references: (spec) => (typeof spec.agent === 'string' ? [{ path: ['agent'], kind: 'Agent', name: spec.agent }] : []),
