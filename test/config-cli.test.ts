@@ -112,6 +112,8 @@ describe('rampart apply / export', () => {
     expect(res.stderr).toBe('');
     expect(res.code).toBe(2);
     expect(res.stdout).toContain('+ create Agent/cloud-triage');
+    // What the apply generates rather than takes from the files is said (issue 47 item 2).
+    expect(res.stdout).toContain('+ create Trigger/guardduty\n    secret: (secret: will be generated)\n    webhookUrl: (generated: a new URL, read it with GET /api/agents/{agentId}/trigger)\n');
     expect(res.stdout).toContain('Plan: 8 to create, 0 to update, 0 to delete.');
     expect((await t.app.inject({ method: 'GET', url: '/api/agents', headers: bearer(t.orgA.apiKey.key) })).json().totalCount).toBe(0);
   }, 180_000);
@@ -147,6 +149,45 @@ describe('rampart apply / export', () => {
     expect(agent.systemPrompt).toBe('You triage AWS findings.');
   }, 180_000);
 
+  it('--dry-run refuses what apply would refuse, every problem of every file at once with file:line (issue 47)', async () => {
+    const broken = path.join(dir, 'broken');
+    writeFiles(broken, {
+      'detections.yaml': `apiVersion: rampart/v1
+kind: CodeDetection
+metadata: { name: made-up }
+spec:
+  severity: high
+  attackTechniques:
+    - T1078
+    - T9999
+`,
+      'agents.yaml': `apiVersion: rampart/v1
+kind: Agent
+metadata: { name: broken }
+spec:
+  systemPrompt: x
+  maxSteps: many
+  outputDestinations: [nowhere]
+---
+apiVersion: rampart/v1
+kind: Agent
+metadata: { name: dangling }
+spec:
+  systemPrompt: x
+  outputDestinations: [nowhere]
+`,
+    });
+    const res = await rampart(['apply', '-f', broken, '--dry-run']);
+    expect(res.code).toBe(1);
+    const lines = res.stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe('rampart: the plan failed; nothing was written:');
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(new RegExp(`^  ${path.join(broken, 'agents.yaml')}:6: spec\\.maxSteps `)),
+      `  ${path.join(broken, 'agents.yaml')}:14: spec.outputDestinations.0 no OutputDestination named "nowhere" in the documents or the organization`,
+      `  ${path.join(broken, 'detections.yaml')}:8: spec.attackTechniques.1 T9999 is not an ATT&CK technique of the catalog`,
+    ]);
+  }, 180_000);
+
   it('a missing environment variable names the file and line of its reference', async () => {
     writeFiles(repo, files('You triage AWS findings.'));
     const res = await rampart(['apply', '-f', repo, '--dry-run'], { SLACK_BOT_TOKEN: '' });
@@ -161,7 +202,13 @@ describe('rampart apply / export', () => {
     const slack = fs.readFileSync(path.join(out, 'OutputDestination', 'soc-slack.yaml'), 'utf8');
     expect(slack).toContain('token: ${env:RAMPART_OUTPUTDESTINATION_SOC_SLACK_TOKEN}');
     expect(fs.readdirSync(out).sort()).toEqual(['Agent', 'CodeDetection', 'McpServer', 'Model', 'OutputDestination', 'TriageRoutes', 'Trigger']);
+    // The webhook trigger's generated secret is a reference too (issue 47 item 2): the operator sets it to the secret senders use.
+    expect(fs.readFileSync(path.join(out, 'Trigger', 'guardduty.yaml'), 'utf8')).toContain('secret: ${env:RAMPART_TRIGGER_GUARDDUTY_SECRET}');
+    const agent = (await t.app.inject({ url: '/api/agents', headers: bearer(t.orgA.apiKey.key) })).json().agents[0];
+    const trigger = (await t.app.inject({ url: `/api/agents/${agent.id}/trigger`, headers: bearer(t.orgA.apiKey.key) })).json().triggers[0];
+    const secret = (await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/trigger/${trigger.id}/rotate-secret`, headers: bearer(t.orgA.apiKey.key) })).json().secret;
     const back = await rampart(['apply', '-f', out, '--dry-run'], {
+      RAMPART_TRIGGER_GUARDDUTY_SECRET: secret,
       RAMPART_OUTPUTDESTINATION_SOC_SLACK_TOKEN: 'xoxb-from-env',
       RAMPART_OUTPUTDESTINATION_SOC_WEBHOOK_TOKEN: 'hook-secret-from-file',
       RAMPART_MODEL_TRIAGE_PROVIDER_APIKEY: 'sk-from-env',

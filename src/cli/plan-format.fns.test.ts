@@ -40,3 +40,16 @@ describe('formatPlan', () => {
     );
   });
 });
+
+describe('formatPlan: what the apply generates (issue 47 item 2)', () => {
+  it('prints a generated secret and URL under a create and an update, never a value', () => {
+    const url = '(generated: a new URL, read it with GET /api/agents/{agentId}/trigger)';
+    const out = formatPlan([
+      { action: 'create', kind: 'Trigger', name: 'guardduty', diff: { source: { from: null, to: 'webhook' }, secret: { from: null, to: '(secret: will be generated)' }, webhookUrl: { from: null, to: url } } },
+      { action: 'update', kind: 'Trigger', name: 'jira', diff: { secret: { from: '(secret)', to: '(secret: will be generated)' }, webhookUrl: { from: '(the current URL)', to: url } } },
+    ]);
+    expect(out).toBe(
+      `+ create Trigger/guardduty\n    secret: (secret: will be generated)\n    webhookUrl: ${url}\n~ update Trigger/jira\n    secret: (secret: will be generated)\n    webhookUrl: ${url}\nPlan: 1 to create, 1 to update, 0 to delete.\n`,
+    );
+  });
+});

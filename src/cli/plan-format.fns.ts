@@ -52,6 +52,8 @@ export function formatFieldChange(field: string, from: unknown, to: unknown): st
 }
 
 const SECRET_CHANGE = '(secret: will change)';
+/** What the apply generates rather than takes from the files (a webhook trigger's secret and URL): shown for a create too. */
+const isGenerated = (to: unknown) => typeof to === 'string' && /^\((secret: will be generated|generated: )/.test(to);
 
 /**
  * The plan as printed. A field whose value came from a secret reference is never printed
@@ -65,8 +67,16 @@ export function formatPlan(changes: Change[], notCompared: NotCompared[] = [], r
   const sign = { create: '+', update: '~', delete: '-' } as const;
   for (const c of changes) {
     lines.push(`${sign[c.action]} ${c.action} ${c.kind}/${c.name}`);
+    if (c.action === 'create') {
+      for (const [field, d] of Object.entries(c.diff)) if (isGenerated(d.to)) lines.push(`    ${field}: ${String(d.to)}`);
+      continue;
+    }
     if (c.action !== 'update') continue;
     for (const [field, d] of Object.entries(c.diff)) {
+      if (isGenerated(d.to)) {
+        lines.push(`    ${field}: ${String(d.to)}`);
+        continue;
+      }
       const secret = d.to === SECRET_CHANGE || (fromReference.has(`${c.kind}/${c.name}/${field}`) && d.to !== null);
       lines.push(...(secret ? [`    ${field}: ${SECRET_CHANGE}`] : formatFieldChange(field, d.from, d.to)));
     }

@@ -21,7 +21,7 @@ export function registerConfigRoutes(root: FastifyInstance, service: ConfigServi
       operationId: 'planConfig',
       tags,
       summary: 'Plan: what applying these documents would change',
-      description: `${perKind}. Broken documents and references are 400 with an issue per problem at \`documents.<i>.…\`. Nothing is written. Secret fields are never shown (\`"(secret: will change)"\`, URLs redacted), and their values are compared only for callers with the kind's manage permission: for others they are listed in \`notCompared\`.`,
+      description: `${perKind}. Broken documents and references are 400 with an issue per problem at \`documents.<i>.…\`, all of them in one answer: the plan runs the apply's own writes and rolls them back, so what the apply would refuse (a technique the ATT&CK catalog does not know, a route's unknown log table) the plan refuses. Nothing is written. Secret fields are never shown (\`"(secret: will change)"\`, URLs redacted), and their values are compared only for callers with the kind's manage permission: for others they are listed in \`notCompared\`.`,
       body: PlanBody,
       response: withErrors({ 200: PlanResult }),
     },

@@ -27,7 +27,7 @@ const refName = z.string().trim().min(1).max(255);
 export interface SecretField {
   /** Under the document's `spec`. */
   path: readonly string[];
-  /** Omitted from a document: keep what is stored (a generated trigger secret) instead of clearing it. */
+  /** Omitted from a document: keep what is stored (a generated trigger secret) instead of clearing it. Export still writes its placeholder. */
   keepWhenOmitted?: boolean;
   /**
    * A URL Rampart calls, which may carry its credential (`?sig=`, `?apikey=`, a Slack webhook
@@ -144,7 +144,7 @@ export const Change = z
     name: z.string(),
     diff: z
       .record(z.string(), FieldChange)
-      .describe('Field → {from, to}, secret fields apart by their path (`token`, `config.url`). A secret is never shown: a stored one is `"(secret)"`, a new one `"(secret: will change)"`, a removed one null; a URL shows its credential as `REDACTED`'),
+      .describe('Field → {from, to}, secret fields apart by their path (`token`, `config.url`). A secret is never shown: a stored one is `"(secret)"`, a new one `"(secret: will change)"`, a removed one null; a URL shows its credential as `REDACTED`. What the apply generates rather than takes from the document is shown too: a webhook trigger\'s `secret` as `"(secret: will be generated)"` when the document gives none (a create, or a trigger replaced because its agent or source changed), and its `webhookUrl` as `"(generated: a new URL, …)"`'),
   })
   .meta({ id: 'ConfigChange' });
 export type ChangeT = z.infer<typeof Change>;

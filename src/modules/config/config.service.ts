@@ -5,13 +5,26 @@ import type { RequestContext } from '../../platform/context.js';
 import { withTransaction } from '../../platform/cache/transaction.js';
 import { writeAudit } from '../../platform/audit.js';
 import { missingPermissions, type Permission } from '../../platform/auth/permissions.js';
-import { ForbiddenError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
+import { AppError, ForbiddenError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
 import { API_VERSION, ConfigDocument, KINDS, type ChangeT, type Kind, type NotComparedT, type PlanBodyT, outboundUrlPaths, SECRET_FIELDS } from './config.schemas.js';
 import { literalAddressRefusal } from '../../platform/outbound/index.js';
-import { diffSpecs, getPath, secretPlaceholder, setPath, withoutSecrets } from './plan.fns.js';
+import { diffSpecs, documentPath, getPath, secretPlaceholder, setPath, withoutSecrets } from './plan.fns.js';
 import { hasUrlSecrets } from '../../platform/outbound/url-secrets.js';
 import { configJsonSchema } from './json-schema.js';
-import type { ApplyStep, Current, Desired, IdsByName, KindHandler, NamesById } from './kinds/kind.js';
+import { UnresolvedReference, type ApplyStep, type Current, type Desired, type IdsByName, type KindHandler, type NamesById } from './kinds/kind.js';
+
+/** A plan's writes, undone: thrown out of its transaction with the plan's answer. */
+class RolledBack extends Error {
+  constructor(readonly result: { changes: ChangeT[]; notCompared: NotComparedT[] }) {
+    super('plan rolled back');
+  }
+}
+
+/** Issues in document order (then as found), so a reader goes through the files once. */
+function sortedIssues(issues: ValidationIssue[]): ValidationIssue[] {
+  const indexOf = (i: ValidationIssue) => Number(/^documents\.(\d+)/.exec(i.path)?.[1] ?? Number.MAX_SAFE_INTEGER);
+  return issues.map((i, n) => ({ i, n })).sort((a, b) => indexOf(a.i) - indexOf(b.i) || a.n - b.n).map((x) => x.i);
+}
 
 /** A change with what applying it needs. */
 interface PlannedChange extends ChangeT {
@@ -38,7 +51,7 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
     if (missing.length) throw new ForbiddenError(missing);
   }
 
-  /** Each document checked (envelope, spec, duplicates, URLs), by kind, with the references to resolve; or a 400 naming every problem. */
+  /** Each document checked (envelope, spec, duplicates, URLs), by kind, with the references to resolve, and every problem found (the documents that have one are left out). */
   function checkDocuments(documents: unknown[]) {
     const issues: ValidationIssue[] = [];
     const byKind = new Map<Kind, Desired[]>();
@@ -70,14 +83,16 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
       byKind.set(kind, [...(byKind.get(kind) ?? []), { name: metadata.name, spec: parsed.data, index }]);
       for (const ref of handler.references(spec)) refs.push({ index, ...ref });
     });
-    if (issues.length) throw new ValidationError(issues);
-    return { byKind, refs };
+    return { byKind, refs, issues };
   }
 
-  /** The changes, and the names → ids of what is stored (apply adds what it creates). */
-  async function computePlan(ctx: RequestContext, body: PlanBodyT): Promise<{ changes: PlannedChange[]; notCompared: NotComparedT[]; ids: IdsByName }> {
-    const { byKind, refs } = checkDocuments(body.documents);
-    const issues: ValidationIssue[] = [];
+  /**
+   * The changes, the names → ids of what is stored (apply adds what it creates), and every issue
+   * the documents have (schema, references, names): the changes are those of the sound documents,
+   * so the writes can still be tried and their refusals reported in the same answer.
+   */
+  async function computePlan(ctx: RequestContext, body: PlanBodyT): Promise<{ changes: PlannedChange[]; notCompared: NotComparedT[]; ids: IdsByName; issues: ValidationIssue[] }> {
+    const { byKind, refs, issues } = checkDocuments(body.documents);
     const issue = (path: (string | number)[], message: string, code: string) => issues.push({ path: path.join('.'), message, code, location: 'body' });
 
     // Reading: the kinds the documents describe, and every kind when pruning.
@@ -109,7 +124,6 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
       }
     }
     issues.push(...providerConflicts(byKind.get('Model') ?? []));
-    if (issues.length) throw new ValidationError(issues);
 
     const writes: PlannedChange[] = [];
     const deletes: PlannedChange[] = [];
@@ -123,7 +137,7 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
       for (const d of desiredList) {
         const current = list.find((c) => c.name === d.name) ?? null;
         const planned = diffSpecs(current, d.spec, SECRET_FIELDS[h.kind], compareSecrets);
-        const diff = planned.diff;
+        const diff = { ...planned.diff, ...h.generated?.(current, d) };
         if (planned.notCompared.length) notCompared.push({ kind: h.kind, name: d.name, fields: planned.notCompared, permission: manage.join(', ') });
         // A resource made by hand that a document now describes is adopted: managed by code from now on.
         if (current && current.managedBy !== 'code') diff.managedBy = { from: current.managedBy, to: 'code' };
@@ -139,7 +153,75 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
     }
     // Creates and updates in dependency order, then deletions in reverse (a trigger before its agent, an agent before its destination).
     const ids: IdsByName = new Map([...currents].map(([kind, list]) => [kind, new Map(list.map((c) => [c.name, c.id]))]));
-    return { changes: [...writes, ...deletes.reverse()], notCompared, ids };
+    return { changes: [...writes, ...deletes.reverse()], notCompared, ids, issues };
+  }
+
+  /**
+   * Every change through its owning module's commands, each in a savepoint: a refusal (a
+   * technique the ATT&CK catalog does not know, a routing loop, a resource still in use) is
+   * collected as an issue at the document's field and the next change is tried, so one answer
+   * names every problem. A change that needs a resource whose create was refused is skipped
+   * (that refusal is the issue). The plan runs this too and rolls it back: what the apply would
+   * refuse, the plan refuses.
+   */
+  async function runChanges(step: ApplyStep, changes: PlannedChange[]): Promise<ValidationIssue[]> {
+    const issues: ValidationIssue[] = [];
+    let n = 0;
+    for (const c of changes) {
+      const savepoint = sql.raw(`config_change_${n++}`);
+      await sql`SAVEPOINT ${savepoint}`.execute(step.tx);
+      try {
+        if (c.action === 'create') step.ids.get(c.kind)!.set(c.name, await c.handler.create(step, c.desired!));
+        else if (c.action === 'update') await c.handler.update(step, c.current!, c.desired!);
+        else await c.handler.remove(step, c.current!);
+        await sql`RELEASE SAVEPOINT ${savepoint}`.execute(step.tx);
+      } catch (err) {
+        if (!(err instanceof UnresolvedReference) && !(err instanceof AppError && err.statusCode !== 403 && err.statusCode < 500)) throw err;
+        await sql`ROLLBACK TO SAVEPOINT ${savepoint}`.execute(step.tx);
+        if (err instanceof AppError) issues.push(...refusalIssues(c, err));
+      }
+    }
+    return issues;
+  }
+
+  /** A module's refusal of one change, at its document's fields (a deletion has no document: named by kind and name). */
+  function refusalIssues(c: PlannedChange, err: AppError): ValidationIssue[] {
+    const at = c.desired ? `documents.${c.desired.index}` : `prune.${c.kind}.${c.name}`;
+    const prefix = c.desired ? '' : `${c.kind}/${c.name} cannot be deleted: `;
+    if (err instanceof ValidationError) {
+      return err.issues.map((i) => ({ ...i, path: [at, 'spec', documentPath(i.path, c.handler.apiFields)].filter(Boolean).join('.'), message: `${prefix}${i.message}`, location: 'body' }));
+    }
+    return [{ path: c.desired ? `${at}.metadata.name` : at, message: `${prefix}${err.message}`, code: err.statusCode === 409 ? 'conflict' : 'refused', location: 'body' }];
+  }
+
+  /** Plan and apply are one procedure: apply commits it, a plan rolls it back. */
+  async function attempt(ctx: RequestContext, body: PlanBodyT, commit: boolean): Promise<{ changes: ChangeT[]; notCompared: NotComparedT[] }> {
+    try {
+      return await withTransaction(db, async (tx) => {
+        // One apply at a time per organization: the plan is computed after the previous one committed.
+        await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`config-apply:${ctx.actor.organizationId}`}, 0))`.execute(tx);
+        const { changes, notCompared, ids, issues } = await computePlan(ctx, body);
+        // Broken documents are a 400 before any permission is asked for; the writes of the sound ones are still tried, to report everything at once.
+        if (commit && issues.length === 0) requirePermissions(ctx, changes.flatMap((c) => c.handler.permissions[ACTION_PERMISSION[c.action]]));
+        const step: ApplyStep = { ctx, tx, opts: { tx, managed: { source: body.source ?? null } }, ids };
+        issues.push(...(await runChanges(step, changes)));
+        if (issues.length) throw new ValidationError(sortedIssues(issues));
+        const result = { changes: changes.map(publicChange), notCompared };
+        if (!commit) throw new RolledBack(result);
+        if (changes.length) {
+          await writeAudit(tx, ctx, {
+            action: 'config.apply',
+            resourceType: 'config',
+            resourceId: null,
+            metadata: { source: body.source ?? null, prune: body.prune, changes: changes.map((c) => `${c.action} ${c.kind}/${c.name}`).slice(0, 200) },
+          });
+        }
+        return result;
+      });
+    } catch (err) {
+      if (err instanceof RolledBack) return err.result;
+      throw err;
+    }
   }
 
   /** Model documents naming one provider must describe it alike. */
@@ -165,34 +247,10 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
     /** The JSON Schema of the documents (built once). */
     jsonSchema: () => (jsonSchema ??= configJsonSchema(ordered)),
 
-    async plan(ctx: RequestContext, body: PlanBodyT): Promise<{ changes: ChangeT[]; notCompared: NotComparedT[] }> {
-      const { changes, notCompared } = await computePlan(ctx, body);
-      return { changes: changes.map(publicChange), notCompared };
-    },
+    /** What applying would change, or a 400 naming everything the apply would refuse: the apply's own writes, rolled back. */
+    plan: (ctx: RequestContext, body: PlanBodyT) => attempt(ctx, body, false),
 
-    async apply(ctx: RequestContext, body: PlanBodyT): Promise<{ changes: ChangeT[]; notCompared: NotComparedT[] }> {
-      return withTransaction(db, async (tx) => {
-        // One apply at a time per organization: the plan is computed after the previous one committed.
-        await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`config-apply:${ctx.actor.organizationId}`}, 0))`.execute(tx);
-        const { changes, notCompared, ids } = await computePlan(ctx, body);
-        requirePermissions(ctx, changes.flatMap((c) => c.handler.permissions[ACTION_PERMISSION[c.action]]));
-        const step: ApplyStep = { ctx, tx, opts: { tx, managed: { source: body.source ?? null } }, ids };
-        for (const c of changes) {
-          if (c.action === 'create') ids.get(c.kind)!.set(c.name, await c.handler.create(step, c.desired!));
-          else if (c.action === 'update') await c.handler.update(step, c.current!, c.desired!);
-          else await c.handler.remove(step, c.current!);
-        }
-        if (changes.length) {
-          await writeAudit(tx, ctx, {
-            action: 'config.apply',
-            resourceType: 'config',
-            resourceId: null,
-            metadata: { source: body.source ?? null, prune: body.prune, changes: changes.map((c) => `${c.action} ${c.kind}/${c.name}`).slice(0, 200) },
-          });
-        }
-        return { changes: changes.map(publicChange), notCompared };
-      });
-    },
+    apply: (ctx: RequestContext, body: PlanBodyT) => attempt(ctx, body, true),
 
     /**
      * The organization's configuration as YAML documents. Every secret field becomes a `${env:…}`
@@ -211,7 +269,7 @@ export function createConfigService(deps: { db: Database; kinds: KindHandler[]; 
           for (const s of SECRET_FIELDS[h.kind]) {
             const stored = s.url ? getPath(c.spec, s.path) : c.secrets[s.path.join('.')];
             if (s.url) setPath(spec, s.path, typeof stored === 'string' && hasUrlSecrets(stored) ? secretPlaceholder(h.kind, c.name, s.path) : stored);
-            else if (!s.keepWhenOmitted && stored != null) setPath(spec, s.path, secretPlaceholder(h.kind, c.name, s.path));
+            else if (stored != null) setPath(spec, s.path, secretPlaceholder(h.kind, c.name, s.path));
           }
           docs.push(stringify({ apiVersion: API_VERSION, kind: h.kind, metadata: { name: c.name }, spec }, { lineWidth: 0 }));
         }

@@ -40,6 +40,10 @@ export type { SecretField };
 
 /** What a plan shows for a secret the change sets: never the value. */
 export const SECRET_CHANGE = '(secret: will change)';
+/** What a plan shows for a secret the apply generates (the document gives none). */
+export const SECRET_GENERATED = '(secret: will be generated)';
+/** What a plan shows for a URL the apply generates (a new webhook trigger's). */
+export const URL_GENERATED = '(generated: a new URL, read it with GET /api/agents/{agentId}/trigger)';
 
 /** What the kind's secret fields of one resource compare to (the stored values). */
 export interface Compared {
@@ -106,4 +110,9 @@ export function diffSpecs(current: Compared | null, desired: Record<string, unkn
 export function secretPlaceholder(kind: string, name: string, path: readonly string[]): string {
   const part = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toUpperCase();
   return `\${env:RAMPART_${part(kind)}_${part(name)}_${path.map(part).join('_')}}`;
+}
+
+/** An issue's path in an owning module's write schema, in the document's field names (`outputDestinationIds.1` → `outputDestinations.1`). */
+export function documentPath(apiPath: string, apiFields: Readonly<Record<string, string>> = {}): string {
+  return apiPath.split('.').filter(Boolean).map((part) => apiFields[part] ?? part).join('.');
 }

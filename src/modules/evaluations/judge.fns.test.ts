@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { alignCriteria, judgePrompt, scoreOf } from './judge.fns.js';
 
 describe('the judge', () => {
-  it('matches its grading back to the criteria asked, by text then by position; a skipped one is not met', () => {
+  it('matches its grading back to the criteria asked, by text then by position; a skipped one is ungraded (null), not failed', () => {
     const answer = { criteria: [{ criterion: 'B', met: false, explanation: 'no' }, { criterion: 'a (reworded)', met: true, explanation: 'yes' }], score: 40, explanation: '' };
     expect(alignCriteria(['A', 'B', 'C'], answer)).toEqual([
       { criterion: 'A', met: false, explanation: 'no' },
       { criterion: 'B', met: false, explanation: 'no' },
-      { criterion: 'C', met: false, explanation: 'The judge did not grade this criterion' },
+      { criterion: 'C', met: null, explanation: 'The judge did not grade this criterion' },
     ]);
     expect([scoreOf(101.4), scoreOf(-3), scoreOf(Number.NaN), scoreOf(66.6)]).toEqual([100, 0, 0, 67]);
   });

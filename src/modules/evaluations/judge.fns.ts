@@ -45,11 +45,15 @@ export function judgePrompt(criteria: readonly string[], run: { status: string; 
 /** The judge's score as stored: an integer 0–100. */
 export const scoreOf = (score: number): number => Math.max(0, Math.min(100, Math.round(Number.isFinite(score) ? score : 0)));
 
-/** The judge's grading matched back to the criteria asked, in order (a criterion it skipped counts as not met). */
-export function alignCriteria(asked: readonly string[], answer: JudgeAnswerT): Array<{ criterion: string; met: boolean; explanation: string }> {
+/**
+ * The judge's grading matched back to the criteria asked, in order. A criterion it skipped is
+ * ungraded, `met: null` (docs): never counted as failed, so a judge's glitch never sends
+ * `run.criteria_failed`.
+ */
+export function alignCriteria(asked: readonly string[], answer: JudgeAnswerT): Array<{ criterion: string; met: boolean | null; explanation: string }> {
   return asked.map((criterion, i) => {
     const byText = answer.criteria.find((c) => c.criterion.trim() === criterion.trim());
     const graded = byText ?? answer.criteria[i];
-    return graded ? { criterion, met: graded.met, explanation: graded.explanation } : { criterion, met: false, explanation: 'The judge did not grade this criterion' };
+    return graded ? { criterion, met: graded.met, explanation: graded.explanation } : { criterion, met: null, explanation: 'The judge did not grade this criterion' };
   });
 }

@@ -21,7 +21,7 @@ export interface JudgeDeps {
   logger: Logger;
 }
 
-type Graded = { ok: true; criteria: Array<{ criterion: string; met: boolean; explanation: string }>; score: number; explanation: string } | { ok: false; message: string };
+type Graded = { ok: true; criteria: Array<{ criterion: string; met: boolean | null; explanation: string }>; score: number; explanation: string } | { ok: false; message: string };
 
 /** One judge call: the organization's judge model grades `criteria` on the run's transcript. Throws on a model failure (the job retries). */
 async function grade(deps: JudgeDeps, organizationId: string, criteria: string[], run: RunOutcome, signal: AbortSignal, extra?: string): Promise<Graded> {
@@ -60,7 +60,7 @@ export function createJudgeJobs(deps: JudgeDeps): JobDefinition<any>[] {
       }
       await deps.db.transaction().execute(async (tx) => {
         const recorded = await recordRunJudgement(tx, organizationId, runId, { results: graded.criteria, score: graded.score, explanation: graded.explanation });
-        const failed = graded.criteria.filter((c) => !c.met);
+        const failed = graded.criteria.filter((c) => c.met === false); // ungraded (null) is no failure
         if (!recorded || failed.length === 0 || !agent.notifyCriteriaFailed) return;
         // The run id is the event id: receivers see one criteria_failed per run.
         const event = newEvent(

@@ -19,7 +19,7 @@ export async function runOutcome(db: Queryable, organizationId: string, runId: s
 export type RunOutcome = NonNullable<Awaited<ReturnType<typeof runOutcome>>>;
 
 export interface RunJudgement {
-  results: Array<{ criterion: string; met: boolean; explanation: string }>;
+  results: Array<{ criterion: string; met: boolean | null; explanation: string }>;
   score: number;
   explanation: string;
 }

@@ -111,7 +111,7 @@ export const RunDetail = RunSummary.extend({
     )
     .describe("The run's output sent to the agent's output destinations, one delivery per destination (attempts and redelivery: GET /api/output-destinations/{id}/deliveries); empty until the run is done"),
   acceptanceCriteriaResults: z
-    .array(z.object({ criterion: z.string(), met: z.boolean(), explanation: z.string() }))
+    .array(z.object({ criterion: z.string(), met: z.boolean().nullable().describe('null: the judge did not grade it (never counted as failed)'), explanation: z.string() }))
     .nullable()
     .describe("The judge's grading of each of the agent's acceptance criteria (docs/evaluations.md); null until graded"),
   evalExplanation: z.string().nullable().describe("The judge's one-paragraph reason for `evalScore`"),

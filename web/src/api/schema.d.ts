@@ -1077,7 +1077,7 @@ export interface paths {
         put?: never;
         /**
          * Plan: what applying these documents would change
-         * @description Needs the read permission of each kind the documents describe (every kind with `prune`). Broken documents and references are 400 with an issue per problem at `documents.<i>.…`. Nothing is written. Secret fields are never shown (`"(secret: will change)"`, URLs redacted), and their values are compared only for callers with the kind's manage permission: for others they are listed in `notCompared`.
+         * @description Needs the read permission of each kind the documents describe (every kind with `prune`). Broken documents and references are 400 with an issue per problem at `documents.<i>.…`, all of them in one answer: the plan runs the apply's own writes and rolls them back, so what the apply would refuse (a technique the ATT&CK catalog does not know, a route's unknown log table) the plan refuses. Nothing is written. Secret fields are never shown (`"(secret: will change)"`, URLs redacted), and their values are compared only for callers with the kind's manage permission: for others they are listed in `notCompared`.
          */
         post: operations["planConfig"];
         delete?: never;
@@ -2863,7 +2863,8 @@ export interface components {
             acceptanceCriteriaResults: {
                 criterion: string;
                 explanation: string;
-                met: boolean;
+                /** @description null: the judge did not grade it (never counted as failed) */
+                met: boolean | null;
             }[] | null;
             /** Format: uuid */
             agentId: string;
@@ -3429,7 +3430,7 @@ export interface components {
         ConfigChange: {
             /** @enum {string} */
             action: "create" | "update" | "delete";
-            /** @description Field → {from, to}, secret fields apart by their path (`token`, `config.url`). A secret is never shown: a stored one is `"(secret)"`, a new one `"(secret: will change)"`, a removed one null; a URL shows its credential as `REDACTED` */
+            /** @description Field → {from, to}, secret fields apart by their path (`token`, `config.url`). A secret is never shown: a stored one is `"(secret)"`, a new one `"(secret: will change)"`, a removed one null; a URL shows its credential as `REDACTED`. What the apply generates rather than takes from the document is shown too: a webhook trigger's `secret` as `"(secret: will be generated)"` when the document gives none (a create, or a trigger replaced because its agent or source changed), and its `webhookUrl` as `"(generated: a new URL, …)"` */
             diff: {
                 [key: string]: {
                     from: unknown;

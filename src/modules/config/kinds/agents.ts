@@ -13,6 +13,7 @@ export function agentKind(agents: AgentsService, builtinTools: readonly string[]
   };
   return {
     kind: 'Agent',
+    apiFields: { modelAlias: 'model', outputDestinationIds: 'outputDestinations' },
     permissions: { read: ['agent.read'], create: ['agent.create'], update: ['agent.manage'], remove: ['agent.manage'] },
     schema: AgentSpec,
     parse: (_name, spec) => AgentSpec.safeParse(spec),

@@ -95,6 +95,7 @@ export function triageRoutesKind(routing: RoutingService): KindHandler {
   };
   return {
     kind: 'TriageRoutes',
+    apiFields: { responseAgentId: 'responseAgent', defaultResponseAgentId: 'defaultResponseAgent', huntResponseAgentId: 'huntResponseAgent', codeDetectionIds: 'codeDetections' },
     permissions: { read: ['alert.read'], create: ['alert.manage'], update: ['alert.manage'], remove: ['alert.manage'] },
     schema: TriageRoutesSpec,
     parse(name, spec) {

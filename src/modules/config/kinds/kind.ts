@@ -65,11 +65,25 @@ export interface KindHandler {
   create(step: ApplyStep, desired: Desired): Promise<string>;
   update(step: ApplyStep, current: Current, desired: Desired): Promise<void>;
   remove(step: ApplyStep, current: Current): Promise<void>;
+  /**
+   * API field → document field, where the owning module's write schema names a field otherwise
+   * (`outputDestinationIds` → `outputDestinations`): an issue a write reports is shown at the
+   * document's field (and so at its file:line).
+   */
+  apiFields?: Readonly<Record<string, string>>;
+  /**
+   * What applying the document would generate rather than take from it (a webhook trigger's
+   * secret and URL), as diff entries: a plan says so instead of looking like "no changes".
+   */
+  generated?(current: Current | null, desired: Desired): Record<string, { from: unknown; to: unknown }>;
 }
 
-/** The id of a referenced resource (the plan checked it exists, so a miss is a bug). */
+/** A reference to a resource this apply could not create (its own issue is already reported): the change is skipped. */
+export class UnresolvedReference extends Error {}
+
+/** The id of a referenced resource: stored, or created earlier in this apply (a miss means that create failed, or the reference is unknown: both reported). */
 export function idOf(ids: IdsByName, kind: Kind, name: string): string {
   const id = ids.get(kind)?.get(name);
-  if (!id) throw new Error(`config apply: no ${kind} "${name}" after the plan checked it`);
+  if (!id) throw new UnresolvedReference(`config apply: no ${kind} "${name}"`);
   return id;
 }

@@ -31,6 +31,7 @@ export function modelKind(models: ModelsService, deps: { secrets: SecretBox }): 
 
   return {
     kind: 'Model',
+    apiFields: { providerId: 'provider' },
     permissions: { read: ['agent.read'], create: ['agent.manage'], update: ['agent.manage'], remove: ['agent.manage'] },
     schema: ModelSpec,
     parse(_name, spec) {

@@ -1,6 +1,7 @@
 import type { SecretBox } from '../../../platform/secrets.js';
 import type { TriggerPutT, TriggersService } from '../../triggers/index.js';
 import { TriggerSpec } from '../config.schemas.js';
+import { SECRET_GENERATED, SECRET_MASK, URL_GENERATED } from '../plan.fns.js';
 import { idOf, type ApplyStep, type Desired, type KindHandler } from './kind.js';
 
 /**
@@ -37,6 +38,16 @@ export function triggerKind(triggers: TriggersService, deps: { secrets: SecretBo
           deliveryIdPointer: cron ? null : t.deliveryIdPointer,
           ...(cron ? { secret: undefined } : {}),
         },
+      };
+    },
+    generated(current, d) {
+      if (d.spec.source === 'cron') return {};
+      // A new trigger, or one moved to another agent or source (put replaces it): a new id, so a new URL.
+      const replaced = !current || current.spec.source !== d.spec.source || current.spec.agent !== d.spec.agent;
+      const stored = current?.secrets.secret ?? null;
+      return {
+        ...(d.spec.secret === undefined && (replaced || stored === null) ? { secret: { from: stored === null ? null : SECRET_MASK, to: SECRET_GENERATED } } : {}),
+        ...(replaced ? { webhookUrl: { from: current ? '(the current URL)' : null, to: URL_GENERATED } } : {}),
       };
     },
     references: (spec) => (typeof spec.agent === 'string' ? [{ path: ['agent'], kind: 'Agent', name: spec.agent }] : []),
