@@ -52,6 +52,11 @@ export type ToolFactory = (deps: ToolDeps, ctx: ToolRunContext) => Tool;
 export interface ToolDeclaration {
   permissions: readonly Permission[];
   factory: ToolFactory;
+  /**
+   * The tool's policy when the agent sets none (docs/approvals.md): `approve` makes each call wait
+   * for a person, `deny` refuses it. Absent: `allow` (built-in read tools).
+   */
+  defaultPolicy?: 'allow' | 'approve' | 'deny';
 }
 
 /** Tools by the name agents list them under. */

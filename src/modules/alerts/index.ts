@@ -4,6 +4,7 @@ import { defineModule } from '../../platform/module.js';
 import { alertTools } from './alert.tools.js';
 import { runAlertContext } from './run-alert.js';
 import { noteTriageRunEnded } from './alerts.create.js';
+import { alertApprovalSubscriptions } from './alerts.approvals.js';
 import { registerAlertsRoutes } from './alerts.routes.js';
 import { createAlertsService } from './alerts.service.js';
 import { createRoutingService, type RoutingService } from './routing.service.js';
@@ -55,6 +56,6 @@ export const alertsModule = defineModule({
   owns: ownedTables,
   routes: registerAlertsModule,
   tools: alertTools,
-  subscribes: { 'run.ended': noteTriageRunEnded },
+  subscribes: { 'run.ended': noteTriageRunEnded, ...alertApprovalSubscriptions },
   readers: { runAlert: runAlertContext },
 });

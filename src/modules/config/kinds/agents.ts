@@ -48,6 +48,8 @@ export function agentKind(agents: AgentsService, builtinTools: readonly string[]
           maxDurationMs: a.maxDurationMs,
           acceptanceCriteria: a.acceptanceCriteria,
           notifyCriteriaFailed: a.notifyCriteriaFailed,
+          toolPolicies: a.toolPolicies,
+          approvalSettings: a.approvalSettings,
         },
         secrets: {},
         managedBy: a.managedBy,

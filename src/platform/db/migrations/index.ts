@@ -37,6 +37,7 @@ import * as m0130 from './0130_iocs_count_generation.js';
 import * as m0131 from './0131_hunt_alert_on_known_exploited.js';
 import * as m0134 from './0134_destination_signing_secrets.js';
 import * as m0135 from './0135_identity_providers_oidc_scim.js';
+import * as m0138 from './0138_tool_approvals.js';
 import * as m0097 from './0097_intel_items_duplicate_of_idx.js';
 import * as m0071 from './0071_csaf_sources.js';
 import * as m0072 from './0072_items_processed_idx.js';
@@ -95,4 +96,5 @@ export const migrations: Record<string, Migration> = {
   '0131_hunt_alert_on_known_exploited': m0131,
   '0134_destination_signing_secrets': m0134,
   '0135_identity_providers_oidc_scim': m0135,
+  '0138_tool_approvals': m0138,
 };
