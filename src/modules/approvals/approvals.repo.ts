@@ -19,6 +19,7 @@ export interface NewApproval {
   toolName: string;
   args: unknown;
   reason: string;
+  requestedAt: Date;
   expiresAt: Date;
 }
 

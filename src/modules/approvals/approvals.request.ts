@@ -44,10 +44,11 @@ export interface RunOfRequest {
  * `approval.requested` message to the agent's destinations, with its console link.
  */
 export async function requestApprovals(tx: Queryable, events: EventBus, run: RunOfRequest, calls: readonly ApprovalNeeded[], baseUrl: string): Promise<ApprovalRow[]> {
-  const expiresAt = new Date(Date.now() + run.expiresAfterSeconds * 1000);
+  const requestedAt = new Date();
+  const expiresAt = new Date(requestedAt.getTime() + run.expiresAfterSeconds * 1000);
   const rows = await insertApprovals(
     tx,
-    calls.map((c) => ({ id: uuidv7(), organizationId: run.organizationId, runId: run.runId, agentId: run.agentId, alertId: run.alertId, toolCallId: c.toolCallId, toolName: c.toolName, args: c.args, reason: c.reason.slice(0, 4000), expiresAt })),
+    calls.map((c) => ({ id: uuidv7(), organizationId: run.organizationId, runId: run.runId, agentId: run.agentId, alertId: run.alertId, toolCallId: c.toolCallId, toolName: c.toolName, args: c.args, reason: c.reason.slice(0, 4000), requestedAt, expiresAt })),
   );
   for (const r of rows) {
     await events.emit(tx, 'approval.requested', approvalEvent(r));
