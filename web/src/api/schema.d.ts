@@ -667,6 +667,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List approval requests, newest first
+         * @description Tool calls of agent runs that wait for (or waited for) a person. Filters: `status` (`pending` for the queue), `runId`, `alertId`, `agentId`; paged with `limit` and `offset`.
+         */
+        get: operations["listApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/approvals/{approvalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One approval request */
+        get: operations["getApproval"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/approvals/{approvalId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a pending tool call
+         * @description The run resumes (a new job) and calls the tool once, with exactly the arguments shown. Exactly one decision wins: a request decided already (by someone else, by Slack, or expired) answers 409 with its `status`, `decidedBy` and `decidedAt`. The agent's `approvalSettings` may restrict who decides (403 `{error}`). Needs `approval.decide`. Audited with its source (`api` or `console`).
+         */
+        post: operations["approveApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/approvals/{approvalId}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny a pending tool call
+         * @description The run resumes and the model is given `denied by <user>: <comment>` as the tool's result. Exactly one decision wins: a request decided already (by someone else, by Slack, or expired) answers 409 with its `status`, `decidedBy` and `decidedAt`. The agent's `approvalSettings` may restrict who decides (403 `{error}`). Needs `approval.decide`. Audited with its source (`api` or `console`).
+         */
+        post: operations["denyApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/assets": {
         parameters: {
             query?: never;
@@ -2377,6 +2454,26 @@ export interface paths {
         patch: operations["patchScimUser"];
         trace?: never;
     };
+    "/slack/interactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Slack's interaction request (Approve / Deny buttons)
+         * @description Set as the Request URL of the Slack app's Interactivity. Slack posts `application/x-www-form-urlencoded` `payload=<JSON>`; the request must carry a valid `X-Slack-Signature` (v0 HMAC-SHA256 of `v0:<timestamp>:<raw body>` with RAMPART_SLACK_SIGNING_SECRET) and an `X-Slack-Request-Timestamp` within 5 minutes, else 401. The clicking Slack user is mapped to a Rampart user by their verified email; a refusal (unknown user, no `approval.decide`, not an approver, decided already) is answered ephemerally. docs/approvals.md#slack
+         */
+        post: operations["receiveSlackInteraction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sources": {
         parameters: {
             query?: never;
@@ -2687,10 +2784,10 @@ export interface components {
             } | null;
             startedAt: string | null;
             /**
-             * @description `waiting`: queued for a worker; `running`; `done`: finished, result available; `error`: failed or hit a limit (see statusMessage); `interrupted`: stopped on request
+             * @description `waiting`: queued for a worker; `running`; `awaiting_approval`: a tool call waits for a person (GET /api/approvals; the run holds no worker meanwhile and resumes when every request is decided); `done`: finished, result available; `error`: failed or hit a limit (see statusMessage); `interrupted`: stopped on request
              * @enum {string}
              */
-            status: "waiting" | "running" | "done" | "error" | "interrupted";
+            status: "waiting" | "running" | "awaiting_approval" | "done" | "error" | "interrupted";
             statusMessage: string | null;
             stepCount: number;
             /** @description Triggered runs: the webhook delivery the run came from (also given to the model); null otherwise */
@@ -2983,7 +3080,7 @@ export interface components {
                 [key: string]: unknown;
             };
             id: string;
-            /** @description `created`, `duplicate`, `routed`, `not_routed`, `assigned`, `triage_started`, `triage_finished`, `status_changed`, `escalated`, `closed`, `reopened`, `severity_changed`, `updated`, `comment` */
+            /** @description `created`, `duplicate`, `routed`, `not_routed`, `assigned`, `triage_started`, `triage_finished`, `status_changed`, `escalated`, `closed`, `reopened`, `severity_changed`, `updated`, `comment`, `approval_requested`, `approval_decided` (docs/approvals.md) */
             kind: string;
             runId: string | null;
         };
@@ -3318,10 +3415,10 @@ export interface components {
                 toolCalls: {
                     args: unknown;
                     /**
-                     * @description shadow: acted on the shadow alert; recorded: not executed (would have acted on the world); called: read-only, executed; refused: the sandbox refused it
+                     * @description shadow: acted on the shadow alert; recorded: not executed (would have acted on the world); called: read-only, executed; refused: the sandbox (or the agent's tool policy `deny`) refused it; approval: would have asked a person for approval (tool policy `approve`), recorded and not executed
                      * @enum {string}
                      */
-                    effect: "shadow" | "recorded" | "called" | "refused";
+                    effect: "shadow" | "recorded" | "called" | "refused" | "approval";
                     toolName: string;
                 }[];
                 /** @description What the agent decided (docs/evaluations.md#verdict); null: no verdict */
@@ -5055,10 +5152,10 @@ export interface operations {
                             queuedAt: string;
                             startedAt: string | null;
                             /**
-                             * @description `waiting`: queued for a worker; `running`; `done`: finished, result available; `error`: failed or hit a limit (see statusMessage); `interrupted`: stopped on request
+                             * @description `waiting`: queued for a worker; `running`; `awaiting_approval`: a tool call waits for a person (GET /api/approvals; the run holds no worker meanwhile and resumes when every request is decided); `done`: finished, result available; `error`: failed or hit a limit (see statusMessage); `interrupted`: stopped on request
                              * @enum {string}
                              */
-                            status: "waiting" | "running" | "done" | "error" | "interrupted";
+                            status: "waiting" | "running" | "awaiting_approval" | "done" | "error" | "interrupted";
                             statusMessage: string | null;
                             stepCount: number;
                             triggerId: string | null;
@@ -5317,6 +5414,12 @@ export interface operations {
                             acceptanceCriteria: string[];
                             /** @enum {string} */
                             agentType: "response" | "detection";
+                            approvalSettings: {
+                                approverRoleIds: string[];
+                                approverUserIds: string[];
+                                expiresAfterSeconds: number;
+                                requireSecondPerson: boolean;
+                            };
                             createdAt: string;
                             description: string;
                             /** Format: uuid */
@@ -5344,6 +5447,9 @@ export interface operations {
                             } | null;
                             systemPrompt: string;
                             toolNames: string[];
+                            toolPolicies: {
+                                [key: string]: "allow" | "approve" | "deny";
+                            };
                             updatedAt: string;
                             /** @description The current version: every change to the agent (or to its triggers' settings) appends one (GET /api/agents/{agentId}/versions) */
                             version: number;
@@ -5430,6 +5536,37 @@ export interface operations {
                      * @enum {string}
                      */
                     agentType?: "response" | "detection";
+                    /**
+                     * @description Approval requests of this agent's runs (docs/approvals.md)
+                     * @default {
+                     *       "expiresAfterSeconds": 3600,
+                     *       "approverRoleIds": [],
+                     *       "approverUserIds": [],
+                     *       "requireSecondPerson": false
+                     *     }
+                     */
+                    approvalSettings?: {
+                        /**
+                         * @description Only users holding one of these roles may decide (with approverUserIds: either); empty with approverUserIds empty: anyone holding `approval.decide`
+                         * @default []
+                         */
+                        approverRoleIds?: string[];
+                        /**
+                         * @description Only these users may decide (with approverRoleIds: either)
+                         * @default []
+                         */
+                        approverUserIds?: string[];
+                        /**
+                         * @description A request no one decides within this time is denied with reason `expired` (default 1 hour)
+                         * @default 3600
+                         */
+                        expiresAfterSeconds?: number;
+                        /**
+                         * @description Refuse a decision by the person who last changed the agent
+                         * @default false
+                         */
+                        requireSecondPerson?: boolean;
+                    };
                     /** @default  */
                     description?: string;
                     /** @default [] */
@@ -5477,6 +5614,13 @@ export interface operations {
                     systemPrompt: string;
                     /** @default [] */
                     toolNames?: string[];
+                    /**
+                     * @description Per tool the agent lists (a built-in name, `mcp:<server>/<tool>` or `mcp:<server>/*`): `allow` runs each call, `approve` waits for a person (docs/approvals.md), `deny` refuses it. A tool not named takes its default: built-in read tools `allow`, a built-in declaring otherwise (block_indicator) its own, MCP tools `allow` only when their server declares them `readOnlyHint`, `http_request` `approve` for any method but GET and HEAD
+                     * @default {}
+                     */
+                    toolPolicies?: {
+                        [key: string]: "allow" | "approve" | "deny";
+                    };
                 };
             };
         };
@@ -5491,6 +5635,12 @@ export interface operations {
                         acceptanceCriteria: string[];
                         /** @enum {string} */
                         agentType: "response" | "detection";
+                        approvalSettings: {
+                            approverRoleIds: string[];
+                            approverUserIds: string[];
+                            expiresAfterSeconds: number;
+                            requireSecondPerson: boolean;
+                        };
                         createdAt: string;
                         description: string;
                         /** Format: uuid */
@@ -5518,6 +5668,9 @@ export interface operations {
                         } | null;
                         systemPrompt: string;
                         toolNames: string[];
+                        toolPolicies: {
+                            [key: string]: "allow" | "approve" | "deny";
+                        };
                         updatedAt: string;
                         /** @description The current version: every change to the agent (or to its triggers' settings) appends one (GET /api/agents/{agentId}/versions) */
                         version: number;
@@ -5603,6 +5756,12 @@ export interface operations {
                         acceptanceCriteria: string[];
                         /** @enum {string} */
                         agentType: "response" | "detection";
+                        approvalSettings: {
+                            approverRoleIds: string[];
+                            approverUserIds: string[];
+                            expiresAfterSeconds: number;
+                            requireSecondPerson: boolean;
+                        };
                         createdAt: string;
                         description: string;
                         /** Format: uuid */
@@ -5630,6 +5789,9 @@ export interface operations {
                         } | null;
                         systemPrompt: string;
                         toolNames: string[];
+                        toolPolicies: {
+                            [key: string]: "allow" | "approve" | "deny";
+                        };
                         updatedAt: string;
                         /** @description The current version: every change to the agent (or to its triggers' settings) appends one (GET /api/agents/{agentId}/versions) */
                         version: number;
@@ -5728,6 +5890,37 @@ export interface operations {
                      * @enum {string}
                      */
                     agentType?: "response" | "detection";
+                    /**
+                     * @description Approval requests of this agent's runs (docs/approvals.md)
+                     * @default {
+                     *       "expiresAfterSeconds": 3600,
+                     *       "approverRoleIds": [],
+                     *       "approverUserIds": [],
+                     *       "requireSecondPerson": false
+                     *     }
+                     */
+                    approvalSettings?: {
+                        /**
+                         * @description Only users holding one of these roles may decide (with approverUserIds: either); empty with approverUserIds empty: anyone holding `approval.decide`
+                         * @default []
+                         */
+                        approverRoleIds?: string[];
+                        /**
+                         * @description Only these users may decide (with approverRoleIds: either)
+                         * @default []
+                         */
+                        approverUserIds?: string[];
+                        /**
+                         * @description A request no one decides within this time is denied with reason `expired` (default 1 hour)
+                         * @default 3600
+                         */
+                        expiresAfterSeconds?: number;
+                        /**
+                         * @description Refuse a decision by the person who last changed the agent
+                         * @default false
+                         */
+                        requireSecondPerson?: boolean;
+                    };
                     /** @default  */
                     description?: string;
                     /** @default [] */
@@ -5775,6 +5968,13 @@ export interface operations {
                     systemPrompt: string;
                     /** @default [] */
                     toolNames?: string[];
+                    /**
+                     * @description Per tool the agent lists (a built-in name, `mcp:<server>/<tool>` or `mcp:<server>/*`): `allow` runs each call, `approve` waits for a person (docs/approvals.md), `deny` refuses it. A tool not named takes its default: built-in read tools `allow`, a built-in declaring otherwise (block_indicator) its own, MCP tools `allow` only when their server declares them `readOnlyHint`, `http_request` `approve` for any method but GET and HEAD
+                     * @default {}
+                     */
+                    toolPolicies?: {
+                        [key: string]: "allow" | "approve" | "deny";
+                    };
                 };
             };
         };
@@ -5789,6 +5989,12 @@ export interface operations {
                         acceptanceCriteria: string[];
                         /** @enum {string} */
                         agentType: "response" | "detection";
+                        approvalSettings: {
+                            approverRoleIds: string[];
+                            approverUserIds: string[];
+                            expiresAfterSeconds: number;
+                            requireSecondPerson: boolean;
+                        };
                         createdAt: string;
                         description: string;
                         /** Format: uuid */
@@ -5816,6 +6022,9 @@ export interface operations {
                         } | null;
                         systemPrompt: string;
                         toolNames: string[];
+                        toolPolicies: {
+                            [key: string]: "allow" | "approve" | "deny";
+                        };
                         updatedAt: string;
                         /** @description The current version: every change to the agent (or to its triggers' settings) appends one (GET /api/agents/{agentId}/versions) */
                         version: number;
@@ -6376,10 +6585,10 @@ export interface operations {
                         /** Format: uuid */
                         runId: string;
                         /**
-                         * @description `waiting`: queued for a worker; `running`; `done`: finished, result available; `error`: failed or hit a limit (see statusMessage); `interrupted`: stopped on request
+                         * @description `waiting`: queued for a worker; `running`; `awaiting_approval`: a tool call waits for a person (GET /api/approvals; the run holds no worker meanwhile and resumes when every request is decided); `done`: finished, result available; `error`: failed or hit a limit (see statusMessage); `interrupted`: stopped on request
                          * @enum {string}
                          */
-                        status: "waiting" | "running" | "done" | "error" | "interrupted";
+                        status: "waiting" | "running" | "awaiting_approval" | "done" | "error" | "interrupted";
                         statusMessage?: string;
                     };
                 };
@@ -6573,10 +6782,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         /**
-                         * @description `waiting`: queued for a worker; `running`; `done`: finished, result available; `error`: failed or hit a limit (see statusMessage); `interrupted`: stopped on request
+                         * @description `waiting`: queued for a worker; `running`; `awaiting_approval`: a tool call waits for a person (GET /api/approvals; the run holds no worker meanwhile and resumes when every request is decided); `done`: finished, result available; `error`: failed or hit a limit (see statusMessage); `interrupted`: stopped on request
                          * @enum {string}
                          */
-                        status: "waiting" | "running" | "done" | "error" | "interrupted";
+                        status: "waiting" | "running" | "awaiting_approval" | "done" | "error" | "interrupted";
                         statusMessage?: string;
                     };
                 };
@@ -6706,10 +6915,10 @@ export interface operations {
                         /** Format: uuid */
                         runId: string;
                         /**
-                         * @description `waiting`: queued for a worker; `running`; `done`: finished, result available; `error`: failed or hit a limit (see statusMessage); `interrupted`: stopped on request
+                         * @description `waiting`: queued for a worker; `running`; `awaiting_approval`: a tool call waits for a person (GET /api/approvals; the run holds no worker meanwhile and resumes when every request is decided); `done`: finished, result available; `error`: failed or hit a limit (see statusMessage); `interrupted`: stopped on request
                          * @enum {string}
                          */
-                        status: "waiting" | "running" | "done" | "error" | "interrupted";
+                        status: "waiting" | "running" | "awaiting_approval" | "done" | "error" | "interrupted";
                         statusMessage?: string;
                     };
                 };
@@ -7729,6 +7938,12 @@ export interface operations {
                         acceptanceCriteria: string[];
                         /** @enum {string} */
                         agentType: "response" | "detection";
+                        approvalSettings: {
+                            approverRoleIds: string[];
+                            approverUserIds: string[];
+                            expiresAfterSeconds: number;
+                            requireSecondPerson: boolean;
+                        };
                         createdAt: string;
                         description: string;
                         /** Format: uuid */
@@ -7756,6 +7971,9 @@ export interface operations {
                         } | null;
                         systemPrompt: string;
                         toolNames: string[];
+                        toolPolicies: {
+                            [key: string]: "allow" | "approve" | "deny";
+                        };
                         updatedAt: string;
                         /** @description The current version: every change to the agent (or to its triggers' settings) appends one (GET /api/agents/{agentId}/versions) */
                         version: number;
@@ -9419,6 +9637,558 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query?: {
+                agentId?: string;
+                alertId?: string;
+                limit?: number;
+                offset?: number;
+                runId?: string;
+                /** @description `pending`: waits for a person; `denied` / `expired`: the tool was not called (the model is told why); `approved`: decided, the run is resuming; `executing`: the call is under way; `executed` / `failed`: the call ran once with the approved arguments; `outcome_unknown`: the worker stopped during the call, so whether it took effect is unknown (it is never run again) */
+                status?: "pending" | "approved" | "denied" | "expired" | "executing" | "executed" | "failed" | "outcome_unknown";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        approvals: {
+                            /** Format: uuid */
+                            agentId: string;
+                            alertId: string | null;
+                            /** @description The arguments exactly as the model gave them; an approved call runs with exactly these */
+                            args: unknown;
+                            comment: string | null;
+                            /** @description The request in the web console */
+                            consoleUrl: string;
+                            decidedAt: string | null;
+                            /** @description Who decided; null while pending and for an expired request */
+                            decidedBy: {
+                                name: string | null;
+                                userId: string | null;
+                            } | null;
+                            decidedVia: ("console" | "api" | "slack" | "expiry") | null;
+                            executedAt: string | null;
+                            expiresAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            organizationId: string;
+                            /** @description What the model was given: `{result}` or `{error}` once the call ran */
+                            outcome: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description The model's stated reason (its text before the call), empty when it gave none */
+                            reason: string;
+                            requestedAt: string;
+                            /** Format: uuid */
+                            runId: string;
+                            /**
+                             * @description `pending`: waits for a person; `denied` / `expired`: the tool was not called (the model is told why); `approved`: decided, the run is resuming; `executing`: the call is under way; `executed` / `failed`: the call ran once with the approved arguments; `outcome_unknown`: the worker stopped during the call, so whether it took effect is unknown (it is never run again)
+                             * @enum {string}
+                             */
+                            status: "pending" | "approved" | "denied" | "expired" | "executing" | "executed" | "failed" | "outcome_unknown";
+                            toolCallId: string;
+                            /** @description The tool as the agent lists it (`mcp:<server>/<tool>` for an MCP tool) */
+                            toolName: string;
+                        }[];
+                        totalCount: number;
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                approvalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        agentId: string;
+                        alertId: string | null;
+                        /** @description The arguments exactly as the model gave them; an approved call runs with exactly these */
+                        args: unknown;
+                        comment: string | null;
+                        /** @description The request in the web console */
+                        consoleUrl: string;
+                        decidedAt: string | null;
+                        /** @description Who decided; null while pending and for an expired request */
+                        decidedBy: {
+                            name: string | null;
+                            userId: string | null;
+                        } | null;
+                        decidedVia: ("console" | "api" | "slack" | "expiry") | null;
+                        executedAt: string | null;
+                        expiresAt: string;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        /** @description What the model was given: `{result}` or `{error}` once the call ran */
+                        outcome: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description The model's stated reason (its text before the call), empty when it gave none */
+                        reason: string;
+                        requestedAt: string;
+                        /** Format: uuid */
+                        runId: string;
+                        /**
+                         * @description `pending`: waits for a person; `denied` / `expired`: the tool was not called (the model is told why); `approved`: decided, the run is resuming; `executing`: the call is under way; `executed` / `failed`: the call ran once with the approved arguments; `outcome_unknown`: the worker stopped during the call, so whether it took effect is unknown (it is never run again)
+                         * @enum {string}
+                         */
+                        status: "pending" | "approved" | "denied" | "expired" | "executing" | "executed" | "failed" | "outcome_unknown";
+                        toolCallId: string;
+                        /** @description The tool as the agent lists it (`mcp:<server>/<tool>` for an MCP tool) */
+                        toolName: string;
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    approveApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                approvalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Said to the model with a denial (`denied by <user>: <comment>`), kept with either decision */
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        agentId: string;
+                        alertId: string | null;
+                        /** @description The arguments exactly as the model gave them; an approved call runs with exactly these */
+                        args: unknown;
+                        comment: string | null;
+                        /** @description The request in the web console */
+                        consoleUrl: string;
+                        decidedAt: string | null;
+                        /** @description Who decided; null while pending and for an expired request */
+                        decidedBy: {
+                            name: string | null;
+                            userId: string | null;
+                        } | null;
+                        decidedVia: ("console" | "api" | "slack" | "expiry") | null;
+                        executedAt: string | null;
+                        expiresAt: string;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        /** @description What the model was given: `{result}` or `{error}` once the call ran */
+                        outcome: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description The model's stated reason (its text before the call), empty when it gave none */
+                        reason: string;
+                        requestedAt: string;
+                        /** Format: uuid */
+                        runId: string;
+                        /**
+                         * @description `pending`: waits for a person; `denied` / `expired`: the tool was not called (the model is told why); `approved`: decided, the run is resuming; `executing`: the call is under way; `executed` / `failed`: the call ran once with the approved arguments; `outcome_unknown`: the worker stopped during the call, so whether it took effect is unknown (it is never run again)
+                         * @enum {string}
+                         */
+                        status: "pending" | "approved" | "denied" | "expired" | "executing" | "executed" | "failed" | "outcome_unknown";
+                        toolCallId: string;
+                        /** @description The tool as the agent lists it (`mcp:<server>/<tool>` for an MCP tool) */
+                        toolName: string;
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        decidedAt: string | null;
+                        decidedBy: {
+                            name: string | null;
+                            userId: string | null;
+                        } | null;
+                        error: string;
+                        /**
+                         * @description `pending`: waits for a person; `denied` / `expired`: the tool was not called (the model is told why); `approved`: decided, the run is resuming; `executing`: the call is under way; `executed` / `failed`: the call ran once with the approved arguments; `outcome_unknown`: the worker stopped during the call, so whether it took effect is unknown (it is never run again)
+                         * @enum {string}
+                         */
+                        status: "pending" | "approved" | "denied" | "expired" | "executing" | "executed" | "failed" | "outcome_unknown";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    denyApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                approvalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Said to the model with a denial (`denied by <user>: <comment>`), kept with either decision */
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        agentId: string;
+                        alertId: string | null;
+                        /** @description The arguments exactly as the model gave them; an approved call runs with exactly these */
+                        args: unknown;
+                        comment: string | null;
+                        /** @description The request in the web console */
+                        consoleUrl: string;
+                        decidedAt: string | null;
+                        /** @description Who decided; null while pending and for an expired request */
+                        decidedBy: {
+                            name: string | null;
+                            userId: string | null;
+                        } | null;
+                        decidedVia: ("console" | "api" | "slack" | "expiry") | null;
+                        executedAt: string | null;
+                        expiresAt: string;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        organizationId: string;
+                        /** @description What the model was given: `{result}` or `{error}` once the call ran */
+                        outcome: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description The model's stated reason (its text before the call), empty when it gave none */
+                        reason: string;
+                        requestedAt: string;
+                        /** Format: uuid */
+                        runId: string;
+                        /**
+                         * @description `pending`: waits for a person; `denied` / `expired`: the tool was not called (the model is told why); `approved`: decided, the run is resuming; `executing`: the call is under way; `executed` / `failed`: the call ran once with the approved arguments; `outcome_unknown`: the worker stopped during the call, so whether it took effect is unknown (it is never run again)
+                         * @enum {string}
+                         */
+                        status: "pending" | "approved" | "denied" | "expired" | "executing" | "executed" | "failed" | "outcome_unknown";
+                        toolCallId: string;
+                        /** @description The tool as the agent lists it (`mcp:<server>/<tool>` for an MCP tool) */
+                        toolName: string;
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        decidedAt: string | null;
+                        decidedBy: {
+                            name: string | null;
+                            userId: string | null;
+                        } | null;
+                        error: string;
+                        /**
+                         * @description `pending`: waits for a person; `denied` / `expired`: the tool was not called (the model is told why); `approved`: decided, the run is resuming; `executing`: the call is under way; `executed` / `failed`: the call ran once with the approved arguments; `outcome_unknown`: the worker stopped during the call, so whether it took effect is unknown (it is never run again)
+                         * @enum {string}
+                         */
+                        status: "pending" | "approved" | "denied" | "expired" | "executing" | "executed" | "failed" | "outcome_unknown";
+                    };
                 };
             };
             /** @description Rate limit exceeded (`Retry-After` header, seconds) */
@@ -16715,7 +17485,7 @@ export interface operations {
                     description?: string;
                     name: string;
                     /** @default [] */
-                    permissions?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage" | "setting.identityProviders.manage")[];
+                    permissions?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage" | "setting.identityProviders.manage" | "approval.read" | "approval.decide")[];
                 };
             };
         };
@@ -16997,9 +17767,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @default [] */
-                    toAdd?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage" | "setting.identityProviders.manage")[];
+                    toAdd?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage" | "setting.identityProviders.manage" | "approval.read" | "approval.decide")[];
                     /** @default [] */
-                    toRemove?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage" | "setting.identityProviders.manage")[];
+                    toRemove?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage" | "setting.identityProviders.manage" | "approval.read" | "approval.decide")[];
                 };
             };
         };
@@ -22182,6 +22952,96 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     };
+                };
+            };
+        };
+    };
+    receiveSlackInteraction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The form body, `payload=<url-encoded JSON>` */
+        requestBody: {
+            content: {
+                "application/json": string;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
