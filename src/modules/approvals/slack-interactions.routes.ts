@@ -25,7 +25,7 @@ export function registerSlackInteractionRoutes(root: FastifyInstance, slack: Ret
           'and an `X-Slack-Request-Timestamp` within 5 minutes, else 401. The clicking Slack user is mapped to a Rampart user by their verified email; a refusal (unknown user, no `approval.decide`, not an approver, decided already) is answered ephemerally. docs/approvals.md#slack',
         security: [],
         body: z.string().describe('The form body, `payload=<url-encoded JSON>`'),
-        response: publicResponses({ 200: z.record(z.string(), z.unknown()) }, 400, 401, 413, 415),
+        response: publicResponses({ 200: z.record(z.string(), z.unknown()) }, 400, 401, 403, 413, 415),
       },
     }, async (req, reply) => {
       const answer = await slack.handle(req.headers, typeof req.body === 'string' ? req.body : '');
