@@ -22,6 +22,7 @@ import { agentsModule } from './modules/agents/index.js';
 import { triggersModule } from './modules/triggers/index.js';
 import { modelsModule } from './modules/models/index.js';
 import { toolsModule } from './modules/tools/index.js';
+import { approvalsModule } from './modules/approvals/index.js';
 import { runsModule } from './modules/runs/index.js';
 import { alertsModule } from './modules/alerts/index.js';
 import { huntModule } from './modules/hunt/index.js';
@@ -58,6 +59,7 @@ export const MODULES: ReadonlyArray<ModuleManifest<any, any>> = [
   triggersModule,
   modelsModule,
   toolsModule,
+  approvalsModule,
   runsModule,
   alertsModule,
   huntModule,

@@ -29,6 +29,8 @@ const envSchema = z.object({
     .regex(/^rmp_[a-z0-9]{8}_[A-Za-z0-9_-]{43}$/, 'must look like a Rampart API key (rmp_<8 chars>_<43 chars>)')
     .optional(),
   RAMPART_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
+  /** The Slack app's signing secret: Slack's Approve/Deny clicks (POST /slack/interactions) are verified with it (docs/approvals.md#slack). */
+  RAMPART_SLACK_SIGNING_SECRET: z.string().min(16).max(256).optional(),
   RAMPART_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   RAMPART_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   RAMPART_INTAKE_GROUP_WAIT_MS: z.coerce.number().int().min(0).max(100).default(10),
@@ -62,6 +64,8 @@ export interface Config {
   secretKey: string | undefined;
   bootstrapApiKey: string | undefined;
   allowPrivateNetworks: boolean;
+  /** RAMPART_SLACK_SIGNING_SECRET; without it Slack interactions are refused. */
+  slackSigningSecret?: string | undefined;
   rateLimitPerMinute: number;
   bodyLimitBytes: number;
   /** Webhook intake's group commit: how long a plain delivery waits for others to share its statement (triggers' intake-group.ts). */
@@ -114,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     secretKey: e.RAMPART_SECRET_KEY,
     bootstrapApiKey: e.RAMPART_BOOTSTRAP_API_KEY,
     allowPrivateNetworks: e.RAMPART_ALLOW_PRIVATE_NETWORKS,
+    slackSigningSecret: e.RAMPART_SLACK_SIGNING_SECRET,
     rateLimitPerMinute: e.RAMPART_RATE_LIMIT_PER_MINUTE,
     bodyLimitBytes: e.RAMPART_BODY_LIMIT_BYTES,
     intakeGroupWaitMs: e.RAMPART_INTAKE_GROUP_WAIT_MS,

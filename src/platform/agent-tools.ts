@@ -52,7 +52,10 @@ export type ToolFactory = (deps: ToolDeps, ctx: ToolRunContext) => Tool;
 export interface ToolDeclaration {
   permissions: readonly Permission[];
   factory: ToolFactory;
-  /** Whether a call runs at once, waits for a person's approval or is refused, unless the agent's tool policy says otherwise (issue 43). */
+  /**
+   * The tool's policy when the agent sets none (docs/approvals.md): `approve` makes each call wait
+   * for a person, `deny` refuses it. Absent: `allow` (built-in read tools).
+   */
   defaultPolicy?: 'allow' | 'approve' | 'deny';
 }
 

@@ -11,7 +11,7 @@
 import { uuidv7 } from 'uuidv7';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { createEventBus } from '../../src/platform/events.js';
-import { createAlert, createTriggerAlertGroup } from '../../src/modules/alerts/index.js';
+import { createTriggerAlert, createTriggerAlertGroup } from '../../src/flows/trigger-firing.flow.js';
 
 const { GAP_TEST_DATABASE_URL: url, GAP_TEST_ORG: organizationId, GAP_TEST_AGENT: agentId, GAP_TEST_USER: userId } = process.env;
 if (!url || !organizationId || !agentId || !userId) {
@@ -29,7 +29,7 @@ const events = createEventBus([
 ]);
 const grouped = createTriggerAlertGroup(database.db, { maxWaitMs: 0, maxBatch: 8, maxInFlight: 1 });
 const runId = uuidv7();
-await createAlert(
+await createTriggerAlert(
   database.db,
   {
     organizationId,
@@ -38,7 +38,8 @@ await createAlert(
     source: { category: 'trigger', name: 'Gap hook', triggerType: 'webhook' },
     createdBy: 'trigger',
     payload: { rule: 'gap' },
-    triage: { kind: 'trigger', agentId, runId, triggerName: 'Gap hook', run: { organizationId, agentId, mode: 'trigger', input: { rule: 'gap' }, actorUserId: userId } },
+    triage: { kind: 'trigger', agentId, runId, triggerName: 'Gap hook' },
   },
+  { organizationId, agentId, mode: 'trigger', input: { rule: 'gap' }, actorUserId: userId },
   { events, grouped },
 );

@@ -14,6 +14,8 @@ export const SNAPSHOT_FIELDS = [
   'outputDestinationIds',
   'maxSteps',
   'maxDurationMs',
+  'toolPolicies',
+  'approvalSettings',
   'triggers',
 ] as const;
 

@@ -4,6 +4,7 @@ import { NotFoundError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
 import { findAgentRow } from './agents.repo.js';
 import type { AgentCreateT, AgentDto } from './agents.schemas.js';
+import { DEFAULT_APPROVAL_SETTINGS } from './agents.schemas.js';
 import type { AgentsService } from './agents.service.js';
 import { diffSnapshots } from './agent-versions.fns.js';
 import { findAgentVersionRow, listAgentVersionRows, type AgentVersionRow, type AgentVersionSnapshot } from './agent-versions.repo.js';
@@ -41,6 +42,8 @@ function agentFieldsOf(s: AgentVersionSnapshot, maxConcurrentRuns: number | null
     maxConcurrentRuns,
     acceptanceCriteria: s.acceptanceCriteria ?? [],
     notifyCriteriaFailed: s.notifyCriteriaFailed ?? false,
+    toolPolicies: (s.toolPolicies ?? {}) as AgentCreateT['toolPolicies'],
+    approvalSettings: { ...DEFAULT_APPROVAL_SETTINGS, ...(s.approvalSettings as Partial<AgentCreateT['approvalSettings']> | undefined) },
   };
 }
 

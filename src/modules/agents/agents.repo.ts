@@ -18,7 +18,9 @@ export async function listAgentRows(db: Queryable, organizationId: string, limit
   return { rows, total: Number(count.n) };
 }
 /** What a run executes of its agent, pinned if the agent changes before the run ends (runs' run-pinning.ts). */
-export type PinnedAgent = Pick<AgentRow, 'id' | 'name' | 'description' | 'agentType' | 'systemPrompt' | 'modelAlias' | 'toolNames' | 'inputs' | 'structuredOutputSchema' | 'outputDestinationIds' | 'maxSteps' | 'maxDurationMs' | 'acceptanceCriteria' | 'notifyCriteriaFailed'>;
+export type PinnedAgent = Pick<AgentRow, 'id' | 'name' | 'description' | 'agentType' | 'systemPrompt' | 'modelAlias' | 'toolNames' | 'inputs' | 'structuredOutputSchema' | 'outputDestinationIds' | 'maxSteps' | 'maxDurationMs' | 'acceptanceCriteria' | 'notifyCriteriaFailed'> &
+  /** Absent from snapshots taken before migration 0138: no policies, default settings. */
+  Partial<Pick<AgentRow, 'toolPolicies' | 'approvalSettings'>>;
 
 /**
  * The agent as a `PinnedAgent` JSON object, as an SQL expression (runs embed it in the UPDATE
@@ -30,6 +32,7 @@ export function agentSnapshotSql(organizationId: string, agentId: string): RawBu
       'id', a.id, 'name', a.name, 'description', a.description, 'agentType', a.agent_type, 'systemPrompt', a.system_prompt, 'modelAlias', a.model_alias, 'toolNames', to_jsonb(a.tool_names),
       'inputs', a.inputs, 'structuredOutputSchema', a.structured_output_schema, 'outputDestinationIds', to_jsonb(a.output_destination_ids),
       'maxSteps', a.max_steps, 'maxDurationMs', a.max_duration_ms,
-      'acceptanceCriteria', to_jsonb(a.acceptance_criteria), 'notifyCriteriaFailed', a.notify_criteria_failed)
+      'acceptanceCriteria', to_jsonb(a.acceptance_criteria), 'notifyCriteriaFailed', a.notify_criteria_failed,
+      'toolPolicies', a.tool_policies, 'approvalSettings', a.approval_settings)
     FROM agents a WHERE a.id = ${agentId} AND a.organization_id = ${organizationId})`;
 }

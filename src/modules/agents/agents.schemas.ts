@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { managedFields } from '../../platform/managed.js';
-import { MCP_TOOL_RE } from '../tools/index.js';
+import { MCP_TOOL_RE, TOOL_POLICIES } from '../tools/index.js';
 import { schemaCompileError } from './output-schema.fns.js';
 
 /**
@@ -33,6 +33,28 @@ const JsonSchemaObject = z
   })
   .describe('JSON Schema (type object) the final answer must satisfy');
 
+/** What a call of each tool needs (docs/approvals.md#tool-policies); a tool not named takes its own default. */
+const toolPolicies = (builtin: readonly string[]) =>
+  z
+    .record(toolName(builtin), z.enum(TOOL_POLICIES))
+    .refine((r) => Object.keys(r).length <= 64, { error: 'at most 64 tool policies' })
+    .default({})
+    .describe(
+      'Per tool the agent lists (a built-in name, `mcp:<server>/<tool>` or `mcp:<server>/*`): `allow` runs each call, `approve` waits for a person (docs/approvals.md), `deny` refuses it. A tool not named takes its default: built-in read tools `allow`, a built-in declaring otherwise (block_indicator) its own, MCP tools `allow` only when their server declares them `readOnlyHint`, `http_request` `approve` for any method but GET and HEAD',
+    );
+
+/** Who may decide this agent's approval requests, and for how long they wait. */
+export const ApprovalSettings = z
+  .strictObject({
+    expiresAfterSeconds: z.number().int().min(60).max(7 * 24 * 3600).default(3600).describe('A request no one decides within this time is denied with reason `expired` (default 1 hour)'),
+    approverRoleIds: z.array(z.uuid()).max(32).default([]).describe('Only users holding one of these roles may decide (with approverUserIds: either); empty with approverUserIds empty: anyone holding `approval.decide`'),
+    approverUserIds: z.array(z.uuid()).max(64).default([]).describe('Only these users may decide (with approverRoleIds: either)'),
+    requireSecondPerson: z.boolean().default(false).describe('Refuse a decision by the person who last changed the agent'),
+  })
+  .describe('Approval requests of this agent\'s runs (docs/approvals.md)');
+export type ApprovalSettingsT = z.infer<typeof ApprovalSettings>;
+export const DEFAULT_APPROVAL_SETTINGS: ApprovalSettingsT = { expiresAfterSeconds: 3600, approverRoleIds: [], approverUserIds: [], requireSecondPerson: false };
+
 /** The fields of an agent as written (config documents reuse them, with names for ids). */
 export const agentFields = (builtinTools: readonly string[]) => ({
   name: z.string().trim().min(1).max(255),
@@ -60,6 +82,8 @@ export const agentFields = (builtinTools: readonly string[]) => ({
     .describe('At most this many runs of the agent hold a worker slot at once; its other runs wait. Default null: no limit of its own (runs still share the worker slots fairly with other agents; docs/operations.md#agent-run-scheduling)'),
   acceptanceCriteria: z.array(z.string().trim().min(1).max(1000)).max(20).default([]).describe("What every run should achieve; graded by the organization's judge model after each run (docs/evaluations.md)"),
   notifyCriteriaFailed: z.boolean().default(false).describe('Send `run.criteria_failed` to the output destinations when a run fails a criterion'),
+  toolPolicies: toolPolicies(builtinTools),
+  approvalSettings: ApprovalSettings.default(DEFAULT_APPROVAL_SETTINGS),
 });
 
 /** The body of POST and of PUT (which replaces the agent; omitted optional fields take their defaults), over the service's built-in tool names. */
@@ -85,6 +109,8 @@ export const Agent = z.object({
   ...managedFields,
   acceptanceCriteria: z.array(z.string()),
   notifyCriteriaFailed: z.boolean(),
+  toolPolicies: z.record(z.string(), z.enum(TOOL_POLICIES)),
+  approvalSettings: z.object({ expiresAfterSeconds: z.number().int(), approverRoleIds: z.array(z.uuid()), approverUserIds: z.array(z.uuid()), requireSecondPerson: z.boolean() }),
   warnings: z
     .array(z.string())
     .describe('What to know about this configuration, e.g. a `structuredOutputSchema` that cannot be sent in OpenAI strict mode (it is then sent non-strict); empty when nothing'),

@@ -10,7 +10,7 @@ import { iso } from '../../platform/time.js';
 import { parseMcpToolName, unknownMcpServers } from '../tools/index.js';
 import { findAgentRow, listAgentRows, type AgentRow } from './agents.repo.js';
 import { unknownDestinationIds } from '../destinations/index.js';
-import type { AgentCreateT, AgentDto } from './agents.schemas.js';
+import { DEFAULT_APPROVAL_SETTINGS, type AgentCreateT, type AgentDto, type ApprovalSettingsT } from './agents.schemas.js';
 import { appendAgentVersion, NO_TRIGGERS, originOf, type TriggerSettingsSql, type VersionOrigin } from './agent-versions.repo.js';
 import { outputSchemaWarnings } from './output-schema.fns.js';
 
@@ -45,6 +45,8 @@ export function toAgentDto(row: AgentRow): AgentDto {
     managedSource: row.managedSource,
     acceptanceCriteria: row.acceptanceCriteria,
     notifyCriteriaFailed: row.notifyCriteriaFailed,
+    toolPolicies: row.toolPolicies as AgentDto['toolPolicies'],
+    approvalSettings: { ...DEFAULT_APPROVAL_SETTINGS, ...(row.approvalSettings as Partial<ApprovalSettingsT>) },
     warnings: outputSchemaWarnings(row.structuredOutputSchema),
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
@@ -63,6 +65,14 @@ async function checkReferences(db: Queryable, organizationId: string, input: Age
     const server = parseMcpToolName(n)?.server;
     if (server && missing.has(server)) issues.push({ path: `toolNames.${i}`, message: `no MCP server named "${server}"`, code: 'unknown_reference', location: 'body' });
   });
+  // A policy for a tool the agent does not list would never apply: say so rather than keep it silently.
+  const listed = new Set(input.toolNames);
+  for (const name of Object.keys(input.toolPolicies ?? {})) {
+    const server = parseMcpToolName(name)?.server;
+    if (!listed.has(name) && !(server && listed.has(`mcp:${server}/*`))) {
+      issues.push({ path: `toolPolicies.${name}`, message: `"${name}" is not one of the agent's toolNames`, code: 'unknown_reference', location: 'body' });
+    }
+  }
   if (issues.length) throw new ValidationError(issues);
 }
 
@@ -82,6 +92,8 @@ function columns(input: AgentCreateT) {
     maxConcurrentRuns: input.maxConcurrentRuns,
     acceptanceCriteria: input.acceptanceCriteria,
     notifyCriteriaFailed: input.notifyCriteriaFailed,
+    toolPolicies: JSON.stringify(input.toolPolicies ?? {}),
+    approvalSettings: JSON.stringify(input.approvalSettings ?? DEFAULT_APPROVAL_SETTINGS),
   };
 }
 

@@ -11,7 +11,7 @@ import type { TriggerSettingsSql } from './agent-versions.repo.js';
 export { findAgentRow, type AgentRow } from './agents.repo.js';
 export { agentSnapshotSql, type PinnedAgent } from './agents.repo.js';
 export { agentMaxConcurrentRunsOf, agentMaxDurationOf, agentNameOf, agentNames, agentVersionOf, organizationAgents } from './agents.readers.js';
-export { AgentIdParams, agentFields, type AgentInputSpecT, type AgentDto } from './agents.schemas.js';
+export { AgentIdParams, agentFields, DEFAULT_APPROVAL_SETTINGS, type AgentInputSpecT, type AgentDto, type ApprovalSettingsT } from './agents.schemas.js';
 export type { AgentsService, AgentWriteOptions } from './agents.service.js';
 export { structuredOutputSchema } from './output-schema.fns.js';
 export { inputProblems } from './inputs.fns.js';

@@ -69,7 +69,7 @@ export const TimelineEntry = z
   .object({
     id: z.string(),
     alertId: z.string(),
-    kind: z.string().describe('`created`, `duplicate`, `routed`, `not_routed`, `assigned`, `triage_started`, `triage_finished`, `status_changed`, `escalated`, `closed`, `reopened`, `severity_changed`, `updated`, `comment`'),
+    kind: z.string().describe('`created`, `duplicate`, `routed`, `not_routed`, `assigned`, `triage_started`, `triage_finished`, `status_changed`, `escalated`, `closed`, `reopened`, `severity_changed`, `updated`, `comment`, `approval_requested`, `approval_decided` (docs/approvals.md)'),
     actorType: z.enum(['human', 'agent', 'system']),
     actorUserId: uuidOrNull,
     actorAgentId: uuidOrNull,

@@ -4,6 +4,7 @@ import { defineModule, type ModuleServices, type ServiceDeps } from '../../platf
 import { alertTools } from './alert.tools.js';
 import { runAlertContext } from './run-alert.js';
 import { noteTriageRunEnded } from './alerts.create.js';
+import { alertApprovalSubscriptions } from './alerts.approvals.js';
 import { registerAlertsRoutes } from './alerts.routes.js';
 import { createAlertsService, type AlertsService } from './alerts.service.js';
 import { createRoutingService, type RoutingService } from './routing.service.js';
@@ -72,7 +73,7 @@ export const alertsModule = defineModule({
   services: alertsServices,
   routes: registerAlertsModule,
   tools: alertTools,
-  subscribes: { 'run.ended': noteTriageRunEnded },
+  subscribes: { 'run.ended': noteTriageRunEnded, ...alertApprovalSubscriptions },
   readers: { runAlert: runAlertContext },
   schedulerPasses: [alertEventRecoveryPass],
 });

@@ -222,6 +222,26 @@ function rawMessageOf(event: OutboundEvent, baseUrl: string): Message {
       alert: summary,
     };
   }
+  if (event.type === 'approval.requested') {
+    // A tool call waiting for a person (docs/approvals.md): every product carries the link to the request in the console.
+    const toolName = str(d.toolName) ?? 'a tool';
+    const url = str(d.approvalUrl);
+    const fields = [
+      { name: 'Tool', value: toolName },
+      { name: 'Arguments', value: JSON.stringify(d.args ?? null).slice(0, 1900) },
+      ...(str(d.agentName) ? [{ name: 'Agent', value: String(d.agentName) }] : []),
+      ...(str(d.expiresAt) ? [{ name: 'Expires', value: String(d.expiresAt) }] : []),
+    ];
+    const runLink = str(d.runId) && str(d.agentId) ? [{ text: 'Run', url: consoleLinks.run(baseUrl, String(d.agentId), String(d.runId)) }] : [];
+    return {
+      ...base,
+      title: `Approval needed: ${str(d.agentName) ?? 'an agent'} wants to call ${toolName}`,
+      body: str(d.reason) ?? '',
+      severity: 'high',
+      fields,
+      links: [...(url ? [{ text: 'Review the request', url }] : []), ...runLink],
+    };
+  }
   // Anything else (a test message, future event types): its title/message if any, else the data.
   return {
     ...base,

@@ -10,7 +10,7 @@ export type ResultRow = Omit<Selectable<EvaluationResultsTable>, 'shadow'> & { s
 export interface ToolCallRecordT {
   toolName: string;
   args: unknown;
-  effect: 'shadow' | 'recorded' | 'called' | 'refused';
+  effect: 'shadow' | 'recorded' | 'called' | 'refused' | 'approval';
 }
 
 export async function findEvaluation(db: Queryable, organizationId: string, id: string, forUpdate = false): Promise<EvaluationRow | undefined> {

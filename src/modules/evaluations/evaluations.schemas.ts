@@ -106,7 +106,7 @@ export const Criterion = z.object({ criterion: z.string(), met: z.boolean().null
 export const ToolCallRecord = z.object({
   toolName: z.string(),
   args: z.unknown(),
-  effect: z.enum(['shadow', 'recorded', 'called', 'refused']).describe('shadow: acted on the shadow alert; recorded: not executed (would have acted on the world); called: read-only, executed; refused: the sandbox refused it'),
+  effect: z.enum(['shadow', 'recorded', 'called', 'refused', 'approval']).describe('shadow: acted on the shadow alert; recorded: not executed (would have acted on the world); called: read-only, executed; refused: the sandbox (or the agent\'s tool policy `deny`) refused it; approval: would have asked a person for approval (tool policy `approve`), recorded and not executed'),
 });
 
 export const CaseResult = z.object({

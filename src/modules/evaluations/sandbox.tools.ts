@@ -20,6 +20,9 @@ import { shadowContext, shadowView } from './shadow.fns.js';
 const SHADOWED = ['get_alert', 'comment_on_alert', 'update_alert', 'set_alert_status'] as const;
 const READ_ONLY_BUILTINS = new Set(['search_intel_items', 'lookup_indicator']);
 
+/** An evaluation never waits for a person: the call is recorded as "would have asked approval" and the model told so. */
+const WOULD_ASK_APPROVAL = { recorded: true, wouldHaveAskedApproval: true, message: 'This run is an evaluation: this call would have asked a person for approval; it was recorded and not executed.' };
+
 const RECORDED_ANSWER = { recorded: true, message: 'This run is an evaluation: the call was recorded with its arguments and not executed.' };
 
 export const evaluationSandbox: LoadRunSandbox = async (db, run) => {
@@ -42,6 +45,16 @@ function sandboxed(db: Database, resultId: string, built: RunTools, ctx: ToolRun
       ...original,
       execute: async (input: unknown, options: Parameters<NonNullable<Tool['execute']>>[1]) => {
         const call = { toolName: name, args: input ?? null };
+        // The agent's tool policy first: a call that would wait for a person is recorded, never run; a denied one is refused.
+        const policy = built.policyOf?.(name, input) ?? 'allow';
+        if (policy === 'approve') {
+          await appendToolCall(db, resultId, { ...call, effect: 'approval' });
+          return WOULD_ASK_APPROVAL;
+        }
+        if (policy === 'deny') {
+          await appendToolCall(db, resultId, { ...call, effect: 'refused' });
+          throw new Error(`Refused by the agent's tool policy: ${name} is denied`);
+        }
         if (shadow) {
           // Listed once it is known whether the shadow took it (a refused status change, a missing permission).
           try {
@@ -59,7 +72,7 @@ function sandboxed(db: Database, resultId: string, built: RunTools, ctx: ToolRun
       },
     } as Tool;
   }
-  return { tools, close: built.close, readOnlyTools: built.readOnlyTools ?? new Set() };
+  return { tools, close: built.close, readOnlyTools: built.readOnlyTools ?? new Set(), ...(built.toolInfo ? { toolInfo: built.toolInfo } : {}) };
 }
 
 /** The permissions the alerts module declares for its tool (its manifest): the shadow replaces the checked tool's execute, so it checks them itself. */

@@ -5,6 +5,7 @@ import { buildToolSet } from '../tools/index.js';
 import { createAgentRunJob } from './run.jobs.js';
 import { sweepAbandonedRuns } from './run-sweep.js';
 import { runsSubscriptions } from './run-pinning.js';
+import { runResumeSubscriptions } from './run-approvals.js';
 import { registerRunsRoutes } from './runs.routes.js';
 import { createRunsService } from './runs.service.js';
 import { registerRunMetrics } from './runs.metrics.js';
@@ -42,6 +43,7 @@ export const runsModule = defineModule({
       ...deps,
       buildTools: (ctx, names) => buildToolSet({ ...deps, catalog: deps.tools }, ctx, names),
       loadRunAlert: deps.readers.runAlert,
+      baseUrl: deps.baseUrl,
       ...(deps.readers.runSandbox ? { loadSandbox: deps.readers.runSandbox } : {}),
     }),
   ],
@@ -54,5 +56,5 @@ export const runsModule = defineModule({
       },
     },
   ],
-  subscribes: runsSubscriptions,
+  subscribes: { ...runsSubscriptions, ...runResumeSubscriptions },
 });

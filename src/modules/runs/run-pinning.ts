@@ -17,7 +17,7 @@ export const runsSubscriptions: Subscriptions = {
       .set({ agentSnapshot: agentSnapshotSql(organizationId, agentId) as never })
       .where('organizationId', '=', organizationId)
       .where('agentId', '=', agentId)
-      .where('status', 'in', ['waiting', 'running'])
+      .where('status', 'in', ['waiting', 'running', 'awaiting_approval'])
       .where('agentSnapshot', 'is', null)
       .execute();
   },

@@ -5,6 +5,9 @@ import { agentNameOf, type PinnedAgent } from '../agents/index.js';
 import type { EventBus, EventSpec } from '../../platform/events.js';
 import type { RunResult } from './run-result.fns.js';
 import type { RunRow } from './runs.repo.js';
+import type { RunTranscript } from './run-approvals.js';
+import { requestApprovals, type ApprovalNeeded } from '../approvals/index.js';
+import { DEFAULT_APPROVAL_SETTINGS } from '../agents/index.js';
 
 /** Run state transitions, each a single guarded UPDATE so concurrent actors cannot clobber them. */
 
@@ -172,5 +175,46 @@ export async function endAbandonedRun(db: Database, runId: string, reason: strin
     await tx.updateTable('agentRuns').set({ status, statusMessage, finishedAt: now, updatedAt: now }).where('id', '=', runId).execute();
     await events.emit(tx, 'run.ended', { runId, organizationId: run.organizationId, agentId: run.agentId, agentName: run.agentName ?? '', triggerId: run.triggerId, mode: run.mode, status, statusMessage, finalAssistantMessage: '' });
     return true;
+  });
+}
+
+/**
+ * `running` → `awaiting_approval`: stores the transcript the run resumes from and records its
+ * approval requests (approvals' front door: the requests, the alert timeline's event and the
+ * messages to the agent's destinations), in one transaction. The job then ends: the run holds no
+ * worker slot, job lock, connection or model context while it waits.
+ */
+export async function awaitApproval(
+  db: Database,
+  run: RunRow,
+  agent: PinnedAgent,
+  events: EventBus,
+  w: { transcript: RunTranscript; calls: ApprovalNeeded[]; baseUrl: string },
+): Promise<void> {
+  const settings = { ...DEFAULT_APPROVAL_SETTINGS, ...(agent.approvalSettings as Partial<typeof DEFAULT_APPROVAL_SETTINGS> | undefined) };
+  const tools = [...new Set(w.calls.map((c) => c.toolName))].join(', ');
+  await db.transaction().execute(async (tx) => {
+    const updated = await tx
+      .updateTable('agentRuns')
+      .set({
+        status: 'awaiting_approval',
+        statusMessage: `Waiting for a person to approve ${tools}`,
+        transcript: JSON.stringify(w.transcript),
+        stepCount: w.transcript.steps.length,
+        ...usageOf(w.transcript.steps),
+        updatedAt: new Date(),
+      })
+      .where('id', '=', run.id)
+      .where('status', '=', 'running')
+      .returning('id')
+      .executeTakeFirst();
+    if (!updated) return;
+    await requestApprovals(
+      tx,
+      events,
+      { organizationId: run.organizationId, runId: run.id, agentId: agent.id, agentName: agent.name, alertId: run.alertId, expiresAfterSeconds: settings.expiresAfterSeconds, destinationIds: agent.outputDestinationIds },
+      w.calls,
+      w.baseUrl,
+    );
   });
 }

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /** Agent runs (spec §2.8, §4.6; DESIGN.md §5). */
-export const RunStatus = z.enum(['waiting', 'running', 'done', 'error', 'interrupted']).describe(
-  '`waiting`: queued for a worker; `running`; `done`: finished, result available; `error`: failed or hit a limit (see statusMessage); `interrupted`: stopped on request',
+export const RunStatus = z.enum(['waiting', 'running', 'awaiting_approval', 'done', 'error', 'interrupted']).describe(
+  '`waiting`: queued for a worker; `running`; `awaiting_approval`: a tool call waits for a person (GET /api/approvals; the run holds no worker meanwhile and resumes when every request is decided); `done`: finished, result available; `error`: failed or hit a limit (see statusMessage); `interrupted`: stopped on request',
 );
 export const RunMode = z.enum(['sync', 'async', 'trigger', 'cron', 'triage', 'evaluation']);
 

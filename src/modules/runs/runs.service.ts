@@ -1,5 +1,6 @@
 import type { Database } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
+import { closeRunApprovals } from '../approvals/index.js';
 import { writeAudit } from '../../platform/audit.js';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';
@@ -129,15 +130,19 @@ export function createRunsService(deps: { db: Database }) {
         if (!run) throw new NotFoundError('Run');
         if (TERMINAL.has(run.status)) throw new ConflictError(`Run already finished (${run.status})`);
         const now = new Date();
-        const waiting = run.status === 'waiting';
+        // A run awaiting approval holds no job: it ends now, and its pending requests are closed (denied, saying why).
+        const awaiting = run.status === 'awaiting_approval';
+        const waiting = run.status === 'waiting' || awaiting;
+        const message = awaiting ? 'Interrupted while awaiting approval' : 'Interrupted before it started';
         await tx
           .updateTable('agentRuns')
-          .set(waiting ? { status: 'interrupted', statusMessage: 'Interrupted before it started', interruptRequestedAt: now, finishedAt: now, updatedAt: now } : { interruptRequestedAt: now, updatedAt: now })
+          .set(waiting ? { status: 'interrupted', statusMessage: message, interruptRequestedAt: now, finishedAt: now, updatedAt: now } : { interruptRequestedAt: now, updatedAt: now })
           .where('id', '=', runId)
           .execute();
+        if (awaiting) await closeRunApprovals(tx, runId, 'the run was interrupted');
         await writeAudit(tx, ctx, { action: 'agentRun.interrupt', resourceType: 'agentRun', resourceId: runId, metadata: { agentId } });
         return waiting
-          ? { runId, status: 'interrupted' as const, statusMessage: 'Interrupted before it started' }
+          ? { runId, status: 'interrupted' as const, statusMessage: message }
           : { runId, status: run.status, statusMessage: 'Interrupt requested; the run stops at its next check' };
       });
     },

@@ -7,7 +7,8 @@ import { createToolCatalogService } from './tool-catalog.service.js';
 import { BUILTIN_TOOLS } from './builtin-tools.js';
 import type { FastifyInstance } from 'fastify';
 
-export { buildToolSet, type ToolDeps, type ToolRunContext, type BuiltToolSet, type ToolFactory } from './toolset.js';
+export { buildToolSet, type ToolDeps, type ToolRunContext, type BuiltToolSet, type ExposedToolInfo, type ToolFactory } from './toolset.js';
+export { callPolicy, configuredPolicy, isToolPolicy, TOOL_POLICIES, type ToolPolicy } from './tool-policy.fns.js';
 export { requestContextOf, type ToolCatalog } from './tool-context.js';
 export { MCP_TOOL_RE, parseMcpToolName } from './tool-names.js';
 export { listMcpServerRows, unknownMcpServers } from './mcp-servers.repo.js';

@@ -8,6 +8,7 @@ import { providerSafeMcpName } from './mcp-names.fns.js';
 import { parseMcpToolName } from './tool-names.js';
 import type { ToolCatalog, ToolDeclaration, ToolDeps, ToolRunContext } from './tool-context.js';
 import { BUILTIN_TOOLS } from './builtin-tools.js';
+import { mcpDefaultPolicy, type ToolPolicy } from './tool-policy.fns.js';
 
 export type { ToolDeps, ToolRunContext, ToolFactory } from './tool-context.js';
 
@@ -18,6 +19,15 @@ export interface BuiltToolSet {
   close(): Promise<void>;
   /** The MCP tools (as exposed) whose server declares them read-only (`readOnlyHint`): what an evaluation's sandbox may call. */
   readOnlyTools: ReadonlySet<string>;
+  /** Per tool (as exposed): the name the agent lists it under, its MCP server, and its own default policy (tool-policy.fns.ts). */
+  toolInfo: Readonly<Record<string, ExposedToolInfo>>;
+}
+
+export interface ExposedToolInfo {
+  /** The agent's name for it: a built-in name, or `mcp:<server>/<tool>`. */
+  name: string;
+  mcpServer?: string;
+  declaredPolicy: ToolPolicy;
 }
 
 /** Connection handshake and tool listing, per server. */
@@ -36,11 +46,13 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
   const catalog: ToolCatalog = deps.catalog ?? BUILTIN_TOOLS;
   const tools: ToolSet = {};
   const readOnlyTools = new Set<string>();
+  const toolInfo: Record<string, ExposedToolInfo> = {};
   const wanted = new Map<string, { all: boolean; names: string[] }>();
   for (const name of new Set(toolNames)) {
     const declared = Object.hasOwn(catalog, name) ? catalog[name] : undefined;
     if (declared) {
       tools[name] = withPermissionCheck(name, declared, deps, ctx);
+      toolInfo[name] = { name, declaredPolicy: declared.defaultPolicy ?? 'allow' };
       continue;
     }
     const mcp = parseMcpToolName(name);
@@ -50,7 +62,7 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
     else entry.names.push(mcp.tool);
     wanted.set(mcp.server, entry);
   }
-  if (wanted.size === 0) return { tools, close: async () => {}, readOnlyTools };
+  if (wanted.size === 0) return { tools, close: async () => {}, readOnlyTools, toolInfo };
 
   const rows = new Map((await findMcpServersByName(deps.db, ctx.organizationId, [...wanted.keys()])).map((r) => [r.name, r]));
   for (const server of wanted.keys()) {
@@ -94,6 +106,7 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
         if (tools[exposed]) throw new Error(`Two tools would both be named "${exposed}"`);
         tools[exposed] = mcpTool(ai, conn, row, t, ctx);
         if (t.annotations?.readOnlyHint === true) readOnlyTools.add(exposed);
+        toolInfo[exposed] = { name: `mcp:${row.name}/${t.name}`, mcpServer: row.name, declaredPolicy: mcpDefaultPolicy(t.annotations) };
       }
     }
   } catch (err) {
@@ -101,7 +114,7 @@ export async function buildToolSet(deps: ToolDeps, ctx: ToolRunContext, toolName
     throw err;
   }
   deps.logger.debug({ runId: ctx.runId, tools: Object.keys(tools) }, 'tool set built');
-  return { tools, close, readOnlyTools };
+  return { tools, close, readOnlyTools, toolInfo };
 }
 
 /**

@@ -26,6 +26,8 @@ export const PERMISSIONS = [
   'setting.apiKey.manage',
   'setting.users.manage',
   'setting.identityProviders.manage',
+  'approval.read',
+  'approval.decide',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

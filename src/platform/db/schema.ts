@@ -205,6 +205,7 @@ export interface DB {
   agentTriggers: AgentTriggersTable;
   agentVersions: AgentVersionsTable;
   agentRuns: AgentRunsTable;
+  toolApprovals: ToolApprovalsTable;
   triggerDeliveries: TriggerDeliveriesTable;
   codeDetections: CodeDetectionsTable;
   alerts: AlertsTable;
@@ -505,6 +506,10 @@ export interface AgentsTable {
   /** 'code' when written by config apply (migration 0085). */
   managedBy: Generated<'code' | null>;
   managedSource: Generated<string | null>;
+  /** Tool name → 'allow' | 'approve' | 'deny' (migration 0138; approvals' tool policies). */
+  toolPolicies: JsonDefault<Record<string, string>>;
+  /** Approval expiry, approvers, requireSecondPerson (migration 0138; approvals' ApprovalSettings). */
+  approvalSettings: JsonDefault<Record<string, unknown>>;
 }
 
 /** One immutable version of an agent (migration 0080; agents' agent-versions.repo.ts). */
@@ -559,7 +564,7 @@ export interface AgentTriggersTable {
   managedSource: Generated<string | null>;
 }
 
-export type AgentRunStatus = 'waiting' | 'running' | 'done' | 'error' | 'interrupted';
+export type AgentRunStatus = 'waiting' | 'running' | 'awaiting_approval' | 'done' | 'error' | 'interrupted';
 export type AgentRunMode = 'sync' | 'async' | 'trigger' | 'cron' | 'triage' | 'evaluation';
 
 export interface AgentRunsTable {
@@ -589,6 +594,8 @@ export interface AgentRunsTable {
   outputTokens: Generated<number>;
   attemptCount: Generated<number>;
   interruptRequestedAt: NullableTimestamp;
+  /** What a run awaiting approval resumes from (migration 0138): model messages and steps so far. */
+  transcript: NullableJson<Record<string, unknown>>;
   queuedAt: Timestamp;
   startedAt: NullableTimestamp;
   finishedAt: NullableTimestamp;
@@ -1001,4 +1008,33 @@ export interface DetectCorrelationWindowsTable {
   groupKey: string;
   entries: Json<Array<{ ts: number; rule: number; event: Record<string, unknown> }>>;
   lastEventAt: Timestamp;
+}
+
+export type ToolApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'executing' | 'executed' | 'failed' | 'outcome_unknown';
+
+/** A tool call waiting for, or decided by, a person (migration 0138; the approvals module). */
+export interface ToolApprovalsTable {
+  id: string;
+  organizationId: string;
+  runId: string;
+  agentId: string;
+  alertId: string | null;
+  toolCallId: string;
+  toolName: string;
+  args: Json<unknown>;
+  reason: Generated<string>;
+  status: Generated<ToolApprovalStatus>;
+  requestedAt: Generated<Date>;
+  expiresAt: Timestamp;
+  decidedAt: NullableTimestamp;
+  decidedByUserId: string | null;
+  /** The decider's name (else email) when they decided: what the model and the messages say. */
+  decidedByName: string | null;
+  decidedVia: 'console' | 'api' | 'slack' | 'expiry' | null;
+  comment: string | null;
+  executedAt: NullableTimestamp;
+  /** The call's result or error as the model was given it. */
+  outcome: NullableJson<Record<string, unknown>>;
+  /** Where the Slack request was posted ({destinationId, channel, ts}), for the update naming who decided. */
+  slackMessage: NullableJson<Record<string, unknown>>;
 }

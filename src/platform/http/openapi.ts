@@ -20,6 +20,7 @@ export const TAGS = [
   { name: 'Intel', description: 'The threat-intelligence feed: sources, items, flattened indicators (IOCs), statistics, and its exports (STIX, MISP feed, TAXII 2.1).' },
   { name: 'MITRE Coverage', description: 'ATT&CK coverage: detections against the techniques the intel names, Navigator layers out and in.' },
   { name: 'Tools', description: 'The tools agents may use, built-in and from registered MCP servers.' },
+  { name: 'Approvals', description: 'Extension: tool calls of agent runs that wait for a person (tool policy `approve`), decided from the console, the API or Slack (docs/approvals.md).' },
   { name: 'Audit Logs', description: 'Who changed what in the organization, newest first.' },
   { name: 'Users', description: 'Users of the organization and web-console sessions.' },
   { name: 'SCIM', description: 'Extension: SCIM 2.0 (RFC 7643/7644) provisioning from an identity provider (Okta, Microsoft Entra ID…), with a bearer token per provider: users and groups created, updated, deactivated and deleted.' },

@@ -50,6 +50,8 @@ export function agentKind(agents: AgentsService, builtinTools: readonly string[]
           maxConcurrentRuns: a.maxConcurrentRuns,
           acceptanceCriteria: a.acceptanceCriteria,
           notifyCriteriaFailed: a.notifyCriteriaFailed,
+          toolPolicies: a.toolPolicies,
+          approvalSettings: a.approvalSettings,
         },
         secrets: {},
         managedBy: a.managedBy,

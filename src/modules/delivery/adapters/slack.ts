@@ -49,6 +49,18 @@ export function renderSlack(target: Target, m: Message, channel: string): Render
   for (let i = 0; i < Math.min(m.fields.length, 40); i += 10) {
     blocks.push({ type: 'section', fields: m.fields.slice(i, i + 10).map((f) => mrkdwn(truncate(`*${escapeMrkdwn(f.name)}*\n${escapeMrkdwn(f.value)}`, 2000))) });
   }
+  // An approval request (docs/approvals.md#slack): Approve and Deny, answered at POST /slack/interactions.
+  const approvalId = m.eventType === 'approval.requested' && typeof m.data.approvalId === 'string' ? m.data.approvalId : null;
+  if (approvalId) {
+    blocks.push({
+      type: 'actions',
+      block_id: `rampart_approval_${approvalId}`.slice(0, 255),
+      elements: [
+        { type: 'button', action_id: 'rampart_approval_approve', text: { type: 'plain_text', text: 'Approve' }, style: 'primary', value: approvalId },
+        { type: 'button', action_id: 'rampart_approval_deny', text: { type: 'plain_text', text: 'Deny' }, style: 'danger', value: approvalId },
+      ],
+    });
+  }
   if (m.links.length) blocks.push({ type: 'context', elements: [mrkdwn(truncate(m.links.map(ownLink).join(' · '), 3000))] });
   // The notification text is mrkdwn too (no verbatim there): escaped, links shown as text.
   const text = truncate(escapeMrkdwn(m.body ? `${m.title}\n${m.body}` : m.title), 4000);
