@@ -841,6 +841,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/blocklist-allowlist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The allow list: values never blocked
+         * @description The built-in rules (RFC 1918 and other private, loopback, link-local, multicast ranges; `localhost`), which cannot be removed, then the organization's own domains and ranges. Adding an entry that shares an address with a range, or a domain equal to, under or above an allowed domain, is 422.
+         */
+        get: operations["getBlocklistAllowlist"];
+        put?: never;
+        /**
+         * Protect a domain or address range from every block list
+         * @description Entries already on a list that the new rule covers stay until removed or expired: the rule refuses additions. 409 when the rule exists.
+         */
+        post: operations["addBlocklistAllowRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/blocklist-allowlist/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a rule of the organization's allow list */
+        delete: operations["deleteBlocklistAllowRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/blocklists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the block lists of the organization
+         * @description By name, with each list's count of active (unexpired) entries.
+         */
+        get: operations["listBlocklists"];
+        put?: never;
+        /**
+         * Create a block list
+         * @description Name unique per organization (409 otherwise); the list is served at `/blocklists/{name}.txt` and as the TAXII 2.1 collection of its id. See docs/blocklists.md.
+         */
+        post: operations["createBlocklist"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/blocklists/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one block list */
+        get: operations["getBlocklist"];
+        put?: never;
+        post?: never;
+        /** Delete a block list and its entries */
+        delete: operations["deleteBlocklist"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a block list
+         * @description Renaming moves its external list to the new `/blocklists/{name}.txt` (the old URL answers 404). 409 when the name is taken.
+         */
+        patch: operations["updateBlocklist"];
+        trace?: never;
+    };
+    "/api/blocklists/{id}/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The entries of a block list, oldest first
+         * @description Active entries only unless `includeExpired=true` (expired entries stay readable for an hour, then the cleanup pass deletes them).
+         */
+        get: operations["listBlocklistEntries"];
+        put?: never;
+        /**
+         * Block a value
+         * @description The value is normalized (refanged, hosts lower-cased, networks masked). 201 for a new entry; 200 when the list already held the value: its reason, expiry and author are replaced (blocking again extends a block). 400 for a type the list does not hold, a value that is not of the type, an expiry in the past; 422 `{error, code: "allowlisted", allowRule}` for a value the allow list protects.
+         */
+        post: operations["addBlocklistEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/blocklists/{id}/entries/{entryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unblock: remove an entry */
+        delete: operations["deleteBlocklistEntry"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/code-detections": {
         parameters: {
             query?: never;
@@ -876,6 +1004,23 @@ export interface paths {
         post?: never;
         /** Delete a code detection (409 while a triage route names it or its log table, when no other detection has that table) */
         delete: operations["deleteCodeDetection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/code-detections/{id}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the detection matched: last match, matches per day, the latest matched events */
+        get: operations["getCodeDetectionActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1009,9 +1154,33 @@ export interface paths {
         put?: never;
         /**
          * Plan: what applying these documents would change
-         * @description Needs the read permission of each kind the documents describe (every kind with `prune`). Broken documents and references are 400 with an issue per problem at `documents.<i>.…`. Nothing is written. Secret fields are never shown (`"(secret: will change)"`, URLs redacted), and their values are compared only for callers with the kind's manage permission: for others they are listed in `notCompared`.
+         * @description Needs the read permission of each kind the documents describe (every kind with `prune`). Broken documents and references are 400 with an issue per problem at `documents.<i>.…`, all of them in one answer: the plan runs the apply's own writes and rolls them back, so what the apply would refuse (a technique the ATT&CK catalog does not know, a route's unknown log table) the plan refuses. Nothing is written. Secret fields are never shown (`"(secret: will change)"`, URLs redacted), and their values are compared only for callers with the kind's manage permission: for others they are listed in `notCompared`.
          */
         post: operations["planConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console-sign-in-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How people may sign in to the console
+         * @description Whether API-key sign-in to the console is allowed. Sign-in through the organization's identity providers and `rampart admin login-link` are always allowed.
+         */
+        get: operations["getConsoleSignInSettings"];
+        /**
+         * Allow or refuse API-key sign-in to the console
+         * @description With `apiKeySignIn: false`, `POST /api/session` answers 403 for the organization's keys and the console sessions already opened with a key end at once; people sign in through the identity provider (`GET /auth/oidc/providers`), the operator with `rampart admin login-link`. API keys keep working for the API itself (`Authorization: Bearer`). Audited as `consoleSignInSettings.update`.
+         */
+        put: operations["setConsoleSignInSettings"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1283,6 +1452,37 @@ export interface paths {
         get: operations["compareEvaluations"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send events to be matched against the Sigma detections (202: queued)
+         * @description Events to run the organization's Sigma detections on. The request only stores the batch and
+         *     queues its matching (one statement); workers match it against the enabled detections (a Sigma rule, status not
+         *     `deprecated`) whose logsource the events' logsource satisfies, and delete it. A match creates an alert
+         *     (`createdBy: detection`), or counts a duplicate on the open one, routed to triage like a reported hit; correlation rules
+         *     alert once per completed window. Events are not kept, except the matched ones as evidence (docs/detections.md#events-in).
+         *
+         *     **Body**: a JSON array of objects, NDJSON (one object per line), or one object, with any content type
+         *     (`application/json`, `application/x-ndjson`, `text/plain`); `Content-Encoding: gzip` is inflated.
+         *     **Logsource**: the query's `product`, `category`, `service` for the batch; an event's own `logsource` object wins.
+         *
+         *     **Errors**: 400 a body that is not events (the issue names the line or index), 413 a body over the size limit or
+         *     more than 10,000 events, 415 a Content-Encoding other than gzip.
+         */
+        post: operations["ingestEvents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1761,7 +1961,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the web console with an API key
-         * @description Exchanges an API key for a console session. Sets the `rampart_session` cookie (HttpOnly, SameSite=Strict, Secure when RAMPART_BASE_URL is https). Requests carrying it act as the session's user; those that are not GET, HEAD or OPTIONS also need the `x-csrf-token` header (403 otherwise). A request with an `Authorization` header is authenticated by its API key, never by the cookie.
+         * @description Exchanges an API key for a console session. 403 when the key's organization turned API-key sign-in to the console off (`PUT /api/console-sign-in-settings`): sign in through its identity provider; the key still works for the API. Sets the `rampart_session` cookie (HttpOnly, SameSite=Strict, Secure when RAMPART_BASE_URL is https). Requests carrying it act as the session's user; those that are not GET, HEAD or OPTIONS also need the `x-csrf-token` header (403 otherwise). A request with an `Authorization` header is authenticated by its API key, never by the cookie.
          */
         post: operations["createSession"];
         /**
@@ -2002,6 +2202,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/trigger/events/{triggerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Events from a log shipper, through an `events` trigger (202: queued for matching)
+         * @description The URL of an `events` trigger, for log shippers: Vector's `http` sink, Fluent Bit's `http` output,
+         *     Logstash's `http` output (docs/detections.md#log-shippers). The body and matching are those of `POST /api/events`; the batch's
+         *     logsource is the query's `product`, `category`, `service`, else the trigger's `additionalFields.logsource`.
+         *
+         *     **Authentication** as every trigger: `Authorization: Bearer <trigger secret>`, the secret in `X-Rampart-Secret`, or an API key of the
+         *     trigger's organization with `agent.execute`. The trigger's agent is not run per request: alerts from matches go through the triage routes.
+         *
+         *     **Answers**: 202 `{accepted}`; 200 `{skipped: true, message}` while the trigger is disabled (a shipper does not retry);
+         *     400 a body that is not events; 401 missing or wrong credentials; 403 an API key without `agent.execute`; 404 an unknown,
+         *     draft or deleted trigger, or one of another source; 413 too large; 415 an encoding other than gzip.
+         */
+        post: operations["ingestTriggerEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users": {
         parameters: {
             query?: never;
@@ -2093,9 +2322,29 @@ export interface paths {
         };
         /**
          * The identity providers the console's sign-in screen offers
-         * @description Public (the sign-in screen is shown before anyone is signed in): only each provider's name and where its sign-in starts.
+         * @description Public (the sign-in screen is shown before anyone is signed in): each provider's name and where its sign-in starts, of one organization only, and whether that organization allows API-key sign-in to the console. The organization is the one named by `organizationId` (the console's sign-in address `<RAMPART_BASE_URL>/sign-in?organization=<id>`, shown in Settings → Identity providers); without it, the installation's organization when it has exactly one, else none. An unknown organization answers an empty list, like one without providers.
          */
         get: operations["listSignInProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/blocklists/{name}.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A block list as an external list (PAN-OS EDL, FortiGate threat feed)
+         * @description text/plain, one active value per line, oldest first: addresses and CIDR networks, domains, URLs without their scheme, hashes. Expired entries are left out at read time. `type=ip|domain|url|hash` serves one kind (an EDL object holds one type). Authentication: `Authorization: Basic` with any user name and the API key as password, or Bearer.
+         */
+        get: operations["getBlocklistText"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2711,7 +2960,8 @@ export interface components {
             acceptanceCriteriaResults: {
                 criterion: string;
                 explanation: string;
-                met: boolean;
+                /** @description null: the judge did not grade it (never counted as failed) */
+                met: boolean | null;
             }[] | null;
             /** Format: uuid */
             agentId: string;
@@ -2931,7 +3181,7 @@ export interface components {
             /** @description Whether its alerts go through the triage routes instead of to this agent */
             routeAlerts: boolean;
             /** @enum {string} */
-            source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "cron";
+            source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "events" | "cron";
             updatedAt: string;
             /** @description null for cron triggers */
             webhookUrl: string | null;
@@ -3193,6 +3443,59 @@ export interface components {
                 toolName: string;
             }[];
         };
+        Blocklist: {
+            /** @description Entries not expired */
+            activeEntries: number;
+            createdAt: string;
+            defaultTtlSeconds: number | null;
+            description: string;
+            /** @description Also the id of the list's TAXII 2.1 collection (`/taxii2/api/collections/{id}/`) */
+            id: string;
+            indicatorTypes: ("ipv4" | "ipv6" | "domain" | "url" | "md5" | "sha1" | "sha256")[];
+            name: string;
+            updatedAt: string;
+            /** @description Where firewalls fetch the list (Basic auth, the API key as password) */
+            url: string;
+        };
+        BlocklistAllowRule: {
+            builtin: boolean;
+            createdAt: string | null;
+            /** @description null for the built-in rules, which cannot be removed */
+            id: string | null;
+            /** @enum {string} */
+            kind: "domain" | "cidr";
+            note: string;
+            value: string;
+        };
+        BlocklistEntry: {
+            /** @description Who added the entry: a person (or API key) or an agent's run */
+            addedBy: {
+                /** @constant */
+                type: "user";
+                userId: string | null;
+            } | {
+                agentId: string | null;
+                alertId: string | null;
+                runId: string | null;
+                /** @constant */
+                type: "run";
+            };
+            blocklistId: string;
+            createdAt: string;
+            /** @description After it the entry leaves the list; null: until removed */
+            expiresAt: string | null;
+            id: string;
+            reason: string;
+            /**
+             * @description An indicator type a block list can hold (intel's names)
+             * @enum {string}
+             */
+            type: "ipv4" | "ipv6" | "domain" | "url" | "md5" | "sha1" | "sha256";
+            /** @description Last time it was added again (its reason and expiry replaced) */
+            updatedAt: string;
+            /** @description Normalized: refanged, lower-cased host, canonical address or network */
+            value: string;
+        };
         CodeDetection: {
             attackTactics: string[];
             attackTechniques: string[];
@@ -3224,7 +3527,7 @@ export interface components {
         ConfigChange: {
             /** @enum {string} */
             action: "create" | "update" | "delete";
-            /** @description Field → {from, to}, secret fields apart by their path (`token`, `config.url`). A secret is never shown: a stored one is `"(secret)"`, a new one `"(secret: will change)"`, a removed one null; a URL shows its credential as `REDACTED` */
+            /** @description Field → {from, to}, secret fields apart by their path (`token`, `config.url`). A secret is never shown: a stored one is `"(secret)"`, a new one `"(secret: will change)"`, a removed one null; a URL shows its credential as `REDACTED`. What the apply generates rather than takes from the document is shown too: a webhook trigger's `secret` as `"(secret: will be generated)"` when the document gives none (a create, or a trigger replaced because its agent or source changed), and its `webhookUrl` as `"(generated: a new URL, …)"` */
             diff: {
                 [key: string]: {
                     from: unknown;
@@ -3279,6 +3582,14 @@ export interface components {
                 id: string;
                 name: string;
             };
+        };
+        ConsoleSignInSettings: {
+            /** @description Whether API-key sign-in to the console is allowed (default true) */
+            apiKeySignIn: boolean;
+            /** Format: uuid */
+            organizationId: string;
+            /** @description When it was last changed; null: never changed (the default) */
+            updatedAt: string | null;
         };
         CoverageLayer: {
             createdAt: string;
@@ -4816,6 +5127,11 @@ export interface components {
                 test: number;
                 total: number;
             };
+            /**
+             * @description `matched`: a detection covering the technique matched events in the window (events sent to `POST /api/events`); `paper`: detections cover it but none matched anything in the window; `none`: no detection covers it (a gap)
+             * @enum {string}
+             */
+            evidence: "matched" | "paper" | "none";
             /** @description Declared coverage of imported Navigator layers (shown apart: it does not change the state) */
             external: {
                 comment: string;
@@ -4829,6 +5145,13 @@ export interface components {
                 items: number;
                 lastSeenAt: string | null;
                 malware: number;
+            };
+            matches: {
+                /** @description Detections covering the technique that matched events in the window */
+                detections: number;
+                /** @description Events they matched */
+                events: number;
+                lastMatchedAt: string | null;
             };
             name: string;
             /** @enum {string} */
@@ -4946,7 +5269,7 @@ export interface components {
             /** @description The signing secret the sender generated (Slack app Signing Secret, Linear webhook signing secret, Bugcrowd webhook secret, HackerOne webhook secret when you let it generate one). Write-only; signatures are checked with it instead of the trigger secret. On update: omit to keep, null to clear. */
             signingSecret?: string | null;
             /** @enum {string} */
-            source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace";
+            source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "events";
             /**
              * Format: uuid
              * @description The id in the `webhookUrl` that `…/fields` answered
@@ -5434,6 +5757,7 @@ export interface operations {
                             managedBy: "code" | null;
                             /** @description The source of the last apply that changed it (e.g. a commit id), when given */
                             managedSource: string | null;
+                            maxConcurrentRuns: number | null;
                             maxDurationMs: number;
                             maxSteps: number;
                             modelAlias: string;
@@ -5582,6 +5906,11 @@ export interface operations {
                         type?: "string" | "number" | "boolean" | "object" | "array";
                     }[];
                     /**
+                     * @description At most this many runs of the agent hold a worker slot at once; its other runs wait. Default null: no limit of its own (runs still share the worker slots fairly with other agents; docs/operations.md#agent-run-scheduling)
+                     * @default null
+                     */
+                    maxConcurrentRuns?: number | null;
+                    /**
                      * @description Wall-time limit of a run
                      * @default 300000
                      */
@@ -5655,6 +5984,7 @@ export interface operations {
                         managedBy: "code" | null;
                         /** @description The source of the last apply that changed it (e.g. a commit id), when given */
                         managedSource: string | null;
+                        maxConcurrentRuns: number | null;
                         maxDurationMs: number;
                         maxSteps: number;
                         modelAlias: string;
@@ -5776,6 +6106,7 @@ export interface operations {
                         managedBy: "code" | null;
                         /** @description The source of the last apply that changed it (e.g. a commit id), when given */
                         managedSource: string | null;
+                        maxConcurrentRuns: number | null;
                         maxDurationMs: number;
                         maxSteps: number;
                         modelAlias: string;
@@ -5936,6 +6267,11 @@ export interface operations {
                         type?: "string" | "number" | "boolean" | "object" | "array";
                     }[];
                     /**
+                     * @description At most this many runs of the agent hold a worker slot at once; its other runs wait. Default null: no limit of its own (runs still share the worker slots fairly with other agents; docs/operations.md#agent-run-scheduling)
+                     * @default null
+                     */
+                    maxConcurrentRuns?: number | null;
+                    /**
                      * @description Wall-time limit of a run
                      * @default 300000
                      */
@@ -6009,6 +6345,7 @@ export interface operations {
                         managedBy: "code" | null;
                         /** @description The source of the last apply that changed it (e.g. a commit id), when given */
                         managedSource: string | null;
+                        maxConcurrentRuns: number | null;
                         maxDurationMs: number;
                         maxSteps: number;
                         modelAlias: string;
@@ -7084,7 +7421,7 @@ export interface operations {
             header?: never;
             path: {
                 agentId: string;
-                source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace";
+                source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "events";
             };
             cookie?: never;
         };
@@ -7958,6 +8295,7 @@ export interface operations {
                         managedBy: "code" | null;
                         /** @description The source of the last apply that changed it (e.g. a commit id), when given */
                         managedSource: string | null;
+                        maxConcurrentRuns: number | null;
                         maxDurationMs: number;
                         maxSteps: number;
                         modelAlias: string;
@@ -11071,6 +11409,1028 @@ export interface operations {
             };
         };
     };
+    getBlocklistAllowlist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        rules: components["schemas"]["BlocklistAllowRule"][];
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addBlocklistAllowRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "domain" | "cidr";
+                    /** @default  */
+                    note?: string;
+                    /** @description A domain (its subdomains are covered too) or an address / CIDR range */
+                    value: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlocklistAllowRule"];
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteBlocklistAllowRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBlocklists: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..200 (default 50) */
+                limit?: number;
+                /** @description Rows to skip (default 0) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        blocklists: components["schemas"]["Blocklist"][];
+                        totalCount: number;
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createBlocklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How long an entry stays when it is added without `expiresAt` or `ttlSeconds` (60 s..10 years); null: until removed
+                     * @default null
+                     */
+                    defaultTtlSeconds?: number | null;
+                    /** @default  */
+                    description?: string;
+                    /** @description The types of entry the list accepts (an entry of another type is 400) */
+                    indicatorTypes: ("ipv4" | "ipv6" | "domain" | "url" | "md5" | "sha1" | "sha256")[];
+                    /** @description Unique per organization; the list is served at `/blocklists/{name}.txt` */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Blocklist"];
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBlocklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Blocklist"];
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteBlocklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateBlocklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Applies to entries added from now on */
+                    defaultTtlSeconds?: number | null;
+                    description?: string;
+                    /** @description Entries already held of a type no longer listed stay until they expire or are removed */
+                    indicatorTypes?: ("ipv4" | "ipv6" | "domain" | "url" | "md5" | "sha1" | "sha256")[];
+                    /** @description Unique per organization; the list is served at `/blocklists/{name}.txt` */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Blocklist"];
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBlocklistEntries: {
+        parameters: {
+            query?: {
+                /** @description Also expired entries the cleanup has not removed yet */
+                includeExpired?: "true" | "false";
+                /** @description Page size, 1..200 (default 50) */
+                limit?: number;
+                /** @description Rows to skip (default 0) */
+                offset?: number;
+                /** @description An indicator type a block list can hold (intel's names) */
+                type?: "ipv4" | "ipv6" | "domain" | "url" | "md5" | "sha1" | "sha256";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: components["schemas"]["BlocklistEntry"][];
+                        totalCount: number;
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addBlocklistEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description When it leaves the list (in the future); null: until removed. Default: now plus `ttlSeconds`, else the list's `defaultTtlSeconds` */
+                    expiresAt?: string | null;
+                    /** @description Why it is blocked (shown in the console, the TAXII indicator's description) */
+                    reason: string;
+                    /** @description Instead of `expiresAt`: how long from now */
+                    ttlSeconds?: number;
+                    /**
+                     * @description An indicator type a block list can hold (intel's names)
+                     * @enum {string}
+                     */
+                    type: "ipv4" | "ipv6" | "domain" | "url" | "md5" | "sha1" | "sha256";
+                    /** @description Defanged forms are accepted (`evil[.]example`, `hxxps://…`); IP lists take networks too (`198.51.100.0/24`) */
+                    value: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlocklistEntry"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlocklistEntry"];
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Understood but not possible: the message names the construct (e.g. a Sigma modifier the query language cannot express) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteBlocklistEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                entryId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listCodeDetections: {
         parameters: {
             query?: {
@@ -11556,6 +12916,116 @@ export interface operations {
             };
             /** @description Conflict with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCodeDetectionActivity: {
+        parameters: {
+            query?: {
+                /** @description Days of matches per day, ending today (UTC) */
+                days?: number;
+                /** @description Latest matched events to include */
+                samples?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        codeDetectionId: string;
+                        /** @description The latest event the detection matched (null: never) */
+                        lastMatchedAt: string | null;
+                        matchesInWindow: number;
+                        /** @description Days with at least one match, oldest first */
+                        matchesPerDay: {
+                            /** @description YYYY-MM-DD (UTC) */
+                            day: string;
+                            matches: number;
+                        }[];
+                        /** @description The latest matched events, newest first: the rolling evidence sample (50 kept per detection) */
+                        samples: {
+                            alertId: string | null;
+                            event: {
+                                [key: string]: unknown;
+                            };
+                            matchedAt: string;
+                            ruleTitle: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12284,6 +13754,161 @@ export interface operations {
             };
         };
     };
+    getConsoleSignInSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSignInSettings"];
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setConsoleSignInSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Whether people may sign in to the console with an API key. `false`: only through the organization's identity provider (and `rampart admin login-link`, the operator's way in); turning it off ends the console sessions opened with a key. API keys keep working for the API */
+                    apiKeySignIn: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSignInSettings"];
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getAttackCoverage: {
         parameters: {
             query?: {
@@ -12316,6 +13941,10 @@ export interface operations {
                             covered: number;
                             coveredExperimentalOnly: number;
                             gap: number;
+                            /** @description Techniques whose detections matched events in the window (`evidence: matched`) */
+                            matched: number;
+                            /** @description Techniques detections cover that none of them matched in the window (`evidence: paper`) */
+                            onPaper: number;
                             unused: number;
                         };
                         tactics: {
@@ -12344,6 +13973,11 @@ export interface operations {
                                 test: number;
                                 total: number;
                             };
+                            /**
+                             * @description `matched`: a detection covering the technique matched events in the window (events sent to `POST /api/events`); `paper`: detections cover it but none matched anything in the window; `none`: no detection covers it (a gap)
+                             * @enum {string}
+                             */
+                            evidence: "matched" | "paper" | "none";
                             /** @description Declared coverage of imported Navigator layers (shown apart: it does not change the state) */
                             external: {
                                 comment: string;
@@ -12362,6 +13996,13 @@ export interface operations {
                                 items: number;
                                 name: string;
                             }[];
+                            matches: {
+                                /** @description Detections covering the technique that matched events in the window */
+                                detections: number;
+                                /** @description Events they matched */
+                                events: number;
+                                lastMatchedAt: string | null;
+                            };
                             name: string;
                             recentItems: {
                                 id: string;
@@ -14370,6 +16011,113 @@ export interface operations {
             };
         };
     };
+    ingestEvents: {
+        parameters: {
+            query?: {
+                /** @description The batch's logsource category (`process_creation`, `network_connection`…) */
+                category?: string;
+                /** @description The batch's logsource product (`windows`, `linux`, `aws`…), as Sigma rules name it */
+                product?: string;
+                /** @description The batch's logsource service (`security`, `sysmon`, `cloudtrail`…) */
+                service?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Events as JSON objects: a JSON array, newline-delimited JSON (NDJSON / JSON Lines), or one object; `Content-Encoding: gzip` accepted. Each event may carry its own `logsource` object ({product, category, service}), which wins over the batch's (query parameters). At most 10000 events per request and 65536 bytes per event; a gzip body inflates to at most 33554432 bytes. */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Events queued for matching (all of the body's, or none: a body with one bad event is refused whole) */
+                        accepted: number;
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getHuntAlertSettings: {
         parameters: {
             query?: never;
@@ -14659,7 +16407,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for */
+                    /** @description Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for. An existing Rampart user the provider did not create is taken over (linked at their first sign-in, or by SCIM) only when their domain is listed here */
                     allowedEmailDomains?: string[];
                     /** @description The client (application) id registered at the provider */
                     clientId: string;
@@ -14949,7 +16697,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for */
+                    /** @description Email domains allowed to sign in (exact match of the part after @); empty: any domain the provider vouches for. An existing Rampart user the provider did not create is taken over (linked at their first sign-in, or by SCIM) only when their domain is listed here */
                     allowedEmailDomains?: string[];
                     /** @description The client (application) id registered at the provider */
                     clientId?: string;
@@ -17485,7 +19233,7 @@ export interface operations {
                     description?: string;
                     name: string;
                     /** @default [] */
-                    permissions?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage" | "setting.identityProviders.manage" | "approval.read" | "approval.decide")[];
+                    permissions?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "blocklist.read" | "blocklist.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage" | "setting.identityProviders.manage" | "approval.read" | "approval.decide")[];
                 };
             };
         };
@@ -17767,9 +19515,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @default [] */
-                    toAdd?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage" | "setting.identityProviders.manage" | "approval.read" | "approval.decide")[];
+                    toAdd?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "blocklist.read" | "blocklist.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage" | "setting.identityProviders.manage" | "approval.read" | "approval.decide")[];
                     /** @default [] */
-                    toRemove?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage" | "setting.identityProviders.manage" | "approval.read" | "approval.decide")[];
+                    toRemove?: ("agent.read" | "agent.create" | "agent.manage" | "agent.execute" | "tool.read" | "tool.use" | "tool.manage" | "alert.read" | "alert.triage" | "alert.manage" | "destination.read" | "destination.manage" | "intel.read" | "intel.manage" | "hunt.read" | "hunt.manage" | "blocklist.read" | "blocklist.manage" | "audit.read" | "setting.perms.manage" | "setting.apiKey.manage" | "setting.users.manage" | "setting.identityProviders.manage" | "approval.read" | "approval.decide")[];
                 };
             };
         };
@@ -19572,7 +21320,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace";
+                source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "events";
                 /** @description The trigger id of the webhook URL */
                 triggerId: string;
             };
@@ -19592,6 +21340,138 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TriggerInvocation"];
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ingestTriggerEvents: {
+        parameters: {
+            query?: {
+                /** @description The batch's logsource category (`process_creation`, `network_connection`…) */
+                category?: string;
+                /** @description The batch's logsource product (`windows`, `linux`, `aws`…), as Sigma rules name it */
+                product?: string;
+                /** @description The batch's logsource service (`security`, `sysmon`, `cloudtrail`…) */
+                service?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The trigger id of the trigger's URL */
+                triggerId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Events as JSON objects: a JSON array, newline-delimited JSON (NDJSON / JSON Lines), or one object; `Content-Encoding: gzip` accepted. Each event may carry its own `logsource` object ({product, category, service}), which wins over the batch's (query parameters). At most 10000 events per request and 65536 bytes per event; a gzip body inflates to at most 33554432 bytes. */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {boolean} */
+                        skipped: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Events queued for matching (all of the body's, or none: a body with one bad event is refused whole) */
+                        accepted: number;
+                    };
                 };
             };
             /** @description Invalid input or malformed request */
@@ -20168,7 +22048,10 @@ export interface operations {
     };
     listSignInProviders: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The organization whose sign-in screen this is (`?organization=` of the console's sign-in address) */
+                organizationId?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -20182,6 +22065,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Whether the organization allows signing in to the console with an API key (the screen hides the API-key form when not); true when no organization is named */
+                        apiKeySignIn: boolean;
                         identityProviders: {
                             /** Format: uuid */
                             id: string;
@@ -20189,6 +22074,103 @@ export interface operations {
                             name: string;
                         }[];
                     };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBlocklistText: {
+        parameters: {
+            query?: {
+                /** @description Only one kind of entry: `ip`, `domain`, `url` or `hash` (a PAN-OS EDL object holds one type) */
+                type?: "ip" | "domain" | "url" | "hash";
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One value per line (text/plain), oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded (`Retry-After` header, seconds) */
