@@ -193,13 +193,15 @@ describe('evaluations', () => {
     const e1 = first.cases.find((c: any) => c.title.startsWith('E1'));
     expect(e1).toMatchObject({ verdict: 'escalate', correct: true, expected: { disposition: 'escalate' } });
     const effects = Object.fromEntries(e1.toolCalls.map((c: any) => [c.toolName, c.effect]));
+    // A call the agent's tool policy sends for approval (a POST, an MCP tool without
+    // annotations) is recorded as "would have asked approval", never run (docs/approvals.md).
     expect(effects).toEqual({
       set_alert_status: 'shadow',
       get_alert: 'shadow',
       create_alert: 'recorded',
       send_to_destination: 'recorded',
-      http_request: 'recorded',
-      mcp__inventory__isolate_host: 'recorded',
+      http_request: 'approval',
+      mcp__inventory__isolate_host: 'approval',
       mcp__inventory__lookup_asset: 'called',
     });
     expect(e1.toolCalls.find((c: any) => c.toolName === 'mcp__inventory__isolate_host').args).toEqual({ hostname: 'web-01.corp.example' });

@@ -48,7 +48,7 @@ describe('the trigger firing flow', () => {
       INSERT INTO agent_runs ("id", "organization_id", "agent_id", "agent_version", "status", "mode", "input", "actor_user_id", "actor_api_key_id", "trigger_id", "trigger_source", "trigger_context", "alert_id", "alert_display_id", "agent_snapshot", "queued_at", "updated_at")
       SELECT $37, $38, $39, (SELECT version FROM agents WHERE id = $40), 'waiting', $41, $42, $43, $44, $45, $46, $47, ins.id, $48 || ins.number, $49, $50, $51
       FROM ins WHERE ins.inserted
-      RETURNING id
+      RETURNING id, agent_id
       ),
       run_job AS (
       SELECT (SELECT j.id FROM graphile_worker.add_jobs(ARRAY[ROW(
@@ -59,7 +59,7 @@ describe('the trigger firing flow', () => {
       $55::smallint,
       $56::text,
       $57::smallint,
-      NULL
+      ARRAY[$58 || run.agent_id::text]::text[]
       )::graphile_worker.job_spec]) AS j) AS id FROM run
       )
       SELECT "ins"."id", "ins"."organization_id", "ins"."number", "ins"."title", "ins"."description", "ins"."severity", "ins"."status", "ins"."duplicate_count", "ins"."source_category", "ins"."source_name", "ins"."trigger_type", "ins"."created_by", "ins"."created_by_user_id", "ins"."code_detection_id", "ins"."origin_code_detection_hit_id", "ins"."origin_agent_id", "ins"."origin_trigger_id", "ins"."origin_run_id", "ins"."assigned_agent_id", "ins"."triage_run_id", "ins"."external_provider", "ins"."external_ref", "ins"."external_url", "ins"."dedupe_key", "ins"."routing", "ins"."routing_depth", "ins"."hunt_qualified_by", "ins"."duplicate_of_alert_id", "ins"."created_at", "ins"."updated_at", "ins"."first_triaged_at", "ins"."resolved_at", "ins"."resolved_by_type", "ins"."resolved_by_user_id", "ins"."resolved_by_agent_name", "ins"."resolved_reason", ins.inserted, (SELECT count(*) FROM run_job) AS runs_queued, o.name AS organization_name, (SELECT name FROM agents WHERE id = "ins"."origin_agent_id") AS origin_agent_name, (SELECT name FROM agents WHERE id = "ins"."assigned_agent_id") AS assigned_agent_name, cd.name AS detection_name, cd.rule_id AS detection_rule_id
@@ -77,7 +77,7 @@ describe('the trigger firing flow', () => {
       { key: 'id' }, { key: 'organizationId' }, { key: 'agentId' }, { key: 'agentId' }, { key: 'mode' }, { key: 'input' },
       { key: 'actorUserId' }, { key: 'actorApiKeyId' }, { key: 'triggerId' }, { key: 'triggerSource' }, { key: 'triggerContext' },
       { value: 'RMP-' }, { key: 'agentSnapshot' }, { key: 'now' }, { key: 'now' }, { value: 'agents:run' }, { key: 'job' },
-      { value: null }, { value: 2 }, { key: 'jobKey' }, { value: null },
+      { value: null }, { value: 2 }, { key: 'jobKey' }, { value: null }, { value: 'agent:' },
       ],
     });
   });
@@ -103,7 +103,7 @@ describe('the trigger firing flow', () => {
       SELECT r.id, r.organization_id, r.agent_id, (SELECT version FROM agents WHERE id = "r"."agent_id"), 'waiting', r.mode, (d.x->'r')->'input', r.actor_user_id, r.actor_api_key_id, r.trigger_id,
       r.trigger_source, r.trigger_context, ins.id, $3 || ins.number, r.agent_snapshot, r.queued_at, r.updated_at
       FROM d JOIN ins ON ins.id = (d.x->'a'->>'id')::uuid, jsonb_populate_record(NULL::agent_runs, d.x->'r') AS r
-      RETURNING id
+      RETURNING id, agent_id
       ),
       -- The job's payload as runParams writes it, byte for byte.
       run_job AS (
@@ -116,7 +116,7 @@ describe('the trigger firing flow', () => {
       $5::smallint,
       $6 || run.id::text,
       $7::smallint,
-      NULL::text[]
+      ARRAY[$8 || run.agent_id::text]::text[]
       )::graphile_worker.job_spec FROM run) AS specs) AS s,
       LATERAL graphile_worker.add_jobs(s.specs) AS j
       WHERE cardinality(s.specs) > 0
@@ -128,7 +128,7 @@ describe('the trigger firing flow', () => {
       LEFT JOIN code_detections cd ON cd.id = ins.code_detection_id`,
       parameters: [
       { key: 'items' }, { value: 'RMP-' }, { value: 'RMP-' }, { value: 'agents:run' }, { value: 2 }, { value: 'agent-run:' },
-      { value: null },
+      { value: null }, { value: 'agent:' },
       ],
     });
   });

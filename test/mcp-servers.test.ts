@@ -292,7 +292,7 @@ describe('GET /api/tools', () => {
       { toolName: 'mcp:catalog/*', kind: 'mcp', permissions: [], mcpServer: 'catalog', enabled: true },
       { toolName: 'mcp:no-token_1/*', kind: 'mcp', permissions: [], mcpServer: 'no-token_1', enabled: false },
     ]));
-    expect(tools.filter((x) => x.kind === 'builtin')).toHaveLength(10);
+    expect(tools.filter((x) => x.kind === 'builtin')).toHaveLength(12);
     expect(tools.map((x) => x.toolName)).not.toContain('mcp:other-org-server/*');
     expect(res.body).not.toContain(TOKEN);
     // Every listed name is accepted by an agent.

@@ -8,7 +8,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 const FORBIDDEN = { error: 'Missing required permissions', missingPerms: ['setting.perms.manage'] };
 const UNKNOWN_ID = '01890000-0000-7000-8000-000000000000';
 const NOT_A_PERMISSION = `must be one of: ${PERMISSIONS.join(', ')}`;
-const ANALYST_PERMS = ['agent.execute', 'agent.read', 'alert.read', 'alert.triage', 'audit.read', 'blocklist.read', 'destination.read', 'hunt.read', 'intel.read', 'tool.read', 'tool.use'];
+const ANALYST_PERMS = ['agent.execute', 'agent.read', 'alert.read', 'alert.triage', 'approval.read', 'audit.read', 'blocklist.read', 'destination.read', 'hunt.read', 'intel.read', 'tool.read', 'tool.use'];
 
 let t: TestContext;
 let admin: Record<string, string>;

@@ -28,7 +28,13 @@ export const scriptedTools: BuildTools = async (ctx, names) => {
       },
     }),
   };
-  return { tools: Object.fromEntries(Object.entries(all).filter(([n]) => names.includes(n))), close: async () => {} };
+  const listed = Object.keys(all).filter((n) => names.includes(n));
+  // Stand-ins for built-in tools, described as the real set describes them (the run's tool policies read it).
+  return {
+    tools: Object.fromEntries(listed.map((n) => [n, all[n]!])),
+    toolInfo: Object.fromEntries(listed.map((n) => [n, { name: n, declaredPolicy: 'allow' as const }])),
+    close: async () => {},
+  };
 };
 
 /** A worker pool running agent-run jobs against the test database. */

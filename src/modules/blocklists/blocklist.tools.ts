@@ -5,7 +5,7 @@ import { AppError, ValidationError } from '../../platform/http/errors.js';
 import type { ToolCatalog, ToolDeps, ToolRunContext } from '../../platform/agent-tools.js';
 import { requestContextOf } from '../tools/index.js';
 import { addTimelineEntry, findAlert } from '../alerts/index.js';
-import { BLOCKABLE_TYPES, guessBlockType, normalizeBlockValue, type BlockableType } from './blocklists.fns.js';
+import { BLOCKABLE_TYPES, guessBlockType, parseBlockValue, type BlockableType } from './blocklists.fns.js';
 import * as repo from './blocklists.repo.js';
 import { addEntry, removeEntry } from './blocklists.service.js';
 
@@ -114,7 +114,7 @@ export const blocklistTools = {
           plain(async () => {
             const rctx = requestContextOf(ctx);
             const type = typeOf(input.type, input.value);
-            const checked = normalizeBlockValue(type, input.value);
+            const checked = parseBlockValue(type, input.value);
             if (!checked.ok) throw new Error(checked.message);
             return tdeps.db.transaction().execute(async (tx) => {
               const list = await listFor(tx, ctx.organizationId, input.list, type);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowRuleBroken, BUILTIN_ALLOW_RULES, canonicalDomain, canonicalRange, expiryOf, externalListLine, guessBlockType, normalizeBlockValue, type AllowRule } from './blocklists.fns.js';
+import { allowRuleBroken, BUILTIN_ALLOW_RULES, canonicalDomain, canonicalRange, expiryOf, externalListLine, guessBlockType, parseBlockValue, type AllowRule } from './blocklists.fns.js';
 
 const own: AllowRule[] = [...BUILTIN_ALLOW_RULES, { kind: 'domain', value: 'corp.example.com', note: 'ours', builtin: false }, { kind: 'cidr', value: '198.51.100.0/28', note: 'office', builtin: false }];
 
@@ -33,16 +33,16 @@ describe('the allow list', () => {
 
 describe('values', () => {
   it('normalizes as intel does, and masks networks', () => {
-    expect(normalizeBlockValue('domain', 'Evil[.]Example.NET')).toEqual({ ok: true, value: 'evil.example.net' });
-    expect(normalizeBlockValue('url', 'hxxps://evil[.]example.net/a?b=1')).toEqual({ ok: true, value: 'https://evil.example.net/a?b=1' });
-    expect(normalizeBlockValue('ipv4', '203.0.113.7/32')).toEqual({ ok: true, value: '203.0.113.7' });
-    expect(normalizeBlockValue('ipv4', '203.0.113.7/24')).toEqual({ ok: true, value: '203.0.113.0/24' });
-    expect(normalizeBlockValue('ipv6', '2001:DB8::/32')).toEqual({ ok: true, value: '2001:db8::/32' });
+    expect(parseBlockValue('domain', 'Evil[.]Example.NET')).toEqual({ ok: true, value: 'evil.example.net' });
+    expect(parseBlockValue('url', 'hxxps://evil[.]example.net/a?b=1')).toEqual({ ok: true, value: 'https://evil.example.net/a?b=1' });
+    expect(parseBlockValue('ipv4', '203.0.113.7/32')).toEqual({ ok: true, value: '203.0.113.7' });
+    expect(parseBlockValue('ipv4', '203.0.113.7/24')).toEqual({ ok: true, value: '203.0.113.0/24' });
+    expect(parseBlockValue('ipv6', '2001:DB8::/32')).toEqual({ ok: true, value: '2001:db8::/32' });
     const sha = '9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08';
-    expect(normalizeBlockValue('sha256', sha)).toEqual({ ok: true, value: sha.toLowerCase() });
-    expect(normalizeBlockValue('ipv4', '2001:db8::1').ok).toBe(false);
-    expect(normalizeBlockValue('domain', 'two words.com').ok).toBe(false);
-    expect(normalizeBlockValue('md5', 'a'.repeat(64)).ok).toBe(false);
+    expect(parseBlockValue('sha256', sha)).toEqual({ ok: true, value: sha.toLowerCase() });
+    expect(parseBlockValue('ipv4', '2001:db8::1').ok).toBe(false);
+    expect(parseBlockValue('domain', 'two words.com').ok).toBe(false);
+    expect(parseBlockValue('md5', 'a'.repeat(64)).ok).toBe(false);
   });
 
   it('reads the type of a bare value', () => {

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { extractIocs, refang } from '../intel/index.js';
+import { extractIocs, normalizeIndicator, refang } from '../intel/index.js';
 
 /** Pure functions of block lists: what a value may be, the allow list, the external-list lines. No I/O here. */
 
@@ -135,12 +135,13 @@ export function allowRuleBroken(type: string, value: string, rules: readonly All
 export type ValueCheck = { ok: true; value: string } | { ok: false; message: string };
 
 /**
- * The stored form of a value given for a type, or why it is not one. Addresses and networks
- * are canonicalized here (a network's host bits masked, a /32 written as the address): intel's
- * extractor does not read CIDR. Everything else is intel's normal form: refanged, then the
- * extractor's normalized value when it reads the whole input as exactly that type.
+ * Whether a value given for a type is one, and its stored form. Addresses and networks are
+ * canonicalized here (a network's host bits masked, a /32 written as the address): intel's
+ * extractor and normal form do not read CIDR. Everything else must read, as a whole, as exactly
+ * that type to intel's extractor, and is stored in intel's one normal form (normalizeIndicator),
+ * so an entry and the indicator it came from are the same value.
  */
-export function normalizeBlockValue(type: BlockableType, raw: string): ValueCheck {
+export function parseBlockValue(type: BlockableType, raw: string): ValueCheck {
   const input = refang(raw.trim());
   if (input === '' || /[\s]/.test(input)) return { ok: false, message: `Not a ${type} value: ${JSON.stringify(raw.slice(0, 200))}` };
   if (type === 'ipv4' || type === 'ipv6') {
@@ -154,7 +155,7 @@ export function normalizeBlockValue(type: BlockableType, raw: string): ValueChec
     (i) => i.kind === type && i.value && i.span && i.span.start <= 0 && i.span.end >= input.length,
   );
   if (!whole?.value) return { ok: false, message: `Not a ${type} value: ${JSON.stringify(raw.slice(0, 200))}` };
-  return { ok: true, value: whole.value };
+  return { ok: true, value: normalizeIndicator(type, whole.value) };
 }
 
 /** The type a bare value is, for a tool call that gave none: an address or network, else what intel's extractor reads it as. */

@@ -10,7 +10,7 @@ import {
   canonicalRange,
   expiryOf,
   externalListLine,
-  normalizeBlockValue,
+  parseBlockValue,
   TXT_GROUPS,
   type AllowRule,
   type BlockableType,
@@ -56,7 +56,7 @@ export async function checkedEntry(db: Queryable, list: repo.BlocklistRow, input
   if (!list.indicatorTypes.includes(input.type)) {
     throw ValidationError.single('type', `The block list "${list.name}" holds ${list.indicatorTypes.join(', ')}, not ${input.type}`, 'type_not_accepted');
   }
-  const checked = normalizeBlockValue(input.type, input.value);
+  const checked = parseBlockValue(input.type, input.value);
   if (!checked.ok) throw ValidationError.single('value', checked.message, 'invalid_value');
   const expiresAt = expiryOf(now, input, list.defaultTtlSeconds);
   if (expiresAt && expiresAt.getTime() <= now.getTime()) throw ValidationError.single('expiresAt', 'must be in the future', 'expiry_in_past');
