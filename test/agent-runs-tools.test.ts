@@ -45,7 +45,8 @@ describe('runs with the real tool set', () => {
       },
       { text: 'web-01 belongs to platform-team.' },
     ]);
-    const agentId = await createAgent(t, key, { toolNames: ['mcp:inventory/lookup_asset', 'record_indicator_check'] });
+    // The fake server declares no annotations, so its tool would wait for approval (docs/approvals.md): allowed here, as a team allows a lookup.
+    const agentId = await createAgent(t, key, { toolNames: ['mcp:inventory/lookup_asset', 'record_indicator_check'], toolPolicies: { 'mcp:inventory/lookup_asset': 'allow' } });
     // The run acts as a user who may execute agents and use tools, but not change intel.
     const runner = await userWithPermissions(t.database.db, t.orgA.organization.id, ['agent.read', 'agent.execute', 'tool.use', 'intel.read']);
     const started = await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/run-async`, headers: bearer(runner.key), payload: { input: 'who owns web-01?' } });

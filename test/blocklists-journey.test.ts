@@ -46,7 +46,8 @@ describe('block lists in a response', () => {
   it('an alert\'s run blocks a C2 address (an RFC 1918 one is refused), the firewall list serves it, the timeline says until when, and it leaves at expiry', async () => {
     const list = await t.app.inject({ method: 'POST', url: '/api/blocklists', headers: bearer(key), payload: { name: 'perimeter', indicatorTypes: ['ipv4', 'domain'], defaultTtlSeconds: 86_400 } });
     expect(list.statusCode, list.body).toBe(201);
-    const agentId = await createAgent(t, key, { name: 'Containment', toolNames: ['get_alert', 'block_indicator'] });
+    // block_indicator waits for a person by default (test/approvals.test.ts covers that path); this team lets it run.
+    const agentId = await createAgent(t, key, { name: 'Containment', toolNames: ['get_alert', 'block_indicator'], toolPolicies: { block_indicator: 'allow' } });
     const routes = await t.app.inject({ method: 'PUT', url: '/api/alert-triage-routes', headers: bearer(key), payload: { routes: [], defaultResponseAgentId: agentId } });
     expect(routes.statusCode, routes.body).toBe(200);
 

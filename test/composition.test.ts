@@ -41,7 +41,7 @@ describe('module manifests', () => {
     expect(TOOLS.set_alert_status!.permissions).toEqual(['alert.triage']);
     expect(Object.keys(READERS).sort()).toEqual(['agentTriggerSettings', 'destinationHealth', 'runAlert', 'runSandbox', 'taxiiExtraCollections', 'taxiiExtraObjects']);
     expect(repeated(SCHEDULER_PASSES.map((p) => p.name))).toEqual([]);
-    expect(SCHEDULER_PASSES.map((p) => p.name).sort()).toEqual(['blocklist expired entries', 'hunt intel pass', 'intel-out refresh', 'run sweep', 'source scheduler tick', 'trigger scheduler tick']);
+    expect(SCHEDULER_PASSES.map((p) => p.name).sort()).toEqual(['alert event recovery', 'approval expiry', 'blocklist expired entries', 'correlation window prune', 'hunt intel pass', 'intel-out refresh', 'run sweep', 'source scheduler tick', 'trigger scheduler tick']);
   });
 
   it('reports what two modules both declare', () => {

@@ -215,7 +215,7 @@ describe('POST /api/users', () => {
     expect(analyst.statusCode).toBe(403);
     expect(analyst.json()).toEqual({
       error: 'Missing required permissions',
-      missingPerms: ['agent.read', 'agent.execute', 'tool.read', 'tool.use', 'alert.read', 'alert.triage', 'destination.read', 'intel.read', 'hunt.read', 'audit.read'],
+      missingPerms: ['agent.read', 'agent.execute', 'tool.read', 'tool.use', 'alert.read', 'alert.triage', 'destination.read', 'intel.read', 'hunt.read', 'blocklist.read', 'audit.read', 'approval.read'],
     });
     // A role within the manager's own permissions is fine.
     const own = await create({ email: 'peer@a.test', roleId: manager.roleId }, asManager);
