@@ -462,8 +462,13 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     const db = t.database.db;
     const org = t.orgA.organization.id;
     const kev = { format: 'cisa_kev', id: 'CVE-2026-1234', aliases: [], affected: [], exploited: { dateAdded: '2026-11-03', dueDate: '2026-11-24', knownRansomwareUse: true } };
-    await sql`UPDATE intel_items SET vulnerability = ${JSON.stringify(kev)}::jsonb WHERE id = ${seeded.itemId}`.execute(db);
-    await db.insertInto('huntThreatItems').values({ organizationId: org, threatId: seeded.threatId, itemId: seeded.itemId, linkedAt: new Date() }).execute();
+    // A KEV record of its own, linked to the threat, so the items the other screens show stay as seeded.
+    const sourceId = (await sql<{ id: string }>`SELECT id FROM intel_sources WHERE organization_id = ${org} ORDER BY created_at LIMIT 1`.execute(db)).rows[0]!.id;
+    const kevItemId = (await sql<{ id: string }>`
+      INSERT INTO intel_items (id, organization_id, source_id, external_id, title, language, content_text, content_hash, status, vulnerability, published_at, created_at, updated_at, processed_at)
+      VALUES (gen_random_uuid(), ${org}, ${sourceId}, 'kev-CVE-2026-1234', 'CISA KEV: CVE-2026-1234', 'en', '', md5('kev-CVE-2026-1234'), 'processed', ${JSON.stringify(kev)}::jsonb, now() - interval '30 days', now(), now(), now())
+      RETURNING id`.execute(db)).rows[0]!.id;
+    await db.insertInto('huntThreatItems').values({ organizationId: org, threatId: seeded.threatId, itemId: kevItemId, linkedAt: new Date() }).execute();
     try {
       await visit('/hunt?knownExploited=true', 'FortiOS SSL-VPN heap overflow');
       const row = page.getByRole('row', { name: /FortiOS SSL-VPN heap overflow/ });
@@ -474,8 +479,8 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
       await visit('/hunt?knownExploited=false', 'OpenSSH signal handler race');
       expect(await page.getByText('FortiOS SSL-VPN heap overflow').count()).toBe(0);
     } finally {
-      await db.deleteFrom('huntThreatItems').where('threatId', '=', seeded.threatId).where('itemId', '=', seeded.itemId).execute();
-      await sql`UPDATE intel_items SET vulnerability = NULL WHERE id = ${seeded.itemId}`.execute(db);
+      await db.deleteFrom('huntThreatItems').where('threatId', '=', seeded.threatId).where('itemId', '=', kevItemId).execute();
+      await sql`DELETE FROM intel_items WHERE id = ${kevItemId}`.execute(db);
     }
   }, JOURNEY_MS);
 
@@ -528,7 +533,8 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     const api = (await t.app.inject({ url: '/api/coverage/attack?window=90d', headers: bearer(key) })).json();
     await visit('/coverage', 'Matrix');
     await loaded();
-    const cell = (id: string) => page.locator('.coverage-cell').filter({ hasText: new RegExp(`^${id} `) }).first();
+    // A cell reads "○ T1558 …" when a detection covers it on paper only, "● …" when one matched events.
+    const cell = (id: string) => page.locator('.coverage-cell').filter({ hasText: new RegExp(`^(?:[●○] )?${id} `) }).first();
     for (const [id, state, label, detections, items] of [
       ['T1649', 'gap', 'Gap', 0, 3], ['T1558', 'covered', 'Covered', 1, 1], ['T1621', 'covered_experimental_only', 'Experimental only', 1, 1], ['T1606', 'unused', 'Not seen in intel', 1, 0],
     ] as const) {
@@ -538,7 +544,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
       expect(await cell(id).getAttribute('title')).toBe(`${label}: ${detections} detection(s), ${items} intel item(s); ${evidence}`);
       expect(api.techniques.find((x: { techniqueId: string }) => x.techniqueId === id)).toMatchObject({ state, detections: { total: detections }, intel: { items } });
     }
-    expect(await page.locator('.kpis dd').allTextContents()).toEqual([api.summary.covered, api.summary.coveredExperimentalOnly, api.summary.gap, api.summary.unused].map(String));
+    expect(await page.locator('.kpis dd').allTextContents()).toEqual([api.summary.covered, api.summary.coveredExperimentalOnly, api.summary.gap, api.summary.unused, api.summary.matched, api.summary.onPaper].map(String));
     await shot('coverage');
     // A gap's panel: no detection, the intel behind it with its actor; the selection is in the URL.
     await cell('T1649').click();
