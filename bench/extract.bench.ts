@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { extractIOC, type IOC } from 'ioc-extractor';
-import { extractIocs, type IocKind } from '../src/modules/intel/pipeline/extract/extract.fns.js';
+import { extractIocs, type IocKind } from '../src/modules/intel/extract/extract.fns.js';
 import { generateCorpus } from './support/extract-corpus.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { table } from './support/report.js';

@@ -37,7 +37,7 @@ import { createAuthenticator } from '../src/platform/auth/authenticator.js';
 import { createSecretBox } from '../src/platform/secrets.js';
 import { createGuardedClient } from '../src/platform/outbound/index.js';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
-import { createSyncSourceJob } from '../src/modules/intel/sources/sync.jobs.js';
+import { createSyncSourceJob } from '../src/modules/intel-ingest/sync.jobs.js';
 import { requestSync } from '../src/modules/intel/sources/sources.service.js';
 import { settledInstant, syncThreatsFromIntel } from '../src/modules/hunt/index.js';
 import { startBenchDatabase } from './support/db.js';

@@ -49,9 +49,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { domainToASCII } from 'node:url';
 import { extractIOC } from 'ioc-extractor';
-import { extractIocs } from '../src/modules/intel/pipeline/extract/extract.fns.js';
-import { ipv4Verdict, ipv6Verdict, reservedDomainVerdict } from '../src/modules/intel/pipeline/extract/false-positives.fns.js';
-import { parseIpv4, parseIpv6 } from '../src/modules/intel/pipeline/extract/validate.fns.js';
+import { extractIocs } from '../src/modules/intel/extract/extract.fns.js';
+import { ipv4Verdict, ipv6Verdict, reservedDomainVerdict } from '../src/modules/intel/extract/false-positives.fns.js';
+import { parseIpv4, parseIpv6 } from '../src/modules/intel/extract/validate.fns.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const fixturesDir = process.env.IOC_FIXTURES_DIR ?? resolve(repoRoot, '../shared/fixtures/ioc-extraction');

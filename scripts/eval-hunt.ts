@@ -12,8 +12,8 @@ import { softwareKey, type AssetInput } from '../src/modules/hunt/inventory.fns.
 import { RELEVANT_AT, scoreRelevancy } from '../src/modules/hunt/relevancy.fns.js';
 import { matchStructured } from '../src/modules/hunt/matching.fns.js';
 import { parseCycloneDx } from '../src/modules/hunt/importers.fns.js';
-import { entryFromOsv } from '../src/modules/intel/connectors/osv/osv.fns.js';
-import { affectedProductsFrom } from '../src/modules/intel/pipeline/classify/products.fns.js';
+import { entryFromOsv } from '../src/modules/intel-ingest/connectors/osv/osv.fns.js';
+import { affectedProductsFrom } from '../src/modules/intel-ingest/pipeline/classify/products.fns.js';
 import { evaluateSources } from './hunt-eval-sources.js';
 
 interface Case {

@@ -14,11 +14,11 @@ import { DEFAULT_ALERT_SETTINGS } from '../src/modules/hunt/hunt-alerts.js';
 import { purlKey } from '../src/modules/hunt/identity.fns.js';
 import { softwareKey, type AssetInput } from '../src/modules/hunt/inventory.fns.js';
 import type { InventorySoftware } from '../src/modules/hunt/matching.fns.js';
-import { entriesFromCsaf } from '../src/modules/intel/connectors/csaf/csaf.fns.js';
-import { entryFromKev, parseKevCatalog } from '../src/modules/intel/connectors/kev/kev.fns.js';
-import { entryFromNvd } from '../src/modules/intel/connectors/nvd/nvd.fns.js';
-import type { IntelEntry } from '../src/modules/intel/connectors/types.js';
-import { affectedProductsFrom } from '../src/modules/intel/pipeline/classify/products.fns.js';
+import { entriesFromCsaf } from '../src/modules/intel-ingest/connectors/csaf/csaf.fns.js';
+import { entryFromKev, parseKevCatalog } from '../src/modules/intel-ingest/connectors/kev/kev.fns.js';
+import { entryFromNvd } from '../src/modules/intel-ingest/connectors/nvd/nvd.fns.js';
+import type { IntelEntry } from '../src/modules/intel/entries.js';
+import { affectedProductsFrom } from '../src/modules/intel-ingest/pipeline/classify/products.fns.js';
 
 const root = path.join(import.meta.dirname, '..');
 const dir = path.join(root, 'test/fixtures/hunt-eval');

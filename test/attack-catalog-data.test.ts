@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog, serializeCatalog, type AttackIndex } from '../scripts/build-attack-catalog.js';
-import { shippedAttackCatalog } from '../src/modules/intel/pipeline/catalog.repo.js';
+import { shippedAttackCatalog } from '../src/modules/intel/attack/catalog.repo.js';
 import { SHARED_DIR } from './support/shared-dir.js';
 
-const DATA = new URL('../src/modules/intel/pipeline/classify/attack-data/', import.meta.url);
+const DATA = new URL('../src/modules/intel/attack/attack-data/', import.meta.url);
 const INDEX = path.join(SHARED_DIR, 'fixtures/attack/enterprise-attack-index.json');
 const index = fs.existsSync(INDEX) ? INDEX : undefined;
 

@@ -4,7 +4,7 @@ import { uuidv7 } from 'uuidv7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions } from './support/actors.js';
-import { catalogFromJson } from '../src/modules/intel/pipeline/classify/attack-catalog.fns.js';
+import { catalogFromJson } from '../src/modules/intel/attack/attack-catalog.fns.js';
 
 /**
  * GET /api/coverage/attack on a seeded intel set whose techniques are known, against detections
@@ -12,7 +12,7 @@ import { catalogFromJson } from '../src/modules/intel/pipeline/classify/attack-c
  * by field against the layer format 4.5 and round-tripped.
  */
 const sigma = (name: string) => fs.readFileSync(new URL(`./fixtures/sigma/${name}`, import.meta.url), 'utf8');
-const catalog = catalogFromJson(JSON.parse(fs.readFileSync(new URL('../src/modules/intel/pipeline/classify/attack-data/enterprise-attack.json', import.meta.url), 'utf8')));
+const catalog = catalogFromJson(JSON.parse(fs.readFileSync(new URL('../src/modules/intel/attack/attack-data/enterprise-attack.json', import.meta.url), 'utf8')));
 
 let t: TestContext;
 let admin: Record<string, string>;

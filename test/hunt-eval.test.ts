@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { evaluateSources } from '../scripts/hunt-eval-sources.js';
-import { csafShapeError } from '../src/modules/intel/connectors/csaf/csaf.fns.js';
+import { csafShapeError } from '../src/modules/intel-ingest/connectors/csaf/csaf.fns.js';
 
 /**
  * Issue 49's evaluation set (test/fixtures/hunt-eval; `npm run eval:hunt` prints it): every

@@ -11,7 +11,7 @@ import { syncRunner } from './support/sync.js';
 import { syncThreatsFromIntel } from '../src/modules/hunt/index.js';
 import { purlKey, purlNameOfKey } from '../src/modules/hunt/identity.fns.js';
 import { sql } from 'kysely';
-import { affectedProductsFrom } from '../src/modules/intel/pipeline/classify/products.fns.js';
+import { affectedProductsFrom } from '../src/modules/intel-ingest/pipeline/classify/products.fns.js';
 
 /**
  * Issue 28: the real SBOM of this project, structured OSV records synced from a local OSV

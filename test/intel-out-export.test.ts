@@ -4,7 +4,7 @@ import { createTestApp, bearer, type TestContext } from './support/app.js';
 import { seedIntel } from './support/intel-data.js';
 import { userWithPermissions, type TestUser } from './support/actors.js';
 import { loadStixSchemas, STIX_SCHEMAS_DIR } from './support/stix-schemas.js';
-import { entryFromMispEvent, parseFeedEvent } from '../src/modules/intel/connectors/misp/misp.fns.js';
+import { entryFromMispEvent, parseFeedEvent } from '../src/modules/intel-ingest/connectors/misp/misp.fns.js';
 import { indicatorUuid } from '../src/modules/intel-out/stix.fns.js';
 
 describe('GET /iocs/export', () => {

@@ -4,7 +4,7 @@ import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { osvFixture } from './support/fakes/osv-server.js';
 import { startServer } from './support/fakes/http-server.js';
 import { syncRunner } from './support/sync.js';
-import { bufferSource, inflate, zipEntries } from '../src/modules/intel/connectors/osv/zip.fns.js';
+import { bufferSource, inflate, zipEntries } from '../src/modules/intel-ingest/connectors/osv/zip.fns.js';
 
 /**
  * Issue 41 item 3, as the attack: a 70 kB OSV zip whose central directory lists one 64 MiB

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { startServer } from './support/fakes/http-server.js';
 import { syncRunner } from './support/sync.js';
-import { createProcessItemsJob } from '../src/modules/intel/pipeline/process.jobs.js';
+import { createProcessItemsJob } from '../src/modules/intel-ingest/pipeline/process.jobs.js';
 
 let t: TestContext;
 let close: () => Promise<void>;

@@ -6,7 +6,7 @@
  * what an extractor spends its time skipping. With `withTruth` it also returns what a correct
  * extractor should report.
  */
-import type { IocKind } from '../../src/modules/intel/pipeline/extract/extract.fns.js';
+import type { IocKind } from '../../src/modules/intel/extract/extract.fns.js';
 import { prng } from './stats.js';
 
 /** Ordinary report prose: no indicators, few structural characters (most of a real report). */

@@ -16,7 +16,7 @@ import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import type { Database } from '../../src/platform/db/database.js';
 import type { DB } from '../../src/platform/db/schema.js';
-import type { HttpClient } from '../../src/modules/intel/connectors/connector.js';
+import type { HttpClient } from '../../src/modules/intel-ingest/connectors/connector.js';
 
 export interface Phases {
   httpSeconds: number;

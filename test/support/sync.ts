@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import type { Database, Queryable } from '../../src/platform/db/database.js';
 import { createSecretBox, type SecretBox } from '../../src/platform/secrets.js';
 import { createGuardedClient } from '../../src/platform/outbound/index.js';
-import type { HttpClient } from '../../src/modules/intel/connectors/connector.js';
-import { createSyncSourceJob } from '../../src/modules/intel/sources/sync.jobs.js';
+import type { HttpClient } from '../../src/modules/intel-ingest/connectors/connector.js';
+import { createSyncSourceJob } from '../../src/modules/intel-ingest/sync.jobs.js';
 import { requestSync } from '../../src/modules/intel/sources/sources.service.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MISP_EVENT_SUFFIX, mispAttribute, mispEventHead, mispEventPrefix, mispType } from './misp.fns.js';
-import { entryFromMispEvent, parseFeedEvent } from '../intel/connectors/misp/misp.fns.js';
+import { entryFromMispEvent, parseFeedEvent } from '../intel-ingest/connectors/misp/misp.fns.js';
 
 describe('MISP functions', () => {
   it('maps indicator types to MISP attribute types', () => {

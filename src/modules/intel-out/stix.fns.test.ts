@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allCollectionId, indicatorObject, indicatorUuid, stixPattern, STIX_TYPES, uuidv5 } from './stix.fns.js';
-import { indicatorsFromPattern } from '../intel/connectors/taxii/stix-pattern.fns.js';
+import { indicatorsFromPattern } from '../intel-ingest/connectors/taxii/stix-pattern.fns.js';
 
 describe('STIX functions', () => {
   it('derives RFC 9562 version-5 UUIDs (the RFC\'s DNS example)', () => {

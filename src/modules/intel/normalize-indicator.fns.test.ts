@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { INDICATOR_TYPES, type IndicatorType } from './indicator-vocabulary.js';
 import { normalizeIndicator } from './normalize-indicator.fns.js';
-import { extractIocs } from './pipeline/extract/extract.fns.js';
+import { extractIocs } from './extract/extract.fns.js';
 
 /**
  * One value, every way people and sources write it: each writing form of a type normalises to the

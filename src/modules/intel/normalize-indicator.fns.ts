@@ -8,9 +8,9 @@
  * Pure.
  */
 import type { IndicatorType } from './indicator-vocabulary.js';
-import { normalizeFingerprint, normalizeHost, normalizeRegistryKey, normalizeUrl, normalizeWindowsPath } from './pipeline/extract/normalize.fns.js';
-import { refang } from './pipeline/extract/refang.fns.js';
-import { formatIpv6, parseIpv6Parts } from './pipeline/extract/validate.fns.js';
+import { normalizeFingerprint, normalizeHost, normalizeRegistryKey, normalizeUrl, normalizeWindowsPath } from './extract/normalize.fns.js';
+import { refang } from './extract/refang.fns.js';
+import { formatIpv6, parseIpv6Parts } from './extract/validate.fns.js';
 
 const REGISTRY_RE = /^(HKEY_[A-Z_]+|HK(?:LM|CU|CR|U|CC)):?(\\.*)$/i;
 const URL_RE = /^([a-z][a-z0-9+.-]*):\/\/(?:([^@/?#\s]*)@)?(\[[^\]]*\]|[^:/?#\s]*)(?::(\d+))?(.*)$/is;

@@ -5,9 +5,9 @@ import { NotFoundError } from '../../../platform/http/errors.js';
 import { findItemRow } from '../items/items.repo.js';
 import { toItemDto } from '../items/items.service.js';
 import { IOC_LISTS } from '../items/items.schemas.js';
-import { registryKeyAsWritten } from '../pipeline/extract/normalize.fns.js';
+import { registryKeyAsWritten } from '../extract/normalize.fns.js';
 import { LOG_SOURCES, sigmaRules } from './sigma.fns.js';
-import { techniqueIdOf, techniqueIdsOf } from '../pipeline/classify/attack-id.fns.js';
+import { techniqueIdOf, techniqueIdsOf } from '../attack/attack-id.fns.js';
 
 /**
  * Detection context for an item (spec §2.8): its indicators grouped by type, techniques,

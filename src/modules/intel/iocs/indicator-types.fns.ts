@@ -1,4 +1,4 @@
-import { refang } from '../pipeline/extract/extract.fns.js';
+import { refang } from '../extract/extract.fns.js';
 
 import { INDICATOR_GROUPS, INDICATOR_TYPES, type IndicatorType } from '../indicator-vocabulary.js';
 

@@ -4,12 +4,12 @@ import type { RequestContext } from '../../../platform/context.js';
 import { writeAudit } from '../../../platform/audit.js';
 import { NotFoundError } from '../../../platform/http/errors.js';
 import { iso } from '../../../platform/time.js';
-import { refang } from '../pipeline/extract/extract.fns.js';
+import { refang } from '../extract/extract.fns.js';
 import { isDefangedValue } from './indicator-types.fns.js';
 import { IOC_STATUSES, type IocListQueryT } from './iocs.schemas.js';
 import { containsPattern } from '../../../platform/db/like.js';
 import { applyIndicatorCheck } from './checks.store.js';
-import { createGenerationCache } from './counts.cache.js';
+import { createGenerationCache } from './counts-cache.js';
 import { createSearchSampler } from './search-sample.repo.js';
 
 type IocStatus = (typeof IOC_STATUSES)[number];

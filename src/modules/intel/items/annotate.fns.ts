@@ -1,4 +1,4 @@
-import { extractIocs } from '../pipeline/extract/extract.fns.js';
+import { extractIocs } from '../extract/extract.fns.js';
 
 /**
  * The item's text with every extracted indicator at its exact character span, and every

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../../../platform/db/database.js';
-import type { EpssScores } from '../connectors/epss/epss.fns.js';
+import type { EpssScores } from '../../intel-ingest/connectors/epss/epss.fns.js';
 
 const ROWS_PER_STATEMENT = 20_000;
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../../platform/db/database.js';
-import type { IntelEntry } from '../connectors/types.js';
+import type { IntelEntry } from '../entries.js';
 
 // Rows per INSERT … ON CONFLICT statement: large enough to amortise round trips, small enough
 // to keep parameter counts far below PostgreSQL's 65,535 limit (18 columns × 500).

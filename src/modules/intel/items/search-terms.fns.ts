@@ -1,4 +1,4 @@
-import { extractIocs, refang } from '../pipeline/extract/extract.fns.js';
+import { extractIocs, refang } from '../extract/extract.fns.js';
 
 /**
  * What `GET /items?search=` looks for besides the words of the text.

@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConnectorError, type Connector, type SourceConfig } from '../connector.js';
+import type { IntelEntry } from '../../../intel/entries.js';
+import { entryFromOsv } from './osv.fns.js';
+import { osvRecordsInFile } from './osv-download.connector.js';
+
+/** The largest OSV download read (npm's all.zip is ~60 MB, every ecosystem together ~1 GB). */
+const MAX_BYTES = 2 * 1024 * 1024 * 1024;
+/** Entries handed to the sync at a time: each batch is stored before the next is read. */
+const BATCH = 1000;
+
+/**
+ * An OSV source: `serverUrl` is a zip of OSV records (the layout of OSV's per-ecosystem
+ * `all.zip`, e.g. https://osv-vulnerabilities.storage.googleapis.com/npm/all.zip), a JSON array
+ * of records, or NDJSON — a mirror on the local network works the same (docs/hunt.md).
+ * Conditional requests (ETag / Last-Modified) make an unchanged export cost one 304. The
+ * download goes to a temporary file and is read back as a stream, record by record, in batches
+ * the sync stores one after the other: memory stays flat whatever the export's size. Every
+ * record is read, up to `maxEntries` (an optional cap; in the export's order).
+ */
+export const osvConnector: Connector = {
+  async fetch(source, state, http, limits) {
+    if (!source.serverUrl) throw new ConnectorError('An OSV source needs serverUrl (a zip, JSON array or NDJSON of OSV records)');
+    const headers: Record<string, string> = { accept: 'application/zip, application/json, application/x-ndjson' };
+    if (source.apiKey) headers.authorization = `Bearer ${source.apiKey}`;
+    if (state.etag) headers['if-none-match'] = state.etag;
+    if (state.lastModified) headers['if-modified-since'] = state.lastModified;
+    const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'rampart-osv-'));
+    const dispose = () => fs.promises.rm(dir, { recursive: true, force: true });
+    const file = path.join(dir, 'export');
+    try {
+      const res = await http.request(source.serverUrl, { headers, maxResponseBytes: MAX_BYTES, timeoutMs: 600_000, saveTo: file });
+      if (res.status === 304) {
+        await dispose();
+        return { status: 'not_modified', entries: [], etag: state.etag, lastModified: state.lastModified };
+      }
+      if (res.status >= 400) throw new ConnectorError(`The OSV source answered HTTP ${res.status} for ${res.url}`);
+      return { status: 'ok', entries: [], batches: batches(file, source, limits?.maxInflatedBytes), dispose, etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null };
+    } catch (err) {
+      await dispose();
+      throw err;
+    }
+  },
+};
+
+async function* batches(file: string, source: SourceConfig, maxInflatedBytes?: number): AsyncGenerator<IntelEntry[]> {
+  let batch: IntelEntry[] = [];
+  let read = 0;
+  for await (const record of osvRecordsInFile(file, maxInflatedBytes)) {
+    const e = entryFromOsv(record, source.displayName);
+    if (!e) continue;
+    batch.push(e);
+    if (++read >= source.maxEntries) break;
+    if (batch.length >= BATCH) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length) yield batch;
+}
