@@ -17,6 +17,7 @@ import { auditLogsModule } from './modules/audit-logs/index.js';
 import { destinationsModule } from './modules/destinations/index.js';
 import { deliveryModule } from './modules/delivery/index.js';
 import { intelModule } from './modules/intel/index.js';
+import { intelIngestModule } from './modules/intel-ingest/index.js';
 import { intelOutModule } from './modules/intel-out/index.js';
 import { agentsModule } from './modules/agents/index.js';
 import { triggersModule } from './modules/triggers/index.js';
@@ -54,6 +55,7 @@ export const MODULES: ReadonlyArray<ModuleManifest<any, any>> = [
   destinationsModule,
   deliveryModule,
   intelModule,
+  intelIngestModule,
   intelOutModule,
   agentsModule,
   triggersModule,

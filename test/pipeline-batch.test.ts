@@ -9,7 +9,8 @@ import { loadAttackCatalog } from '../src/modules/intel/attack/catalog.repo.js';
 import { processItem, type ProcessResult } from '../src/modules/intel-ingest/pipeline/process.fns.js';
 import { createProcessItemsJob, enqueueProcessing } from '../src/modules/intel-ingest/pipeline/process.jobs.js';
 import { writeResults } from '../src/modules/intel/items/results.store.js';
-import { knownItems, prepareEntries, writePrepared } from '../src/modules/intel/items/ingest.store.js';
+import { knownItems, writePrepared } from '../src/modules/intel/items/ingest.store.js';
+import { prepareEntries } from '../src/modules/intel-ingest/pipeline/prepare.fns.js';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
 import { createTestDatabase } from './support/db.js';
 

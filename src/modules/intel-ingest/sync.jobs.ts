@@ -3,14 +3,27 @@ import { redactSecrets } from '../../platform/outbound/url-secrets.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import { defineJob, type JobDefinition } from '../../platform/jobs/catalog.js';
 import type { SecretBox } from '../../platform/secrets.js';
-import { ConnectorError, type Connector, type FetchResult, type HttpClient, type SourceConfig } from './connectors/connector.js';
-import { ConnectorParseError } from '../intel/entries.js';
-import { writeEpssScores } from '../intel/items/epss.store.js';
-import { uniqueByExternalId } from '../intel/items/items.store.js';
-import type { IntelEntry } from '../intel/entries.js';
-import { MITRE_SOURCE_KEY, loadAttackCatalog, refreshAttackCatalog } from '../intel/attack/catalog.repo.js';
-import { knownItems, prepareEntries, writePrepared } from '../intel/items/ingest.store.js';
-import { syncSourceJob } from '../intel/sources/sync.job-def.js';
+import { ConnectorError, ConnectorParseError, type Connector, type HttpClient, type SourceConfig } from './connectors/connector.js';
+import {
+  failSyncOfDeletedSource,
+  findSourceState,
+  findSyncedSource,
+  findSyncJob,
+  knownItems,
+  loadAttackCatalog,
+  markSyncRunning,
+  MITRE_SOURCE_KEY,
+  recordSyncFailure,
+  recordSyncProgress,
+  recordSyncSuccess,
+  refreshAttackCatalog,
+  syncSourceJob,
+  uniqueByExternalId,
+  writeEpssScores,
+  writePrepared,
+  type IntelEntry,
+} from '../intel/index.js';
+import { prepareEntries } from './pipeline/prepare.fns.js';
 
 /**
  * The source's connector. The connectors and their parsers (feedsmith, fast-xml-parser,
@@ -64,19 +77,15 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
   return defineJob({
     ...syncSourceJob,
     async run({ syncJobId }, ctx) {
-      const job = await db.selectFrom('intelSyncJobs').selectAll().where('id', '=', syncJobId).executeTakeFirst();
+      const job = await findSyncJob(db, syncJobId);
       if (!job || job.status === 'succeeded' || job.status === 'failed') return;
-      const source = await db.selectFrom('intelSources').selectAll().where('id', '=', job.sourceId).executeTakeFirst();
+      const source = await findSyncedSource(db, job.sourceId);
       if (!source) {
-        await db.updateTable('intelSyncJobs').set({ status: 'failed', error: 'The source was deleted', finishedAt: new Date(), updatedAt: new Date() }).where('id', '=', syncJobId).execute();
+        await failSyncOfDeletedSource(db, syncJobId);
         return;
       }
-      const state = await db.selectFrom('intelSourceStates').selectAll().where('organizationId', '=', job.organizationId).where('sourceId', '=', job.sourceId).executeTakeFirst();
-      await db
-        .updateTable('intelSyncJobs')
-        .set({ status: 'running', startedAt: job.startedAt ?? new Date(), attemptCount: ctx.attempt, updatedAt: new Date() })
-        .where('id', '=', syncJobId)
-        .execute();
+      const state = await findSourceState(db, job.organizationId, job.sourceId);
+      await markSyncRunning(db, syncJobId, job.startedAt ?? new Date(), ctx.attempt);
 
       const config: SourceConfig = {
         displayName: source.displayName,
@@ -135,7 +144,7 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
             if (stats.fetched - reported >= PROGRESS_EVERY) {
               reported = stats.fetched;
               log.info({ ...stats }, 'source sync progress');
-              await db.updateTable('intelSyncJobs').set({ stats: JSON.stringify({ ...stats, inProgress: true }), updatedAt: new Date() }).where('id', '=', syncJobId).execute();
+              await recordSyncProgress(db, syncJobId, stats);
             }
           }
         }
@@ -143,7 +152,7 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
         if (result.scores) Object.assign(stats, { scores: await db.transaction().execute((tx) => writeEpssScores(tx, job.organizationId, result.scores!)) });
         // Once every chunk has committed: a crash before this point leaves the state as it was,
         // and the retry finds the stored items unchanged.
-        await db.transaction().execute((tx) => recordSuccess(tx, job, result, state, stats));
+        await db.transaction().execute((tx) => recordSyncSuccess(tx, job, result, state, stats));
         log.info({ ...stats, status: result.status }, 'source synced');
       } catch (err) {
         await Promise.allSettled(writes); // the outcome is recorded after the last write, as on success
@@ -151,19 +160,7 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
         const message = redactSecrets(userMessage(err));
         const retry = isTransient(err) && ctx.attempt < ctx.maxAttempts;
         const now = new Date();
-        await db.transaction().execute(async (tx) => {
-          const stateValues = { lastFetchedAt: now, lastStatus: 'error' as const, lastError: message, updatedAt: now };
-          await tx
-            .insertInto('intelSourceStates')
-            .values({ organizationId: job.organizationId, sourceId: source.id, ...stateValues })
-            .onConflict((oc) => oc.columns(['organizationId', 'sourceId']).doUpdateSet(stateValues))
-            .execute();
-          await tx
-            .updateTable('intelSyncJobs')
-            .set({ status: retry ? 'pending' : 'failed', error: message, finishedAt: retry ? null : now, updatedAt: now })
-            .where('id', '=', syncJobId)
-            .execute();
-        });
+        await db.transaction().execute((tx) => recordSyncFailure(tx, job, message, retry, now));
         // The message, not the error object: its text and stack can carry the URL's credentials.
         log.warn({ errorName: err instanceof Error ? err.name : typeof err, retry, attempt: ctx.attempt }, `source sync failed: ${message}`);
         if (retry) throw err;
@@ -172,24 +169,4 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
       }
     },
   });
-}
-
-/** The outcome of a successful sync: the source's state (validators, cursor, status) and the job's. */
-async function recordSuccess(tx: Queryable, job: { id: string; organizationId: string; sourceId: string }, result: FetchResult, state: { cursor: unknown } | undefined, stats: object): Promise<void> {
-  const now = new Date();
-  const stateValues = {
-    lastFetchedAt: now,
-    lastStatus: result.status,
-    lastError: null,
-    etag: result.etag ?? null,
-    lastModified: result.lastModified ?? null,
-    cursor: JSON.stringify(result.cursor ?? state?.cursor ?? {}),
-    updatedAt: now,
-  };
-  await tx
-    .insertInto('intelSourceStates')
-    .values({ organizationId: job.organizationId, sourceId: job.sourceId, ...stateValues })
-    .onConflict((oc) => oc.columns(['organizationId', 'sourceId']).doUpdateSet(stateValues))
-    .execute();
-  await tx.updateTable('intelSyncJobs').set({ status: 'succeeded', error: null, finishedAt: now, updatedAt: now, stats: JSON.stringify(stats) }).where('id', '=', job.id).execute();
 }

@@ -1,8 +1,9 @@
 import type { AssertedIndicatorType } from './indicator-vocabulary.js';
 
 /**
- * What every connector produces: source-neutral entries. The sync job stores each as one intel
- * item per (source, externalId); the pipeline (a later stage) enriches them.
+ * What every connector produces (intel-ingest's connectors): source-neutral entries. The sync
+ * job stores each as one intel item per (source, externalId), enriched by intel-ingest's pipeline;
+ * intel owns the shape because its stores write it and hunt reads the vulnerability records.
  */
 export type { AssertedIndicatorType };
 
@@ -41,9 +42,6 @@ export interface IntelEntry {
   /** Structured vulnerability data (OSV record), when the source is a vulnerability database. */
   vulnerability?: VulnerabilityRecord;
 }
-
-/** A feed or API document could not be understood; the message is shown to users as lastError. */
-export class ConnectorParseError extends Error {}
 
 /**
  * Structured vulnerability data a source asserts (OSV today; CSAF and NVD map to the same

@@ -1,5 +1,4 @@
-import type { IntelEntry } from '../../intel/entries.js';
-import type { EpssScores } from './epss/epss.fns.js';
+import type { EpssScores, IntelEntry } from '../../intel/index.js';
 
 /**
  * One interface for every kind of source: fetch → entries. A connector reads everything it
@@ -70,3 +69,6 @@ export interface Connector {
 }
 
 export class ConnectorError extends Error {}
+
+/** A feed or API document could not be understood; the message is shown to users as lastError. */
+export class ConnectorParseError extends Error {}

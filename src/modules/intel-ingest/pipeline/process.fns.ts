@@ -1,14 +1,10 @@
-import type { StructuredIndicator, VulnerabilityRecord } from '../../intel/entries.js';
-import type { AttackCatalog } from '../../intel/attack/attack-catalog.fns.js';
+import { type Enrichment, type IndicatorOut, type StructuredIndicator, type VulnerabilityRecord, type AttackCatalog, DEFAULT_TTL_DAYS, extractIocs, type IocKind, type IndicatorType, normalizeIndicator } from '../../intel/index.js';
 import { classifyText } from './classify/classify.fns.js';
 import { tokenize } from './classify/phrase-matcher.fns.js';
 import { affectedProductsFrom } from './classify/products.fns.js';
 import { passageAround, splitSentences } from './classify/sentences.fns.js';
 import { severityOf, type Severity } from './classify/severity.fns.js';
 import { summarize } from './classify/summarize.fns.js';
-import { DEFAULT_TTL_DAYS, extractIocs, type IocKind } from '../../intel/extract/extract.fns.js';
-import type { IndicatorType } from '../../intel/indicator-vocabulary.js';
-import { normalizeIndicator } from '../../intel/normalize-indicator.fns.js';
 import { isStructuredRecord, structuredFacts } from './structured.fns.js';
 
 /**
@@ -32,32 +28,11 @@ export interface ProcessInput {
   vulnerability?: VulnerabilityRecord | null;
 }
 
-export interface IndicatorOut {
-  type: string;
-  value: string;
-  normalizedValue: string;
-  confidence: number;
-  ttlDays: number;
-}
+export type { IndicatorOut };
 
-export interface ProcessResult {
-  indicators: IndicatorOut[];
-  iocs: Record<string, Array<IndicatorOut & { firstSeen: string; lastSeen: string }>>;
-  dropped: Array<{ type: string; value: string; reason: string }>;
-  classification: ReturnType<typeof classifyText>;
-  affectedProducts: Array<{ vendor: string; product: string; versions: string[]; confidence: number }>;
-  passages: Array<{ text: string; sourceUrl: string; charSpan: { start: number; end: number } }>;
+/** The enrichment intel stores (`Enrichment`), with the classifier's and the severity's own types. */
+export interface ProcessResult extends Enrichment<ReturnType<typeof classifyText>> {
   severity: Severity;
-  relevance: number;
-  platforms: string[];
-  summary: string;
-  tldr: string;
-  abstract: string;
-  attackPath: string[];
-  eventConfidence: number;
-  canonicalKey: string | null;
-  cves: string[];
-  retracted: boolean;
 }
 
 /** §2.4 list of each indicator type (plus the `emails` extension); types without a list (btc, onion, asn…) stay in /iocs only. */

@@ -1,11 +1,9 @@
 import { sql } from 'kysely';
 import type { Database, Queryable } from '../../../platform/db/database.js';
 import { defineJob, type JobDefinition } from '../../../platform/jobs/catalog.js';
-import type { StructuredIndicator, VulnerabilityRecord } from '../../intel/entries.js';
-import { MITRE_SOURCE_KEY, loadAttackCatalog, refreshAttackCatalog } from '../../intel/attack/catalog.repo.js';
+import { itemsToEnrich, loadAttackCatalog, refreshAttackCatalog, writeResults, type EnrichedItem, type StructuredIndicator } from '../../intel/index.js';
 import { processItem } from './process.fns.js';
 import { PROCESS_BATCH, processItemsJob } from './process.job-def.js';
-import { writeResults, type EnrichedItem } from '../../intel/items/results.store.js';
 
 /**
  * Queue enrichment for stored items, in the caller's transaction (the sync's, for entries it
@@ -55,19 +53,7 @@ export function createProcessItemsJob(deps: { db: Database }): JobDefinition<{ i
   return defineJob({
     ...processItemsJob,
     async run({ itemIds }, ctx) {
-      const rows = await db
-        .selectFrom('intelItems as i')
-        .innerJoin('intelSources as s', 's.id', 'i.sourceId')
-        .select(['i.id', 'i.organizationId', 'i.title', 'i.processedAt', 'i.contentText', 'i.url', 'i.tags', 'i.structuredIndicators', 'i.publishedAt', 'i.createdAt', 's.displayName as sourceLabel'])
-        // Only ATT&CK items need their raw STIX object (for the catalog): the others skip the transfer and JSON.parse.
-        .select(sql<unknown>`CASE WHEN s.builtin_key = ${MITRE_SOURCE_KEY} THEN i.raw END`.as('raw'))
-        .select(sql<boolean>`s.builtin_key IS NOT DISTINCT FROM ${MITRE_SOURCE_KEY}`.as('isAttack'))
-        .select(sql<unknown>`i.vulnerability->'configurations'`.as('configurations'))
-        // A structured record (OSV, CSAF) is enriched from its fields (structured.fns.ts): only those items transfer it.
-        .select(sql<VulnerabilityRecord | null>`CASE WHEN i.vulnerability->>'format' IN ('osv', 'csaf') THEN i.vulnerability END`.as('vulnerability'))
-        .where('i.id', 'in', itemIds)
-        .orderBy('i.id')
-        .execute();
+      const rows = await itemsToEnrich(db, itemIds);
       // ATT&CK objects refresh the catalog first, so the rest of the batch can use the names.
       const attackObjects = rows.filter((r) => r.isAttack).map((r) => r.raw);
       if (attackObjects.length) await refreshAttackCatalog(db, attackObjects);

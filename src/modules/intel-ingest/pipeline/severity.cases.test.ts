@@ -7,8 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { entryFromMispEvent, parseRestSearchResponse } from '../connectors/misp/misp.fns.js';
-import type { IntelEntry } from '../../intel/entries.js';
-import { shippedAttackCatalog } from '../../intel/attack/catalog.repo.js';
+import { type IntelEntry, shippedAttackCatalog } from '../../intel/index.js';
 import { processItem } from './process.fns.js';
 
 const CASES = new URL('../../../../scripts/eval-cases/', import.meta.url);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { VulnerabilityRecord } from '../../intel/entries.js';
+import type { VulnerabilityRecord } from '../../intel/index.js';
 import { isStructuredRecord, structuredFacts } from './structured.fns.js';
 
 const record = (extra: Partial<VulnerabilityRecord> = {}): VulnerabilityRecord => ({

@@ -1,4 +1,4 @@
-import type { VulnerabilityRecord } from '../../intel/entries.js';
+import type { VulnerabilityRecord } from '../../intel/index.js';
 import { cvss2BaseScore, cvss3BaseScore } from './classify/cvss.fns.js';
 import { SEVERITIES, severityFromCvss, type Severity } from './classify/severity.fns.js';
 import { ABSTRACT_MAX, SUMMARY_MAX, TLDR_MAX, truncate } from './classify/summarize.fns.js';

@@ -1,6 +1,12 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../../../platform/db/database.js';
-import type { EpssScores } from '../../intel-ingest/connectors/epss/epss.fns.js';
+
+/** FIRST's EPSS scores of one file (intel-ingest's EPSS connector reads them; this store keeps them). */
+export interface EpssScores {
+  modelVersion: string | null;
+  scoreDate: string | null;
+  rows: Array<{ cve: string; epss: number; percentile: number }>;
+}
 
 const ROWS_PER_STATEMENT = 20_000;
 

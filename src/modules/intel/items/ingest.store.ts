@@ -1,15 +1,14 @@
 import { sql } from 'kysely';
-import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../../platform/db/database.js';
 import type { IntelEntry } from '../entries.js';
+import type { Enrichment } from './enrichment.js';
 import { itemFields, storeEntries, storedExternalId, type ItemFields, type StoreResult } from './items.store.js';
-import type { AttackCatalog } from '../attack/attack-catalog.fns.js';
-import { processItem, type ProcessResult } from '../../intel-ingest/pipeline/process.fns.js';
 import { ENRICHMENT_DOCUMENT_COLUMNS, ENRICHMENT_SCALAR_COLUMNS, enrichmentDocuments, enrichmentScalars, lockStories, writeStoriesAndIndicators, type EnrichedItem } from './results.store.js';
 
 /**
  * The sync's write path: parse → extract → dedupe → store in one pass. New and changed entries
- * are enriched (processItem) BEFORE they are stored, then written in the chunk's transaction:
+ * are enriched (intel-ingest's prepareEntries, pipeline/prepare.fns.ts) BEFORE they are stored,
+ * then written here in the chunk's transaction:
  * one INSERT of the rows with their enrichment, then their stories' links and their indicators.
  *
  * Why not store first and let the enrichment job update the rows: that UPDATE rewrote every new
@@ -51,60 +50,15 @@ interface Enriched {
   id: string;
   fields: ItemFields;
   known: KnownItem | undefined;
-  result: ProcessResult;
+  result: Enrichment;
 }
 
+/** One chunk of a sync, enriched by intel-ingest (prepareEntries) and written by {@link writePrepared}. */
 export interface PreparedChunk {
   enriched: Enriched[];
   /** Entries whose processing threw: stored without enrichment, for the enrichment job. */
   unenriched: IntelEntry[];
   unchanged: number;
-}
-
-/**
- * Items processed between two turns of the event loop (~0.25 ms): a write in flight gets its
- * next statement sent at once, not after a slice of enrichment (20 items per turn measured
- * ~3% slower end to end on the ingest bench: the writers' connections sat idle between statements).
- */
-const ITEMS_PER_TURN = 2;
-
-/**
- * The CPU half, no database: which entries are new or changed (by content hash against
- * `known`), and their enrichment. Runs while the previous chunk is being written.
- */
-export async function prepareEntries(entries: IntelEntry[], known: Map<string, KnownItem>, catalog: AttackCatalog, now: Date, onError: (entry: IntelEntry, err: unknown) => void): Promise<PreparedChunk> {
-  const chunk: PreparedChunk = { enriched: [], unenriched: [], unchanged: 0 };
-  for (let i = 0; i < entries.length; i++) {
-    if (i > 0 && i % ITEMS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
-    const entry = entries[i]!;
-    const fields = itemFields(entry);
-    const prior = known.get(fields.externalId);
-    if (prior && prior.contentHash === fields.contentHash) {
-      chunk.unchanged++;
-      continue;
-    }
-    try {
-      const result = processItem(
-        {
-          title: fields.title,
-          contentText: fields.contentText,
-          url: fields.url,
-          tags: fields.tags,
-          structuredIndicators: entry.indicators,
-          configurations: entry.vulnerability?.configurations,
-          vulnerability: entry.vulnerability,
-          publishedAt: fields.publishedAt === null ? null : new Date(fields.publishedAt),
-          now: prior?.createdAt ?? now,
-        },
-        catalog,
-      );
-      chunk.enriched.push({ id: prior?.id ?? uuidv7(), fields, known: prior, result });
-    } catch (err) {
-      onError(entry, err);
-      chunk.unenriched.push(entry);
-    }
-  }
-  return chunk;
 }
 
 /**

@@ -1,10 +1,12 @@
 import { sql } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../../platform/db/database.js';
-import type { ProcessResult } from '../../intel-ingest/pipeline/process.fns.js';
+import type { VulnerabilityRecord } from '../entries.js';
+import { MITRE_SOURCE_KEY } from '../attack/catalog.repo.js';
+import type { Enrichment } from './enrichment.js';
 
 /**
- * Writing enrichment results (process.fns.ts) for a batch of items, set-based: a handful of
+ * Writing enrichment results (intel-ingest's pipeline/process.fns.ts) for a batch of items, set-based: a handful of
  * statements whatever the batch size. Two writers share these steps:
  * - the sync (ingest.store.ts) writes new and changed items with their enrichment in the row's
  *   INSERT, then calls {@link writeStoriesAndIndicators};
@@ -24,7 +26,7 @@ export interface ItemRow {
   processedAt: Date | null;
 }
 
-export type EnrichedItem = { row: ItemRow; result: ProcessResult };
+export type EnrichedItem = { row: ItemRow; result: Enrichment };
 
 /**
  * The enrichment columns as a recordset reads them, in two groups: scalars, text and arrays
@@ -37,7 +39,7 @@ export const ENRICHMENT_DOCUMENT_COLUMNS = 'attack_path jsonb, classification js
 const ENRICHMENT_RECORD_COLUMNS = sql.raw(`${ENRICHMENT_SCALAR_COLUMNS}, ${ENRICHMENT_DOCUMENT_COLUMNS}`);
 
 /** One item's scalar enrichment columns, keyed by column name (ENRICHMENT_SCALAR_COLUMNS). */
-export function enrichmentScalars(r: ProcessResult) {
+export function enrichmentScalars(r: Enrichment) {
   return {
     severity: r.severity,
     relevance: r.relevance,
@@ -52,7 +54,7 @@ export function enrichmentScalars(r: ProcessResult) {
 }
 
 /** One item's JSON-document enrichment columns, keyed by column name (ENRICHMENT_DOCUMENT_COLUMNS). */
-export function enrichmentDocuments(r: ProcessResult) {
+export function enrichmentDocuments(r: Enrichment) {
   return {
     attack_path: r.attackPath,
     classification: { ...r.classification, passages: undefined },
@@ -206,4 +208,25 @@ async function deleteStaleIndicators(tx: Queryable, batch: EnrichedItem[], kept:
         SELECT 1 FROM unnest(${kept.map((i) => i.item_id)}::uuid[], ${kept.map((i) => i.type)}::text[], ${kept.map((i) => i.normalized_value)}::text[]) AS k(item_id, type, normalized_value)
         WHERE k.item_id = d.item_id AND k.type = d.type AND k.normalized_value = d.normalized_value
       )`.execute(tx);
+}
+
+/**
+ * The stored items the enrichment job (intel-ingest's process.jobs.ts) enriches again, with what
+ * processing reads: ATT&CK items with their raw STIX object (for the catalog), structured records
+ * (OSV, CSAF) with their vulnerability, NVD's configurations.
+ */
+export async function itemsToEnrich(db: Queryable, itemIds: string[]) {
+  return db
+    .selectFrom('intelItems as i')
+    .innerJoin('intelSources as s', 's.id', 'i.sourceId')
+    .select(['i.id', 'i.organizationId', 'i.title', 'i.processedAt', 'i.contentText', 'i.url', 'i.tags', 'i.structuredIndicators', 'i.publishedAt', 'i.createdAt', 's.displayName as sourceLabel'])
+    // Only ATT&CK items need their raw STIX object (for the catalog): the others skip the transfer and JSON.parse.
+    .select(sql<unknown>`CASE WHEN s.builtin_key = ${MITRE_SOURCE_KEY} THEN i.raw END`.as('raw'))
+    .select(sql<boolean>`s.builtin_key IS NOT DISTINCT FROM ${MITRE_SOURCE_KEY}`.as('isAttack'))
+    .select(sql<unknown>`i.vulnerability->'configurations'`.as('configurations'))
+    // A structured record (OSV, CSAF) is enriched from its fields (structured.fns.ts): only those items transfer it.
+    .select(sql<VulnerabilityRecord | null>`CASE WHEN i.vulnerability->>'format' IN ('osv', 'csaf') THEN i.vulnerability END`.as('vulnerability'))
+    .where('i.id', 'in', itemIds)
+    .orderBy('i.id')
+    .execute();
 }

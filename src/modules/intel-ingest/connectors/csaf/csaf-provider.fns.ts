@@ -1,4 +1,4 @@
-import { ConnectorParseError } from '../../../intel/entries.js';
+import { ConnectorParseError } from '../connector.js';
 
 /**
  * A CSAF provider's distribution (CSAF 2.0 §7.1): `provider-metadata.json` lists ROLIE feeds

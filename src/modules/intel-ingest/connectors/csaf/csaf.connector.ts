@@ -1,6 +1,6 @@
 import { originOf } from '../../../../platform/outbound/secret-origin.js';
-import { ConnectorError, type Connector, type HttpClient } from '../connector.js';
-import { ConnectorParseError, type IntelEntry } from '../../../intel/entries.js';
+import { ConnectorError, type Connector, type HttpClient, ConnectorParseError } from '../connector.js';
+import type { IntelEntry } from '../../../intel/index.js';
 import { csafShapeError, entriesFromCsaf } from './csaf.fns.js';
 import { changesFromCsv, changesFromRolie, distributionsOf, type CsafChange } from './csaf-provider.fns.js';
 

@@ -1,6 +1,5 @@
-import { parseCpe, cpeVersion } from '../../../intel/products/cpe.fns.js';
+import { parseCpe, cpeVersion, type AffectedPackage, type IntelEntry, type VulnerabilityRecord } from '../../../intel/index.js';
 import { normaliseText } from '../text.fns.js';
-import type { AffectedPackage, IntelEntry, VulnerabilityRecord } from '../../../intel/entries.js';
 
 /**
  * CSAF 2.0 documents (https://docs.oasis-open.org/csaf/csaf/v2.0/os/csaf-v2.0-os.html) → intel

@@ -1,16 +1,13 @@
 import { gunzipSync } from 'node:zlib';
-import { ConnectorParseError } from '../../../intel/entries.js';
+import type { EpssScores } from '../../../intel/index.js';
+import { ConnectorParseError } from '../connector.js';
 
 /**
  * FIRST's EPSS scores CSV (https://epss.cyentia.com/epss_scores-current.csv.gz, gzip or plain):
  * a `#model_version:v2023.03.01,score_date:2026-11-24T00:00:00+0000` comment line, the header
- * `cve,epss,percentile`, then one row per CVE. Pure, no I/O.
+ * `cve,epss,percentile`, then one row per CVE, read into intel's `EpssScores`. Pure, no I/O.
  */
-export interface EpssScores {
-  modelVersion: string | null;
-  scoreDate: string | null;
-  rows: Array<{ cve: string; epss: number; percentile: number }>;
-}
+export type { EpssScores };
 
 export function parseEpss(body: Buffer): EpssScores {
   let text: string;

@@ -1,5 +1,4 @@
-import { ConnectorError, type Connector } from '../connector.js';
-import { ConnectorParseError } from '../../../intel/entries.js';
+import { ConnectorError, type Connector, ConnectorParseError } from '../connector.js';
 import { entryFromKev, parseKevCatalog } from './kev.fns.js';
 
 /**

@@ -1,5 +1,6 @@
 import { normaliseText } from '../text.fns.js';
-import { ConnectorParseError, type IntelEntry } from '../../../intel/entries.js';
+import type { IntelEntry } from '../../../intel/index.js';
+import { ConnectorParseError } from '../connector.js';
 
 /**
  * CISA's Known Exploited Vulnerabilities catalog (known_exploited_vulnerabilities.json) → one

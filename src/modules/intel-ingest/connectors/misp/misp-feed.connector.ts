@@ -1,5 +1,5 @@
 import { ConnectorError, type Connector, type HttpClient, type SourceConfig } from '../connector.js';
-import type { IntelEntry } from '../../../intel/entries.js';
+import type { IntelEntry } from '../../../intel/index.js';
 import { changedFeedEvents, entryFromMispEvent, mispCursorFrom, nextMispCursor, parseFeedEvent, parseFeedManifest } from './misp.fns.js';
 
 const CONCURRENCY = 4;

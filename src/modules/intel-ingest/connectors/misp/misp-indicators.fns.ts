@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { AssertedIndicatorType } from '../../../intel/entries.js';
+import type { AssertedIndicatorType } from '../../../intel/index.js';
 
 /**
  * MISP attribute type → indicator type(s). Compound types (`a|b`) carry a compound value split on

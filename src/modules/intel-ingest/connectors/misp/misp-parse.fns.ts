@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ConnectorParseError } from '../../../intel/entries.js';
+import { ConnectorParseError } from '../connector.js';
 import { MispEventSchema, mispUnixSeconds, type MispEvent, type MispFeedManifestEntry } from './misp.schemas.js';
 
 /**

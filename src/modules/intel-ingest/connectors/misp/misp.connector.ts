@@ -1,5 +1,5 @@
 import { ConnectorError, type Connector, type HttpClient } from '../connector.js';
-import type { IntelEntry } from '../../../intel/entries.js';
+import type { IntelEntry } from '../../../intel/index.js';
 import { entryFromMispEvent, mispCursorFrom, nextMispCursor, parseRestSearchResponse, unreadRestEvents } from './misp.fns.js';
 import type { MispEvent } from './misp.schemas.js';
 

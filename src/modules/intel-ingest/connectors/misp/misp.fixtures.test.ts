@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConnectorParseError } from '../../../intel/entries.js';
+import { ConnectorParseError } from '../connector.js';
 import {
   changedFeedEvents,
   entryFromMispEvent,

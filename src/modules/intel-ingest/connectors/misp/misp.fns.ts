@@ -1,4 +1,4 @@
-import type { IntelEntry, StructuredIndicator } from '../../../intel/entries.js';
+import type { IntelEntry, StructuredIndicator } from '../../../intel/index.js';
 import { NON_INDICATOR_TYPES, typedValuesForAttribute } from './misp-indicators.fns.js';
 import { mispFlag, mispUnixSeconds, type MispAttribute, type MispEvent } from './misp.schemas.js';
 import { isHttpUrl, normaliseText } from '../text.fns.js';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConnectorError, type Connector } from '../connector.js';
-import { ConnectorParseError, type IntelEntry } from '../../../intel/entries.js';
+import { ConnectorError, type Connector, ConnectorParseError } from '../connector.js';
+import type { IntelEntry } from '../../../intel/index.js';
 import { entryFromNvd, nextPageUrl, parseNvdPage } from './nvd.fns.js';
 
 /**

@@ -1,5 +1,6 @@
 import { normaliseText } from '../text.fns.js';
-import { ConnectorParseError, type IntelEntry } from '../../../intel/entries.js';
+import type { IntelEntry } from '../../../intel/index.js';
+import { ConnectorParseError } from '../connector.js';
 
 /**
  * NVD CVE API 2.0 JSON (one page of `/rest/json/cves/2.0`, or a file of the same shape) → one

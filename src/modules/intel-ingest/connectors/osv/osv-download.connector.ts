@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
-import { ConnectorParseError } from '../../../intel/entries.js';
+import { ConnectorParseError } from '../connector.js';
 import { DEFAULT_MAX_INFLATED_BYTES, forEachOsvRecord, isZip, osvRecordsInZipAsync, parseJson } from './osv.fns.js';
 import type { ZipSource } from './zip.fns.js';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConnectorError, type Connector, type SourceConfig } from '../connector.js';
-import type { IntelEntry } from '../../../intel/entries.js';
+import type { IntelEntry } from '../../../intel/index.js';
 import { entryFromOsv } from './osv.fns.js';
 import { osvRecordsInFile } from './osv-download.connector.js';
 

@@ -1,5 +1,6 @@
 import { normaliseText } from '../text.fns.js';
-import { ConnectorParseError, type AffectedPackage, type IntelEntry, type VulnerabilityRecord } from '../../../intel/entries.js';
+import type { AffectedPackage, IntelEntry, VulnerabilityRecord } from '../../../intel/index.js';
+import { ConnectorParseError } from '../connector.js';
 import { bufferSource, inflate, inflateSync, zipEntries, type ZipEntry, type ZipSource } from './zip.fns.js';
 
 /**

@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { inflateRaw, inflateRawSync, type ZlibOptions } from 'node:zlib';
-import { ConnectorParseError } from '../../../intel/entries.js';
+import { ConnectorParseError } from '../connector.js';
 
 /**
  * The members of a zip, read through its central directory: each member's sizes and offset

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { IntelEntry } from '../../../intel/entries.js';
+import type { IntelEntry } from '../../../intel/index.js';
 import { parseFeedDate } from './feed-dates.fns.js';
 import { htmlToPlainText, normalizeWhitespace, plainTitle } from './html-text.fns.js';
 

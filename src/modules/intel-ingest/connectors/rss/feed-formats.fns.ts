@@ -1,5 +1,5 @@
 import type { AtomFeed, JsonFeed, RdfFeed, RssFeed } from 'feedsmith';
-import type { IntelEntry } from '../../../intel/entries.js';
+import type { IntelEntry } from '../../../intel/index.js';
 import { finishEntry, nonEmpty, resolveBase, resolveUrl, type FeedContext } from './feed-entry.fns.js';
 import { htmlToPlainText, looksLikeHtml, plainTitle } from './html-text.fns.js';
 

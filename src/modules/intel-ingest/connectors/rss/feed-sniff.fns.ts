@@ -1,5 +1,5 @@
 import iconv from 'iconv-lite';
-import { ConnectorParseError } from '../../../intel/entries.js';
+import { ConnectorParseError } from '../connector.js';
 
 /**
  * Byte- and prolog-level work done before any parser sees a feed: choosing the character set,

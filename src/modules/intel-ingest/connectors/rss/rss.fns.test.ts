@@ -1,6 +1,6 @@
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { ConnectorParseError } from '../../../intel/entries.js';
+import { ConnectorParseError } from '../connector.js';
 import { parseFeed, parseFeedDate } from './rss.fns.js';
 
 const FEED_URL = 'https://feeds.example.net/security/rss.xml';

@@ -1,6 +1,7 @@
 import { XMLValidator } from 'fast-xml-parser';
 import { parseAtomFeed, parseJsonFeed, parseRdfFeed, parseRssFeed } from 'feedsmith';
-import { ConnectorParseError, type IntelEntry } from '../../../intel/entries.js';
+import type { IntelEntry } from '../../../intel/index.js';
+import { ConnectorParseError } from '../connector.js';
 import { mapAtom, mapJson, mapRdf, mapRss, type MappedFeed } from './feed-formats.fns.js';
 import { decodeFeedBody, localName, sniffXml } from './feed-sniff.fns.js';
 

@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import type { AssertedIndicatorType, StructuredIndicator } from '../../../intel/entries.js';
+import type { AssertedIndicatorType, StructuredIndicator } from '../../../intel/index.js';
 import type { ComparisonExpr, ComparisonNode, Literal, ObjectPath, ObservationExpr, PatternAst } from './stix-pattern-ast.js';
 import { parseStixPattern } from './stix-pattern-parser.fns.js';
 

@@ -1,5 +1,5 @@
 import { ConnectorError, type Connector, type HttpClient, type SourceConfig } from '../connector.js';
-import type { IntelEntry } from '../../../intel/entries.js';
+import type { IntelEntry } from '../../../intel/index.js';
 import { entriesFromStixObjects, validateTaxiiEnvelope } from './taxii.fns.js';
 
 const TAXII = 'application/taxii+json;version=2.1';

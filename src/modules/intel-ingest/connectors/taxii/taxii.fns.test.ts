@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectorParseError } from '../../../intel/entries.js';
+import { ConnectorParseError } from '../connector.js';
 import { entriesFromStixObjects, validateTaxiiEnvelope } from './taxii.fns.js';
 
 const IDENTITY = {

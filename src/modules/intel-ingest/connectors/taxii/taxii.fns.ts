@@ -1,4 +1,5 @@
-import { ConnectorParseError, type IntelEntry, type StructuredIndicator } from '../../../intel/entries.js';
+import type { IntelEntry, StructuredIndicator } from '../../../intel/index.js';
+import { ConnectorParseError } from '../connector.js';
 import { indicatorsFromPattern } from './stix-pattern.fns.js';
 import { isHttpUrl, normaliseText } from '../text.fns.js';
 

@@ -23,7 +23,7 @@
  * type noun 0.6; tools 0.1 lower.
  */
 
-import type { AttackCatalog, CatalogSoftware } from '../../../intel/attack/attack-catalog.fns.js';
+import type { AttackCatalog, CatalogSoftware } from '../../../intel/index.js';
 import { compilePhrases, tokenize, type PhraseIndex, type PhraseSpec } from './phrase-matcher.fns.js';
 
 export type AttackPayload =

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { catalogFromStixObjects, type AttackCatalog } from '../../../intel/attack/attack-catalog.fns.js';
+import { catalogFromStixObjects, type AttackCatalog } from '../../../intel/index.js';
 import { classifyText, type Classification } from './classify.fns.js';
 
 /**

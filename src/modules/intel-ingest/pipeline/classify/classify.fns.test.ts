@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_CATALOG, type AttackCatalog, type CatalogTechnique } from '../../../intel/attack/attack-catalog.fns.js';
+import { EMPTY_CATALOG, type AttackCatalog, type CatalogTechnique } from '../../../intel/index.js';
 import { classifyText, type Classification, type ClassifyInput } from './classify.fns.js';
 
 const t = (id: string, name: string, tactics: string[], platforms: string[] = ['Windows', 'Linux', 'macOS']): [string, CatalogTechnique] => [

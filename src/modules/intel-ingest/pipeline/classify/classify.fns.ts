@@ -16,13 +16,7 @@
  * and an empty evidenceRef.
  */
 
-import {
-  sortTactics,
-  TECHNIQUE_ID_RE,
-  type AttackCatalog,
-  type CatalogGroup,
-  type CatalogSoftware,
-} from '../../../intel/attack/attack-catalog.fns.js';
+import { sortTactics, TECHNIQUE_ID_RE, type AttackCatalog, type CatalogGroup, type CatalogSoftware } from '../../../intel/index.js';
 import { attackMatcher, type AttackPayload } from './attack-matchers.fns.js';
 import { signalsFromTags } from './classify-tags.fns.js';
 import { compilePhrases, findPhrases, tokenize, type Token } from './phrase-matcher.fns.js';

@@ -14,12 +14,10 @@
  * the product's first mention in the text when there is one.
  */
 
-import { cpeCase, findingFromCpe, findingsFromConfigurations, findingsFromCve5Affected, type CpeFinding } from '../../../intel/products/cpe.fns.js';
+import { cpeCase, findingFromCpe, findingsFromConfigurations, findingsFromCve5Affected, type CpeFinding, parseVersionList, parseVersionsBefore, versionsAreFixes } from '../../../intel/index.js';
 import { KNOWN_VENDORS, productId, vendorId, type KnownProduct } from './product-dictionary.js';
 import { compilePhrases, findPhrases, tokenize, type PhraseIndex, type PhraseMatch, type Token } from './phrase-matcher.fns.js';
 import { passageAround, splitSentences, type CharSpan, type Passage, type Sentence } from './sentences.fns.js';
-import { parseVersionList, parseVersionsBefore } from '../../../intel/products/versions.fns.js';
-import { versionsAreFixes } from '../../../intel/products/version-context.fns.js';
 
 export interface ProductsInput {
   text: string;

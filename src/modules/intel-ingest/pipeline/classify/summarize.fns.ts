@@ -12,7 +12,7 @@
  *   access", "moved laterally", "exfiltrated", …).
  */
 
-import { sortTactics, tacticName } from '../../../intel/attack/attack-catalog.fns.js';
+import { sortTactics, tacticName } from '../../../intel/index.js';
 import { splitSentences, type Sentence } from './sentences.fns.js';
 
 export interface Summary {

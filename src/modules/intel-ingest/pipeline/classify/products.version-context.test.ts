@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { affectedProductsFrom } from '../../intel-ingest/pipeline/classify/products.fns.js';
+import { affectedProductsFrom } from './products.fns.js';
 
 const products = (text: string) => affectedProductsFrom({ text, cpes: [] }).map((p) => [p.product, p.versions]);
 
