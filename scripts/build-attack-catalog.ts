@@ -1,5 +1,5 @@
 /**
- * Generates the ATT&CK catalog shipped with Rampart (src/modules/intel/pipeline/classify/attack-data/),
+ * Generates the ATT&CK catalog shipped with Rampart (src/modules/intel/attack/attack-data/),
  * so technique names and malware/actor recognition work offline, before (or without) a sync of
  * the built-in MITRE ATT&CK source.
  *
@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const OUT_DIR = path.join(ROOT, 'src/modules/intel/pipeline/classify/attack-data');
+const OUT_DIR = path.join(ROOT, 'src/modules/intel/attack/attack-data');
 
 interface IndexRow {
   id: string;

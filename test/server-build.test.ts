@@ -52,7 +52,7 @@ describe('compiled server build', () => {
     expect(built.stdout).toContain('server built in dist/server');
     expect(fs.existsSync(path.join(copy, 'dist/server/src/main.js'))).toBe(true);
     expect(fs.existsSync(path.join(copy, 'dist/server/bench/servers/rampart.js'))).toBe(true);
-    expect(fs.existsSync(path.join(copy, 'dist/server/src/modules/intel/pipeline/classify/attack-data/enterprise-attack.json'))).toBe(true);
+    expect(fs.existsSync(path.join(copy, 'dist/server/src/modules/intel/attack/attack-data/enterprise-attack.json'))).toBe(true);
     // Bundled: a few dozen files, each role's half and every lazily loaded part in chunks of its own.
     const bundle = fs.readdirSync(path.join(copy, 'dist/server/bundle')).filter((f) => f.endsWith('.js'));
     expect(bundle).toContain('main.js');

@@ -153,7 +153,7 @@ const CLOCK_TOLERANCE_MS = 1_000;
 
 /**
  * The instant up to which every item's processing has committed: a writer stamps processed_at
- * from its clock after its transaction began (pipeline/ingest.store.ts, results.store.ts), so an
+ * from its clock after its transaction began (intel's items/ingest.store.ts, results.store.ts), so an
  * item still uncommitted carries a time no earlier than the start of the oldest transaction open
  * now. Reading only up to that instant keeps the watermark from passing an item that commits
  * later with an earlier processed_at (two sync chunks are written at once). The oldest open

@@ -53,7 +53,7 @@ export function userMessage(err: unknown): string {
 }
 
 /**
- * Entries per transaction. Each chunk commits with its items enriched (pipeline/ingest.store.ts),
+ * Entries per transaction. Each chunk commits with its items enriched (intel's items/ingest.store.ts),
  * so a large sync shows its first items within a second, no transaction grows with the feed,
  * and the next chunk is enriched (CPU, in Node) while this one is written (in PostgreSQL).
  */

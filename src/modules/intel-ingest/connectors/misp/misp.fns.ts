@@ -5,7 +5,7 @@ import { isHttpUrl, normaliseText } from '../text.fns.js';
 import type { MispCursor } from './misp-parse.fns.js';
 
 /**
- * Pure MISP connector functions: parse REST/feed documents (misp.parse.ts), map an event to an
+ * Pure MISP connector functions: parse REST/feed documents (misp-parse.fns.ts), map an event to an
  * {@link IntelEntry}, and compute the incremental-sync cursor. No I/O here.
  */
 

@@ -6,7 +6,7 @@ import { ConnectorParseError } from '../connector.js';
  * NVD CVE API 2.0 JSON (one page of `/rest/json/cves/2.0`, or a file of the same shape) → one
  * entry per CVE: the English description as text, CVSS vectors, and the `configurations` (CPE
  * match criteria with versionStart/End Including/Excluding), which the enrichment turns into the
- * item's affected products with their ranges (pipeline/classify/cpe.fns.ts). Pure, no I/O.
+ * item's affected products with their ranges (intel's products/cpe.fns.ts). Pure, no I/O.
  */
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : null);

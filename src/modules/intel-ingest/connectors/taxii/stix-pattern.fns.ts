@@ -4,8 +4,8 @@ import type { ComparisonExpr, ComparisonNode, Literal, ObjectPath, ObservationEx
 import { parseStixPattern } from './stix-pattern-parser.fns.js';
 
 /**
- * STIX 2.1 patterns: parsing (stix-pattern.lexer.ts / stix-pattern.parser.ts, AST in
- * stix-pattern.ast.ts) and extraction of the indicators a pattern asserts. Pure, no I/O.
+ * STIX 2.1 patterns: parsing (stix-pattern-lexer.fns.ts / stix-pattern-parser.fns.ts, AST in
+ * stix-pattern-ast.ts) and extraction of the indicators a pattern asserts. Pure, no I/O.
  */
 
 export { parseStixPattern } from './stix-pattern-parser.fns.js';
