@@ -15,6 +15,7 @@ import * as m0106 from './0106_attack_columns_plpgsql.js';
 import * as m0110 from './0110_structured_items_search.js';
 import * as m0115 from './0115_intel_attack_rollups.js';
 import * as m0130 from './0130_iocs_count_generation.js';
+import * as m0143 from './0143_renormalize_indicator_values.js';
 
 /**
  * The intel module's migrations, given to the migrator by its manifest (`migrations`). The
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0110_structured_items_search': m0110,
   '0115_intel_attack_rollups': m0115,
   '0130_iocs_count_generation': m0130,
+  '0143_renormalize_indicator_values': m0143,
 };
