@@ -11,6 +11,8 @@ import * as m0052 from './0052_alert_verdict_columns.js';
  * the name is what installed databases recorded, so it never changes. A static list (rather
  * than reading the folder) works the same under tsx, compiled output and bundlers. Never edit a
  * migration that has shipped: add a new one.
+ *
+ * Beyond this module's tables (a change that spans them stays with the module it is about): 0014 adds the organizations trigger that makes each one's alert-number sequence; 0035 (the alert loop) adds agent_runs' alert ids, agent_triggers.route_alerts and lets trigger_deliveries.run_id be null.
  */
 export const migrations: Record<string, Migration> = {
   '0011_alerts': m0011,

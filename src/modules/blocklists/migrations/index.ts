@@ -7,6 +7,8 @@ import * as m0139 from './0139_blocklists_response_lists.js';
  * the name is what installed databases recorded, so it never changes. A static list (rather
  * than reading the folder) works the same under tsx, compiled output and bundlers. Never edit a
  * migration that has shipped: add a new one.
+ *
+ * Beyond this module's tables (a change that spans them stays with the module it is about): 0139 also grants the built-in roles its permissions.
  */
 export const migrations: Record<string, Migration> = {
   '0139_blocklists_response_lists': m0139,

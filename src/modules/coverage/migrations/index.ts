@@ -7,6 +7,8 @@ import * as m0095 from './0095_attack_coverage.js';
  * the name is what installed databases recorded, so it never changes. A static list (rather
  * than reading the folder) works the same under tsx, compiled output and bundlers. Never edit a
  * migration that has shipped: add a new one.
+ *
+ * Beyond this module's tables (a change that spans them stays with the module it is about): 0095 also adds code_detections' ATT&CK columns and rule-id index (alerts' table).
  */
 export const migrations: Record<string, Migration> = {
   '0095_attack_coverage': m0095,

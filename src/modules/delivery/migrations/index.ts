@@ -9,6 +9,8 @@ import * as m0045 from './0045_delivery_attempt_in_flight.js';
  * the name is what installed databases recorded, so it never changes. A static list (rather
  * than reading the folder) works the same under tsx, compiled output and bundlers. Never edit a
  * migration that has shipped: add a new one.
+ *
+ * Beyond this module's tables (a change that spans them stays with the module it is about): 0012 also adds output_destinations.event_subscriptions.
  */
 export const migrations: Record<string, Migration> = {
   '0012_delivery': m0012,

@@ -7,6 +7,8 @@ import * as m0090 from './0090_evaluations.js';
  * the name is what installed databases recorded, so it never changes. A static list (rather
  * than reading the folder) works the same under tsx, compiled output and bundlers. Never edit a
  * migration that has shipped: add a new one.
+ *
+ * Beyond this module's tables (a change that spans them stays with the module it is about): 0090 also adds agent_runs' and agents' evaluation columns.
  */
 export const migrations: Record<string, Migration> = {
   '0090_evaluations': m0090,

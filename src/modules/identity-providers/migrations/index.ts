@@ -7,6 +7,8 @@ import * as m0135 from './0135_identity_providers_oidc_scim.js';
  * the name is what installed databases recorded, so it never changes. A static list (rather
  * than reading the folder) works the same under tsx, compiled output and bundlers. Never edit a
  * migration that has shipped: add a new one.
+ *
+ * Beyond this module's tables (a change that spans them stays with the module it is about): 0135 also adds console_sessions' 'oidc' method and grants the built-in roles its permissions.
  */
 export const migrations: Record<string, Migration> = {
   '0135_identity_providers_oidc_scim': m0135,

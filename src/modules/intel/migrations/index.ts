@@ -23,6 +23,8 @@ import * as m0143 from './0143_renormalize_indicator_values.js';
  * the name is what installed databases recorded, so it never changes. A static list (rather
  * than reading the folder) works the same under tsx, compiled output and bundlers. Never edit a
  * migration that has shipped: add a new one.
+ *
+ * Beyond this module's tables (a change that spans them stays with the module it is about): 0040 also adds hunt_threat_runs.matches and hunt_asset_software's purl index; 0143 re-normalises hunt_sightings with intel's normaliser.
  */
 export const migrations: Record<string, Migration> = {
   '0002_intel_sources': m0002,

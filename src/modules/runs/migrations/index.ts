@@ -8,6 +8,8 @@ import * as m0060 from './0060_run_agent_snapshot.js';
  * the name is what installed databases recorded, so it never changes. A static list (rather
  * than reading the folder) works the same under tsx, compiled output and bundlers. Never edit a
  * migration that has shipped: add a new one.
+ *
+ * Beyond this module's tables (a change that spans them stays with the module it is about): 0021 also adds agent_triggers' input_mapping and delivery_id_pointer.
  */
 export const migrations: Record<string, Migration> = {
   '0021_run_trigger_context': m0021,
