@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { request } from 'undici';
 import type { Database } from '../src/platform/db/database.js';
 import { createOrganization } from '../src/modules/organizations/index.js';
-import { backfillVerdictColumns } from '../src/platform/db/migrations/0052_alert_verdict_columns.js';
+import { backfillVerdictColumns } from '../src/modules/alerts/migrations/0052_alert_verdict_columns.js';
 import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { startRampartServer, waitReady } from './support/http-children.js';

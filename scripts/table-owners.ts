@@ -95,12 +95,13 @@ const SQL_NAMES = /\b(insert\s+into|update|delete\s+from|from|join)\s+(?:only\s+
 
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-/** Tables created by the migrations (partitions belong to their parent). */
+/** Tables created by the migrations, platform's and every module's (partitions belong to their parent). */
 function migrationTables(srcDir: string): Set<string> {
-  const dir = path.join(srcDir, 'platform', 'db', 'migrations');
+  const modulesDir = path.join(srcDir, 'modules');
+  const dirs = [path.join(srcDir, 'platform', 'db', 'migrations')];
+  if (fs.existsSync(modulesDir)) for (const m of fs.readdirSync(modulesDir)) dirs.push(path.join(modulesDir, m, 'migrations'));
   const tables = new Set<string>();
-  if (!fs.existsSync(dir)) return tables;
-  for (const file of sourceFiles(dir)) {
+  for (const file of dirs.filter((d) => fs.existsSync(d)).flatMap((d) => sourceFiles(d))) {
     const text = fs.readFileSync(file, 'utf8');
     for (const m of text.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?([a-z_][a-z0-9_]*)(\s+PARTITION OF)?/g)) if (!m[2]) tables.add(m[1]!);
     for (const m of text.matchAll(/createTable\(\s*'([A-Za-z_][A-Za-z0-9_]*)'/g)) tables.add(snake(m[1]!));
@@ -112,7 +113,7 @@ function migrationTables(srcDir: string): Set<string> {
  * The tables a module's index.ts declares: `export const ownedTables = ['a', 'b'] as const` (which
  * its manifest's `owns` names), or an array written in the manifest itself (`owns: ['a', 'b']`).
  */
-function ownedTablesOf(indexFile: string): string[] {
+export function ownedTablesOf(indexFile: string): string[] {
   if (!fs.existsSync(indexFile)) return [];
   const source = ts.createSourceFile(indexFile, fs.readFileSync(indexFile, 'utf8'), ts.ScriptTarget.Latest, true);
   const found: string[] = [];
@@ -193,7 +194,10 @@ export function analyzeTables(srcDir: string, allowances: Allowances = { reads: 
   const used = new Set<string>();
   for (const m of modules) {
     const excepted = new Set(allowances.reads.filter((e) => e.module === m).flatMap((e) => e.tables));
-    for (const file of sourceFiles(path.join(modulesDir, m))) {
+    // A module's migrations are its schema's history, not its runtime SQL: one may alter another
+    // module's table where a change spans both (docs/architecture.md#tables-and-migrations).
+    const migrationsDir = path.join(modulesDir, m, 'migrations') + path.sep;
+    for (const file of sourceFiles(path.join(modulesDir, m)).filter((f) => !f.startsWith(migrationsDir))) {
       const seen = new Set<string>();
       for (const { table, write } of tablesNamed(file)) {
         const tableOwner = owner.get(table);

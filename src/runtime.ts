@@ -3,7 +3,7 @@ import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './platform/db/database.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './platform/db/embedded.js';
 import { databaseHealth } from './platform/db/health.js';
-import { migrateToLatest } from './platform/db/migrate.js';
+import { migrateToLatest } from './migrations.js';
 import { assertSessionKept } from './platform/db/session-check.js';
 import { seedReferenceData } from './seed.js';
 import { createAuthenticator, type Authenticator } from './platform/auth/authenticator.js';

@@ -1,8 +1,7 @@
 import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
-import { migrateToLatest } from '../src/platform/db/migrate.js';
-import { migrations } from '../src/platform/db/migrations/index.js';
+import { migrateToLatest, migrations } from '../src/migrations.js';
 import { createEmptyDatabase } from './support/db.js';
 import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions, type TestUser } from './support/actors.js';

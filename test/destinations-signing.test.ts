@@ -4,7 +4,7 @@ import { bearer, createTestApp, type TestContext } from './support/app.js';
 import { userWithPermissions } from './support/actors.js';
 import { attemptDelivery, createDestination, deliveryDeps, queue } from './support/delivery.js';
 import { startServer } from './support/fakes/http-server.js';
-import { keepLegacySigningKeys } from '../src/platform/db/migrations/0134_destination_signing_secrets.js';
+import { keepLegacySigningKeys } from '../src/modules/destinations/migrations/0134_destination_signing_secrets.js';
 
 /**
  * Issue 41 item 11, as the attack: the webhook token used to be both the bearer credential and

@@ -6,7 +6,7 @@ import { userWithPermissions, type TestUser } from './support/actors.js';
 import { createAgent } from './support/agents.js';
 import { createDestination, queue } from './support/delivery.js';
 import { seedIntel } from './support/intel-data.js';
-import { backfillVerdictColumns } from '../src/platform/db/migrations/0052_alert_verdict_columns.js';
+import { backfillVerdictColumns } from '../src/modules/alerts/migrations/0052_alert_verdict_columns.js';
 
 /**
  * GET /api/insights over a small organization whose every figure is known: alert times set to

@@ -2,9 +2,8 @@ import { Migrator, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
 import { seedIntel } from './support/intel-data.js';
-import { migrateToLatest } from '../src/platform/db/migrate.js';
+import { migrateToLatest, migrations } from '../src/migrations.js';
 import { openDatabase } from '../src/platform/db/database.js';
-import { migrations } from '../src/platform/db/migrations/index.js';
 import { createEmptyDatabase } from './support/db.js';
 
 describe('migrations', () => {

@@ -16,7 +16,7 @@ import { createInvalidationBus } from '../src/platform/cache/invalidation-bus.js
 import { openDatabase, type DatabaseHandle } from '../src/platform/db/database.js';
 import { EmbeddedStartError, startEmbeddedDatabase, type EmbeddedDatabase } from '../src/platform/db/embedded.js';
 import { isDatabaseUnavailable } from '../src/platform/db/errors.js';
-import { migrateToLatest } from '../src/platform/db/migrate.js';
+import { migrateToLatest } from '../src/migrations.js';
 import { JobCatalog, defineJob } from '../src/platform/jobs/catalog.js';
 import { enqueue } from '../src/platform/jobs/enqueue.js';
 import { startWorkers, type WorkerRunner } from '../src/platform/jobs/runner.js';

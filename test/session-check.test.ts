@@ -3,7 +3,7 @@ import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertSessionKept } from '../src/platform/db/session-check.js';
-import { migrateToLatest } from '../src/platform/db/migrate.js';
+import { migrateToLatest } from '../src/migrations.js';
 import { bootstrapIfEmpty } from '../src/modules/organizations/index.js';
 import { createInvalidationBus } from '../src/platform/cache/invalidation-bus.js';
 import { bearer, createTestApp, type TestContext } from './support/app.js';

@@ -7,6 +7,9 @@ import { analyzeTables } from '../scripts/table-owners.js';
 import { createServiceRegistry, MODULES, serviceOrder } from '../src/composition.js';
 import { defineModule, type ModuleManifest, type ServiceDeps } from '../src/platform/module.js';
 import { findIndicatorNormalisers } from '../scripts/indicator-normalisers.js';
+import { analyzeMigrationHomes, analyzeTableTypes } from '../scripts/table-homes.js';
+import { migrations } from '../src/migrations.js';
+import { collectMigrations } from '../src/platform/db/migrate.js';
 
 /** The import rules of scripts/import-graph.ts, on the real tree and on a tree built to break them. */
 describe('module structure', () => {
@@ -199,5 +202,78 @@ describe('one indicator normaliser', () => {
     } finally {
       fs.rmSync(t, { recursive: true, force: true });
     }
+  });
+});
+
+/** Issue 42 item 2: tables and migrations live with their owner (scripts/table-homes.ts). */
+describe('tables and migrations with their owner', () => {
+  const put = (root: string, rel: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  };
+
+  it('declares every table type in its owner’s .tables.ts (platform’s in platform/db/schema.ts)', () => {
+    expect(analyzeTableTypes(path.resolve('src'))).toEqual([]);
+  });
+
+  it('reports a table type declared by another module, outside a .tables.ts, or of a table nobody owns', () => {
+    const t = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-table-types-'));
+    try {
+      put(t, 'src/platform/db/schema.ts', 'export interface AuditLogsTable { id: string }\nexport interface DB { auditLogs: AuditLogsTable; widgetParts: unknown }\n');
+      put(t, 'src/modules/widgets/index.ts', "export const ownedTables = ['widget_parts'] as const;\n");
+      put(t, 'src/modules/widgets/widgets.tables.ts', "export interface WidgetPartsTable { id: string }\ndeclare module '../../platform/db/schema.js' { interface DB { widgetParts: WidgetPartsTable } }\n");
+      put(t, 'src/modules/gadgets/index.ts', "export const ownedTables = ['gadgets'] as const;\n");
+      put(t, 'src/modules/gadgets/gadgets.tables.ts', "declare module '../../platform/db/schema.js' { interface DB { gadgets: {}; widgetParts: {}; orphans: {} } }\n");
+      put(t, 'src/modules/gadgets/gadgets.repo.ts', 'export interface GadgetsTable { id: string }\n');
+      expect(analyzeTableTypes(path.join(t, 'src'))).toEqual([
+        'src/modules/gadgets/gadgets.repo.ts: interface GadgetsTable is a table type outside a .tables.ts (its owner\'s <module>.tables.ts, or platform/db/schema.ts)',
+        "src/modules/gadgets/gadgets.tables.ts: DB.orphans names orphans, which no module owns (add it to a module's ownedTables)",
+        'src/modules/gadgets/gadgets.tables.ts: declares the type of widget_parts (owned by widgets): it belongs in src/modules/widgets/widgets.tables.ts',
+        'src/platform/db/schema.ts: declares the type of widget_parts (owned by widgets): it belongs in src/modules/widgets/widgets.tables.ts',
+      ]);
+    } finally {
+      fs.rmSync(t, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps every migration in platform’s or a module’s migrations folder, and runs every one there', () => {
+    expect(analyzeMigrationHomes(path.resolve('src'), Object.keys(migrations))).toEqual([]);
+    // Each module's migrations are its manifest's: what src/migrations.ts collects is exactly the files.
+    for (const m of MODULES) {
+      const dir = path.resolve('src/modules', m.name, 'migrations');
+      const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^\d{4}_/.test(f)).map((f) => f.replace(/\.ts$/, '')).sort() : [];
+      expect(Object.keys(m.migrations ?? {}).sort(), m.name).toEqual(files);
+    }
+  });
+
+  it('reports a migration out of its home, one never run, and one run without a file', () => {
+    const t = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-migration-homes-'));
+    try {
+      put(t, 'src/platform/db/migrations/0001_platform.ts', 'export async function up() {}\n');
+      put(t, 'src/modules/widgets/migrations/0002_widgets.ts', 'export async function up() {}\n');
+      put(t, 'src/modules/widgets/migrations/0003_forgotten.ts', 'export async function up() {}\n');
+      put(t, 'src/modules/widgets/0004_stray.ts', 'export async function up() {}\n');
+      expect(analyzeMigrationHomes(path.join(t, 'src'), ['0001_platform', '0002_widgets', '0005_ghost'])).toEqual([
+        "src/modules/widgets/0004_stray.ts: a migration outside platform/db/migrations/ and every module's migrations/",
+        "0003_forgotten is never run: not in its folder's migrations/index.ts, or its module's manifest has no `migrations`",
+        '0005_ghost is run but has no file in a migrations folder',
+      ]);
+    } finally {
+      fs.rmSync(t, { recursive: true, force: true });
+    }
+  });
+
+  it('collects them in one global order, and refuses a number used twice or a name without one', () => {
+    const up = async () => {};
+    const collected = collectMigrations([
+      { owner: 'platform', migrations: { '0001_platform': { up }, '0142_fair_share': { up } } },
+      { owner: 'module b', migrations: { '0013_hunt': { up } } },
+    ]);
+    expect(Object.keys(collected)).toEqual(['0001_platform', '0013_hunt', '0142_fair_share']);
+    expect(Object.keys(migrations)).toEqual([...Object.keys(migrations)].sort());
+    expect(() => collectMigrations([{ owner: 'module hunt', migrations: { '0140_hunt_x': { up } } }, { owner: 'module detect', migrations: { '0140_detect_event_matching': { up } } }])).toThrow(
+      'Migration number 0140 is used twice: 0140_hunt_x (module hunt) and 0140_detect_event_matching (module detect); give the one not yet shipped the next free number',
+    );
+    expect(() => collectMigrations([{ owner: 'module x', migrations: { 'add_things': { up } } }])).toThrow('Migration "add_things" of module x is not named NNNN_what');
   });
 });

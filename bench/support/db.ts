@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedDatabase } from '../../src/platform/db/embedded.js';
 import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.js';
-import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import { migrateToLatest } from '../../src/migrations.js';
 import { seedReferenceData } from '../../src/seed.js';
 import { onCleanup } from './harness.js';
 import { pgStatementsFlags } from './pg-statements.js';

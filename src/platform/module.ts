@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Migration } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from './db/database.js';
 import type { EventBus, Subscriptions } from './events.js';
@@ -21,6 +22,12 @@ export interface ModuleManifest<State = undefined, Services = void> {
   name: string;
   /** The tables only this module's SQL names (scripts/table-owners.ts reads the literal array). */
   owns: readonly string[];
+  /**
+   * The module's migrations (its `migrations/index.ts`), by name: `NNNN_what`, the four-digit
+   * prefix their order among every module's and platform's (src/migrations.ts collects them; a
+   * number used twice fails at start).
+   */
+  migrations?: Readonly<Record<string, Migration>>;
   /**
    * The modules whose services (or API-role state) this one uses: their services are built
    * before this module's, and `services.of(m)` answers only for a module listed here. The order

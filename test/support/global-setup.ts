@@ -6,7 +6,7 @@ import exitHook from 'async-exit-hook';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/platform/db/embedded.js';
 import { openDatabase } from '../../src/platform/db/database.js';
-import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import { migrateToLatest } from '../../src/migrations.js';
 import { seedReferenceData } from '../../src/seed.js';
 
 declare module 'vitest' {

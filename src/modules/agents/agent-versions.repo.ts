@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
-import type { AgentVersionsTable } from '../../platform/db/schema.js';
+import type { AgentVersionsTable } from './agents.tables.js';
 import type { AnyActor } from '../../platform/auth/actor.js';
 import { agentSnapshotSql, type PinnedAgent } from './agents.repo.js';
 

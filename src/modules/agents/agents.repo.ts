@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
-import type { AgentsTable } from '../../platform/db/schema.js';
+import type { AgentsTable } from './agents.tables.js';
 
 export type AgentRow = Selectable<AgentsTable>;
 

@@ -6,6 +6,7 @@ import { createAgentsService, type AgentsService } from './agents.service.js';
 import { registerAgentVersionsRoutes } from './agent-versions.routes.js';
 import { createAgentVersionsService } from './agent-versions.service.js';
 import type { TriggerSettingsSql } from './agent-versions.repo.js';
+import { migrations } from './migrations/index.js';
 
 // The front door: what other modules (runs) may use of an agent.
 export { findAgentRow, type AgentRow } from './agents.repo.js';
@@ -36,4 +37,4 @@ function registerAgentsModule(app: FastifyInstance, deps: ModuleDeps, services: 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['agents', 'agent_versions'] as const;
 
-export const agentsModule = defineModule({ name: 'agents', owns: ownedTables, services: agentsServices, routes: registerAgentsModule });
+export const agentsModule = defineModule({ name: 'agents', owns: ownedTables, migrations, services: agentsServices, routes: registerAgentsModule });

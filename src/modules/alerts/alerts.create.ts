@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
-import type { AlertSeverity } from '../../platform/db/schema.js';
+import type { AlertSeverity } from './alerts.tables.js';
 import type { EventBus } from '../../platform/events.js';
 import { enqueueRun, type EndedRun } from '../runs/index.js';
 import { httpUrlOrNull } from './alerts.fns.js';

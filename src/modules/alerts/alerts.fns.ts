@@ -1,4 +1,4 @@
-import type { AlertSeverity, AlertStatus } from '../../platform/db/schema.js';
+import type { AlertSeverity, AlertStatus } from './alerts.tables.js';
 import type { Permission } from '../../platform/auth/permissions.js';
 
 /** Pure rules of the alert lifecycle: statuses, dispositions, who may set what. */

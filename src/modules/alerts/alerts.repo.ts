@@ -1,7 +1,8 @@
 import { sql, type InsertObject, type OperationNodeSource, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
-import type { DB, AlertStatus } from '../../platform/db/schema.js';
+import type { DB } from '../../platform/db/schema.js';
+import type { AlertStatus } from './alerts.tables.js';
 import { iso } from '../../platform/time.js';
 import { DISPLAY_PREFIX, OPEN_STATUSES, dispositionOf, displayIdOf, numberOfDisplayId } from './alerts.fns.js';
 import type { AlertDto, TimelineEntryDto } from './alerts.schemas.js';

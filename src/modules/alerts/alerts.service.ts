@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
-import type { AlertStatus, AlertSeverity } from '../../platform/db/schema.js';
+import type { AlertStatus, AlertSeverity } from './alerts.tables.js';
 import { writeAudit } from '../../platform/audit.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/http/errors.js';
 import { refusedStatusChange, timelineActor, type StatusActor } from './alerts.fns.js';

@@ -1,6 +1,6 @@
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
-import type { AlertStatus } from '../../platform/db/schema.js';
+import type { AlertStatus } from './alerts.tables.js';
 import { historyColumns, resolutionColumns, statusChangeKind, timelineActor, type StatusActor } from './alerts.fns.js';
 import { addTimelineEntry, findAlert } from './alerts.repo.js';
 import type { AlertDeps } from './alerts.create.js';

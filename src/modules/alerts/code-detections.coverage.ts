@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../platform/db/database.js';
-import type { CodeDetectionStatus } from '../../platform/db/schema.js';
+import type { CodeDetectionStatus } from './alerts.tables.js';
 
 /**
  * What the coverage module reads of code detections (through alerts' index.ts): per ATT&CK

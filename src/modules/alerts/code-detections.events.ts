@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
-import type { AlertSeverity, CodeDetectionsTable } from '../../platform/db/schema.js';
+import type { AlertSeverity, CodeDetectionsTable } from './alerts.tables.js';
 import { createAlert, type AlertDeps } from './alerts.create.js';
 
 /**

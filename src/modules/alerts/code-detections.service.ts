@@ -2,7 +2,7 @@ import { uuidv7 } from 'uuidv7';
 import type { z } from 'zod';
 import type { Database } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
-import type { CodeDetectionsTable } from '../../platform/db/schema.js';
+import type { CodeDetectionsTable } from './alerts.tables.js';
 import { sql, type Selectable } from 'kysely';
 import { writeAudit } from '../../platform/audit.js';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../../platform/http/errors.js';

@@ -10,6 +10,7 @@ import { createAlertsService, type AlertsService } from './alerts.service.js';
 import { createRoutingService, type RoutingService } from './routing.service.js';
 import { createCodeDetectionsService, type CodeDetectionsService } from './code-detections.service.js';
 import { alertEventRecoveryPass } from './alert-event-recovery.js';
+import { migrations } from './migrations/index.js';
 
 // The front door: how other modules create alerts (triggers, hunt) and what they may read.
 export { createAlert, type NewAlert, type TriageChoice, type AlertDeps } from './alerts.create.js';
@@ -23,6 +24,7 @@ export { addTimelineEntry, type NewTimelineEntry } from './alerts.repo.js';
 export { DISPLAY_PREFIX } from './alerts.fns.js';
 export { alertsByDedupeKey, isOpenStatus, raiseAlertBySystem, reopenAlertBySystem } from './alerts.reopen.js';
 export type { AlertDto } from './alerts.schemas.js';
+export type { AlertSeverity, AlertStatus } from './alerts.tables.js';
 export { RouteCondition, RouteInput } from './routing.schemas.js';
 export { CodeDetectionInput } from './code-detections.schemas.js';
 export { sigmaDetectionOf } from './sigma-import.fns.js';
@@ -70,6 +72,7 @@ export const ownedTables = ['alerts', 'alert_timeline', 'alert_routing', 'code_d
 export const alertsModule = defineModule({
   name: 'alerts',
   owns: ownedTables,
+  migrations,
   services: alertsServices,
   routes: registerAlertsModule,
   tools: alertTools,

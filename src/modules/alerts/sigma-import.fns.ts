@@ -1,8 +1,8 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { parseAllDocuments, stringify } from 'yaml';
 import { SIGMA_RULE_SCHEMA } from '../intel/index.js';
-import type { AlertSeverity as Severity } from '../../platform/db/schema.js';
-import type { CodeDetectionStatus } from '../../platform/db/schema.js';
+import type { AlertSeverity as Severity } from './alerts.tables.js';
+import type { CodeDetectionStatus } from './alerts.tables.js';
 
 /**
  * Sigma rules → code detections (POST /api/code-detections/import). Pure: the caller passes the

@@ -1,4 +1,4 @@
-import type { AlertSeverity } from '../../platform/db/schema.js';
+import type { AlertSeverity } from './alerts.tables.js';
 import { normalizeSeverity } from './alerts.fns.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
-import type { ToolApprovalStatus, ToolApprovalsTable } from '../../platform/db/schema.js';
+import type { ToolApprovalStatus, ToolApprovalsTable } from './approvals.tables.js';
 
 /**
  * SQL over `tool_approvals`. Every state change is one guarded UPDATE (`WHERE status = <from>`),

@@ -7,6 +7,7 @@ import { expireApprovals } from './approvals.expiry.js';
 import { createGuardedClient } from '../../platform/outbound/index.js';
 import { createSlackInteractions } from './slack-interactions.js';
 import { registerSlackInteractionRoutes } from './slack-interactions.routes.js';
+import { migrations } from './migrations/index.js';
 
 export { requestApprovals, settleDecidedCalls, closeRunApprovals, pendingCountOfRun, type ApprovalNeeded, type RunOfRequest, type SettledCall } from './approvals.request.js';
 export type { ApprovalEvent } from './approvals.events.js';
@@ -35,6 +36,7 @@ export const ownedTables = ['tool_approvals'] as const;
 export const approvalsModule = defineModule({
   name: 'approvals',
   owns: ownedTables,
+  migrations,
   routes: registerApprovalsModule,
   schedulerPasses: [
     {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
-import type { BlocklistEntriesTable } from '../../platform/db/schema.js';
+import type { BlocklistEntriesTable } from './blocklists.tables.js';
 import { uuidv5 } from '../intel-out/index.js';
 import type { BlockableType } from './blocklists.fns.js';
 import type { BlocklistEntryDto } from './blocklists.schemas.js';

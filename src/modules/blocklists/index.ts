@@ -4,6 +4,7 @@ import { blocklistCollections, blocklistObjects } from './blocklists.readers.js'
 import { deleteExpiredEntries } from './blocklists.repo.js';
 import { registerBlocklistsRoutes } from './blocklists.routes.js';
 import { createBlocklistsService } from './blocklists.service.js';
+import { migrations } from './migrations/index.js';
 
 // The front door: block lists are reached through their routes, tools and TAXII answers; nothing else is exported yet.
 
@@ -22,6 +23,7 @@ export const ownedTables = ['blocklists', 'blocklist_entries', 'blocklist_allowl
 export const blocklistsModule = defineModule({
   name: 'blocklists',
   owns: ownedTables,
+  migrations,
   services: ({ db, baseUrl }) => createBlocklistsService({ db, baseUrl }),
   routes: (app, _deps, services) => registerBlocklistsRoutes(app, services.own),
   tools: blocklistTools,

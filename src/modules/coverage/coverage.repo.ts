@@ -1,7 +1,7 @@
 import { uuidv7 } from 'uuidv7';
 import type { Selectable } from 'kysely';
 import type { Database, Queryable } from '../../platform/db/database.js';
-import type { CoverageLayersTable } from '../../platform/db/schema.js';
+import type { CoverageLayersTable } from './coverage.tables.js';
 import type { DeclaredTechnique } from './navigator.fns.js';
 import type { NavigatorLayerDto } from './navigator.schemas.js';
 

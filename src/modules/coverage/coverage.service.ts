@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Selectable } from 'kysely';
 import type { Database } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
-import type { CoverageLayersTable } from '../../platform/db/schema.js';
+import type { CoverageLayersTable } from './coverage.tables.js';
 import { writeAudit } from '../../platform/audit.js';
 import { NotFoundError } from '../../platform/http/errors.js';
 import { iso } from '../../platform/time.js';

@@ -3,6 +3,7 @@ import type { ModuleDeps } from '../../platform/wiring.js';
 import { defineModule } from '../../platform/module.js';
 import { registerCoverageRoutes } from './coverage.routes.js';
 import { createCoverageService } from './coverage.service.js';
+import { migrations } from './migrations/index.js';
 
 function registerCoverageModule(app: FastifyInstance, deps: ModuleDeps): void {
   registerCoverageRoutes(app, createCoverageService({ db: deps.database.db, baseUrl: deps.config.baseUrl }));
@@ -12,4 +13,4 @@ function registerCoverageModule(app: FastifyInstance, deps: ModuleDeps): void {
 export const ownedTables = ['coverage_layers'] as const;
 
 /** ATT&CK coverage: code detections against the techniques the intel names, Navigator layers out and in (docs/coverage.md). */
-export const coverageModule = defineModule({ name: 'coverage', owns: ownedTables, routes: registerCoverageModule });
+export const coverageModule = defineModule({ name: 'coverage', owns: ownedTables, migrations, routes: registerCoverageModule });

@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
 import { redactSecrets } from '../../platform/outbound/url-secrets.js';
-import type { DestinationDeliveriesTable } from '../../platform/db/schema.js';
+import type { DestinationDeliveriesTable } from './delivery.tables.js';
 import type { DestinationRow } from '../destinations/index.js';
 
 export type DeliveryRow = Selectable<DestinationDeliveriesTable>;

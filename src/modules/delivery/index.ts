@@ -9,6 +9,7 @@ import { createDeliveryService, destinationHealth } from './delivery.service.js'
 import { countByStatus } from './delivery.repo.js';
 import { deliverySubscriptions } from './delivery.queue.js';
 import { createDeliveryJob } from './delivery.jobs.js';
+import { migrations } from './migrations/index.js';
 
 export { queueDeliveries, recordOutboundEvent, newEvent, type QueuedDelivery } from './delivery.queue.js';
 export { createDeliveryJob, type DeliveryDeps } from './delivery.jobs.js';
@@ -47,6 +48,7 @@ export const ownedTables = ['destination_deliveries', 'destination_delivery_atte
 export const deliveryModule = defineModule({
   name: 'delivery',
   owns: ownedTables,
+  migrations,
   // Its subscriber asks destinations' API-role state (their cache).
   needs: [destinationsModule],
   routes: registerDeliveryModule,

@@ -3,6 +3,7 @@ import { defineModule } from '../../platform/module.js';
 import { createInvalidationBus } from '../../platform/cache/invalidation-bus.js';
 import { registerDestinationsRoutes } from './destinations.routes.js';
 import { createDestinationsCache, createDestinationsService } from './destinations.service.js';
+import { migrations } from './migrations/index.js';
 
 export { findDestinationRow, destinationsSubscribedTo, listDestinationRows, unknownDestinationIds, type DestinationRow } from './destinations.repo.js';
 export { blockSlackChannels, type DestinationHealth } from './destinations.service.js';
@@ -23,6 +24,7 @@ export const ownedTables = ['output_destinations'] as const;
 export const destinationsModule = defineModule({
   name: 'destinations',
   owns: ownedTables,
+  migrations,
   state: (deps) => {
     // buildApp always passes the process's bus; the fallback only satisfies the optional type.
     const cache = createDestinationsCache(deps.invalidation ?? createInvalidationBus());

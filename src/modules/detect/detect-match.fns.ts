@@ -6,7 +6,7 @@ import {
   type EventDetection,
   type JsonEvent,
 } from '../alerts/index.js';
-import type { AlertSeverity } from '../../platform/db/schema.js';
+import type { AlertSeverity } from '../alerts/index.js';
 import { NeedleIndex } from './needle-index.fns.js';
 
 /**

@@ -4,6 +4,7 @@ import { createDetectJobs } from './detect-match.jobs.js';
 import { registerDetectRoutes } from './detect.routes.js';
 import { createDetectService } from './detect.service.js';
 import { pruneWindows } from './detect.repo.js';
+import { migrations } from './migrations/index.js';
 
 export { matchTotals as detectionMatchTotals } from './detect.repo.js';
 export { DetectionSet, loadDetection, type DeclaredEvent } from './detect-match.fns.js';
@@ -23,6 +24,7 @@ export const ownedTables = ['detect_event_batches', 'detect_matches', 'detect_ma
 export const detectModule = defineModule({
   name: 'detect',
   owns: ownedTables,
+  migrations,
   needs: [triggersModule],
   services: ({ db }) => createDetectService({ db }),
   routes: (app, deps, services) =>

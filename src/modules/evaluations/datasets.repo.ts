@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
-import type { EvaluationCasesTable, EvaluationDatasetsTable } from '../../platform/db/schema.js';
+import type { EvaluationCasesTable, EvaluationDatasetsTable } from './evaluations.tables.js';
 import type { CaseInputT } from './evaluations.schemas.js';
 
 export type DatasetRow = Selectable<EvaluationDatasetsTable>;

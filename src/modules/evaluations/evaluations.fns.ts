@@ -1,4 +1,4 @@
-import type { AlertStatus } from '../../platform/db/schema.js';
+import type { AlertStatus } from '../alerts/index.js';
 import { dispositionOf } from '../alerts/index.js';
 import { DISPOSITIONS, type DispositionT, type SummaryDto } from './evaluations.schemas.js';
 

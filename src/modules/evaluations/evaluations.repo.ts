@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Database, Queryable } from '../../platform/db/database.js';
-import type { EvaluationResultsTable, EvaluationsTable } from '../../platform/db/schema.js';
+import type { EvaluationResultsTable, EvaluationsTable } from './evaluations.tables.js';
 import { shadowOfCase, type Shadow } from './shadow.fns.js';
 import type { CaseInputT } from './evaluations.schemas.js';
 

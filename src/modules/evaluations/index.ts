@@ -8,6 +8,7 @@ import { defineModule } from '../../platform/module.js';
 import { evaluationSandbox } from './sandbox.tools.js';
 import { createJudgeJobs } from './judge.jobs.js';
 import { evaluationsSubscriptions } from './evaluation.flow.js';
+import { migrations } from './migrations/index.js';
 
 function registerEvaluationsModule(app: FastifyInstance, deps: ModuleDeps): void {
   const db = deps.database.db;
@@ -25,6 +26,7 @@ export const ownedTables = ['evaluation_datasets', 'evaluation_cases', 'evaluati
 export const evaluationsModule = defineModule({
   name: 'evaluations',
   owns: ownedTables,
+  migrations,
   routes: registerEvaluationsModule,
   jobs: (deps) => createJudgeJobs(deps),
   subscribes: evaluationsSubscriptions,

@@ -7,6 +7,7 @@ import { huntSubscriptions } from './hunt-alerts.adapter.js';
 import { registerHuntRoutes } from './hunt.routes.js';
 import { createThreatsService } from './threats.service.js';
 import { createAssetsService } from './assets.service.js';
+import { migrations } from './migrations/index.js';
 
 // The front door: the intel pass (also the manifest's scheduler pass) and threat sync, assessment.
 export { runHuntIntelPass, settledInstant, syncThreatsFromIntel } from './threats.sync.js';
@@ -27,6 +28,7 @@ export const ownedTables = ['hunt_assets', 'hunt_asset_software', 'hunt_sighting
 export const huntModule = defineModule({
   name: 'hunt',
   owns: ownedTables,
+  migrations,
   routes: registerHuntModule,
   jobs: ({ db, events }) => [createHuntReassessJob({ db, events })],
   schedulerPasses: [{ name: 'hunt intel pass', run: ({ db, events }) => runHuntIntelPass(db, events) }],

@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
-import type { IdentityProvidersTable } from '../../platform/db/schema.js';
+import type { IdentityProvidersTable } from './identity-providers.tables.js';
 
 export type ProviderRow = Selectable<IdentityProvidersTable>;
 

@@ -9,6 +9,7 @@ import { createOidcFlow } from './oidc.flow.js';
 import { registerOidcRoutes } from './oidc.routes.js';
 import { createScimService } from './scim.service.js';
 import { registerScimRoutes } from './scim.routes.js';
+import { migrations } from './migrations/index.js';
 
 function registerIdentityProvidersModule(app: FastifyInstance, deps: ModuleDeps): void {
   const { db } = deps.database;
@@ -31,5 +32,5 @@ function registerIdentityProvidersModule(app: FastifyInstance, deps: ModuleDeps)
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['identity_providers', 'identity_provider_links', 'oidc_login_states', 'scim_groups', 'scim_group_members'] as const;
 
-export const identityProvidersModule = defineModule({ name: 'identity-providers', owns: ownedTables, routes: registerIdentityProvidersModule });
+export const identityProvidersModule = defineModule({ name: 'identity-providers', owns: ownedTables, migrations, routes: registerIdentityProvidersModule });
 export { SCIM_ERROR } from './scim.fns.js';

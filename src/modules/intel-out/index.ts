@@ -8,6 +8,7 @@ import { registerExportRoutes } from './export.routes.js';
 import { createExportService } from './export.service.js';
 import { registerMispFeedRoutes } from './misp-feed.routes.js';
 import { createMispFeedService } from './misp-feed.service.js';
+import { migrations } from './migrations/index.js';
 
 // The front door: intel going out (TAXII 2.1 server, exports, MISP feed) and the refresh of
 // the materialized STIX objects (the scheduler runs it so pulls rarely wait for a backlog).
@@ -28,4 +29,4 @@ function registerIntelOutModule(app: FastifyInstance, deps: ModuleDeps): void {
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['intel_out_objects', 'intel_out_changes'] as const;
 
-export const intelOutModule = defineModule({ name: 'intel-out', owns: ownedTables, routes: registerIntelOutModule, schedulerPasses: [{ name: 'intel-out refresh', run: ({ db }) => refreshAllObjects(db) }] });
+export const intelOutModule = defineModule({ name: 'intel-out', owns: ownedTables, migrations, routes: registerIntelOutModule, schedulerPasses: [{ name: 'intel-out refresh', run: ({ db }) => refreshAllObjects(db) }] });

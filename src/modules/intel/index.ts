@@ -7,6 +7,7 @@ import { createSourcesService } from './sources/sources.service.js';
 import { registerItemsRoutes } from './items/items.routes.js';
 import { createItemsService } from './items/items.service.js';
 import { createIocsService } from './iocs/iocs.service.js';
+import { migrations } from './migrations/index.js';
 
 // The front door: indicator lookup and checks, item search, extraction, the vocabularies others read.
 export { createIocsService } from './iocs/iocs.service.js';
@@ -57,6 +58,7 @@ export const ownedTables = ['intel_sources', 'intel_source_states', 'intel_sync_
 export const intelModule = defineModule({
   name: 'intel',
   owns: ownedTables,
+  migrations,
   routes: registerIntelModule,
   schedulerPasses: [{ name: 'source scheduler tick', run: ({ db }) => scheduleDueSyncs(db) }],
 });

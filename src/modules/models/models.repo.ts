@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
-import type { ModelProvidersTable } from '../../platform/db/schema.js';
+import type { ModelProvidersTable } from './models.tables.js';
 
 export type ProviderRow = Selectable<ModelProvidersTable>;
 

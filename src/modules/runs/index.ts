@@ -9,6 +9,7 @@ import { runResumeSubscriptions } from './run-approvals.js';
 import { registerRunsRoutes } from './runs.routes.js';
 import { createRunsService } from './runs.service.js';
 import { registerRunMetrics } from './runs.metrics.js';
+import { migrations } from './migrations/index.js';
 
 export { enqueueRun, runParams, runRowJson, runWithJob, runsWithJobs, type NewRun, type RunParam } from './runs.enqueue.js';
 export { runStatus } from './runs.repo.js';
@@ -37,6 +38,7 @@ export const ownedTables = ['agent_runs'] as const;
 export const runsModule = defineModule({
   name: 'runs',
   owns: ownedTables,
+  migrations,
   routes: registerRunsModule,
   jobs: (deps) => [
     createAgentRunJob({

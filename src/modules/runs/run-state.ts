@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database, Queryable } from '../../platform/db/database.js';
-import type { AgentRunMode, AgentRunStatus } from '../../platform/db/schema.js';
+import type { AgentRunMode, AgentRunStatus } from './runs.tables.js';
 import { agentNameOf, type PinnedAgent } from '../agents/index.js';
 import type { EventBus, EventSpec } from '../../platform/events.js';
 import type { RunResult } from './run-result.fns.js';

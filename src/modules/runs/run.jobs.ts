@@ -2,7 +2,7 @@ import type { StepResult, ToolSet } from 'ai';
 import { loadAiSdk } from '../../platform/ai-sdk.js';
 import type { Logger } from 'pino';
 import type { Database, Queryable } from '../../platform/db/database.js';
-import type { AgentRunStatus } from '../../platform/db/schema.js';
+import type { AgentRunStatus } from './runs.tables.js';
 import type { ExposedToolInfo, ToolRunContext } from '../tools/index.js';
 import { defineJob, type JobContext, type JobDefinition } from '../../platform/jobs/catalog.js';
 import { guardedFetch, type GuardedClient } from '../../platform/outbound/index.js';

@@ -1,6 +1,6 @@
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
-import type { AgentRunMode } from '../../platform/db/schema.js';
+import type { AgentRunMode } from './runs.tables.js';
 import { sql, type RawBuilder } from 'kysely';
 import { addJobsOfJson, addJobsOfRows } from '../../platform/jobs/enqueue.js';
 import { prepared } from '../../platform/db/prepared.js';

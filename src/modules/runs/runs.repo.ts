@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
-import type { AgentRunMode, AgentRunStatus, AgentRunsTable } from '../../platform/db/schema.js';
+import type { AgentRunMode, AgentRunStatus, AgentRunsTable } from './runs.tables.js';
 import type { Actor } from '../../platform/auth/actor.js';
 
 export type RunRow = Selectable<AgentRunsTable>;

@@ -6,6 +6,7 @@ import { createSessionsService, type SessionsDeps } from './sessions.service.js'
 import { sessionCookie } from './sessions.fns.js';
 import { registerSignInSettingsRoutes } from './sign-in-settings.routes.js';
 import { createSignInSettingsService } from './sign-in-settings.service.js';
+import { migrations } from './migrations/index.js';
 
 export { createLoginLink, LoginLinkError } from './sessions.service.js';
 export { revokeUserSessions } from './sessions.repo.js';
@@ -45,4 +46,4 @@ function registerSessionsModule(app: FastifyInstance, deps: ModuleDeps): void {
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['console_sessions', 'console_login_links', 'console_address', 'console_sign_in_settings'] as const;
 
-export const sessionsModule = defineModule({ name: 'sessions', owns: ownedTables, routes: registerSessionsModule });
+export const sessionsModule = defineModule({ name: 'sessions', owns: ownedTables, migrations, routes: registerSessionsModule });

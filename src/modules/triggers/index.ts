@@ -11,6 +11,7 @@ import { runTriggerSchedulerPass } from './cron.js';
 import { createIntakeGroup } from './intake-group.js';
 import type { TriggerAlertGroup } from '../../flows/trigger-firing.flow.js';
 import { triggerSettingsSql } from './triggers.repo.js';
+import { migrations } from './migrations/index.js';
 
 export { TriggerPut, type TriggerPutT } from './triggers.schemas.js';
 export type { TriggerRow } from './triggers.repo.js';
@@ -58,6 +59,7 @@ export const ownedTables = ['agent_triggers', 'trigger_deliveries'] as const;
 export const triggersModule = defineModule({
   name: 'triggers',
   owns: ownedTables,
+  migrations,
   state: (deps): IntakeState => ({
     cache: createIntakeTriggerCache(deps.invalidation ?? createInvalidationBus()),
     group: createIntakeGroup(deps.database.db, deps.config.intakeGroupWaitMs, deps.logger, deps.metrics),

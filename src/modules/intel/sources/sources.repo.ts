@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../../platform/db/database.js';
-import type { IntelSourcesTable } from '../../../platform/db/schema.js';
+import type { IntelSourcesTable } from '../intel.tables.js';
 import { BUILTIN_SOURCES } from './builtin-sources.js';
 
 /** A source as seen by one organization: the source row, its state there and its latest job. */

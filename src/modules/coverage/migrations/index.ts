@@ -1,0 +1,15 @@
+import type { Migration } from 'kysely';
+import * as m0095 from './0095_attack_coverage.js';
+
+/**
+ * The coverage module's migrations, given to the migrator by its manifest (`migrations`). The
+ * four-digit prefix is the global order across every module and platform (src/migrations.ts);
+ * the name is what installed databases recorded, so it never changes. A static list (rather
+ * than reading the folder) works the same under tsx, compiled output and bundlers. Never edit a
+ * migration that has shipped: add a new one.
+ *
+ * Beyond this module's tables (a change that spans them stays with the module it is about): 0095 also adds code_detections' ATT&CK columns and rule-id index (alerts' table).
+ */
+export const migrations: Record<string, Migration> = {
+  '0095_attack_coverage': m0095,
+};

@@ -1,0 +1,13 @@
+import type { Migration } from 'kysely';
+import * as m0134 from './0134_destination_signing_secrets.js';
+
+/**
+ * The destinations module's migrations, given to the migrator by its manifest (`migrations`). The
+ * four-digit prefix is the global order across every module and platform (src/migrations.ts);
+ * the name is what installed databases recorded, so it never changes. A static list (rather
+ * than reading the folder) works the same under tsx, compiled output and bundlers. Never edit a
+ * migration that has shipped: add a new one.
+ */
+export const migrations: Record<string, Migration> = {
+  '0134_destination_signing_secrets': m0134,
+};

@@ -1,0 +1,13 @@
+import type { Migration } from 'kysely';
+import * as m0020 from './0020_intel_out.js';
+
+/**
+ * The intel-out module's migrations, given to the migrator by its manifest (`migrations`). The
+ * four-digit prefix is the global order across every module and platform (src/migrations.ts);
+ * the name is what installed databases recorded, so it never changes. A static list (rather
+ * than reading the folder) works the same under tsx, compiled output and bundlers. Never edit a
+ * migration that has shipped: add a new one.
+ */
+export const migrations: Record<string, Migration> = {
+  '0020_intel_out': m0020,
+};
