@@ -30,6 +30,8 @@ import { startBenchDatabase, type BenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { startRampartServer, waitReady } from './support/http-children.js';
 import { table } from './support/report.js';
+import { cpuSeconds } from './support/cpu.js';
+import { postmasterPid } from './support/http-measure.js';
 
 export const TARGETS = { ratio: 0.95 } as const;
 const WAITING_PROMPT = 'Contain the threat.';
@@ -67,6 +69,8 @@ async function until(database: BenchDatabase, ids: string[], statuses: string[],
   }
 }
 
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const waitingCount = envNumber('BENCH_APPROVALS_WAITING', ctx.quick ? 100 : 1000);
   const perRound = envNumber('BENCH_APPROVALS_RUNS', ctx.quick ? 40 : 200);
@@ -100,12 +104,19 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       const catalog = buildJobCatalog({ db: database.db, secrets: createSecretBox(secretKey), http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger });
       workers = await startWorkers({ db: database.db, pool: database.pool, catalog, logger, concurrency, pollIntervalMs: 1000 });
 
+      const pgPid = postmasterPid(database.clusterDir);
+      /** CPU seconds of everything a run uses: this process (worker, model), the API child, PostgreSQL. */
+      const cpuNow = () => process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 + (cpuSeconds(server.child.pid) ?? 0) + (cpuSeconds(pgPid, true) ?? 0);
+      const cpuMsPerRun: Record<string, number[]> = {};
       const measure = async (side: string, round: number) => {
+        const c0 = cpuNow();
         const t0 = performance.now();
         const ids = await startRuns(api, auth, shortAgent.id, perRound, `${side} round ${round}`);
         await until(database, ids, ['done'], 300_000);
         const seconds = (performance.now() - t0) / 1000;
-        ctx.log(`${side}, round ${round}: ${perRound} runs in ${seconds.toFixed(2)} s (${(perRound / seconds).toFixed(1)} runs/s)`);
+        const cpuMs = ((cpuNow() - c0) * 1000) / perRound;
+        (cpuMsPerRun[side.startsWith('none') ? 'none' : 'loaded'] ??= []).push(cpuMs);
+        ctx.log(`${side}, round ${round}: ${perRound} runs in ${seconds.toFixed(2)} s (${(perRound / seconds).toFixed(1)} runs/s, ${cpuMs.toFixed(1)} ms CPU per run)`);
         return seconds;
       };
       // A warm-up round (JIT, connections, the model server), not counted.
@@ -147,9 +158,11 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
           { name: `other runs with none waiting (2 rounds of ${perRound}, concurrency ${concurrency}, model ${modelMs} ms)`, value: baseRate, unit: 'runs/s', digits: 1 },
           { name: `other runs with ${waitingCount} awaiting approval`, value: loadedRate, unit: 'runs/s', digits: 1 },
           { name: `throughput with ${waitingCount} awaiting approval ÷ with none`, value: ratio, unit: '×', digits: 3, target: { value: TARGETS.ratio, kind: 'min' } },
+          // CPU per run moves far less than wall time on a shared machine: the same question, asked of the work done.
+          { name: `CPU per other run (worker, API, PostgreSQL), none ÷ with ${waitingCount} waiting`, value: mean(cpuMsPerRun.none!) / mean(cpuMsPerRun.loaded!), unit: '×', digits: 3 },
         ],
-        notes: [`${waitingCount} runs put in awaiting_approval in ${fillSeconds.toFixed(1)} s; they held ${held!.jobs} jobs; worker in the bench process, API in its child`],
-        details: { waitingCount, perRound, concurrency, modelMs, none, loaded, baseRate, loadedRate, ratio, fillSeconds },
+        notes: [`CPU per other run: ${mean(cpuMsPerRun.none!).toFixed(1)} ms with none waiting, ${mean(cpuMsPerRun.loaded!).toFixed(1)} ms with ${waitingCount} waiting`, `${waitingCount} runs put in awaiting_approval in ${fillSeconds.toFixed(1)} s; they held ${held!.jobs} jobs; worker in the bench process, API in its child`],
+        details: { cpuMsPerRun, waitingCount, perRound, concurrency, modelMs, none, loaded, baseRate, loadedRate, ratio, fillSeconds },
       };
     } finally {
       await server.stop();
