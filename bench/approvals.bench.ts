@@ -19,13 +19,13 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { sql } from 'kysely';
-import { request } from 'undici';
 import { buildJobCatalog } from '../src/jobs.js';
 import { createOrganization } from '../src/modules/organizations/index.js';
 import { startWorkers } from '../src/platform/jobs/runner.js';
 import { createGuardedClient } from '../src/platform/outbound/index.js';
 import { createSecretBox } from '../src/platform/secrets.js';
 import { startFakeOpenAI } from '../test/support/fakes/openai-server.js';
+import { call } from './support/api-call.js';
 import { startBenchDatabase, type BenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { startRampartServer, waitReady } from './support/http-children.js';
@@ -36,13 +36,6 @@ import { postmasterPid } from './support/http-measure.js';
 export const TARGETS = { ratio: 0.95 } as const;
 const WAITING_PROMPT = 'Contain the threat.';
 const SHORT_PROMPT = 'Answer briefly.';
-
-async function call(url: string, method: 'GET' | 'POST' | 'PUT', headers: Record<string, string>, body?: unknown) {
-  const res = await request(url, { method, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  const json = (await res.body.json()) as Record<string, any>;
-  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${JSON.stringify(json).slice(0, 300)}`);
-  return json;
-}
 
 /** Starts `n` runs of the agent through the API, 25 requests in flight; returns their ids. */
 async function startRuns(api: string, auth: Record<string, string>, agentId: string, n: number, label: string): Promise<string[]> {
