@@ -11,13 +11,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { request } from 'undici';
 import { buildJobCatalog } from '../src/jobs.js';
 import { createOrganization } from '../src/modules/organizations/index.js';
 import { startWorkers } from '../src/platform/jobs/runner.js';
 import { createGuardedClient } from '../src/platform/outbound/index.js';
 import { createSecretBox } from '../src/platform/secrets.js';
 import { startFakeOpenAI } from '../test/support/fakes/openai-server.js';
+import { call } from './support/api-call.js';
 import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { startRampartServer, waitReady } from './support/http-children.js';
@@ -27,13 +27,6 @@ import { percentile } from './support/stats.js';
 export const TARGETS = { evaluationSeconds: 60, apiP95Ms: 250 } as const;
 const STATUSES = ['escalated', 'closed_false_positive', 'closed_benign'] as const;
 const LABELS = ['escalate', 'false_positive', 'benign'] as const;
-
-async function call(url: string, method: 'GET' | 'POST' | 'PUT', headers: Record<string, string>, body?: unknown) {
-  const res = await request(url, { method, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  const json = (await res.body.json()) as Record<string, any>;
-  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${JSON.stringify(json).slice(0, 300)}`);
-  return json;
-}
 
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const cases = envNumber('BENCH_EVAL_CASES', ctx.quick ? 60 : 500);

@@ -40,6 +40,7 @@ import { insightsBench } from './insights.bench.js';
 import { evaluationsBench } from './evaluations.bench.js';
 import { coverageBench } from './coverage.bench.js';
 import { detectBench } from './detect.bench.js';
+import { approvalsBench } from './approvals.bench.js';
 import { QUICK, runPendingCleanups, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { describeMachine, formatFigures, formatSummary, machineInfo, type SummaryRow } from './support/report.js';
 
@@ -53,7 +54,7 @@ import { describeMachine, formatFigures, formatSummary, machineInfo, type Summar
  *   2. import it here and append it to BENCHES.
  * Nothing else changes: selection by name, quick mode, the summary and latest.json follow.
  */
-const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, deliveryBacklogBench, huntBench, huntOsvBench, intelOutBench, insightsBench, evaluationsBench, coverageBench, detectBench];
+const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, deliveryBacklogBench, huntBench, huntOsvBench, intelOutBench, insightsBench, evaluationsBench, coverageBench, detectBench, approvalsBench];
 
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 

@@ -8,7 +8,7 @@ import { findDirectoryUserByEmail } from '../users/index.js';
 import { rolesOfOrganization } from '../roles/index.js';
 import { findApprovalById } from './approvals.repo.js';
 import type { ApprovalsService } from './approvals.service.js';
-import { slackClickOf, slackSignatureProblem, type SlackClick } from './slack.fns.js';
+import { decidedMessage, slackClickOf, slackSignatureProblem, type SlackClick } from './slack.fns.js';
 
 const SLACK_API = 'https://slack.com/api';
 
@@ -89,8 +89,7 @@ export function createSlackInteractions(deps: { db: Database; secrets: SecretBox
         const who = decided.decidedBy?.name ?? user.email;
         const verb = click.decision === 'approved' ? 'Approved' : 'Denied';
         const text = `${verb} by ${who}: ${decided.toolName} (${JSON.stringify(decided.args).slice(0, 500)})`;
-        const message = { replace_original: true, text, blocks: [{ type: 'section', text: { type: 'plain_text', text: text.slice(0, 3000) } }] };
-        await respond(click, message);
+        await respond(click, decidedMessage(click, text));
         return { status: 200, body: {} };
       } catch (err) {
         if (err instanceof AppError && (err.statusCode === 409 || err.statusCode === 403)) return refuse(click, err.message);

@@ -26,6 +26,8 @@ export interface SlackClick {
   slackUserId: string;
   teamId: string | null;
   responseUrl: string | null;
+  /** The clicked message's blocks as Slack sent them back (`message.blocks`), to keep in the decided message. */
+  messageBlocks: unknown[];
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -33,7 +35,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The click in a `block_actions` payload (the form field `payload`, JSON), or null when it is not one of ours. */
 export function slackClickOf(payload: unknown): SlackClick | null {
   if (typeof payload !== 'object' || payload === null) return null;
-  const p = payload as { type?: unknown; user?: { id?: unknown }; team?: { id?: unknown }; response_url?: unknown; actions?: Array<{ action_id?: unknown; value?: unknown }> };
+  const p = payload as { type?: unknown; user?: { id?: unknown }; team?: { id?: unknown }; response_url?: unknown; message?: { blocks?: unknown }; actions?: Array<{ action_id?: unknown; value?: unknown }> };
   if (p.type !== 'block_actions' || !Array.isArray(p.actions)) return null;
   const action = p.actions.find((a) => a.action_id === APPROVE_ACTION || a.action_id === DENY_ACTION);
   if (!action || typeof action.value !== 'string' || !UUID.test(action.value) || typeof p.user?.id !== 'string') return null;
@@ -43,5 +45,21 @@ export function slackClickOf(payload: unknown): SlackClick | null {
     slackUserId: p.user.id,
     teamId: typeof p.team?.id === 'string' ? p.team.id : null,
     responseUrl: typeof p.response_url === 'string' ? p.response_url : null,
+    messageBlocks: Array.isArray(p.message?.blocks) ? p.message.blocks : [],
   };
+}
+
+/**
+ * The message that replaces the request once decided: the original blocks (the request: tool,
+ * arguments, reason, link) without its Approve/Deny buttons, then a line naming the decision and
+ * who made it. Without the original blocks (an old client), the line alone.
+ */
+export function decidedMessage(click: SlackClick, text: string): Record<string, unknown> {
+  const kept = click.messageBlocks.filter((b) => {
+    const block = b as { type?: unknown; block_id?: unknown; elements?: Array<{ action_id?: unknown }> } | null;
+    if (!block || typeof block !== 'object') return false;
+    return !(block.type === 'actions' && (block.elements ?? []).some((e) => e.action_id === APPROVE_ACTION || e.action_id === DENY_ACTION));
+  });
+  const line = { type: 'section', text: { type: 'plain_text', text: text.slice(0, 3000) } };
+  return { replace_original: true, text, blocks: [...kept.slice(0, 49), line] };
 }
