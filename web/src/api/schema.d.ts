@@ -3431,6 +3431,8 @@ export interface components {
         };
         AvailableTools: {
             tools: {
+                /** @description The policy of a call when the agent's `toolPolicies` set none (docs/approvals.md#tool-policies). null when it depends on the call: `http_request` is `allow` for GET and HEAD and `approve` for any other method; an MCP server's tools are `allow` when the server annotates them `readOnlyHint: true`, else `approve` */
+                defaultPolicy: ("allow" | "approve" | "deny") | null;
                 /** @description false for a disabled MCP server (a run that names its tools ends in error) */
                 enabled: boolean;
                 /** @enum {string} */
