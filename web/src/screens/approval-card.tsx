@@ -105,11 +105,10 @@ function alreadyDecided(e: ApiError): string {
 }
 
 /** Approve / Deny with an optional comment; off, with the reason, for a user without `approval.decide`. */
-function DecideForm({ a }: { a: Approval }) {
+function DecideForm({ a, onConflict }: { a: Approval; onConflict: (message: string) => void }) {
   const qc = useQueryClient();
   const { can } = useSession();
   const [comment, setComment] = useState('');
-  const [conflict, setConflict] = useState<string | null>(null);
   const refresh = () => {
     void qc.invalidateQueries({ queryKey: ['approvals'] });
     void qc.invalidateQueries({ queryKey: ['approval', a.id] });
@@ -129,7 +128,7 @@ function DecideForm({ a }: { a: Approval }) {
     },
     onError: (e) => {
       if (e instanceof ApiError && e.status === 409) {
-        setConflict(alreadyDecided(e));
+        onConflict(alreadyDecided(e));
         refresh();
       }
     },
@@ -147,7 +146,6 @@ function DecideForm({ a }: { a: Approval }) {
         <button type="button" className="deny" disabled={!allowed || decide.isPending} aria-describedby={allowed ? undefined : reasonId} onClick={() => decide.mutate('deny')}>Deny</button>
       </div>
       {!allowed && <p id={reasonId} className="muted small">You cannot decide: your role lacks the permission approval.decide.</p>}
-      {conflict && <p className="notice" role="status">{conflict}</p>}
       <ErrorText error={error} />
     </form>
   );
@@ -173,6 +171,8 @@ function AlertRef({ alertId }: { alertId: string }) {
  */
 export function ApprovalCard({ a, context, linkTitle = true }: { a: Approval; context?: 'run' | 'alert'; linkTitle?: boolean }) {
   const now = useNow();
+  // Kept here, not in the form: the refreshed request (decided) replaces the form, and the message must stay.
+  const [conflict, setConflict] = useState<string | null>(null);
   const title = <code>{a.toolName}</code>;
   return (
     <article className="card approval" aria-label={`Approval request: ${a.toolName}`}>
@@ -191,7 +191,8 @@ export function ApprovalCard({ a, context, linkTitle = true }: { a: Approval; co
       {a.reason.trim() ? <blockquote className="reason"><Markdown text={a.reason} /></blockquote> : <p className="muted">The model gave no reason.</p>}
       <h4>Arguments</h4>
       <Json value={a.args ?? null} />
-      {a.status === 'pending' ? <DecideForm a={a} /> : <Decision a={a} now={now} />}
+      {conflict && <p className="notice" role="status">{conflict}</p>}
+      {a.status === 'pending' ? <DecideForm a={a} onConflict={setConflict} /> : <Decision a={a} now={now} />}
     </article>
   );
 }
