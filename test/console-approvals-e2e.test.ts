@@ -270,6 +270,23 @@ describe.skipIf(!HAVE_CHROMIUM)('Approvals in the console, in Chromium', () => {
     await shot('alert-panel');
   }, STEP_MS);
 
+  it('Insights: the approvals pending, the time to a decision and per agent and tool what people decided, as GET /api/insights says', async () => {
+    const { approvals } = (await t.app.inject({ url: '/api/insights?window=7d', headers: bearer(key) })).json();
+    // Four requests, each decided by a person: approved once (executed), denied three times.
+    expect(approvals).toMatchObject({ pending: 0, timeToDecision: { count: 4 }, byAgentTool: [{ agentName: 'EDR responder', toolName: 'mcp:edr/isolate_host', requests: 4, approved: 1, denied: 3, expired: 0, pending: 0 }] });
+    await page.goto(`${base}/insights?window=7d`);
+    const section = page.getByRole('region', { name: 'Approvals' });
+    await section.getByText('Requests per agent and tool').waitFor({ timeout: 15_000 });
+    const kpis = await section.getByRole('definition').allInnerTexts();
+    expect(kpis.slice(0, 1)).toEqual(['0']);
+    expect(await section.innerText()).toContain('Time to decision p50');
+    await section.getByRole('button', { name: 'Show table' }).click();
+    const row = section.getByRole('row', { name: /EDR responder · mcp:edr\/isolate_host/ });
+    expect((await row.innerText()).split('\t').map((c) => c.trim())).toEqual(['EDR responder · mcp:edr/isolate_host', '1', '3', '0', '0']);
+    expect(await seriousViolations()).toEqual([]);
+    await shot('insights');
+  }, STEP_MS);
+
   it('the agent form edits a policy per tool and the approval settings, and saving keeps them', async () => {
     await page.goto(`${base}/agents/${seeded.agentId}`);
     const form = page.getByRole('form', { name: 'Agent' });
