@@ -54,8 +54,15 @@ function model(req: OpenAIRequest) {
 
 const isolateCalls = () => mcp.calls.filter((c) => c.name === 'isolate_host');
 
+const DOCS_IMAGES = process.env.UPDATE_DOCS_SCREENSHOTS ? path.resolve(import.meta.dirname, '../docs/images') : null;
+
 async function shot(name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `approvals-${name}.png`), fullPage: true });
+}
+
+/** docs/approvals.md's image (UPDATE_DOCS_SCREENSHOTS=1): the visible part of the screen, to keep the PNG small. */
+async function docShot(name: string): Promise<void> {
+  if (DOCS_IMAGES) await page.screenshot({ path: path.join(DOCS_IMAGES, `console-${name}.png`) });
 }
 
 /** The text of the page's main part as a person reads it (innerText: what is rendered, not hidden). */
@@ -165,6 +172,7 @@ describe.skipIf(!HAVE_CHROMIUM)('Approvals in the console, in Chromium', () => {
     expect(await card.getByRole('link', { name: 'mcp:edr/isolate_host' }).getAttribute('href')).toBe(`/approvals/${request.id}`);
     expect(await seriousViolations()).toEqual([]);
     await shot('queue');
+    await docShot('approvals');
 
     await card.getByLabel(/Comment/).fill('Confirmed with the desktop team');
     await card.getByRole('button', { name: 'Approve' }).click();
@@ -282,7 +290,9 @@ describe.skipIf(!HAVE_CHROMIUM)('Approvals in the console, in Chromium', () => {
     expect(await section.innerText()).toContain('Time to decision p50');
     await section.getByRole('button', { name: 'Show table' }).click();
     const row = section.getByRole('row', { name: /EDR responder · mcp:edr\/isolate_host/ });
-    expect((await row.innerText()).split('\t').map((c) => c.trim())).toEqual(['EDR responder · mcp:edr/isolate_host', '1', '3', '0', '0']);
+    // Row headings are upper-cased by CSS: the text itself, then the figures as shown.
+    expect(await row.locator('th').textContent()).toBe('EDR responder · mcp:edr/isolate_host');
+    expect(await row.locator('td').allInnerTexts()).toEqual(['1', '3', '0', '0']);
     expect(await seriousViolations()).toEqual([]);
     await shot('insights');
   }, STEP_MS);

@@ -57,9 +57,10 @@ export function relativeTime(at: string, now: number): string {
   return rtf.format(Math.round(diff / size), unit);
 }
 
+/** A time and how long ago (or until): `now` is the ticking clock's, never behind the moment of rendering (a decision just made is "now", not "in 11 seconds"). */
 function When({ at, now }: { at: string | null; now: number }) {
   if (!at) return <span className="muted">—</span>;
-  return <><Time at={at} /> <span className="muted">({relativeTime(at, now)})</span></>;
+  return <><Time at={at} /> <span className="muted">({relativeTime(at, Math.max(now, Date.now()))})</span></>;
 }
 
 const VIA: Record<NonNullable<Approval['decidedVia']>, string> = { console: 'from the console', api: 'through the API', slack: 'in Slack', expiry: 'by expiry' };
@@ -185,7 +186,8 @@ export function ApprovalCard({ a, context, linkTitle = true }: { a: Approval; co
         {context !== 'run' && (<><dt>Run</dt><dd><Link to={`/agents/${a.agentId}/runs/${a.runId}`} className="mono" title={a.runId}>{shortRunId(a.runId)}</Link></dd></>)}
         {context !== 'alert' && a.alertId && (<><dt>Alert</dt><dd><AlertRef alertId={a.alertId} /></dd></>)}
         <dt>Requested</dt><dd><When at={a.requestedAt} now={now} /></dd>
-        <dt>{a.status === 'pending' ? 'Expires' : 'Expiry was'}</dt><dd><When at={a.expiresAt} now={now} /></dd>
+        {a.status === 'pending' && (<><dt>Expires</dt><dd><When at={a.expiresAt} now={now} /></dd></>)}
+        {a.status === 'expired' && (<><dt>Expired</dt><dd><When at={a.expiresAt} now={now} /></dd></>)}
       </dl>
       <h4>The model's reason</h4>
       {a.reason.trim() ? <blockquote className="reason"><Markdown text={a.reason} /></blockquote> : <p className="muted">The model gave no reason.</p>}
