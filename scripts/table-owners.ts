@@ -45,7 +45,7 @@ export const READ_EXCEPTIONS: Array<{ module: string; tables: string[]; reason: 
   },
   {
     module: 'insights',
-    tables: ['alerts', 'agents', 'agent_runs', 'destination_deliveries', 'output_destinations', 'intel_items', 'intel_indicators', 'intel_sources', 'hunt_threats'],
+    tables: ['alerts', 'agents', 'agent_runs', 'destination_deliveries', 'output_destinations', 'intel_items', 'intel_indicators', 'intel_sources', 'hunt_threats', 'tool_approvals'],
     reason: 'read-only aggregates over many modules in one query each (GET /api/insights); it writes nothing and no module calls it',
   },
   {

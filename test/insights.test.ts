@@ -38,6 +38,37 @@ async function agentVerdict(alertId: string, kind: string, from: string, to: str
   await sql`UPDATE alerts SET status = ${to}, agent_verdict_status = ${to}, agent_verdict_at = ${when}, ever_escalated = ever_escalated OR ${to} = 'escalated' WHERE id = ${alertId}`.execute(t.database.db);
 }
 
+/**
+ * Approval requests of one run whose every figure is known (docs/approvals.md): decided by
+ * people after 60, 120, 300 and 900 s (approved ×2, of which one executed; denied ×2), one
+ * expired (no decision), one still pending since 2 h ago, one closed by an interrupt (denied, no
+ * person), and one requested before the 30-day window (approved after 10 s).
+ */
+async function seedApprovals(org: string): Promise<void> {
+  const db = t.database.db;
+  const now = Date.now();
+  const runId = uuidv7();
+  // Queued before every window, so the run figures (no runs) stay as the other test reads them.
+  const at = new Date(now - 100 * 24 * HOUR);
+  await db.insertInto('agentRuns').values({ id: runId, organizationId: org, agentId, status: 'awaiting_approval', statusMessage: null, mode: 'async', input: JSON.stringify({}), triggerId: null, triggerSource: null, triggerContext: null, actorUserId: null, actorApiKeyId: null, result: null, queuedAt: at, startedAt: at, finishedAt: null, updatedAt: at }).execute();
+  const request = (toolName: string, requestedAt: Date, status: string, decided: { afterS: number; via: 'console' | 'api' | 'slack' | 'expiry' | null } | null) => ({
+    id: uuidv7(), organizationId: org, runId, agentId, alertId: null, toolCallId: `call_${uuidv7()}`, toolName, args: JSON.stringify({ hostname: 'web-01' }), reason: '', status: status as 'pending',
+    requestedAt, expiresAt: new Date(requestedAt.getTime() + HOUR), decidedAt: decided ? new Date(requestedAt.getTime() + decided.afterS * 1000) : null,
+    decidedByUserId: null, decidedByName: decided?.via && decided.via !== 'expiry' ? 'Ana' : null, decidedVia: decided?.via ?? null, comment: null,
+  });
+  const isolate = 'mcp:edr/isolate_host';
+  await db.insertInto('toolApprovals').values([
+    request(isolate, new Date(now - 5 * HOUR), 'executed', { afterS: 60, via: 'console' }),
+    request(isolate, new Date(now - 5 * HOUR), 'approved', { afterS: 120, via: 'slack' }),
+    request(isolate, new Date(now - 5 * HOUR), 'denied', { afterS: 300, via: 'api' }),
+    request('block_indicator', new Date(now - 5 * HOUR), 'denied', { afterS: 900, via: 'console' }),
+    request('block_indicator', new Date(now - 4 * HOUR), 'expired', { afterS: 3600, via: 'expiry' }),
+    request('block_indicator', new Date(now - 3 * HOUR), 'denied', { afterS: 30, via: null }),
+    request(isolate, new Date(now - 2 * HOUR), 'pending', null),
+    request(isolate, new Date(now - 40 * 24 * HOUR), 'executed', { afterS: 10, via: 'api' }),
+  ]).execute();
+}
+
 const insights = (query = '', headers = admin) => t.app.inject({ url: `/api/insights${query}`, headers });
 
 beforeAll(async () => {
@@ -79,6 +110,7 @@ beforeAll(async () => {
   await sql`UPDATE destination_deliveries SET status = 'failed' WHERE id = ${ids[0]!}`.execute(t.database.db);
 
   await seedIntel(t.database.db, org);
+  await seedApprovals(org);
   await t.database.db.insertInto('huntThreats').values({ id: uuidv7(), organizationId: org, canonicalKey: 'CVE-2026-1234', title: 'FortiOS', actorId: null, latestRunId: null, assessmentRunningExecutionId: null, latestAlertId: null, activeHuntAlertId: null, dismissedByUserId: null, dismissedReason: null, relevancyScore: 80, exposureScore: 75, createdAt: new Date(), updatedAt: new Date() }).execute();
 });
 afterAll(() => t?.close());
@@ -126,6 +158,21 @@ describe('GET /api/insights', () => {
     expect(body.hunt.byExposureBand).toEqual([{ band: 'none', count: 0 }, { band: 'low', count: 0 }, { band: 'medium', count: 0 }, { band: 'high', count: 1 }, { band: 'critical', count: 0 }]);
   });
 
+  it('answers the approval figures: pending now, time to a person\'s decision p50/p90, and per agent and tool the approvals, denials and expiries', async () => {
+    const body = (await insights('?window=30d')).json();
+    expect(body.approvals.pending).toBe(1);
+    expect(Date.now() - new Date(body.approvals.oldestPendingAt).getTime()).toBeGreaterThanOrEqual(2 * HOUR);
+    // 60, 120, 300, 900 s: percentile_cont gives 210 and 720; the expiry, the interrupt and the request before the window are left out.
+    expect(body.approvals.timeToDecision).toEqual({ count: 4, p50Seconds: 210, p90Seconds: 720 });
+    expect(body.approvals.byAgentTool).toEqual([
+      { agentId, agentName: 'Triage bot', toolName: 'mcp:edr/isolate_host', requests: 4, approved: 2, denied: 1, expired: 0, pending: 1 },
+      { agentId, agentName: 'Triage bot', toolName: 'block_indicator', requests: 3, approved: 0, denied: 2, expired: 1, pending: 0 },
+    ]);
+    const wide = (await insights('?window=90d')).json();
+    expect(wide.approvals.timeToDecision).toEqual({ count: 5, p50Seconds: 120, p90Seconds: 660 });
+    expect(wide.approvals.byAgentTool[0]).toMatchObject({ toolName: 'mcp:edr/isolate_host', requests: 5, approved: 3 });
+  });
+
   it('widens to 90 days: the older alert is counted', async () => {
     const body = (await insights('?window=90d')).json();
     expect(body.alerts.perDay).toHaveLength(90);
@@ -136,7 +183,7 @@ describe('GET /api/insights', () => {
   it('answers only the sections the caller may read: alert.read alone gets the alert figures, the rest null', async () => {
     const body = (await insights('?window=7d', bearer(alertReader.key))).json();
     expect(body.alerts.agents).toHaveLength(1);
-    expect({ runs: body.runs, deliveries: body.deliveries, intel: body.intel, hunt: body.hunt }).toEqual({ runs: null, deliveries: null, intel: null, hunt: null });
+    expect({ runs: body.runs, deliveries: body.deliveries, intel: body.intel, hunt: body.hunt, approvals: body.approvals }).toEqual({ runs: null, deliveries: null, intel: null, hunt: null, approvals: null });
   });
 
   it('answers 403 without alert.read', async () => {
@@ -152,6 +199,7 @@ describe('GET /api/insights', () => {
     expect(body.deliveries.byDestination).toEqual([]);
     expect(body.intel.sources).toEqual([]);
     expect(body.hunt.byExposureBand.every((b: { count: number }) => b.count === 0)).toBe(true);
+    expect(body.approvals).toEqual({ pending: 0, oldestPendingAt: null, timeToDecision: { count: 0, p50Seconds: null, p90Seconds: null }, byAgentTool: [] });
   });
 
   it('refuses an unknown window or parameter with 400', async () => {

@@ -285,13 +285,16 @@ describe('GET /api/tools', () => {
     await t.app.inject({ method: 'POST', url: '/api/mcp-servers', headers: bearer(t.orgB.apiKey.key), payload: { name: 'other-org-server', url: 'https://other.example.com/mcp' } });
     const res = await t.app.inject({ url: '/api/tools', headers: bearer(reader.key) });
     expect(res.statusCode, res.body).toBe(200);
-    const { tools } = res.json() as { tools: Array<{ toolName: string; kind: string; permissions: string[]; mcpServer: string | null; enabled: boolean }> };
+    const { tools } = res.json() as { tools: Array<{ toolName: string; kind: string; permissions: string[]; mcpServer: string | null; enabled: boolean; defaultPolicy: string | null }> };
     expect(tools).toEqual(expect.arrayContaining([
-      { toolName: 'get_alert', kind: 'builtin', permissions: ['alert.read'], mcpServer: null, enabled: true },
-      { toolName: 'create_alert', kind: 'builtin', permissions: ['alert.triage'], mcpServer: null, enabled: true },
-      { toolName: 'mcp:catalog/*', kind: 'mcp', permissions: [], mcpServer: 'catalog', enabled: true },
-      { toolName: 'mcp:no-token_1/*', kind: 'mcp', permissions: [], mcpServer: 'no-token_1', enabled: false },
+      { toolName: 'get_alert', kind: 'builtin', permissions: ['alert.read'], mcpServer: null, enabled: true, defaultPolicy: 'allow' },
+      { toolName: 'create_alert', kind: 'builtin', permissions: ['alert.triage'], mcpServer: null, enabled: true, defaultPolicy: 'allow' },
+      { toolName: 'mcp:catalog/*', kind: 'mcp', permissions: [], mcpServer: 'catalog', enabled: true, defaultPolicy: null },
+      { toolName: 'mcp:no-token_1/*', kind: 'mcp', permissions: [], mcpServer: 'no-token_1', enabled: false, defaultPolicy: null },
     ]));
+    // The default a call takes when the agent sets no policy (docs/approvals.md#tool-policies): declared, or per call.
+    expect(tools.find((x) => x.toolName === 'block_indicator')?.defaultPolicy).toBe('approve');
+    expect(tools.find((x) => x.toolName === 'http_request')?.defaultPolicy).toBeNull();
     expect(tools.filter((x) => x.kind === 'builtin')).toHaveLength(12);
     expect(tools.map((x) => x.toolName)).not.toContain('mcp:other-org-server/*');
     expect(res.body).not.toContain(TOKEN);

@@ -20,6 +20,8 @@ const Evaluations = lazy(() => import('./screens/evaluations'));
 const EvaluationView = lazy(() => import('./screens/evaluation'));
 const CompareEvaluations = lazy(() => import('./screens/evaluation').then((m) => ({ default: m.CompareView })));
 const Coverage = lazy(() => import('./screens/coverage'));
+const Approvals = lazy(() => import('./screens/approvals'));
+const ApprovalView = lazy(() => import('./screens/approvals').then((m) => ({ default: m.ApprovalView })));
 
 type Params = Record<string, string>;
 const ROUTES: Array<[string, ComponentType<{ params: Params }>]> = [
@@ -41,11 +43,14 @@ const ROUTES: Array<[string, ComponentType<{ params: Params }>]> = [
   ['/evaluations/compare', CompareEvaluations],
   ['/evaluations/:id', EvaluationView],
   ['/coverage', Coverage],
+  ['/approvals', Approvals],
+  ['/approvals/:id', ApprovalView],
 ];
 
 const NAV: Array<[string, string, string]> = [
   ['/insights', 'Insights', 'alert.read'],
   ['/alerts', 'Alerts', 'alert.read'],
+  ['/approvals', 'Approvals', 'approval.read'],
   ['/intel/items', 'Intel', 'intel.read'],
   ['/hunt', 'Hunt', 'hunt.read'],
   ['/coverage', 'Coverage', 'intel.read'],

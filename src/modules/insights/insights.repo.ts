@@ -3,7 +3,7 @@ import type { Database } from '../../platform/db/database.js';
 
 /**
  * The SQL of GET /api/insights: reads only, over the tables of other modules (alerts, agents, agent_runs, destination_deliveries, intel_items, intel_indicators,
- * intel_sources, hunt_threats; listed in docs/architecture.md). Every query is scoped by
+ * intel_sources, hunt_threats, tool_approvals; listed in docs/architecture.md). Every query is scoped by
  * organization and, except the "now" figures (open alerts, hunt bands), by `from`. Days are UTC.
  */
 type Scope = { organizationId: string; from: Date };
@@ -189,4 +189,35 @@ export function threatsByBand(db: Database, organizationId: string, floor: { low
       count(*)::int AS n
     FROM hunt_threats WHERE organization_id = ${organizationId} AND dismissed_at IS NULL
     GROUP BY 1`);
+}
+
+/** The statuses of a request a person approved, whatever became of the call since. */
+const APPROVED = sql`('approved', 'executing', 'executed', 'failed', 'outcome_unknown')`;
+
+/** Approval requests of the window per agent and tool, by outcome; agents' names joined to the groups afterwards. */
+export function approvalsByAgentTool(db: Database, s: Scope) {
+  return rows(db, sql<{ agentId: string; agentName: string | null; toolName: string; requests: number; approved: number; denied: number; expired: number; pending: number }>`
+    SELECT g.*, ag.name AS agent_name FROM (
+      SELECT agent_id, tool_name, count(*)::int AS requests,
+        count(*) FILTER (WHERE status IN ${APPROVED})::int AS approved,
+        count(*) FILTER (WHERE status = 'denied')::int AS denied,
+        count(*) FILTER (WHERE status = 'expired')::int AS expired,
+        count(*) FILTER (WHERE status = 'pending')::int AS pending
+      FROM tool_approvals WHERE organization_id = ${s.organizationId} AND requested_at >= ${s.from}
+      GROUP BY 1, 2
+    ) g LEFT JOIN agents ag ON ag.id = g.agent_id
+    ORDER BY g.requests DESC, ag.name, g.tool_name`);
+}
+
+/**
+ * Requests waiting now (and the oldest of them), and the time from request to a person's
+ * decision (p50/p90) for the window's requests: expiry and an interrupted run decide nothing.
+ */
+export async function approvalDecisions(db: Database, s: Scope) {
+  const [r] = await rows(db, sql<{ pending: number; oldestPendingAt: Date | null; decidedN: number; decidedP: Array<number | null> | null }>`
+    SELECT p.pending, p.oldest_pending_at, d.decided_n, d.decided_p
+    FROM (SELECT count(*)::int AS pending, min(requested_at) AS oldest_pending_at FROM tool_approvals WHERE organization_id = ${s.organizationId} AND status = 'pending') p,
+      (SELECT count(*)::int AS decided_n, percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY date_part('epoch', decided_at - requested_at)) AS decided_p
+       FROM tool_approvals WHERE organization_id = ${s.organizationId} AND requested_at >= ${s.from} AND decided_via IN ('console', 'api', 'slack') AND decided_at IS NOT NULL) d`);
+  return r!;
 }

@@ -12,9 +12,9 @@ export function registerInsightsRoutes(root: FastifyInstance, service: ReturnTyp
     schema: {
       operationId: 'getInsights',
       tags: ['Insights'],
-      summary: 'Alert volume, MTTA/MTTR, agent verdicts, runs, deliveries, intel and hunt figures over a window',
+      summary: 'Alert volume, MTTA/MTTR, agent verdicts, runs, deliveries, intel, hunt and approval figures over a window',
       description:
-        'Extension. Computed from the database on each request over the last 7, 30 or 90 UTC days. Needs `alert.read`; `runs`, `deliveries`, `intel` and `hunt` are null unless the caller has `agent.read`, `destination.read`, `intel.read`, `hunt.read` respectively. An agent\'s verdict is its last status change on an alert; it is overturned when a person changed the status after it and the alert\'s status now differs from it.',
+        'Extension. Computed from the database on each request over the last 7, 30 or 90 UTC days. Needs `alert.read`; `runs`, `deliveries`, `intel`, `hunt` and `approvals` are null unless the caller has `agent.read`, `destination.read`, `intel.read`, `hunt.read`, `approval.read` respectively. An agent\'s verdict is its last status change on an alert; it is overturned when a person changed the status after it and the alert\'s status now differs from it.',
       querystring: InsightsQuery,
       response: withErrors({ 200: Insights }),
     },

@@ -77,6 +77,26 @@ const HuntInsights = z.object({
     .describe('Threats not dismissed, now, by exposure band (low ≥ 1, medium ≥ 40, high ≥ 60, critical ≥ 80; none below 1)'),
 });
 
+const ApprovalInsights = z.object({
+  pending: count.describe('Requests waiting for a decision now, whenever requested'),
+  oldestPendingAt: z.string().nullable().describe('When the longest-waiting of them was requested; null when none waits'),
+  timeToDecision: Durations.describe('Requested → decided by a person (console, API or Slack), requests of the window; expired requests and those closed by an interrupted run are not decisions and are left out'),
+  byAgentTool: z
+    .array(
+      z.object({
+        agentId: z.uuid(),
+        agentName: z.string().describe('The agent\'s name; empty once the agent is deleted'),
+        toolName: z.string(),
+        requests: count.describe('Requests of the window'),
+        approved: count.describe('Approved (and then executing, executed, failed or outcome_unknown)'),
+        denied: count.describe('Denied by a person, or closed because the run was interrupted'),
+        expired: count.describe('No one decided in time'),
+        pending: count.describe('Still waiting'),
+      }),
+    )
+    .describe('Per agent and tool, most requests first'),
+});
+
 export const Insights = z
   .object({
     window: z.enum(INSIGHT_WINDOWS),
@@ -87,6 +107,7 @@ export const Insights = z
     deliveries: DeliveryInsights.nullable().describe('null without `destination.read`'),
     intel: IntelInsights.nullable().describe('null without `intel.read`'),
     hunt: HuntInsights.nullable().describe('null without `hunt.read`'),
+    approvals: ApprovalInsights.nullable().describe('Approval requests of agents\' tool calls (docs/approvals.md); null without `approval.read`'),
   })
   .meta({ id: 'Insights' });
 export type InsightsDto = z.infer<typeof Insights>;

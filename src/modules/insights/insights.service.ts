@@ -112,19 +112,30 @@ export function createInsightsService(deps: { db: Database }) {
     return { byExposureBand: BANDS.map((band) => ({ band, count: rows.find((r) => r.band === band)?.n ?? 0 })) };
   }
 
+  async function approvalSection(scope: { organizationId: string; from: Date }): Promise<NonNullable<InsightsDto['approvals']>> {
+    const [byAgentTool, decisions] = await Promise.all([repo.approvalsByAgentTool(db, scope), repo.approvalDecisions(db, scope)]);
+    return {
+      pending: decisions.pending,
+      oldestPendingAt: decisions.oldestPendingAt ? iso(decisions.oldestPendingAt) : null,
+      timeToDecision: durations(decisions.decidedN, decisions.decidedP),
+      byAgentTool: byAgentTool.map((r) => ({ ...r, agentName: r.agentName ?? '' })),
+    };
+  }
+
   return {
     async get(ctx: RequestContext, window: InsightWindow, now = new Date()): Promise<InsightsDto> {
       const { actor } = ctx;
       const { from, days } = windowDays(window, now);
       const scope = { organizationId: actor.organizationId, from };
-      const [alerts, runs, deliveries, intel, hunt] = await Promise.all([
+      const [alerts, runs, deliveries, intel, hunt, approvals] = await Promise.all([
         alertSection(scope, days),
         hasPermission(actor, 'agent.read') ? runSection(scope, days) : null,
         hasPermission(actor, 'destination.read') ? deliverySection(scope) : null,
         hasPermission(actor, 'intel.read') ? intelSection(scope, days) : null,
         hasPermission(actor, 'hunt.read') ? huntSection(actor.organizationId) : null,
+        hasPermission(actor, 'approval.read') ? approvalSection(scope) : null,
       ]);
-      return { window, from: iso(from), generatedAt: iso(now), alerts, runs, deliveries, intel, hunt };
+      return { window, from: iso(from), generatedAt: iso(now), alerts, runs, deliveries, intel, hunt, approvals };
     },
   };
 }

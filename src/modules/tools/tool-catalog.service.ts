@@ -2,6 +2,7 @@ import type { Database } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
 import { listMcpServerRows } from './mcp-servers.repo.js';
 import type { ToolCatalog } from './tool-context.js';
+import { HTTP_REQUEST_TOOL } from './tool-policy.fns.js';
 
 /**
  * The tools an agent may name: every built-in tool, and for each registered MCP server all of its
@@ -14,8 +15,16 @@ export function createToolCatalogService(deps: { db: Database; tools: ToolCatalo
       const servers = await listMcpServerRows(deps.db, ctx.actor.organizationId);
       return {
         tools: [
-          ...Object.entries(deps.tools).map(([name, t]) => ({ toolName: name, kind: 'builtin' as const, permissions: [...t.permissions], mcpServer: null, enabled: true })),
-          ...servers.map((s) => ({ toolName: `mcp:${s.name}/*`, kind: 'mcp' as const, permissions: [], mcpServer: s.name, enabled: s.enabled })),
+          ...Object.entries(deps.tools).map(([name, t]) => ({
+            toolName: name,
+            kind: 'builtin' as const,
+            permissions: [...t.permissions],
+            mcpServer: null,
+            enabled: true,
+            // As the run decides a call (toolset.ts, callPolicy): the declaration's default, `allow` when it declares none; http_request's depends on its method.
+            defaultPolicy: name === HTTP_REQUEST_TOOL ? null : (t.defaultPolicy ?? 'allow'),
+          })),
+          ...servers.map((s) => ({ toolName: `mcp:${s.name}/*`, kind: 'mcp' as const, permissions: [], mcpServer: s.name, enabled: s.enabled, defaultPolicy: null })),
         ],
       };
     },

@@ -83,6 +83,7 @@ export const CONSOLE_PATHS = [
   '/', '/sign-in', '/favicon.svg', '/assets/*',
   '/alerts', '/alerts/*', '/intel/*', '/agents', '/agents/*', '/destinations', '/destinations/*',
   '/triage-routes', '/hunt', '/hunt/*', '/settings/*', '/insights', '/evaluations', '/evaluations/*', '/coverage',
+  '/approvals', '/approvals/*',
 ];
 
 export function registerConsole(app: FastifyInstance, opts: { dir?: string } = {}): void {

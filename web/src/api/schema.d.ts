@@ -1587,8 +1587,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Alert volume, MTTA/MTTR, agent verdicts, runs, deliveries, intel and hunt figures over a window
-         * @description Extension. Computed from the database on each request over the last 7, 30 or 90 UTC days. Needs `alert.read`; `runs`, `deliveries`, `intel` and `hunt` are null unless the caller has `agent.read`, `destination.read`, `intel.read`, `hunt.read` respectively. An agent's verdict is its last status change on an alert; it is overturned when a person changed the status after it and the alert's status now differs from it.
+         * Alert volume, MTTA/MTTR, agent verdicts, runs, deliveries, intel, hunt and approval figures over a window
+         * @description Extension. Computed from the database on each request over the last 7, 30 or 90 UTC days. Needs `alert.read`; `runs`, `deliveries`, `intel`, `hunt` and `approvals` are null unless the caller has `agent.read`, `destination.read`, `intel.read`, `hunt.read`, `approval.read` respectively. An agent's verdict is its last status change on an alert; it is overturned when a person changed the status after it and the alert's status now differs from it.
          */
         get: operations["getInsights"];
         put?: never;
@@ -3431,6 +3431,8 @@ export interface components {
         };
         AvailableTools: {
             tools: {
+                /** @description The policy of a call when the agent's `toolPolicies` set none (docs/approvals.md#tool-policies). null when it depends on the call: `http_request` is `allow` for GET and HEAD and `approve` for any other method; an MCP server's tools are `allow` when the server annotates them `readOnlyHint: true`, else `approve` */
+                defaultPolicy: ("allow" | "approve" | "deny") | null;
                 /** @description false for a disabled MCP server (a run that names its tools ends in error) */
                 enabled: boolean;
                 /** @enum {string} */
@@ -3994,6 +3996,40 @@ export interface components {
                 /** @description The sources of `perDaySource`, most alerts first: a trigger type (`webhook`, `jira`…) or a source category (`detection`, `agent`, `user`, `hunt`) */
                 sources: string[];
             };
+            /** @description Approval requests of agents' tool calls (docs/approvals.md); null without `approval.read` */
+            approvals: {
+                /** @description Per agent and tool, most requests first */
+                byAgentTool: {
+                    /** Format: uuid */
+                    agentId: string;
+                    /** @description The agent's name; empty once the agent is deleted */
+                    agentName: string;
+                    /** @description Approved (and then executing, executed, failed or outcome_unknown) */
+                    approved: number;
+                    /** @description Denied by a person, or closed because the run was interrupted */
+                    denied: number;
+                    /** @description No one decided in time */
+                    expired: number;
+                    /** @description Still waiting */
+                    pending: number;
+                    /** @description Requests of the window */
+                    requests: number;
+                    toolName: string;
+                }[];
+                /** @description When the longest-waiting of them was requested; null when none waits */
+                oldestPendingAt: string | null;
+                /** @description Requests waiting for a decision now, whenever requested */
+                pending: number;
+                /** @description Requested → decided by a person (console, API or Slack), requests of the window; expired requests and those closed by an interrupted run are not decisions and are left out */
+                timeToDecision: {
+                    /** @description Alerts of the group that have the time */
+                    count: number;
+                    /** @description Seconds; null when no alert of the group has the time */
+                    p50Seconds: number | null;
+                    /** @description Seconds; null when no alert of the group has the time */
+                    p90Seconds: number | null;
+                };
+            } | null;
             /** @description null without `destination.read` */
             deliveries: {
                 /** @description Deliveries created in the window, per destination (a deleted destination under its last name), most first */

@@ -5,6 +5,7 @@ import { Link, navigate } from '../router';
 import { useSession } from '../session';
 import { Badge, CopyButton, ErrorText, Loadable, ManagedByCode, Page, Select, Time, DataTable, shortRunId } from '../ui';
 import { ToolPicker } from './tool-picker';
+import { ApprovalSettingsEditor, DEFAULT_APPROVAL_SETTINGS, prunePolicies, ToolPoliciesEditor } from './tool-policies';
 import { AgentHistory } from './agent-versions';
 
 type Agent = Paths['/api/agents/{agentId}']['get']['responses'][200]['content']['application/json'];
@@ -47,6 +48,9 @@ function AgentForm({ agent }: { agent?: Agent }) {
     maxDurationMs: agent?.maxDurationMs ?? 300_000,
     acceptanceCriteria: agent?.acceptanceCriteria ?? [],
     notifyCriteriaFailed: agent?.notifyCriteriaFailed ?? false,
+    // Sent back as they are even when unchanged: PUT replaces the agent, and an omitted field takes its default.
+    toolPolicies: agent?.toolPolicies ?? {},
+    approvalSettings: agent?.approvalSettings ?? DEFAULT_APPROVAL_SETTINGS,
   });
   // The output schema is edited as text; it is sent only when it parses as a JSON object schema.
   const [schemaText, setSchemaText] = useState(agent?.structuredOutputSchema ? JSON.stringify(agent.structuredOutputSchema, null, 2) : '');
@@ -73,7 +77,9 @@ function AgentForm({ agent }: { agent?: Agent }) {
         <label className="field"><span>Description</span><input value={form.description} onChange={field('description')} /></label>
         <label className="field"><span>System prompt</span><textarea rows={6} value={form.systemPrompt} onChange={(e) => setForm({ ...form, systemPrompt: e.target.value })} required /></label>
         <Select label="Model" value={form.modelAlias} any="Choose a model alias" options={(aliases.data?.aliases ?? []).map((a) => [a.alias, `${a.alias} (${a.providerName} · ${a.modelId})`] as [string, string])} onChange={(v) => setForm({ ...form, modelAlias: v })} />
-        <ToolPicker value={form.toolNames} onChange={(toolNames) => setForm({ ...form, toolNames })} />
+        <ToolPicker value={form.toolNames} onChange={(toolNames) => setForm({ ...form, toolNames, toolPolicies: prunePolicies(form.toolPolicies, toolNames) })} />
+        <ToolPoliciesEditor toolNames={form.toolNames} value={form.toolPolicies} onChange={(toolPolicies) => setForm({ ...form, toolPolicies })} />
+        <ApprovalSettingsEditor value={form.approvalSettings} onChange={(approvalSettings) => setForm({ ...form, approvalSettings })} />
         {destinations.data && destinations.data.length > 0 && (
           <fieldset>
             <legend>Output destinations</legend>

@@ -8,6 +8,7 @@ import { Badge, ErrorText, Json, Loadable, Page, Select, Time } from '../ui';
 import { ALERT_STATUSES, SEVERITIES, type AlertStatus } from './alerts';
 import { useAgents } from './shared';
 import { useRunStatus } from './run';
+import { ApprovalsPanel } from './approval-card';
 
 export default function AlertDetail({ params }: { params: Record<string, string> }) {
   const alertId = params.id!;
@@ -55,6 +56,7 @@ export default function AlertDetail({ params }: { params: Record<string, string>
               <AssignForm alertId={alertId} onDone={refresh} />
             </section>
           </div>
+          <ApprovalsPanel filter={{ alertId }} context="alert" />
           <section aria-labelledby="timeline">
             <h2 id="timeline">Timeline</h2>
             {timeline.length === 0 ? <p className="state empty">No activity yet.</p> : <Timeline entries={timeline} />}

@@ -47,6 +47,7 @@ function Figures({ d }: { d: Insights }) {
         <div><dt>MTTR p50</dt><dd>{duration(a.mttr.all.p50Seconds)}</dd></div>
         {d.runs && <div><dt>Agent runs</dt><dd>{d.runs.totals.runs}</dd></div>}
         {d.runs && <div><dt>Failed runs</dt><dd>{d.runs.totals.failed}</dd></div>}
+        {d.approvals && <div><dt>Approvals pending</dt><dd><Link to="/approvals">{d.approvals.pending}</Link></dd></div>}
       </dl>
 
       <section aria-labelledby="alerts-h">
@@ -109,6 +110,8 @@ function Figures({ d }: { d: Insights }) {
         </section>
       )}
 
+      {d.approvals && <ApprovalFigures x={d.approvals} />}
+
       {d.deliveries && (
         <section aria-labelledby="deliveries-h">
           <h2 id="deliveries-h">Deliveries</h2>
@@ -163,5 +166,32 @@ function Figures({ d }: { d: Insights }) {
       )}
       <p className="muted small">Computed {new Date(d.generatedAt).toLocaleString()} from the database, over UTC days since {d.from.slice(0, 10)}.</p>
     </>
+  );
+}
+
+/** Approval requests of agents' tool calls (docs/approvals.md): the queue now, how fast people decide, and per agent and tool what they decided. */
+function ApprovalFigures({ x }: { x: NonNullable<Insights['approvals']> }) {
+  const label = (r: (typeof x.byAgentTool)[number]) => `${r.agentName || 'a deleted agent'} · ${r.toolName}`;
+  return (
+    <section aria-labelledby="approvals-h">
+      <h2 id="approvals-h">Approvals</h2>
+      <dl className="kpis" aria-label="Approvals">
+        <div><dt>Pending now</dt><dd><Link to="/approvals">{x.pending}</Link></dd></div>
+        <div><dt>Waiting since</dt><dd className="small">{x.oldestPendingAt ? new Date(x.oldestPendingAt).toLocaleString() : '—'}</dd></div>
+        <div><dt>Time to decision p50</dt><dd>{duration(x.timeToDecision.p50Seconds)}</dd></div>
+        <div><dt>Time to decision p90</dt><dd>{duration(x.timeToDecision.p90Seconds)}</dd></div>
+        <div><dt>Decided by a person</dt><dd>{x.timeToDecision.count}</dd></div>
+      </dl>
+      <p className="muted small">Requests of the window. Time to decision runs from the request to a person's approval or denial (console, API or Slack); expired requests decide nothing and are counted apart.</p>
+      {x.byAgentTool.length === 0 ? <p className="state empty">No tool call asked for approval in the window.</p> : (
+        <BarChart id="approvals-agent-tool" title="Requests per agent and tool" horizontal labels={x.byAgentTool.map(label)}
+          series={[
+            { label: 'approved', values: x.byAgentTool.map((r) => r.approved), color: '--c-2' },
+            { label: 'denied', values: x.byAgentTool.map((r) => r.denied), color: '--c-critical' },
+            { label: 'expired', values: x.byAgentTool.map((r) => r.expired), color: '--c-medium' },
+            { label: 'pending', values: x.byAgentTool.map((r) => r.pending), color: '--c-1' },
+          ]} />
+      )}
+    </section>
   );
 }

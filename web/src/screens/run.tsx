@@ -3,8 +3,12 @@ import { api, unwrap, type Schemas } from '../api';
 import { Markdown } from '../markdown';
 import { Link } from '../router';
 import { Badge, CopyButton, Json, Loadable, Page, Time, shortRunId } from '../ui';
+import { ApprovalsPanel } from './approval-card';
 
 const LIVE = new Set(['waiting', 'running']);
+/** A run waiting for a person holds no worker (docs/approvals.md): polled slowly, its panel says what it waits for. */
+const PAUSED = 'awaiting_approval';
+const pollOf = (status: string | undefined) => (status === undefined || LIVE.has(status) ? 2000 : status === PAUSED ? 10_000 : false);
 
 /** A run's status, polled every two seconds while it is waiting or running. */
 export function useRunStatus(agentId: string | null, runId: string | null) {
@@ -12,7 +16,7 @@ export function useRunStatus(agentId: string | null, runId: string | null) {
     queryKey: ['run-status', agentId, runId],
     enabled: Boolean(agentId && runId),
     queryFn: () => unwrap(api.GET('/api/agents/{agentId}/run-async/{runId}/status', { params: { path: { agentId: agentId!, runId: runId! } } })),
-    refetchInterval: (q) => (q.state.data && !LIVE.has(q.state.data.status) ? false : 2000),
+    refetchInterval: (q) => pollOf(q.state.data?.status),
   });
 }
 
@@ -30,7 +34,7 @@ export default function RunView({ params }: { params: Record<string, string> }) 
   const run = useQuery({
     queryKey: ['run', runId],
     queryFn: () => unwrap(api.GET('/api/agent-runs/{runId}', { params: { path: { runId } } })),
-    refetchInterval: (q) => (q.state.data && !LIVE.has(q.state.data.status) ? false : 2000),
+    refetchInterval: (q) => pollOf(q.state.data?.status),
   });
   const agent = useQuery({ queryKey: ['agent', agentId], queryFn: () => unwrap(api.GET('/api/agents/{agentId}', { params: { path: { agentId } } })) });
   return (
@@ -39,6 +43,7 @@ export default function RunView({ params }: { params: Record<string, string> }) 
         {(r) => (
           <>
             <RunHeader run={r} agentName={agent.data?.name} />
+            <ApprovalsPanel filter={{ runId }} context="run" />
             <div className="grid two">
               <section aria-labelledby="run-input">
                 <h2 id="run-input">Input</h2>
@@ -46,7 +51,7 @@ export default function RunView({ params }: { params: Record<string, string> }) 
               </section>
               <section aria-labelledby="run-output">
                 <h2 id="run-output">Output</h2>
-                {!r.result ? <p className="state">{LIVE.has(r.status) ? 'The output appears when the run finishes.' : 'No output.'}</p> : (
+                {!r.result ? <p className="state">{r.status === PAUSED ? 'The run waits for a decision (Approvals above); the output appears when it finishes.' : LIVE.has(r.status) ? 'The output appears when the run finishes.' : 'No output.'}</p> : (
                   <>
                     {r.result.finalAssistantMessage ? <Markdown text={r.result.finalAssistantMessage} /> : <p className="muted">(no final message)</p>}
                     {r.result.structuredOutputResult && <><h3>Structured output</h3><Json value={parseJson(r.result.structuredOutputResult)} /></>}

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as m0138 from './0138_tool_approvals.js';
+import * as m0145 from './0145_tool_approval_args_as_given.js';
 
 /**
  * The approvals module's migrations, given to the migrator by its manifest (`migrations`). The
@@ -12,4 +13,5 @@ import * as m0138 from './0138_tool_approvals.js';
  */
 export const migrations: Record<string, Migration> = {
   '0138_tool_approvals': m0138,
+  '0145_tool_approval_args_as_given': m0145,
 };
