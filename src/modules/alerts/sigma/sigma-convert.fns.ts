@@ -23,7 +23,7 @@ export class ConversionError extends Error {
   }
 }
 
-type Leaf =
+export type Leaf =
   | { k: 'value'; field: string; pattern: Pattern; number?: number; bool?: boolean; fromNumber?: boolean }
   | { k: 'keyword'; pattern: Pattern }
   | { k: 'null'; field: string }
@@ -32,7 +32,8 @@ type Leaf =
   | { k: 'cidr'; field: string; net: string }
   | { k: 'cmp'; field: string; op: '<' | '<=' | '>' | '>='; n: number }
   | { k: 'fieldref'; field: string; other: string };
-export type Node = Leaf | { k: 'and' | 'or'; args: Node[] } | { k: 'not'; arg: Node };
+/** `grouped`: parenthesized whatever the precedence (a condition a pipeline put in front of the rule's). */
+export type Node = Leaf | { k: 'and' | 'or'; args: Node[]; grouped?: boolean } | { k: 'not'; arg: Node };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const fail = (construct: string, message: string): never => {
@@ -111,7 +112,7 @@ export function ruleTree(rule: Record<string, unknown>, options: CompileOptions 
 // ---------------------------------------------------------------------------------------------
 // Printing
 
-interface Printed {
+export interface Printed {
   /** The query expression (null when everything was deferred). */
   text: string | null;
   /** Splunk's deferred parts (`| regex`, `| where`), appended after the search. */
@@ -154,7 +155,8 @@ function inCandidate(node: Node, target: Target): Array<Extract<Leaf, { k: 'valu
   const vals = leaves as Array<Extract<Leaf, { k: 'value' }>>;
   if (new Set(vals.map((v) => v.field)).size !== 1) return null;
   // Splunk's IN takes wildcards; Lucene's group too; ES|QL and Kusto only exact values.
-  if (target === 'esql' || target === 'kusto') if (!vals.every((v) => shapeOf(v.pattern).kind === 'eq')) return null;
+  // Kusto's backend writes the plain values as `in~` and the others after it (pySigma-backend-kusto).
+  if (target === 'esql') if (!vals.every((v) => shapeOf(v.pattern).kind === 'eq')) return null;
   if (target === 'splunk' && vals.some((v) => v.pattern.tokens.includes(QMARK))) return null;
   return vals;
 }
@@ -183,7 +185,7 @@ function print(node: Node, p: Printer, target: Target, out: Printed): string | n
     if (p.groupNot && n.k === 'not' && n.arg.k !== 'null' && parent !== 'not') return p.group(s);
     if (p.groupNot && n.k === 'null' && parent !== 'not') return p.group(s);
     if (!isGroupable(n)) return s;
-    if (p.parenthesizeAll) return p.group(s);
+    if (p.parenthesizeAll || ((n.k === 'and' || n.k === 'or') && n.grouped)) return p.group(s);
     if (kind === 'not') return s;
     return prec.indexOf(kind as 'and' | 'or') <= prec.indexOf(parent) ? s : p.group(s);
   };
@@ -325,14 +327,27 @@ const esql: Printer = {
 // --- Kusto ----------------------------------------------------------------------------------
 const kqlStr = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 const kqlField = (f: string) => (/^[A-Za-z_][\w]*$/.test(f) ? f : `['${f}']`);
-const regexOfPattern = (p: Pattern) => `^${wildcardText(p, (x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), '.*', '.')}$`;
+/** pySigma's SigmaString.to_regex: `.*+?^$[](){}\|` escaped, the wildcards as `.*` and `.`, unanchored. */
+const regexOfPattern = (p: Pattern) => wildcardText(p, (x) => x.replace(/[.*+?^$[\](){}\\|]/g, '\\$&'), '.*', '.');
 const kusto: Printer = {
   and: ' and ',
   or: ' or ',
-  not: (s, arg) => (arg.k === 'and' || arg.k === 'or' ? `not${s}` : `not(${s})`),
+  not: (s) => `not(${s})`,
   group: (s) => `(${s})`,
   parenthesizeAll: true,
-  inList: (vals) => `${kqlField(vals[0]!.field)} in~ (${vals.map((v) => kqlStr(shapeOf(v.pattern).text)).join(', ')})`,
+  inList: (vals) => {
+    const f = kqlField(vals[0]!.field);
+    const plain = vals.filter((v) => shapeOf(v.pattern).kind === 'eq');
+    const parts = plain.length ? [`${f} in~ (${plain.map((v) => kqlStr(shapeOf(v.pattern).text)).join(', ')})`] : [];
+    for (const v of vals) {
+      const s = shapeOf(v.pattern);
+      if (s.kind === 'eq') continue;
+      // A wildcard inside the value: each literal part must be there (the backend's approximation).
+      if (s.kind === 'wildcard') parts.push(`(${v.pattern.tokens.filter((t): t is string => typeof t === 'string').map((t) => `${f} contains ${kqlStr(t)}`).join(' and ')})`);
+      else parts.push(`${f} ${s.kind} ${kqlStr(s.text)}`);
+    }
+    return parts.join(' or ');
+  },
   leaf(l) {
     switch (l.k) {
       case 'value': {
@@ -340,7 +355,7 @@ const kusto: Printer = {
         if (l.number !== undefined) return `${f} == ${l.number}`;
         const s = shapeOf(l.pattern);
         if (s.kind === 'eq') return `${f} =~ ${kqlStr(s.text)}`;
-        if (s.kind === 'wildcard') return `${f} matches regex ${kqlStr(`(?i)${regexOfPattern(l.pattern)}`)}`;
+        if (s.kind === 'wildcard') return `${f} matches regex ${kqlStr(regexOfPattern(l.pattern))}`;
         return `${f} ${s.kind} ${kqlStr(s.text)}`;
       }
       case 'keyword':
@@ -363,20 +378,34 @@ const kusto: Printer = {
 
 const PRINTERS: Record<Target, Printer> = { splunk, 'elasticsearch-lucene': lucene, esql, kusto };
 
-/** One detection rule as a query of `target` (the pipeline-less form: the rule's own field names). */
-export function convertRule(rule: Record<string, unknown>, target: Target, options: CompileOptions = {}): string {
-  let tree: Node;
+/** The rule's tree, its refusals as `ConversionError`. */
+export function ruleTreeOf(rule: Record<string, unknown>, options: CompileOptions = {}): Node {
   try {
-    tree = ruleTree(rule, options);
+    return ruleTree(rule, options);
   } catch (err) {
     if (err instanceof RuleConstructError) throw new ConversionError(err.construct, err.message);
     throw err;
   }
+}
+
+/** A tree printed in `target`'s language: the search expression and the deferred parts after it. */
+export function printParts(tree: Node, target: Target): Printed {
   const out: Printed = { text: null, deferred: [] };
-  const text = print(tree, PRINTERS[target], target, out);
-  if (out.deferred.length > 0 && text === null) return `*${out.deferred.join('')}`;
+  out.text = print(tree, PRINTERS[target], target, out);
+  return out;
+}
+
+/** A tree as the query of `target` (the expression with its deferred parts, ES|QL's source command). */
+export function printQuery(tree: Node, target: Target): string {
+  const { text, deferred } = printParts(tree, target);
+  if (deferred.length > 0 && text === null) return `*${deferred.join('')}`;
   if (target === 'esql') return `from * metadata _id, _index, _version | where ${text ?? 'true'}`;
-  return `${text ?? '*'}${out.deferred.join('')}`;
+  return `${text ?? '*'}${deferred.join('')}`;
+}
+
+/** One detection rule as a query of `target` (the pipeline-less form: the rule's own field names). */
+export function convertRule(rule: Record<string, unknown>, target: Target, options: CompileOptions = {}): string {
+  return printQuery(ruleTreeOf(rule, options), target);
 }
 
 export const isTarget = (t: string): t is Target => (TARGETS as readonly string[]).includes(t);
