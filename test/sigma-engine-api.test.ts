@@ -61,6 +61,21 @@ describe('GET /api/code-detections/{id}/query', () => {
       `imProcessCreate\n| where (TargetProcessName endswith "\\\\certutil.exe" or (TargetProcessFileOriginalName =~ "CertUtil.exe" or TargetProcessFilename =~ "CertUtil.exe")) and (${windash('TargetProcessCommandLine')})`,
     ]);
 
+    // Splunk CIM: the data set's fields; the data_model format is the tstats search over it.
+    const cim = await t.app.inject({ url: `/api/code-detections/${sigmaId}/query?target=splunk&pipeline=splunk_cim_data_model&format=data_model`, headers: admin });
+    expect(cim.statusCode, cim.body).toBe(200);
+    const cimQuery: string = cim.json().queries[0];
+    expect(cimQuery.startsWith('| tstats summariesonly=false allow_old_summaries=true fillnull_value="null" count min(_time) as firstTime max(_time) as lastTime from datamodel=Endpoint.Processes where Processes.process_path="*\\\\certutil.exe" OR Processes.original_file_name="CertUtil.exe" Processes.process IN ("*-decode *", ')).toBe(true);
+    expect(cimQuery).toContain(' by Processes.process Processes.dest Processes.process_current_directory ');
+    expect(cimQuery).toContain('| `drop_dm_object_name(Processes)` |');
+    // ECS for Lucene: Winlogbeat's names.
+    const ecs = await t.app.inject({ url: `/api/code-detections/${sigmaId}/query?target=elasticsearch-lucene&pipeline=ecs_windows`, headers: admin });
+    expect(ecs.json().queries[0]).toMatch(/^\(process\.executable:\*\\\\certutil\.exe OR process\.pe\.original_file_name:CertUtil\.exe\) AND \(process\.command_line:\(/);
+    // A format needs the pipeline that writes it.
+    const noPipeline = await t.app.inject({ url: `/api/code-detections/${sigmaId}/query?target=splunk&format=data_model`, headers: admin });
+    expect(noPipeline.statusCode).toBe(422);
+    expect(noPipeline.json()).toEqual({ error: 'Format data_model needs a pipeline that writes it (splunk_cim_data_model for data_model)', construct: 'format data_model' });
+
     // A logsource the pipeline has no table for: refused, naming the pipeline.
     const linux = await t.app.inject({
       method: 'POST', url: '/api/code-detections/import', headers: admin,

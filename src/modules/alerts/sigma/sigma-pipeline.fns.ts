@@ -1,4 +1,4 @@
-import { ConversionError, type Leaf, type Node, type Target } from './sigma-convert.fns.js';
+import { ConversionError, type Leaf, type Node, type Printed, type Target } from './sigma-convert.fns.js';
 import { literalPattern, STAR, type Pattern } from './sigma-patterns.fns.js';
 
 /**
@@ -32,6 +32,8 @@ type Mapping = Record<string, string | string[]>;
 export type Step =
   /** Remove the field's tests from the rule (pySigma's drop_detection_item). */
   | { kind: 'drop'; fields: string[]; when?: When }
+  /** Remove the field's tests of the empty string (a product's default written as ''). */
+  | { kind: 'dropEmpty'; fields: string[]; when?: When }
   /** Rename fields; a list maps one field to several (any of them matches). */
   | { kind: 'map'; mapping: Mapping; when?: When }
   /** Rename by the chosen table's mapping, else the generic one (Kusto's table-first mappings). */
@@ -46,11 +48,20 @@ export type Step =
   | { kind: 'hashes'; fields: string[]; algos: string[]; prefix: string; dropAlgo?: boolean; when?: When }
   /** A path to its last component (`C:\Windows\cmd.exe` → `cmd.exe`). */
   | { kind: 'basename'; fields: string[]; when?: When }
-  /** Values to another type: a string number to text (`event.code == "4688"`), booleans by a table. */
-  | { kind: 'toText'; fields: string[]; when?: When }
-  | { kind: 'boolValues'; field: string; values: { true: string; false: string }; to: string; when?: When }
-  /** A condition AND-ed in front of the rule (an index's own discriminator). */
-  | { kind: 'prefix'; tests: Array<{ field: string; value: string }>; when?: When }
+  /** Numbers as text (`event.code == "4688"`), except in the fields listed. */
+  | { kind: 'toText'; except: string[]; when?: When }
+  /** `true`/`false` of a field as the product's words (`Initiated: false` → `network.direction: ingress`). */
+  | { kind: 'boolValues'; field: string; values: { true: string; false: string }; when?: When }
+  /** Tests AND-ed in front of the rule (an index's own discriminator); a list of values: any of them. */
+  | { kind: 'prefix'; tests: Array<{ field: string; values: string[] }>; when?: When }
+  /** A prefix on every field name the pattern does not match (`winlog.event_data.` on the event's own fields). */
+  | { kind: 'prefixFields'; prefix: string; unless: RegExp; when?: When }
+  /** Only these fields exist in the product's schema here: any other refuses the rule. */
+  | { kind: 'onlyFields'; fields: string[]; message: string; when?: When }
+  /** The table, index or data model the rule's logsource selects, with the fields it carries. */
+  | { kind: 'setTable'; table: string; fields?: string[]; when?: When }
+  /** No step chose a table: the rule's logsource is not one the pipeline knows. */
+  | { kind: 'requireTable'; message: string }
   /** The rule cannot be written for this product: refuse it with the reason. */
   | { kind: 'refuse'; message: string; when?: When };
 
@@ -70,11 +81,15 @@ export interface PipelineDef {
   steps: Step[];
   /** The finished query (Kusto: `Table\n| where …`). */
   finish?: (query: string, state: PipelineState) => string;
+  /** Other output formats (Splunk's `data_model`: a tstats search), from the printed parts. */
+  formats?: Record<string, (parts: Printed, state: PipelineState) => string>;
 }
 
 export interface PipelineState {
   logsource: Logsource;
   table: string | null;
+  /** The fields of the chosen data model (Splunk CIM's `by` clause). */
+  fields: string[];
 }
 
 // Windows event ids by family (the Kusto pipelines' table choice without a category).
@@ -222,6 +237,8 @@ function applyStep(tree: Node, step: Step, state: PipelineState, pipeline: strin
   switch (step.kind) {
     case 'drop':
       return mapLeaves(tree, (l) => (step.fields.includes(fieldOf(l) ?? '') ? null : l));
+    case 'dropEmpty':
+      return mapLeaves(tree, (l) => (l.k === 'value' && step.fields.includes(l.field) && l.pattern.tokens.length === 0 ? null : l));
     case 'map':
       return mapLeaves(tree, (l) => {
         const l2 = l.k === 'fieldref' ? { ...l, other: typeof step.mapping[l.other] === 'string' ? (step.mapping[l.other] as string) : l.other } : l;
@@ -255,18 +272,38 @@ function applyStep(tree: Node, step: Step, state: PipelineState, pipeline: strin
         return withText(l, text.split('\\').pop()!.split('/').pop()!);
       });
     case 'toText':
-      return mapLeaves(tree, (l) => (l.k === 'value' && step.fields.includes(l.field) && l.number !== undefined ? withText(l, String(l.number)) : l));
+      return mapLeaves(tree, (l) => (l.k === 'value' && !step.except.includes(l.field) && l.number !== undefined ? withText(l, String(l.number)) : l));
     case 'boolValues':
       return mapLeaves(tree, (l) => {
         if (l.k !== 'value' || l.field !== step.field) return l;
         const text = plainOf(l)?.toLowerCase();
         const to = text === 'true' ? step.values.true : text === 'false' ? step.values.false : null;
-        return to === null ? l : withText(l, to, step.to);
+        return to === null ? l : withText(l, to);
       });
     case 'prefix': {
-      const tests: Node[] = step.tests.map((t) => ({ k: 'value', field: t.field, pattern: literalPattern(t.value) }));
-      return { k: 'and', args: [collapse('and', tests), tree] };
+      const tests: Node[] = step.tests.map((t) => collapse('or', t.values.map((v): Node => ({ k: 'value', field: t.field, pattern: literalPattern(v) }))));
+      const rule = tree.k === 'and' || tree.k === 'or' ? { ...tree, grouped: true } : tree;
+      return { k: 'and', args: [...tests, rule] };
     }
+    case 'prefixFields':
+      return mapLeaves(tree, (l) => {
+        const f = fieldOf(l);
+        return f === null || step.unless.test(f) ? l : renamed(l, step.prefix + f);
+      });
+    case 'onlyFields':
+      return mapLeaves(tree, (l) => {
+        const f = fieldOf(l);
+        if (f === null && l.k === 'keyword') throw new ConversionError(`pipeline ${pipeline}`, `${step.message} (keywords have no field)`);
+        if (f !== null && !step.fields.includes(f)) throw new ConversionError(`pipeline ${pipeline}`, `${step.message}: ${f} is not one of ${step.fields.join(', ')}`);
+        return l;
+      });
+    case 'setTable':
+      state.table = step.table;
+      state.fields = step.fields ?? [];
+      return tree;
+    case 'requireTable':
+      if (state.table === null) throw new ConversionError(`pipeline ${pipeline}`, step.message);
+      return tree;
     case 'refuse':
       throw new ConversionError(`pipeline ${pipeline}`, step.message);
   }
@@ -275,7 +312,7 @@ function applyStep(tree: Node, step: Step, state: PipelineState, pipeline: strin
 /** The rule's tree as the pipeline rewrites it, and the state its `finish` reads. */
 export function applyPipeline(def: PipelineDef, rule: Record<string, unknown>, tree: Node): { tree: Node; state: PipelineState } {
   const logsource = (isRecord(rule.logsource) ? rule.logsource : {}) as Logsource;
-  const state: PipelineState = { logsource, table: null };
+  const state: PipelineState = { logsource, table: null, fields: [] };
   if (def.table) {
     state.table = chooseTable(def.table, rule, logsource);
     if (state.table === null) throw new ConversionError(`pipeline ${def.name}`, def.table.refusal);
