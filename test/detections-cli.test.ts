@@ -60,6 +60,12 @@ describe('rampart detections convert', () => {
     expect(esql.code).toBe(1);
     expect(esql.stderr).toContain('esql cannot express keywords');
     await expect(run(['convert', '-f', dir, '--target', 'sql'])).rejects.toThrow('--target must be one of splunk, elasticsearch-lucene, esql, kusto');
+    const xdr = await run(['convert', '-f', path.join(dir, 'certutil.yml'), '--target', 'kusto', '--pipeline', 'microsoft_365_defender_pipeline', '--json']);
+    expect(xdr.code).toBe(0);
+    expect(JSON.parse(xdr.stdout)[0].queries[0]).toMatch(/^DeviceProcessEvents\n\| where \(FolderPath endswith "\\\\certutil\.exe" or ProcessVersionInfoOriginalFileName =~ "CertUtil\.exe"\) and \(ProcessCommandLine contains "-decode " or /);
+    await expect(run(['convert', '-f', dir, '--target', 'kusto', '--pipeline', 'sysmon'])).rejects.toThrow(
+      '--pipeline sysmon is not a kusto pipeline: valid pipelines are microsoft_xdr_pipeline, microsoft_365_defender_pipeline, azure_monitor_pipeline, sentinel_asim_pipeline',
+    );
   });
 });
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { compileSigma, convertRule, isTarget, readTests, runTests, TARGETS, type CompiledUnit } from '../modules/alerts/index.js';
+import { compileSigma, convertWithPipeline, formatNames, isTarget, pipelineNames, readTests, runTests, TARGETS, type CompiledUnit } from '../modules/alerts/index.js';
 import { CliError } from './config-commands.js';
 
 /**
@@ -52,10 +52,10 @@ function unitsOf(file: string): Unit[] {
 
 export async function detectionsCommand(args: string[], out: Out = std): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'convert' && sub !== 'test') throw new CliError('usage: rampart detections convert -f <file|dir> --target <splunk|elasticsearch-lucene|esql|kusto> [--pipeline name] [--json] | test -f <dir>');
+  if (sub !== 'convert' && sub !== 'test') throw new CliError('usage: rampart detections convert -f <file|dir> --target <splunk|elasticsearch-lucene|esql|kusto> [--pipeline name [--format data_model]] [--json] | test -f <dir>');
   const { values } = parseArgs({
     args: rest,
-    options: { file: { type: 'string', short: 'f' }, target: { type: 'string' }, pipeline: { type: 'string' }, json: { type: 'boolean' } },
+    options: { file: { type: 'string', short: 'f' }, target: { type: 'string' }, pipeline: { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' } },
     strict: true,
   });
   if (!values.file) throw new CliError(`detections ${sub} needs -f <file|dir>`);
@@ -63,19 +63,22 @@ export async function detectionsCommand(args: string[], out: Out = std): Promise
   return sub === 'convert' ? convert(units, values, out) : test(units, out);
 }
 
-function convert(units: Unit[], values: { target?: string; pipeline?: string; json?: boolean }, out: Out): number {
+function convert(units: Unit[], values: { target?: string; pipeline?: string; format?: string; json?: boolean }, out: Out): number {
   const target = values.target ?? '';
   if (!isTarget(target)) throw new CliError(`--target must be one of ${TARGETS.join(', ')}`);
+  const valid = pipelineNames(target);
+  if (values.pipeline && !valid.includes(values.pipeline)) throw new CliError(`--pipeline ${values.pipeline} is not a ${target} pipeline: valid pipelines are ${valid.length ? valid.join(', ') : 'none'}`);
+  const formats = formatNames(target, values.pipeline);
+  if (values.format && values.format !== 'default' && !formats.includes(values.format)) throw new CliError(`--format ${values.format} needs a pipeline that writes it (splunk_cim_data_model for data_model)`);
   const results: Array<{ file: string; title: string; queries: string[] } | { file: string; error: string }> = [];
   for (const u of units) {
     const refused = u.unit.refusals[0];
     const title = u.unit.correlations[0]?.title ?? u.unit.rules[0]?.title ?? path.basename(u.file);
     if (refused) results.push({ file: u.file, error: `${refused.rule}: ${refused.construct} (line ${(refused.line ?? 0) + u.lineOffset}): ${refused.message}` });
-    else if (values.pipeline) results.push({ file: u.file, error: `pipeline ${values.pipeline} is not supported (queries keep the rule's field names)` });
     else if (u.unit.correlations.length) results.push({ file: u.file, error: 'correlation rules are not converted yet' });
     else {
       try {
-        results.push({ file: u.file, title, queries: u.unit.rules.map((r) => convertRule(r.source, target)) });
+        results.push({ file: u.file, title, queries: u.unit.rules.map((r) => convertWithPipeline(r.source, target, values.pipeline, {}, values.format)) });
       } catch (err) {
         results.push({ file: u.file, error: `${target} cannot express ${(err as { construct?: string }).construct ?? 'the rule'}: ${(err as Error).message}` });
       }

@@ -190,7 +190,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
       querystring: QueryParams,
       response: withErrors({ 200: QueryResult }, 404, 422),
     },
-  }, async (req) => s.codeDetections.query(contextOf(req), req.params.id, req.query.target, req.query.pipeline));
+  }, async (req) => s.codeDetections.query(contextOf(req), req.params.id, req.query.target, req.query.pipeline, req.query.format));
   app.post('/api/code-detections/:id/test', {
     config: read,
     schema: {

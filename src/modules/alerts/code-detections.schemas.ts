@@ -70,7 +70,9 @@ export const ImportResult = z.object({
 export const QueryParams = z.object({
   target: z.enum(['splunk', 'elasticsearch-lucene', 'esql', 'kusto']).describe('The query language'),
   pipeline: z.string().trim().min(1).max(100).optional()
-    .describe('A pySigma processing pipeline (field mapping). None is supported yet: the query keeps the rule\'s own field names; naming one answers 422'),
+    .describe('A pySigma processing pipeline by its pySigma name: the product\'s field names and its table, index or data model (docs/detections.md#pipelines). splunk: splunk_cim_data_model; elasticsearch-lucene: ecs_windows, ecs_kubernetes; esql: ecs_windows; kusto: microsoft_xdr_pipeline, microsoft_365_defender_pipeline, azure_monitor_pipeline, sentinel_asim_pipeline. Without one the query keeps the rule\'s own field names. A name the target does not have answers 422 with `pipelines`, the valid ones; a rule the pipeline cannot place (no table or data set for its logsource, a field the data set lacks) answers 422 with `construct: pipeline <name>`'),
+  format: z.enum(['default', 'data_model']).optional()
+    .describe('The output format: `data_model` (with pipeline splunk_cim_data_model) writes the accelerated `| tstats … from datamodel=…` search; another pipeline answers 422'),
 });
 export const QueryResult = z.object({
   target: z.string(),

@@ -15,7 +15,8 @@ import { detectionAlertOrigin } from './code-detections.events.js';
 import type { CodeDetectionDto, CodeDetectionInput, HitBody, ImportBody, ImportResult } from './code-detections.schemas.js';
 import { parseSigmaRules, type Vocabulary } from './sigma-import.fns.js';
 import { compileSigma, type CompiledUnit } from './sigma/sigma-compile.fns.js';
-import { ConversionError, convertRule, type Target } from './sigma/sigma-convert.fns.js';
+import { ConversionError, type Target } from './sigma/sigma-convert.fns.js';
+import { convertWithPipeline, formatNames, pipelineNames } from './sigma/sigma-pipelines.fns.js';
 import { UnprocessableError } from '../../platform/http/errors.js';
 
 type Input = z.infer<typeof CodeDetectionInput>;
@@ -122,12 +123,18 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
 
   return {
     /** GET /api/code-detections/{id}/query: the rule in a SIEM's language. */
-    async query(ctx: RequestContext, id: string, target: Target, pipeline: string | undefined) {
+    async query(ctx: RequestContext, id: string, target: Target, pipeline: string | undefined, format?: string) {
+      const valid = pipelineNames(target);
+      if (pipeline && !valid.includes(pipeline)) {
+        throw new UnprocessableError(`Unknown pipeline ${pipeline} for ${target}: valid pipelines are ${valid.length ? valid.join(', ') : 'none'}`, { construct: `pipeline ${pipeline}`, pipelines: valid });
+      }
+      if (format && format !== 'default' && !formatNames(target, pipeline).includes(format)) {
+        throw new UnprocessableError(`Format ${format} needs a pipeline that writes it (splunk_cim_data_model for data_model)`, { construct: `format ${format}` });
+      }
       const unit = await sigmaOf(ctx, id);
-      if (pipeline) throw new UnprocessableError(`Pipeline ${pipeline} is not supported: queries keep the rule's own field names (docs/detections.md#conversion)`, { construct: `pipeline ${pipeline}` });
       if (unit.correlations.length > 0) throw new UnprocessableError('Correlation rules are not converted yet (docs/detections.md#conversion)', { construct: 'correlation' });
       try {
-        return { target, pipeline: null, queries: unit.rules.map((r) => convertRule(r.source, target)) };
+        return { target, pipeline: pipeline ?? null, queries: unit.rules.map((r) => convertWithPipeline(r.source, target, pipeline, {}, format)) };
       } catch (err) {
         if (err instanceof ConversionError) throw new UnprocessableError(`${target} cannot express ${err.construct}: ${err.message}`, { construct: err.construct });
         throw err;

@@ -132,45 +132,97 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /**
  * The rules of `content`: YAML documents separated by `---` (one rule each), or a JSON array of
  * rules (JSON is YAML, so both go through the same parser; an array document holds several rules).
- * Every rule gets its index in the order given and either a detection or an error.
+ * A correlation rule and the rules it names (by `name` or `id`) are one unit: one detection whose
+ * query holds all their documents (the engine runs the correlation over its base rules), named
+ * by the correlation. Every rule or unit gets its index in the order given and either a
+ * detection or an error.
  */
 export function parseSigmaRules(content: string, vocab: Vocabulary): ParsedRule[] {
   const out: ParsedRule[] = [];
-  const push = (value: unknown, text: string) => {
-    const index = out.length;
-    if (index >= MAX_RULES_PER_IMPORT) {
-      if (index === MAX_RULES_PER_IMPORT) out.push({ index, ruleId: null, title: null, error: `More than ${MAX_RULES_PER_IMPORT} rules in one import; split it` });
-      return;
-    }
-    const ruleId = isRecord(value) && typeof value.id === 'string' ? value.id : null;
-    const title = isRecord(value) && typeof value.title === 'string' ? value.title : null;
-    if (!isRecord(value)) return out.push({ index, ruleId, title, error: 'Not a valid Sigma rule: a rule is a map of fields (title, logsource, detection, …)' });
-    if (typeof value.action === 'string') return out.push({ index, ruleId, title, error: `Sigma rule collections (action: ${value.action}) are not supported: import the rules one document each` });
-    if ('correlation' in value && !('detection' in value)) return out.push({ index, ruleId, title, error: 'Sigma correlation rules are not supported: import the rules they correlate' });
-    const mapped = mapRule(value, text, vocab);
-    if ('error' in mapped) return out.push({ index, ruleId, title, error: mapped.error });
-    return out.push({ index, ruleId, title, detection: mapped.detection, ...(mapped.warning ? { warning: mapped.warning } : {}) });
-  };
+  const docs: Array<{ value: unknown; text: string } | { error: string }> = [];
   for (const doc of parseAllDocuments(content, { uniqueKeys: true })) {
     if (doc.errors.length > 0) {
-      out.push({ index: out.length, ruleId: null, title: null, error: `Not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}` });
+      docs.push({ error: `Not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}` });
       continue;
     }
     let value: unknown;
     try {
       value = doc.toJS({ maxAliasCount: 100 });
     } catch (err) {
-      out.push({ index: out.length, ruleId: null, title: null, error: `Not valid YAML: ${(err as Error).message.split('\n')[0]}` });
+      docs.push({ error: `Not valid YAML: ${(err as Error).message.split('\n')[0]}` });
       continue;
     }
     if (value === null || value === undefined) continue; // an empty document (a trailing `---`)
-    if (Array.isArray(value)) {
-      for (const rule of value) push(rule, isRecord(rule) ? stringify(rule) : '');
-    } else {
-      push(value, content.slice(doc.range[0], doc.range[2]).replace(/^---[^\n]*\n/, '').trim());
-    }
+    if (Array.isArray(value)) for (const rule of value) docs.push({ value: rule, text: isRecord(rule) ? stringify(rule) : '' });
+    else docs.push({ value, text: content.slice(doc.range[0], doc.range[2]).replace(/^---[^\n]*\n/, '').trim() });
   }
+
+  // The base rules of each correlation, taken out of the list: they are imported with it.
+  const rulesOf = new Map<number, number[]>();
+  const consumed = new Set<number>();
+  docs.forEach((d, i) => {
+    if (!('value' in d) || !isRecord(d.value) || !isRecord(d.value.correlation) || 'detection' in d.value) return;
+    const names = (d.value.correlation as Record<string, unknown>).rules;
+    const wanted = new Set((Array.isArray(names) ? names : [names]).map(String));
+    const bases = docs.flatMap((b, j) => ('value' in b && isRecord(b.value) && 'detection' in b.value && (wanted.has(String(b.value.name)) || wanted.has(String(b.value.id))) ? [j] : []));
+    rulesOf.set(i, bases);
+    for (const j of bases) consumed.add(j);
+  });
+
+  const room = (index: number) => {
+    if (index < MAX_RULES_PER_IMPORT) return true;
+    if (index === MAX_RULES_PER_IMPORT) out.push({ index, ruleId: null, title: null, error: `More than ${MAX_RULES_PER_IMPORT} rules in one import; split it` });
+    return false;
+  };
+  docs.forEach((d, i) => {
+    if (consumed.has(i)) return;
+    const index = out.length;
+    if (!room(index)) return;
+    if ('error' in d) return out.push({ index, ruleId: null, title: null, error: d.error });
+    const { value, text } = d;
+    const ruleId = isRecord(value) && typeof value.id === 'string' ? value.id : null;
+    const title = isRecord(value) && typeof value.title === 'string' ? value.title : null;
+    if (!isRecord(value)) return out.push({ index, ruleId, title, error: 'Not a valid Sigma rule: a rule is a map of fields (title, logsource, detection, …)' });
+    if (typeof value.action === 'string') return out.push({ index, ruleId, title, error: `Sigma rule collections (action: ${value.action}) are not supported: import the rules one document each` });
+    const bases = rulesOf.get(i);
+    if (bases) return out.push({ index, ruleId, title, ...correlationUnit(value, text, bases.map((j) => docs[j] as { value: Record<string, unknown>; text: string }), vocab) });
+    if ('correlation' in value && !('detection' in value)) return out.push({ index, ruleId, title, error: 'Not a valid Sigma correlation rule: correlation must be a map (type, rules, …)' });
+    const mapped = mapRule(value, text, vocab);
+    if ('error' in mapped) return out.push({ index, ruleId, title, error: mapped.error });
+    return out.push({ index, ruleId, title, detection: mapped.detection, ...(mapped.warning ? { warning: mapped.warning } : {}) });
+  });
   return out;
+}
+
+/** A correlation with its base rules as one detection: the correlation's name, level and id; the base rules' logsource and ATT&CK. */
+function correlationUnit(
+  corr: Record<string, unknown>,
+  text: string,
+  bases: Array<{ value: Record<string, unknown>; text: string }>,
+  vocab: Vocabulary,
+): { detection: SigmaDetection; warning?: string } | { error: string } {
+  if (bases.length === 0) return { error: 'Sigma correlation rule without its rules: the file must hold the rules it names (by name or id)' };
+  if (typeof corr.title !== 'string' || !corr.title.trim()) return { error: 'Not a valid Sigma correlation rule: title: must have a value' };
+  const mapped = bases.map((b) => mapRule(b.value, b.text, vocab));
+  const failed = mapped.find((m): m is { error: string } => 'error' in m);
+  if (failed) return { error: `A rule of the correlation: ${failed.error}` };
+  const ok = mapped as Array<{ detection: SigmaDetection; warning?: string }>;
+  const first = ok[0]!.detection;
+  const union = (pick: (d: SigmaDetection) => string[]) => [...new Set(ok.flatMap((m) => pick(m.detection)))];
+  const ownTags = Array.isArray(corr.tags) ? (corr.tags as unknown[]).map(String) : [];
+  const warning = ok.map((m) => m.warning).find(Boolean);
+  const detection: SigmaDetection = {
+    ...first,
+    name: corr.title.trim().slice(0, 255),
+    ruleId: typeof corr.id === 'string' ? corr.id.toLowerCase() : null,
+    description: typeof corr.description === 'string' ? corr.description.trim().slice(0, 10_000) : first.description,
+    severity: LEVELS[String(corr.level)] ?? first.severity,
+    tags: [...new Set([...ownTags, ...union((d) => d.tags)])].slice(0, 100),
+    attackTechniques: union((d) => d.attackTechniques).sort(),
+    attackTactics: union((d) => d.attackTactics),
+    query: [text, ...bases.map((b) => b.text)].join('\n---\n').slice(0, 100_000),
+  };
+  return warning ? { detection, warning } : { detection };
 }
 
 /**

@@ -75,11 +75,12 @@ export function parseCondition(text: string): Condition {
       return inner;
     }
     if (t === ')' || lower === 'and' || lower === 'or' || lower === 'of') return fail(`unexpected "${t}"`);
-    if ((lower === 'all' || /^\d+$/.test(lower)) && tokens[pos + 1]?.toLowerCase() === 'of') {
+    // `any of` is pySigma's spelling of `1 of` (the SigmaHQ rules and pySigma's tests use both).
+    if ((lower === 'all' || lower === 'any' || /^\d+$/.test(lower)) && tokens[pos + 1]?.toLowerCase() === 'of') {
       const target = tokens[pos + 2];
       if (target === undefined || target === '(' || target === ')') fail(`"${t} of" needs a selection name or pattern`);
       pos += 3;
-      const count = lower === 'all' ? 'all' : Number(lower);
+      const count = lower === 'all' ? 'all' : lower === 'any' ? 1 : Number(lower);
       if (count === 0) fail('"0 of" never matches');
       return { kind: 'of', count, pattern: target! };
     }

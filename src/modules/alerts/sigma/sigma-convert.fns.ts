@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { namesOf, parseCondition, type Condition } from './sigma-condition.fns.js';
 import { RuleConstructError, valuePatterns, type CompileOptions } from './sigma-fields.fns.js';
 import { QMARK, STAR, withLeadingStar, withTrailingStar, type Pattern } from './sigma-patterns.fns.js';
@@ -23,7 +24,7 @@ export class ConversionError extends Error {
   }
 }
 
-type Leaf =
+export type Leaf =
   | { k: 'value'; field: string; pattern: Pattern; number?: number; bool?: boolean; fromNumber?: boolean }
   | { k: 'keyword'; pattern: Pattern }
   | { k: 'null'; field: string }
@@ -32,7 +33,8 @@ type Leaf =
   | { k: 'cidr'; field: string; net: string }
   | { k: 'cmp'; field: string; op: '<' | '<=' | '>' | '>='; n: number }
   | { k: 'fieldref'; field: string; other: string };
-export type Node = Leaf | { k: 'and' | 'or'; args: Node[] } | { k: 'not'; arg: Node };
+/** `grouped`: parenthesized whatever the precedence (a condition a pipeline put in front of the rule's). */
+export type Node = Leaf | { k: 'and' | 'or'; args: Node[]; grouped?: boolean } | { k: 'not'; arg: Node };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const fail = (construct: string, message: string): never => {
@@ -111,11 +113,19 @@ export function ruleTree(rule: Record<string, unknown>, options: CompileOptions 
 // ---------------------------------------------------------------------------------------------
 // Printing
 
-interface Printed {
+export interface Printed {
   /** The query expression (null when everything was deferred). */
   text: string | null;
   /** Splunk's deferred parts (`| regex`, `| where`), appended after the search. */
   deferred: string[];
+  /**
+   * Splunk's regular expressions under an OR: each a `rex` capturing into a match field and an
+   * `eval` of a condition field, which the search then tests (`processCondition="true"`).
+   */
+  orRegex: string[];
+  /** How many OR groups enclose the node being printed; and each field's count of OR regexes. */
+  orDepth: number;
+  orRegexFields: Map<string, number>;
 }
 
 type Shape = { kind: 'eq' | 'contains' | 'startswith' | 'endswith' | 'wildcard'; text: string };
@@ -154,7 +164,8 @@ function inCandidate(node: Node, target: Target): Array<Extract<Leaf, { k: 'valu
   const vals = leaves as Array<Extract<Leaf, { k: 'value' }>>;
   if (new Set(vals.map((v) => v.field)).size !== 1) return null;
   // Splunk's IN takes wildcards; Lucene's group too; ES|QL and Kusto only exact values.
-  if (target === 'esql' || target === 'kusto') if (!vals.every((v) => shapeOf(v.pattern).kind === 'eq')) return null;
+  // Kusto's backend writes the plain values as `in~` and the others after it (pySigma-backend-kusto).
+  if (target === 'esql') if (!vals.every((v) => shapeOf(v.pattern).kind === 'eq')) return null;
   if (target === 'splunk' && vals.some((v) => v.pattern.tokens.includes(QMARK))) return null;
   return vals;
 }
@@ -170,6 +181,12 @@ interface Printer {
   parenthesizeAll?: boolean;
   /** Lucene groups negations inside and/or. */
   groupNot?: boolean;
+  /**
+   * Lucene's backend parenthesizes every nested group; the engine follows its precedence rules
+   * for the rule's own condition (the pairs agree) and groups the rule under a condition a
+   * pipeline put in front of it (`grouped`).
+   */
+  groupMarked?: boolean;
 }
 
 function print(node: Node, p: Printer, target: Target, out: Printed): string | null {
@@ -183,14 +200,16 @@ function print(node: Node, p: Printer, target: Target, out: Printed): string | n
     if (p.groupNot && n.k === 'not' && n.arg.k !== 'null' && parent !== 'not') return p.group(s);
     if (p.groupNot && n.k === 'null' && parent !== 'not') return p.group(s);
     if (!isGroupable(n)) return s;
-    if (p.parenthesizeAll) return p.group(s);
+    if (p.parenthesizeAll || (p.groupMarked && (n.k === 'and' || n.k === 'or') && n.grouped)) return p.group(s);
     if (kind === 'not') return s;
     return prec.indexOf(kind as 'and' | 'or') <= prec.indexOf(parent) ? s : p.group(s);
   };
   if (node.k === 'and' || node.k === 'or') {
     const asIn = node.k === 'or' ? inCandidate(node, target) : null;
     if (asIn) return p.inList(asIn);
+    if (node.k === 'or') out.orDepth++;
     const parts = node.args.map((a) => child(node.k as 'and' | 'or', a)).filter((s): s is string => s !== null);
+    if (node.k === 'or') out.orDepth--;
     if (parts.length === 0) return null;
     return parts.join(node.k === 'and' ? p.and : p.or);
   }
@@ -228,16 +247,38 @@ const splunk: Printer = {
         return `${splunkField(l.field)}="${l.net}"`;
       case 'cmp':
         return `${splunkField(l.field)}${l.op}${l.n}`;
-      case 're':
+      case 're': {
         if (l.flags) throw new ConversionError(`modifier |re|${l.flags}`, 'Splunk regex flags are written inline: remove the flag modifiers');
-        out.deferred.push(`\n| regex ${l.field}="${l.re.replace(/"/g, '\\"')}"`);
-        return null;
+        const re = l.re.replace(/"/g, '\\"');
+        if (out.orDepth === 0) {
+          out.deferred.push(`\n| regex ${l.field}="${re}"`);
+          return null;
+        }
+        // `| regex` filters the whole search: under an OR it would AND. Capture, then test a field.
+        const count = (out.orRegexFields.get(l.field) ?? 0) + 1;
+        out.orRegexFields.set(l.field, count);
+        const { match, condition } = orRegexNames(l.field, count);
+        out.orRegex.push(`rex field=${l.field} "(?<${match}>${re})"\n| eval ${condition}=if(isnotnull(${match}), "true", "false")`);
+        return `${condition}="true"`;
+      }
       case 'fieldref':
         out.deferred.push(`\n| where '${l.field}'='${l.other}'`);
         return null;
     }
   },
 };
+/** The rex group and eval field of an OR regex (pySigma-backend-splunk's names: no dots, at most 32 characters). */
+function orRegexNames(field: string, count: number): { match: string; condition: string } {
+  const cleaned = field.replace(/.*\./, '');
+  const suffix = count === 1 ? '' : String(count);
+  let match = `${cleaned}Match${suffix}`;
+  if (match.length > 32) {
+    const digest = createHash('blake2s256').update(cleaned).digest('hex').slice(0, 8);
+    match = `${cleaned.slice(0, Math.max(32 - `Match${suffix}`.length - digest.length, 0))}${digest}Match${suffix}`;
+  }
+  return { match, condition: `${cleaned}Condition${suffix}` };
+}
+
 /** Splunk searches keywords as terms anywhere: the leading/trailing `*` of a keyword is implied. */
 function trimStars(p: Pattern): Pattern {
   let t = p.tokens;
@@ -259,6 +300,7 @@ const lucene: Printer = {
   not: (s) => `NOT ${s}`,
   group: (s) => `(${s})`,
   groupNot: true,
+  groupMarked: true,
   inList: (vals) => `${luceneField(vals[0]!.field)}:(${vals.map(luceneValue).join(' OR ')})`,
   leaf(l) {
     switch (l.k) {
@@ -325,14 +367,27 @@ const esql: Printer = {
 // --- Kusto ----------------------------------------------------------------------------------
 const kqlStr = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 const kqlField = (f: string) => (/^[A-Za-z_][\w]*$/.test(f) ? f : `['${f}']`);
-const regexOfPattern = (p: Pattern) => `^${wildcardText(p, (x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), '.*', '.')}$`;
+/** pySigma's SigmaString.to_regex: `.*+?^$[](){}\|` escaped, the wildcards as `.*` and `.`, unanchored. */
+const regexOfPattern = (p: Pattern) => wildcardText(p, (x) => x.replace(/[.*+?^$[\](){}\\|]/g, '\\$&'), '.*', '.');
 const kusto: Printer = {
   and: ' and ',
   or: ' or ',
-  not: (s, arg) => (arg.k === 'and' || arg.k === 'or' ? `not${s}` : `not(${s})`),
+  not: (s) => `not(${s})`,
   group: (s) => `(${s})`,
   parenthesizeAll: true,
-  inList: (vals) => `${kqlField(vals[0]!.field)} in~ (${vals.map((v) => kqlStr(shapeOf(v.pattern).text)).join(', ')})`,
+  inList: (vals) => {
+    const f = kqlField(vals[0]!.field);
+    const plain = vals.filter((v) => shapeOf(v.pattern).kind === 'eq');
+    const parts = plain.length ? [`${f} in~ (${plain.map((v) => kqlStr(shapeOf(v.pattern).text)).join(', ')})`] : [];
+    for (const v of vals) {
+      const s = shapeOf(v.pattern);
+      if (s.kind === 'eq') continue;
+      // A wildcard inside the value: each literal part must be there (the backend's approximation).
+      if (s.kind === 'wildcard') parts.push(`(${v.pattern.tokens.filter((t): t is string => typeof t === 'string').map((t) => `${f} contains ${kqlStr(t)}`).join(' and ')})`);
+      else parts.push(`${f} ${s.kind} ${kqlStr(s.text)}`);
+    }
+    return parts.join(' or ');
+  },
   leaf(l) {
     switch (l.k) {
       case 'value': {
@@ -340,7 +395,7 @@ const kusto: Printer = {
         if (l.number !== undefined) return `${f} == ${l.number}`;
         const s = shapeOf(l.pattern);
         if (s.kind === 'eq') return `${f} =~ ${kqlStr(s.text)}`;
-        if (s.kind === 'wildcard') return `${f} matches regex ${kqlStr(`(?i)${regexOfPattern(l.pattern)}`)}`;
+        if (s.kind === 'wildcard') return `${f} matches regex ${kqlStr(regexOfPattern(l.pattern))}`;
         return `${f} ${s.kind} ${kqlStr(s.text)}`;
       }
       case 'keyword':
@@ -363,20 +418,53 @@ const kusto: Printer = {
 
 const PRINTERS: Record<Target, Printer> = { splunk, 'elasticsearch-lucene': lucene, esql, kusto };
 
-/** One detection rule as a query of `target` (the pipeline-less form: the rule's own field names). */
-export function convertRule(rule: Record<string, unknown>, target: Target, options: CompileOptions = {}): string {
-  let tree: Node;
+/** The rule's tree, its refusals as `ConversionError`. */
+export function ruleTreeOf(rule: Record<string, unknown>, options: CompileOptions = {}): Node {
   try {
-    tree = ruleTree(rule, options);
+    return ruleTree(rule, options);
   } catch (err) {
     if (err instanceof RuleConstructError) throw new ConversionError(err.construct, err.message);
     throw err;
   }
-  const out: Printed = { text: null, deferred: [] };
-  const text = print(tree, PRINTERS[target], target, out);
-  if (out.deferred.length > 0 && text === null) return `*${out.deferred.join('')}`;
+}
+
+/** A tree printed in `target`'s language: the search expression and the deferred parts after it. */
+export function printParts(tree: Node, target: Target): Printed {
+  const out: Printed = { text: null, deferred: [], orRegex: [], orDepth: 0, orRegexFields: new Map() };
+  out.text = print(tree, PRINTERS[target], target, out);
+  return out;
+}
+
+/** Splunk's OR regexes: the leading `field=value` tests first, then `rex`/`eval`, then `| search` of the rest. */
+function splunkWithOrRegex(text: string, orRegex: string[]): string {
+  const deferred = `\n| ${orRegex.join('\n| ')}`;
+  const conditionFields = new Set<string>();
+  for (const r of orRegex) conditionFields.add(/\| eval (\S+?)=/.exec(r)![1]!);
+  const fieldEq = /([\w.]+)(?:="[^"]*"|=[^\s")]+)\s*/y;
+  const prefix: string[] = [];
+  let pos = 0;
+  while (pos < text.length) {
+    fieldEq.lastIndex = pos;
+    const m = fieldEq.exec(text);
+    if (!m || conditionFields.has(m[1]!)) break;
+    prefix.push(m[0].trim());
+    pos = fieldEq.lastIndex;
+  }
+  return `${prefix.join(' ')}${deferred}\n| search ${text.slice(pos)}`;
+}
+
+/** A tree as the query of `target` (the expression with its deferred parts, ES|QL's source command). */
+export function printQuery(tree: Node, target: Target): string {
+  const { text, deferred, orRegex } = printParts(tree, target);
+  if (orRegex.length > 0) return `${splunkWithOrRegex(text ?? '*', orRegex)}${deferred.join('')}`;
+  if (deferred.length > 0 && text === null) return `*${deferred.join('')}`;
   if (target === 'esql') return `from * metadata _id, _index, _version | where ${text ?? 'true'}`;
-  return `${text ?? '*'}${out.deferred.join('')}`;
+  return `${text ?? '*'}${deferred.join('')}`;
+}
+
+/** One detection rule as a query of `target` (the pipeline-less form: the rule's own field names). */
+export function convertRule(rule: Record<string, unknown>, target: Target, options: CompileOptions = {}): string {
+  return printQuery(ruleTreeOf(rule, options), target);
 }
 
 export const isTarget = (t: string): t is Target => (TARGETS as readonly string[]).includes(t);
