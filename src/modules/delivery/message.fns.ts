@@ -210,7 +210,11 @@ function rawMessageOf(event: OutboundEvent, baseUrl: string): Message {
       ...(displayId ? [{ name: 'Alert', value: displayId }] : []),
     ];
     const who = displayId ?? 'Alert';
-    const heading = event.type === 'alert.created' ? `New alert${displayId ? ` ${displayId}` : ''}` : `${who} ${summary.status ? statusWords(summary.status) : 'updated'}`;
+    const heading = event.type === 'alert.created'
+      ? `New alert${displayId ? ` ${displayId}` : ''}`
+      : event.type === 'alert.updated'
+        ? `${who} ${severityOf(alert.severity) ? `is now ${String(alert.severity)}` : 'updated'}`
+        : `${who} ${summary.status ? statusWords(summary.status) : 'updated'}`;
     const reason = str(d.reason);
     return {
       ...base,
