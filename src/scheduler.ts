@@ -20,14 +20,18 @@ export function startScheduler(deps: { db: Database; logger: Logger; intervalMs?
   const runGraceMs = Math.round(1.5 * (deps.deadWorkerAfterMs ?? 60_000)) + 30_000;
   let running: Promise<void> | null = null;
 
-  const timer = setInterval(() => {
+  const tick = () => {
     running ??= Promise.all(
       SCHEDULER_PASSES.map((pass) => pass.run({ db, logger, events, runGraceMs }).catch((err: unknown) => logger.warn({ err }, `${pass.name} failed`))),
     )
       .then(() => undefined)
       .finally(() => (running = null));
-  }, deps.intervalMs ?? 30_000);
+  };
+  const timer = setInterval(tick, deps.intervalMs ?? 30_000);
   timer.unref();
+  // A tick at start: a run that fell due while no worker was up (a restart) starts now, not a
+  // whole interval later (when the next minute's run would already be due too, and merged into it).
+  tick();
   return {
     async stop() {
       clearInterval(timer);

@@ -221,7 +221,7 @@ describe('GET /api/agents/{agentId}/trigger', () => {
     const { triggers } = res.json();
     expect(triggers).toHaveLength(1);
     expect(Object.keys(triggers[0]).sort()).toEqual(
-      ['additionalFields', 'agentId', 'alertMapping', 'createAlert', 'createdAt', 'cronSchedule', 'deliveryIdPointer', 'enabled', 'hasSecret', 'hasSigningSecret', 'id', 'input', 'inputMapping', 'lastRunAttemptedAt', 'lastRunSucceededAt', 'managedBy', 'managedSource', 'name', 'nextRunAt', 'routeAlerts', 'source', 'updatedAt', 'webhookUrl'].sort(),
+      ['additionalFields', 'agentId', 'alertMapping', 'createAlert', 'createdAt', 'cronSchedule', 'deliveryIdPointer', 'enabled', 'hasSecret', 'hasSigningSecret', 'id', 'input', 'inputMapping', 'lastRunAttemptedAt', 'lastRunSucceededAt', 'managedBy', 'managedSource', 'name', 'nextRunAt', 'routeAlerts', 'source', 'timezone', 'updatedAt', 'webhookUrl'].sort(),
     );
     expect(triggers[0]).toMatchObject({ source: 'hackerone', name: 'H1', hasSecret: true, hasSigningSecret: false, createAlert: true, alertMapping: null, inputMapping: null, deliveryIdPointer: null });
     expect(res.body).not.toContain(data.secret);

@@ -25,6 +25,8 @@ export interface DomainEvents {
   'alert.created': EventSpec<OutboundEvent>;
   /** An alert's status changed (by a person, an agent, or the system reopening it). */
   'alert.status_changed': EventSpec<OutboundEvent>;
+  /** An open alert's severity (and with it title, description) changed by the system (a hunt threat's band moved). */
+  'alert.updated': EventSpec<OutboundEvent>;
   /** A run ended `done` with output for its agent's destinations (`destinationIds`); one delivery per destination and run. */
   'run.output': EventSpec<{ event: OutboundEvent; destinationIds: readonly string[]; runId: string }>;
 }

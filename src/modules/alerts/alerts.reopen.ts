@@ -5,6 +5,7 @@ import { startTriage, type AlertDeps } from './alerts.create.js';
 import type { AlertDto } from './alerts.schemas.js';
 import { runStatus } from '../runs/index.js';
 import { transition } from './alerts.transition.js';
+import { alertUpdated } from './alerts.follow.js';
 
 /**
  * Reopening by the system (hunt): a closed alert whose signal came back is reopened rather than
@@ -45,6 +46,7 @@ type Severity = (typeof SEVERITY_ORDER)[number];
  */
 export async function raiseAlertBySystem(
   tx: Queryable,
+  deps: AlertDeps,
   organizationId: string,
   alertId: string,
   signal: { title: string; description: string; severity: Severity; huntQualifiedBy: string | null; reason: string },
@@ -65,21 +67,19 @@ export async function raiseAlertBySystem(
     ...(set.title ? [`title "${alert.title}" → "${set.title}"`] : []),
     ...(set.huntQualifiedBy ? [`qualified by ${alert.huntQualifiedBy ?? 'nothing'} → ${set.huntQualifiedBy}`] : []),
   ];
-  await addTimelineEntry(tx, {
-    organizationId,
-    alertId: alert.id,
-    kind: 'updated',
-    actorType: 'system',
-    body: `${signal.reason}: ${changes.join('; ') || 'description updated'}`,
-    data: { changed: Object.keys(set), from: { severity: alert.severity, title: alert.title, huntQualifiedBy: alert.huntQualifiedBy }, to: set },
-  });
+  const body = `${signal.reason}: ${changes.join('; ') || 'description updated'}`;
+  const from = { severity: alert.severity, title: alert.title, huntQualifiedBy: alert.huntQualifiedBy };
+  await addTimelineEntry(tx, { organizationId, alertId: alert.id, kind: 'updated', actorType: 'system', body, data: { changed: Object.keys(set), from, to: set } });
   if (set.severity === 'critical') {
     const settings = await tx.selectFrom('alertRouting').select(['huntResponseAgentId', 'updatedBy']).where('organizationId', '=', organizationId).executeTakeFirst();
     const current = alert.triageRunId ? await runStatus(tx, alert.triageRunId) : undefined;
     const active = current === 'waiting' || current === 'running';
     if (settings?.huntResponseAgentId && !active) await startTriage(tx, { alertId: alert.id, organizationId, agentId: settings.huntResponseAgentId, actorUserId: settings.updatedBy, cause: 'routed' });
   }
-  return (await findAlert(tx, organizationId, alert.id))!;
+  const updated = (await findAlert(tx, organizationId, alert.id))!;
+  // A severity change is news for the destinations (PagerDuty's incident takes the new severity).
+  if (set.severity) await alertUpdated(tx, deps.events, updated, { changed: Object.keys(set), from, to: set, reason: body });
+  return updated;
 }
 
 /** Alerts carrying one dedupe key (e.g. one threat's hunt alerts), newest first, without payloads. */

@@ -23,6 +23,7 @@ export type { AlertInsertParam, AlongWithAlert } from './alerts.repo.js';
 export { addTimelineEntry, type NewTimelineEntry } from './alerts.repo.js';
 export { DISPLAY_PREFIX } from './alerts.fns.js';
 export { alertsByDedupeKey, isOpenStatus, raiseAlertBySystem, reopenAlertBySystem } from './alerts.reopen.js';
+export { lowerAlertBySystem, resolveAlertBySystem, SYSTEM_CLOSE_STATUS } from './alerts.follow.js';
 export type { AlertDto } from './alerts.schemas.js';
 export type { AlertSeverity, AlertStatus } from './alerts.tables.js';
 export { RouteCondition, RouteInput } from './routing.schemas.js';
@@ -45,7 +46,7 @@ export { codeDetectionName, eventDetectionsOf, eventDetectionsVersion, raiseDete
 export { detectionCountsByTechnique, detectionsForTechnique, detectionTechniques, type TechniqueDetections } from './code-detections.coverage.js';
 
 /** Event types this module records for output destinations (see docs/alerts.md). */
-export const ALERT_EVENT_TYPES = ['alert.created', 'alert.status_changed'] as const;
+export const ALERT_EVENT_TYPES = ['alert.created', 'alert.status_changed', 'alert.updated'] as const;
 
 /** The alerts, routing and code detection commands: config apply writes routing and code detections through them. */
 export interface AlertsServices {

@@ -92,6 +92,7 @@ export function deliverySubscriptions(hasSubscribers?: HasSubscribers): Subscrip
   return {
     'alert.created': outbound,
     'alert.status_changed': outbound,
+    'alert.updated': outbound,
     'run.output': async (tx, { event, destinationIds, runId }) => void (await queueDeliveries(tx, event, destinationIds, runId)),
   };
 }

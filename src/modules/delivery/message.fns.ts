@@ -83,6 +83,17 @@ const STATUS_WORDS: Record<string, string> = {
 const NO_VERDICT: Record<string, string> = { open: 'left open', in_progress: 'left in progress' };
 const statusWords = (status: string) => STATUS_WORDS[status] ?? status.replace(/_/g, ' ');
 
+/** An alert status as a person reads it in a field: `in_progress` → "In progress", `closed_benign` → "Closed: benign". */
+const STATUS_LABELS: Record<string, string> = {
+  open: 'Open',
+  in_progress: 'In progress',
+  escalated: 'Escalated',
+  closed_true_positive: 'Closed: true positive',
+  closed_false_positive: 'Closed: false positive',
+  closed_benign: 'Closed: benign',
+};
+export const statusLabel = (status: string) => STATUS_LABELS[status] ?? status.charAt(0).toUpperCase() + status.slice(1).replace(/_/g, ' ');
+
 /** A structured-output value as a field value: scalars as text, lists joined, anything else as compact JSON. */
 function fieldValue(v: unknown): string {
   if (typeof v === 'string') return v;
@@ -203,14 +214,18 @@ function rawMessageOf(event: OutboundEvent, baseUrl: string): Message {
     const displayId = str(alert.displayId);
     const title = str(alert.title) ?? `Alert ${displayId ?? summary.id}`;
     const fields = [
-      ...(summary.status ? [{ name: 'Status', value: summary.status }] : []),
+      ...(summary.status ? [{ name: 'Status', value: statusLabel(summary.status) }] : []),
       ...(severityOf(alert.severity) ? [{ name: 'Severity', value: String(alert.severity) }] : []),
       ...(summary.source ? [{ name: 'Source', value: summary.source }] : []),
       ...(summary.detectionName ? [{ name: 'Detection', value: summary.detectionName }] : []),
       ...(displayId ? [{ name: 'Alert', value: displayId }] : []),
     ];
     const who = displayId ?? 'Alert';
-    const heading = event.type === 'alert.created' ? `New alert${displayId ? ` ${displayId}` : ''}` : `${who} ${summary.status ? statusWords(summary.status) : 'updated'}`;
+    const heading = event.type === 'alert.created'
+      ? `New alert${displayId ? ` ${displayId}` : ''}`
+      : event.type === 'alert.updated'
+        ? `${who} ${severityOf(alert.severity) ? `is now ${String(alert.severity)}` : 'updated'}`
+        : `${who} ${summary.status ? statusWords(summary.status) : 'updated'}`;
     const reason = str(d.reason);
     return {
       ...base,
@@ -254,10 +269,22 @@ function rawMessageOf(event: OutboundEvent, baseUrl: string): Message {
 /** Whether `text` is the JSON of `value` (the final answer of a run with a schema). */
 function sameJson(text: string, value: unknown): boolean {
   try {
-    return JSON.stringify(JSON.parse(text)) === JSON.stringify(value);
+    return JSON.stringify(normalisedJson(JSON.parse(text))) === JSON.stringify(normalisedJson(value));
   } catch {
     return false;
   }
+}
+
+/**
+ * The one form both sides of `sameJson` are compared in: object keys sorted, and properties whose
+ * value is null left out. Optional properties are sent to the model as nullable-required (strict
+ * structured output), so its answer says `"note": null` where the stored result has no `note`:
+ * the same output, shown once (as fields).
+ */
+export function normalisedJson(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(normalisedJson);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== null).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, x]) => [k, normalisedJson(x)]));
 }
 
 /** Markdown of the whole message (title excluded): body, then fields and links as lists. */

@@ -1,6 +1,6 @@
 import type { ItemEvidence, OrgInventoryKeys, ThreatForAssessment } from './assess.store.js';
-import { assessExposure, bandOf, diffRuns, type CoveringDetection, type ThreatIndicator } from './exposure.fns.js';
-import { huntDedupeKey, huntQualification, type AlertSettings, type EpssScore, type HuntAlertInput } from './hunt-alerts.js';
+import { assessExposure, BANDS, bandOf, diffRuns, type CoveringDetection, type ThreatIndicator } from './exposure.fns.js';
+import { huntDedupeKey, huntQualification, type AlertSettings, type EpssScore, type HuntAlertInput, type HuntAlertRecession } from './hunt-alerts.js';
 import { keysMatch } from './inventory.fns.js';
 import { combineMatches, cpeProductKeysOf, platformKeysOf, keysFor, matchDto, matchProse, matchStructured, packageKeysOf, proseProducts, type AdvisoryProduct, type InventorySoftware, type SoftwareMatch } from './matching.fns.js';
 import { scoreRelevancy } from './relevancy.fns.js';
@@ -158,6 +158,13 @@ export interface PlannedProposal {
   runId: string;
 }
 
+/** A threat whose exposure fell while its hunt alert is open: the `threat.alert_receded` payload and its activity. */
+export interface PlannedRecession {
+  threatId: string;
+  activity: PlannedActivity;
+  input: HuntAlertRecession;
+}
+
 /** A threat whose run qualifies for a hunt alert: its `hunt_alert_qualified` activity and the event's payload. */
 export interface PlannedAlert {
   threatId: string;
@@ -173,12 +180,14 @@ export interface AssessmentPlan {
   events: PlannedActivity[];
   proposals: PlannedProposal[];
   alerts: PlannedAlert[];
+  /** Open hunt alerts whose threat's exposure fell (resolved or lowered with it). */
+  recessions: PlannedRecession[];
 }
 
 export function planAssessment(input: AssessmentInput): AssessmentPlan {
   const { organizationId, now } = input;
   const { indicatorsByThreat, sightingsByThreat } = evidenceByThreat(input);
-  const plan: AssessmentPlan = { runs: [], updates: [], events: [], proposals: [], alerts: [] };
+  const plan: AssessmentPlan = { runs: [], updates: [], events: [], proposals: [], alerts: [], recessions: [] };
   for (const t of input.threats) {
     const its = input.itemsByThreat.get(t.id) ?? [];
     // Another CVE's records (linked because their text names this one) say nothing of this CVE's exploitation.
@@ -234,6 +243,24 @@ export function planAssessment(input: AssessmentInput): AssessmentPlan {
     // A dismissed threat raises a hunt alert only on a compromise signal (someone decided it does not matter; being hit still does).
     const qualification = huntQualification(input.settings, exposure.exposureScore, exposure.exposureState, input.epss.get(t.canonicalKey), !!kev);
     const qualifiedBy = t.dismissed && exposure.exposureState !== 'compromise_signal_found' ? null : qualification;
+    const title = `${t.canonicalKey}: ${exposure.story.headline as string}`;
+    const description = [...relevancy.explanation, ...(exposure.story.summary as string[])].join(' ');
+    // The open alert follows its threat down too: resolved when nothing is exposed any more, its
+    // severity lowered with the band while the threat is still present.
+    const recession = recessionOf(t, exposure.exposureState, exposure.exposureScore);
+    if (recession) {
+      const reason = recession === 'resolve'
+        ? `Hunt: the threat no longer affects the organization (exposure ${t.prev!.exposureState} → ${exposure.exposureState}): ${exposure.story.headline as string}`
+        : `Hunt: the threat's exposure fell (${t.prev!.exposureScore} → ${exposure.exposureScore})`;
+      plan.recessions.push({
+        threatId: t.id,
+        activity: activity(recession === 'resolve' ? 'hunt_alert_resolved' : 'hunt_alert_lowered', t.activeHuntAlertId!),
+        input: {
+          organizationId, threatId: t.id, runId, alertId: t.activeHuntAlertId!, change: recession, severity: bandOf(exposure.exposureScore) ?? 'low',
+          fromSeverity: bandOf(t.prev!.exposureScore) ?? 'low', title, description, reason,
+        },
+      });
+    }
     if (!qualifiedBy) continue;
     // New evidence (a higher score, more indicators seen) or a run that newly qualifies raises
     // again: the alerts side reopens a resolved alert or dedupes into the open one.
@@ -245,12 +272,25 @@ export function planAssessment(input: AssessmentInput): AssessmentPlan {
       activity: activity('hunt_alert_qualified', qualifiedBy),
       input: {
         organizationId, threatId: t.id, runId, huntQualifiedBy: qualifiedBy, dedupeKey: huntDedupeKey(t.id), previousAlertId: t.latestAlertId, severity: bandOf(exposure.exposureScore) ?? 'low',
-        title: `${t.canonicalKey}: ${exposure.story.headline as string}`,
-        description: [...relevancy.explanation, ...(exposure.story.summary as string[])].join(' '),
+        title,
+        description,
       },
     });
   }
   return plan;
+}
+
+/**
+ * Whether a threat's open hunt alert recedes with this run: `resolve` when the exposure fell to
+ * `not_affected` (the software was upgraded or removed; no compromise signal), `lower` when the
+ * threat is still present but its band fell. Null without an open alert or a previous run.
+ */
+export function recessionOf(t: Pick<ThreatForAssessment, 'activeHuntAlertId' | 'prev'>, exposureState: string, exposureScore: number): 'resolve' | 'lower' | null {
+  if (!t.activeHuntAlertId || !t.prev) return null;
+  if (exposureState === 'not_affected') return 'resolve';
+  const before = bandOf(t.prev.exposureScore);
+  const after = bandOf(exposureScore);
+  return before && after && BANDS.indexOf(after) < BANDS.indexOf(before) ? 'lower' : null;
 }
 
 /** Each threat's indicators, one per (type, value), and its sightings pointed at the kept indicator. */

@@ -138,6 +138,7 @@ async function writeAssessment(tx: Queryable, organizationId: string, opts: Asse
   const eventsOf = group(plan.events, (e) => e.threatId);
   const proposalOf = new Map(plan.proposals.map((p) => [p.threat.id, p]));
   const alertOf = new Map(plan.alerts.map((a) => [a.threatId, a]));
+  const recessionOf = new Map(plan.recessions.map((r) => [r.threatId, r]));
   // Ids in the order things happened: a threat's activity is listed by (created_at, id).
   const activity: Array<Record<string, unknown>> = [];
   for (const run of plan.runs) {
@@ -145,6 +146,12 @@ async function writeAssessment(tx: Queryable, organizationId: string, opts: Asse
     activity.push(...(eventsOf.get(threatId) ?? []).map(row));
     const proposal = proposalOf.get(threatId);
     if (proposal) activity.push(...(await proposeRules(tx, organizationId, proposal.threat, proposal.found, proposal.items, proposal.runId, now)));
+    const recession = recessionOf.get(threatId);
+    if (recession) {
+      const out = await opts.events?.emit(tx, 'threat.alert_receded', recession.input);
+      if (out?.outcome === 'resolved') await tx.updateTable('huntThreats').set({ activeHuntAlertId: null }).where('id', '=', threatId).execute();
+      if (out && out.outcome !== 'unchanged') activity.push(row(recession.activity));
+    }
     const alert = alertOf.get(threatId);
     if (!alert) continue;
     activity.push(row(alert.activity));

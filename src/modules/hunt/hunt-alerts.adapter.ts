@@ -1,7 +1,7 @@
 import type { Queryable } from '../../platform/db/database.js';
 import type { EventBus, Subscriptions } from '../../platform/events.js';
-import { alertsByDedupeKey, createAlert, isOpenStatus, raiseAlertBySystem, reopenAlertBySystem } from '../alerts/index.js';
-import type { HuntAlertInput, HuntAlertOutcome } from './hunt-alerts.js';
+import { alertsByDedupeKey, createAlert, isOpenStatus, lowerAlertBySystem, raiseAlertBySystem, reopenAlertBySystem, resolveAlertBySystem } from '../alerts/index.js';
+import type { HuntAlertInput, HuntAlertOutcome, HuntAlertRecession, HuntAlertRecessionOutcome } from './hunt-alerts.js';
 
 /**
  * Hunt alerts over the alerts module: a threat's previous hunt alert, when closed, is reopened
@@ -33,7 +33,7 @@ async function raiseHuntAlert(tx: Queryable, input: HuntAlertInput, events: Even
     triage: { kind: 'hunt' },
   }, deps);
   if (!created && isOpenStatus(alert.status)) {
-    await raiseAlertBySystem(tx, input.organizationId, alert.id, {
+    await raiseAlertBySystem(tx, deps, input.organizationId, alert.id, {
       title: input.title.slice(0, 500),
       description: input.description,
       severity: input.severity,
@@ -44,8 +44,29 @@ async function raiseHuntAlert(tx: Queryable, input: HuntAlertInput, events: Even
   return { alertId: alert.id, outcome: created ? 'created' : 'deduplicated', open: isOpenStatus(alert.status) };
 }
 
-/** Hunt's subscriptions: a qualified threat raises its hunt alert. */
-export const huntSubscriptions: Subscriptions = { 'threat.alert_qualified': (tx, input, events) => raiseHuntAlert(tx, input, events) };
+/**
+ * The open hunt alert follows its threat down: resolved by the system when nothing is exposed any
+ * more (a `closed` timeline entry, `alert.status_changed`: PagerDuty resolves), or its severity
+ * lowered with the band (a `severity_changed` entry, `alert.updated`: PagerDuty re-triggers the
+ * incident with the new severity) unless a person set it.
+ */
+async function recedeHuntAlert(tx: Queryable, input: HuntAlertRecession, events: EventBus): Promise<HuntAlertRecessionOutcome> {
+  const deps = { events };
+  if (input.change === 'resolve') {
+    const resolved = await resolveAlertBySystem(tx, deps, input.organizationId, input.alertId, input.reason);
+    return { alertId: input.alertId, outcome: resolved ? 'resolved' : 'unchanged' };
+  }
+  const lowered = await lowerAlertBySystem(tx, deps, input.organizationId, input.alertId, {
+    severity: input.severity, from: input.fromSeverity, title: input.title.slice(0, 500), description: input.description, reason: input.reason,
+  });
+  return { alertId: input.alertId, outcome: lowered ? 'lowered' : 'unchanged' };
+}
+
+/** Hunt's subscriptions: a qualified threat raises its hunt alert; a threat whose exposure fell lets it recede. */
+export const huntSubscriptions: Subscriptions = {
+  'threat.alert_qualified': (tx, input, events) => raiseHuntAlert(tx, input, events),
+  'threat.alert_receded': (tx, input, events) => recedeHuntAlert(tx, input, events),
+};
 
 /** The §2.7 alert objects of a threat's hunt alerts, newest first, with their status. */
 export async function huntAlertsOf(db: Queryable, organizationId: string, dedupeKey: string): Promise<Array<Record<string, unknown> & { id: string; status: string }>> {

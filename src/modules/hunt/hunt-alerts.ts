@@ -10,7 +10,34 @@ import { BANDS, bandOf, type Band, type ExposureState } from './exposure.fns.js'
 declare module '../../platform/events.js' {
   interface DomainEvents {
     'threat.alert_qualified': EventSpec<HuntAlertInput, HuntAlertOutcome>;
+    /** The threat's exposure fell: its open hunt alert is resolved or its severity lowered (hunt-alerts.adapter.ts). */
+    'threat.alert_receded': EventSpec<HuntAlertRecession, HuntAlertRecessionOutcome>;
   }
+}
+
+/**
+ * A threat whose exposure fell while its hunt alert is open: `resolve` when nothing is exposed any
+ * more (`not_affected`: the software was upgraded or removed, no compromise signal), `lower` when
+ * the threat is still present in a lower band (the alert's severity follows it down, unless a
+ * person set it: `fromSeverity` is the band the previous run gave).
+ */
+export interface HuntAlertRecession {
+  organizationId: string;
+  threatId: string;
+  runId: string;
+  alertId: string;
+  change: 'resolve' | 'lower';
+  severity: Band;
+  fromSeverity: Band;
+  title: string;
+  description: string;
+  reason: string;
+}
+
+export interface HuntAlertRecessionOutcome {
+  alertId: string;
+  /** What the subscriber did: `resolved`, `lowered`, or `unchanged` (already closed, or a person's severity kept). */
+  outcome: 'resolved' | 'lowered' | 'unchanged';
 }
 
 export interface HuntAlertInput {

@@ -12,6 +12,9 @@ import { readWatermark, writeWatermark } from './settings.repo.js';
  * watermark are read, new threats get a create/new_threat run, threats with new items a
  * reassess/new_intel run. The watermark is inclusive (`>=`): items at the mark are read again
  * and their links are no-ops, so items sharing one processed_at across pages are not skipped.
+ * A linked item that changed after its threat's latest run (an OSV record revised: a new `fixed`
+ * version, `modified` moved; the intel sync stores it again with a new processed_at) is a reason
+ * to reassess too (`intel_revised`): the ranges and scores are the record's latest.
  */
 const PAGE = 5000;
 
@@ -83,6 +86,18 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
       ON CONFLICT DO NOTHING RETURNING threat_id AS "threatId", item_id AS "itemId"`.execute(tx);
     const linkedBy = new Map<string, string[]>();
     for (const l of linked.rows) linkedBy.set(l.threatId, [...(linkedBy.get(l.threatId) ?? []), l.itemId]);
+    // Items linked before and changed since their threat's latest run: revised records.
+    const revised = await sql<{ threatId: string; itemId: string }>`
+      SELECT l.threat_id AS "threatId", l.item_id AS "itemId"
+      FROM hunt_threat_items l
+      JOIN intel_items i ON i.id = l.item_id
+      JOIN hunt_threats t ON t.id = l.threat_id
+      JOIN hunt_threat_runs r ON r.id = t.latest_run_id
+      WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${pairs.map((p) => p[0])}::uuid[]) AND l.item_id = ANY(${pairs.map((p) => p[1])}::uuid[])
+        AND i.updated_at > r.run_at
+      ORDER BY l.threat_id, l.item_id`.execute(tx);
+    const revisedBy = new Map<string, string[]>();
+    for (const l of revised.rows) if (!linked.rows.some((n) => n.threatId === l.threatId && n.itemId === l.itemId)) revisedBy.set(l.threatId, [...(revisedBy.get(l.threatId) ?? []), l.itemId]);
     const events: Array<Record<string, unknown>> = [];
     for (const t of threats) {
       const threat = threatOf.get(t.key)!;
@@ -93,6 +108,11 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
       } else if (items.length) {
         touched.add(threat.id);
         events.push({ id: uuidv7(), organization_id: organizationId, threat_id: threat.id, run_id: null, kind: 'intel_linked', actor_type: 'system', metadata: { score: items.length, hunting: false, canonicalKey: t.key, label: items.join(',') }, created_at: now.toISOString() });
+      }
+      const revisedItems = threat.inserted ? [] : (revisedBy.get(threat.id) ?? []);
+      if (revisedItems.length) {
+        touched.add(threat.id);
+        events.push({ id: uuidv7(), organization_id: organizationId, threat_id: threat.id, run_id: null, kind: 'intel_revised', actor_type: 'system', metadata: { score: revisedItems.length, hunting: false, canonicalKey: t.key, label: revisedItems.join(',') }, created_at: now.toISOString() });
       }
     }
     await insertEvents(tx, events);

@@ -86,7 +86,8 @@ export function alertPrompt(alert: RunAlertContext): string {
 export function runPrompt(input: unknown, triggerContext: unknown, alert: RunAlertContext | null = null): string {
   const parts: string[] = [];
   if (alert) parts.push(alertPrompt(alert));
-  if (triggerContext) parts.push(`Trigger context (JSON; the webhook delivery this run came from, values as the sender sent them):\n${JSON.stringify(triggerContext, null, 2)}`);
+  const scheduled = (triggerContext as { source?: unknown } | null)?.source === 'cron';
+  if (triggerContext) parts.push(`Trigger context (JSON; ${scheduled ? 'the schedule this run came from' : 'the webhook delivery this run came from, values as the sender sent them'}):\n${JSON.stringify(triggerContext, null, 2)}`);
   parts.push(inputToPrompt(input));
   return parts.join('\n\n');
 }

@@ -48,7 +48,9 @@ export const TriggerContext = z
     deliveryId: z.string().nullable().describe('The sender\'s delivery id (delivery header, Slack `event_id`, or the payload id the trigger\'s `deliveryIdPointer` names); null when none came'),
     eventType: z.string().nullable().describe('The sender\'s event type from `X-GitHub-Event`, `X-Gitlab-Event`, `X-Event-Key`, `Linear-Event`/`X-Linear-Event`, `X-H1-Event`, `X-Event-Type` or `webhook-event`; null when none came'),
     headers: z.record(z.string(), z.string()).describe('The delivery\'s headers of an allow-list (event, delivery, user-agent, content-type and similar descriptive headers; never credentials or signatures), lower-cased names'),
-    receivedAt: z.string().describe('When Rampart received the delivery'),
+    receivedAt: z.string().describe('When Rampart received the delivery (cron: when the scheduler started the run)'),
+    scheduledAt: z.string().optional().describe('Cron triggers (source `cron`): the scheduled time this run is for (UTC instant), given whatever the trigger\'s `input`'),
+    timezone: z.string().optional().describe('Cron triggers with a `timezone`: the IANA time zone the schedule is read in'),
   })
   .meta({ id: 'AgentRunTriggerContext' });
 export type TriggerContextT = z.infer<typeof TriggerContext>;
@@ -89,7 +91,7 @@ export const RunIdParams = z.object({ runId: z.uuid({ error: 'must be a UUID' })
 
 export const RunDetail = RunSummary.extend({
   input: z.unknown().describe('The run\'s input as given (a webhook body as received, with mapped inputs merged in when the trigger has an `inputMapping`)'),
-  triggerContext: TriggerContext.nullable().describe('Triggered runs: the webhook delivery the run came from (also given to the model); null otherwise'),
+  triggerContext: TriggerContext.nullable().describe('Triggered runs: the webhook delivery or the schedule (cron: `scheduledAt`) the run came from (also given to the model); null otherwise'),
   interruptRequestedAt: z.string().nullable(),
   durationMs: z.number().int().nullable().describe('From start to end; null until the run has ended after starting'),
   deliveries: z

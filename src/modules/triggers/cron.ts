@@ -1,5 +1,5 @@
 import type { Database } from '../../platform/db/database.js';
-import { nextCronRun } from '../../platform/cron.js';
+import { latestCronRunAtOrBefore, nextCronRun } from '../../platform/cron.js';
 import { uuidv7 } from 'uuidv7';
 import { noEvents } from '../../platform/events.js';
 import { alertFieldsFromPayload, type AlertDeps } from '../alerts/index.js';
@@ -15,7 +15,9 @@ export const DELIVERY_RETENTION_MS = 14 * 24 * 3600_000;
  * One scheduler pass over cron triggers: every active, enabled trigger whose `next_run_at` has
  * come gets exactly one run, in its own transaction that also moves `next_run_at` to the first
  * time after `now` (a schedule that missed several times while the service was down runs once,
- * not once per missed time). `FOR UPDATE SKIP LOCKED` lets several schedulers share the work
+ * not once per missed time, for the latest missed time — as Kubernetes CronJob and systemd's
+ * Persistent= timers do). The run's `scheduledAt` (its trigger context, and its default input)
+ * is that time, in the trigger's time zone's schedule. `FOR UPDATE SKIP LOCKED` lets several schedulers share the work
  * without running a trigger twice. A trigger with `createAlert` creates one alert per firing
  * (dedupe key per trigger and minute, unless its `alertMapping` names one), triaged by the run
  * or, with `routeAlerts`, routed. Returns the number of triggers fired.
@@ -26,17 +28,19 @@ export async function scheduleDueCronTriggers(db: Database, now = new Date(), de
     const done = await db.transaction().execute(async (tx) => {
       const due = await takeDueCronTrigger(tx, now);
       if (!due) return true;
-      const input = due.input ?? { trigger: 'cron', scheduledAt: due.nextRunAt.toISOString() };
+      const scheduledAt = latestCronRunAtOrBefore(due.cronSchedule, due.nextRunAt, now, due.cronTimezone).toISOString();
+      const input = due.input ?? { trigger: 'cron', scheduledAt };
       await fireTrigger(tx, deps, { ...due, source: 'cron' }, {
         runId: uuidv7(),
         mode: 'cron',
         payload: input,
         input,
-        triggerContext: null,
+        // The schedule's context, whatever the input: a run with its own `input` still knows which time it is for.
+        triggerContext: { source: 'cron', deliveryId: null, eventType: null, headers: {}, receivedAt: now.toISOString(), scheduledAt, ...(due.cronTimezone ? { timezone: due.cronTimezone } : {}) },
         caller: { userId: due.runAs, apiKeyId: null },
-        alert: due.createAlert ? cronAlertFields(due) : null,
+        alert: due.createAlert ? cronAlertFields(due, scheduledAt) : null,
       });
-      await advanceCronTrigger(tx, due.id, now, nextCronRun(due.cronSchedule, now));
+      await advanceCronTrigger(tx, due.id, now, nextCronRun(due.cronSchedule, now, due.cronTimezone));
       return false;
     });
     if (done) break;
@@ -46,9 +50,9 @@ export async function scheduleDueCronTriggers(db: Database, now = new Date(), de
 }
 
 /** A cron firing's alert: fields from its input (as a webhook body would give them), one per trigger and minute. */
-function cronAlertFields(due: DueCronTrigger) {
+function cronAlertFields(due: DueCronTrigger, scheduledAt: string) {
   const fields = alertFieldsFromPayload('cron', due.input ?? {}, due.alertMapping, due.name || 'Cron trigger');
-  const minute = due.nextRunAt.toISOString().slice(0, 16);
+  const minute = scheduledAt.slice(0, 16);
   return { ...fields, dedupeKey: fields.dedupeKey ?? `cron:${due.id}:${minute}` };
 }
 

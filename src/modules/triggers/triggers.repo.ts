@@ -13,6 +13,8 @@ export interface TriggerRow {
   signingSecretCiphertext: string | null;
   additionalFields: Record<string, unknown>;
   cronSchedule: string | null;
+  /** The IANA time zone the schedule is read in; null: UTC. */
+  cronTimezone: string | null;
   input: unknown;
   /** null: the source's default (alerts' createsAlertByDefault). */
   createAlert: boolean | null;
@@ -46,6 +48,7 @@ const COLUMNS = [
   'secretCiphertext',
   'signingSecretCiphertext',
   'cronSchedule',
+  'cronTimezone',
   'nextRunAt',
   'lastRunAttemptedAt',
   'lastRunSucceededAt',
@@ -143,6 +146,7 @@ export async function updateTriggerRow(db: Queryable, row: TriggerRow): Promise<
       signingSecretCiphertext: row.signingSecretCiphertext,
       ...jsonColumns(row),
       cronSchedule: row.cronSchedule,
+      cronTimezone: row.cronTimezone,
       createAlert: row.createAlert,
       routeAlerts: row.routeAlerts,
       managedBy: row.managedBy,
@@ -225,6 +229,7 @@ export interface DueCronTrigger {
   agentId: string;
   name: string;
   cronSchedule: string;
+  cronTimezone: string | null;
   input: unknown;
   createAlert: boolean | null;
   alertMapping: Record<string, string> | null;
@@ -238,7 +243,7 @@ export interface DueCronTrigger {
 export async function takeDueCronTrigger(db: Queryable, now: Date): Promise<DueCronTrigger | null> {
   const { rows } = await sql<DueCronTrigger>`
     SELECT t.id, t.organization_id AS "organizationId", t.agent_id AS "agentId", t.name, t.cron_schedule AS "cronSchedule",
-           t.input, t.create_alert AS "createAlert", t.alert_mapping AS "alertMapping", t.route_alerts AS "routeAlerts",
+           t.cron_timezone AS "cronTimezone", t.input, t.create_alert AS "createAlert", t.alert_mapping AS "alertMapping", t.route_alerts AS "routeAlerts",
            t.next_run_at AS "nextRunAt", ${RUN_AS} AS "runAs"
     FROM agent_triggers t JOIN agents a ON a.id = t.agent_id
     WHERE t.source = 'cron' AND t.status = 'active' AND t.enabled AND t.next_run_at <= ${now}

@@ -4,6 +4,7 @@ import { managedFields } from '../../platform/managed.js';
 import { isJsonPointer, MAPPABLE_FIELDS } from '../alerts/index.js';
 import { WEBHOOK_SOURCES } from './signatures.fns.js';
 import { httpUrl } from '../../platform/http/url-schemas.js';
+import { cronNeverFires, isTimeZone } from '../../platform/cron.js';
 
 /**
  * Agent triggers: signed incoming webhooks (one per sender kind) and cron schedules. A webhook
@@ -26,7 +27,20 @@ export const cronExpression = z
     } catch {
       return false;
     }
-  }, 'must be a 5-field cron expression evaluated in UTC, e.g. "0 * * * *"');
+  }, 'must be a 5-field cron expression, e.g. "0 * * * *"')
+  // A valid expression may match no date at all: refused, rather than saved with a made-up next run.
+  .superRefine((v, ctx) => {
+    const never = cronNeverFires(v);
+    if (never) ctx.addIssue({ code: 'custom', message: never });
+  });
+
+export const cronTimezone = z
+  .string()
+  .trim()
+  .max(64)
+  .refine(isTimeZone, 'must be an IANA time zone name, e.g. "Europe/Paris" or "America/New_York"')
+  .nullable()
+  .describe('Extension: the IANA time zone the schedule is read in (DST-correct, as Kubernetes CronJob `timeZone`); null or omitted: UTC');
 
 const name = z.string().trim().max(255, 'must be at most 255 characters');
 const signingSecret = z
@@ -120,6 +134,7 @@ export const WebhookSave = z.strictObject({
 export const CronSave = z.strictObject({
   source: z.literal('cron'),
   cronSchedule: cronExpression,
+  timezone: cronTimezone.optional(),
   name: name.optional(),
   enabled: z.boolean().optional().describe('Default true'),
   input: input.optional(),
@@ -134,6 +149,7 @@ export const UpdateBody = z
     name: name.optional(),
     signingSecret: signingSecret.optional(),
     cronSchedule: cronExpression.optional().describe('cron triggers only'),
+    timezone: cronTimezone.optional().describe('cron triggers only; null: UTC'),
     additionalFields: additionalFields.optional(),
     input: input.optional().describe('cron triggers only'),
     createAlert: createAlert.optional(),
@@ -156,6 +172,7 @@ export const TriggerPut = z.strictObject({
   secret: z.string().min(1).max(4096).optional().describe('Webhook triggers: the trigger secret; omitted, a new one is generated on create and kept after'),
   signingSecret: signingSecret.default(null),
   cronSchedule: cronExpression.optional().describe('cron triggers: required'),
+  timezone: cronTimezone.default(null),
   input: input.optional(),
   additionalFields: additionalFields.default({}),
   createAlert: createAlert.nullable().default(null).describe('null: the source\'s default'),
@@ -179,7 +196,8 @@ export const Trigger = z
     hasSecret: z.boolean(),
     hasSigningSecret: z.boolean(),
     cronSchedule: z.string().nullable(),
-    nextRunAt: z.string().nullable().describe('cron triggers: the next scheduled run (UTC)'),
+    timezone: z.string().nullable().describe('cron triggers: the IANA time zone the schedule is read in; null: UTC'),
+    nextRunAt: z.string().nullable().describe('cron triggers: when the next run starts (UTC instant); null when the trigger is disabled; never in the past: a run that is due shows now (the next scheduler tick starts it)'),
     input: z.unknown().describe('cron triggers: the input of each run; null otherwise'),
     additionalFields: z.record(z.string(), z.unknown()),
     createAlert: z.boolean().describe('Whether each delivery also creates an alert (assigned to this agent; the run triages it)'),

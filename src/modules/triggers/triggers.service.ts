@@ -43,6 +43,15 @@ export function jiraWebhookAdminUrl(site: string | undefined): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}/plugins/servlet/webhooks`;
 }
 
+/**
+ * A cron trigger's `nextRunAt` as shown: none while it is disabled (it will not run), and never a
+ * past time: a run that is due (the scheduler has not ticked since) starts now.
+ */
+export function nextRunShown(row: Pick<TriggerRow, 'source' | 'enabled' | 'nextRunAt'>, now: Date): string | null {
+  if (row.source !== 'cron' || !row.enabled || !row.nextRunAt) return null;
+  return iso(row.nextRunAt < now ? now : row.nextRunAt);
+}
+
 export function createTriggersService(deps: { db: Database; secrets: SecretBox; baseUrl: string; cache: IntakeTriggerCache }) {
   const { db, secrets, baseUrl, cache } = deps;
   /** Every write: intake's cached copy of the trigger goes when the transaction ends (intake-cache.ts). */
@@ -66,7 +75,8 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
       hasSecret: row.secretCiphertext !== null,
       hasSigningSecret: row.signingSecretCiphertext !== null,
       cronSchedule: row.cronSchedule,
-      nextRunAt: iso(row.nextRunAt),
+      timezone: cron ? row.cronTimezone : null,
+      nextRunAt: nextRunShown(row, new Date()),
       input: cron ? (row.input ?? null) : null,
       additionalFields: row.additionalFields,
       createAlert: row.createAlert ?? createsAlertByDefault(row.source),
@@ -113,6 +123,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         signingSecretCiphertext: null,
         additionalFields,
         cronSchedule: null,
+        cronTimezone: null,
         input: null,
         createAlert: null,
         routeAlerts: false,
@@ -165,6 +176,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
             signingSecretCiphertext: null,
             additionalFields: { type: 'cron' },
             cronSchedule: body.cronSchedule,
+            cronTimezone: body.timezone ?? null,
             input: body.input ?? null,
             createAlert: body.createAlert ?? null,
             routeAlerts: body.routeAlerts ?? false,
@@ -173,7 +185,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
             alertMapping: null,
             inputMapping: null,
             deliveryIdPointer: null,
-            nextRunAt: nextCronRun(body.cronSchedule, now),
+            nextRunAt: nextCronRun(body.cronSchedule, now, body.timezone ?? null),
             lastRunAttemptedAt: null,
             lastRunSucceededAt: null,
             createdBy: ctx.actor.userId,
@@ -223,28 +235,30 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         const existing = await findActive(tx, ctx, agentId, triggerId);
         assertEditable(existing, 'Trigger', existing.name, opts);
         const cron = existing.source === 'cron';
-        if (!cron && (body.cronSchedule !== undefined || body.input !== undefined)) {
-          const field = body.cronSchedule !== undefined ? 'cronSchedule' : 'input';
+        if (!cron && (body.cronSchedule !== undefined || body.input !== undefined || body.timezone !== undefined)) {
+          const field = body.cronSchedule !== undefined ? 'cronSchedule' : body.input !== undefined ? 'input' : 'timezone';
           throw ValidationError.single(field, 'applies to cron triggers only', 'not_applicable');
         }
         const webhookOnly = (['signingSecret', 'inputMapping', 'deliveryIdPointer'] as const).find((f) => body[f] !== undefined);
         if (cron && webhookOnly) throw ValidationError.single(webhookOnly, 'applies to webhook triggers only', 'not_applicable');
         const now = new Date();
         const signing = updatedSecret(secrets, body.signingSecret, existing.signingSecretCiphertext);
-        const scheduleChanged = cron && body.cronSchedule !== undefined && body.cronSchedule !== existing.cronSchedule;
+        const timezone = body.timezone !== undefined ? body.timezone : existing.cronTimezone;
+        const scheduleChanged = cron && ((body.cronSchedule !== undefined && body.cronSchedule !== existing.cronSchedule) || timezone !== existing.cronTimezone);
         const row: TriggerRow = {
           ...existing,
           name: body.name ?? existing.name,
           signingSecretCiphertext: signing.ciphertext,
           additionalFields: { ...existing.additionalFields, ...(body.additionalFields ?? {}), type: existing.source },
           cronSchedule: body.cronSchedule ?? existing.cronSchedule,
+          cronTimezone: cron ? timezone : null,
           input: body.input !== undefined ? body.input : existing.input,
           createAlert: body.createAlert !== undefined ? body.createAlert : existing.createAlert,
           routeAlerts: body.routeAlerts ?? existing.routeAlerts,
           alertMapping: body.alertMapping !== undefined ? body.alertMapping : existing.alertMapping,
           inputMapping: body.inputMapping !== undefined ? body.inputMapping : existing.inputMapping,
           deliveryIdPointer: body.deliveryIdPointer !== undefined ? body.deliveryIdPointer : existing.deliveryIdPointer,
-          nextRunAt: scheduleChanged ? nextCronRun(body.cronSchedule!, now) : existing.nextRunAt,
+          nextRunAt: scheduleChanged ? nextCronRun(body.cronSchedule ?? existing.cronSchedule!, now, timezone) : existing.nextRunAt,
           updatedBy: ctx.actor.userId,
           updatedAt: now,
         };
@@ -271,7 +285,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         assertEditable(existing, 'Trigger', existing.name, opts);
         const now = new Date();
         // Re-enabling a schedule starts from now: no catch-up of the time it was off.
-        const nextRunAt = existing.source === 'cron' && enabled && !existing.enabled ? nextCronRun(existing.cronSchedule!, now) : existing.nextRunAt;
+        const nextRunAt = existing.source === 'cron' && enabled && !existing.enabled ? nextCronRun(existing.cronSchedule!, now, existing.cronTimezone) : existing.nextRunAt;
         const row: TriggerRow = { ...existing, enabled, nextRunAt, updatedBy: ctx.actor.userId, updatedAt: now };
         await updateTriggerRow(tx, row);
         await invalidate(tx, row.id);
@@ -325,7 +339,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
       await requireAgent(ctx, agentId, tx);
       const cron = input.source === 'cron';
       const secretCiphertext = cron ? null : input.secret ? secrets.encrypt(input.secret) : (existing?.secretCiphertext ?? secrets.encrypt(newTriggerSecret()));
-      const scheduleChanged = cron && (existing?.cronSchedule !== input.cronSchedule || (input.enabled && !existing?.enabled));
+      const scheduleChanged = cron && (existing?.cronSchedule !== input.cronSchedule || (existing?.cronTimezone ?? null) !== (input.timezone ?? null) || (input.enabled && !existing?.enabled));
       const row: TriggerRow = {
         id: existing?.id ?? uuidv7(),
         organizationId: ctx.actor.organizationId,
@@ -338,6 +352,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         signingSecretCiphertext: input.signingSecret ? secrets.encrypt(input.signingSecret) : null,
         additionalFields: { ...input.additionalFields, type: input.source },
         cronSchedule: cron ? (input.cronSchedule ?? null) : null,
+        cronTimezone: cron ? (input.timezone ?? null) : null,
         input: cron ? (input.input ?? null) : null,
         createAlert: input.createAlert,
         routeAlerts: input.routeAlerts,
@@ -347,7 +362,7 @@ export function createTriggersService(deps: { db: Database; secrets: SecretBox; 
         managedBy: existing?.managedBy ?? null,
         managedSource: existing?.managedSource ?? null,
         ...managedColumns(opts),
-        nextRunAt: !cron ? null : scheduleChanged ? nextCronRun(input.cronSchedule!, now) : (existing?.nextRunAt ?? nextCronRun(input.cronSchedule!, now)),
+        nextRunAt: !cron ? null : scheduleChanged ? nextCronRun(input.cronSchedule!, now, input.timezone ?? null) : (existing?.nextRunAt ?? nextCronRun(input.cronSchedule!, now, input.timezone ?? null)),
         lastRunAttemptedAt: existing?.lastRunAttemptedAt ?? null,
         lastRunSucceededAt: existing?.lastRunSucceededAt ?? null,
         createdBy: existing?.createdBy ?? ctx.actor.userId,

@@ -25,6 +25,8 @@ export interface AgentTriggersTable {
   signingSecretCiphertext: string | null;
   additionalFields: JsonDefault<Record<string, unknown>>;
   cronSchedule: string | null;
+  /** The IANA time zone a cron trigger's schedule is read in; null: UTC (migration 0148). */
+  cronTimezone: string | null;
   /** The input a cron trigger passes to its agent (migration 0005). */
   input: NullableJson<unknown>;
   /** Whether a delivery also creates an alert; null: the source's default (migration 0011). */

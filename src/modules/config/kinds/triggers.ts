@@ -33,6 +33,8 @@ export function triggerKind(triggers: TriggersService, deps: { secrets: SecretBo
         data: {
           ...t,
           cronSchedule: cron ? t.cronSchedule : null,
+          // UTC is the default: a document that names none and one that says null are the same.
+          timezone: cron && t.timezone ? t.timezone : undefined,
           input: cron ? (t.input ?? null) : null,
           inputMapping: cron ? null : t.inputMapping,
           deliveryIdPointer: cron ? null : t.deliveryIdPointer,
@@ -67,7 +69,7 @@ export function triggerKind(triggers: TriggersService, deps: { secrets: SecretBo
               agent: agents.get(r.agentId) ?? r.agentId,
               source: r.source,
               enabled: r.enabled,
-              ...(r.source === 'cron' ? { cronSchedule: r.cronSchedule, input: r.input ?? null } : { inputMapping: r.inputMapping, deliveryIdPointer: r.deliveryIdPointer }),
+              ...(r.source === 'cron' ? { cronSchedule: r.cronSchedule, ...(r.cronTimezone ? { timezone: r.cronTimezone } : {}), input: r.input ?? null } : { inputMapping: r.inputMapping, deliveryIdPointer: r.deliveryIdPointer }),
               additionalFields,
               createAlert: r.createAlert,
               routeAlerts: r.routeAlerts,

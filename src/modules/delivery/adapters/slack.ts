@@ -1,5 +1,5 @@
 import type { KnownBlock, MrkdwnElement } from '@slack/types';
-import { truncate, type Message } from '../message.fns.js';
+import { TRUNCATION_MARKER, truncate, type Message } from '../message.fns.js';
 import { apiBase, excerptOf, isOutcome, post } from './http.js';
 import type { Adapter, Rendered, SendOutcome, Target } from './types.js';
 
@@ -34,6 +34,40 @@ export function toMrkdwn(md: string): string {
     .replace(/^#{1,6}\s+(.*)$/gm, '*$1*');
 }
 
+/**
+ * A Markdown body as the plain text of a notification (the `text` fallback, shown by phones and
+ * screen readers): no `**`, heading marks, code fences or table rules; a link as "text (url)".
+ */
+export function toPlainText(md: string): string {
+  return md
+    .replace(/^\s*```[^\n]*$/gm, '')
+    .replace(/^\s*\|?(\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*$/gm, '')
+    .replace(/^\s*\|(.*)\|\s*$/gm, (_l, cells: string) => cells.split('|').map((c) => c.trim()).join(' · '))
+    .replace(/\*\*(.+?)\*\*/g, '$1')
+    .replace(/`([^`\n]+)`/g, '$1')
+    .replace(/\[([^\]]+)\]\((https?:[^)\s]+)\)/g, '$1 ($2)')
+    .replace(/^#{1,6}\s+/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/**
+ * `truncate`, never through a link: Rampart's `<url|text>` links and the addresses of sender
+ * links (`text (https://…)`) are kept whole or left out, so no half address reaches Slack.
+ */
+export function truncateKeepingLinks(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - TRUNCATION_MARKER.length;
+  for (const m of text.matchAll(/<[^>]*>|\(?https?:\/\/[^\s)>]*\)?/g)) {
+    if (m.index >= end) break;
+    if (m.index + m[0].length > end) {
+      end = m.index;
+      break;
+    }
+  }
+  return text.slice(0, end).trimEnd() + TRUNCATION_MARKER;
+}
+
 /** A sender text in a mrkdwn object: escaped, and `verbatim` so Slack links no address and parses no mention in it. */
 const mrkdwn = (text: string): MrkdwnElement => ({ type: 'mrkdwn', text, verbatim: true });
 
@@ -44,7 +78,7 @@ export function renderSlack(target: Target, m: Message, channel: string): Render
   // `plain_text` shows its text as is (no mention, no link), so the title is not escaped there.
   const blocks: KnownBlock[] = [{ type: 'header', text: { type: 'plain_text', text: truncate(m.title, 150), emoji: true } }];
   // Slack refuses an empty section: a message whose fields say it all (structured output) has none.
-  if (m.body) blocks.push({ type: 'section', text: mrkdwn(truncate(toMrkdwn(m.body), 3000)) });
+  if (m.body) blocks.push({ type: 'section', text: mrkdwn(truncateKeepingLinks(toMrkdwn(m.body), 3000)) });
   // Slack takes 10 fields per section: more (a long structured output) go in further sections, up to 40 fields.
   for (let i = 0; i < Math.min(m.fields.length, 40); i += 10) {
     blocks.push({ type: 'section', fields: m.fields.slice(i, i + 10).map((f) => mrkdwn(truncate(`*${escapeMrkdwn(f.name)}*\n${escapeMrkdwn(f.value)}`, 2000))) });
@@ -61,9 +95,9 @@ export function renderSlack(target: Target, m: Message, channel: string): Render
       ],
     });
   }
-  if (m.links.length) blocks.push({ type: 'context', elements: [mrkdwn(truncate(m.links.map(ownLink).join(' · '), 3000))] });
-  // The notification text is mrkdwn too (no verbatim there): escaped, links shown as text.
-  const text = truncate(escapeMrkdwn(m.body ? `${m.title}\n${m.body}` : m.title), 4000);
+  if (m.links.length) blocks.push({ type: 'context', elements: [mrkdwn(truncateKeepingLinks(m.links.map(ownLink).join(' · '), 3000))] });
+  // The notification text is mrkdwn too (no verbatim there): plain text without Markdown marks, escaped, links shown as text.
+  const text = truncateKeepingLinks(escapeMrkdwn(m.body ? `${m.title}\n${toPlainText(m.body)}` : m.title), 4000);
   return {
     url: `${apiBase(target.config, SLACK_API)}/chat.postMessage`,
     headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${target.token ?? ''}` },

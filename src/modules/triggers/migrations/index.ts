@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as m0005 from './0005_triggers.js';
+import * as m0148 from './0148_cron_trigger_timezone.js';
 
 /**
  * The triggers module's migrations, given to the migrator by its manifest (`migrations`). The
@@ -10,4 +11,5 @@ import * as m0005 from './0005_triggers.js';
  */
 export const migrations: Record<string, Migration> = {
   '0005_triggers': m0005,
+  '0148_cron_trigger_timezone': m0148,
 };
