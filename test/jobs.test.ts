@@ -151,7 +151,7 @@ describe('retries', () => {
       },
     });
     const id = await enqueue(database.db, failing, { tag: 'failing' });
-    await start([failing]);
+    await start([failing, recordJob]);
 
     const delays: number[] = [];
     for (let attempt = 1; attempt <= 3; attempt++) {
@@ -182,7 +182,11 @@ describe('retries', () => {
     expect((await runs('failing')).map((r) => r.attempt)).toEqual([1, 2, 3]);
     // Even when due, an exhausted job is not taken again.
     await sql`UPDATE graphile_worker._private_jobs SET run_at = now() WHERE id = ${id}::bigint`.execute(database.db);
-    await sleep(400);
+    // A job queued after it runs: the worker has looked at the queue since, and the exhausted job,
+    // ahead of it in the queue's order, was not taken (taking it would have counted an attempt).
+    await enqueue(database.db, recordJob, { tag: 'after-exhausted' });
+    await waitFor('the job queued after it to run', async () => (await runs('after-exhausted')).length === 1);
+    expect(await job(id)).toMatchObject({ attempts: 3 });
     expect(await runs('failing')).toHaveLength(3);
   });
 });
@@ -528,9 +532,8 @@ describe('failure logging', () => {
     await start([offline, silent], { logger: capture });
     await attemptFailed(first);
     await attemptFailed(second);
-    await sleep(100); // the job:error listeners run right after the attempt is recorded
-
-    const lines = loud();
+    // The job:error listeners run right after the attempt is recorded: wait for their lines.
+    const lines = await waitFor('both attempts to be logged', async () => loud().length >= 2 && loud());
     expect(lines.map((l) => l.msg).sort()).toEqual(['job attempt failed, will retry: connect ECONNREFUSED 127.0.0.1:9', 'source sync failed: fetch failed (getaddrinfo ENOTFOUND attack.mitre.org)']);
     for (const line of lines) expect(JSON.stringify(line)).not.toMatch(/\bat .+:\d+:\d+|"stack"/);
   });

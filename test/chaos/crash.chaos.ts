@@ -190,6 +190,15 @@ describe('the embedded database dies under load', () => {
     process.stdout.write(`chaos: worker pool replaced after the database kill: ${/worker pool restarted/.test(service.log)}\n`);
     const metrics = await (await fetch(`${service.url}/metrics`)).text();
     expect(metrics).toMatch(/rampart_embedded_db_restarts_total\{outcome="ok"\} [1-9]/);
+    // Issue 46 item 7: one error line when the database goes away and one when it is back, per
+    // outage (counted in /metrics), however many requests were answered 503 meanwhile.
+    const outages = Number(/^rampart_db_outages_total (\d+)/m.exec(metrics)?.[1] ?? 'NaN');
+    const wentAway = service.log.match(/"msg":"database unavailable: answering 503/g)?.length ?? 0;
+    const cameBack = service.log.match(/"msg":"database is back"/g)?.length ?? 0;
+    process.stdout.write(`chaos: ${statuses.get(503) ?? 0} answers 503, ${outages} outage(s) logged\n`);
+    if (statuses.has(503)) expect(outages).toBeGreaterThanOrEqual(1);
+    expect(wentAway).toBe(outages);
+    expect(cameBack).toBe(outages);
     expect(await service.stop()).toBe(0);
     expect(postgresProcessesFor(dataDir)).toEqual([]);
   });

@@ -401,7 +401,11 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
         // their signal fires so long handlers stop (and are retried later). The heartbeat goes
         // on meanwhile, or another pool would take the still-running jobs for orphans.
         const current = lanes.map((l) => l.abort);
-        const grace = setTimeout(() => current.forEach((a) => a.abort()), opts.shutdownGraceMs ?? 10_000);
+        const graceMs = opts.shutdownGraceMs ?? 10_000;
+        const grace = setTimeout(() => {
+          logger.info({ graceMs, running: lanes.reduce((n, l) => n + l.active.size, 0) }, 'shutdown grace over: signalling the running jobs to stop');
+          current.forEach((a) => a.abort());
+        }, graceMs);
         await Promise.all(lanes.map((l) => l.runner?.stop().catch((err) => logger.warn({ err, lane: l.name }, 'worker stop failed'))));
         clearTimeout(grace);
         clearInterval(heartbeat);
