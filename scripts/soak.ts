@@ -18,6 +18,7 @@
  * The samples go to bench/results/soak-<ISO time>.json.
  *
  * Knobs: SOAK_MINUTES (60), SOAK_RATE (50), SOAK_SAMPLE_S (30), SOAK_MODEL_DELAY_MS (50),
+ * SOAK_DRAIN_MINUTES (10: the longest wait for the backlog after the load),
  * RAMPART_CHAOS_PG_BIN (the PostgreSQL bin directory, when not found by itself).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -39,6 +40,7 @@ const MINUTES = num('SOAK_MINUTES', 60);
 const RATE = num('SOAK_RATE', 50);
 const SAMPLE_MS = num('SOAK_SAMPLE_S', 30) * 1000;
 const MODEL_DELAY_MS = num('SOAK_MODEL_DELAY_MS', 50);
+const DRAIN_MS = num('SOAK_DRAIN_MINUTES', 10) * 60_000;
 
 /** Resident set size in MiB from /proc (Linux), or null once the process is gone. */
 function rssMiB(pid: number): number | null {
@@ -105,6 +107,13 @@ async function main(): Promise<void> {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   const procs: Proc[] = [];
+  // Ctrl-C or a kill of this script must not leave three services and a database behind.
+  const abandon = () => {
+    for (const p of procs) p.child.kill('SIGKILL');
+    pg.destroy();
+    process.exit(130);
+  };
+  process.once('SIGINT', abandon).once('SIGTERM', abandon);
   try {
     const env = {
       DATABASE_URL: pg.url,
@@ -172,8 +181,10 @@ async function main(): Promise<void> {
     sample(performance.now() - t0);
     const accepted = statuses['200'] ?? 0;
     // The backlog drains after the load: wait while deliveries keep arriving (a worker behind on a
-    // loaded machine is slow, not losing), and stop after 2 minutes without progress.
-    for (let seen = -1, still = 0; delivered.size < accepted && still < 120; ) {
+    // loaded machine is slow, not losing), and stop after 2 minutes without progress or at
+    // SOAK_DRAIN_MINUTES.
+    const drainUntil = performance.now() + DRAIN_MS;
+    for (let seen = -1, still = 0; delivered.size < accepted && still < 120 && performance.now() < drainUntil; ) {
       await sleep(5_000);
       still = delivered.size === seen ? still + 5 : 0;
       seen = delivered.size;
