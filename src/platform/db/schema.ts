@@ -506,6 +506,8 @@ export interface AgentsTable {
   /** 'code' when written by config apply (migration 0085). */
   managedBy: Generated<'code' | null>;
   managedSource: Generated<string | null>;
+  /** When a forced hand edit or restore made a code-managed agent differ from its file; an apply clears it (migration 0147). */
+  driftedFromCodeAt: Generated<Date | null>;
   /** Tool name → 'allow' | 'approve' | 'deny' (migration 0138; approvals' tool policies). */
   toolPolicies: JsonDefault<Record<string, string>>;
   /** Approval expiry, approvers, requireSecondPerson (migration 0138; approvals' ApprovalSettings). */

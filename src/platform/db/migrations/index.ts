@@ -42,6 +42,7 @@ import * as m0141 from './0141_console_sign_in_settings.js';
 import * as m0140 from './0140_detect_event_matching.js';
 import * as m0142 from './0142_agent_run_fair_share.js';
 import * as m0138 from './0138_tool_approvals.js';
+import * as m0147 from './0147_agent_code_drift.js';
 import * as m0097 from './0097_intel_items_duplicate_of_idx.js';
 import * as m0071 from './0071_csaf_sources.js';
 import * as m0072 from './0072_items_processed_idx.js';
@@ -105,4 +106,5 @@ export const migrations: Record<string, Migration> = {
   '0140_detect_event_matching': m0140,
   '0142_agent_run_fair_share': m0142,
   '0138_tool_approvals': m0138,
+  '0147_agent_code_drift': m0147,
 };
