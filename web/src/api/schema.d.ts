@@ -3908,6 +3908,13 @@ export interface components {
                     agentName: string;
                     /** @description Alerts created in the window and assigned to the agent */
                     alerts: number;
+                    /** @description The verdicts by what the agent decided (the status it set), whatever people did after; `dispositions` is what the alerts are now, mostly people's doing */
+                    decided: {
+                        closed_benign: number;
+                        closed_false_positive: number;
+                        escalated: number;
+                        in_progress: number;
+                    };
                     /** @description The status of those alerts now */
                     dispositions: {
                         closed_benign: number;
@@ -4087,6 +4094,12 @@ export interface components {
             } | null;
             /** @description null without `agent.read` */
             runs: {
+                /** @description The runs of evaluations (cases run in the sandbox) in the window and their tokens: their cost, apart from the real runs */
+                evaluations: {
+                    inputTokens: number;
+                    outputTokens: number;
+                    runs: number;
+                };
                 perDay: {
                     /** @description UTC day, YYYY-MM-DD */
                     day: string;
@@ -4096,6 +4109,7 @@ export interface components {
                     /** @description Input and output tokens */
                     tokens: number;
                 }[];
+                /** @description Real runs only (API, triggers, cron, triage): not the runs of evaluations */
                 totals: {
                     failed: number;
                     inputTokens: number;
