@@ -61,6 +61,10 @@ describe('agent versions', () => {
       structuredOutputSchema: null,
       outputDestinationIds: [],
       maxDurationMs: 300000,
+      acceptanceCriteria: [],
+      notifyCriteriaFailed: false,
+      toolPolicies: {},
+      approvalSettings: { expiresAfterSeconds: 3600, approverRoleIds: [], approverUserIds: [], requireSecondPerson: false },
       triggers: [],
     });
 

@@ -193,6 +193,8 @@ describe('evaluations', () => {
     const e1 = first.cases.find((c: any) => c.title.startsWith('E1'));
     expect(e1).toMatchObject({ verdict: 'escalate', correct: true, expected: { disposition: 'escalate' } });
     const effects = Object.fromEntries(e1.toolCalls.map((c: any) => [c.toolName, c.effect]));
+    // In the order the agent called them, though the shadow's calls are recorded after slower writes (issue 47 item 7).
+    expect(e1.toolCalls.map((c: any) => c.toolName)).toEqual(['set_alert_status', 'get_alert', 'create_alert', 'send_to_destination', 'http_request', 'mcp__inventory__isolate_host', 'mcp__inventory__lookup_asset']);
     // A call the agent's tool policy sends for approval (a POST, an MCP tool without
     // annotations) is recorded as "would have asked approval", never run (docs/approvals.md).
     expect(effects).toEqual({
@@ -235,7 +237,7 @@ describe('evaluations', () => {
 
   it('compares two evaluations of the dataset: the cases whose verdict changed, fixed or broke', async () => {
     const agent = (await t.app.inject({ url: `/api/agents/${agentId}`, headers: admin })).json();
-    const { id: _id, organizationId: _o, warnings: _w, createdAt: _c, updatedAt: _u, version: _v, managedBy: _m, managedSource: _s, ...fields } = agent;
+    const { id: _id, organizationId: _o, warnings: _w, createdAt: _c, updatedAt: _u, version: _v, managedBy: _m, managedSource: _s, driftedFromCodeAt: _d, ...fields } = agent;
     const put = await t.app.inject({ method: 'PUT', url: `/api/agents/${agentId}`, headers: admin, payload: { ...fields, systemPrompt: 'You are triage v2.' } });
     expect(put.statusCode, put.body).toBe(200);
     const res = await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/evaluations`, headers: admin, payload: { datasetId } });
@@ -333,13 +335,14 @@ describe('evaluations', () => {
     expect(res.json()).toEqual({
       added: 2,
       skipped: [
-        { ref: open.id, reason: 'the alert is open, not closed' },
+        { ref: open.displayId, reason: 'the alert is open, not closed' },
         { ref: 'RMP-9999', reason: 'no such alert' },
       ],
       caseCount: 2,
     });
     const again = await t.app.inject({ method: 'POST', url: `/api/evaluation-datasets/${id}/cases/from-alerts`, headers: admin, payload: { filter: { limit: 10 } } });
-    expect(again.json()).toEqual({ added: 0, skipped: [{ ref: '2 alert(s)', reason: 'already in the dataset' }], caseCount: 2 });
+    // Each skipped alert by the id a person reads (issue 47 item 9), newest first as the filter takes them.
+    expect(again.json()).toEqual({ added: 0, skipped: [{ ref: fp.displayId, reason: 'already in the dataset' }, { ref: tp.displayId, reason: 'already in the dataset' }], caseCount: 2 });
 
     const dataset = (await t.app.inject({ url: `/api/evaluation-datasets/${id}`, headers: admin })).json();
     expect(dataset.labels).toEqual({ escalate: 1, false_positive: 1, benign: 0, unlabelled: 0 });

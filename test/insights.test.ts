@@ -140,6 +140,8 @@ describe('GET /api/insights', () => {
       agentId, agentName: 'Triage bot', alerts: 2, escalated: 1, escalationRate: 0.5,
       dispositions: { closed_true_positive: 1, closed_false_positive: 0, closed_benign: 0, not_closed: 1 },
       verdicts: 2, overturned: 1, overturnRate: 0.5,
+      // What the agent decided (false positive, escalate), not the alerts' current, human status (issue 47 item 11).
+      decided: { escalated: 1, closed_false_positive: 1, closed_benign: 0, in_progress: 0 },
     }]);
   });
 
@@ -223,6 +225,19 @@ describe('GET /api/insights', () => {
     const rebuilt = (await read()).rows;
     // The person's change is dated by its timeline entry, a moment after the alert's UPDATE.
     expect(rebuilt.map((r) => ({ ...r, humanStatusAt: r.humanStatusAt !== null }))).toEqual(kept.map((r) => ({ ...r, humanStatusAt: r.humanStatusAt !== null })));
+  });
+
+  it('counts real runs and their tokens only; the runs of evaluations are their cost apart (issue 47 item 10)', async () => {
+    const run = (mode: 'sync' | 'evaluation', status: 'done' | 'error', inputTokens: number, outputTokens: number) => ({
+      id: uuidv7(), organizationId: t.orgA.organization.id, agentId, status, statusMessage: null, mode, input: '{}', triggerId: null, triggerSource: null, triggerContext: null,
+      alertId: null, alertDisplayId: null, agentSnapshot: null, agentVersion: 1, actorUserId: t.orgA.user.id, actorApiKeyId: null, result: null, inputTokens, outputTokens,
+      interruptRequestedAt: null, transcript: null, queuedAt: new Date(), startedAt: new Date(), finishedAt: new Date(), updatedAt: new Date(), acceptanceCriteriaResults: null, evalScore: null, evalExplanation: null,
+    });
+    await t.database.db.insertInto('agentRuns').values([run('sync', 'done', 200, 40), run('sync', 'error', 100, 0), ...Array.from({ length: 10 }, () => run('evaluation', 'done', 2_000, 400))]).execute();
+    const body = (await insights()).json();
+    expect(body.runs.totals).toEqual({ runs: 2, failed: 1, inputTokens: 300, outputTokens: 40 });
+    expect(body.runs.perDay.at(-1)).toEqual({ day: dayOf(new Date()), runs: 2, failed: 1, tokens: 340 });
+    expect(body.runs.evaluations).toEqual({ runs: 10, inputTokens: 20_000, outputTokens: 4_000 });
   });
 
   it('answers 401 without a key', async () => {

@@ -30,11 +30,11 @@ export function managedColumns(opts: WriteOptions | undefined): Partial<ManagedC
 }
 
 /** 409 when a code-managed resource is edited or deleted by hand without `force`. */
-export function assertEditable(row: ManagedColumns, kind: string, name: string, opts: WriteOptions | undefined): void {
+export function assertEditable(row: ManagedColumns, kind: string, name: string, opts: WriteOptions | undefined, advice?: string): void {
   if (row.managedBy !== 'code' || opts?.managed || opts?.force) return;
   const source = row.managedSource ? ` from source ${row.managedSource}` : '';
   throw new ConflictError(
-    `${kind} "${name}" is managed by code (document ${kind}/${name}${source}): change its file and apply it, or pass force=true to edit it here anyway`,
+    `${kind} "${name}" is managed by code (document ${kind}/${name}${source}): ${advice ?? 'change its file and apply it, or pass force=true to edit it here anyway'}`,
   );
 }
 

@@ -74,10 +74,13 @@ export function Badge({ value, kind }: { value: string | null | undefined; kind?
  * A resource applied from a repository (`rampart apply`, docs/agents-as-code.md): the API refuses
  * edits without `force`, so the console shows why its edit buttons are off.
  */
-export function ManagedByCode({ resource }: { resource: { managedBy?: string | null; managedSource?: string | null } }) {
+export function ManagedByCode({ resource }: { resource: { managedBy?: string | null; managedSource?: string | null; driftedFromCodeAt?: string | null } }) {
   if (resource.managedBy !== 'code') return null;
   const from = resource.managedSource ? ` (source ${resource.managedSource})` : '';
-  return <span className="badge managed" title={`Applied from code${from}: change its file in the repository and apply it`}>managed by code</span>;
+  const badge = <span className="badge managed" title={`Applied from code${from}: change its file in the repository and apply it`}>managed by code</span>;
+  if (!resource.driftedFromCodeAt) return badge;
+  // A forced edit or restore: the agent differs from its file until the next apply puts the file back.
+  return <>{badge} <span className="badge drifted">drifted from code since <Time at={resource.driftedFromCodeAt} /></span></>;
 }
 
 export function Time({ at }: { at: string | null | undefined }) {

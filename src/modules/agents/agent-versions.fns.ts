@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { diffLines } from 'diff';
+import { DEFAULT_APPROVAL_SETTINGS } from './agents.schemas.js';
 
 /** The fields of a version snapshot in the order a reader reviews them (`id` never changes). */
 export const SNAPSHOT_FIELDS = [
@@ -14,10 +15,34 @@ export const SNAPSHOT_FIELDS = [
   'outputDestinationIds',
   'maxSteps',
   'maxDurationMs',
+  'acceptanceCriteria',
+  'notifyCriteriaFailed',
   'toolPolicies',
   'approvalSettings',
   'triggers',
 ] as const;
+
+/**
+ * What a field a version did not record yet meant: versions written before acceptance criteria
+ * (migration 0090) or tool policies and approvals (0138) existed ran with these defaults. A
+ * snapshot is read through this, so its answer and its diffs show every field the same way.
+ */
+const RECORDED_LATER: Record<string, unknown> = {
+  acceptanceCriteria: [],
+  notifyCriteriaFailed: false,
+  toolPolicies: {},
+  approvalSettings: DEFAULT_APPROVAL_SETTINGS,
+};
+
+/** A stored snapshot with the fields it predates filled with what they meant then (approval settings merged over their defaults). */
+export function completeSnapshot<T extends Record<string, unknown>>(snapshot: T): T {
+  const out: Record<string, unknown> = { ...snapshot };
+  for (const [field, value] of Object.entries(RECORDED_LATER)) {
+    if (out[field] === undefined || out[field] === null) out[field] = value;
+  }
+  out.approvalSettings = { ...(RECORDED_LATER.approvalSettings as object), ...(out.approvalSettings as object) };
+  return out as T;
+}
 
 /** Text fields: their line diff is of the text itself. */
 const TEXT_FIELDS = new Set<string>(['systemPrompt', 'description']);
@@ -60,9 +85,11 @@ export function lineDiff(before: string, after: string): DiffLine[] {
  */
 export function diffSnapshots(before: Record<string, unknown> | null, after: Record<string, unknown>): FieldChange[] {
   const changes: FieldChange[] = [];
+  const from = before ? completeSnapshot(before) : null;
+  const to = completeSnapshot(after);
   for (const field of SNAPSHOT_FIELDS) {
-    const a = before?.[field] ?? null;
-    const b = after[field] ?? null;
+    const a = from?.[field] ?? null;
+    const b = to[field] ?? null;
     if (isDeepStrictEqual(a, b)) continue;
     const change: FieldChange = { field, before: a, after: b };
     const structured = (a !== null && typeof a === 'object') || (b !== null && typeof b === 'object');

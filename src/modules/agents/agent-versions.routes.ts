@@ -2,13 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { contextOf } from '../../platform/context.js';
 import { LimitOffsetQuery } from '../../platform/http/pagination.js';
+import { ForceQuery } from '../../platform/managed.js';
 import { withErrors } from '../../platform/http/responses.js';
 import { Agent, AgentIdParams } from './agents.schemas.js';
 import { AgentVersion, AgentVersionDiff, AgentVersionList, DiffQuery, VersionParams } from './agent-versions.schemas.js';
 import type { AgentVersionsService } from './agent-versions.service.js';
 
 const RECORDED =
-  'A version is the whole agent after a change (prompt, model, tools, inputs, output schema, destinations, limits) with its triggers\' settings (never their secrets), ' +
+  'A version is the whole agent after a change (prompt, model, tools and their policies, approval settings, inputs, output schema, destinations, limits, acceptance criteria and their notification) with its triggers\' settings (never their secrets), ' +
   'appended in the change\'s transaction by every create, replace (API or console), `rampart apply` and restore, and by trigger changes; a change that changes nothing appends none. Versions are never edited or removed (they go with their agent).';
 
 export function registerAgentVersionsRoutes(root: FastifyInstance, service: AgentVersionsService): void {
@@ -64,9 +65,12 @@ export function registerAgentVersionsRoutes(root: FastifyInstance, service: Agen
       description:
         'Makes the agent what it was at `version` and appends a new version equal to it (`source` `restore`, `restoredFrom` the version), audited as `agent.restore`; the answer is the agent with its new `version`. ' +
         'Restoring the version the agent already is appends nothing. The agent\'s own fields are restored; its triggers are not (they keep their current settings and secrets, so the new version records them as they are). ' +
-        'A version naming an output destination or MCP server that is gone fails with 400, like a replace would.',
+        'A version naming an output destination or MCP server that is gone fails with 400, like a replace would. ' +
+        'An agent managed by code (`managedBy: "code"`) is 409: its message points at the version\'s document (GET …/versions/{version}/document) to put in the agent\'s file and apply; ' +
+        'with `force=true` it is restored here anyway, like a forced replace, and marked as drifted from code (`driftedFromCodeAt`) until the next apply puts the file\'s version back.',
       params: VersionParams,
-      response: withErrors({ 200: Agent }, 404),
+      querystring: ForceQuery,
+      response: withErrors({ 200: Agent }, 404, 409),
     },
-  }, async (req) => service.restore(contextOf(req), req.params.agentId, req.params.version));
+  }, async (req) => service.restore(contextOf(req), req.params.agentId, req.params.version, { force: req.query.force }));
 }

@@ -51,6 +51,10 @@ export const AgentSnapshot = Agent.pick({
   outputDestinationIds: true,
   maxSteps: true,
   maxDurationMs: true,
+  acceptanceCriteria: true,
+  notifyCriteriaFailed: true,
+  toolPolicies: true,
+  approvalSettings: true,
 })
   .extend({ triggers: z.array(TriggerSettings).describe("The agent's saved triggers at this version, oldest first (drafts are not recorded)") })
   .meta({ id: 'AgentSnapshot' });

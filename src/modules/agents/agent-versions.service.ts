@@ -6,7 +6,7 @@ import { findAgentRow } from './agents.repo.js';
 import type { AgentCreateT, AgentDto } from './agents.schemas.js';
 import { DEFAULT_APPROVAL_SETTINGS } from './agents.schemas.js';
 import type { AgentsService } from './agents.service.js';
-import { diffSnapshots } from './agent-versions.fns.js';
+import { completeSnapshot, diffSnapshots } from './agent-versions.fns.js';
 import { findAgentVersionRow, listAgentVersionRows, type AgentVersionRow, type AgentVersionSnapshot } from './agent-versions.repo.js';
 import type { AgentVersionDto, AgentVersionSummaryDto } from './agent-versions.schemas.js';
 
@@ -71,7 +71,7 @@ export function createAgentVersionsService(deps: { db: Database; agents: AgentsS
 
     async get(ctx: RequestContext, agentId: string, version: number): Promise<AgentVersionDto> {
       const row = await mustFindVersion(ctx, agentId, version);
-      return { ...toSummary(row), snapshot: row.snapshot as AgentVersionDto['snapshot'] };
+      return { ...toSummary(row), snapshot: completeSnapshot(row.snapshot as AgentVersionDto['snapshot']) };
     },
 
     async diff(ctx: RequestContext, agentId: string, version: number, against = version - 1) {
@@ -80,11 +80,16 @@ export function createAgentVersionsService(deps: { db: Database; agents: AgentsS
       return { agentId, version, against, changes: diffSnapshots(before?.snapshot ?? null, after.snapshot) };
     },
 
-    /** Makes the agent what it was at `version`: a new version equal to it (none when the agent already is). */
-    async restore(ctx: RequestContext, agentId: string, version: number): Promise<AgentDto> {
+    /**
+     * Makes the agent what it was at `version`: a new version equal to it (none when the agent already is).
+     * An agent managed by code is 409 (pointing at the version's document to paste in its file) unless
+     * `force`, which restores it like a forced edit: marked as drifted from code until the next apply.
+     */
+    async restore(ctx: RequestContext, agentId: string, version: number, opts: { force?: boolean } = {}): Promise<AgentDto> {
       const row = await mustFindVersion(ctx, agentId, version);
       const current = await findAgentRow(db, ctx.actor.organizationId, agentId);
-      return agents.update(ctx, agentId, agentFieldsOf(row.snapshot as AgentVersionSnapshot, current?.maxConcurrentRuns ?? null), { origin: { source: 'restore', restoredFrom: version } });
+      const fields = agentFieldsOf(completeSnapshot(row.snapshot as AgentVersionSnapshot), current?.maxConcurrentRuns ?? null);
+      return agents.update(ctx, agentId, fields, { origin: { source: 'restore', restoredFrom: version }, ...(opts.force ? { force: true } : {}) });
     },
   };
 }

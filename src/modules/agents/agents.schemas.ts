@@ -107,6 +107,10 @@ export const Agent = z.object({
   maxConcurrentRuns: z.number().int().nullable(),
   version: z.number().int().describe('The current version: every change to the agent (or to its triggers\' settings) appends one (GET /api/agents/{agentId}/versions)'),
   ...managedFields,
+  driftedFromCodeAt: z
+    .string()
+    .nullable()
+    .describe('For an agent managed by code: when a forced hand edit or restore (`force=true`) made it differ from its file; null when it is what the last apply wrote (the next apply puts the file back and clears it)'),
   acceptanceCriteria: z.array(z.string()),
   notifyCriteriaFailed: z.boolean(),
   toolPolicies: z.record(z.string(), z.enum(TOOL_POLICIES)),

@@ -43,6 +43,7 @@ export function toAgentDto(row: AgentRow): AgentDto {
     version: row.version,
     managedBy: row.managedBy,
     managedSource: row.managedSource,
+    driftedFromCodeAt: iso(row.driftedFromCodeAt),
     acceptanceCriteria: row.acceptanceCriteria,
     notifyCriteriaFailed: row.notifyCriteriaFailed,
     toolPolicies: row.toolPolicies as AgentDto['toolPolicies'],
@@ -74,6 +75,21 @@ async function checkReferences(db: Queryable, organizationId: string, input: Age
     }
   }
   if (issues.length) throw new ValidationError(issues);
+}
+
+/**
+ * A forced hand edit (or restore) of an agent managed by code marks it as drifted from its file
+ * (`driftedFromCodeAt`, kept from the first such edit); an apply clears the mark.
+ */
+function driftColumns(existing: AgentRow, opts: AgentWriteOptions): { driftedFromCodeAt?: Date | null } {
+  if (opts.managed !== undefined) return { driftedFromCodeAt: null };
+  if (existing.managedBy === 'code' && opts.force) return { driftedFromCodeAt: existing.driftedFromCodeAt ?? new Date() };
+  return {};
+}
+
+/** What a 409 on restoring a code-managed agent tells to do instead: paste the version's document into the file. */
+function restoreAdvice(agentId: string, version: number | null | undefined): string {
+  return `put version ${version}'s document (GET /api/agents/${agentId}/versions/${version}/document) in its file and apply it, or pass force=true to restore it here anyway (the agent is then marked as drifted from code until the next apply)`;
 }
 
 function columns(input: AgentCreateT) {
@@ -154,12 +170,12 @@ export function createAgentsService(deps: { db: Database; events: EventBus; trig
       const origin = versionOrigin(ctx, opts);
       return withTransaction(opts.tx ?? db, async (tx) => {
         const existing = await mustFind(tx, ctx, id, true);
-        assertEditable(existing, 'Agent', existing.name, opts);
+        assertEditable(existing, 'Agent', existing.name, opts, origin.source === 'restore' ? restoreAdvice(id, origin.restoredFrom) : undefined);
         await events.emit(tx, 'agent.changed', { organizationId: ctx.actor.organizationId, agentId: id, change: 'updated' });
         await checkReferences(tx, ctx.actor.organizationId, input);
         const row = await tx
           .updateTable('agents')
-          .set({ ...columns(input), ...managedColumns(opts), updatedBy: ctx.actor.userId, updatedAt: new Date() })
+          .set({ ...columns(input), ...managedColumns(opts), ...driftColumns(existing, opts), updatedBy: ctx.actor.userId, updatedAt: new Date() })
           .where('organizationId', '=', ctx.actor.organizationId)
           .where('id', '=', id)
           .returningAll()

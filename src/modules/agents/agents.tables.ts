@@ -41,6 +41,8 @@ export interface AgentsTable {
   updatedAt: Timestamp;
   /** 'code' when written by config apply (migration 0085). */
   managedBy: Generated<'code' | null>;
+  /** When a forced hand edit or restore made a code-managed agent differ from its file; an apply clears it (migration 0147). */
+  driftedFromCodeAt: Generated<Date | null>;
   managedSource: Generated<string | null>;
   /** Tool name → 'allow' | 'approve' | 'deny' (migration 0138; approvals' tool policies). */
   toolPolicies: JsonDefault<Record<string, string>>;

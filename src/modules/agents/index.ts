@@ -17,6 +17,8 @@ export type { AgentsService, AgentWriteOptions } from './agents.service.js';
 export { structuredOutputSchema } from './output-schema.fns.js';
 export { inputProblems } from './inputs.fns.js';
 // Versions: the agent as it was at a version (runs, evaluations), and the command a trigger change appends one with.
+export { completeSnapshot } from './agent-versions.fns.js';
+export { VersionParams } from './agent-versions.schemas.js';
 export { agentVersionSnapshot, appendAgentVersion, originOf, type AgentVersionSnapshot, type TriggerSettingsSql, type VersionOrigin } from './agent-versions.repo.js';
 
 /**

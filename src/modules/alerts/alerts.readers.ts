@@ -28,8 +28,9 @@ export async function closedAlertsForCases(
   for (const ref of refs) {
     const alert = await findAlert(db, organizationId, ref, { withPayload: true });
     if (!alert) skipped.push({ ref, reason: 'no such alert' });
-    else if (!(CLOSED as readonly string[]).includes(alert.status)) skipped.push({ ref, reason: `the alert is ${alert.status}, not closed` });
-    else if (!alert.resolvedByUserId) skipped.push({ ref, reason: 'the alert was not closed by a person' });
+    // A found alert is named by its display id (RMP-42), whichever id was given.
+    else if (!(CLOSED as readonly string[]).includes(alert.status)) skipped.push({ ref: alert.displayId, reason: `the alert is ${alert.status}, not closed` });
+    else if (!alert.resolvedByUserId) skipped.push({ ref: alert.displayId, reason: 'the alert was not closed by a person' });
     else {
       const { entries } = await listTimeline(db, alert.id, 200, 0);
       const triaged = entries.findIndex((e) => TRIAGE_KINDS.has(e.kind));

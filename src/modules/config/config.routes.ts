@@ -5,6 +5,8 @@ import { contextOf } from '../../platform/context.js';
 import { publicResponses, withErrors } from '../../platform/http/responses.js';
 import { PlanBody, PlanResult } from './config.schemas.js';
 import type { ConfigService } from './config.service.js';
+import type { RequestContext } from '../../platform/context.js';
+import { VersionParams } from '../agents/index.js';
 
 /**
  * Agents as code (docs/agents-as-code.md). Permissions are checked per kind inside: reading the
@@ -60,4 +62,26 @@ export function registerConfigRoutes(root: FastifyInstance, service: ConfigServi
     config: { public: true },
     schema: { operationId: 'getConfigSchema', tags, summary: 'JSON Schema of configuration documents', description: 'For editors: validates `rampart apply` files as people type.', security: [], response: publicResponses({ 200: z.record(z.string(), z.unknown()).describe('JSON Schema (draft 2020-12)') }) },
   }, async (_req, reply) => reply.type('application/schema+json').send(service.jsonSchema()));
+}
+
+/** GET …/versions/{version}/document: a version of an agent as the document to paste in its file (agent-version-document.ts). */
+export function registerAgentVersionDocumentRoute(root: FastifyInstance, document: (ctx: RequestContext, agentId: string, version: number) => Promise<string>): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  app.get('/api/agents/:agentId/versions/:version/document', {
+    config: { permissions: ['agent.read'] },
+    schema: {
+      operationId: 'getAgentVersionDocument',
+      tags: ['Agents'],
+      summary: 'A version of an agent as an Agent document (YAML)',
+      description:
+        'The `Agent` document of `rampart apply` that makes the agent what it was at `version` (output destinations by name, as in an export; `maxConcurrentRuns` as the agent has it now, since versions do not record it). ' +
+        'For an agent managed by code, restoring by hand is 409: put this document in its file and apply it instead. The document is named as the agent was at that version. 404 `Agent version not found` / `Agent not found`.',
+      params: VersionParams,
+      produces: ['application/yaml'],
+      response: withErrors({ 200: z.string().describe('One YAML document, preceded by a comment line') }, 404),
+    },
+  }, async (req, reply) => {
+    const yaml = await document(contextOf(req), req.params.agentId, req.params.version);
+    return reply.type('application/yaml; charset=utf-8').serializer((x) => x as string).send(yaml);
+  });
 }

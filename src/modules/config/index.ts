@@ -9,7 +9,8 @@ import { toolsModule } from '../tools/index.js';
 import { alertsModule } from '../alerts/index.js';
 import { mcpServerKind } from './kinds/mcp-servers.js';
 import { codeDetectionKind, triageRoutesKind } from './kinds/alerts.js';
-import { registerConfigRoutes } from './config.routes.js';
+import { registerAgentVersionDocumentRoute, registerConfigRoutes } from './config.routes.js';
+import { agentVersionDocument } from './agent-version-document.js';
 import { createConfigService } from './config.service.js';
 import { agentKind } from './kinds/agents.js';
 import { outputDestinationKind } from './kinds/destinations.js';
@@ -23,16 +24,18 @@ export { API_VERSION, KINDS } from './config.schemas.js';
 function registerConfigModule(app: FastifyInstance, deps: ModuleDeps, needed: NeededServices): void {
   const { db } = deps.database;
   const alerts = needed.of(alertsModule);
+  const destinations = outputDestinationKind(needed.of(destinationsModule), { db, secrets: deps.secrets });
   const kinds = [
     modelKind(needed.of(modelsModule), deps),
     mcpServerKind(needed.of(toolsModule), { db, secrets: deps.secrets }),
-    outputDestinationKind(needed.of(destinationsModule), { db, secrets: deps.secrets }),
+    destinations,
     agentKind(needed.of(agentsModule), Object.keys(deps.tools)),
     triggerKind(needed.of(triggersModule), deps),
     codeDetectionKind(alerts.codeDetections),
     triageRoutesKind(alerts.routing),
   ];
   registerConfigRoutes(app, createConfigService({ db, kinds, allowPrivateNetworks: deps.config.allowPrivateNetworks }));
+  registerAgentVersionDocumentRoute(app, (ctx, agentId, version) => agentVersionDocument({ db, agents: needed.of(agentsModule), destinations }, ctx, agentId, version));
 }
 
 /** The tables this module owns: none (scripts/table-owners.ts, docs/architecture.md#tables). */

@@ -77,9 +77,18 @@ export async function deleteCases(tx: Queryable, datasetId: string): Promise<voi
   await tx.deleteFrom('evaluationCases').where('datasetId', '=', datasetId).execute();
 }
 
-/** Appends cases after the dataset's last; a case from an alert already in the dataset is skipped (answers how many were added). */
-export async function appendCases(tx: Queryable, organizationId: string, datasetId: string, cases: ReadonlyArray<CaseInputT & { sourceAlertId?: string | null }>): Promise<number> {
-  if (cases.length === 0) return 0;
+/**
+ * Appends cases after the dataset's last; a case from an alert already in the dataset is skipped.
+ * Answers how many were added and the source alerts of those added (to name the skipped ones).
+ */
+export async function appendCases(
+  tx: Queryable,
+  organizationId: string,
+  datasetId: string,
+  cases: ReadonlyArray<CaseInputT & { sourceAlertId?: string | null }>,
+): Promise<{ added: number; addedAlertIds: Set<string> }> {
+  const addedAlertIds = new Set<string>();
+  if (cases.length === 0) return { added: 0, addedAlertIds };
   const last = await tx.selectFrom('evaluationCases').select((eb) => eb.fn.max('position').as('p')).where('datasetId', '=', datasetId).executeTakeFirst();
   const start = (last?.p ?? 0) + 1;
   const now = new Date();
@@ -102,11 +111,12 @@ export async function appendCases(tx: Queryable, organizationId: string, dataset
       .insertInto('evaluationCases')
       .values(rows.slice(i, i + 500))
       .onConflict((oc) => oc.columns(['datasetId', 'sourceAlertId']).where('sourceAlertId', 'is not', null).doNothing())
-      .returning('id')
+      .returning(['id', 'sourceAlertId'])
       .execute();
     added += r.length;
+    for (const x of r) if (x.sourceAlertId) addedAlertIds.add(x.sourceAlertId);
   }
-  return added;
+  return { added, addedAlertIds };
 }
 
 export async function touchDataset(tx: Queryable, id: string): Promise<void> {

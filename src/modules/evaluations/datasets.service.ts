@@ -36,7 +36,7 @@ function summaryOf(d: DatasetRow, labels: LabelCounts) {
 }
 
 /** A closed alert as a case: its fields, payload and timeline up to triage; the person's disposition as the label. */
-function caseOfAlert(c: ClosedAlertCase): CaseInputT & { sourceAlertId: string } {
+function caseOfAlert(c: ClosedAlertCase): CaseInputT & { sourceAlertId: string; sourceDisplayId: string } {
   const { alert } = c;
   const label = labelOfClosedStatus(alert.status);
   return {
@@ -53,6 +53,7 @@ function caseOfAlert(c: ClosedAlertCase): CaseInputT & { sourceAlertId: string }
     expected: label ? { disposition: label } : {},
     tags: ['from-alert', alert.displayId],
     sourceAlertId: alert.id,
+    sourceDisplayId: alert.displayId,
   };
 }
 
@@ -75,12 +76,14 @@ export function createDatasetsService(deps: { db: Database }) {
   }
 
   /** Adds cases and answers what was added and skipped, with the dataset's new size. */
-  async function addCases(ctx: RequestContext, id: string, cases: Array<CaseInputT & { sourceAlertId?: string }>, skipped: Array<{ ref: string; reason: string }>, action: string) {
+  async function addCases(ctx: RequestContext, id: string, cases: Array<CaseInputT & { sourceAlertId?: string; sourceDisplayId?: string }>, skipped: Array<{ ref: string; reason: string }>, action: string) {
     return db.transaction().execute(async (tx) => {
       await mustFind(tx, ctx, id, true);
-      const added = await appendCases(tx, ctx.actor.organizationId, id, cases);
-      const duplicates = cases.length - added;
-      if (duplicates > 0) skipped.push({ ref: `${duplicates} alert(s)`, reason: 'already in the dataset' });
+      const { added, addedAlertIds } = await appendCases(tx, ctx.actor.organizationId, id, cases.map(({ sourceDisplayId: _, ...c }) => c));
+      // Each alert already in the dataset by its display id (RMP-42), as a person names it.
+      for (const c of cases) {
+        if (c.sourceAlertId && !addedAlertIds.has(c.sourceAlertId)) skipped.push({ ref: c.sourceDisplayId ?? c.sourceAlertId, reason: 'already in the dataset' });
+      }
       await touchDataset(tx, id);
       await writeAudit(tx, ctx, { action, resourceType: 'evaluationDataset', resourceId: id, metadata: { added } });
       const labels = await labelCounts(tx, id);

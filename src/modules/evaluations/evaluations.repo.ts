@@ -11,6 +11,13 @@ export interface ToolCallRecordT {
   toolName: string;
   args: unknown;
   effect: 'shadow' | 'recorded' | 'called' | 'refused' | 'approval';
+  /** The call's place in the run's calls, from 1, taken when the model's call starts (records are appended when known, which may be later). */
+  order?: number;
+}
+
+/** A case's calls in the order the agent made them (records written before `order` existed keep their stored order). */
+export function inCallOrder(calls: ToolCallRecordT[]): ToolCallRecordT[] {
+  return [...calls].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
 }
 
 export async function findEvaluation(db: Queryable, organizationId: string, id: string, forUpdate = false): Promise<EvaluationRow | undefined> {

@@ -11,7 +11,7 @@ import { findDataset, listCases } from './datasets.repo.js';
 import { evaluatedAgent } from './agent-version.adapter.js';
 import { finishIfDone, startPendingCases } from './evaluation.flow.js';
 import { changedCases, summarize } from './evaluations.fns.js';
-import { findEvaluation, listEvaluations, listResults, readJudgeModel, writeJudgeModel, type EvaluationRow, type ResultRow, type ToolCallRecordT } from './evaluations.repo.js';
+import { findEvaluation, listEvaluations, listResults, readJudgeModel, writeJudgeModel, type EvaluationRow, type ResultRow, inCallOrder, type ToolCallRecordT } from './evaluations.repo.js';
 import type { CaseInputT, CaseResultDto, DispositionT, EvaluationDto, EvaluationSummaryDto } from './evaluations.schemas.js';
 import { shadowOfCase } from './shadow.fns.js';
 
@@ -29,7 +29,7 @@ function toCaseResult(r: ResultRow): CaseResultDto {
     verdict: r.verdict as DispositionT | null,
     expected: c.expected,
     correct: r.correct,
-    toolCalls: r.recorded as ToolCallRecordT[],
+    toolCalls: inCallOrder(r.recorded as ToolCallRecordT[]),
     tokens: { input: r.inputTokens, output: r.outputTokens, total: r.inputTokens + r.outputTokens },
     latencyMs: r.latencyMs,
     criteria: r.criteria as CaseResultDto['criteria'],

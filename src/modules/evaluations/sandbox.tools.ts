@@ -38,13 +38,15 @@ export const evaluationSandbox: LoadRunSandbox = async (db, run) => {
 
 function sandboxed(db: Database, resultId: string, built: RunTools, ctx: ToolRunContext): RunTools {
   const tools: ToolSet = {};
+  // Taken synchronously when a call starts: a shadow call appended after a faster one keeps its place (issue 47 item 7).
+  let calls = 0;
   for (const [name, original] of Object.entries(built.tools)) {
     const shadow = (SHADOWED as readonly string[]).includes(name) ? shadowTool(db, resultId, name as (typeof SHADOWED)[number], ctx) : null;
     const effect = shadow ? 'shadow' : READ_ONLY_BUILTINS.has(name) || built.readOnlyTools?.has(name) ? 'called' : 'recorded';
     tools[name] = {
       ...original,
       execute: async (input: unknown, options: Parameters<NonNullable<Tool['execute']>>[1]) => {
-        const call = { toolName: name, args: input ?? null };
+        const call = { toolName: name, args: input ?? null, order: ++calls };
         // The agent's tool policy first: a call that would wait for a person is recorded, never run; a denied one is refused.
         const policy = built.policyOf?.(name, input) ?? 'allow';
         if (policy === 'approve') {

@@ -48,7 +48,7 @@ export function shadowContext(s: Shadow): RunAlertContext {
     status: s.status,
     source: { ...s.source, triggerType: null },
     dedupeKey: typeof s.extra.dedupeKey === 'string' ? s.extra.dedupeKey : null,
-    duplicateCount: 0,
+    duplicateCount: 1, // as a real alert: its first occurrence counts
     externalRef: typeof s.extra.externalRef === 'string' ? s.extra.externalRef : null,
     externalUrl: null,
   };

@@ -79,6 +79,11 @@ export interface DurationRow {
   benign: number;
   verdicts: number;
   overturned: number;
+  /** The agents' verdicts by what they decided (the status they set), whatever people did after. */
+  decidedEscalated: number;
+  decidedFalsePositive: number;
+  decidedBenign: number;
+  decidedInProgress: number;
 }
 
 /** MTTA (created → first triaged) and MTTR (created → resolved) as p50/p90 in seconds, one sort per figure for both percentiles. */
@@ -102,7 +107,8 @@ export async function alertDurations(db: Database, s: Scope): Promise<DurationRo
   const [bySeverity, byAgent] = await Promise.all([
     rows(db, sql<DurationRow>`
       SELECT severity, NULL::uuid AS agent_id, NULL AS agent_name, 1 AS grouping, ${DURATIONS},
-        0 AS alerts, 0 AS escalated, 0 AS true_positive, 0 AS false_positive, 0 AS benign, 0 AS verdicts, 0 AS overturned
+        0 AS alerts, 0 AS escalated, 0 AS true_positive, 0 AS false_positive, 0 AS benign, 0 AS verdicts, 0 AS overturned,
+        0 AS decided_escalated, 0 AS decided_false_positive, 0 AS decided_benign, 0 AS decided_in_progress
       FROM alerts WHERE ${window}
       GROUP BY GROUPING SETS ((), (severity))`),
     // Grouped on the alerts alone, the agents' names joined to the ≤ 10 groups afterwards (a join
@@ -116,7 +122,11 @@ export async function alertDurations(db: Database, s: Scope): Promise<DurationRo
           count(*) FILTER (WHERE status = 'closed_false_positive')::int AS false_positive,
           count(*) FILTER (WHERE status = 'closed_benign')::int AS benign,
           count(agent_verdict_at)::int AS verdicts,
-          count(*) FILTER (WHERE human_status_at > agent_verdict_at AND status IS DISTINCT FROM agent_verdict_status)::int AS overturned
+          count(*) FILTER (WHERE human_status_at > agent_verdict_at AND status IS DISTINCT FROM agent_verdict_status)::int AS overturned,
+          count(*) FILTER (WHERE agent_verdict_status = 'escalated')::int AS decided_escalated,
+          count(*) FILTER (WHERE agent_verdict_status = 'closed_false_positive')::int AS decided_false_positive,
+          count(*) FILTER (WHERE agent_verdict_status = 'closed_benign')::int AS decided_benign,
+          count(*) FILTER (WHERE agent_verdict_status = 'in_progress')::int AS decided_in_progress
         FROM alerts WHERE ${window} AND assigned_agent_id IS NOT NULL
         GROUP BY assigned_agent_id
       ) g LEFT JOIN agents ag ON ag.id = g.agent_id`),
@@ -124,14 +134,19 @@ export async function alertDurations(db: Database, s: Scope): Promise<DurationRo
   return [...bySeverity, ...byAgent];
 }
 
+/**
+ * Runs per day, real runs (`evaluation` false) apart from the runs of evaluations (`mode`
+ * `evaluation`: cases run in a sandbox), so an evaluation of 30 cases does not count as 30 runs
+ * of the agent (issue 47 item 10).
+ */
 export function runsPerDay(db: Database, s: Scope) {
-  return rows(db, sql<{ day: string; runs: number; failed: number; inputTokens: number; outputTokens: number }>`
-    SELECT ${DAY_TEXT} AS day, runs, failed, input_tokens, output_tokens FROM (
-      SELECT ${dayNumber('queued_at')} AS d, count(*)::int AS runs,
+  return rows(db, sql<{ day: string; evaluation: boolean; runs: number; failed: number; inputTokens: number; outputTokens: number }>`
+    SELECT ${DAY_TEXT} AS day, evaluation, runs, failed, input_tokens, output_tokens FROM (
+      SELECT ${dayNumber('queued_at')} AS d, mode = 'evaluation' AS evaluation, count(*)::int AS runs,
         count(*) FILTER (WHERE status IN ('error', 'interrupted'))::int AS failed,
         coalesce(sum(input_tokens), 0)::int AS input_tokens, coalesce(sum(output_tokens), 0)::int AS output_tokens
       FROM agent_runs WHERE organization_id = ${s.organizationId} AND queued_at >= ${s.from}
-      GROUP BY 1
+      GROUP BY 1, 2
     ) g`);
 }
 

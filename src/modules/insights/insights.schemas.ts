@@ -46,6 +46,9 @@ const AlertInsights = z.object({
         escalationRate: z.number().nullable().describe('escalated / alerts, 0..1'),
         dispositions: z.object({ closed_true_positive: count, closed_false_positive: count, closed_benign: count, not_closed: count }).describe('The status of those alerts now'),
         verdicts: count.describe('Alerts whose status the agent set (its last status change on the alert is its verdict)'),
+        decided: z
+          .object({ escalated: count, closed_false_positive: count, closed_benign: count, in_progress: count })
+          .describe('The verdicts by what the agent decided (the status it set), whatever people did after; `dispositions` is what the alerts are now, mostly people\'s doing'),
         overturned: count.describe('Verdicts a person overturned: a person changed the status after the verdict, and the alert\'s status now differs from the verdict'),
         overturnRate: z.number().nullable().describe('overturned / verdicts, 0..1: how often a person disagreed with the agent'),
       }),
@@ -55,8 +58,11 @@ const AlertInsights = z.object({
 
 const RunInsights = z.object({
   perDay: z.array(z.object({ day, runs: count, failed: count.describe('Runs that ended in `error` or `interrupted`'), tokens: count.describe('Input and output tokens') })),
-  totals: z.object({ runs: count, failed: count, inputTokens: count, outputTokens: count }),
-});
+  totals: z.object({ runs: count, failed: count, inputTokens: count, outputTokens: count }).describe('Real runs only (API, triggers, cron, triage): not the runs of evaluations'),
+  evaluations: z
+    .object({ runs: count, inputTokens: count, outputTokens: count })
+    .describe('The runs of evaluations (cases run in the sandbox) in the window and their tokens: their cost, apart from the real runs'),
+}).describe('Agent runs queued in the window; `perDay` and `totals` count real runs only');
 
 const DeliveryInsights = z.object({
   byDestination: z

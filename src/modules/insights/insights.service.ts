@@ -68,6 +68,7 @@ export function createInsightsService(deps: { db: Database }) {
         escalationRate: rate(q.escalated, q.alerts),
         dispositions: { closed_true_positive: q.truePositive, closed_false_positive: q.falsePositive, closed_benign: q.benign, not_closed: q.alerts - q.truePositive - q.falsePositive - q.benign },
         verdicts: q.verdicts,
+        decided: { escalated: q.decidedEscalated, closed_false_positive: q.decidedFalsePositive, closed_benign: q.decidedBenign, in_progress: q.decidedInProgress },
         overturned: q.overturned,
         overturnRate: rate(q.overturned, q.verdicts),
       })),
@@ -75,7 +76,9 @@ export function createInsightsService(deps: { db: Database }) {
   }
 
   async function runSection(scope: { organizationId: string; from: Date }, days: string[]): Promise<NonNullable<InsightsDto['runs']>> {
-    const rows = await repo.runsPerDay(db, scope);
+    const all = await repo.runsPerDay(db, scope);
+    const rows = all.filter((r) => !r.evaluation);
+    const evaluation = all.filter((r) => r.evaluation);
     const map = new Map(rows.map((r) => [r.day, r]));
     return {
       perDay: days.map((day) => {
@@ -83,6 +86,7 @@ export function createInsightsService(deps: { db: Database }) {
         return { day, runs: r?.runs ?? 0, failed: r?.failed ?? 0, tokens: r ? r.inputTokens + r.outputTokens : 0 };
       }),
       totals: { runs: sum(rows, (r) => r.runs), failed: sum(rows, (r) => r.failed), inputTokens: sum(rows, (r) => r.inputTokens), outputTokens: sum(rows, (r) => r.outputTokens) },
+      evaluations: { runs: sum(evaluation, (r) => r.runs), inputTokens: sum(evaluation, (r) => r.inputTokens), outputTokens: sum(evaluation, (r) => r.outputTokens) },
     };
   }
 

@@ -373,7 +373,7 @@ export interface paths {
         };
         /**
          * List an agent's versions
-         * @description Newest first, paged by `limit`/`offset`. A version is the whole agent after a change (prompt, model, tools, inputs, output schema, destinations, limits) with its triggers' settings (never their secrets), appended in the change's transaction by every create, replace (API or console), `rampart apply` and restore, and by trigger changes; a change that changes nothing appends none. Versions are never edited or removed (they go with their agent).
+         * @description Newest first, paged by `limit`/`offset`. A version is the whole agent after a change (prompt, model, tools and their policies, approval settings, inputs, output schema, destinations, limits, acceptance criteria and their notification) with its triggers' settings (never their secrets), appended in the change's transaction by every create, replace (API or console), `rampart apply` and restore, and by trigger changes; a change that changes nothing appends none. Versions are never edited or removed (they go with their agent).
          */
         get: operations["listAgentVersions"];
         put?: never;
@@ -424,6 +424,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{agentId}/versions/{version}/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A version of an agent as an Agent document (YAML)
+         * @description The `Agent` document of `rampart apply` that makes the agent what it was at `version` (output destinations by name, as in an export; `maxConcurrentRuns` as the agent has it now, since versions do not record it). For an agent managed by code, restoring by hand is 409: put this document in its file and apply it instead. The document is named as the agent was at that version. 404 `Agent version not found` / `Agent not found`.
+         */
+        get: operations["getAgentVersionDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/{agentId}/versions/{version}/restore": {
         parameters: {
             query?: never;
@@ -435,7 +455,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a version of an agent
-         * @description Makes the agent what it was at `version` and appends a new version equal to it (`source` `restore`, `restoredFrom` the version), audited as `agent.restore`; the answer is the agent with its new `version`. Restoring the version the agent already is appends nothing. The agent's own fields are restored; its triggers are not (they keep their current settings and secrets, so the new version records them as they are). A version naming an output destination or MCP server that is gone fails with 400, like a replace would.
+         * @description Makes the agent what it was at `version` and appends a new version equal to it (`source` `restore`, `restoredFrom` the version), audited as `agent.restore`; the answer is the agent with its new `version`. Restoring the version the agent already is appends nothing. The agent's own fields are restored; its triggers are not (they keep their current settings and secrets, so the new version records them as they are). A version naming an output destination or MCP server that is gone fails with 400, like a replace would. An agent managed by code (`managedBy: "code"`) is 409: its message points at the version's document (GET …/versions/{version}/document) to put in the agent's file and apply; with `force=true` it is restored here anyway, like a forced replace, and marked as drifted from code (`driftedFromCodeAt`) until the next apply puts the file's version back.
          */
         post: operations["restoreAgentVersion"];
         delete?: never;
@@ -3098,8 +3118,15 @@ export interface components {
             source: string;
         };
         AgentSnapshot: {
+            acceptanceCriteria: string[];
             /** @enum {string} */
             agentType: "response" | "detection";
+            approvalSettings: {
+                approverRoleIds: string[];
+                approverUserIds: string[];
+                expiresAfterSeconds: number;
+                requireSecondPerson: boolean;
+            };
             description: string;
             /** Format: uuid */
             id: string;
@@ -3113,12 +3140,16 @@ export interface components {
             maxSteps: number;
             modelAlias: string;
             name: string;
+            notifyCriteriaFailed: boolean;
             outputDestinationIds: string[];
             structuredOutputSchema: {
                 [key: string]: unknown;
             } | null;
             systemPrompt: string;
             toolNames: string[];
+            toolPolicies: {
+                [key: string]: "allow" | "approve" | "deny";
+            };
             /** @description The agent's saved triggers at this version, oldest first (drafts are not recorded) */
             triggers: {
                 additionalFields: {
@@ -3879,6 +3910,13 @@ export interface components {
                     agentName: string;
                     /** @description Alerts created in the window and assigned to the agent */
                     alerts: number;
+                    /** @description The verdicts by what the agent decided (the status it set), whatever people did after; `dispositions` is what the alerts are now, mostly people's doing */
+                    decided: {
+                        closed_benign: number;
+                        closed_false_positive: number;
+                        escalated: number;
+                        in_progress: number;
+                    };
                     /** @description The status of those alerts now */
                     dispositions: {
                         closed_benign: number;
@@ -4092,6 +4130,12 @@ export interface components {
             } | null;
             /** @description null without `agent.read` */
             runs: {
+                /** @description The runs of evaluations (cases run in the sandbox) in the window and their tokens: their cost, apart from the real runs */
+                evaluations: {
+                    inputTokens: number;
+                    outputTokens: number;
+                    runs: number;
+                };
                 perDay: {
                     /** @description UTC day, YYYY-MM-DD */
                     day: string;
@@ -4101,6 +4145,7 @@ export interface components {
                     /** @description Input and output tokens */
                     tokens: number;
                 }[];
+                /** @description Real runs only (API, triggers, cron, triage): not the runs of evaluations */
                 totals: {
                     failed: number;
                     inputTokens: number;
@@ -5781,6 +5826,8 @@ export interface operations {
                             };
                             createdAt: string;
                             description: string;
+                            /** @description For an agent managed by code: when a forced hand edit or restore (`force=true`) made it differ from its file; null when it is what the last apply wrote (the next apply puts the file back and clears it) */
+                            driftedFromCodeAt: string | null;
                             /** Format: uuid */
                             id: string;
                             inputs: {
@@ -6008,6 +6055,8 @@ export interface operations {
                         };
                         createdAt: string;
                         description: string;
+                        /** @description For an agent managed by code: when a forced hand edit or restore (`force=true`) made it differ from its file; null when it is what the last apply wrote (the next apply puts the file back and clears it) */
+                        driftedFromCodeAt: string | null;
                         /** Format: uuid */
                         id: string;
                         inputs: {
@@ -6130,6 +6179,8 @@ export interface operations {
                         };
                         createdAt: string;
                         description: string;
+                        /** @description For an agent managed by code: when a forced hand edit or restore (`force=true`) made it differ from its file; null when it is what the last apply wrote (the next apply puts the file back and clears it) */
+                        driftedFromCodeAt: string | null;
                         /** Format: uuid */
                         id: string;
                         inputs: {
@@ -6369,6 +6420,8 @@ export interface operations {
                         };
                         createdAt: string;
                         description: string;
+                        /** @description For an agent managed by code: when a forced hand edit or restore (`force=true`) made it differ from its file; null when it is what the last apply wrote (the next apply puts the file back and clears it) */
+                        driftedFromCodeAt: string | null;
                         /** Format: uuid */
                         id: string;
                         inputs: {
@@ -8288,9 +8341,99 @@ export interface operations {
             };
         };
     };
-    restoreAgentVersion: {
+    getAgentVersionDocument: {
         parameters: {
             query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+                /** @description The version number: 1 is the agent as created, each change adds one */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One YAML document, preceded by a comment line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": string;
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreAgentVersion: {
+        parameters: {
+            query?: {
+                /** @description Edit or delete a resource managed by code (config apply) anyway; without it that is 409 */
+                force?: "true" | "false";
+            };
             header?: never;
             path: {
                 agentId: string;
@@ -8319,6 +8462,8 @@ export interface operations {
                         };
                         createdAt: string;
                         description: string;
+                        /** @description For an agent managed by code: when a forced hand edit or restore (`force=true`) made it differ from its file; null when it is what the last apply wrote (the next apply puts the file back and clears it) */
+                        driftedFromCodeAt: string | null;
                         /** Format: uuid */
                         id: string;
                         inputs: {
@@ -8385,6 +8530,15 @@ export interface operations {
             };
             /** @description Not found (also for ids that belong to another organization) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -23,7 +23,7 @@ export default function AgentDetail({ params }: { params: Record<string, string>
         <Page title={a.name} actions={<><ManagedByCode resource={a} /> <Link to={`/evaluations?agentId=${a.id}`}>Evaluations</Link> <Link to="/agents">All agents</Link></>}>
           <AgentForm key={formKey} agent={a} />
           <Triggers agentId={a.id} />
-          <AgentHistory agentId={a.id} current={a.version} onRestored={() => setFormKey((k) => k + 1)} />
+          <AgentHistory agentId={a.id} current={a.version} managed={a.managedBy === 'code'} onRestored={() => setFormKey((k) => k + 1)} />
           <Runs agentId={a.id} />
         </Page>
       )}

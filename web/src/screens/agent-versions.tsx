@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api';
 import { useSearch } from '../router';
 import { useSession } from '../session';
-import { DataTable, ErrorText, Loadable, Pager, Time, pageOf } from '../ui';
+import { CopyButton, DataTable, ErrorText, Loadable, Pager, Time, pageOf } from '../ui';
 
 type Summary = Schemas['AgentVersionSummary'];
 type Change = Schemas['AgentVersionDiff']['changes'][number];
@@ -16,7 +16,7 @@ const SOURCES: Record<Summary['source'], string> = { api: 'API', console: 'conso
  * An agent's history (its versions, newest first), the diff between two of them and restore.
  * The compared pair is in the address (`?version=3&against=1`), so a diff can be shared.
  */
-export function AgentHistory({ agentId, current, onRestored }: { agentId: string; current: number; onRestored: () => void }) {
+export function AgentHistory({ agentId, current, managed = false, onRestored }: { agentId: string; current: number; managed?: boolean; onRestored: () => void }) {
   const [search, set] = useSearch();
   const page = pageOf(search);
   // The current version is in the key: a save or restore refetches the list.
@@ -42,7 +42,7 @@ export function AgentHistory({ agentId, current, onRestored }: { agentId: string
                   <td className="nowrap">
                     <button type="button" onClick={() => compare(v.version, v.version - 1)}>{v.version > 1 ? `Changes from v${v.version - 1}` : `Show v${v.version}`}</button>{' '}
                     {v.version !== current && <button type="button" onClick={() => compare(current, v.version)}>Compare v{v.version} with current</button>}{' '}
-                    {v.version !== current && <Restore agentId={agentId} version={v.version} onRestored={onRestored} />}
+                    {v.version !== current && <Restore agentId={agentId} version={v.version} managed={managed} onRestored={onRestored} />}
                   </td>
                 </tr>
               ))}
@@ -63,13 +63,17 @@ function Who({ by }: { by: Summary['createdBy'] }) {
   return <>{who}{by.apiKeyId && <span className="muted"> (API key)</span>}</>;
 }
 
-/** Restore, confirmed in place (the console opens no browser dialogs): a first click asks, the second restores. */
-function Restore({ agentId, version, onRestored }: { agentId: string; version: number; onRestored: () => void }) {
+/**
+ * Restore, confirmed in place (the console opens no browser dialogs): a first click asks, the second restores.
+ * An agent managed by code is changed in its file: the panel shows the version's document to paste, and
+ * restoring here anyway is a forced restore that marks the agent as drifted from code.
+ */
+function Restore({ agentId, version, managed, onRestored }: { agentId: string; version: number; managed: boolean; onRestored: () => void }) {
   const qc = useQueryClient();
   const { can } = useSession();
   const [asking, setAsking] = useState(false);
   const restore = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/agents/{agentId}/versions/{version}/restore', { params: { path: { agentId, version } } })),
+    mutationFn: () => unwrap(api.POST('/api/agents/{agentId}/versions/{version}/restore', { params: { path: { agentId, version }, query: managed ? { force: 'true' } : {} } })),
     onSuccess: (agent) => {
       qc.setQueryData(['agent', agentId], agent);
       onRestored();
@@ -77,6 +81,20 @@ function Restore({ agentId, version, onRestored }: { agentId: string; version: n
   });
   if (!can('agent.manage')) return null;
   if (!asking) return <button type="button" onClick={() => setAsking(true)}>Restore v{version}</button>;
+  if (managed) {
+    return (
+      <div role="group" aria-label={`Restore v${version} of an agent managed by code`} className="card stack">
+        <p className="small">This agent is managed by code: put v{version}'s document in its file and run <code>rampart apply</code>, so the repository stays the truth.</p>
+        <VersionDocument agentId={agentId} version={version} />
+        <p className="muted small">Restoring here instead is an emergency change: the agent is marked as drifted from code until the next apply puts its file back.</p>
+        <span>
+          <button type="button" onClick={() => restore.mutate()} disabled={restore.isPending}>Restore v{version} here anyway</button>{' '}
+          <button type="button" onClick={() => setAsking(false)}>Cancel</button>
+        </span>
+        <ErrorText error={restore.error} />
+      </div>
+    );
+  }
   return (
     <span role="group" aria-label={`Restore v${version}?`}>
       <span className="muted small">The agent becomes v{version} again (its triggers keep their settings), as a new version. </span>
@@ -84,6 +102,24 @@ function Restore({ agentId, version, onRestored }: { agentId: string; version: n
       <button type="button" onClick={() => setAsking(false)}>Cancel</button>
       <ErrorText error={restore.error} />
     </span>
+  );
+}
+
+/** A version as the Agent document of `rampart apply` (GET …/document), to copy into the agent's file. */
+function VersionDocument({ agentId, version }: { agentId: string; version: number }) {
+  const document = useQuery({
+    queryKey: ['agent-version-document', agentId, version],
+    queryFn: () => unwrap(api.GET('/api/agents/{agentId}/versions/{version}/document', { params: { path: { agentId, version } }, parseAs: 'text' })),
+  });
+  return (
+    <Loadable query={document}>
+      {(yaml) => (
+        <>
+          <pre className="code-block" tabIndex={0} aria-label={`v${version} as an Agent document (YAML)`}>{yaml}</pre>
+          <CopyButton value={yaml} label={`v${version}'s document`} />
+        </>
+      )}
+    </Loadable>
   );
 }
 

@@ -7,6 +7,28 @@ import { pct } from './evaluations';
 
 type Evaluation = Schemas['Evaluation'];
 const LABELS = ['escalate', 'false_positive', 'benign'] as const;
+/** What a person reads for a disposition (the API's values are enum names). */
+const LABEL_TEXT: Record<(typeof LABELS)[number] | 'none', string> = { escalate: 'Escalate', false_positive: 'False positive', benign: 'Benign', none: 'No verdict' };
+/** What each sandboxed call did: every call is listed, including read-only ones that really ran. */
+const EFFECT_TEXT: Record<Evaluation['cases'][number]['toolCalls'][number]['effect'], string> = {
+  called: 'ran (read-only)',
+  shadow: 'on the shadow alert',
+  recorded: 'recorded, not run',
+  approval: 'would have asked approval',
+  refused: 'refused',
+};
+
+/** The calls in call order, consecutive identical ones (tool and effect) folded into "× n". */
+function SandboxedCalls({ calls }: { calls: Evaluation['cases'][number]['toolCalls'] }) {
+  const runs: Array<{ toolName: string; effect: keyof typeof EFFECT_TEXT; n: number }> = [];
+  for (const c of calls) {
+    const last = runs.at(-1);
+    if (last && last.toolName === c.toolName && last.effect === c.effect) last.n += 1;
+    else runs.push({ toolName: c.toolName, effect: c.effect, n: 1 });
+  }
+  if (runs.length === 0) return <span className="muted">none</span>;
+  return <ol className="calls">{runs.map((r, i) => <li key={i}><span className="mono">{r.toolName}</span>{r.n > 1 && ` × ${r.n}`} <span className={`muted effect-${r.effect}`}>({EFFECT_TEXT[r.effect]})</span></li>)}</ol>;
+}
 
 /** One evaluation: progress (polled while it runs), the summary with its confusion matrix, the cases wrong ones first with their transcripts. */
 export default function EvaluationView({ params }: { params: Record<string, string> }) {
@@ -37,10 +59,10 @@ export default function EvaluationView({ params }: { params: Record<string, stri
             {e.cases.map((c) => (
               <tr key={c.caseId} className={c.correct === false || c.status === 'error' ? 'wrong' : undefined}>
                 <td>{c.title}{c.error && <div className="error small">{c.error}</div>}</td>
-                <td>{c.expected.disposition ?? '—'}</td>
+                <td>{c.expected.disposition ? LABEL_TEXT[c.expected.disposition] : '—'}</td>
                 <td>{c.status === 'done' || c.status === 'error' ? <><Badge value={c.verdict ?? 'none'} /> {c.correct === true ? '✓' : c.correct === false ? '✗' : ''}</> : <Badge value={c.status} />}</td>
                 <td>{c.criteria.map((k) => <div key={k.criterion} className="small" title={k.explanation}>{k.met === null ? '·' : k.met ? '✓' : '✗'} {k.criterion}</div>)}</td>
-                <td className="small">{c.toolCalls.filter((t) => t.effect !== 'called').map((t, i) => <div key={i}>{t.toolName} <span className="muted">({t.effect})</span></div>)}</td>
+                <td className="small"><SandboxedCalls calls={c.toolCalls} /></td>
                 <td>{c.tokens.total}</td>
                 <td>{c.latencyMs === null ? '—' : `${(c.latencyMs / 1000).toFixed(1)} s`}</td>
                 <td>{c.runId ? <Link to={`/agents/${e.agentId}/runs/${c.runId}`} className="mono">{shortRunId(c.runId)}</Link> : '—'}</td>
@@ -66,11 +88,11 @@ function SummaryView({ summary: s }: { summary: Evaluation['summary'] }) {
         <dt>Latency</dt><dd>p50 {ms(s.latencyMs.p50)} · p95 {ms(s.latencyMs.p95)}</dd>
       </dl>
       <table aria-label="Confusion matrix: rows expected, columns verdict">
-        <thead><tr><th scope="col">Expected ＼ verdict</th>{[...LABELS, 'none'].map((l) => <th key={l} scope="col">{l}</th>)}</tr></thead>
+        <thead><tr><th scope="col">Expected (rows) / verdict (columns)</th>{([...LABELS, 'none'] as const).map((l) => <th key={l} scope="col">{LABEL_TEXT[l]}</th>)}</tr></thead>
         <tbody>
           {LABELS.map((row) => (
             <tr key={row}>
-              <th scope="row">{row}</th>
+              <th scope="row">{LABEL_TEXT[row]}</th>
               {([...LABELS, 'none'] as const).map((col) => <td key={col} className={row === col ? 'good' : s.confusionMatrix[row][col] > 0 ? 'bad' : undefined}>{s.confusionMatrix[row][col]}</td>)}
             </tr>
           ))}

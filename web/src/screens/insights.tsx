@@ -74,20 +74,21 @@ function Figures({ d }: { d: Insights }) {
 
       <section aria-labelledby="agents-h">
         <h2 id="agents-h">Agents' verdicts</h2>
-        <p className="muted small">Per assigned agent. A verdict is the agent's last status change on an alert; it is <strong>overturned</strong> when a person changed the status after it and the alert's status now differs from it — the honest measure of an agent's quality.</p>
+        <p className="muted small">Per assigned agent. A verdict is the agent's last status change on an alert (what the agent decided: an agent cannot close as a true positive); it is <strong>overturned</strong> when a person changed the status after it and the alert's status now differs from it — the honest measure of an agent's quality. The alerts' status now is mostly people's doing.</p>
         {a.agents.length === 0 ? <p className="state empty">No alert was assigned to an agent in the window.</p> : (
-          <DataTable head={<><th scope="col">Agent</th><th scope="col">Alerts</th><th scope="col">Escalated</th><th scope="col">True positive</th><th scope="col">False positive</th><th scope="col">Benign</th><th scope="col">Not closed</th><th scope="col">Verdicts</th><th scope="col">Overturned</th><th scope="col">MTTA p50</th><th scope="col">MTTR p50</th></>}>
+          <DataTable head={<><th scope="col">Agent</th><th scope="col">Alerts</th><th scope="col">Escalated</th><th scope="col">Agent decided: escalate</th><th scope="col">Agent decided: false positive</th><th scope="col">Agent decided: benign</th><th scope="col">Verdicts</th><th scope="col">Overturned by people</th><th scope="col">Now true positive</th><th scope="col">Not closed now</th><th scope="col">MTTA p50</th><th scope="col">MTTR p50</th></>}>
             {a.agents.map((g) => (
               <tr key={g.agentId}>
                 <th scope="row"><Link to={`/agents/${g.agentId}`}>{g.agentName}</Link></th>
                 <td>{g.alerts}</td>
                 <td>{g.escalated} ({percent(g.escalationRate)})</td>
-                <td>{g.dispositions.closed_true_positive}</td>
-                <td>{g.dispositions.closed_false_positive}</td>
-                <td>{g.dispositions.closed_benign}</td>
-                <td>{g.dispositions.not_closed}</td>
+                <td>{g.decided.escalated}</td>
+                <td>{g.decided.closed_false_positive}</td>
+                <td>{g.decided.closed_benign}</td>
                 <td>{g.verdicts}</td>
                 <td>{g.overturned} ({percent(g.overturnRate)})</td>
+                <td>{g.dispositions.closed_true_positive}</td>
+                <td>{g.dispositions.not_closed}</td>
                 <td>{duration(a.mtta.byAgent.find((m) => m.agentId === g.agentId)?.p50Seconds ?? null)}</td>
                 <td>{duration(a.mttr.byAgent.find((m) => m.agentId === g.agentId)?.p50Seconds ?? null)}</td>
               </tr>
@@ -99,7 +100,8 @@ function Figures({ d }: { d: Insights }) {
       {d.runs && (
         <section aria-labelledby="runs-h">
           <h2 id="runs-h">Agent runs</h2>
-          <p className="muted small">{d.runs.totals.inputTokens + d.runs.totals.outputTokens} tokens in the window ({d.runs.totals.inputTokens} in, {d.runs.totals.outputTokens} out).</p>
+          <p className="muted small">Real runs only: {d.runs.totals.inputTokens + d.runs.totals.outputTokens} tokens in the window ({d.runs.totals.inputTokens} in, {d.runs.totals.outputTokens} out).</p>
+          <p className="muted small">Evaluations (cases run in the sandbox), apart: {d.runs.evaluations.runs} runs, {d.runs.evaluations.inputTokens + d.runs.evaluations.outputTokens} tokens.</p>
           <div className="charts">
             <BarChart id="runs" title="Runs per day" labels={days} series={[
               { label: 'succeeded or running', values: d.runs.perDay.map((x) => x.runs - x.failed), color: '--c-2' },

@@ -121,7 +121,7 @@ function Transcript({ result }: { result: NonNullable<Run['result']> }) {
                 if (p.type === 'text') {
                   if (m.role === 'system') return <details key={j}><summary>System prompt</summary><Markdown text={p.text ?? ''} /></details>;
                   if (m.role === 'assistant' && p.text === lastText && lastText) return <p key={j} className="muted small">The final answer (under Output).</p>;
-                  return <Markdown key={j} text={p.text ?? ''} />;
+                  return <TextWithJson key={j} text={p.text ?? ''} />;
                 }
                 if (p.type === 'tool-call') {
                   const res = results.get(p.toolCallId ?? '');
@@ -141,5 +141,48 @@ function Transcript({ result }: { result: NonNullable<Run['result']> }) {
         })}
       </ol>
     </section>
+  );
+}
+
+/**
+ * A message's text with the JSON it carries (the alert, the webhook payload) as indented code
+ * blocks, each collapsible, instead of one proportional-font paragraph (issue 47 item 16). A
+ * block is a run of lines starting with `{` or `[` that parses as JSON as a whole.
+ */
+function TextWithJson({ text }: { text: string }) {
+  const lines = text.split('\n');
+  const parts: Array<{ prose: string } | { json: unknown; lines: number }> = [];
+  let prose: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const start = lines[i]!.trimStart();
+    let found = -1;
+    let value: unknown;
+    if (start.startsWith('{') || start.startsWith('[')) {
+      // The shortest run of lines from here that parses (a payload is usually the rest of the message).
+      for (let end = i; end < lines.length && found === -1; end++) {
+        const last = lines[end]!.trimEnd();
+        if (!last.endsWith('}') && !last.endsWith(']')) continue;
+        try {
+          value = JSON.parse(lines.slice(i, end + 1).join('\n'));
+          if (value !== null && typeof value === 'object') found = end;
+        } catch { /* not yet a whole JSON value */ }
+      }
+    }
+    if (found === -1) { prose.push(lines[i]!); continue; }
+    if (prose.length) parts.push({ prose: prose.join('\n') });
+    prose = [];
+    parts.push({ json: value, lines: found - i + 1 });
+    i = found;
+  }
+  if (prose.length) parts.push({ prose: prose.join('\n') });
+  return (
+    <>
+      {parts.map((part, k) => ('prose' in part ? <Markdown key={k} text={part.prose} /> : (
+        <details key={k} open className="json-block">
+          <summary>JSON ({Array.isArray(part.json) ? `${(part.json as unknown[]).length} items` : `${Object.keys(part.json as object).length} fields`})</summary>
+          <pre className="code-block" tabIndex={0}>{JSON.stringify(part.json, null, 2)}</pre>
+        </details>
+      )))}
+    </>
   );
 }

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as m0009 from './0009_run_actors.js';
 import * as m0080 from './0080_agent_versions.js';
+import * as m0147 from './0147_agent_code_drift.js';
 
 /**
  * The agents module's migrations, given to the migrator by its manifest (`migrations`). The
@@ -14,4 +15,5 @@ import * as m0080 from './0080_agent_versions.js';
 export const migrations: Record<string, Migration> = {
   '0009_run_actors': m0009,
   '0080_agent_versions': m0080,
+  '0147_agent_code_drift': m0147,
 };

@@ -1,8 +1,32 @@
-import type { AgentsService } from '../../agents/index.js';
+import type { AgentDto, AgentsService } from '../../agents/index.js';
 import { agentSpec } from '../config.schemas.js';
 import { idOf, type ApplyStep, type Desired, type KindHandler, type Reference } from './kind.js';
 
 const MCP_SERVER = /^mcp:([^/]+)\//;
+
+/** The agent fields a document holds: the agent's (its GET) or a version's with the agent's `maxConcurrentRuns`, which versions do not record. */
+export type AgentDocumentSource = Omit<AgentDto, 'id' | 'organizationId' | 'name' | 'version' | 'managedBy' | 'managedSource' | 'driftedFromCodeAt' | 'warnings' | 'createdAt' | 'updatedAt'>;
+
+/** An agent in document form: references by name (`destinations`: id → name; an unknown id stays as it is). */
+export function agentDocumentSpec(a: AgentDocumentSource, destinations: ReadonlyMap<string, string>): Record<string, unknown> {
+  return {
+    description: a.description,
+    systemPrompt: a.systemPrompt,
+    model: a.modelAlias,
+    toolNames: a.toolNames,
+    inputs: a.inputs,
+    structuredOutputSchema: a.structuredOutputSchema,
+    agentType: a.agentType,
+    outputDestinations: a.outputDestinationIds.map((id) => destinations.get(id) ?? id),
+    maxSteps: a.maxSteps,
+    maxDurationMs: a.maxDurationMs,
+    maxConcurrentRuns: a.maxConcurrentRuns,
+    acceptanceCriteria: a.acceptanceCriteria,
+    notifyCriteriaFailed: a.notifyCriteriaFailed,
+    toolPolicies: a.toolPolicies,
+    approvalSettings: a.approvalSettings,
+  };
+}
 
 /** `builtinTools`: the built-in tool names an agent's `toolNames` may list (the tool catalog's). */
 export function agentKind(agents: AgentsService, builtinTools: readonly string[]): KindHandler {
@@ -36,23 +60,7 @@ export function agentKind(agents: AgentsService, builtinTools: readonly string[]
       return list.map((a) => ({
         id: a.id,
         name: a.name,
-        spec: {
-          description: a.description,
-          systemPrompt: a.systemPrompt,
-          model: a.modelAlias,
-          toolNames: a.toolNames,
-          inputs: a.inputs,
-          structuredOutputSchema: a.structuredOutputSchema,
-          agentType: a.agentType,
-          outputDestinations: a.outputDestinationIds.map((id) => destinations.get(id) ?? id),
-          maxSteps: a.maxSteps,
-          maxDurationMs: a.maxDurationMs,
-          maxConcurrentRuns: a.maxConcurrentRuns,
-          acceptanceCriteria: a.acceptanceCriteria,
-          notifyCriteriaFailed: a.notifyCriteriaFailed,
-          toolPolicies: a.toolPolicies,
-          approvalSettings: a.approvalSettings,
-        },
+        spec: agentDocumentSpec(a, destinations),
         secrets: {},
         managedBy: a.managedBy,
         managedSource: a.managedSource,
