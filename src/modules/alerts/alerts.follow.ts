@@ -1,6 +1,6 @@
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
-import type { AlertSeverity } from '../../platform/db/schema.js';
+import type { AlertSeverity } from './alerts.tables.js';
 import type { EventBus } from '../../platform/events.js';
 import { isClosed } from './alerts.fns.js';
 import { addTimelineEntry, findAlert } from './alerts.repo.js';
