@@ -3060,7 +3060,7 @@ export interface components {
             status: "waiting" | "running" | "awaiting_approval" | "done" | "error" | "interrupted";
             statusMessage: string | null;
             stepCount: number;
-            /** @description Triggered runs: the webhook delivery the run came from (also given to the model); null otherwise */
+            /** @description Triggered runs: the webhook delivery or the schedule (cron: `scheduledAt`) the run came from (also given to the model); null otherwise */
             triggerContext: components["schemas"]["AgentRunTriggerContext"] | null;
             triggerId: string | null;
             triggerSource: string | null;
@@ -3112,10 +3112,14 @@ export interface components {
             headers: {
                 [key: string]: string;
             };
-            /** @description When Rampart received the delivery */
+            /** @description When Rampart received the delivery (cron: when the scheduler started the run) */
             receivedAt: string;
+            /** @description Cron triggers (source `cron`): the scheduled time this run is for (UTC instant), given whatever the trigger's `input` */
+            scheduledAt?: string;
             /** @description The trigger source (`webhook`, `jira`, `slack`, …) */
             source: string;
+            /** @description Cron triggers with a `timezone`: the IANA time zone the schedule is read in */
+            timezone?: string;
         };
         AgentSnapshot: {
             acceptanceCriteria: string[];
@@ -3207,12 +3211,14 @@ export interface components {
             /** @description The source of the last apply that changed it (e.g. a commit id), when given */
             managedSource: string | null;
             name: string;
-            /** @description cron triggers: the next scheduled run (UTC) */
+            /** @description cron triggers: when the next run starts (UTC instant); null when the trigger is disabled; never in the past: a run that is due shows now (the next scheduler tick starts it) */
             nextRunAt: string | null;
             /** @description Whether its alerts go through the triage routes instead of to this agent */
             routeAlerts: boolean;
             /** @enum {string} */
             source: "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "events" | "cron";
+            /** @description cron triggers: the IANA time zone the schedule is read in; null: UTC */
+            timezone: string | null;
             updatedAt: string;
             /** @description null for cron triggers */
             webhookUrl: string | null;
@@ -5369,6 +5375,8 @@ export interface components {
             routeAlerts?: boolean;
             /** @constant */
             source: "cron";
+            /** @description Extension: the IANA time zone the schedule is read in (DST-correct, as Kubernetes CronJob `timeZone`); null or omitted: UTC */
+            timezone?: string | null;
         };
         TriggerUpdateInput: {
             /** @description Free-form settings kept with the trigger (e.g. `jiraUrl`); `type` is always the source */
@@ -5396,6 +5404,8 @@ export interface components {
             routeAlerts?: boolean;
             /** @description The signing secret the sender generated (Slack app Signing Secret, Linear webhook signing secret, Bugcrowd webhook secret, HackerOne webhook secret when you let it generate one). Write-only; signatures are checked with it instead of the trigger secret. On update: omit to keep, null to clear. */
             signingSecret?: string | null;
+            /** @description cron triggers only; null: UTC */
+            timezone?: string | null;
         };
         User: {
             createdAt: string;
