@@ -1,6 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps } from '../../platform/wiring.js';
-import { defineModule, type NeededServices } from '../../platform/module.js';
+import { defineModule, type NeededServices, type ServiceDeps } from '../../platform/module.js';
 import { agentsModule } from '../agents/index.js';
 import { destinationsModule } from '../destinations/index.js';
 import { modelsModule } from '../models/index.js';
@@ -20,19 +18,18 @@ export { ConfigFileError, parseConfigFiles, resolveSecretReferences, type Parsed
 export { API_VERSION, KINDS } from './config.schemas.js';
 
 /** Agents as code: plan/apply/export (docs/agents-as-code.md), every write through the owning modules' services. */
-function registerConfigModule(app: FastifyInstance, deps: ModuleDeps, needed: NeededServices): void {
-  const { db } = deps.database;
+function configServices({ db, secrets, tools, allowPrivateNetworks }: Pick<ServiceDeps, 'db' | 'secrets' | 'tools' | 'allowPrivateNetworks'>, needed: NeededServices) {
   const alerts = needed.of(alertsModule);
   const kinds = [
-    modelKind(needed.of(modelsModule), deps),
-    mcpServerKind(needed.of(toolsModule), { db, secrets: deps.secrets }),
-    outputDestinationKind(needed.of(destinationsModule), { db, secrets: deps.secrets }),
-    agentKind(needed.of(agentsModule), Object.keys(deps.tools)),
-    triggerKind(needed.of(triggersModule), deps),
+    modelKind(needed.of(modelsModule), { secrets }),
+    mcpServerKind(needed.of(toolsModule), { db, secrets }),
+    outputDestinationKind(needed.of(destinationsModule), { db, secrets }),
+    agentKind(needed.of(agentsModule), Object.keys(tools)),
+    triggerKind(needed.of(triggersModule), { secrets }),
     codeDetectionKind(alerts.codeDetections),
     triageRoutesKind(alerts.routing),
   ];
-  registerConfigRoutes(app, createConfigService({ db, kinds, allowPrivateNetworks: deps.config.allowPrivateNetworks }));
+  return createConfigService({ db, kinds, allowPrivateNetworks });
 }
 
 /** The tables this module owns: none (scripts/table-owners.ts, docs/architecture.md#tables). */
@@ -42,5 +39,6 @@ export const configModule = defineModule({
   name: 'config',
   owns: ownedTables,
   needs: [modelsModule, toolsModule, destinationsModule, agentsModule, triggersModule, alertsModule],
-  routes: (app, deps, services) => registerConfigModule(app, deps, services),
+  services: configServices,
+  routes: (app, _deps, services) => registerConfigRoutes(app, services.own),
 });

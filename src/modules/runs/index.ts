@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
-import { defineModule } from '../../platform/module.js';
+import { defineModule, type ModuleServices } from '../../platform/module.js';
 import { buildToolSet } from '../tools/index.js';
 import { createAgentRunJob } from './run.jobs.js';
 import { sweepAbandonedRuns } from './run-sweep.js';
 import { runsSubscriptions } from './run-pinning.js';
 import { runResumeSubscriptions } from './run-approvals.js';
 import { registerRunsRoutes } from './runs.routes.js';
-import { createRunsService } from './runs.service.js';
+import { createRunsService, type RunsService } from './runs.service.js';
 import { registerRunMetrics } from './runs.metrics.js';
 
 export { enqueueRun, runParams, runRowJson, runWithJob, runsWithJobs, type NewRun, type RunParam } from './runs.enqueue.js';
@@ -20,8 +20,8 @@ export type { RunAlertContext } from './run-result.fns.js';
 export type { EndedRun } from './run-state.js';
 export type { TriggerContextT } from './runs.schemas.js';
 
-function registerRunsModule(app: FastifyInstance, deps: ModuleDeps): void {
-  registerRunsRoutes(app, createRunsService({ db: deps.database.db }));
+function registerRunsModule(app: FastifyInstance, deps: ModuleDeps, services: ModuleServices<RunsService>): void {
+  registerRunsRoutes(app, services.own);
   registerRunMetrics(deps.metrics, deps.database.db);
 }
 
@@ -37,6 +37,7 @@ export const ownedTables = ['agent_runs'] as const;
 export const runsModule = defineModule({
   name: 'runs',
   owns: ownedTables,
+  services: ({ db }) => createRunsService({ db }),
   routes: registerRunsModule,
   jobs: (deps) => [
     createAgentRunJob({
