@@ -11,8 +11,8 @@ import { createRunsService, type RunsService } from './runs.service.js';
 import { registerRunMetrics } from './runs.metrics.js';
 
 export { enqueueRun, runParams, runRowJson, runWithJob, runsWithJobs, type NewRun, type RunParam } from './runs.enqueue.js';
-export { runStatus } from './runs.repo.js';
-export { recordRunJudgement, runOutcome, type RunJudgement, type RunOutcome } from './runs.readers.js';
+export { recordRunJudgement, runStatus, type RunJudgement } from './runs.repo.js';
+export { runOutcome, type RunOutcome } from './runs.readers.js';
 export type { LoadRunSandbox, RunSandbox, RunTools } from './run.jobs.js';
 export type { RunResult } from './run-result.fns.js';
 export { sweepAbandonedRuns } from './run-sweep.js';
