@@ -6,7 +6,7 @@ import { destinationsModule } from '../destinations/index.js';
 import { registerDeliveryRoutes } from './delivery.routes.js';
 import { createDeliveryService, destinationHealth, type DeliveryService } from './delivery.service.js';
 import { countByStatus } from './delivery.repo.js';
-import { deliverySubscriptions } from './delivery.queue.js';
+import { deliverySubscriptions } from './delivery.subscriptions.js';
 import { createDeliveryJob } from './delivery.jobs.js';
 
 export { queueDeliveries, recordOutboundEvent, newEvent, type QueuedDelivery } from './delivery.queue.js';

@@ -5,7 +5,7 @@ import { createEvaluationsService } from './evaluations.service.js';
 import { defineModule, type ServiceDeps } from '../../platform/module.js';
 import { evaluationSandbox } from './sandbox.tools.js';
 import { createJudgeJobs } from './judge.jobs.js';
-import { evaluationsSubscriptions } from './evaluation.flow.js';
+import { evaluationsSubscriptions } from './evaluations.subscriptions.js';
 
 /** Its commands: datasets of labelled cases, and evaluations of an agent over them. */
 function evaluationsServices({ db, secrets }: Pick<ServiceDeps, 'db' | 'secrets'>) {

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../platform/db/database.js';
-import type { EventBus, Subscriptions } from '../../platform/events.js';
+import type { EventBus } from '../../platform/events.js';
 import { alertsByDedupeKey, createAlert, isOpenStatus, raiseAlertBySystem, reopenAlertBySystem } from '../alerts/index.js';
 import type { HuntAlertInput, HuntAlertOutcome } from './hunt-alerts.js';
 
@@ -10,7 +10,7 @@ import type { HuntAlertInput, HuntAlertOutcome } from './hunt-alerts.js';
  * its threat: a higher band raises its severity and retitles it, a new qualification is
  * recorded, and crossing into critical starts a fresh triage run.
  */
-async function raiseHuntAlert(tx: Queryable, input: HuntAlertInput, events: EventBus): Promise<HuntAlertOutcome> {
+export async function raiseHuntAlert(tx: Queryable, input: HuntAlertInput, events: EventBus): Promise<HuntAlertOutcome> {
   const deps = { events };
   if (input.previousAlertId) {
     const reopened = await reopenAlertBySystem(tx, deps, input.organizationId, input.previousAlertId, {
@@ -44,8 +44,6 @@ async function raiseHuntAlert(tx: Queryable, input: HuntAlertInput, events: Even
   return { alertId: alert.id, outcome: created ? 'created' : 'deduplicated', open: isOpenStatus(alert.status) };
 }
 
-/** Hunt's subscriptions: a qualified threat raises its hunt alert. */
-export const huntSubscriptions: Subscriptions = { 'threat.alert_qualified': (tx, input, events) => raiseHuntAlert(tx, input, events) };
 
 /** The §2.7 alert objects of a threat's hunt alerts, newest first, with their status. */
 export async function huntAlertsOf(db: Queryable, organizationId: string, dedupeKey: string): Promise<Array<Record<string, unknown> & { id: string; status: string }>> {

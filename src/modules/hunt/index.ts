@@ -1,7 +1,7 @@
 import { defineModule, type ServiceDeps } from '../../platform/module.js';
 import { runHuntIntelPass } from './threats.sync.js';
 import { createHuntReassessJob } from './hunt.jobs.js';
-import { huntSubscriptions } from './hunt-alerts.adapter.js';
+import { huntSubscriptions } from './hunt.subscriptions.js';
 import { registerHuntRoutes } from './hunt.routes.js';
 import { createThreatsService } from './threats.service.js';
 import { createAssetsService } from './assets.service.js';

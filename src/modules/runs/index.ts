@@ -4,8 +4,7 @@ import { defineModule, type ModuleServices } from '../../platform/module.js';
 import { buildToolSet } from '../tools/index.js';
 import { createAgentRunJob } from './run.jobs.js';
 import { sweepAbandonedRuns } from './run-sweep.js';
-import { runsSubscriptions } from './run-pinning.js';
-import { runResumeSubscriptions } from './run-approvals.js';
+import { runsSubscriptions } from './runs.subscriptions.js';
 import { registerRunsRoutes } from './runs.routes.js';
 import { createRunsService, type RunsService } from './runs.service.js';
 import { registerRunMetrics } from './runs.metrics.js';
@@ -57,5 +56,5 @@ export const runsModule = defineModule({
       },
     },
   ],
-  subscribes: { ...runsSubscriptions, ...runResumeSubscriptions },
+  subscribes: runsSubscriptions,
 });
