@@ -45,7 +45,7 @@ export async function raiseHuntAlert(tx: Queryable, input: HuntAlertInput, event
 }
 
 
-/** The §2.7 alert objects of a threat's hunt alerts, newest first, with their status. */
+/** The alert objects (the API spec's "Alert") of a threat's hunt alerts, newest first, with their status. */
 export async function huntAlertsOf(db: Queryable, organizationId: string, dedupeKey: string): Promise<Array<Record<string, unknown> & { id: string; status: string }>> {
   return (await alertsByDedupeKey(db, organizationId, dedupeKey)) as unknown as Array<Record<string, unknown> & { id: string; status: string }>;
 }
