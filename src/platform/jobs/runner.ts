@@ -7,7 +7,6 @@ import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { JobCatalog, JobDefinition } from './catalog.js';
 import { logAttemptFailed, logJobFailed, markReported, reportingLogger } from './failure-logging.js';
-import { laneStopping, setLaneMode, type LaneMode } from './lane-modes.fns.js';
 
 declare global {
   namespace GraphileConfig {
@@ -62,8 +61,6 @@ export interface WorkerRunner {
  */
 interface Lane {
   name: 'shared' | 'reserved';
-  /** Where the lane is in its life (lane-modes.fns.ts): changed only through setLaneMode, which refuses an illegal transition. */
-  mode: LaneMode;
   concurrency: number;
   defs: JobDefinition<unknown>[];
   crontab: string | undefined;
@@ -78,7 +75,7 @@ interface Lane {
 }
 
 function newLane(name: Lane['name'], concurrency: number, defs: JobDefinition<unknown>[], crontab?: string): Lane {
-  return { name, mode: 'starting', concurrency, defs, crontab, runner: null, lockerIds: new Set(), firstBeat: null, abort: new AbortController(), active: new Set() };
+  return { name, concurrency, defs, crontab, runner: null, lockerIds: new Set(), firstBeat: null, abort: new AbortController(), active: new Set() };
 }
 
 // Any constant: only one pool at a time sweeps for dead workers' jobs.
@@ -324,10 +321,8 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
       }),
     });
 
-  for (const lane of lanes) {
-    lane.runner = await launch(lane);
-    setLaneMode(lane, 'running');
-  }
+  for (const lane of lanes) lane.runner = await launch(lane);
+  let stopping = false;
   let resolveDone!: () => void;
   let rejectDone!: (err: Error) => void;
   const done = new Promise<void>((resolve, reject) => {
@@ -346,7 +341,6 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
    * to go stale) and a new pool starts, once the database answers again.
    */
   async function replaceDeadPool(lane: Lane, err: unknown): Promise<void> {
-    setLaneMode(lane, 'replacing');
     const dead = [...lane.lockerIds];
     lane.lockerIds.clear();
     lane.firstBeat = null; // the new pool's id is recorded before its first fetch, like the first one's
@@ -357,21 +351,15 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
     const { attempts, delayMs } = opts.poolRestart ?? { attempts: 60, delayMs: 500 };
     let wait = delayMs;
     let last: unknown = err;
-    for (let attempt = 1; attempt <= attempts && !laneStopping(lane); attempt++) {
+    for (let attempt = 1; attempt <= attempts && !stopping; attempt++) {
       await new Promise((r) => setTimeout(r, wait));
       wait = Math.min(wait * 2, 10_000);
-      if (laneStopping(lane)) break;
+      if (stopping) break;
       try {
         await opts.pool.query('SELECT 1'); // the database the workers use answers again
         if (dead.length) await sql`SELECT graphile_worker.force_unlock_workers(${dead}::text[])`.execute(db);
         lane.runner = await launch(lane);
         watch(lane);
-        if (laneStopping(lane)) {
-          // stop() came while the pool started: it stops the new pool too (its end ends the lane, through watch).
-          await lane.runner.stop().catch((e: unknown) => logger.warn({ err: e, lane: lane.name }, 'worker stop failed'));
-          return;
-        }
-        setLaneMode(lane, 'running');
         logger.warn({ attempt, released: dead }, 'worker pool restarted; the jobs the dead pool held are retried');
         return;
       } catch (e) {
@@ -379,29 +367,20 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
         logger.warn({ attempt, attempts, err: e }, 'worker pool restart failed; trying again');
       }
     }
-    if (laneStopping(lane)) return laneEnded(lane);
-    setLaneMode(lane, 'failed');
+    if (stopping) return laneEnded();
     rejectDone(new Error(`the worker pool could not be restarted after ${attempts} attempts: ${last instanceof Error ? last.message : String(last)}`));
   }
 
   /** `done` resolves once every lane's pool has ended after stop(). */
-  function laneEnded(lane: Lane): void {
-    setLaneMode(lane, 'stopped');
-    if (lanes.every((l) => l.mode === 'stopped')) resolveDone();
+  let lanesRunning = lanes.length;
+  function laneEnded(): void {
+    if (--lanesRunning <= 0) resolveDone();
   }
 
-  /** A pool's end: the lane's, after stop(); otherwise a death, and the pool is replaced. */
   function watch(lane: Lane): void {
-    const runner = lane.runner!;
-    const ended = (err: unknown) => {
-      // The end of a pool the lane has already replaced (stop() raced a restart) changes nothing.
-      if (lane.runner !== runner) return;
-      if (laneStopping(lane)) laneEnded(lane);
-      else void replaceDeadPool(lane, err);
-    };
-    runner.promise.then(
-      () => ended(new Error('the pool ended without being stopped')),
-      (err: unknown) => ended(err),
+    lane.runner!.promise.then(
+      () => (stopping ? laneEnded() : void replaceDeadPool(lane, new Error('the pool ended without being stopped'))),
+      (err: unknown) => (stopping ? laneEnded() : void replaceDeadPool(lane, err)),
     );
   }
   for (const lane of lanes) watch(lane);
@@ -417,7 +396,7 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
     done,
     stop() {
       stopped ??= (async () => {
-        for (const lane of lanes) if (lane.mode !== 'failed') setLaneMode(lane, 'stopping');
+        stopping = true;
         // Graceful: no new jobs are taken and running jobs may finish; after the grace period
         // their signal fires so long handlers stop (and are retried later). The heartbeat goes
         // on meanwhile, or another pool would take the still-running jobs for orphans.
