@@ -4,6 +4,7 @@ import { JobCatalog, type JobDefinition } from './platform/jobs/catalog.js';
 import { maintenanceJobs } from './platform/jobs/maintenance.jobs.js';
 import type { ModuleManifest, ModuleServices, ModuleStates, NeededServices, SchedulerPass, ServiceDeps, WorkerDeps } from './platform/module.js';
 import { createGuardedClient } from './platform/outbound/guarded-client.js';
+import { createAuthenticator, type Authenticator } from './platform/auth/authenticator.js';
 import type { ToolCatalog, ToolDeclaration } from './platform/agent-tools.js';
 import type { ModuleDeps, ModuleReaders } from './platform/wiring.js';
 import { organizationsModule } from './modules/organizations/index.js';
@@ -146,12 +147,20 @@ export interface ServiceRegistry extends NeededServices {
   buildAll(): void;
 }
 
+/**
+ * What a registry is built from: ServiceDeps, where a process without an API-key cache of its own
+ * (a worker, a test) may leave out the authenticator (one that only NOTIFYs is made) and the
+ * private-network policy (refused).
+ */
+export type ServiceInputs = Omit<ServiceDeps, 'authenticator' | 'allowPrivateNetworks'> & Partial<Pick<ServiceDeps, 'authenticator' | 'allowPrivateNetworks'>>;
+
 export function createServiceRegistry(
-  deps: ServiceDeps,
+  inputs: ServiceInputs,
   states: ReadonlyMap<ModuleManifest<any, any>, unknown> = new Map(),
   modules: ReadonlyArray<ModuleManifest<any, any>> = MODULES,
 ): ServiceRegistry {
   const order = modules === MODULES ? SERVICE_ORDER : serviceOrder(modules);
+  const deps: ServiceDeps = { ...inputs, authenticator: inputs.authenticator ?? createAuthenticator(inputs.db), allowPrivateNetworks: inputs.allowPrivateNetworks ?? false };
   const listed = new Set(order);
   const built = new Map<ModuleManifest<any, any>, unknown>();
   const of = <S>(m: ModuleManifest<any, S>): S => {
@@ -216,12 +225,21 @@ export function registerModules(app: FastifyInstance, moduleDeps: Omit<ModuleDep
   app.addHook('onClose', async () => {
     await http.close();
   });
-  const services = createServiceRegistry({ db: deps.database.db, secrets: deps.secrets, logger: deps.logger, events: deps.events, http, baseUrl: deps.config.baseUrl, tools: TOOLS, readers: READERS }, states);
+  const services = createServiceRegistry(
+    { db: deps.database.db, secrets: deps.secrets, logger: deps.logger, events: deps.events, http, baseUrl: deps.config.baseUrl, tools: TOOLS, readers: READERS, authenticator: deps.authenticator, allowPrivateNetworks: deps.config.allowPrivateNetworks },
+    states,
+  );
   services.buildAll();
   for (const m of MODULES) m.routes?.(app, deps, services.forModule(m), states.get(m));
 }
 
-export type JobDeps = Omit<WorkerDeps, 'events' | 'tools' | 'readers' | 'baseUrl' | 'services'> & { baseUrl?: string };
+export type JobDeps = Omit<WorkerDeps, 'events' | 'tools' | 'readers' | 'baseUrl' | 'services'> & {
+  baseUrl?: string;
+  /** The process's authenticator (runtime.ts); without one, a command's invalidation only NOTIFYs. */
+  authenticator?: Authenticator;
+  /** RAMPART_ALLOW_PRIVATE_NETWORKS (false when not given). */
+  allowPrivateNetworks?: boolean;
+};
 
 /**
  * Every job type of the service: the platform's maintenance jobs and every module's. The worker
@@ -230,8 +248,20 @@ export type JobDeps = Omit<WorkerDeps, 'events' | 'tools' | 'readers' | 'baseUrl
 export function buildJobCatalog(deps: JobDeps): JobCatalog {
   const baseUrl = deps.baseUrl ?? 'http://127.0.0.1:8080';
   const events = serviceEvents();
-  const services = createServiceRegistry({ db: deps.db, secrets: deps.secrets, logger: deps.logger, events, http: deps.http, baseUrl, tools: TOOLS, readers: READERS });
-  const worker: WorkerDeps = { ...deps, baseUrl, events, tools: TOOLS, readers: READERS, services };
+  const { authenticator, allowPrivateNetworks, ...jobDeps } = deps;
+  const services = createServiceRegistry({
+    db: deps.db,
+    secrets: deps.secrets,
+    logger: deps.logger,
+    events,
+    http: deps.http,
+    baseUrl,
+    tools: TOOLS,
+    readers: READERS,
+    ...(authenticator ? { authenticator } : {}),
+    ...(allowPrivateNetworks !== undefined ? { allowPrivateNetworks } : {}),
+  });
+  const worker: WorkerDeps = { ...jobDeps, baseUrl, events, tools: TOOLS, readers: READERS, services };
   const jobs: Array<JobDefinition<any>> = [...maintenanceJobs(deps.db), ...MODULES.flatMap((m) => m.jobs?.(worker, services.forModule(m)) ?? [])];
   return new JobCatalog().register(...jobs);
 }

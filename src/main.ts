@@ -56,7 +56,7 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
     workers = await startWorkers({
       db: runtime.database.db,
       pool: runtime.database.pool,
-      catalog: buildJobCatalog({ db: runtime.database.db, secrets: runtime.secrets, http: runtime.http, logger, baseUrl: config.baseUrl, osvMaxInflatedBytes: config.osvMaxInflatedBytes }),
+      catalog: buildJobCatalog({ db: runtime.database.db, secrets: runtime.secrets, http: runtime.http, logger, baseUrl: config.baseUrl, osvMaxInflatedBytes: config.osvMaxInflatedBytes, authenticator: runtime.authenticator, allowPrivateNetworks: config.allowPrivateNetworks }),
       logger: logger.child({ role: 'worker' }),
       concurrency: config.workerConcurrency,
       reservedConcurrency: config.deliveryConcurrency,

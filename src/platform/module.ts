@@ -7,6 +7,7 @@ import type { GuardedClient } from './outbound/guarded-client.js';
 import type { JobDefinition } from './jobs/catalog.js';
 import type { SecretBox } from './secrets.js';
 import type { ToolCatalog } from './agent-tools.js';
+import type { Authenticator } from './auth/authenticator.js';
 import type { ModuleDeps, ModuleReaders } from './wiring.js';
 
 /**
@@ -96,6 +97,14 @@ export interface ServiceDeps {
   baseUrl: string;
   tools: ToolCatalog;
   readers: Partial<ModuleReaders>;
+  /**
+   * The process's authenticator, for commands that take a key's power away (revoke a key,
+   * deactivate a user, change a role): `invalidate()` drops this process's cached identities and
+   * NOTIFYs every other process, so it works from any role.
+   */
+  authenticator: Pick<Authenticator, 'invalidate'>;
+  /** RAMPART_ALLOW_PRIVATE_NETWORKS, for checks that refuse up front what the outbound client would (config plan); false when not given. */
+  allowPrivateNetworks: boolean;
 }
 
 /** What the worker role's job factories get. */

@@ -1,5 +1,4 @@
 import type { Queryable } from '../../platform/db/database.js';
-import type { Subscriptions } from '../../platform/events.js';
 import type { ApprovalEvent } from '../approvals/index.js';
 import { addTimelineEntry } from './alerts.repo.js';
 
@@ -8,7 +7,7 @@ import { addTimelineEntry } from './alerts.repo.js';
  * the clock) decided: `approval_requested` by the agent, `approval_decided` by the person (or the
  * system, for an expiry). The entry's data links the request (`approvalId`).
  */
-async function note(tx: Queryable, e: ApprovalEvent, kind: 'approval_requested' | 'approval_decided'): Promise<void> {
+export async function noteApproval(tx: Queryable, e: ApprovalEvent, kind: 'approval_requested' | 'approval_decided'): Promise<void> {
   if (!e.alertId) return;
   const data = { approvalId: e.approvalId, toolName: e.toolName, status: e.status, ...(kind === 'approval_requested' ? { args: e.args, expiresAt: e.expiresAt } : { comment: e.comment }) };
   if (kind === 'approval_requested') {
@@ -28,8 +27,3 @@ async function note(tx: Queryable, e: ApprovalEvent, kind: 'approval_requested' 
     data,
   });
 }
-
-export const alertApprovalSubscriptions: Subscriptions = {
-  'approval.requested': (tx, e) => note(tx, e, 'approval_requested'),
-  'approval.decided': (tx, e) => note(tx, e, 'approval_decided'),
-};

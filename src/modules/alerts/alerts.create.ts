@@ -14,7 +14,7 @@ export const MAX_ROUTING_DEPTH = 3;
 
 /**
  * Who triages a new alert:
- * - `route`: the ordered triage routes, else the default agent, else nobody (§4.2);
+ * - `route`: the ordered triage routes, else the default agent, else nobody (the API spec's "Alert triage routes");
  * - `hunt`: the hunt response agent (`huntAlertRouting`), skipping routes and default;
  * - `trigger`: the trigger's own agent, whose run (`runId`) is the triage run: already queued,
  *   or queued by the alert's own statement when the alert is created (the trigger firing's

@@ -17,7 +17,7 @@ export const RoutingExplanation = z
   })
   .describe('Why the alert went to its agent (or to none): the route that matched, the default, its trigger, …');
 
-/** Spec §2.7, every field; `routing` and (on GET one) `payload` are documented extensions. */
+/** The API spec's "Alert", every field; `routing` and (on GET one) `payload` are documented extensions. */
 export const Alert = z
   .object({
     id: z.string(),

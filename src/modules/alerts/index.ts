@@ -3,8 +3,7 @@ import type { ModuleDeps } from '../../platform/wiring.js';
 import { defineModule, type ModuleServices, type ServiceDeps } from '../../platform/module.js';
 import { alertTools } from './alert.tools.js';
 import { runAlertContext } from './run-alert.js';
-import { noteTriageRunEnded } from './alerts.create.js';
-import { alertApprovalSubscriptions } from './alerts.approvals.js';
+import { alertsSubscriptions } from './alerts.subscriptions.js';
 import { registerAlertsRoutes } from './alerts.routes.js';
 import { createAlertsService, type AlertsService } from './alerts.service.js';
 import { createRoutingService, type RoutingService } from './routing.service.js';
@@ -78,7 +77,7 @@ export const alertsModule = defineModule({
   services: alertsServices,
   routes: registerAlertsModule,
   tools: alertTools,
-  subscribes: { 'run.ended': noteTriageRunEnded, ...alertApprovalSubscriptions },
+  subscribes: alertsSubscriptions,
   readers: { runAlert: runAlertContext },
   schedulerPasses: [alertEventRecoveryPass],
 });

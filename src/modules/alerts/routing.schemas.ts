@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ALERT_SEVERITIES } from './alerts.fns.js';
 
-/** The most routes a replace may hold, unless more are already saved (spec §4.2, §8). */
+/** The most routes a replace may hold, unless more are already saved (the API spec's "Alert triage routes" and "Limits"). */
 export const MAX_ROUTES = 50;
 /** The most code detection ids one condition may list. */
 export const MAX_CODE_DETECTION_IDS = 500;

@@ -65,7 +65,7 @@ export function createRoutingService(deps: { db: Database }) {
     };
   }
 
-  /** Every reference must exist in the organization; the loop rule of §4.2. */
+  /** Every reference must exist in the organization; the loop rule of the API spec's "Alert triage routes". */
   async function check(q: Queryable, orgId: string, routes: Route[], defaultAgentId: string | null, huntAgentId: string | null, savedCount: number): Promise<void> {
     const issues: ValidationIssue[] = [];
     const limit = Math.max(MAX_ROUTES, savedCount);

@@ -27,8 +27,8 @@ async function findKey(db: Queryable, organizationId: string, id: string, forUpd
 
 /**
  * Keys are created for the calling user, or for another user of the organization (the dedicated
- * integration user of spec §5.6), and revoked by anyone holding `setting.apiKey.manage` in the
- * organization. A key acts as its user (spec §5.3), so minting one for a user who holds a
+ * integration user of the API spec's "Authentication"), and revoked by anyone holding `setting.apiKey.manage` in the
+ * organization. A key acts as its user (the API spec's "Authentication"), so minting one for a user who holds a
  * permission the caller lacks would be an escalation: 403.
  */
 export function createApiKeysService(deps: { db: Database; authenticator: Pick<Authenticator, 'invalidate'> }) {

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
-import { defineModule } from '../../platform/module.js';
+import { defineModule, type ModuleServices } from '../../platform/module.js';
 import { registerApprovalsRoutes } from './approvals.routes.js';
-import { createApprovalsService } from './approvals.service.js';
+import { createApprovalsService, type ApprovalsService } from './approvals.service.js';
 import { expireApprovals } from './approvals.expiry.js';
 import { createGuardedClient } from '../../platform/outbound/index.js';
 import { createSlackInteractions } from './slack-interactions.js';
@@ -13,8 +13,8 @@ export { requestApprovals, settleDecidedCalls, closeRunApprovals, pendingCountOf
 export type { ApprovalEvent } from './approvals.events.js';
 export { approvalConsoleUrl } from './approvals.fns.js';
 
-function registerApprovalsModule(app: FastifyInstance, deps: ModuleDeps): void {
-  const service = createApprovalsService({ db: deps.database.db, events: deps.events, baseUrl: deps.config.baseUrl });
+function registerApprovalsModule(app: FastifyInstance, deps: ModuleDeps, services: ModuleServices<ApprovalsService>): void {
+  const service = services.own;
   registerApprovalsRoutes(app, service);
   // Slack's clicks answer from the API process: its own outbound client (users.info, response_url), under the same address policy.
   const http = createGuardedClient({ allowPrivateNetworks: deps.config.allowPrivateNetworks, retries: 0 });
@@ -37,6 +37,7 @@ export const approvalsModule = defineModule({
   name: 'approvals',
   owns: ownedTables,
   migrations,
+  services: ({ db, events, baseUrl }) => createApprovalsService({ db, events, baseUrl }),
   routes: registerApprovalsModule,
   schedulerPasses: [
     {

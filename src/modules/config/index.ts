@@ -1,6 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps } from '../../platform/wiring.js';
-import { defineModule, type NeededServices } from '../../platform/module.js';
+import { defineModule, type NeededServices, type ServiceDeps } from '../../platform/module.js';
 import { agentsModule } from '../agents/index.js';
 import { destinationsModule } from '../destinations/index.js';
 import { modelsModule } from '../models/index.js';
@@ -16,26 +14,30 @@ import { agentKind } from './kinds/agents.js';
 import { outputDestinationKind } from './kinds/destinations.js';
 import { modelKind } from './kinds/models.js';
 import { triggerKind } from './kinds/triggers.js';
+import type { RequestContext } from '../../platform/context.js';
 
 export { ConfigFileError, parseConfigFiles, resolveSecretReferences, type ParsedFile, type ResolvedReference } from './documents.fns.js';
 export { API_VERSION, KINDS } from './config.schemas.js';
 
 /** Agents as code: plan/apply/export (docs/agents-as-code.md), every write through the owning modules' services. */
-function registerConfigModule(app: FastifyInstance, deps: ModuleDeps, needed: NeededServices): void {
-  const { db } = deps.database;
+function configServices({ db, secrets, tools, allowPrivateNetworks }: Pick<ServiceDeps, 'db' | 'secrets' | 'tools' | 'allowPrivateNetworks'>, needed: NeededServices) {
   const alerts = needed.of(alertsModule);
-  const destinations = outputDestinationKind(needed.of(destinationsModule), { db, secrets: deps.secrets });
+  const agents = needed.of(agentsModule);
+  const destinations = outputDestinationKind(needed.of(destinationsModule), { db, secrets });
   const kinds = [
-    modelKind(needed.of(modelsModule), deps),
-    mcpServerKind(needed.of(toolsModule), { db, secrets: deps.secrets }),
+    modelKind(needed.of(modelsModule), { secrets }),
+    mcpServerKind(needed.of(toolsModule), { db, secrets }),
     destinations,
-    agentKind(needed.of(agentsModule), Object.keys(deps.tools)),
-    triggerKind(needed.of(triggersModule), deps),
+    agentKind(agents, Object.keys(tools)),
+    triggerKind(needed.of(triggersModule), { secrets }),
     codeDetectionKind(alerts.codeDetections),
     triageRoutesKind(alerts.routing),
   ];
-  registerConfigRoutes(app, createConfigService({ db, kinds, allowPrivateNetworks: deps.config.allowPrivateNetworks }));
-  registerAgentVersionDocumentRoute(app, (ctx, agentId, version) => agentVersionDocument({ db, agents: needed.of(agentsModule), destinations }, ctx, agentId, version));
+  return {
+    ...createConfigService({ db, kinds, allowPrivateNetworks }),
+    /** A version of an agent as the YAML document to paste into its file (docs/agent-versions.md). */
+    versionDocument: (ctx: RequestContext, agentId: string, version: number) => agentVersionDocument({ db, agents, destinations }, ctx, agentId, version),
+  };
 }
 
 /** The tables this module owns: none (scripts/table-owners.ts, docs/architecture.md#tables). */
@@ -45,5 +47,9 @@ export const configModule = defineModule({
   name: 'config',
   owns: ownedTables,
   needs: [modelsModule, toolsModule, destinationsModule, agentsModule, triggersModule, alertsModule],
-  routes: (app, deps, services) => registerConfigModule(app, deps, services),
+  services: configServices,
+  routes: (app, _deps, services) => {
+    registerConfigRoutes(app, services.own);
+    registerAgentVersionDocumentRoute(app, services.own.versionDocument);
+  },
 });

@@ -1,8 +1,8 @@
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
-import type { OutboundEvent, Subscriptions } from '../../platform/events.js';
+import type { OutboundEvent } from '../../platform/events.js';
 import { enqueue } from '../../platform/jobs/enqueue.js';
-import { destinationsSubscribedTo, type HasSubscribers } from '../destinations/index.js';
+import { destinationsSubscribedTo } from '../destinations/index.js';
 import { deliveryJob, deliveryJobKey } from './delivery.job-def.js';
 import { insertDelivery } from './delivery.repo.js';
 
@@ -71,30 +71,6 @@ export async function queueDeliveries(tx: Queryable, event: OutboundEvent, desti
 export async function recordOutboundEvent(tx: Queryable, event: OutboundEvent): Promise<void> {
   const destinations = await destinationsSubscribedTo(tx, event.organizationId, event.type);
   for (const d of destinations) await queueOne(tx, event, d, null);
-}
-
-/**
- * Delivery's subscriptions: the alert events go to the destinations subscribed to their type, a
- * run's output to its agent's destinations. With `hasSubscribers` (the API process: destinations'
- * invalidated cache), an alert event is skipped without a query when the organization has no
- * destination subscribed to its type: on intake, where every webhook creates an alert, that is one
- * round trip fewer per request (and `acts` lets intake skip the transaction: events.ts).
- */
-export function deliverySubscriptions(hasSubscribers?: HasSubscribers): Subscriptions {
-  const outbound = hasSubscribers
-    ? Object.assign(
-        async (tx: Queryable, event: OutboundEvent) => {
-          if (await hasSubscribers(tx, event.organizationId, event.type)) await recordOutboundEvent(tx, event);
-        },
-        { acts: (q: Queryable, organizationId: string, type: string) => hasSubscribers(q, organizationId, type) },
-      )
-    : recordOutboundEvent;
-  return {
-    'alert.created': outbound,
-    'alert.status_changed': outbound,
-    'alert.updated': outbound,
-    'run.output': async (tx, { event, destinationIds, runId }) => void (await queueDeliveries(tx, event, destinationIds, runId)),
-  };
 }
 
 /** A new event with a fresh id (uuid v7) and the current time. */

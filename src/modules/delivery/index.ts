@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Gauge } from 'prom-client';
 import type { ModuleDeps } from '../../platform/wiring.js';
-import { defineModule } from '../../platform/module.js';
+import { defineModule, type ModuleServices } from '../../platform/module.js';
 import { destinationsModule } from '../destinations/index.js';
-import { createGuardedClient } from '../../platform/outbound/guarded-client.js';
 import { registerDeliveryRoutes } from './delivery.routes.js';
-import { createDeliveryService, destinationHealth } from './delivery.service.js';
+import { createDeliveryService, destinationHealth, type DeliveryService } from './delivery.service.js';
 import { countByStatus } from './delivery.repo.js';
-import { deliverySubscriptions } from './delivery.queue.js';
+import { deliverySubscriptions } from './delivery.subscriptions.js';
 import { createDeliveryJob } from './delivery.jobs.js';
 import { migrations } from './migrations/index.js';
 
@@ -16,13 +15,8 @@ export { createDeliveryJob, type DeliveryDeps } from './delivery.jobs.js';
 export { deliveriesOfRun } from './delivery.repo.js';
 export { missingAlertCreatedEvents, type MissingAlertEvent } from './alert-events.readers.js';
 
-function registerDeliveryModule(app: FastifyInstance, deps: ModuleDeps): void {
-  // Test-sends leave from the API process: its own client, under the same address policy.
-  const http = createGuardedClient({ allowPrivateNetworks: deps.config.allowPrivateNetworks, retries: 0 });
-  app.addHook('onClose', async () => {
-    await http.close();
-  });
-  registerDeliveryRoutes(app, createDeliveryService({ db: deps.database.db, secrets: deps.secrets, http, baseUrl: deps.config.baseUrl }));
+function registerDeliveryModule(app: FastifyInstance, deps: ModuleDeps, services: ModuleServices<DeliveryService>): void {
+  registerDeliveryRoutes(app, services.own);
   const db = deps.database.db;
   new Gauge({
     name: 'rampart_deliveries',
@@ -51,6 +45,8 @@ export const deliveryModule = defineModule({
   migrations,
   // Its subscriber asks destinations' API-role state (their cache).
   needs: [destinationsModule],
+  // Test-sends leave through the process's client: in the API role, the one without retries, under the same address policy.
+  services: ({ db, secrets, http, baseUrl }) => createDeliveryService({ db, secrets, http, baseUrl }),
   routes: registerDeliveryModule,
   jobs: (deps) => [createDeliveryJob(deps)],
   subscribes: (_own, states) => deliverySubscriptions(states.of(destinationsModule)?.hasSubscribers),

@@ -3,7 +3,7 @@ import { managedFields } from '../../platform/managed.js';
 import { endpointUrl } from '../../platform/http/url-schemas.js';
 
 /**
- * Output destinations (spec §2.1): six variants discriminated by `type`. `token` is the
+ * Output destinations (the API spec's "Output destination"; docs/delivery.md): six variants discriminated by `type`. `token` is the
  * credential used to deliver (webhook bearer/header value, Slack bot token, PagerDuty routing
  * key, Linear or Tines API key); it is write-only except to callers with `destination.manage`,
  * and `hasToken` always tells whether one is stored. Teams workflow URLs carry their own

@@ -2,7 +2,8 @@ import type { Queryable } from '../../platform/db/database.js';
 import { defineModule } from '../../platform/module.js';
 import { createInvalidationBus } from '../../platform/cache/invalidation-bus.js';
 import { registerDestinationsRoutes } from './destinations.routes.js';
-import { createDestinationsCache, createDestinationsService } from './destinations.service.js';
+import { createDestinationsService } from './destinations.service.js';
+import { createDestinationsCache } from './destinations.cache.js';
 import { migrations } from './migrations/index.js';
 
 export { findDestinationRow, destinationsSubscribedTo, listDestinationRows, unknownDestinationIds, type DestinationRow } from './destinations.repo.js';

@@ -1,6 +1,5 @@
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
-import type { Subscriptions } from '../../platform/events.js';
 import { enqueue } from '../../platform/jobs/enqueue.js';
 import { findAgentRow } from '../agents/index.js';
 import { enqueueRun, runOutcome, type EndedRun } from '../runs/index.js';
@@ -52,7 +51,7 @@ export async function finishIfDone(tx: Queryable, evaluationId: string): Promise
   await tx.updateTable('evaluations').set({ status: 'done', finishedAt: new Date() }).where('id', '=', evaluationId).where('status', '=', 'running').execute();
 }
 
-async function recordCaseRun(tx: Queryable, run: EndedRun): Promise<void> {
+export async function recordCaseRun(tx: Queryable, run: EndedRun): Promise<void> {
   const found = await findResultOfRun(tx, run.organizationId, run.runId);
   if (!found) return;
   // The evaluation's lock orders its bookkeeping: the last two cases ending at once cannot both miss the end.
@@ -89,15 +88,10 @@ async function recordCaseRun(tx: Queryable, run: EndedRun): Promise<void> {
 }
 
 /** A real run whose agent has acceptance criteria is graded by the judge, when the organization has one. */
-async function queueRunJudging(tx: Queryable, run: EndedRun): Promise<void> {
+export async function queueRunJudging(tx: Queryable, run: EndedRun): Promise<void> {
   if (run.status === 'interrupted') return; // stopped by a person: nothing to grade
   const agent = await findAgentRow(tx, run.organizationId, run.agentId);
   if (!agent || agent.acceptanceCriteria.length === 0) return;
   if (!(await readJudgeModel(tx, run.organizationId))) return;
   await enqueue(tx, judgeRunJob, { runId: run.runId, organizationId: run.organizationId }, { jobKey: `judge-run:${run.runId}` });
 }
-
-/** Evaluations' subscriptions: an evaluation's run records its case; a real run is queued for the judge. */
-export const evaluationsSubscriptions: Subscriptions = {
-  'run.ended': async (tx, run) => (run.mode === 'evaluation' ? recordCaseRun(tx, run) : queueRunJudging(tx, run)),
-};

@@ -1,18 +1,16 @@
-import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps } from '../../platform/wiring.js';
 import { createDatasetsService } from './datasets.service.js';
 import { registerEvaluationsRoutes } from './evaluations.routes.js';
 import { createEvaluationsService } from './evaluations.service.js';
 
-import { defineModule } from '../../platform/module.js';
+import { defineModule, type ServiceDeps } from '../../platform/module.js';
 import { evaluationSandbox } from './sandbox.tools.js';
 import { createJudgeJobs } from './judge.jobs.js';
-import { evaluationsSubscriptions } from './evaluation.flow.js';
+import { evaluationsSubscriptions } from './evaluations.subscriptions.js';
 import { migrations } from './migrations/index.js';
 
-function registerEvaluationsModule(app: FastifyInstance, deps: ModuleDeps): void {
-  const db = deps.database.db;
-  registerEvaluationsRoutes(app, createDatasetsService({ db }), createEvaluationsService({ db, secrets: deps.secrets }));
+/** Its commands: datasets of labelled cases, and evaluations of an agent over them. */
+function evaluationsServices({ db, secrets }: Pick<ServiceDeps, 'db' | 'secrets'>) {
+  return { datasets: createDatasetsService({ db }), evaluations: createEvaluationsService({ db, secrets }) };
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
@@ -27,7 +25,8 @@ export const evaluationsModule = defineModule({
   name: 'evaluations',
   owns: ownedTables,
   migrations,
-  routes: registerEvaluationsModule,
+  services: evaluationsServices,
+  routes: (app, _deps, services) => registerEvaluationsRoutes(app, services.own.datasets, services.own.evaluations),
   jobs: (deps) => createJudgeJobs(deps),
   subscribes: evaluationsSubscriptions,
   readers: { runSandbox: evaluationSandbox },

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../platform/db/database.js';
-import type { EventBus, Subscriptions } from '../../platform/events.js';
+import type { EventBus } from '../../platform/events.js';
 import { alertsByDedupeKey, createAlert, isOpenStatus, lowerAlertBySystem, raiseAlertBySystem, reopenAlertBySystem, resolveAlertBySystem } from '../alerts/index.js';
 import type { HuntAlertInput, HuntAlertOutcome, HuntAlertRecession, HuntAlertRecessionOutcome } from './hunt-alerts.js';
 
@@ -10,7 +10,7 @@ import type { HuntAlertInput, HuntAlertOutcome, HuntAlertRecession, HuntAlertRec
  * its threat: a higher band raises its severity and retitles it, a new qualification is
  * recorded, and crossing into critical starts a fresh triage run.
  */
-async function raiseHuntAlert(tx: Queryable, input: HuntAlertInput, events: EventBus): Promise<HuntAlertOutcome> {
+export async function raiseHuntAlert(tx: Queryable, input: HuntAlertInput, events: EventBus): Promise<HuntAlertOutcome> {
   const deps = { events };
   if (input.previousAlertId) {
     const reopened = await reopenAlertBySystem(tx, deps, input.organizationId, input.previousAlertId, {
@@ -50,7 +50,7 @@ async function raiseHuntAlert(tx: Queryable, input: HuntAlertInput, events: Even
  * lowered with the band (a `severity_changed` entry, `alert.updated`: PagerDuty re-triggers the
  * incident with the new severity) unless a person set it.
  */
-async function recedeHuntAlert(tx: Queryable, input: HuntAlertRecession, events: EventBus): Promise<HuntAlertRecessionOutcome> {
+export async function recedeHuntAlert(tx: Queryable, input: HuntAlertRecession, events: EventBus): Promise<HuntAlertRecessionOutcome> {
   const deps = { events };
   if (input.change === 'resolve') {
     const resolved = await resolveAlertBySystem(tx, deps, input.organizationId, input.alertId, input.reason);
@@ -62,13 +62,8 @@ async function recedeHuntAlert(tx: Queryable, input: HuntAlertRecession, events:
   return { alertId: input.alertId, outcome: lowered ? 'lowered' : 'unchanged' };
 }
 
-/** Hunt's subscriptions: a qualified threat raises its hunt alert; a threat whose exposure fell lets it recede. */
-export const huntSubscriptions: Subscriptions = {
-  'threat.alert_qualified': (tx, input, events) => raiseHuntAlert(tx, input, events),
-  'threat.alert_receded': (tx, input, events) => recedeHuntAlert(tx, input, events),
-};
 
-/** The §2.7 alert objects of a threat's hunt alerts, newest first, with their status. */
+/** The alert objects (the API spec's "Alert") of a threat's hunt alerts, newest first, with their status. */
 export async function huntAlertsOf(db: Queryable, organizationId: string, dedupeKey: string): Promise<Array<Record<string, unknown> & { id: string; status: string }>> {
   return (await alertsByDedupeKey(db, organizationId, dedupeKey)) as unknown as Array<Record<string, unknown> & { id: string; status: string }>;
 }

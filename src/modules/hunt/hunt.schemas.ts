@@ -3,7 +3,7 @@ import { CRITICALITIES } from './inventory.fns.js';
 import { BANDS, COVERAGE_STATES, EXPOSURE_STATES } from './exposure.fns.js';
 import { LIFECYCLE } from './deliverables.store.js';
 
-/** Hunt (spec §2.6–§2.8, §3, §4.5): inventory, sightings, threats and their views, settings. */
+/** Hunt (the API spec's "Threat", "States and transitions" and "Hunt" endpoints; docs/hunt.md): inventory, sightings, threats and their views, settings. */
 
 /** One software entry; imports check every row they write against it too. */
 export const Software = z.strictObject({

@@ -1,9 +1,7 @@
-import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps } from '../../platform/wiring.js';
-import { defineModule } from '../../platform/module.js';
+import { defineModule, type ServiceDeps } from '../../platform/module.js';
 import { runHuntIntelPass } from './threats.sync.js';
 import { createHuntReassessJob } from './hunt.jobs.js';
-import { huntSubscriptions } from './hunt-alerts.adapter.js';
+import { huntSubscriptions } from './hunt.subscriptions.js';
 import { registerHuntRoutes } from './hunt.routes.js';
 import { createThreatsService } from './threats.service.js';
 import { createAssetsService } from './assets.service.js';
@@ -16,9 +14,9 @@ export type { HuntAlertInput, HuntAlertOutcome } from './hunt-alerts.js';
 // Exposure bands, for Insights' threats per band.
 export { BAND_FLOOR } from './exposure.fns.js';
 
-function registerHuntModule(app: FastifyInstance, deps: ModuleDeps): void {
-  const db = deps.database.db;
-  registerHuntRoutes(app, { threats: createThreatsService({ db, events: deps.events }), assets: createAssetsService({ db }) });
+/** Its commands: threats (assessment, decisions) and assets (inventory, imports). */
+function huntServices({ db, events }: Pick<ServiceDeps, 'db' | 'events'>) {
+  return { threats: createThreatsService({ db, events }), assets: createAssetsService({ db }) };
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
@@ -29,7 +27,8 @@ export const huntModule = defineModule({
   name: 'hunt',
   owns: ownedTables,
   migrations,
-  routes: registerHuntModule,
+  services: huntServices,
+  routes: (app, _deps, services) => registerHuntRoutes(app, services.own),
   jobs: ({ db, events }) => [createHuntReassessJob({ db, events })],
   schedulerPasses: [{ name: 'hunt intel pass', run: ({ db, events }) => runHuntIntelPass(db, events) }],
   subscribes: huntSubscriptions,

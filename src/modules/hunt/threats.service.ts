@@ -13,7 +13,7 @@ import { readAlertSettings, writeAlertSettings } from './settings.repo.js';
 import { deliverableDto, deliverablesOf, eventsOf, findThreatRow, itemSummariesOf, latestMatchesOf, listThreatRows, runsOf, threatDto } from './threats.repo.js';
 
 /**
- * Threat views and actions. The full view (GET, dismiss, restore, reassess) is the §4.5 body:
+ * Threat views and actions. The full view (GET, dismiss, restore, reassess) is the body of the API spec's "Hunt" endpoints (docs/hunt.md):
  * `{threat, matches, runs, deliverables, intelItems, alerts, activeHuntAlert, latestAlert,
  * activityEvents, capabilities}`. Dismissal is explicit state beside the derived status:
  * dismiss sets it (409 if already dismissed), restore clears it (409 if not dismissed) and the

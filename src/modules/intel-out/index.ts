@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
-import { defineModule } from '../../platform/module.js';
+import { defineModule, type ModuleServices, type ServiceDeps } from '../../platform/module.js';
 import { refreshAllObjects } from './objects.store.js';
 import { registerTaxiiRoutes } from './taxii.routes.js';
 import { createTaxiiService } from './taxii.service.js';
@@ -18,15 +18,20 @@ export { primedStream } from './streams.js';
 export { uuidv5 } from './stix.fns.js';
 export type { ExtraCollection, ExtraObjectRow, ExtraObjectsQuery } from './taxii-collections.js';
 
-function registerIntelOutModule(app: FastifyInstance, deps: ModuleDeps): void {
-  const db = deps.database.db;
-  const taxii = createTaxiiService({ db, readers: deps.readers });
-  registerExportRoutes(app, { exports: createExportService({ db }) });
+/** Its commands: the TAXII server's collections and objects, exports, and the MISP feed (over TAXII's collections). */
+function intelOutServices({ db, readers }: Pick<ServiceDeps, 'db' | 'readers'>) {
+  const taxii = createTaxiiService({ db, readers });
+  return { taxii, exports: createExportService({ db }), feed: createMispFeedService({ db, taxii }) };
+}
+
+function registerIntelOutModule(app: FastifyInstance, deps: ModuleDeps, services: ModuleServices<ReturnType<typeof intelOutServices>>): void {
+  const { taxii, exports, feed } = services.own;
+  registerExportRoutes(app, { exports });
   registerTaxiiRoutes(app, { taxii, baseUrl: deps.config.baseUrl, bodyLimit: deps.config.bodyLimitBytes });
-  registerMispFeedRoutes(app, { feed: createMispFeedService({ db, taxii }) });
+  registerMispFeedRoutes(app, { feed });
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['intel_out_objects', 'intel_out_changes'] as const;
 
-export const intelOutModule = defineModule({ name: 'intel-out', owns: ownedTables, migrations, routes: registerIntelOutModule, schedulerPasses: [{ name: 'intel-out refresh', run: ({ db }) => refreshAllObjects(db) }] });
+export const intelOutModule = defineModule({ name: 'intel-out', owns: ownedTables, migrations, services: intelOutServices, routes: registerIntelOutModule, schedulerPasses: [{ name: 'intel-out refresh', run: ({ db }) => refreshAllObjects(db) }] });

@@ -14,7 +14,7 @@ import { iso } from '../../platform/time.js';
 
 /**
  * Organizations are created by the operator only (CLI and first-start bootstrap), never through
- * an API key (spec §5.4). Each gets the system roles, a Super Admin user and that user's first
+ * an API key (the API spec's "Authentication"). Each gets the system roles, a Super Admin user and that user's first
  * API key, all in one transaction.
  */
 export interface CreatedOrganization {

@@ -1,5 +1,3 @@
-import type { FastifyInstance } from 'fastify';
-import type { ModuleDeps } from '../../platform/wiring.js';
 import { defineModule } from '../../platform/module.js';
 import { registerRolesRoutes } from './roles.routes.js';
 import { createRolesService } from './roles.service.js';
@@ -8,11 +6,12 @@ import { createRolesService } from './roles.service.js';
 export { insertSystemRoles } from './roles.repo.js';
 export { rolesOfOrganization } from './roles.readers.js';
 
-function registerRolesModule(app: FastifyInstance, deps: ModuleDeps): void {
-  registerRolesRoutes(app, createRolesService({ db: deps.database.db, authenticator: deps.authenticator }));
-}
-
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
 export const ownedTables = ['roles'] as const;
 
-export const rolesModule = defineModule({ name: 'roles', owns: ownedTables, routes: registerRolesModule });
+export const rolesModule = defineModule({
+  name: 'roles',
+  owns: ownedTables,
+  services: ({ db, authenticator }) => createRolesService({ db, authenticator }),
+  routes: (app, _deps, services) => registerRolesRoutes(app, services.own),
+});

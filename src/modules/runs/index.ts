@@ -1,19 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../../platform/wiring.js';
-import { defineModule } from '../../platform/module.js';
+import { defineModule, type ModuleServices } from '../../platform/module.js';
 import { buildToolSet } from '../tools/index.js';
 import { createAgentRunJob } from './run.jobs.js';
 import { sweepAbandonedRuns } from './run-sweep.js';
-import { runsSubscriptions } from './run-pinning.js';
-import { runResumeSubscriptions } from './run-approvals.js';
+import { runsSubscriptions } from './runs.subscriptions.js';
 import { registerRunsRoutes } from './runs.routes.js';
-import { createRunsService } from './runs.service.js';
+import { createRunsService, type RunsService } from './runs.service.js';
 import { registerRunMetrics } from './runs.metrics.js';
 import { migrations } from './migrations/index.js';
 
 export { enqueueRun, runParams, runRowJson, runWithJob, runsWithJobs, type NewRun, type RunParam } from './runs.enqueue.js';
-export { runStatus } from './runs.repo.js';
-export { recordRunJudgement, runOutcome, type RunJudgement, type RunOutcome } from './runs.readers.js';
+export { recordRunJudgement, runStatus, type RunJudgement } from './runs.repo.js';
+export { runOutcome, type RunOutcome } from './runs.readers.js';
 export type { LoadRunSandbox, RunSandbox, RunTools } from './run.jobs.js';
 export type { RunResult } from './run-result.fns.js';
 export { sweepAbandonedRuns } from './run-sweep.js';
@@ -21,8 +20,8 @@ export type { RunAlertContext } from './run-result.fns.js';
 export type { EndedRun } from './run-state.js';
 export type { TriggerContextT } from './runs.schemas.js';
 
-function registerRunsModule(app: FastifyInstance, deps: ModuleDeps): void {
-  registerRunsRoutes(app, createRunsService({ db: deps.database.db }));
+function registerRunsModule(app: FastifyInstance, deps: ModuleDeps, services: ModuleServices<RunsService>): void {
+  registerRunsRoutes(app, services.own);
   registerRunMetrics(deps.metrics, deps.database.db);
 }
 
@@ -39,6 +38,7 @@ export const runsModule = defineModule({
   name: 'runs',
   owns: ownedTables,
   migrations,
+  services: ({ db }) => createRunsService({ db }),
   routes: registerRunsModule,
   jobs: (deps) => [
     createAgentRunJob({
@@ -58,5 +58,5 @@ export const runsModule = defineModule({
       },
     },
   ],
-  subscribes: { ...runsSubscriptions, ...runResumeSubscriptions },
+  subscribes: runsSubscriptions,
 });

@@ -1,5 +1,5 @@
 import type { ModelMessage, Tool, ToolSet } from 'ai';
-import type { Subscriptions } from '../../platform/events.js';
+import type { Queryable } from '../../platform/db/database.js';
 import { enqueue } from '../../platform/jobs/enqueue.js';
 import { callPolicy, configuredPolicy, type ExposedToolInfo, type ToolPolicy } from '../tools/index.js';
 import { pendingCountOfRun, type ApprovalNeeded, type SettledCall } from '../approvals/index.js';
@@ -119,17 +119,15 @@ export function settledAsResults(settled: readonly SettledCall[], exposed: Reado
 }
 
 /**
- * Runs' subscription: once none of a run's requests is pending, the run (still
+ * On `approval.decided`: once none of a run's requests is pending, the run (still
  * `awaiting_approval`) goes back to `waiting` with a new job, in the deciding transaction. The
  * run row is locked first, so of two requests decided at once the later transaction sees the
  * earlier's decision and exactly one resumes the run.
  */
-export const runResumeSubscriptions: Subscriptions = {
-  'approval.decided': async (tx, e) => {
-    const run = await tx.selectFrom('agentRuns').select(['id', 'status']).where('id', '=', e.runId).forUpdate().executeTakeFirst();
-    if (!run || run.status !== 'awaiting_approval') return;
-    if ((await pendingCountOfRun(tx, e.runId)) > 0) return;
-    await tx.updateTable('agentRuns').set({ status: 'waiting', statusMessage: 'Resuming: its approval requests are decided', updatedAt: new Date() }).where('id', '=', e.runId).execute();
-    await enqueue(tx, agentRunJob, { runId: e.runId }, { jobKey: agentRunJobKey(e.runId) });
-  },
-};
+export async function resumeDecidedRun(tx: Queryable, e: { runId: string }): Promise<void> {
+  const run = await tx.selectFrom('agentRuns').select(['id', 'status']).where('id', '=', e.runId).forUpdate().executeTakeFirst();
+  if (!run || run.status !== 'awaiting_approval') return;
+  if ((await pendingCountOfRun(tx, e.runId)) > 0) return;
+  await tx.updateTable('agentRuns').set({ status: 'waiting', statusMessage: 'Resuming: its approval requests are decided', updatedAt: new Date() }).where('id', '=', e.runId).execute();
+  await enqueue(tx, agentRunJob, { runId: e.runId }, { jobKey: agentRunJobKey(e.runId) });
+}

@@ -1,5 +1,4 @@
-import type { Database } from '../../platform/db/database.js';
-import type { Subscriptions } from '../../platform/events.js';
+import type { Database, Queryable } from '../../platform/db/database.js';
 import { agentSnapshotSql, agentVersionSnapshot, findAgentRow, type PinnedAgent } from '../agents/index.js';
 
 /**
@@ -9,19 +8,17 @@ import { agentSnapshotSql, agentVersionSnapshot, findAgentRow, type PinnedAgent 
  * yet ended and not yet pinned get the agent as it still is (`agents`' snapshot) in
  * `agent_runs.agent_snapshot`. A run without a snapshot has an agent unchanged since it was queued.
  */
-export const runsSubscriptions: Subscriptions = {
-  'agent.changed': async (tx, { organizationId, agentId, change }) => {
-    if (change !== 'updated') return; // a deleted agent's runs go with it
-    await tx
-      .updateTable('agentRuns')
-      .set({ agentSnapshot: agentSnapshotSql(organizationId, agentId) as never })
-      .where('organizationId', '=', organizationId)
-      .where('agentId', '=', agentId)
-      .where('status', 'in', ['waiting', 'running', 'awaiting_approval'])
-      .where('agentSnapshot', 'is', null)
-      .execute();
-  },
-};
+export async function pinRunsOfChangedAgent(tx: Queryable, { organizationId, agentId, change }: { organizationId: string; agentId: string; change: string }): Promise<void> {
+  if (change !== 'updated') return; // a deleted agent's runs go with it
+  await tx
+    .updateTable('agentRuns')
+    .set({ agentSnapshot: agentSnapshotSql(organizationId, agentId) as never })
+    .where('organizationId', '=', organizationId)
+    .where('agentId', '=', agentId)
+    .where('status', 'in', ['waiting', 'running', 'awaiting_approval'])
+    .where('agentSnapshot', 'is', null)
+    .execute();
+}
 
 /**
  * The agent a claimed run executes: its snapshot, else the version it recorded when it was

@@ -1,5 +1,5 @@
 /**
- * The async run result of spec §2.8, built from the AI SDK's steps. Pure, so partial runs
+ * The async run result (the API spec's "Other resources"; docs/agents.md), built from the AI SDK's steps. Pure, so partial runs
  * (interrupted, out of time) map the same way as finished ones.
  *
  * Naming follows the spec, not the SDK: a tool call carries `args` (SDK: `input`), a tool result

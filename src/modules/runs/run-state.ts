@@ -142,7 +142,7 @@ export async function finishRun(
         agentName: agent.name,
         finishedAt: now.toISOString(),
         finalAssistantMessage: outcome.result.finalAssistantMessage,
-        // An object, as receivers read it (the run result keeps §2.8's JSON string).
+        // An object, as receivers read it (the run result keeps the JSON string the API spec's "Other resources" gives it).
         ...(outcome.result.structuredOutputResult !== undefined ? { structuredOutputResult: JSON.parse(outcome.result.structuredOutputResult) as unknown } : {}),
         ...about,
       };

@@ -15,7 +15,7 @@ import { buildRunResult, runPrompt, type RunAlertContext, type RunResult, type S
 import { endAbandonedRun, finishRun, markInterruptedBeforeStart, recordProgress } from './run-state.js';
 import { claimRunWithinLimit, createRunFairShare } from './run-fair-share.js';
 import type { EventBus } from '../../platform/events.js';
-import { loadRunActor } from './runs.repo.js';
+import { interruptRequested, loadRunActor, markAwaitingApproval, releaseRunForRetry } from './runs.repo.js';
 import { describeRunError, inputProblemsMessage, jobFailedMessage } from './run-errors.fns.js';
 import { gatedTools, policyResolver, reasonOf, settledAsResults, stepWithoutPlaceholders, withoutPlaceholders, type PolicyOf, type RunTranscript } from './run-approvals.js';
 import { settleDecidedCalls, type ApprovalNeeded } from '../approvals/index.js';
@@ -134,13 +134,9 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
   const limit = new AbortController();
   const timer = setTimeout(() => limit.abort(new RunStop('error', `Time limit of ${agent.maxDurationMs / 1000}s exceeded`)), agent.maxDurationMs);
   const poll = setInterval(() => {
-    void db
-      .selectFrom('agentRuns')
-      .select('interruptRequestedAt')
-      .where('id', '=', runId)
-      .executeTakeFirst()
-      .then((r) => {
-        if (!r || r.interruptRequestedAt) limit.abort(new RunStop('interrupted', 'Interrupted on request'));
+    void interruptRequested(db, runId)
+      .then((stop) => {
+        if (stop) limit.abort(new RunStop('interrupted', 'Interrupted on request'));
       })
       .catch(() => {});
   }, deps.interruptPollMs ?? 1000);
@@ -178,7 +174,7 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
         return t.execute(args as never, { toolCallId, messages, abortSignal: signal });
       });
       if (settled.some((c) => c.state === 'pending')) {
-        await db.updateTable('agentRuns').set({ status: 'awaiting_approval', statusMessage: 'Waiting for approval', updatedAt: new Date() }).where('id', '=', runId).where('status', '=', 'running').execute();
+        await markAwaitingApproval(db, runId);
         return;
       }
       const { message, step } = settledAsResults(settled, exposed);
@@ -229,7 +225,7 @@ async function executeRun(deps: RunJobDeps, runId: string, job: JobContext): Pro
   } catch (err) {
     if (job.signal.aborted && !limit.signal.aborted) {
       // The worker is stopping: leave the run for the retry (it starts over from its last stored transcript).
-      await db.updateTable('agentRuns').set({ status: 'waiting', statusMessage: 'The worker stopped; the run will be retried', updatedAt: new Date() }).where('id', '=', runId).where('status', '=', 'running').execute();
+      await releaseRunForRetry(db, runId);
       throw err;
     }
     if (agent.structuredOutputSchema && NoObjectGeneratedError.isInstance(err) && steps.length) {

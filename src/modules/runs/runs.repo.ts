@@ -60,3 +60,40 @@ export async function runStatus(db: Queryable, runId: string): Promise<AgentRunS
   const row = await db.selectFrom('agentRuns').select('status').where('id', '=', runId).executeTakeFirst();
   return row?.status;
 }
+
+export interface RunJudgement {
+  results: Array<{ criterion: string; met: boolean | null; explanation: string }>;
+  score: number;
+  explanation: string;
+}
+
+/** Records the judge's grading once: a retried judge job finds the run graded and records nothing (answers false). */
+export async function recordRunJudgement(tx: Queryable, organizationId: string, runId: string, j: RunJudgement): Promise<boolean> {
+  const r = await tx
+    .updateTable('agentRuns')
+    .set({ acceptanceCriteriaResults: JSON.stringify(j.results), evalScore: j.score, evalExplanation: j.explanation })
+    .where('organizationId', '=', organizationId)
+    .where('id', '=', runId)
+    .where('evalScore', 'is', null)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+/**
+ * Whether the run job should stop for an interrupt: asked by the running job every
+ * `interruptPollMs`; a run that is gone (deleted with its agent) stops too.
+ */
+export async function interruptRequested(db: Queryable, runId: string): Promise<boolean> {
+  const r = await db.selectFrom('agentRuns').select('interruptRequestedAt').where('id', '=', runId).executeTakeFirst();
+  return !r || r.interruptRequestedAt !== null;
+}
+
+/** A running run whose decided calls still include a pending one goes back to waiting for approval. */
+export async function markAwaitingApproval(db: Queryable, runId: string): Promise<void> {
+  await db.updateTable('agentRuns').set({ status: 'awaiting_approval', statusMessage: 'Waiting for approval', updatedAt: new Date() }).where('id', '=', runId).where('status', '=', 'running').execute();
+}
+
+/** The worker is stopping: a running run is left `waiting` for its job's retry (from its last stored transcript). */
+export async function releaseRunForRetry(db: Queryable, runId: string): Promise<void> {
+  await db.updateTable('agentRuns').set({ status: 'waiting', statusMessage: 'The worker stopped; the run will be retried', updatedAt: new Date() }).where('id', '=', runId).where('status', '=', 'running').execute();
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Agent runs (spec §2.8, §4.6; DESIGN.md §5). */
+/** Agent runs (the API spec's "Other resources" and "Agents and triggers"; docs/agents.md). */
 export const RunStatus = z.enum(['waiting', 'running', 'awaiting_approval', 'done', 'error', 'interrupted']).describe(
   '`waiting`: queued for a worker; `running`; `awaiting_approval`: a tool call waits for a person (GET /api/approvals; the run holds no worker meanwhile and resumes when every request is decided); `done`: finished, result available; `error`: failed or hit a limit (see statusMessage); `interrupted`: stopped on request',
 );
@@ -36,7 +36,7 @@ export const RunResultView = z.object({
   structuredOutputResult: z.string().optional().describe('The validated structured output as a JSON string; present only when the agent has a schema and the output validated'),
 });
 
-/** `…/result`: the §2.8 result of an ended run, partial for `error` and `interrupted`, with the status that says which. */
+/** `…/result`: the run result (the API spec's "Other resources") of an ended run, partial for `error` and `interrupted`, with the status that says which. */
 export const EndedRunResultView = RunResultView.extend({
   status: z.enum(['done', 'error', 'interrupted']).describe('How the run ended; for `error` and `interrupted` the result holds what the run produced until then'),
   statusMessage: z.string().optional().describe('Why the run ended in `error` or `interrupted` (or why a `done` run has no structured output)'),

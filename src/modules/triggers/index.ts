@@ -6,7 +6,8 @@ import { registerIntakeRoutes } from './intake.routes.js';
 import { createIntakeService, type IntakeService } from './intake.service.js';
 import { registerTriggersRoutes } from './triggers.routes.js';
 import { createTriggersService, type TriggersService } from './triggers.service.js';
-import { createIntakeTriggerCache, triggerRunSubscriptions, triggersSubscriptions, type IntakeTriggerCache } from './intake-cache.js';
+import { createIntakeTriggerCache, type IntakeTriggerCache } from './intake-cache.js';
+import { triggersSubscriptions } from './triggers.subscriptions.js';
 import { runTriggerSchedulerPass } from './cron.js';
 import { createIntakeGroup } from './intake-group.js';
 import type { TriggerAlertGroup } from '../../flows/trigger-firing.flow.js';
@@ -68,7 +69,7 @@ export const triggersModule = defineModule({
   services: (deps, _needed, state) => triggersServices(deps, state),
   routes: registerTriggersModule,
   schedulerPasses: [{ name: 'trigger scheduler tick', run: ({ db, events }) => runTriggerSchedulerPass(db, new Date(), { events }) }],
-  subscribes: (state) => ({ ...triggerRunSubscriptions, ...(state ? triggersSubscriptions(state.cache) : {}) }),
+  subscribes: (state) => triggersSubscriptions(state?.cache),
   // What each agent version records of its triggers (agents ask: agent-versions.repo.ts).
   readers: { agentTriggerSettings: triggerSettingsSql },
 });

@@ -1,6 +1,5 @@
 import { createInvalidatedCache, type InvalidatedCache } from '../../platform/cache/invalidated-cache.js';
 import type { InvalidationBus } from '../../platform/cache/invalidation-bus.js';
-import type { Subscriptions } from '../../platform/events.js';
 import type { IntakeTrigger } from './triggers.repo.js';
 
 /**
@@ -23,15 +22,3 @@ export function createIntakeTriggerCache(bus: InvalidationBus): IntakeTriggerCac
   return createInvalidatedCache<IntakeTrigger | null>({ channel: TRIGGERS_CHANNEL, bus, ttlMs: TTL_MS, maxEntries: MAX_ENTRIES });
 }
 
-/** Triggers' subscriptions (API process): an agent changed or went, with its triggers: intake's cache is dropped in that transaction. */
-export const triggersSubscriptions = (cache: IntakeTriggerCache): Subscriptions => ({ 'agent.changed': (tx) => cache.invalidateAll(tx) });
-
-/**
- * In every role: a run a trigger started that ends `done` stamps the trigger's
- * `lastRunSucceededAt` (the trigger row is this module's; runs only say which trigger).
- */
-export const triggerRunSubscriptions: Subscriptions = {
-  'run.ended': async (tx, run) => {
-    if (run.status === 'done' && run.triggerId) await tx.updateTable('agentTriggers').set({ lastRunSucceededAt: new Date() }).where('id', '=', run.triggerId).execute();
-  },
-};

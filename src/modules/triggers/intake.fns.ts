@@ -96,7 +96,7 @@ export function triggerContextOf(source: WebhookSource, headers: Headers, delive
 }
 
 /**
- * The run input of a delivery: the payload as received (spec §6), with each input the trigger's
+ * The run input of a delivery: the payload as received (the API spec's "Events"; docs/triggers.md), with each input the trigger's
  * `inputMapping` finds in it set at the top level (a payload that is not an object is kept under
  * `payload`). Inputs whose pointer leads nowhere are left out, so the agent's required-input
  * check can say which are missing.

@@ -281,3 +281,8 @@ export function triggerSettingsSql(organizationId: string, agentId: string): Raw
         'additionalFields', t.additional_fields) ORDER BY t.created_at, t.id)
     FROM agent_triggers t WHERE t.agent_id = ${agentId} AND t.organization_id = ${organizationId} AND t.status = 'active'), '[]'::jsonb)`;
 }
+
+/** A run the trigger started ended `done`: the trigger's `lastRunSucceededAt` (triggers.subscriptions.ts, on `run.ended`). */
+export async function stampTriggerRunSucceeded(tx: Queryable, triggerId: string): Promise<void> {
+  await tx.updateTable('agentTriggers').set({ lastRunSucceededAt: new Date() }).where('id', '=', triggerId).execute();
+}

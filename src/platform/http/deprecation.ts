@@ -1,7 +1,7 @@
 import { GoneError } from './errors.js';
 
 /**
- * Deprecation (spec §9). A deprecated route keeps working and says so in every response:
+ * Deprecation (the API spec's "Versioning"; docs/api.md). A deprecated route keeps working and says so in every response:
  * `Deprecation` (RFC 9745, `@<unix seconds>`), `Sunset` (RFC 8594, an HTTP date) and
  * `Link: <replacement>; rel="successor-version"`. Past the sunset date it answers 410 naming
  * the replacement. The OpenAPI operation is marked `deprecated` with the replacement named.

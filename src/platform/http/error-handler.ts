@@ -12,7 +12,7 @@ const LOCATION: Record<string, ValidationIssue['location']> = {
   headers: 'headers',
 };
 
-/** The one place where errors become HTTP responses (spec §7). */
+/** The one place where errors become HTTP responses (the API spec's "Errors"; docs/api.md). */
 export function installErrorHandling(app: FastifyInstance, opts: { bodyLimit: number }): void {
   // JSON routes take JSON only: without Fastify's default text/plain parser, a text body is 415
   // (what it is), not a 400 about the body's shape. Webhook intake has parsers of its own.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Error bodies of spec §7, named so the OpenAPI document shows them once and refers to them. */
+/** Error bodies of the API spec's "Errors" (docs/api.md), named so the OpenAPI document shows them once and refers to them. */
 export const ErrorBody = z
   .object({ error: z.string().describe('What went wrong, for a person to read') })
   .meta({ id: 'Error', description: 'An error. 404 bodies never reveal whether an id exists in another organization.' });

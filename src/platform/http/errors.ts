@@ -2,7 +2,7 @@ import type { Actor } from '../auth/actor.js';
 import { missingPermissions, type Permission } from '../auth/permissions.js';
 
 /**
- * The error family. Each carries its HTTP status and the exact body of spec §7; the error
+ * The error family. Each carries its HTTP status and the exact body of the API spec's "Errors" (docs/api.md); the error
  * handler (error-handler.ts) is the one place that turns them into responses.
  */
 export interface ValidationIssue {

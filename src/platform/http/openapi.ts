@@ -4,7 +4,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
 /**
- * The document's tags: spec §1's groups that have operations, in its order, then this service's
+ * The document's tags: the groups of the API spec's "What the service does" that have operations, in its order, then this service's
  * own (Evaluations, Configuration as code, Insights, Block Lists, Operations). Client generators make one class
  * per tag from these names and descriptions (test/openapi-lint.test.ts checks every operation's
  * tags are declared here).

@@ -9,7 +9,7 @@ const AUTHENTICATED = [400, 401, 403, 429, 500, 503];
 
 /**
  * The response map of an authenticated operation: its success schemas plus the error bodies
- * of spec §7 (400, 401, 403, 429, 500, 503 always; add 404, 409, … as the operation needs).
+ * of the API spec's "Errors" (docs/api.md) (400, 401, 403, 429, 500, 503 always; add 404, 409, … as the operation needs).
  */
 export function withErrors<T extends Record<number, z.ZodType>>(success: T, ...extra: number[]) {
   return addErrors(success, [...AUTHENTICATED, ...extra]);
