@@ -345,9 +345,11 @@ describe('duplicate deliveries and cron', () => {
     expect(saved.statusCode, saved.body).toBe(200);
     const trig = saved.json();
     expect(trig).toMatchObject({ createAlert: true, routeAlerts: false });
+    // Each firing ticks a minute after its time: the run is for that time (a later tick would
+    // fire once, for the latest time missed).
     const fire = async (at: string) => {
       await t.database.db.updateTable('agentTriggers').set({ nextRunAt: new Date(at) }).where('id', '=', trig.id).execute();
-      expect(await scheduleDueCronTriggers(t.database.db, new Date(), { events: noEvents })).toBe(1);
+      expect(await scheduleDueCronTriggers(t.database.db, new Date(Date.parse(at) + 60_000), { events: noEvents })).toBe(1);
     };
     await fire('2026-11-24T03:00:00Z');
     await fire('2026-11-25T03:00:00Z');

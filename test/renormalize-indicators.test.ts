@@ -73,7 +73,7 @@ describe('migration 0143: one normal form for stored indicator values', () => {
     await check(other, otherOrgValue, null, 'unknown', '2026-11-02T00:00:00Z');
 
     const { applied } = await migrateToLatest(h.db, h.pool);
-    expect(applied).toEqual(['0143_renormalize_indicator_values']);
+    expect(applied[0]).toBe('0143_renormalize_indicator_values');
 
     const stored = await h.db.selectFrom('huntSightings').select(['type', 'normalizedValue']).orderBy('type').execute();
     expect(stored).toEqual([

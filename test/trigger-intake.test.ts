@@ -440,9 +440,10 @@ describe('cron triggers', () => {
 
   it('uses {trigger: "cron", scheduledAt} without a configured input', async () => {
     const trig = await cronTrigger({ cronSchedule: '0 * * * *' });
-    const due = new Date(Date.now() - 60_000);
+    // An hour of the schedule, ticked a minute later (a fixed time: not the latest missed hour).
+    const due = new Date(Math.floor(Date.now() / 3600_000) * 3600_000 - 3600_000);
     await setNext(trig.id, due);
-    await scheduleDueCronTriggers(t.database.db, new Date());
+    await scheduleDueCronTriggers(t.database.db, new Date(due.getTime() + 60_000));
     const [run] = await runsOf(trig.id);
     expect(run!.input).toEqual({ trigger: 'cron', scheduledAt: due.toISOString() });
   });

@@ -35,7 +35,8 @@ describe('diffSnapshots', () => {
       { op: 'added', text: '  "search_intel_items"' },
     ]);
     const first = diffSnapshots(null, base);
-    expect(first.map((c) => c.field)).toEqual(['name', 'systemPrompt', 'modelAlias', 'toolNames', 'maxSteps', 'triggers']);
+    // A snapshot written before a versioned field existed shows that field's default.
+    expect(first.map((c) => c.field)).toEqual(['name', 'systemPrompt', 'modelAlias', 'toolNames', 'maxSteps', 'acceptanceCriteria', 'notifyCriteriaFailed', 'toolPolicies', 'approvalSettings', 'triggers']);
     expect(first[0]).toEqual({ field: 'name', before: null, after: 'Triage' });
   });
 

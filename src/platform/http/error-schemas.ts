@@ -25,6 +25,15 @@ export const ForbiddenErrorBody = z
   })
   .meta({ id: 'ForbiddenError' });
 
+export const UnprocessableErrorBody = z
+  .object({
+    error: z.string(),
+    construct: z.string().optional().describe('What cannot be done, by name: a Sigma construct the engine or the target refuses (`correlation`, `keywords`), `pipeline <name>`, `format <name>`'),
+    line: z.number().int().nullable().optional().describe('The line of the Sigma text the refused construct is on, when known'),
+    pipelines: z.array(z.string()).optional().describe('For an unknown pipeline: the valid ones for the target'),
+  })
+  .meta({ id: 'UnprocessableError' });
+
 export const errorDescriptions: Record<number, string> = {
   400: 'Invalid input or malformed request',
   401: 'Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`)',
@@ -43,5 +52,6 @@ export const errorDescriptions: Record<number, string> = {
 export function errorSchemaFor(status: number): z.ZodType {
   if (status === 400) return ValidationErrorBody.or(ErrorBody);
   if (status === 403) return ForbiddenErrorBody;
+  if (status === 422) return UnprocessableErrorBody;
   return ErrorBody;
 }

@@ -5407,6 +5407,15 @@ export interface components {
             /** @description cron triggers only; null: UTC */
             timezone?: string | null;
         };
+        UnprocessableError: {
+            /** @description What cannot be done, by name: a Sigma construct the engine or the target refuses (`correlation`, `keywords`), `pipeline <name>`, `format <name>` */
+            construct?: string;
+            error: string;
+            /** @description The line of the Sigma text the refused construct is on, when known */
+            line?: number | null;
+            /** @description For an unknown pipeline: the valid ones for the target */
+            pipelines?: string[];
+        };
         User: {
             createdAt: string;
             deactivated: boolean;
@@ -12511,7 +12520,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["UnprocessableError"];
                 };
             };
             /** @description Rate limit exceeded (`Retry-After` header, seconds) */
@@ -13440,7 +13449,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["UnprocessableError"];
                 };
             };
             /** @description Rate limit exceeded (`Retry-After` header, seconds) */
@@ -13551,7 +13560,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["UnprocessableError"];
                 };
             };
             /** @description Rate limit exceeded (`Retry-After` header, seconds) */
