@@ -11,7 +11,8 @@
  * alternating between the two APIs; each run answers through the model and its output goes to
  * the receiver (a delivery job on the worker).
  *
- * Every SOAK_SAMPLE_S seconds the resident set size of every process (VmRSS) is sampled. The
+ * Every SOAK_SAMPLE_S seconds the resident set size of every process (VmRSS) is sampled, and each
+ * process writes its own heap figures (scripts/soak-memory-probe.cjs, preloaded). The
  * report: accepted, delivered once, duplicates (a retried attempt keeps its `webhook-id`, so a
  * receiver can drop it), undelivered when the backlog stopped draining; intake p50/p99; per process the memory at
  * start (load begun), at 5 minutes, at the end and its maximum, and the growth after 5 minutes.
@@ -19,6 +20,8 @@
  *
  * Knobs: SOAK_MINUTES (60), SOAK_RATE (50), SOAK_SAMPLE_S (30), SOAK_MODEL_DELAY_MS (50),
  * SOAK_DRAIN_MINUTES (10: the longest wait for the backlog after the load),
+ * SOAK_HEAP_SNAPSHOTS (minutes, e.g. `5,60`: the worker writes a V8 heap snapshot at each, into
+ * bench/results/heap-<ISO time>/, for `npm run heap-diff -- A B` to say what the heap gained),
  * RAMPART_CHAOS_PG_BIN (the PostgreSQL bin directory, when not found by itself).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -41,6 +44,11 @@ const RATE = num('SOAK_RATE', 50);
 const SAMPLE_MS = num('SOAK_SAMPLE_S', 30) * 1000;
 const MODEL_DELAY_MS = num('SOAK_MODEL_DELAY_MS', 50);
 const DRAIN_MS = num('SOAK_DRAIN_MINUTES', 10) * 60_000;
+const SNAPSHOT_AT_MS = (process.env.SOAK_HEAP_SNAPSHOTS ?? '').split(',').filter(Boolean).map((m) => Number(m) * 60_000);
+const RUN_ID = new Date().toISOString().replace(/[:.]/g, '-');
+const RESULTS = path.join(ROOT, 'bench', 'results');
+const SNAPSHOT_DIR = path.join(RESULTS, `heap-${RUN_ID}`);
+const memoryLog = (name: string) => path.join(RESULTS, `soak-${RUN_ID}-${name}.memory.jsonl`);
 
 /** Resident set size in MiB from /proc (Linux), or null once the process is gone. */
 function rssMiB(pid: number): number | null {
@@ -74,7 +82,15 @@ interface Proc {
 async function startRole(name: string, role: 'serve' | 'worker', env: Record<string, string>): Promise<Proc> {
   const port = role === 'serve' ? await freePort() : 0;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `rampart-soak-${name}-`));
-  const child = spawn(process.execPath, ['bin/rampart.js', role], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port), RAMPART_DATA_DIR: dataDir, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // SIGUSR2 makes the worker write a heap snapshot (Node's own signal handler: nothing of ours runs).
+  const snapshots = role === 'worker' && SNAPSHOT_AT_MS.length > 0 ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : [];
+  if (snapshots.length) fs.mkdirSync(SNAPSHOT_DIR, { recursive: true });
+  const probe = ['--require', path.join(ROOT, 'scripts', 'soak-memory-probe.cjs')];
+  const child = spawn(process.execPath, [...snapshots, ...probe, 'bin/rampart.js', role], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), RAMPART_DATA_DIR: dataDir, LOG_LEVEL: 'info', SOAK_MEMORY_LOG: memoryLog(name), SOAK_SAMPLE_S: String(SAMPLE_MS / 1000) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const proc: Proc = { name, child, port, log: '' };
   // Only the tail is kept: a long soak must not measure its own log buffer.
   const keep = (d: Buffer) => (proc.log = (proc.log + d).slice(-20_000));
@@ -86,6 +102,19 @@ async function startRole(name: string, role: 'serve' | 'worker', env: Record<str
     return (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200).catch(() => false)) || undefined;
   }, 90_000, 200);
   return proc;
+}
+
+/** Waits (up to 5 minutes) for every asked heap snapshot to be written out, before the worker is killed. */
+async function snapshotsWritten(): Promise<void> {
+  if (!SNAPSHOT_AT_MS.length) return;
+  const sizes = () => fs.readdirSync(SNAPSHOT_DIR).filter((f) => f.endsWith('.heapsnapshot')).map((f) => fs.statSync(path.join(SNAPSHOT_DIR, f)).size);
+  for (let last = '', stable = 0, waited = 0; waited < 300_000; waited += 2_000) {
+    const now = sizes();
+    stable = now.join() === last ? stable + 1 : 0;
+    last = now.join();
+    if (now.length >= SNAPSHOT_AT_MS.length && stable >= 3) return;
+    await sleep(2_000);
+  }
 }
 
 async function main(): Promise<void> {
@@ -148,6 +177,8 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     sample(0);
     let nextSample = SAMPLE_MS;
+    const snapshotsDue = [...SNAPSHOT_AT_MS];
+    const worker = procs.find((p) => p.name === 'worker')!;
     let sent = 0;
     const inflight = new Set<Promise<void>>();
     console.log(`soak: ${MINUTES} min at ${RATE}/s across 2 APIs and 1 worker on PostgreSQL ${pgBin}`);
@@ -170,6 +201,10 @@ async function main(): Promise<void> {
         .finally(() => inflight.delete(p));
       inflight.add(p);
       const elapsed = performance.now() - t0;
+      if (snapshotsDue.length && elapsed >= snapshotsDue[0]! && snapshotsDue.shift() !== undefined) {
+        worker.child.kill('SIGUSR2');
+        console.log(`soak: ${(elapsed / 60_000).toFixed(1)} min, heap snapshot of the worker into ${path.relative(ROOT, SNAPSHOT_DIR)}`);
+      }
       if (elapsed >= nextSample) {
         sample(elapsed);
         nextSample += SAMPLE_MS;
@@ -179,6 +214,8 @@ async function main(): Promise<void> {
     }
     await Promise.all(inflight);
     sample(performance.now() - t0);
+    // A snapshot due at the very end (SOAK_HEAP_SNAPSHOTS=…,60 with SOAK_MINUTES=60) is taken now.
+    if (snapshotsDue.length) worker.child.kill('SIGUSR2');
     const accepted = statuses['200'] ?? 0;
     // The backlog drains after the load: wait while deliveries keep arriving (a worker behind on a
     // loaded machine is slow, not losing), and stop after 2 minutes without progress or at
@@ -199,7 +236,11 @@ async function main(): Promise<void> {
       const start = samples[0]!.rss[p.name]!;
       const five = at(5 * 60_000).rss[p.name]!;
       const end = series.at(-1)!;
-      return { process: p.name, startMiB: start, fiveMinMiB: five, endMiB: end, maxMiB: Math.max(...series), growthAfter5MinPct: ((end - five) / five) * 100 };
+      // The probe's own clock starts at the process's start, a little before the load's.
+      const probe = fs.readFileSync(memoryLog(p.name), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as NodeJS.MemoryUsage & { t: number });
+      const heapAt = (ms: number) => (probe.find((x) => x.t >= ms) ?? probe.at(-1)!).heapUsed / 2 ** 20;
+      const heap = { startMiB: probe[0]!.heapUsed / 2 ** 20, fiveMinMiB: heapAt(5 * 60_000), endMiB: probe.at(-1)!.heapUsed / 2 ** 20, maxMiB: Math.max(...probe.map((x) => x.heapUsed)) / 2 ** 20 };
+      return { process: p.name, startMiB: start, fiveMinMiB: five, endMiB: end, maxMiB: Math.max(...series), growthAfter5MinPct: ((end - five) / five) * 100, heapUsed: heap };
     });
     const duplicates = [...delivered.values()].filter((n) => n > 1).length;
     const report = {
@@ -219,14 +260,16 @@ async function main(): Promise<void> {
       load: os.loadavg(),
       samples,
     };
-    const out = path.join(ROOT, 'bench', 'results', `soak-${report.date.replace(/[:.]/g, '-')}.json`);
+    const out = path.join(RESULTS, `soak-${RUN_ID}.json`);
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, JSON.stringify(report, null, 2));
     console.log(`\nsoak ${report.date}: sent ${sent}, accepted ${accepted}, delivered once ${report.deliveredOnce}, duplicates ${duplicates}, undelivered ${report.undelivered} (backlog drained ${(report.drainedAfterMin - MINUTES).toFixed(1)} min after the load); intake p50 ${report.intakeP50Ms.toFixed(1)} ms, p99 ${report.intakeP99Ms.toFixed(1)} ms; load ${report.load.map((l) => l.toFixed(1)).join(' ')}`);
-    console.log('| process | start | 5 min | end | max | growth after 5 min |\n|---|---|---|---|---|---|');
-    for (const m of memory) console.log(`| ${m.process} | ${m.startMiB.toFixed(0)} MiB | ${m.fiveMinMiB.toFixed(0)} MiB | ${m.endMiB.toFixed(0)} MiB | ${m.maxMiB.toFixed(0)} MiB | ${m.growthAfter5MinPct.toFixed(1)}% |`);
+    console.log('| process | RSS start | 5 min | end | max | growth after 5 min | JS heap used start | 5 min | end | max |\n|---|---|---|---|---|---|---|---|---|---|');
+    const f = (n: number) => `${n.toFixed(0)} MiB`;
+    for (const m of memory) console.log(`| ${m.process} | ${f(m.startMiB)} | ${f(m.fiveMinMiB)} | ${f(m.endMiB)} | ${f(m.maxMiB)} | ${m.growthAfter5MinPct.toFixed(1)}% | ${f(m.heapUsed.startMiB)} | ${f(m.heapUsed.fiveMinMiB)} | ${f(m.heapUsed.endMiB)} | ${f(m.heapUsed.maxMiB)} |`);
     console.log(`samples: ${path.relative(ROOT, out)}`);
   } finally {
+    await snapshotsWritten();
     for (const p of procs) p.child.kill('SIGKILL');
     receiver.closeAllConnections();
     receiver.close();
