@@ -85,10 +85,10 @@ async function startRole(name: string, role: 'serve' | 'worker', env: Record<str
   // SIGUSR2 makes the worker write a heap snapshot (Node's own signal handler: nothing of ours runs).
   const snapshots = role === 'worker' && SNAPSHOT_AT_MS.length > 0 ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : [];
   if (snapshots.length) fs.mkdirSync(SNAPSHOT_DIR, { recursive: true });
-  const probe = ['--require', path.join(ROOT, 'scripts', 'soak-memory-probe.cjs')];
+  const probe = ['--expose-gc', '--require', path.join(ROOT, 'scripts', 'soak-memory-probe.cjs')];
   const child = spawn(process.execPath, [...snapshots, ...probe, 'bin/rampart.js', role], {
     cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), RAMPART_DATA_DIR: dataDir, LOG_LEVEL: 'info', SOAK_MEMORY_LOG: memoryLog(name), SOAK_SAMPLE_S: String(SAMPLE_MS / 1000) },
+    env: { ...process.env, ...env, PORT: String(port), RAMPART_DATA_DIR: dataDir, LOG_LEVEL: 'info', SOAK_MEMORY_LOG: memoryLog(name), SOAK_SAMPLE_S: String(SAMPLE_MS / 1000), SOAK_LIVE_HEAP_AT_MIN: `5,${MINUTES}` },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const proc: Proc = { name, child, port, log: '' };
@@ -240,7 +240,9 @@ async function main(): Promise<void> {
       const probe = fs.readFileSync(memoryLog(p.name), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as NodeJS.MemoryUsage & { t: number });
       const heapAt = (ms: number) => (probe.find((x) => x.t >= ms) ?? probe.at(-1)!).heapUsed / 2 ** 20;
       const heap = { startMiB: probe[0]!.heapUsed / 2 ** 20, fiveMinMiB: heapAt(5 * 60_000), endMiB: probe.at(-1)!.heapUsed / 2 ** 20, maxMiB: Math.max(...probe.map((x) => x.heapUsed)) / 2 ** 20 };
-      return { process: p.name, startMiB: start, fiveMinMiB: five, endMiB: end, maxMiB: Math.max(...series), growthAfter5MinPct: ((end - five) / five) * 100, heapUsed: heap };
+      // After a full collection at 5 minutes and at the end of the load: what the heap holds.
+      const live = probe.filter((x) => (x as { live?: boolean }).live).map((x) => x.heapUsed / 2 ** 20);
+      return { process: p.name, startMiB: start, fiveMinMiB: five, endMiB: end, maxMiB: Math.max(...series), growthAfter5MinPct: ((end - five) / five) * 100, heapUsed: heap, liveHeapMiB: live };
     });
     const duplicates = [...delivered.values()].filter((n) => n > 1).length;
     const report = {
@@ -264,9 +266,9 @@ async function main(): Promise<void> {
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, JSON.stringify(report, null, 2));
     console.log(`\nsoak ${report.date}: sent ${sent}, accepted ${accepted}, delivered once ${report.deliveredOnce}, duplicates ${duplicates}, undelivered ${report.undelivered} (backlog drained ${(report.drainedAfterMin - MINUTES).toFixed(1)} min after the load); intake p50 ${report.intakeP50Ms.toFixed(1)} ms, p99 ${report.intakeP99Ms.toFixed(1)} ms; load ${report.load.map((l) => l.toFixed(1)).join(' ')}`);
-    console.log('| process | RSS start | 5 min | end | max | growth after 5 min | JS heap used start | 5 min | end | max |\n|---|---|---|---|---|---|---|---|---|---|');
+    console.log('| process | RSS start | 5 min | end | max | growth after 5 min | JS heap used start | 5 min | end | max | live heap (after a full GC) at 5 min, end |\n|---|---|---|---|---|---|---|---|---|---|---|');
     const f = (n: number) => `${n.toFixed(0)} MiB`;
-    for (const m of memory) console.log(`| ${m.process} | ${f(m.startMiB)} | ${f(m.fiveMinMiB)} | ${f(m.endMiB)} | ${f(m.maxMiB)} | ${m.growthAfter5MinPct.toFixed(1)}% | ${f(m.heapUsed.startMiB)} | ${f(m.heapUsed.fiveMinMiB)} | ${f(m.heapUsed.endMiB)} | ${f(m.heapUsed.maxMiB)} |`);
+    for (const m of memory) console.log(`| ${m.process} | ${f(m.startMiB)} | ${f(m.fiveMinMiB)} | ${f(m.endMiB)} | ${f(m.maxMiB)} | ${m.growthAfter5MinPct.toFixed(1)}% | ${f(m.heapUsed.startMiB)} | ${f(m.heapUsed.fiveMinMiB)} | ${f(m.heapUsed.endMiB)} | ${f(m.heapUsed.maxMiB)} | ${m.liveHeapMiB.map(f).join(', ')} |`);
     console.log(`samples: ${path.relative(ROOT, out)}`);
   } finally {
     await snapshotsWritten();
