@@ -251,7 +251,7 @@ const ruleLabel = (rule: unknown, index: number): string =>
  * Every document of a Sigma file compiled: detection rules, then correlation rules over them.
  * `known` lends detection rules from outside the file (by id or name) to its correlations.
  */
-export function compileSigma(text: string, options: CompileOptions & { known?: CompiledRule[] } = {}): CompiledUnit {
+export function compileSigma(text: string, options: CompileOptions & { known?: CompiledRule[]; forConversion?: boolean } = {}): CompiledUnit {
   const lines = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter: lines, uniqueKeys: true });
   const out: CompiledUnit = { rules: [], correlations: [], refusals: [] };
@@ -289,7 +289,7 @@ export function compileSigma(text: string, options: CompileOptions & { known?: C
   const pool = [...out.rules, ...(options.known ?? [])];
   for (const c of correlationDocs) {
     try {
-      out.correlations.push(compileCorrelation(c.value, pool, c.line));
+      out.correlations.push(compileCorrelation(c.value, pool, c.line, options.forConversion === true));
     } catch (err) {
       if (!(err instanceof RuleConstructError)) throw err;
       out.refusals.push({ rule: c.label, construct: err.construct, line: lineOf(c.doc, lines, err.path) ?? c.line, message: err.message });
