@@ -79,7 +79,7 @@ interface Corpus {
   regression: DeclaredEvent[];
 }
 
-function loadCorpus(ruleCount: number): Corpus {
+export function loadCorpus(ruleCount: number): Corpus {
   const rules: Corpus['rules'] = [];
   const byId = new Map<string, { product?: string; category?: string; service?: string }>();
   for (const file of yamlFiles(join(FIXTURE, 'rules'))) {
@@ -111,7 +111,7 @@ const BENIGN = [
 ];
 
 /** One in ten events a regression record as is; the others the same records with benign values. */
-function stream(regression: DeclaredEvent[], count: number): DeclaredEvent[] {
+export function stream(regression: DeclaredEvent[], count: number): DeclaredEvent[] {
   const rnd = prng(44);
   const out: DeclaredEvent[] = [];
   for (let i = 0; i < count; i++) {
@@ -127,7 +127,7 @@ function stream(regression: DeclaredEvent[], count: number): DeclaredEvent[] {
   return out;
 }
 
-async function throughput(corpus: Corpus, events: DeclaredEvent[]) {
+export async function throughput(corpus: Corpus, events: DeclaredEvent[]) {
   const t0 = performance.now();
   const set = new DetectionSet(
     corpus.rules.map((r, i) =>

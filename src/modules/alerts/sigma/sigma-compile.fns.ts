@@ -48,6 +48,8 @@ export interface CompiledRule {
   /** Lower-cased literals of which a matching event holds at least one; null: no pre-filter. */
   needles: string[] | null;
   matches(view: EventView): boolean;
+  /** The condition alone, for a caller that ran the pre-filter itself (an index of every rule's needles). */
+  condition(view: EventView): boolean;
   explain(event: JsonEvent): MatchExplanation;
 }
 
@@ -234,6 +236,7 @@ export function compileRule(rule: Record<string, unknown>, line: number, options
     selections: selectionNames,
     needles,
     matches,
+    condition,
     explain(event) {
       const view = new EventView(event);
       return {
