@@ -19,6 +19,9 @@
  *
  * Knobs: BENCH_DETECT_RULES (1000), BENCH_DETECT_EVENTS (100000; quick 20000),
  * BENCH_DETECT_SECONDS (20; quick 5).
+ *
+ * `loadCorpus`, `stream` and `throughput` are exported to profile the matching pass alone
+ * (`node --import tsx --cpu-prof` on a script calling them; docs/performance-history.md).
  */
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
