@@ -19,6 +19,9 @@
  *
  * Knobs: BENCH_DETECT_RULES (1000), BENCH_DETECT_EVENTS (100000; quick 20000),
  * BENCH_DETECT_SECONDS (20; quick 5).
+ *
+ * `loadCorpus`, `stream` and `throughput` are exported to profile the matching pass alone
+ * (`node --import tsx --cpu-prof` on a script calling them; docs/performance-history.md).
  */
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -79,7 +82,7 @@ interface Corpus {
   regression: DeclaredEvent[];
 }
 
-function loadCorpus(ruleCount: number): Corpus {
+export function loadCorpus(ruleCount: number): Corpus {
   const rules: Corpus['rules'] = [];
   const byId = new Map<string, { product?: string; category?: string; service?: string }>();
   for (const file of yamlFiles(join(FIXTURE, 'rules'))) {
@@ -111,7 +114,7 @@ const BENIGN = [
 ];
 
 /** One in ten events a regression record as is; the others the same records with benign values. */
-function stream(regression: DeclaredEvent[], count: number): DeclaredEvent[] {
+export function stream(regression: DeclaredEvent[], count: number): DeclaredEvent[] {
   const rnd = prng(44);
   const out: DeclaredEvent[] = [];
   for (let i = 0; i < count; i++) {
@@ -127,7 +130,7 @@ function stream(regression: DeclaredEvent[], count: number): DeclaredEvent[] {
   return out;
 }
 
-async function throughput(corpus: Corpus, events: DeclaredEvent[]) {
+export async function throughput(corpus: Corpus, events: DeclaredEvent[]) {
   const t0 = performance.now();
   const set = new DetectionSet(
     corpus.rules.map((r, i) =>

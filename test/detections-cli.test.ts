@@ -63,6 +63,16 @@ describe('rampart detections convert', () => {
     const xdr = await run(['convert', '-f', path.join(dir, 'certutil.yml'), '--target', 'kusto', '--pipeline', 'microsoft_365_defender_pipeline', '--json']);
     expect(xdr.code).toBe(0);
     expect(JSON.parse(xdr.stdout)[0].queries[0]).toMatch(/^DeviceProcessEvents\n\| where \(FolderPath endswith "\\\\certutil\.exe" or ProcessVersionInfoOriginalFileName =~ "CertUtil\.exe"\) and \(ProcessCommandLine contains "-decode " or /);
+    // A correlation and its base rule in one file: one unit, one query (Lucene/Kusto cannot aggregate).
+    const corr = folder({ 'burst.yml': burst });
+    const spl = await run(['convert', '-f', corr, '--target', 'splunk', '--json']);
+    expect(spl.code).toBe(0);
+    expect(JSON.parse(spl.stdout)).toEqual([
+      { file: path.join(corr, 'burst.yml'), title: 'Password spraying burst', queries: ['EventID=4625\n\n| bin _time span=5m\n| stats count as event_count by _time User\n\n| search event_count >= 5'] },
+    ]);
+    const lucene = await run(['convert', '-f', corr, '--target', 'elasticsearch-lucene']);
+    expect(lucene.code).toBe(1);
+    expect(lucene.stderr).toContain('elasticsearch-lucene cannot express correlation');
     await expect(run(['convert', '-f', dir, '--target', 'kusto', '--pipeline', 'sysmon'])).rejects.toThrow(
       '--pipeline sysmon is not a kusto pipeline: valid pipelines are microsoft_xdr_pipeline, microsoft_365_defender_pipeline, azure_monitor_pipeline, sentinel_asim_pipeline',
     );

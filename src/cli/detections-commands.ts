@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { compileSigma, convertWithPipeline, formatNames, isTarget, pipelineNames, readTests, runTests, TARGETS, type CompiledUnit } from '../modules/alerts/index.js';
+import { compileSigma, convertUnit, formatNames, isTarget, pipelineNames, readTests, runTests, TARGETS, type CompiledUnit } from '../modules/alerts/index.js';
 import { CliError } from './config-commands.js';
 
 /**
@@ -32,7 +32,7 @@ interface Unit {
 }
 
 /** The units of a file: the whole file when it is Sigma, one per CodeDetection document otherwise. */
-function unitsOf(file: string): Unit[] {
+function unitsOf(file: string, forConversion: boolean): Unit[] {
   const text = fs.readFileSync(file, 'utf8');
   const docs = parseAllDocuments(text);
   const list = Array.isArray(docs) ? docs : [docs];
@@ -40,13 +40,13 @@ function unitsOf(file: string): Unit[] {
   const codeDocs = values.filter((v) => v.value && v.value.kind === 'CodeDetection');
   if (codeDocs.length === 0) {
     const tests = values.flatMap((v) => (v.value && Array.isArray(v.value.tests) ? v.value.tests : []));
-    return [{ file, lineOffset: 0, unit: compileSigma(text), tests: tests.length ? tests : undefined }];
+    return [{ file, lineOffset: 0, unit: compileSigma(text, { forConversion }), tests: tests.length ? tests : undefined }];
   }
   return codeDocs.flatMap((v) => {
     const spec = (v.value!.spec ?? {}) as Record<string, unknown>;
     if (typeof spec.sigma !== 'string') return [];
     const at = text.indexOf(spec.sigma.split('\n')[0]!, 0);
-    return [{ file, lineOffset: at >= 0 ? text.slice(0, at).split('\n').length - 1 : v.start, unit: compileSigma(spec.sigma), tests: spec.tests }];
+    return [{ file, lineOffset: at >= 0 ? text.slice(0, at).split('\n').length - 1 : v.start, unit: compileSigma(spec.sigma, { forConversion }), tests: spec.tests }];
   });
 }
 
@@ -59,7 +59,7 @@ export async function detectionsCommand(args: string[], out: Out = std): Promise
     strict: true,
   });
   if (!values.file) throw new CliError(`detections ${sub} needs -f <file|dir>`);
-  const units = sigmaFiles(values.file).flatMap(unitsOf);
+  const units = sigmaFiles(values.file).flatMap((f) => unitsOf(f, sub === 'convert'));
   return sub === 'convert' ? convert(units, values, out) : test(units, out);
 }
 
@@ -75,10 +75,9 @@ function convert(units: Unit[], values: { target?: string; pipeline?: string; fo
     const refused = u.unit.refusals[0];
     const title = u.unit.correlations[0]?.title ?? u.unit.rules[0]?.title ?? path.basename(u.file);
     if (refused) results.push({ file: u.file, error: `${refused.rule}: ${refused.construct} (line ${(refused.line ?? 0) + u.lineOffset}): ${refused.message}` });
-    else if (u.unit.correlations.length) results.push({ file: u.file, error: 'correlation rules are not converted yet' });
     else {
       try {
-        results.push({ file: u.file, title, queries: u.unit.rules.map((r) => convertWithPipeline(r.source, target, values.pipeline, {}, values.format)) });
+        results.push({ file: u.file, title, queries: convertUnit(u.unit, target, values.pipeline, values.format) });
       } catch (err) {
         results.push({ file: u.file, error: `${target} cannot express ${(err as { construct?: string }).construct ?? 'the rule'}: ${(err as Error).message}` });
       }

@@ -77,7 +77,7 @@ export const QueryParams = z.object({
 export const QueryResult = z.object({
   target: z.string(),
   pipeline: z.string().nullable(),
-  queries: z.array(z.string()).describe('One query per detection rule of the Sigma text (the rule as pySigma\'s backend for `target` writes it)'),
+  queries: z.array(z.string()).describe('One query per detection rule of the Sigma text (the rule as pySigma\'s backend for `target` writes it). A correlation rule is one query with its base rules (splunk and esql only: their aggregation over `timespan` buckets by `group-by`); its base rules have no query of their own unless it says `generate: true`. Lucene and Kusto answer 422 `construct: correlation`'),
 });
 
 export const TestBody = z.object({

@@ -16,7 +16,8 @@ import type { CodeDetectionDto, CodeDetectionInput, HitBody, ImportBody, ImportR
 import { parseSigmaRules, type Vocabulary } from './sigma-import.fns.js';
 import { compileSigma, type CompiledUnit } from './sigma/sigma-compile.fns.js';
 import { ConversionError, type Target } from './sigma/sigma-convert.fns.js';
-import { convertWithPipeline, formatNames, pipelineNames } from './sigma/sigma-pipelines.fns.js';
+import { convertUnit } from './sigma/sigma-convert-correlation.fns.js';
+import { formatNames, pipelineNames } from './sigma/sigma-pipelines.fns.js';
 import { UnprocessableError } from '../../platform/http/errors.js';
 
 type Input = z.infer<typeof CodeDetectionInput>;
@@ -110,11 +111,11 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
   }
 
   /** The detection's Sigma rule compiled; 422 when it has none or the engine refuses it. */
-  async function sigmaOf(ctx: RequestContext, id: string): Promise<CompiledUnit> {
+  async function sigmaOf(ctx: RequestContext, id: string, forConversion = false): Promise<CompiledUnit> {
     const row = await find(db, ctx.actor.organizationId, id);
     if (!row) throw new NotFoundError('Code detection');
     if (!row.query || !/^\s*detection\s*:/m.test(row.query)) throw new UnprocessableError('This code detection has no Sigma rule (its query is not Sigma YAML)');
-    const unit = compileSigma(row.query);
+    const unit = compileSigma(row.query, { forConversion });
     const refused = unit.refusals[0];
     if (refused) throw new UnprocessableError(`The Sigma rule is refused: ${refused.construct} (line ${refused.line ?? '?'}): ${refused.message}`, { construct: refused.construct, line: refused.line });
     if (unit.rules.length === 0) throw new UnprocessableError('The Sigma text holds no detection rule');
@@ -131,10 +132,9 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
       if (format && format !== 'default' && !formatNames(target, pipeline).includes(format)) {
         throw new UnprocessableError(`Format ${format} needs a pipeline that writes it (splunk_cim_data_model for data_model)`, { construct: `format ${format}` });
       }
-      const unit = await sigmaOf(ctx, id);
-      if (unit.correlations.length > 0) throw new UnprocessableError('Correlation rules are not converted yet (docs/detections.md#conversion)', { construct: 'correlation' });
+      const unit = await sigmaOf(ctx, id, true);
       try {
-        return { target, pipeline: pipeline ?? null, queries: unit.rules.map((r) => convertWithPipeline(r.source, target, pipeline, {}, format)) };
+        return { target, pipeline: pipeline ?? null, queries: convertUnit(unit, target, pipeline, format) };
       } catch (err) {
         if (err instanceof ConversionError) throw new UnprocessableError(`${target} cannot express ${err.construct}: ${err.message}`, { construct: err.construct });
         throw err;

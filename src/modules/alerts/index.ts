@@ -32,6 +32,7 @@ export { sigmaDetectionOf } from './sigma-import.fns.js';
 export { compileSigma, type CompiledUnit, type CompiledRule, type SigmaRefusal } from './sigma/sigma-compile.fns.js';
 export { convertRule, isTarget, TARGETS, ConversionError, type Target } from './sigma/sigma-convert.fns.js';
 export { convertWithPipeline, formatNames, pipelineNames } from './sigma/sigma-pipelines.fns.js';
+export { convertUnit } from './sigma/sigma-convert-correlation.fns.js';
 export { EventView, type JsonEvent } from './sigma/sigma-event.fns.js';
 export { CorrelationWindow, eventTime, type CompiledCorrelation, type CorrelationHit } from './sigma/sigma-correlation.fns.js';
 export { readTests, runTests, type DetectionTest, type TestOutcome } from './sigma/sigma-tests.fns.js';

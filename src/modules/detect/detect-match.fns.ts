@@ -105,6 +105,8 @@ export function loadDetection(detection: EventDetection): LoadedDetection {
 /**
  * The rules of one logsource: those without a pre-filter literal run on every event; the others
  * only on events whose haystack holds one of their literals, found for all rules in one scan.
+ * The scan's hits and the selected candidates go into arrays kept between events, so selecting
+ * allocates nothing per event.
  */
 class LogsourceRules {
   readonly always: Candidate[];
@@ -113,6 +115,9 @@ class LogsourceRules {
   private readonly byNeedle: number[][];
   private readonly mark: Uint32Array;
   private epoch = 0;
+  private readonly hits: number[] = [];
+  /** The last selection: `selected[0 .. count)`; the first `always.length` ran no pre-filter. */
+  readonly selected: Candidate[] = [];
 
   constructor(readonly candidates: Candidate[]) {
     this.always = candidates.filter((c) => !c.rule.needles);
@@ -130,21 +135,30 @@ class LogsourceRules {
     });
     this.index = ids.size ? new NeedleIndex([...ids.keys()]) : null;
     this.mark = new Uint32Array(candidates.length);
+    this.selected.push(...this.always);
   }
 
-  /** The candidates to evaluate on this event (each once): always-run ones, then those whose literal occurs. */
-  select(view: EventView): Candidate[] {
-    if (!this.index) return this.always;
+  /**
+   * Selects the candidates to evaluate on this event (each once) into `selected` and answers
+   * their count: the always-run ones, then those one of whose literals occurs (their pre-filter
+   * has passed: run their condition alone).
+   */
+  select(view: EventView): number {
+    let count = this.always.length;
+    if (!this.index) return count;
     const epoch = ++this.epoch;
-    const out = this.always.slice();
-    this.index.scan(view.haystack(), (id) => {
-      for (const pos of this.byNeedle[id]!) {
-        if (this.mark[pos] === epoch) continue;
-        this.mark[pos] = epoch;
-        out.push(this.candidates[pos]!);
+    const { hits, mark, byNeedle, selected, candidates } = this;
+    const n = this.index.scanInto(view.haystack(), hits);
+    for (let h = 0; h < n; h++) {
+      const positions = byNeedle[hits[h]!]!;
+      for (let k = 0; k < positions.length; k++) {
+        const pos = positions[k]!;
+        if (mark[pos] === epoch) continue;
+        mark[pos] = epoch;
+        selected[count++] = candidates[pos]!;
       }
-    });
-    return out;
+    }
+    return count;
   }
 }
 
@@ -157,7 +171,18 @@ export class DetectionSet {
     return this.detections.reduce((n, d) => n + d.rules.length, 0);
   }
 
+  /** The last logsource asked for: a batch's events mostly share one, so no key is built per event. */
+  private last: { product?: string | undefined; category?: string | undefined; service?: string | undefined; rules: LogsourceRules } | null = null;
+
   candidates(ls: Logsource): LogsourceRules {
+    const last = this.last;
+    if (last && last.product === ls.product && last.category === ls.category && last.service === ls.service) return last.rules;
+    const rules = this.candidatesByKey(ls);
+    this.last = { product: ls.product, category: ls.category, service: ls.service, rules };
+    return rules;
+  }
+
+  private candidatesByKey(ls: Logsource): LogsourceRules {
     const key = `${ls.product ?? ''}\u0000${ls.category ?? ''}\u0000${ls.service ?? ''}`;
     let rules = this.byLogsource.get(key);
     if (!rules) {
@@ -186,8 +211,11 @@ export class DetectionSet {
       const applicable = this.candidates(logsource);
       if (applicable.candidates.length === 0) continue;
       const view = new EventView(event);
-      for (const c of applicable.select(view)) {
-        if (!c.rule.matches(view)) continue;
+      const count = applicable.select(view);
+      const selected = applicable.selected;
+      for (let i = 0; i < count; i++) {
+        const c = selected[i]!;
+        if (!c.rule.condition(view)) continue;
         const seen = perDetection.get(c.loaded.detection.id);
         if (!seen) perDetection.set(c.loaded.detection.id, { loaded: c.loaded, events: [event], ruleTitle: c.rule.title });
         else if (seen.events.at(-1) !== event) seen.events.push(event);

@@ -13401,7 +13401,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         pipeline: string | null;
-                        /** @description One query per detection rule of the Sigma text (the rule as pySigma's backend for `target` writes it) */
+                        /** @description One query per detection rule of the Sigma text (the rule as pySigma's backend for `target` writes it). A correlation rule is one query with its base rules (splunk and esql only: their aggregation over `timespan` buckets by `group-by`); its base rules have no query of their own unless it says `generate: true`. Lucene and Kusto answer 422 `construct: correlation` */
                         queries: string[];
                         target: string;
                     };

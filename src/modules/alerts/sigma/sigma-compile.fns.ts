@@ -48,6 +48,8 @@ export interface CompiledRule {
   /** Lower-cased literals of which a matching event holds at least one; null: no pre-filter. */
   needles: string[] | null;
   matches(view: EventView): boolean;
+  /** The condition alone, for a caller that ran the pre-filter itself (an index of every rule's needles). */
+  condition(view: EventView): boolean;
   explain(event: JsonEvent): MatchExplanation;
 }
 
@@ -234,6 +236,7 @@ export function compileRule(rule: Record<string, unknown>, line: number, options
     selections: selectionNames,
     needles,
     matches,
+    condition,
     explain(event) {
       const view = new EventView(event);
       return {
@@ -251,7 +254,7 @@ const ruleLabel = (rule: unknown, index: number): string =>
  * Every document of a Sigma file compiled: detection rules, then correlation rules over them.
  * `known` lends detection rules from outside the file (by id or name) to its correlations.
  */
-export function compileSigma(text: string, options: CompileOptions & { known?: CompiledRule[] } = {}): CompiledUnit {
+export function compileSigma(text: string, options: CompileOptions & { known?: CompiledRule[]; forConversion?: boolean } = {}): CompiledUnit {
   const lines = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter: lines, uniqueKeys: true });
   const out: CompiledUnit = { rules: [], correlations: [], refusals: [] };
@@ -289,7 +292,7 @@ export function compileSigma(text: string, options: CompileOptions & { known?: C
   const pool = [...out.rules, ...(options.known ?? [])];
   for (const c of correlationDocs) {
     try {
-      out.correlations.push(compileCorrelation(c.value, pool, c.line));
+      out.correlations.push(compileCorrelation(c.value, pool, c.line, options.forConversion === true));
     } catch (err) {
       if (!(err instanceof RuleConstructError)) throw err;
       out.refusals.push({ rule: c.label, construct: err.construct, line: lineOf(c.doc, lines, err.path) ?? c.line, message: err.message });

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compileSigma } from './sigma-compile.fns.js';
+import { convertUnit } from './sigma-convert-correlation.fns.js';
 import { isTarget } from './sigma-convert.fns.js';
-import { convertWithPipeline, pipelineNames } from './sigma-pipelines.fns.js';
+import { pipelineNames } from './sigma-pipelines.fns.js';
 
 // pySigma backends' own expected queries (../shared/fixtures/sigma/conversions.jsonl, see its CONVERSIONS.md).
 const FIXTURE = join(import.meta.dirname, '../../../../../shared/fixtures/sigma/conversions.jsonl');
@@ -21,7 +22,6 @@ const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
 /** Why a pair is out of scope (docs/detections.md lists these); null: it must convert exactly. */
 function unsupported(p: Pair): string | null {
   if (p.pipeline && !pipelineNames(p.backend as 'kusto').includes(p.pipeline)) return `pipeline ${p.pipeline}`;
-  if (/^correlation:/m.test(p.rule)) return 'correlation rule';
   return null;
 }
 
@@ -29,9 +29,10 @@ describe('conversion to pySigma backends', () => {
   const supported = pairs.filter((p) => unsupported(p) === null);
   it.each(supported.map((p) => [`${p.backend} ${p.test}`, p] as const))('%s', (_name, p) => {
     expect(isTarget(p.backend)).toBe(true);
-    const unit = compileSigma(p.rule);
+    // A multi-document pair (a correlation and its base rules) is one unit and one query.
+    const unit = compileSigma(p.rule, { forConversion: true });
     expect(unit.refusals).toEqual([]);
-    const queries = unit.rules.map((r) => convertWithPipeline(r.source, p.backend as 'splunk', p.pipeline, {}, p.options.output_format as string | undefined));
+    const queries = convertUnit(unit, p.backend as 'splunk', p.pipeline, p.options.output_format as string | undefined);
     expect(queries.map(norm)).toEqual(p.expected.map(norm));
   });
 
@@ -43,10 +44,7 @@ describe('conversion to pySigma backends', () => {
       (left[p.backend] ??= {})[why] = (left[p.backend]![why] ?? 0) + 1;
     }
     console.log('conversions left out', JSON.stringify(left), 'supported', supported.length, 'of', pairs.length);
-    expect(supported.length).toBe(93);
-    expect(left).toEqual({
-      splunk: { 'correlation rule': 6 },
-      esql: { 'correlation rule': 6 },
-    });
+    expect(supported.length).toBe(105);
+    expect(left).toEqual({});
   });
 });

@@ -56,7 +56,11 @@ export function parseTimespan(v: unknown): number | null {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function compileCorrelation(doc: Record<string, unknown>, pool: CompiledRule[], line: number): CompiledCorrelation {
+/**
+ * `forConversion`: the correlation is only written as a SIEM query, where `lt`/`lte` alone are
+ * fine (the SIEM decides them over a closed time bucket), so they are not refused.
+ */
+export function compileCorrelation(doc: Record<string, unknown>, pool: CompiledRule[], line: number, forConversion = false): CompiledCorrelation {
   const c = doc.correlation;
   const fail = (construct: string, message: string, path: Array<string | number>): never => {
     throw new RuleConstructError(construct, message, path);
@@ -89,8 +93,9 @@ export function compileCorrelation(doc: Record<string, unknown>, pool: CompiledR
       if (!['gt', 'gte', 'lt', 'lte', 'eq'].includes(k) || typeof v !== 'number') fail(`correlation condition ${k}`, `unknown threshold "${k}" (gt, gte, lt, lte, eq with a number)`, ['correlation', 'condition', k]);
       (bound as Record<string, number>)[k] = v as number;
     }
-    if (bound.gt === undefined && bound.gte === undefined && bound.eq === undefined)
+    if (!forConversion && bound.gt === undefined && bound.gte === undefined && bound.eq === undefined)
       fail(`correlation condition ${Object.keys(bound)[0] ?? 'threshold'}`, 'an upper bound alone (lt/lte) is decided only when a window closes, which a streaming engine does not do: give gt or gte', ['correlation', 'condition']);
+    if (Object.keys(bound).length === 0) fail('correlation condition', `${String(type)} needs a threshold (gt, gte, lt, lte or eq)`, ['correlation', 'condition']);
     if (type === 'value_count' && !field) fail('correlation condition field', 'value_count needs condition.field, the field whose distinct values are counted', ['correlation', 'condition']);
   } else if (isRecord(c.condition)) {
     for (const [k, v] of Object.entries(c.condition)) (bound as Record<string, number>)[k] = Number(v);

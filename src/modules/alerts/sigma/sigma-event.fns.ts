@@ -42,9 +42,10 @@ export function textOf(v: unknown): string | null {
 }
 
 export class EventView {
-  private readonly raw = new Map<string, unknown[] | typeof ABSENT>();
-  private readonly texts = new Map<string, string[]>();
-  private readonly lowered = new Map<string, string[]>();
+  // Created on first use: most events are rejected by the pre-filter before any field is read.
+  private raw: Map<string, unknown[] | typeof ABSENT> | null = null;
+  private texts: Map<string, string[]> | null = null;
+  private lowered: Map<string, string[]> | null = null;
   private hay: string | null = null;
   private allText: string[] | null = null;
   private allLower: string[] | null = null;
@@ -53,17 +54,18 @@ export class EventView {
 
   /** The field's values (null when the field is absent). */
   values(field: string): unknown[] | null {
-    let v = this.raw.get(field);
+    const raw = (this.raw ??= new Map());
+    let v = raw.get(field);
     if (v === undefined) {
       v = lookup(this.event, field) ?? ABSENT;
-      this.raw.set(field, v);
+      raw.set(field, v);
     }
     return v === ABSENT ? null : v;
   }
 
-  /** The field's scalar values as text (as written, or lower-cased). */
+  /** The field's scalar values as text (as written, or lower-cased): each field is read and case-folded once per event, whatever the number of rules. */
   strings(field: string, lower: boolean): string[] {
-    const cache = lower ? this.lowered : this.texts;
+    const cache = lower ? (this.lowered ??= new Map()) : (this.texts ??= new Map());
     let s = cache.get(field);
     if (s === undefined) {
       const vals = this.values(field) ?? [];
@@ -87,9 +89,9 @@ export class EventView {
     return (this.allLower ??= this.allText.map((s) => s.toLowerCase()));
   }
 
-  /** The pre-filter's haystack: every value, lower-cased, one per line. */
+  /** The pre-filter's haystack: every value, one per line, lower-cased (in one call, not one per value). */
   haystack(): string {
-    return (this.hay ??= this.allStrings(true).join('\n'));
+    return (this.hay ??= this.allStrings(false).join('\n').toLowerCase());
   }
 }
 
