@@ -1,5 +1,5 @@
 import { type Enrichment, type IndicatorOut, type StructuredIndicator, type VulnerabilityRecord, type AttackCatalog, DEFAULT_TTL_DAYS, extractIocs, type IocKind, type IndicatorType, normalizeIndicator } from '../../intel/index.js';
-import { classifyText } from './classify/classify.fns.js';
+import { classifyText } from './classify/classify-attack.fns.js';
 import { tokenize } from './classify/phrase-matcher.fns.js';
 import { affectedProductsFrom } from './classify/products.fns.js';
 import { passageAround, splitSentences } from './classify/sentences.fns.js';
