@@ -383,6 +383,92 @@ describe('a pool that loses its database', () => {
   });
 });
 
+/**
+ * A pool whose connections can be refused (the database is down) or held (it is coming back:
+ * connecting waits until `release`), so a test can stop the runner while a restart is starting
+ * a new pool.
+ */
+function gatedPool(): { pool: pg.Pool; refuse(down: boolean): void; hold(): () => void; refused(): number; waiting(): number } {
+  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  pool.on('error', () => {});
+  let down = false;
+  let gate: Promise<void> | null = null;
+  let refusedCount = 0;
+  let waitingCount = 0;
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => {
+    const callback = args.find((a) => typeof a === 'function') as ((err: Error) => void) | undefined;
+    if (down) {
+      refusedCount++;
+      const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      if (callback) return void callback(refused);
+      return Promise.reject(refused);
+    }
+    if (!gate) return connect(...args);
+    waitingCount++;
+    const opened = gate.then(() => connect(...args));
+    return callback ? void opened.catch(callback) : opened;
+  };
+  return {
+    pool,
+    refuse: (d) => void (down = d),
+    hold() {
+      let release!: () => void;
+      gate = new Promise((r) => (release = r));
+      down = false;
+      return () => {
+        gate = null;
+        release();
+      };
+    },
+    refused: () => refusedCount,
+    waiting: () => waitingCount,
+  };
+}
+
+describe('stop() while a dead pool is being replaced', () => {
+  it('stops the pool the restart was starting: nothing runs after stop(), and done resolves', async () => {
+    const flaky = gatedPool();
+    const losesDatabase = defineJob({
+      name: 'test:losesDatabaseAtStop',
+      payload: z.object({ tag: z.string() }),
+      async run(payload, ctx) {
+        await record(payload.tag, 'ran', ctx);
+        if (ctx.attempt === 1) {
+          flaky.refuse(true);
+          throw new Error('lost the database mid-job');
+        }
+      },
+    });
+    await enqueue(database.db, losesDatabase, { tag: 'lost-at-stop' });
+    const runner = await start([losesDatabase, recordJob], { pool: flaky.pool, poolRestart: { attempts: 1_000, delayMs: 20 } });
+    await waitFor('the first attempt', async () => (await runs('lost-at-stop')).length > 0);
+    // The restart is trying: its probes of the database are refused.
+    await waitFor('refused restart attempts', async () => flaky.refused() >= 3);
+    // The database comes back slowly: the next attempt's connection waits, and stop() comes meanwhile.
+    const release = flaky.hold();
+    await waitFor('a restart attempt waiting for its connection', async () => flaky.waiting() > 0);
+    let stopResolved = false;
+    const stopping = runner.stop().then(() => {
+      stopResolved = true;
+    });
+    await sleep(100);
+    // stop() waits for the restart under way (it would otherwise miss the pool it starts).
+    expect(stopResolved).toBe(false);
+    release();
+    await stopping;
+    await expect(runner.done).resolves.toBeUndefined();
+
+    // No pool of the runner is left: a job queued now is not taken (poll interval 100 ms).
+    const after = await enqueue(database.db, recordJob, { tag: 'after-stop' });
+    await sleep(500);
+    expect(await runs('after-stop')).toEqual([]);
+    expect(await job(after)).toMatchObject({ attempts: 0, lockedBy: null });
+    expect(await database.db.selectFrom('workerHeartbeats').selectAll().execute()).toEqual([]);
+    await flaky.pool.end();
+  });
+});
+
 describe('graceful stop', () => {
   it('lets the running job finish and takes no new job', async () => {
     const slow = defineJob({

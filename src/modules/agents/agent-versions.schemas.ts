@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Agent, AgentIdParams } from './agents.schemas.js';
 
-/** Agent versions (issue 30 §3): an immutable record of the agent after each change. */
+/** Agent versions (issue 30 item 3): an immutable record of the agent after each change. */
 export const VersionParams = AgentIdParams.extend({
   version: z.coerce
     .number({ error: 'must be a version number' })

@@ -140,7 +140,7 @@ export const ThreatView = z.object({
   threat: Threat,
   matches: z.array(ThreatMatch).describe('The latest run\'s package matches, sorted: verdict (affected, unknown, not_affected), asset, product, version, advisory'),
   runs: z.array(ThreatRun), deliverables: z.array(Deliverable), intelItems: z.array(IntelItemSummary),
-  alerts: z.array(Json).describe('Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read`'), activeHuntAlert: Json.nullable(), latestAlert: Json.nullable(),
+  alerts: z.array(Json).describe('Hunt alerts of the threat (each with the alert fields of the API contract), newest first; empty (and the two below null) for a caller without `alert.read`'), activeHuntAlert: Json.nullable(), latestAlert: Json.nullable(),
   activityEvents: z.array(ActivityEvent), capabilities: Capabilities,
 });
 export const DismissInput = z.strictObject({ reason: z.string().trim().min(1).max(2000) });

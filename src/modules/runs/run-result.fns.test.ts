@@ -16,7 +16,7 @@ describe('buildRunResult', () => {
     { content: [{ type: 'text', text: 'Verdict: ' }, { type: 'text', text: 'malicious' }] },
   ];
 
-  it('maps steps to the §2.8 shape with the four roles', () => {
+  it('maps steps to the shape of the async run result, with the four roles', () => {
     const r = buildRunResult({ systemPrompt: 'sys', userPrompt: 'hi', steps });
     expect(r).toEqual({
       finalAssistantMessage: 'Verdict: malicious',

@@ -32,7 +32,7 @@ export function registerRunsRoutes(root: FastifyInstance, service: RunsService):
       tags: ['Agents'],
       summary: 'Run an agent and wait for the result',
       description:
-        'Queues a run and waits up to `timeoutMs` (default 60 s). Answers `{runId, status, statusMessage?, result?}`: `result` (the §2.8 run result) once the run has ended (partial for `error` and `interrupted`); ' +
+        'Queues a run and waits up to `timeoutMs` (default 60 s). Answers `{runId, status, statusMessage?, result?}`: `result` (the async run result) once the run has ended (partial for `error` and `interrupted`); ' +
         'a run that is still going after the wait answers its status, and can be polled with the async status endpoint. Tools act with the caller\'s permissions.',
       params: AgentIdParams,
       body: RunSyncRequest,
@@ -65,7 +65,7 @@ export function registerRunsRoutes(root: FastifyInstance, service: RunsService):
       tags: ['Agents'],
       summary: 'Result of an ended asynchronous run',
       description:
-        'The async agent run result (spec §2.8) of a run that has ended, with `status` (and `statusMessage`): the final result when `done`, and what the run produced until it stopped ' +
+        'The async agent run result of a run that has ended, with `status` (and `statusMessage`): the final result when `done`, and what the run produced until it stopped ' +
         '(its messages, tool calls and results, last text) when it ended in `error` (a step or time limit, a model failure) or `interrupted`. ' +
         'A run that is still `waiting` or `running` answers 409 `{error}` saying so. `GET /api/agent-runs/{runId}` has the same result with the run\'s input, trigger context, usage and timings.',
       params: RunParams,
@@ -91,7 +91,7 @@ export function registerRunsRoutes(root: FastifyInstance, service: RunsService):
       operationId: 'listAgentRuns',
       tags,
       summary: 'List agent runs, newest first',
-      description: 'Paged with `page` and `pageSize`, not `limit`/`offset`: spec §8 names the agent-run listing as the exception. Filters: `agentId`, `status` (comma-separated), `mode` (sync, async, trigger, cron), `triggerId`. Each run carries its step count and token usage.',
+      description: 'Paged with `page` and `pageSize`, not `limit`/`offset`: the API contract names the agent-run listing as the exception. Filters: `agentId`, `status` (comma-separated), `mode` (sync, async, trigger, cron), `triggerId`. Each run carries its step count and token usage.',
       querystring: RunListQuery,
       response: withErrors({ 200: RunList }),
     },

@@ -117,7 +117,7 @@ export const RunDetail = RunSummary.extend({
     .nullable()
     .describe("The judge's grading of each of the agent's acceptance criteria (docs/evaluations.md); null until graded"),
   evalExplanation: z.string().nullable().describe("The judge's one-paragraph reason for `evalScore`"),
-  result: RunResultView.nullable().describe('The §2.8 result: final for `done`, partial (what the run produced until it stopped) for `error` and `interrupted`; null while the run has not ended, or when it ended before starting'),
+  result: RunResultView.nullable().describe('The async run result (finalAssistantMessage, tool calls and results, messages, structuredOutputResult): final for `done`, partial (what the run produced until it stopped) for `error` and `interrupted`; null while the run has not ended, or when it ended before starting'),
 }).meta({ id: 'AgentRunDetail' });
 export type RunDetailDto = z.infer<typeof RunDetail>;
 

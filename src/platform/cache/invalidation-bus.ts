@@ -3,7 +3,7 @@ import type pg from 'pg';
 
 /**
  * One LISTEN connection per process for every in-process cache that other processes must be
- * able to invalidate (DESIGN §2: nothing another process must see lives only in memory).
+ * able to invalidate (a design rule: nothing another process must see lives only in memory).
  *
  * Caches `subscribe(channel, handler)`; the process calls `listen(pool)` once (the API role in
  * src/main.ts). A handler receives the NOTIFY payload, or `null` when notifications may have

@@ -50,7 +50,7 @@ naming the replacement.
 
 **Pagination.** Intel lists take \`page\` and \`perPage\` and answer \`total, page, perPage, hasNext\`;
 other lists take \`limit\` and \`offset\` and answer \`totalCount\`, except the agent-run listing \`GET /api/agent-runs\`,
-which takes \`page\` and \`pageSize\` and answers \`runs, totalCount, page, pageSize, hasNext\` (the spec, §8, names it as the exception).`;
+which takes \`page\` and \`pageSize\` and answers \`runs, totalCount, page, pageSize, hasNext\` (the API contract names it as the exception).`;
 
 /** `baseUrl` is RAMPART_BASE_URL (else this process's address): the document's one server. */
 export async function registerOpenApi(app: FastifyInstance, options: { baseUrl: string }): Promise<void> {

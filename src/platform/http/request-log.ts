@@ -6,7 +6,7 @@ import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
  * `{"level":30,"time":…,"service":"rampart","reqId":…,"method":…,"route":…,"status":…,"ms":…,"msg":"request completed"}`
  * (`error` level for 5xx).
  *
- * What it costs matters: it runs on every request (docs/performance.md, issue 27 §5). So
+ * What it costs matters: it runs on every request (docs/performance.md, issue 27 item 5). So
  * - the line goes through a child logger made once, without the redaction paths of
  *   createLogger: redaction walks every logged object and the line holds only the fields
  *   above, none of them a secret (a caller's `x-request-id` is kept only when it matches

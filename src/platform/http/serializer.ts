@@ -7,7 +7,7 @@ import { z } from 'zod';
  * fast-json-stringify function. The compiled function writes only the properties the schema
  * declares, so the response schema is also the filter that keeps stored secrets out of replies.
  *
- * Measured while choosing (DESIGN.md §2): validating every reply with Zod costs ~35% of the
+ * Measured while choosing the stack: validating every reply with Zod costs ~35% of the
  * throughput of a 20-element list. Unions cost too: fast-json-stringify picks an anyOf/oneOf
  * branch by running ajv on every value, so unions are merged for serialization (object
  * variants into one object with the union of their properties, primitives into a type list).

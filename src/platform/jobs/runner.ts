@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Logger as WorkerLogger, run, type Runner, type Task, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -7,6 +8,7 @@ import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { JobCatalog, JobDefinition } from './catalog.js';
 import { logAttemptFailed, logJobFailed, markReported, reportingLogger } from './failure-logging.js';
+import { laneStopping, setLaneMode, type LaneMode } from './lane-modes.fns.js';
 
 declare global {
   namespace GraphileConfig {
@@ -61,10 +63,15 @@ export interface WorkerRunner {
  */
 interface Lane {
   name: 'shared' | 'reserved';
+  /** Where the lane is in its life (lane-modes.fns.ts): changed only through `setMode` in startWorkers, which refuses an illegal transition. */
+  mode: LaneMode;
   concurrency: number;
   defs: JobDefinition<unknown>[];
   crontab: string | undefined;
+  /** Its live pool; null while a dead pool is being replaced and none has started yet. */
   runner: Runner | null;
+  /** The replacement of a dead pool under way (replaceDeadPool): stop() awaits it, so a pool it starts is stopped too. */
+  restart: Promise<void> | null;
   /** The pool ids graphile-worker writes into `locked_by` for this lane. */
   lockerIds: Set<string>;
   firstBeat: Promise<void> | null;
@@ -75,7 +82,7 @@ interface Lane {
 }
 
 function newLane(name: Lane['name'], concurrency: number, defs: JobDefinition<unknown>[], crontab?: string): Lane {
-  return { name, concurrency, defs, crontab, runner: null, lockerIds: new Set(), firstBeat: null, abort: new AbortController(), active: new Set() };
+  return { name, mode: 'starting', concurrency, defs, crontab, runner: null, restart: null, lockerIds: new Set(), firstBeat: null, abort: new AbortController(), active: new Set() };
 }
 
 // Any constant: only one pool at a time sweeps for dead workers' jobs.
@@ -321,8 +328,15 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
       }),
     });
 
-  for (const lane of lanes) lane.runner = await launch(lane);
-  let stopping = false;
+  /** Every change of a lane's mode: asserted (an illegal one throws) and logged. */
+  const setMode = (lane: Lane, to: LaneMode) => setLaneMode(lane, to, (change) => logger.debug(change, 'worker lane mode'));
+
+  for (const lane of lanes) {
+    lane.runner = await launch(lane);
+    setMode(lane, 'running');
+  }
+  /** Set by stop(): wakes a restart waiting between attempts, so stop() does not wait out its delay. */
+  const stopRequested = new AbortController();
   let resolveDone!: () => void;
   let rejectDone!: (err: Error) => void;
   const done = new Promise<void>((resolve, reject) => {
@@ -332,15 +346,24 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
   // main.ts exits on a rejection; tests that never look at `done` must not see it unhandled.
   done.catch(() => {});
 
+  /** A transition the table refuses is a bug in this runner: reported through `done` (the process exits), never an unhandled rejection. */
+  function runnerBug(err: unknown): void {
+    logger.error({ err }, 'worker runner bug: its pools are in an unexpected state');
+    rejectDone(err instanceof Error ? err : new Error(String(err)));
+  }
+
   /**
    * graphile-worker ends a pool that cannot write a job's completion or failure (its batch gives
    * up at once while the database is down) and then resolves its promise as if all were well:
    * the process would go on with no worker at all and the job locked by the dead pool. So a
    * pool that ends without our stop() is replaced: its handlers are told to stop and awaited,
    * its locks are released (it is ours and certainly dead, no need to wait for the heartbeat
-   * to go stale) and a new pool starts, once the database answers again.
+   * to go stale) and a new pool starts, once the database answers again. stop() arriving
+   * meanwhile ends the attempts; a pool that was starting at that moment is stopped by stop().
    */
   async function replaceDeadPool(lane: Lane, err: unknown): Promise<void> {
+    setMode(lane, 'replacing');
+    lane.runner = null;
     const dead = [...lane.lockerIds];
     lane.lockerIds.clear();
     lane.firstBeat = null; // the new pool's id is recorded before its first fetch, like the first one's
@@ -351,15 +374,18 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
     const { attempts, delayMs } = opts.poolRestart ?? { attempts: 60, delayMs: 500 };
     let wait = delayMs;
     let last: unknown = err;
-    for (let attempt = 1; attempt <= attempts && !stopping; attempt++) {
-      await new Promise((r) => setTimeout(r, wait));
+    for (let attempt = 1; attempt <= attempts && !laneStopping(lane); attempt++) {
+      await delay(wait, undefined, { signal: stopRequested.signal }).catch(() => {});
       wait = Math.min(wait * 2, 10_000);
-      if (stopping) break;
+      if (laneStopping(lane)) return;
       try {
         await opts.pool.query('SELECT 1'); // the database the workers use answers again
         if (dead.length) await sql`SELECT graphile_worker.force_unlock_workers(${dead}::text[])`.execute(db);
         lane.runner = await launch(lane);
         watch(lane);
+        // stop() came while the pool started: the lane stays `stopping`, and stop() stops this pool.
+        if (laneStopping(lane)) return;
+        setMode(lane, 'running');
         logger.warn({ attempt, released: dead }, 'worker pool restarted; the jobs the dead pool held are retried');
         return;
       } catch (e) {
@@ -367,20 +393,39 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
         logger.warn({ attempt, attempts, err: e }, 'worker pool restart failed; trying again');
       }
     }
-    if (stopping) return laneEnded();
+    if (laneStopping(lane)) return;
+    setMode(lane, 'failed');
     rejectDone(new Error(`the worker pool could not be restarted after ${attempts} attempts: ${last instanceof Error ? last.message : String(last)}`));
   }
 
-  /** `done` resolves once every lane's pool has ended after stop(). */
-  let lanesRunning = lanes.length;
-  function laneEnded(): void {
-    if (--lanesRunning <= 0) resolveDone();
+  /** `done` resolves once every lane's pool has ended after stop() (a failed lane has rejected it already). */
+  function laneEnded(lane: Lane): void {
+    setMode(lane, 'stopped');
+    if (lanes.every((l) => l.mode === 'stopped' || l.mode === 'failed')) resolveDone();
   }
 
+  /** A pool's end: the lane's, after stop(); otherwise a death, and the pool is replaced. */
   function watch(lane: Lane): void {
-    lane.runner!.promise.then(
-      () => (stopping ? laneEnded() : void replaceDeadPool(lane, new Error('the pool ended without being stopped'))),
-      (err: unknown) => (stopping ? laneEnded() : void replaceDeadPool(lane, err)),
+    const runner = lane.runner!;
+    const ended = (err: unknown) => {
+      // Only the lane's current pool ends it (a dead pool's end has been handled already).
+      if (lane.runner !== runner) return;
+      try {
+        if (laneStopping(lane)) return laneEnded(lane);
+        const restart: Promise<void> = replaceDeadPool(lane, err)
+          .catch(runnerBug)
+          .finally(() => {
+            // A later restart (the new pool died at once) is the one stop() must await now.
+            if (lane.restart === restart) lane.restart = null;
+          });
+        lane.restart = restart;
+      } catch (bug) {
+        runnerBug(bug);
+      }
+    };
+    runner.promise.then(
+      () => ended(new Error('the pool ended without being stopped')),
+      (err: unknown) => ended(err),
     );
   }
   for (const lane of lanes) watch(lane);
@@ -391,12 +436,22 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
   sweeper.unref();
   void releaseDeadWorkers();
 
+  /** Ends a lane that stop() reached: its restart settled first, then its pool (if any) stopped; its end moves it to `stopped` (watch). */
+  async function stopLane(lane: Lane): Promise<void> {
+    await lane.restart;
+    const runner = lane.runner;
+    if (!runner) return laneEnded(lane); // a restart that started no pool: nothing left to stop
+    await runner.stop().catch((err) => logger.warn({ err, lane: lane.name }, 'worker stop failed'));
+  }
+
   let stopped: Promise<void> | null = null;
   return {
     done,
     stop() {
       stopped ??= (async () => {
-        stopping = true;
+        const stopping = lanes.filter((l) => l.mode === 'running' || l.mode === 'replacing');
+        for (const lane of stopping) setMode(lane, 'stopping');
+        stopRequested.abort();
         // Graceful: no new jobs are taken and running jobs may finish; after the grace period
         // their signal fires so long handlers stop (and are retried later). The heartbeat goes
         // on meanwhile, or another pool would take the still-running jobs for orphans.
@@ -406,7 +461,7 @@ export async function startWorkers(opts: WorkerRunnerOptions): Promise<WorkerRun
           logger.info({ graceMs, running: lanes.reduce((n, l) => n + l.active.size, 0) }, 'shutdown grace over: signalling the running jobs to stop');
           current.forEach((a) => a.abort());
         }, graceMs);
-        await Promise.all(lanes.map((l) => l.runner?.stop().catch((err) => logger.warn({ err, lane: l.name }, 'worker stop failed'))));
+        await Promise.all(stopping.map((l) => stopLane(l)));
         clearTimeout(grace);
         clearInterval(heartbeat);
         clearInterval(sweeper);

@@ -14,7 +14,7 @@ export interface paths {
         };
         /**
          * List agent runs, newest first
-         * @description Paged with `page` and `pageSize`, not `limit`/`offset`: spec §8 names the agent-run listing as the exception. Filters: `agentId`, `status` (comma-separated), `mode` (sync, async, trigger, cron), `triggerId`. Each run carries its step count and token usage.
+         * @description Paged with `page` and `pageSize`, not `limit`/`offset`: the API contract names the agent-run listing as the exception. Filters: `agentId`, `status` (comma-separated), `mode` (sync, async, trigger, cron), `triggerId`. Each run carries its step count and token usage.
          */
         get: operations["listAgentRuns"];
         put?: never;
@@ -178,7 +178,7 @@ export interface paths {
         };
         /**
          * Result of an ended asynchronous run
-         * @description The async agent run result (spec §2.8) of a run that has ended, with `status` (and `statusMessage`): the final result when `done`, and what the run produced until it stopped (its messages, tool calls and results, last text) when it ended in `error` (a step or time limit, a model failure) or `interrupted`. A run that is still `waiting` or `running` answers 409 `{error}` saying so. `GET /api/agent-runs/{runId}` has the same result with the run's input, trigger context, usage and timings.
+         * @description The async agent run result of a run that has ended, with `status` (and `statusMessage`): the final result when `done`, and what the run produced until it stopped (its messages, tool calls and results, last text) when it ended in `error` (a step or time limit, a model failure) or `interrupted`. A run that is still `waiting` or `running` answers 409 `{error}` saying so. `GET /api/agent-runs/{runId}` has the same result with the run's input, trigger context, usage and timings.
          */
         get: operations["getAsyncRunResult"];
         put?: never;
@@ -217,7 +217,7 @@ export interface paths {
         put?: never;
         /**
          * Run an agent and wait for the result
-         * @description Queues a run and waits up to `timeoutMs` (default 60 s). Answers `{runId, status, statusMessage?, result?}`: `result` (the §2.8 run result) once the run has ended (partial for `error` and `interrupted`); a run that is still going after the wait answers its status, and can be polled with the async status endpoint. Tools act with the caller's permissions.
+         * @description Queues a run and waits up to `timeoutMs` (default 60 s). Answers `{runId, status, statusMessage?, result?}`: `result` (the async run result) once the run has ended (partial for `error` and `interrupted`); a run that is still going after the wait answers its status, and can be polled with the async status endpoint. Tools act with the caller's permissions.
          */
         post: operations["runAgentSync"];
         delete?: never;
@@ -2521,7 +2521,7 @@ export interface paths {
         };
         /**
          * Get one intel item
-         * @description The item of §2.4 plus `annotatedText`: its text with each extracted indicator at its exact character span.
+         * @description The intel item (the fields of the listing) plus `annotatedText`: its text with each extracted indicator at its exact character span.
          */
         get: operations["getIntelItem"];
         put?: never;
@@ -3025,7 +3025,7 @@ export interface components {
             /** @enum {string} */
             mode: "sync" | "async" | "trigger" | "cron" | "triage" | "evaluation";
             queuedAt: string;
-            /** @description The §2.8 result: final for `done`, partial (what the run produced until it stopped) for `error` and `interrupted`; null while the run has not ended, or when it ended before starting */
+            /** @description The async run result (finalAssistantMessage, tool calls and results, messages, structuredOutputResult): final for `done`, partial (what the run produced until it stopped) for `error` and `interrupted`; null while the run has not ended, or when it ended before starting */
             result: {
                 allToolCallsMade: {
                     args: unknown;
@@ -4217,7 +4217,7 @@ export interface components {
             externalId: string;
             /** Format: uuid */
             id: string;
-            /** @description The §2.4 lists, plus `emails` (an extension: e-mail addresses, type `email`). Other types without a list (cryptocurrency wallets, onion hosts, ASNs, mutexes) are in `GET /iocs` */
+            /** @description The indicator lists of the API contract's intel item, plus `emails` (an extension: e-mail addresses, type `email`). Other types without a list (cryptocurrency wallets, onion hosts, ASNs, mutexes) are in `GET /iocs` */
             iocs: {
                 certs: {
                     confidence: number;
@@ -4441,7 +4441,7 @@ export interface components {
             externalId: string;
             /** Format: uuid */
             id: string;
-            /** @description The §2.4 lists, plus `emails` (an extension: e-mail addresses, type `email`). Other types without a list (cryptocurrency wallets, onion hosts, ASNs, mutexes) are in `GET /iocs` */
+            /** @description The indicator lists of the API contract's intel item, plus `emails` (an extension: e-mail addresses, type `email`). Other types without a list (cryptocurrency wallets, onion hosts, ASNs, mutexes) are in `GET /iocs` */
             iocs: {
                 certs: {
                     confidence: number;
@@ -20412,7 +20412,7 @@ export interface operations {
                             runId: string | null;
                             threatId: string;
                         }[];
-                        /** @description Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read` */
+                        /** @description Hunt alerts of the threat (each with the alert fields of the API contract), newest first; empty (and the two below null) for a caller without `alert.read` */
                         alerts: {
                             [key: string]: unknown;
                         }[];
@@ -20767,7 +20767,7 @@ export interface operations {
                             runId: string | null;
                             threatId: string;
                         }[];
-                        /** @description Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read` */
+                        /** @description Hunt alerts of the threat (each with the alert fields of the API contract), newest first; empty (and the two below null) for a caller without `alert.read` */
                         alerts: {
                             [key: string]: unknown;
                         }[];
@@ -21009,7 +21009,7 @@ export interface operations {
                             runId: string | null;
                             threatId: string;
                         }[];
-                        /** @description Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read` */
+                        /** @description Hunt alerts of the threat (each with the alert fields of the API contract), newest first; empty (and the two below null) for a caller without `alert.read` */
                         alerts: {
                             [key: string]: unknown;
                         }[];
@@ -21242,7 +21242,7 @@ export interface operations {
                             runId: string | null;
                             threatId: string;
                         }[];
-                        /** @description Hunt alerts of the threat (spec §2.7), newest first; empty (and the two below null) for a caller without `alert.read` */
+                        /** @description Hunt alerts of the threat (each with the alert fields of the API contract), newest first; empty (and the two below null) for a caller without `alert.read` */
                         alerts: {
                             [key: string]: unknown;
                         }[];

@@ -15,7 +15,7 @@ const TOKEN: Record<Type, string | null> = { webhook: 'Token', teams: null, slac
 
 type Field = { key: string; label: string; kind?: 'url' | 'list' | 'select'; options?: string[]; required?: boolean; when?: (c: Config) => boolean };
 const apiBase: Field = { key: 'apiBaseUrl', label: 'API base URL (optional)', kind: 'url' };
-/** The config fields of each type (spec §2.1), as the API's schema has them. */
+/** The config fields of each type (docs/delivery.md), as the API's schema has them. */
 const FIELDS: Record<Type, Field[]> = {
   webhook: [
     { key: 'url', label: 'URL', kind: 'url', required: true },

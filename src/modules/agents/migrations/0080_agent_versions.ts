@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Issue 30 §3, agent versions. Every change to an agent appends an immutable version (agents'
+ * Issue 30 item 3, agent versions. Every change to an agent appends an immutable version (agents'
  * agent-versions.repo.ts): the whole agent as a run executes it (agents' PinnedAgent) plus its
  * triggers' settings (never their secrets), who made it and from where (`source`: `api`,
  * `console`, `code`, `restore`; `migration` for the version 1 written here). `agents.version` is

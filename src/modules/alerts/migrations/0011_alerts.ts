@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Alerts (spec §2.7): work items with a per-organization display number (a sequence per
+ * Alerts (the API contract's alert fields): work items with a per-organization display number (a sequence per
  * organization, created with its first alert: alerts.repo.ts), a timeline, dedupe by
  * key among alerts that are not closed, code detections that report hits, and the triage
- * routing settings (§4.2). Triggers gain `create_alert` (null: the source's default) and an
+ * routing settings (the alert triage routes). Triggers gain `create_alert` (null: the source's default) and an
  * optional alert field mapping.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

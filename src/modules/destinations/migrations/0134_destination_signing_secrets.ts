@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Issue 41 §11: a webhook destination's signing secret is its own, no longer its token. The token
+ * Issue 41 item 11: a webhook destination's signing secret is its own, no longer its token. The token
  * was both the `Authorization: Bearer` value and the HMAC key, so anyone who saw one request (a
  * proxy's log, the receiver's) could forge signed deliveries.
  *

@@ -1,5 +1,5 @@
 import { type Enrichment, type IndicatorOut, type StructuredIndicator, type VulnerabilityRecord, type AttackCatalog, DEFAULT_TTL_DAYS, extractIocs, type IocKind, type IndicatorType, normalizeIndicator } from '../../intel/index.js';
-import { classifyText } from './classify/classify.fns.js';
+import { classifyText } from './classify/classify-attack.fns.js';
 import { tokenize } from './classify/phrase-matcher.fns.js';
 import { affectedProductsFrom } from './classify/products.fns.js';
 import { passageAround, splitSentences } from './classify/sentences.fns.js';
@@ -35,7 +35,7 @@ export interface ProcessResult extends Enrichment<ReturnType<typeof classifyText
   severity: Severity;
 }
 
-/** §2.4 list of each indicator type (plus the `emails` extension); types without a list (btc, onion, asn…) stay in /iocs only. */
+/** The intel item's indicator list (the API contract's `iocs` lists) of each indicator type (plus the `emails` extension); types without a list (btc, onion, asn…) stay in /iocs only. */
 const LIST_OF: Record<string, string> = {
   ipv4: 'ipv4',
   ipv6: 'ipv6',
@@ -169,7 +169,7 @@ function processStructured(input: ProcessInput, vulnerability: VulnerabilityReco
 }
 
 /**
- * The §2.4 lists of an item's indicators, each seen at the item's publication (else now). Built
+ * The `iocs` lists of an item's indicators, each seen at the item's publication (else now). Built
  * as literals (the same keys in the same order as the spread and Object.fromEntries they
  * replace): this ran for every item, and the dictionary-mode objects of fromEntries and the
  * spread copies were 2–4% of enrichment's CPU (ingest bench profile, docs/performance.md).

@@ -10,7 +10,7 @@ import { LOG_SOURCES, sigmaRules } from './sigma.fns.js';
 import { techniqueIdOf, techniqueIdsOf } from '../attack/attack-id.fns.js';
 
 /**
- * Detection context for an item (spec §2.8): its indicators grouped by type, techniques,
+ * Detection context for an item (the API contract's detection context result: chatUrl, asset, detectionContext): its indicators grouped by type, techniques,
  * affected products and the log sources worth searching, plus a draft Sigma rule set pinned
  * to the indicators. It is derived from the stored item, so asking again (chatUrl) gives the
  * same answer until the item changes; the asset id is stable per item version.

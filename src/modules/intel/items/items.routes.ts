@@ -50,7 +50,7 @@ export function registerItemsRoutes(root: FastifyInstance, deps: { items: ItemsS
 
   app.get('/items/:id', {
     config: read,
-    schema: { operationId: 'getIntelItem', tags, summary: 'Get one intel item', description: 'The item of §2.4 plus `annotatedText`: its text with each extracted indicator at its exact character span.', params: IdParams, response: withErrors({ 200: IntelItemDetailSchema }, 404) },
+    schema: { operationId: 'getIntelItem', tags, summary: 'Get one intel item', description: 'The intel item (the fields of the listing) plus `annotatedText`: its text with each extracted indicator at its exact character span.', params: IdParams, response: withErrors({ 200: IntelItemDetailSchema }, 404) },
   }, async (req) => deps.items.get(contextOf(req), req.params.id));
 
   const detectionSchema = { tags, params: IdParams, response: withErrors({ 200: DetectionContextResult }, 404) };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Intel items (spec §2.4) and the /items listing (§4.4). */
+/** Intel items (the API contract's intel item fields) and the /items listing (docs/intel.md). */
 const Ioc = z.object({
   value: z.string(),
   type: z.string(),
@@ -13,7 +13,7 @@ const Ioc = z.object({
 const Passage = z.object({ text: z.string(), sourceUrl: z.string(), charSpan: z.object({ start: z.number().int(), end: z.number().int() }) });
 const Named = z.object({ name: z.string(), confidence: z.number(), aliases: z.array(z.string()) });
 
-/** The §2.4 lists, then Rampart's extension lists (documented in docs/intel.md): `emails`. */
+/** The indicator lists of the API contract's intel item, then Rampart's extension lists (documented in docs/intel.md): `emails`. */
 export const IOC_LISTS = ['ipv4', 'ipv6', 'domains', 'urls', 'hashes', 'files', 'registryKeys', 'processes', 'certs', 'cloudIds', 'mobileIds', 'emails'] as const;
 export type IocList = (typeof IOC_LISTS)[number];
 
@@ -37,7 +37,7 @@ export const IntelItemSchema = z
     affectedProducts: z.array(z.object({ versions: z.array(z.string()), vendor: z.string(), product: z.string(), confidence: z.number() })),
     iocs: z
       .object(Object.fromEntries(IOC_LISTS.map((k) => [k, z.array(Ioc)])) as Record<IocList, z.ZodArray<typeof Ioc>>)
-      .describe('The §2.4 lists, plus `emails` (an extension: e-mail addresses, type `email`). Other types without a list (cryptocurrency wallets, onion hosts, ASNs, mutexes) are in `GET /iocs`'),
+      .describe('The indicator lists of the API contract\'s intel item, plus `emails` (an extension: e-mail addresses, type `email`). Other types without a list (cryptocurrency wallets, onion hosts, ASNs, mutexes) are in `GET /iocs`'),
     provenance: z.object({ supportingPassages: z.array(Passage) }),
     version: z.number().int(),
     externalId: z.string(),
@@ -47,7 +47,7 @@ export const IntelItemSchema = z
     canonicalKey: z.string(),
     duplicateOf: z.string(),
     tenantOverrides: z.unknown(),
-    // Beyond §2.4: what the filters of GET /items act on, and what extraction dropped and why.
+    // Beyond the API contract's item fields: what the filters of GET /items act on, and what extraction dropped and why.
     sourceId: z.uuid(),
     severity: z.enum(['none', 'low', 'medium', 'high', 'critical']),
     status: z.enum(['active', 'corrected', 'retracted']),

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * GET /iocs search at 1,000,000 indicators (DESIGN.md §7: p95 < 50 ms).
+ * GET /iocs search at 1,000,000 indicators (the performance target: p95 < 50 ms; docs/performance.md).
  *
  * `statusCounts` are exact over every indicator whose normalized value contains the search, so a
  * broad search (30,000–70,000 matches in the bench) has to look at every match. With the trigram

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Ingestion cost (issue 27 §2): intel_indicators loses its foreign key to organizations.
+ * Ingestion cost (issue 27 item 2): intel_indicators loses its foreign key to organizations.
  *
  * Every indicator row paid a referential check (a `SELECT 1 … FOR KEY SHARE` on the
  * organization's row, run per inserted row at the end of the statement): 4 per RSS entry,

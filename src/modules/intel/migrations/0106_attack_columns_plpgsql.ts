@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Ingestion cost (issue 27 §2): the functions behind intel_items' stored ATT&CK columns
+ * Ingestion cost (issue 27 item 2): the functions behind intel_items' stored ATT&CK columns
  * (migration 0096: attack_parents, actor_names, malware_names) rewritten in PL/pgSQL, same
  * results (attack-columns.test.ts compares them with the SQL definitions on edge cases and
  * random documents).

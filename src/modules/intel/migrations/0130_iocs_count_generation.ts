@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * GET /iocs answers exact `statusCounts` for every search (issue 27 §5: p95 < 25 ms at 1,000,000
+ * GET /iocs answers exact `statusCounts` for every search (issue 27 item 5: p95 < 25 ms at 1,000,000
  * indicators). A broad search's count is a pass over all of its matches (a trigram GIN scan and a
  * heap recheck of each candidate, 15–50 ms), paid again by every later page of the same search and
  * every repeat of it. IocsService keeps the counts it computed, keyed by (organization, filters),

@@ -2,7 +2,7 @@ import { Cron } from 'croner';
 import { z } from 'zod';
 import { endpointUrl } from '../../../platform/http/url-schemas.js';
 
-/** Intel sources (spec §2.3, §4.3). */
+/** Intel sources: the API contract's intel source fields and endpoints (docs/intel.md). */
 export const SyncJobSchema = z
   .object({
     jobId: z.uuid(),

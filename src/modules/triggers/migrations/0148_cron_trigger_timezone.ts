@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Issue 47 §27: a cron trigger's schedule is read in an IANA time zone (`Europe/Paris`), DST
+ * Issue 47 item 27: a cron trigger's schedule is read in an IANA time zone (`Europe/Paris`), DST
  * included, as systemd's OnCalendar and Kubernetes CronJob's `timeZone` do. Null: UTC, as before.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -2,7 +2,7 @@
  * Which ATT&CK names and aliases may be recognised in free text, and how strictly. Pure; the
  * compiled matcher is cached per catalog object.
  *
- * Techniques (by name; ids are handled in classify.fns.ts):
+ * Techniques (by name; ids are handled in classify-attack.fns.ts):
  * - "Parent: Sub-technique" (e.g. "Command and Scripting Interpreter: PowerShell"): case-insensitive, 0.75;
  * - names of 3+ words: case-insensitive, 0.5;
  * - 2-word names: case-insensitive (0.5) when a word is distinctive (Spearphishing Attachment, LSASS

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { catalogFromStixObjects, type AttackCatalog } from '../../../intel/index.js';
-import { classifyText, type Classification } from './classify.fns.js';
+import { classifyText, type Classification } from './classify-attack.fns.js';
 
 /**
  * Real ATT&CK data, read in place (never copied into the project):

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_CATALOG, type AttackCatalog, type CatalogTechnique } from '../../../intel/index.js';
-import { classifyText, type Classification, type ClassifyInput } from './classify.fns.js';
+import { classifyText, type Classification, type ClassifyInput } from './classify-attack.fns.js';
 
 const t = (id: string, name: string, tactics: string[], platforms: string[] = ['Windows', 'Linux', 'macOS']): [string, CatalogTechnique] => [
   id,
