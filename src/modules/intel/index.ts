@@ -18,7 +18,7 @@ export { IocTypeFilter } from './iocs/iocs.schemas.js';
 export { indicatorGroupOf, INDICATOR_TYPES, type IndicatorType } from './indicator-vocabulary.js';
 export { normalizeIndicator } from './normalize-indicator.fns.js';
 export { intelCommands } from './intel-commands.fns.js';
-export { DEFAULT_TTL_DAYS, extractIocs, refang, type IocKind } from './extract/extract.fns.js';
+export { DEFAULT_TTL_DAYS, extractIocs, refang, scanIocs, type Extraction, type IocKind } from './extract/extract.fns.js';
 export { parseVersionList, parseVersionsBefore } from './products/versions.fns.js';
 export { cpeCase, cpeVersion, findingFromCpe, findingsFromConfigurations, findingsFromCve5Affected, parseCpe, type CpeFinding, type CpeName } from './products/cpe.fns.js';
 export { classificationSummary, techniqueIdOf, techniqueIdsOf, type AttackMapping, type ClassificationSummary } from './attack/attack-id.fns.js';

@@ -1,4 +1,4 @@
-import { type Enrichment, type IndicatorOut, type StructuredIndicator, type VulnerabilityRecord, type AttackCatalog, DEFAULT_TTL_DAYS, extractIocs, type IocKind, type IndicatorType, normalizeIndicator } from '../../intel/index.js';
+import { type Enrichment, type Extraction, type IndicatorOut, type StructuredIndicator, type VulnerabilityRecord, type AttackCatalog, DEFAULT_TTL_DAYS, scanIocs, type IocKind, type IndicatorType, normalizeIndicator } from '../../intel/index.js';
 import { classifyText } from './classify/classify-attack.fns.js';
 import { tokenize } from './classify/phrase-matcher.fns.js';
 import { affectedProductsFrom } from './classify/products.fns.js';
@@ -65,8 +65,9 @@ export function processItem(input: ProcessInput, catalog: AttackCatalog): Proces
   // Split once; every classifier below reads the same sentences and tokens.
   const sentences = splitSentences(text);
   const tokens = tokenize(text);
-  const extracted = extractIocs(text);
-  const fromTitle = extractIocs(input.title);
+  // Compact results (offsets and codes): only the fields stored below are read, no object per span or dropped record.
+  const extracted = scanIocs(text);
+  const fromTitle = scanIocs(input.title);
 
   // Indicators: structured ones as the source gave them (with its confidence), then extracted.
   const byKey = new Map<string, IndicatorOut>();
@@ -82,23 +83,26 @@ export function processItem(input: ProcessInput, catalog: AttackCatalog): Proces
   }
   const passages: ProcessResult['passages'] = [];
   const sourceUrl = input.url ?? '';
-  for (const ioc of [...extracted.iocs, ...fromTitle.iocs]) {
-    if (NOT_INDICATORS.has(ioc.kind)) continue;
-    add({ type: ioc.kind, value: ioc.value, normalizedValue: ioc.normalizedValue, confidence: ioc.confidence, ttlDays: ttlOf(ioc.kind) });
+  for (const x of [extracted, fromTitle]) {
+    for (let j = 0; j < x.size; j++) {
+      const kind = x.kind(j);
+      if (NOT_INDICATORS.has(kind)) continue;
+      add({ type: kind, value: x.value(j), normalizedValue: x.normalizedValue(j), confidence: x.confidence(j), ttlDays: ttlOf(kind) });
+    }
   }
-  for (const ioc of extracted.iocs) {
-    const span = ioc.spans[0];
-    if (!span || NOT_INDICATORS.has(ioc.kind)) continue;
-    const p = passageAround(text, sentences, span);
+  for (let j = 0; j < extracted.size; j++) {
+    if (NOT_INDICATORS.has(extracted.kind(j))) continue;
+    const p = passageAround(text, sentences, { start: extracted.start(j), end: extracted.end(j) });
     passages.push({ text: p.text, sourceUrl, charSpan: p.charSpan });
   }
 
   const cves = [...new Set([
-    ...extracted.iocs.filter((i) => i.kind === 'cve').map((i) => i.normalizedValue),
-    ...fromTitle.iocs.filter((i) => i.kind === 'cve').map((i) => i.normalizedValue),
+    ...valuesOfKind(extracted, 'cve'),
+    ...valuesOfKind(fromTitle, 'cve'),
     ...input.structuredIndicators.filter((s) => s.type === 'cve').map((s) => s.value.toUpperCase()),
   ])].sort();
-  const techniqueIds = extracted.iocs.filter((i) => i.kind === 'attack-technique').map((i) => ({ id: i.normalizedValue, spans: i.spans }));
+  const techniqueIds: Array<{ id: string; spans: Array<{ start: number; end: number }> }> = [];
+  for (let j = 0; j < extracted.size; j++) if (extracted.kind(j) === 'attack-technique') techniqueIds.push({ id: extracted.normalizedValue(j), spans: extracted.spans(j) });
   const classification = classifyText({ title: input.title, text, tags: input.tags, cves, techniqueIds, sentences, tokens }, catalog);
   for (const p of classification.passages) passages.push({ text: p.text, sourceUrl, charSpan: p.charSpan });
 
@@ -122,7 +126,7 @@ export function processItem(input: ProcessInput, catalog: AttackCatalog): Proces
   return {
     indicators,
     iocs: iocListsOf(indicators, input),
-    dropped: [...extracted.dropped, ...fromTitle.dropped].map((d) => ({ type: d.kind, value: d.value, reason: d.reason })),
+    dropped: droppedOf(extracted, fromTitle),
     classification,
     affectedProducts: products.map(({ vendor, product, versions, confidence }) => ({ vendor, product, versions, confidence })),
     passages: dedupePassages(passages),
@@ -135,6 +139,20 @@ export function processItem(input: ProcessInput, catalog: AttackCatalog): Proces
     cves,
     retracted: input.tags.includes('revoked'),
   };
+}
+
+/** The normalized values of the extracted indicators of one kind (CVE ids), in text order. */
+function valuesOfKind(x: Extraction, kind: IocKind): string[] {
+  const out: string[] = [];
+  for (let j = 0; j < x.size; j++) if (x.kind(j) === kind) out.push(x.normalizedValue(j));
+  return out;
+}
+
+/** The dropped candidates the item stores (type, value as written, reason): the text's, then the title's. */
+function droppedOf(...extractions: Extraction[]): ProcessResult['dropped'] {
+  const out: ProcessResult['dropped'] = [];
+  for (const x of extractions) for (let d = 0; d < x.droppedSize; d++) out.push({ type: x.droppedKind(d), value: x.droppedValue(d), reason: x.droppedReason(d) });
+  return out;
 }
 
 /**

@@ -45,9 +45,11 @@ const IPV4_PLAIN_RE = P.sticky(P.IPV4_PLAIN_SRC);
 const TAIL_RE = P.sticky(P.TAIL_SRC);
 
 const WEB_SCHEMES = new Set(['http', 'https', 'ftp', 'ftps', 'sftp', 'ws', 'wss']);
+const USERINFO_AT_RE = /(?:@|\[@\])$/;
 const PATH_DEFANG_RE = /\[(?:\.|\/|dot|:|@)\]|\{(?:\.|dot)\}/i;
-const TRAILING_PUNCT_RE = /[.,;:!?'"]+$/;
-const TRAILING_PUNCT_ARN_RE = /[.,;:'"]+$/;
+/** Trailing punctuation trimmed off a URL / key (. , ; : ! ? ' ") and off an ARN (no ! or ?, which ARNs may hold). */
+const TRAILING_PUNCT = charSet(".,;:!?'\"");
+const TRAILING_PUNCT_ARN = charSet(".,;:'\"");
 const HEX_IN_PATH_RE = /(?<![0-9a-f])(?:[0-9a-f]{128}|[0-9a-f]{64}|[0-9a-f]{40}|[0-9a-f]{32})(?![0-9a-f])/gi;
 const PLAY_ID_RE = /[?&]id=([A-Za-z][\w]*(?:\.[A-Za-z_][\w]*)+)/;
 
@@ -86,23 +88,40 @@ function hostEnd(text: string, s: number, plain: RegExp, full: RegExp): { end: n
   return { end: fe, defanged: fe !== pe };
 }
 
-/** Drop unbalanced closing brackets and trailing punctuation at the end of [from, end). */
 /** Characters that may need trimming at the end of a URL / key: . , ; : ! ? ' " ) ] } */
 const TRIM_CANDIDATE = new Set([46, 44, 59, 58, 33, 63, 39, 34, 41, 93, 125]);
 
-function trimEnd(text: string, from: number, end: number, punct = TRAILING_PUNCT_RE): number {
+function charSet(chars: string): Uint8Array {
+  const t = new Uint8Array(128);
+  for (let i = 0; i < chars.length; i++) t[chars.charCodeAt(i)] = 1;
+  return t;
+}
+
+/** Occurrences of the character `ch` in text[from, end). */
+function countChar(text: string, from: number, end: number, ch: number): number {
+  let n = 0;
+  for (let i = from; i < end; i++) if (text.charCodeAt(i) === ch) n++;
+  return n;
+}
+
+/**
+ * Drop trailing punctuation and unbalanced closing brackets at the end of [from, end): a run of `punct`
+ * characters, then a ')', ']' or '}' that has more of itself than of its opener in the segment, repeatedly.
+ * Read in place: no slice of the segment, no split into arrays.
+ */
+function trimEnd(text: string, from: number, end: number, punct: Uint8Array = TRAILING_PUNCT): number {
   if (end <= from || !TRIM_CANDIDATE.has(text.charCodeAt(end - 1))) return end;
   for (;;) {
-    const seg = text.slice(from, end);
-    const p = punct.exec(seg);
-    if (p) {
-      end -= p[0].length;
+    let e = end;
+    for (let ch = text.charCodeAt(e - 1); e > from && ch < 128 && punct[ch] === 1; ch = text.charCodeAt(e - 1)) e--;
+    if (e < end) {
+      end = e;
       continue;
     }
-    const last = seg[seg.length - 1];
-    const pairs: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
-    const open = last ? pairs[last] : undefined;
-    if (open && seg.split(open).length < seg.split(last as string).length) {
+    if (end <= from) return end;
+    const last = text.charCodeAt(end - 1);
+    const open = last === 41 ? 40 : last === 93 ? 91 : last === 125 ? 123 : 0;
+    if (open !== 0 && countChar(text, from, end, open) < countChar(text, from, end, last)) {
       end -= 1;
       continue;
     }
@@ -185,7 +204,7 @@ const tryUrl: Classifier = (c, s) => {
   const port = m[6] ?? '';
   if (port && Number(port) > 65535) hostDrop = { reason: 'invalid URL (port > 65535)', category: 'invalid' };
   const path = ps >= 0 ? text.slice(ps, end) : '';
-  const normalized = normalizeUrl({ scheme, userinfo: (m[3] as string).replace(/(?:@|\[@\])$/, ''), host: hostNorm, port, path });
+  const normalized = normalizeUrl({ scheme, userinfo: (m[3] as string).replace(USERINFO_AT_RE, ''), host: hostNorm, port, path });
   const defanged = hDefanged || scheme !== rawScheme || m[2] !== '://' || m[5] === '[:]' || PATH_DEFANG_RE.test(path);
   if (hostDrop) c.drop('url', s, end, hostDrop.reason, hostDrop.category, hostDrop.category === 'invalid' ? undefined : normalized);
   else c.add('url', s, end, normalized, defanged);
@@ -296,7 +315,7 @@ const tryWinPath: Classifier = (c, s) => {
 const tryArn: Classifier = (c, s) => {
   const m = execAt(ARN_RE, c.text, s);
   if (!m) return -1;
-  const end = trimEnd(c.text, s + 12, s + m[0].length, TRAILING_PUNCT_ARN_RE);
+  const end = trimEnd(c.text, s + 12, s + m[0].length, TRAILING_PUNCT_ARN);
   c.add('cloud-id', s, end, c.text.slice(s, end), false, 0.2, 'aws-arn');
   return end;
 };
@@ -311,9 +330,10 @@ const tryCertColon: Classifier = (c, s) => {
   return end;
 };
 
+const LETTER_RE = /[A-Za-z]/;
 const trySsdeep: Classifier = (c, s) => {
   const m = execAt(SSDEEP_RE, c.text, s);
-  if (!m || !isSsdeepBlockSize(Number(m[1])) || (m[2] as string).length < 6 || !/[A-Za-z]/.test(m[2] as string)) return -1;
+  if (!m || !isSsdeepBlockSize(Number(m[1])) || (m[2] as string).length < 6 || !LETTER_RE.test(m[2] as string)) return -1;
   const end = s + m[0].length;
   c.add('ssdeep', s, end, m[0], false);
   return end;
@@ -413,6 +433,7 @@ function emitHex(c: Collector, s: number, end: number, hex: string): void {
 }
 
 const ONION_SUFFIX_RE = /^\.onion(?![\w-])/i;
+const BECH32_PREFIX_RE = /^bc1/i;
 const AWS_KEY_PREFIX_RE = /^(?:AKIA|ASIA|AROA|AIDA|AGPA|AIPA|ANPA|ANVA|APKA|ABIA|ACCA)[A-Z0-9]{16}$/;
 
 const tryLong: Classifier = (c, s) => {
@@ -433,7 +454,7 @@ const tryLong: Classifier = (c, s) => {
   if (v.length >= 32 && isHex(v)) emitHex(c, s, end, v);
   else if (v.length === 42 && isEthereumAddress(v)) c.add('eth', s, end, v.toLowerCase(), false);
   else if (v.length <= 35 && (v[0] === '1' || v[0] === '3') && isBitcoinAddress(v)) c.add('btc', s, end, v, false);
-  else if (v.length >= 14 && (v[0] === 'b' || v[0] === 'B') && /^bc1/i.test(v) && isBitcoinAddress(v)) c.add('btc', s, end, v.toLowerCase(), false);
+  else if (v.length >= 14 && (v[0] === 'b' || v[0] === 'B') && BECH32_PREFIX_RE.test(v) && isBitcoinAddress(v)) c.add('btc', s, end, v.toLowerCase(), false);
   else if (v.length === 95 && isMoneroAddress(v)) c.add('xmr', s, end, v, false);
   else if (v.length === 56 && isOnionLabel(v)) {
     // "<label>.onion" is a host: let the host classifier take the whole name (span and confidence)

@@ -2,8 +2,9 @@
  * Accumulates extracted indicators (deduplicated by kind + normalizedValue, every occurrence kept as a span) and
  * dropped candidates (one record per occurrence, with the reason).
  */
+import { CATEGORY_OF_CODE, Extraction, KIND_OF_CODE } from './extraction.js';
 import { grown, KeyedIndex } from './keyed-index.js';
-import type { DropCategory, DroppedCandidate, ExtractedIoc, ExtractResult, IocKind, Span } from './types.js';
+import type { DropCategory, ExtractResult, IocKind } from './types.js';
 
 /** Default time-to-live per kind, in days (how long an indicator stays actionable without new sightings). */
 export const DEFAULT_TTL_DAYS: Record<IocKind, number> = {
@@ -62,12 +63,10 @@ export const BASE_CONFIDENCE: Record<IocKind, number> = {
 /** Defanging is deliberate: the author marked the value as dangerous. */
 const DEFANG_BONUS = 0.1;
 
-/** Kinds and drop categories are stored as small codes in typed columns; these are the code → value tables. */
-const KINDS = Object.keys(BASE_CONFIDENCE) as IocKind[];
-const KIND_CODE = new Map(KINDS.map((k, i) => [k, i]));
-const BASE_BY_CODE = Float64Array.from(KINDS, (k) => BASE_CONFIDENCE[k]);
-const CATEGORIES: readonly DropCategory[] = ['invalid', 'reserved', 'benign', 'ambiguous'];
-const CATEGORY_CODE = new Map(CATEGORIES.map((c, i) => [c, i]));
+/** Kinds and drop categories are stored as small codes in typed columns (extraction.ts has the code → value tables). */
+const KIND_CODE = new Map(KIND_OF_CODE.map((k, i) => [k, i]));
+const BASE_BY_CODE = Float64Array.from(KIND_OF_CODE, (k) => BASE_CONFIDENCE[k]);
+const CATEGORY_CODE = new Map(CATEGORY_OF_CODE.map((c, i) => [c, i]));
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 const confidenceFor = (code: number, defanged: boolean, delta: number): number => {
@@ -116,8 +115,12 @@ export class Collector {
   /** The last occurrence recorded per indicator (a repeat of it is ignored; an earlier one means its spans need sorting). */
   private lastStarts = new Int32Array(256);
   private lastEnds = new Int32Array(256);
+  /** The first occurrence per indicator (the smallest start; the earliest recorded among equal starts) and the count. */
+  private firstStarts = new Int32Array(256);
+  private firstEnds = new Int32Array(256);
+  private spanCounts = new Int32Array(256);
   /** Indicators that received an occurrence before one they already had (rare: spans then need sorting). */
-  private readonly unsorted = new Set<number>();
+  private unsorted = new Uint8Array(256);
   /** Occurrences: (indicator index, start, end) triples, in recording order. */
   private readonly occurrences = new IntList();
   // ---- dropped candidates, one entry per occurrence
@@ -127,6 +130,7 @@ export class Collector {
   private dropCategories = new Uint8Array(256);
   private readonly dropNormalized: Array<string | undefined> = [];
   private readonly dropSpans = new IntList();
+  private finished: Extraction | null = null;
 
   constructor(
     readonly text: string,
@@ -147,9 +151,16 @@ export class Collector {
     if (i >= 0) {
       const lastStart = this.lastStarts[i] as number;
       if (lastStart === start && this.lastEnds[i] === end) return;
-      if (start < lastStart) this.unsorted.add(i);
+      if (start < lastStart) {
+        this.unsorted[i] = 1;
+        if (start < (this.firstStarts[i] as number)) {
+          this.firstStarts[i] = start;
+          this.firstEnds[i] = end;
+        }
+      }
       this.lastStarts[i] = start;
       this.lastEnds[i] = end;
+      this.spanCounts[i] = (this.spanCounts[i] as number) + 1;
       this.occurrences.push3(i, start, end);
       if (defanged || confidenceDelta > 0) {
         if (defanged) this.defangedFlags[i] = 1;
@@ -164,12 +175,19 @@ export class Collector {
       this.defangedFlags = grown(this.defangedFlags);
       this.lastStarts = grown(this.lastStarts);
       this.lastEnds = grown(this.lastEnds);
+      this.firstStarts = grown(this.firstStarts);
+      this.firstEnds = grown(this.firstEnds);
+      this.spanCounts = grown(this.spanCounts);
+      this.unsorted = grown(this.unsorted);
     }
     this.subtypes.push(subtype);
     this.confidences[n] = confidenceFor(code, defanged, confidenceDelta);
     this.defangedFlags[n] = defanged ? 1 : 0;
     this.lastStarts[n] = start;
     this.lastEnds[n] = end;
+    this.firstStarts[n] = start;
+    this.firstEnds[n] = end;
+    this.spanCounts[n] = 1;
     this.occurrences.push3(n, start, end);
   }
 
@@ -186,69 +204,93 @@ export class Collector {
     this.dropSpans.push2(start, end);
   }
 
-  result(): ExtractResult {
+  /**
+   * The results as columns in result order: indicators by first occurrence (ties in creation order), dropped
+   * candidates by start. The columns are copied in that order (a few typed arrays and two string arrays); nothing
+   * per occurrence is built here.
+   */
+  finish(): Extraction {
+    if (this.finished) return this.finished;
     const { text } = this;
     const n = this.index.size;
-    const kinds = this.index.seeds;
-    const normalized = this.index.keys;
-    // spans: most indicators occur once (their only span is the last one recorded); the others gather theirs
-    const counts = new Int32Array(n);
-    // each indicator's first start (the sort key), read from the columns rather than through its span objects
-    const firstStarts = new Int32Array(n).fill(0x7fffffff);
-    const occ = this.occurrences.a;
-    const occEnd = this.occurrences.n;
-    for (let k = 0; k < occEnd; k += 3) {
-      const i = occ[k] as number;
-      counts[i] = (counts[i] as number) + 1;
-      const start = occ[k + 1] as number;
-      if (start < (firstStarts[i] as number)) firstStarts[i] = start;
-    }
-    const spans: Span[][] = new Array(n);
-    for (let i = 0; i < n; i++) spans[i] = counts[i] === 1 ? [{ start: this.lastStarts[i] as number, end: this.lastEnds[i] as number }] : [];
-    for (let k = 0; k < occEnd; k += 3) {
-      const i = occ[k] as number;
-      if (counts[i] !== 1) (spans[i] as Span[]).push({ start: occ[k + 1] as number, end: occ[k + 2] as number });
-    }
-    for (const i of this.unsorted) (spans[i] as Span[]).sort(byStart);
-    // by first occurrence, ties in creation order (what a stable sort on the first span's start gives)
-    const order = stableOrder(n, text.length, (i) => firstStarts[i] as number);
-    const iocs: ExtractedIoc[] = new Array(n);
+    const order = stableOrder(n, text.length, this.firstStarts);
+    const kindCodes = new Uint8Array(n);
+    const normalized: string[] = new Array(n);
+    const confidences = new Float64Array(n);
+    const defanged = new Uint8Array(n);
+    const subtypes: Array<string | undefined> = new Array(n);
+    const starts = new Int32Array(n);
+    const ends = new Int32Array(n);
+    const spanCounts = new Int32Array(n);
+    const unsorted = new Uint8Array(n);
+    const positionOf = new Int32Array(n);
+    const seeds = this.index.seeds;
+    const keys = this.index.keys;
     for (let j = 0; j < n; j++) {
       const i = order[j] as number;
-      const s = spans[i] as Span[];
-      const first = s[0] as Span;
-      const ioc: ExtractedIoc = {
-        kind: KINDS[kinds[i] as number] as IocKind,
-        value: text.slice(first.start, first.end),
-        normalizedValue: normalized[i] as string,
-        confidence: this.confidences[i] as number,
-        spans: s,
-        defanged: this.defangedFlags[i] === 1,
-      };
-      const subtype = this.subtypes[i];
-      if (subtype) ioc.subtype = subtype;
-      iocs[j] = ioc;
+      positionOf[i] = j;
+      kindCodes[j] = seeds[i] as number;
+      normalized[j] = keys[i] as string;
+      confidences[j] = this.confidences[i] as number;
+      defanged[j] = this.defangedFlags[i] as number;
+      subtypes[j] = this.subtypes[i];
+      starts[j] = this.firstStarts[i] as number;
+      ends[j] = this.firstEnds[i] as number;
+      spanCounts[j] = this.spanCounts[i] as number;
+      unsorted[j] = this.unsorted[i] as number;
     }
+    // occurrences keep their recording order; only their indicator index becomes a position
+    const occurrenceCount = this.occurrences.n / 3;
+    const occurrences = this.occurrences.a.subarray(0, this.occurrences.n);
+    for (let k = 0; k < occurrences.length; k += 3) occurrences[k] = positionOf[occurrences[k] as number] as number;
+
     const m = this.m;
     const ds = this.dropSpans.a;
-    const dropOrder = stableOrder(m, text.length, (i) => ds[2 * i] as number);
-    const dropped: DroppedCandidate[] = new Array(m);
+    const dropStarts = new Int32Array(m);
+    for (let d = 0; d < m; d++) dropStarts[d] = ds[2 * d] as number;
+    const dropOrder = stableOrder(m, text.length, dropStarts);
+    const droppedKindCodes = new Uint8Array(m);
+    const droppedCategoryCodes = new Uint8Array(m);
+    const droppedReasons: string[] = new Array(m);
+    const droppedNormalized: Array<string | undefined> = new Array(m);
+    const droppedStarts = new Int32Array(m);
+    const droppedEnds = new Int32Array(m);
     for (let j = 0; j < m; j++) {
-      const i = dropOrder[j] as number;
-      const start = ds[2 * i] as number;
-      const end = ds[2 * i + 1] as number;
-      const d: DroppedCandidate = {
-        kind: KINDS[this.dropKinds[i] as number] as IocKind,
-        value: text.slice(start, end),
-        reason: this.dropReasons[i] as string,
-        span: { start, end },
-        category: CATEGORIES[this.dropCategories[i] as number] as DropCategory,
-      };
-      const normalizedValue = this.dropNormalized[i];
-      if (normalizedValue !== undefined) d.normalizedValue = normalizedValue;
-      dropped[j] = d;
+      const d = dropOrder[j] as number;
+      droppedKindCodes[j] = this.dropKinds[d] as number;
+      droppedCategoryCodes[j] = this.dropCategories[d] as number;
+      droppedReasons[j] = this.dropReasons[d] as string;
+      droppedNormalized[j] = this.dropNormalized[d];
+      droppedStarts[j] = ds[2 * d] as number;
+      droppedEnds[j] = ds[2 * d + 1] as number;
     }
-    return { iocs, dropped };
+    this.finished = new Extraction(text, {
+      size: n,
+      kindCodes,
+      normalized,
+      confidences,
+      defanged,
+      subtypes,
+      starts,
+      ends,
+      spanCounts,
+      occurrences,
+      occurrenceCount,
+      unsorted,
+      droppedSize: m,
+      droppedKindCodes,
+      droppedCategoryCodes,
+      droppedReasons,
+      droppedNormalized,
+      droppedStarts,
+      droppedEnds,
+    });
+    return this.finished;
+  }
+
+  /** The results as objects (`finish().toResult()`). */
+  result(): ExtractResult {
+    return this.finish().toResult();
   }
 }
 
@@ -257,17 +299,16 @@ export class Collector {
  * numeric sort of `key * n + index`, no comparator calls. Those keys are exact below 2^53; beyond (hundreds of
  * millions of records in a text near V8's length limit) a comparator sort does the same.
  */
-function stableOrder(n: number, textLength: number, key: (i: number) => number): Float64Array {
+function stableOrder(n: number, textLength: number, key: Int32Array): Float64Array {
   const keys = new Float64Array(n);
   if ((textLength + 1) * n >= Number.MAX_SAFE_INTEGER) {
-    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => key(a) - key(b) || a - b);
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (key[a] as number) - (key[b] as number) || a - b);
     keys.set(order);
     return keys;
   }
-  for (let i = 0; i < n; i++) keys[i] = key(i) * n + i;
+  for (let i = 0; i < n; i++) keys[i] = (key[i] as number) * n + i;
   keys.sort();
   for (let j = 0; j < n; j++) keys[j] = (keys[j] as number) % n;
   return keys;
 }
 
-const byStart = (a: Span, b: Span): number => a.start - b.start;

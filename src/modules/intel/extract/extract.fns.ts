@@ -11,8 +11,10 @@ import { Collector } from './collector.js';
 import { classifyAt } from './classify.fns.js';
 import { scanAwsKeys, scanAzureIds, scanGcpProjects, scanIds } from './passes.fns.js';
 import { LONG_TRIGGER_RE, SPACED_TRIGGER_RE, TOKEN_CHAR, TRIGGER_RE, WORD_AFTER_RE } from './patterns.js';
+import type { Extraction } from './extraction.js';
 import type { ExtractOptions, ExtractResult } from './types.js';
 
+export { Extraction, KIND_OF_CODE } from './extraction.js';
 export type { DropCategory, DroppedCandidate, ExtractedIoc, ExtractOptions, ExtractResult, IocKind, Span } from './types.js';
 export { DEFAULT_TTL_DAYS, BASE_CONFIDENCE } from './collector.js';
 export { refang, refangWithMap, isDefanged, type RefangMap } from './refang.fns.js';
@@ -99,12 +101,22 @@ function scanStructured(c: Collector): void {
   }
 }
 
-export function extractIocs(text: string, opts: ExtractOptions = {}): ExtractResult {
+/**
+ * The extraction as columns (extraction.ts): offsets into the text, kinds as small integer codes, strings only
+ * for the normalized values and reasons. For callers that keep a few fields of each indicator: they read what they
+ * store and nothing else is built.
+ */
+export function scanIocs(text: string, opts: ExtractOptions = {}): Extraction {
   const c = new Collector(text, opts.fileContext === true);
   scanStructured(c);
   scanIds(c);
   scanAwsKeys(c);
   scanAzureIds(c);
   scanGcpProjects(c);
-  return c.result();
+  return c.finish();
+}
+
+/** The extraction as objects: every indicator with its spans, every dropped candidate (`scanIocs(…).toResult()`). */
+export function extractIocs(text: string, opts: ExtractOptions = {}): ExtractResult {
+  return scanIocs(text, opts).toResult();
 }

@@ -253,6 +253,8 @@ const STOPWORDS = new Set([
 /**
  * Prose/code heuristics on a non-defanged host-like token. `labels` are as written (case preserved).
  */
+const TITLE_WORD_RE = /^[A-Z][a-z]+$/;
+const LOWER_WORD_RE = /^[a-z]+$/;
 export function proseHostVerdict(raw: string, labels: string[], spacedDefang: boolean): FpVerdict | null {
   const lower = raw.toLowerCase();
   if (TECH_NAMES.has(lower)) return v('product name, not an indicator', 'ambiguous');
@@ -264,7 +266,7 @@ export function proseHostVerdict(raw: string, labels: string[], spacedDefang: bo
     const last = labels[1] as string;
     if (CODE_OBJECTS.has(first)) return v('looks like code (member access)', 'ambiguous');
     // "attack.In" / "done.It": a sentence with a missing space after the period
-    if (/^[A-Z][a-z]+$/.test(last) && /^[a-z]+$/.test(first)) return v('looks like prose (missing space after a period)', 'ambiguous');
+    if (TITLE_WORD_RE.test(last) && LOWER_WORD_RE.test(first)) return v('looks like prose (missing space after a period)', 'ambiguous');
   }
   return null;
 }

@@ -51,10 +51,13 @@ export function canonicalRegistryKey(root: string, path: string): string {
   return fullRoot(root) + canonicalPath(path);
 }
 
+const DOUBLE_BACKSLASH_RE = /\\{2}/g;
+const TRAILING_BACKSLASHES_RE = /\\+$/;
+const COLONS_RE = /:/g;
 const fullRoot = (root: string) => REG_ROOTS[root.toUpperCase()] ?? root.toUpperCase();
 /** Single backslashes, no trailing one (most keys as written already are: returned as they are, no regex). */
 const canonicalPath = (path: string) =>
-  path.indexOf('\\\\') < 0 && path.charCodeAt(path.length - 1) !== 92 ? path : path.replace(/\\{2}/g, '\\').replace(/\\+$/, '');
+  path.indexOf('\\\\') < 0 && path.charCodeAt(path.length - 1) !== 92 ? path : path.replace(DOUBLE_BACKSLASH_RE, '\\').replace(TRAILING_BACKSLASHES_RE, '');
 
 /** A registry key as written in a text (`HKCU\\Software\\…`, `HKLM:\\…`) in canonical form with its case kept; null if it is not one. */
 export function registryKeyAsWritten(written: string): string | null {
@@ -69,12 +72,12 @@ export function normalizeEmail(local: string, asciiHost: string): string {
 
 /** Windows paths and names are case-insensitive: lowercase them; collapse doubled backslashes. */
 export function normalizeWindowsPath(path: string): string {
-  return path.replace(/\\{2}/g, '\\').toLowerCase();
+  return path.replace(DOUBLE_BACKSLASH_RE, '\\').toLowerCase();
 }
 
 /** Colon-separated or contiguous fingerprint → lowercase hex without separators. */
 export function normalizeFingerprint(fp: string): string {
-  return fp.replace(/:/g, '').toLowerCase();
+  return fp.replace(COLONS_RE, '').toLowerCase();
 }
 
 /** CVE id as CVE-YYYY-NNNN (upper case, ASCII hyphens). */

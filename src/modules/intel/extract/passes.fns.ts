@@ -174,17 +174,20 @@ export function scanAzureIds(c: Collector): void {
   }
 }
 
+const TENANT_RE = /^tenant/i;
+const ZERO_GUID_RE = /^0{8}-0{4}-0{4}-0{4}-0{12}$/;
 function azureId(c: Collector, m: RegExpExecArray): void {
   const guid = m[1] as string;
   const start = m.index + m[0].length - guid.length;
-  const subtype = /^tenant/i.test(m[0]) ? 'azure-tenant' : 'azure-subscription';
-  if (/^0{8}-0{4}-0{4}-0{4}-0{12}$/.test(guid)) {
+  const subtype = TENANT_RE.test(m[0]) ? 'azure-tenant' : 'azure-subscription';
+  if (ZERO_GUID_RE.test(guid)) {
     c.drop('cloud-id', start, start + guid.length, 'placeholder GUID (all zeros)', 'reserved', guid);
     return;
   }
   c.add('cloud-id', start, start + guid.length, guid.toLowerCase(), false, 0, subtype);
 }
 
+const GCP_PLACEHOLDER_RE = /^(?:my-project|project-id|your-project|example)/;
 /** GCP project ids ("projects/<id>"): tried where a '/' (found at memory speed) follows "projects". */
 export function scanGcpProjects(c: Collector): void {
   const { text } = c;
@@ -201,7 +204,7 @@ export function scanGcpProjects(c: Collector): void {
     const id = m[1] as string;
     if (id.includes('--')) continue;
     const start = from - id.length;
-    if (/^(?:my-project|project-id|your-project|example)/.test(id)) {
+    if (GCP_PLACEHOLDER_RE.test(id)) {
       c.drop('cloud-id', start, start + id.length, 'documentation placeholder', 'reserved', id);
       continue;
     }

@@ -113,11 +113,12 @@ export function parseIpv6(candidate: string): Check<{ canonical: string; parts: 
   return ok({ canonical: formatIpv6(parts), parts });
 }
 
+const DIGIT_RE = /\d/;
 /** Is a colon-run worth reporting when it fails IPv6 validation (vs. a time like 12:30:45)? */
 export function looksLikeIpv6Attempt(candidate: string): boolean {
   let colons = 0;
   for (let i = candidate.indexOf(':'); i !== -1; i = candidate.indexOf(':', i + 1)) colons++;
-  return candidate.includes('::') ? colons >= 3 || /\d/.test(candidate) : colons >= 7;
+  return candidate.includes('::') ? colons >= 3 || DIGIT_RE.test(candidate) : colons >= 7;
 }
 
 // ---- hashes -----------------------------------------------------------------------------------------------------
@@ -365,11 +366,13 @@ function base32Decode(s: string): Uint8Array | null {
   return Uint8Array.from(out);
 }
 
+const ONION_V2_RE = /^[a-z2-7]{16}$/;
+const ONION_V3_RE = /^[a-z2-7]{55}d$/;
 /** v3 onion label (56 chars) with a valid SHA3 checksum and version 3, or a v2 label (16 chars, legacy). */
 export function isOnionLabel(label: string): boolean {
   const l = label.toLowerCase();
-  if (l.length === 16) return /^[a-z2-7]{16}$/.test(l);
-  if (l.length !== 56 || !/^[a-z2-7]{55}d$/.test(l)) return false;
+  if (l.length === 16) return ONION_V2_RE.test(l);
+  if (l.length !== 56 || !ONION_V3_RE.test(l)) return false;
   const raw = base32Decode(l);
   if (!raw || raw.length !== 35 || raw[34] !== 3) return false;
   const h = createHash('sha3-256')

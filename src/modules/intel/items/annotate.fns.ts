@@ -1,4 +1,4 @@
-import { extractIocs } from '../extract/extract.fns.js';
+import { scanIocs } from '../extract/extract.fns.js';
 
 /**
  * The item's text with every extracted indicator at its exact character span, and every
@@ -16,15 +16,22 @@ export interface AnnotatedText {
 }
 
 export function annotateText(text: string): AnnotatedText {
-  const { iocs, dropped } = extractIocs(text);
-  const indicators = iocs
-    .filter((ioc) => !NOT_INDICATORS.has(ioc.kind))
-    .flatMap((ioc) =>
-      ioc.spans.map((s) => ({ type: ioc.kind, value: text.slice(s.start, s.end), normalizedValue: ioc.normalizedValue, confidence: ioc.confidence, start: s.start, end: s.end })),
-    )
-    .sort((a, b) => a.start - b.start);
-  const rejected = dropped
-    .map((d) => ({ type: d.kind, value: d.value, reason: d.reason, start: d.span.start, end: d.span.end }))
-    .sort((a, b) => a.start - b.start);
+  // compact results: one object per occurrence shown, none in between
+  const x = scanIocs(text);
+  const indicators: AnnotatedText['indicators'] = [];
+  for (let j = 0; j < x.size; j++) {
+    const type = x.kind(j);
+    if (NOT_INDICATORS.has(type)) continue;
+    const normalizedValue = x.normalizedValue(j);
+    const confidence = x.confidence(j);
+    for (let k = 0; k < x.spanCount(j); k++) {
+      const start = x.spanStart(j, k);
+      const end = x.spanEnd(j, k);
+      indicators.push({ type, value: text.slice(start, end), normalizedValue, confidence, start, end });
+    }
+  }
+  indicators.sort((a, b) => a.start - b.start);
+  const rejected: AnnotatedText['rejected'] = [];
+  for (let d = 0; d < x.droppedSize; d++) rejected.push({ type: x.droppedKind(d), value: x.droppedValue(d), reason: x.droppedReason(d), start: x.droppedStart(d), end: x.droppedEnd(d) });
   return { text, indicators, rejected };
 }

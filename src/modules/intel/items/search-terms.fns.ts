@@ -1,4 +1,4 @@
-import { extractIocs, refang } from '../extract/extract.fns.js';
+import { refang, scanIocs } from '../extract/extract.fns.js';
 
 /**
  * What `GET /items?search=` looks for besides the words of the text.
@@ -14,6 +14,15 @@ import { extractIocs, refang } from '../extract/extract.fns.js';
 export function searchTerms(search: string): { refanged: string; indicatorValues: string[] } {
   const refanged = refang(search).trim();
   if (refanged === '' || /[\s"]/.test(refanged) || refanged.startsWith('-')) return { refanged, indicatorValues: [] };
-  const whole = extractIocs(refanged).iocs.filter((i) => i.spans.some((s) => s.start === 0 && s.end === refanged.length)).map((i) => i.normalizedValue);
+  const x = scanIocs(refanged);
+  const whole: string[] = [];
+  for (let j = 0; j < x.size; j++) {
+    for (let k = 0; k < x.spanCount(j); k++) {
+      if (x.spanStart(j, k) === 0 && x.spanEnd(j, k) === refanged.length) {
+        whole.push(x.normalizedValue(j));
+        break;
+      }
+    }
+  }
   return { refanged, indicatorValues: [...new Set([refanged, refanged.toLowerCase(), ...whole])] };
 }
