@@ -10,6 +10,8 @@ export const agentKeys = {
   all: ['agents'] as const,
   lists: () => [...agentKeys.all, 'list'] as const,
   list: (query: Query<'/api/agents'>) => [...agentKeys.lists(), query] as const,
+  // Its own key: the picker caches the agents alone, not the page a list caches.
+  picker: () => [...agentKeys.lists(), 'picker'] as const,
   details: () => [...agentKeys.all, 'detail'] as const,
   detail: (agentId: string) => [...agentKeys.details(), agentId] as const,
   versions: (agentId: string) => [...agentKeys.detail(agentId), 'versions'] as const,
@@ -28,8 +30,7 @@ export function useAgentList(query: Query<'/api/agents'>, options: QueryOptions<
 
 /** Agents, for pickers (assign, routes, filters): the first 100. */
 export function useAgents() {
-  const query = { limit: 100 };
-  return useQuery({ queryKey: agentKeys.list(query), queryFn: async () => (await listAgents(query)).agents, staleTime: 30_000 });
+  return useQuery({ queryKey: agentKeys.picker(), queryFn: async () => (await listAgents({ limit: 100 })).agents, staleTime: 30_000 });
 }
 
 type Agent = Awaited<ReturnType<typeof getAgent>>;

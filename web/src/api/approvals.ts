@@ -48,7 +48,8 @@ type Decided = { id: string; runId: string; agentId: string; alertId: string | n
 export function useDecideApproval(a: Decided, onConflict: (e: ApiError) => void) {
   const qc = useQueryClient();
   const refresh = () => {
-    void qc.invalidateQueries({ queryKey: approvalKeys.all });
+    void qc.invalidateQueries({ queryKey: approvalKeys.lists() });
+    void qc.invalidateQueries({ queryKey: approvalKeys.detail(a.id) });
     void qc.invalidateQueries({ queryKey: runKeys.detail(a.runId) });
     if (a.alertId) void qc.invalidateQueries({ queryKey: alertKeys.detail(a.alertId) });
   };

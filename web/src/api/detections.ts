@@ -5,17 +5,17 @@ import { api, unwrap, type Query } from '../api';
 export const detectionKeys = {
   all: ['code-detections'] as const,
   lists: () => [...detectionKeys.all, 'list'] as const,
-  list: (query: Query<'/api/code-detections'>) => [...detectionKeys.lists(), query] as const,
+  // The picker caches the detections alone, not a page.
+  picker: () => [...detectionKeys.lists(), 'picker'] as const,
   details: () => [...detectionKeys.all, 'detail'] as const,
   activity: (id: string, query: Query<'/api/code-detections/{id}/activity'>) => [...detectionKeys.details(), id, 'activity', query] as const,
 };
 
 /** Code detections, for the route condition that names them: the first 200. */
 export function useCodeDetections() {
-  const query = { limit: 200 };
   return useQuery({
-    queryKey: detectionKeys.list(query),
-    queryFn: async () => (await unwrap(api.GET('/api/code-detections', { params: { query } }))).codeDetections,
+    queryKey: detectionKeys.picker(),
+    queryFn: async () => (await unwrap(api.GET('/api/code-detections', { params: { query: { limit: 200 } } }))).codeDetections,
     staleTime: 30_000,
   });
 }
