@@ -1,3 +1,4 @@
+import type { QueryKey, UseQueryOptions } from '@tanstack/react-query';
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from './api/schema';
 
@@ -9,6 +10,13 @@ import type { components, paths } from './api/schema';
 export type Schemas = components['schemas'];
 export type Paths = paths;
 export type Query<P extends keyof paths, M extends 'get' = 'get'> = NonNullable<paths[P][M] extends { parameters: { query?: infer Q } } ? Q : never>;
+/** The JSON body an operation takes. */
+export type Body<P extends keyof paths, M extends 'post' | 'put' | 'patch'> = NonNullable<paths[P][M] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never>;
+/**
+ * What a screen may add to a resource's query (web/src/api/<resource>.ts): when it runs, how
+ * fresh it stays, how often it polls; never its key or its fetch, which the resource file owns.
+ */
+export type QueryOptions<T> = Omit<UseQueryOptions<T, Error, T, QueryKey>, 'queryKey' | 'queryFn'>;
 
 let csrfToken: string | null = null;
 let onSignedOut: () => void = () => {};

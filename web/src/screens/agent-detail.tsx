@@ -1,6 +1,10 @@
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Paths } from '../api';
+import { type Paths } from '../api';
+import { useAgent, useSaveAgent } from '../api/agents';
+import { useDestinations } from '../api/destinations';
+import { useModelAliases } from '../api/model-aliases';
+import { useAgentRuns } from '../api/runs';
+import { useCreateTrigger, useSetTriggerRouting, useTriggers } from '../api/triggers';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 import { Badge, CopyButton, ErrorText, Loadable, ManagedByCode, Page, Select, Time, DataTable, shortRunId } from '../ui';
@@ -15,7 +19,7 @@ export default function AgentDetail({ params }: { params: Record<string, string>
   const isNew = id === 'new';
   // A restore replaces the agent under the form: a new key starts the form from the restored agent.
   const [formKey, setFormKey] = useState(0);
-  const agent = useQuery({ queryKey: ['agent', id], enabled: !isNew, queryFn: () => unwrap(api.GET('/api/agents/{agentId}', { params: { path: { agentId: id } } })) });
+  const agent = useAgent(id, { enabled: !isNew });
   if (isNew) return <Page title="New agent"><AgentForm /></Page>;
   return (
     <Loadable query={agent}>
@@ -32,10 +36,9 @@ export default function AgentDetail({ params }: { params: Record<string, string>
 }
 
 function AgentForm({ agent }: { agent?: Agent }) {
-  const qc = useQueryClient();
   const { can } = useSession();
-  const aliases = useQuery({ queryKey: ['model-aliases'], queryFn: () => unwrap(api.GET('/api/model-aliases')) });
-  const destinations = useQuery({ queryKey: ['destinations'], queryFn: () => unwrap(api.GET('/api/output-destinations')), enabled: can('destination.read') });
+  const aliases = useModelAliases();
+  const destinations = useDestinations({ enabled: can('destination.read') });
   const [form, setForm] = useState({
     name: agent?.name ?? '',
     description: agent?.description ?? '',
@@ -55,23 +58,14 @@ function AgentForm({ agent }: { agent?: Agent }) {
   // The output schema is edited as text; it is sent only when it parses as a JSON object schema.
   const [schemaText, setSchemaText] = useState(agent?.structuredOutputSchema ? JSON.stringify(agent.structuredOutputSchema, null, 2) : '');
   const schema = parseSchema(schemaText);
-  const save = useMutation({
-    mutationFn: () =>
-      agent
-        ? unwrap(api.PUT('/api/agents/{agentId}', { params: { path: { agentId: agent.id } }, body: { ...form, structuredOutputSchema: schema.value } }))
-        : unwrap(api.POST('/api/agents', { body: { ...form, structuredOutputSchema: schema.value } })),
-    onSuccess: (saved) => {
-      void qc.invalidateQueries({ queryKey: ['agents'] });
-      qc.setQueryData(['agent', saved.id], saved);
-      if (!agent) navigate(`/agents/${saved.id}`);
-    },
-  });
+  const save = useSaveAgent(agent?.id);
+  const submit = () => save.mutate({ ...form, structuredOutputSchema: schema.value }, { onSuccess: (saved) => { if (!agent) navigate(`/agents/${saved.id}`); } });
   const field = (k: 'name' | 'description') => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
   // Managed by code: the repository is the truth (the API answers 409 without force).
   const managed = agent?.managedBy === 'code';
   const editable = can(agent ? 'agent.manage' : 'agent.create') && !managed;
   return (
-    <form className="stack" onSubmit={(e) => { e.preventDefault(); save.mutate(); }} aria-label="Agent">
+    <form className="stack" onSubmit={(e) => { e.preventDefault(); submit(); }} aria-label="Agent">
       <fieldset disabled={!editable}>
         <label className="field"><span>Name</span><input value={form.name} onChange={field('name')} required /></label>
         <label className="field"><span>Description</span><input value={form.description} onChange={field('description')} /></label>
@@ -182,18 +176,14 @@ const SETUP: Record<Source, string> = {
 const ROUTE_ALERTS_HELP = 'Off (default): each alert this trigger creates is assigned to this agent, and the run the delivery starts triages it. On: the alert goes through the triage routes like any other, and this agent is not run for it.';
 
 function Triggers({ agentId }: { agentId: string }) {
-  const qc = useQueryClient();
   const { can } = useSession();
-  const triggers = useQuery({ queryKey: ['triggers', agentId], queryFn: () => unwrap(api.GET('/api/agents/{agentId}/trigger', { params: { path: { agentId } } })) });
+  const triggers = useTriggers(agentId);
   const [source, setSource] = useState<Source>('webhook');
   const [name, setName] = useState('');
   const [routeAlerts, setRouteAlerts] = useState(false);
   const [created, setCreated] = useState<{ webhookUrl: string; secret: string } | null>(null);
-  const setRouting = useMutation({
-    mutationFn: ({ triggerId, on }: { triggerId: string; on: boolean }) => unwrap(api.PUT('/api/agents/{agentId}/trigger/{triggerId}', { params: { path: { agentId, triggerId } }, body: { routeAlerts: on } })),
-    // The answer is the saved trigger: put it in the list at once (no refetch, no flicker back).
-    onSuccess: (saved) => qc.setQueryData(['triggers', agentId], (d: typeof triggers.data) => d && { ...d, triggers: d.triggers.map((x) => (x.id === saved.id ? saved : x)) }),
-  });
+  // The answer is the saved trigger: put in the list at once (no refetch, no flicker back).
+  const setRouting = useSetTriggerRouting(agentId);
   // Shown as switched from the click until the answer is in the list. Held in React state set in
   // the change handler: the mutation's own isPending reaches React only a task later (TanStack
   // notifies on setTimeout 0), and meanwhile React puts the controlled box back as it was.
@@ -203,15 +193,8 @@ function Triggers({ agentId }: { agentId: string }) {
     setRouting.mutate({ triggerId, on }, { onSettled: () => setSwitching(({ [triggerId]: _settled, ...rest }) => rest) });
   };
   const routed = (t: { id: string; routeAlerts: boolean }) => switching[t.id] ?? t.routeAlerts;
-  const create = useMutation({
-    mutationFn: async () => {
-      const fields = await unwrap(api.GET('/api/agents/{agentId}/trigger/{source}/fields', { params: { path: { agentId, source } } }));
-      const triggerId = fields.data.webhookUrl.split('/').pop()!;
-      await unwrap(api.POST('/api/agents/{agentId}/trigger/save', { params: { path: { agentId } }, body: { source, triggerId, name: name || source, enabled: true, createAlert: true, routeAlerts } }));
-      return { webhookUrl: fields.data.webhookUrl, secret: fields.data.secret };
-    },
-    onSuccess: (c) => { setCreated(c); setName(''); setRouteAlerts(false); void qc.invalidateQueries({ queryKey: ['triggers', agentId] }); },
-  });
+  const create = useCreateTrigger(agentId);
+  const submit = () => create.mutate({ source, name, routeAlerts }, { onSuccess: (c) => { setCreated(c); setName(''); setRouteAlerts(false); } });
   return (
     <section aria-labelledby="triggers">
       <h2 id="triggers">Triggers</h2>
@@ -238,7 +221,7 @@ function Triggers({ agentId }: { agentId: string }) {
         )}
       </Loadable>
       {can('agent.manage') && (
-        <form className="inline-form" onSubmit={(e) => { e.preventDefault(); create.mutate(); }} aria-label="New trigger">
+        <form className="inline-form" onSubmit={(e) => { e.preventDefault(); submit(); }} aria-label="New trigger">
           <Select label="Source" value={source} any={null} options={[...SOURCES]} onChange={(v) => setSource(v as Source)} />
           <label className="field"><span>Name</span><input value={name} onChange={(e) => setName(e.target.value)} /></label>
           <label className="check"><input type="checkbox" checked={routeAlerts} onChange={(e) => setRouteAlerts(e.target.checked)} /> Route its alerts through the triage routes</label>
@@ -260,7 +243,7 @@ function Triggers({ agentId }: { agentId: string }) {
 }
 
 function Runs({ agentId }: { agentId: string }) {
-  const runs = useQuery({ queryKey: ['runs', agentId], queryFn: () => unwrap(api.GET('/api/agent-runs', { params: { query: { agentId, pageSize: 20 } } })), refetchInterval: 5000 });
+  const runs = useAgentRuns(agentId, 20);
   return (
     <section aria-labelledby="runs">
       <h2 id="runs">Runs</h2>

@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '../api';
+import { type Schemas } from '../api';
+import { useAgentVersionDiff, useAgentVersionDocument, useAgentVersions, useRestoreAgentVersion } from '../api/agents';
 import { useSearch } from '../router';
 import { useSession } from '../session';
 import { CopyButton, DataTable, ErrorText, Loadable, Pager, Time, pageOf } from '../ui';
@@ -20,10 +20,7 @@ export function AgentHistory({ agentId, current, managed = false, onRestored }: 
   const [search, set] = useSearch();
   const page = pageOf(search);
   // The current version is in the key: a save or restore refetches the list.
-  const versions = useQuery({
-    queryKey: ['agent-versions', agentId, current, page],
-    queryFn: () => unwrap(api.GET('/api/agents/{agentId}/versions', { params: { path: { agentId }, query: { limit: PER_PAGE, offset: (page - 1) * PER_PAGE } } })),
-  });
+  const versions = useAgentVersions(agentId, current, page, PER_PAGE);
   const shown = Number(search.get('version')) || null;
   const compare = (version: number, against: number) => set({ version: String(version), against: String(against) }, { keepPage: true });
   return (
@@ -69,16 +66,10 @@ function Who({ by }: { by: Summary['createdBy'] }) {
  * restoring here anyway is a forced restore that marks the agent as drifted from code.
  */
 function Restore({ agentId, version, managed, onRestored }: { agentId: string; version: number; managed: boolean; onRestored: () => void }) {
-  const qc = useQueryClient();
   const { can } = useSession();
   const [asking, setAsking] = useState(false);
-  const restore = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/agents/{agentId}/versions/{version}/restore', { params: { path: { agentId, version }, query: managed ? { force: 'true' } : {} } })),
-    onSuccess: (agent) => {
-      qc.setQueryData(['agent', agentId], agent);
-      onRestored();
-    },
-  });
+  const restore = useRestoreAgentVersion(agentId, version, managed);
+  const confirm = () => restore.mutate(undefined, { onSuccess: onRestored });
   if (!can('agent.manage')) return null;
   if (!asking) return <button type="button" onClick={() => setAsking(true)}>Restore v{version}</button>;
   if (managed) {
@@ -88,7 +79,7 @@ function Restore({ agentId, version, managed, onRestored }: { agentId: string; v
         <VersionDocument agentId={agentId} version={version} />
         <p className="muted small">Restoring here instead is an emergency change: the agent is marked as drifted from code until the next apply puts its file back.</p>
         <span>
-          <button type="button" onClick={() => restore.mutate()} disabled={restore.isPending}>Restore v{version} here anyway</button>{' '}
+          <button type="button" onClick={confirm} disabled={restore.isPending}>Restore v{version} here anyway</button>{' '}
           <button type="button" onClick={() => setAsking(false)}>Cancel</button>
         </span>
         <ErrorText error={restore.error} />
@@ -98,7 +89,7 @@ function Restore({ agentId, version, managed, onRestored }: { agentId: string; v
   return (
     <span role="group" aria-label={`Restore v${version}?`}>
       <span className="muted small">The agent becomes v{version} again (its triggers keep their settings), as a new version. </span>
-      <button type="button" onClick={() => restore.mutate()} disabled={restore.isPending}>Confirm restore of v{version}</button>{' '}
+      <button type="button" onClick={confirm} disabled={restore.isPending}>Confirm restore of v{version}</button>{' '}
       <button type="button" onClick={() => setAsking(false)}>Cancel</button>
       <ErrorText error={restore.error} />
     </span>
@@ -107,10 +98,7 @@ function Restore({ agentId, version, managed, onRestored }: { agentId: string; v
 
 /** A version as the Agent document of `rampart apply` (GET …/document), to copy into the agent's file. */
 function VersionDocument({ agentId, version }: { agentId: string; version: number }) {
-  const document = useQuery({
-    queryKey: ['agent-version-document', agentId, version],
-    queryFn: () => unwrap(api.GET('/api/agents/{agentId}/versions/{version}/document', { params: { path: { agentId, version } }, parseAs: 'text' })),
-  });
+  const document = useAgentVersionDocument(agentId, version);
   return (
     <Loadable query={document}>
       {(yaml) => (
@@ -126,10 +114,7 @@ function VersionDocument({ agentId, version }: { agentId: string; version: numbe
 /** What changed between two versions: each field with its values, text and structured fields line by line. */
 function VersionDiff(props: { agentId: string; version: number; against: number; current: number; onCompare: (v: number, a: number) => void; onClose: () => void }) {
   const { agentId, version, against, current } = props;
-  const diff = useQuery({
-    queryKey: ['agent-version-diff', agentId, version, against],
-    queryFn: () => unwrap(api.GET('/api/agents/{agentId}/versions/{version}/diff', { params: { path: { agentId, version }, query: { against } } })),
-  });
+  const diff = useAgentVersionDiff(agentId, version, against);
   const pick = (label: string, value: number, onChange: (n: number) => void, min: number) => (
     <label className="field"><span>{label}</span><input type="number" min={min} max={current} value={value} onChange={(e) => Number(e.target.value) >= min && onChange(Number(e.target.value))} /></label>
   );

@@ -1,5 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../api';
+import { useAgentList } from '../api/agents';
 import { Link, useSearch } from '../router';
 import { useSession } from '../session';
 import { Badge, Loadable, ManagedByCode, Page, Pager, Time, pageOf, DataTable } from '../ui';
@@ -8,7 +7,7 @@ export default function Agents() {
   const [search] = useSearch();
   const page = pageOf(search);
   const { can } = useSession();
-  const agents = useQuery({ queryKey: ['agents', page], queryFn: () => unwrap(api.GET('/api/agents', { params: { query: { limit: 50, offset: (page - 1) * 50 } } })) });
+  const agents = useAgentList({ limit: 50, offset: (page - 1) * 50 });
   return (
     <Page title="Agents" actions={can('agent.create') && <Link className="button" to="/agents/new">New agent</Link>}>
       <Loadable query={agents} isEmpty={(d) => d.agents.length === 0} empty="No agents yet.">

@@ -1,29 +1,24 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '../api';
+import { type Schemas } from '../api';
+import { useAgents } from '../api/agents';
+import { useAlert, useAssignAlert, useCommentOnAlert, useRefreshAlert, useSetAlertSeverity, useSetAlertStatus } from '../api/alerts';
+import { useRunStatus } from '../api/runs';
 import { Link } from '../router';
 import { useSession } from '../session';
 import { Markdown } from '../markdown';
 import { Badge, ErrorText, Json, Loadable, Page, Select, Time } from '../ui';
 import { ALERT_STATUSES, SEVERITIES, type AlertStatus } from './alerts';
-import { useAgents } from './shared';
-import { useRunStatus } from './run';
 import { ApprovalsPanel } from './approval-card';
 
 export default function AlertDetail({ params }: { params: Record<string, string> }) {
   const alertId = params.id!;
-  const qc = useQueryClient();
   const [live, setLive] = useState(false);
-  const detail = useQuery({
-    queryKey: ['alert', alertId],
-    queryFn: () => unwrap(api.GET('/api/alerts/{alertId}', { params: { path: { alertId } } })),
-    // While the triage run works, the alert (status, timeline) changes under it: poll.
-    refetchInterval: live ? 2000 : false,
-  });
+  // While the triage run works, the alert (status, timeline) changes under it: poll.
+  const detail = useAlert(alertId, { refetchInterval: live ? 2000 : false });
   const alert = detail.data?.alert;
   const run = useRunStatus(alert?.assignedAgentId ?? null, alert?.triageRunId ?? null);
   const running = run.data?.status === 'waiting' || run.data?.status === 'running';
-  const refresh = () => qc.invalidateQueries({ queryKey: ['alert', alertId] });
+  const refresh = useRefreshAlert(alertId);
   useEffect(() => {
     // Once more when the run ends: its last changes are in the alert.
     if (live && !running) void refresh();
@@ -51,16 +46,16 @@ export default function AlertDetail({ params }: { params: Record<string, string>
             </section>
             <section aria-labelledby="act">
               <h2 id="act">Act</h2>
-              <StatusForm alertId={alertId} current={a.status} onDone={refresh} />
-              <SeverityForm alertId={alertId} current={a.severity} onDone={refresh} />
-              <AssignForm alertId={alertId} onDone={refresh} />
+              <StatusForm alertId={alertId} current={a.status} />
+              <SeverityForm alertId={alertId} current={a.severity} />
+              <AssignForm alertId={alertId} />
             </section>
           </div>
           <ApprovalsPanel filter={{ alertId }} context="alert" />
           <section aria-labelledby="timeline">
             <h2 id="timeline">Timeline</h2>
             {timeline.length === 0 ? <p className="state empty">No activity yet.</p> : <Timeline entries={timeline} />}
-            <CommentForm alertId={alertId} onDone={refresh} />
+            <CommentForm alertId={alertId} />
           </section>
           <section aria-labelledby="payload">
             <h2 id="payload">Payload</h2>
@@ -82,15 +77,12 @@ function TriageRun({ agentId, runId, status, message }: { agentId: string | null
   );
 }
 
-function StatusForm({ alertId, current, onDone }: { alertId: string; current: AlertStatus; onDone: () => void }) {
+function StatusForm({ alertId, current }: { alertId: string; current: AlertStatus }) {
   const [status, setStatus] = useState<AlertStatus>(current);
   const [reason, setReason] = useState('');
-  const m = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/alerts/{alertId}/status', { params: { path: { alertId } }, body: { status, ...(reason ? { reason } : {}) } })),
-    onSuccess: () => { setReason(''); onDone(); },
-  });
+  const m = useSetAlertStatus(alertId);
   return (
-    <form className="stack" onSubmit={(e: FormEvent) => { e.preventDefault(); m.mutate(); }} aria-label="Change status">
+    <form className="stack" onSubmit={(e: FormEvent) => { e.preventDefault(); m.mutate({ status, ...(reason ? { reason } : {}) }, { onSuccess: () => setReason('') }); }} aria-label="Change status">
       <Select label="Status" value={status} options={[...ALERT_STATUSES]} any={null} onChange={(v) => setStatus(v as AlertStatus)} />
       <label className="field"><span>Reason</span><input value={reason} onChange={(e) => setReason(e.target.value)} /></label>
       <button type="submit" disabled={m.isPending}>Set status</button>
@@ -99,11 +91,11 @@ function StatusForm({ alertId, current, onDone }: { alertId: string; current: Al
   );
 }
 
-function SeverityForm({ alertId, current, onDone }: { alertId: string; current: (typeof SEVERITIES)[number]; onDone: () => void }) {
+function SeverityForm({ alertId, current }: { alertId: string; current: (typeof SEVERITIES)[number] }) {
   const [severity, setSeverity] = useState(current);
-  const m = useMutation({ mutationFn: () => unwrap(api.POST('/api/alerts/{alertId}/severity', { params: { path: { alertId } }, body: { severity } })), onSuccess: onDone });
+  const m = useSetAlertSeverity(alertId);
   return (
-    <form className="stack" onSubmit={(e) => { e.preventDefault(); m.mutate(); }} aria-label="Change severity">
+    <form className="stack" onSubmit={(e) => { e.preventDefault(); m.mutate({ severity }); }} aria-label="Change severity">
       <Select label="Severity" value={severity} options={[...SEVERITIES]} any={null} onChange={(v) => setSeverity(v as typeof severity)} />
       <button type="submit" disabled={m.isPending}>Set severity</button>
       <ErrorText error={m.error} />
@@ -111,14 +103,14 @@ function SeverityForm({ alertId, current, onDone }: { alertId: string; current: 
   );
 }
 
-function AssignForm({ alertId, onDone }: { alertId: string; onDone: () => void }) {
+function AssignForm({ alertId }: { alertId: string }) {
   const agents = useAgents();
   const { can } = useSession();
   const [agentId, setAgentId] = useState('');
-  const m = useMutation({ mutationFn: () => unwrap(api.POST('/api/alerts/{alertId}/assign', { params: { path: { alertId } }, body: { agentId } })), onSuccess: onDone });
+  const m = useAssignAlert(alertId);
   if (!can('agent.execute')) return null;
   return (
-    <form className="stack" onSubmit={(e) => { e.preventDefault(); m.mutate(); }} aria-label="Assign to an agent">
+    <form className="stack" onSubmit={(e) => { e.preventDefault(); m.mutate({ agentId }); }} aria-label="Assign to an agent">
       <Select label="Assign to agent" value={agentId} any="Choose an agent" options={(agents.data ?? []).map((a) => [a.id, a.name] as [string, string])} onChange={setAgentId} />
       <button type="submit" disabled={!agentId || m.isPending}>Assign and triage</button>
       <ErrorText error={m.error} />
@@ -126,14 +118,11 @@ function AssignForm({ alertId, onDone }: { alertId: string; onDone: () => void }
   );
 }
 
-function CommentForm({ alertId, onDone }: { alertId: string; onDone: () => void }) {
+function CommentForm({ alertId }: { alertId: string }) {
   const [body, setBody] = useState('');
-  const m = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/alerts/{alertId}/comments', { params: { path: { alertId } }, body: { bodyMarkdown: body } })),
-    onSuccess: () => { setBody(''); onDone(); },
-  });
+  const m = useCommentOnAlert(alertId);
   return (
-    <form className="stack" onSubmit={(e) => { e.preventDefault(); m.mutate(); }} aria-label="Add a comment">
+    <form className="stack" onSubmit={(e) => { e.preventDefault(); m.mutate({ bodyMarkdown: body }, { onSuccess: () => setBody('') }); }} aria-label="Add a comment">
       <label className="field"><span>Comment</span><textarea value={body} onChange={(e) => setBody(e.target.value)} rows={3} required /></label>
       <button type="submit" disabled={m.isPending || !body.trim()}>Add comment</button>
       <ErrorText error={m.error} />

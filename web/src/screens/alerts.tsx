@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Query, type Schemas } from '../api';
+import { type Query, type Schemas } from '../api';
+import { useAgents } from '../api/agents';
+import { useAlerts, useBulkAlertStatus, useEscalateAlert } from '../api/alerts';
 import { Link, navigate, useSearch } from '../router';
 import { useSession } from '../session';
 import { Badge, ErrorText, Loadable, Page, Pager, SearchBox, Select, Time, pageOf } from '../ui';
-import { ALERT_SOURCES, useAgents } from './shared';
+import { ALERT_SOURCES } from './shared';
 
 export const ALERT_STATUSES = ['open', 'in_progress', 'escalated', 'closed_true_positive', 'closed_false_positive', 'closed_benign'] as const satisfies ReadonlyArray<Schemas['Alert']['status']>;
 // Every status the server answers (its OpenAPI enum) is offered: a new one fails the type check.
@@ -31,27 +32,18 @@ export default function Alerts() {
     ...(search.get('assignee') ? { assignedAgentId: search.get('assignee')! } : {}),
     ...(search.get('search') ? { search: search.get('search')! } : {}),
   } as Query<'/api/alerts'>;
-  const alerts = useQuery({ queryKey: ['alerts', query], queryFn: () => unwrap(api.GET('/api/alerts', { params: { query } })), placeholderData: (prev) => prev });
+  const alerts = useAlerts(query);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [bulkStatus, setBulkStatus] = useState<AlertStatus>('in_progress');
-  const qc = useQueryClient();
-  const bulk = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/alerts/bulk/status', { body: { alertIds: [...selected], status: bulkStatus } })),
-    onSuccess: () => {
-      setSelected(new Set());
-      void qc.invalidateQueries({ queryKey: ['alerts'] });
-    },
-  });
+  const bulk = useBulkAlertStatus();
+  const applyBulk = () => bulk.mutate({ alertIds: [...selected], status: bulkStatus }, { onSuccess: () => setSelected(new Set()) });
 
   // Keyboard: j/k move through the rows, Enter opens, e escalates (not while typing in a field).
   const { can } = useSession();
   const [cursor, setCursor] = useState(-1);
   const rows = alerts.data?.alerts ?? [];
   const table = useRef<HTMLDivElement>(null);
-  const escalate = useMutation({
-    mutationFn: (alertId: string) => unwrap(api.POST('/api/alerts/{alertId}/status', { params: { path: { alertId } }, body: { status: 'escalated', reason: 'Escalated from the queue' } })),
-    onSuccess: () => void qc.invalidateQueries({ queryKey: ['alerts'] }),
-  });
+  const escalate = useEscalateAlert();
   useEffect(() => setCursor(-1), [alerts.data]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -87,7 +79,7 @@ export default function Alerts() {
       <div className="bulk" aria-label="Bulk actions">
         <span>{selected.size} selected</span>
         <Select label="Set status" value={bulkStatus} options={[...ALERT_STATUSES]} any={null} onChange={(v) => setBulkStatus(v as AlertStatus)} />
-        <button type="button" disabled={selected.size === 0 || bulk.isPending} onClick={() => bulk.mutate()}>Apply to selected</button>
+        <button type="button" disabled={selected.size === 0 || bulk.isPending} onClick={applyBulk}>Apply to selected</button>
         {bulk.data && <span role="status">{bulk.data.updated.length} updated{bulk.data.failed.length ? `, ${bulk.data.failed.length} failed` : ''}</span>}
         <ErrorText error={bulk.error ?? escalate.error} />
       </div>

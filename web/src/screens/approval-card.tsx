@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, unwrap, type Paths, type Query } from '../api';
+import { ApiError, type Paths } from '../api';
+import { useAgent } from '../api/agents';
+import { useAlert } from '../api/alerts';
+import { useApprovals, useDecideApproval } from '../api/approvals';
 import { Markdown } from '../markdown';
 import { Link } from '../router';
 import { useSession } from '../session';
@@ -13,29 +15,6 @@ import { Badge, ErrorText, Json, Time, shortRunId } from '../ui';
  * Approvals queue, a request's own page and the panels of the run and alert pages.
  */
 export type Approval = Paths['/api/approvals/{approvalId}']['get']['responses'][200]['content']['application/json'];
-
-/** Statuses after which nothing changes any more: no need to poll. */
-const SETTLED = new Set(['denied', 'expired', 'executed', 'failed', 'outcome_unknown']);
-const POLL_MS = 5000;
-
-/** Approval requests (the queue or a run's or alert's), polled while any of them may still change. */
-export function useApprovals(query: Query<'/api/approvals'>, enabled = true) {
-  return useQuery({
-    queryKey: ['approvals', query],
-    enabled,
-    queryFn: () => unwrap(api.GET('/api/approvals', { params: { query } })),
-    // A request is decided elsewhere (Slack, another person, the clock) and runs after approval.
-    refetchInterval: (q) => (q.state.data?.approvals.some((a) => !SETTLED.has(a.status)) || query.status === 'pending' ? POLL_MS : false),
-  });
-}
-
-export function useApproval(approvalId: string) {
-  return useQuery({
-    queryKey: ['approval', approvalId],
-    queryFn: () => unwrap(api.GET('/api/approvals/{approvalId}', { params: { path: { approvalId } } })),
-    refetchInterval: (q) => (q.state.data && SETTLED.has(q.state.data.status) ? false : POLL_MS),
-  });
-}
 
 /** The clock, ticking every `ms`, so relative times ("in 12 min") stay true on an open page. */
 function useNow(ms = 30_000): number {
@@ -107,33 +86,9 @@ function alreadyDecided(e: ApiError): string {
 
 /** Approve / Deny with an optional comment; off, with the reason, for a user without `approval.decide`. */
 function DecideForm({ a, onConflict }: { a: Approval; onConflict: (message: string) => void }) {
-  const qc = useQueryClient();
   const { can } = useSession();
   const [comment, setComment] = useState('');
-  const refresh = () => {
-    void qc.invalidateQueries({ queryKey: ['approvals'] });
-    void qc.invalidateQueries({ queryKey: ['approval', a.id] });
-    // The run leaves awaiting_approval once its requests are decided.
-    void qc.invalidateQueries({ queryKey: ['run', a.runId] });
-    void qc.invalidateQueries({ queryKey: ['run-status', a.agentId, a.runId] });
-    if (a.alertId) void qc.invalidateQueries({ queryKey: ['alert', a.alertId] });
-  };
-  const decide = useMutation({
-    mutationFn: (verb: 'approve' | 'deny') => {
-      const options = { params: { path: { approvalId: a.id } }, body: comment.trim() ? { comment: comment.trim() } : {} };
-      return unwrap(verb === 'approve' ? api.POST('/api/approvals/{approvalId}/approve', options) : api.POST('/api/approvals/{approvalId}/deny', options));
-    },
-    onSuccess: (saved) => {
-      qc.setQueryData(['approval', a.id], saved);
-      refresh();
-    },
-    onError: (e) => {
-      if (e instanceof ApiError && e.status === 409) {
-        onConflict(alreadyDecided(e));
-        refresh();
-      }
-    },
-  });
+  const decide = useDecideApproval(a, (e) => onConflict(alreadyDecided(e)));
   const allowed = can('approval.decide');
   const reasonId = `decide-reason-${a.id}`;
   const error = decide.error instanceof ApiError && decide.error.status === 409 ? null : decide.error;
@@ -143,8 +98,8 @@ function DecideForm({ a, onConflict }: { a: Approval; onConflict: (message: stri
         <textarea rows={2} value={comment} maxLength={2000} onChange={(e) => setComment(e.target.value)} disabled={!allowed || decide.isPending} />
       </label>
       <div className="inline-form">
-        <button type="button" className="approve" disabled={!allowed || decide.isPending} aria-describedby={allowed ? undefined : reasonId} onClick={() => decide.mutate('approve')}>Approve</button>
-        <button type="button" className="deny" disabled={!allowed || decide.isPending} aria-describedby={allowed ? undefined : reasonId} onClick={() => decide.mutate('deny')}>Deny</button>
+        <button type="button" className="approve" disabled={!allowed || decide.isPending} aria-describedby={allowed ? undefined : reasonId} onClick={() => decide.mutate({ verb: 'approve', comment })}>Approve</button>
+        <button type="button" className="deny" disabled={!allowed || decide.isPending} aria-describedby={allowed ? undefined : reasonId} onClick={() => decide.mutate({ verb: 'deny', comment })}>Deny</button>
       </div>
       {!allowed && <p id={reasonId} className="muted small">You cannot decide: your role lacks the permission approval.decide.</p>}
       <ErrorText error={error} />
@@ -155,14 +110,14 @@ function DecideForm({ a, onConflict }: { a: Approval; onConflict: (message: stri
 /** The agent's name when the user may read agents, else its id. */
 function AgentName({ agentId }: { agentId: string }) {
   const { can } = useSession();
-  const agent = useQuery({ queryKey: ['agent', agentId], enabled: can('agent.read'), queryFn: () => unwrap(api.GET('/api/agents/{agentId}', { params: { path: { agentId } } })), staleTime: 60_000 });
+  const agent = useAgent(agentId, { enabled: can('agent.read'), staleTime: 60_000 });
   return <>{agent.data?.name ?? <span className="mono">{agentId}</span>}</>;
 }
 
 /** The alert by its display id (`RMP-42`) when the user may read alerts. */
 function AlertRef({ alertId }: { alertId: string }) {
   const { can } = useSession();
-  const alert = useQuery({ queryKey: ['alert', alertId], enabled: can('alert.read'), queryFn: () => unwrap(api.GET('/api/alerts/{alertId}', { params: { path: { alertId } } })), staleTime: 60_000 });
+  const alert = useAlert(alertId, { enabled: can('alert.read'), staleTime: 60_000 });
   return <Link to={`/alerts/${alertId}`} className="mono" title={alert.data?.alert.title ?? alertId}>{alert.data?.alert.displayId ?? alertId}</Link>;
 }
 

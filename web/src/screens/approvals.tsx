@@ -1,6 +1,7 @@
 import { useSearch, Link } from '../router';
 import { Loadable, Page, Pager, Select, pageOf } from '../ui';
-import { ApprovalCard, useApproval, useApprovals, type Approval } from './approval-card';
+import { useApproval, useApprovals } from '../api/approvals';
+import { ApprovalCard, type Approval } from './approval-card';
 
 const PER_PAGE = 20;
 const STATUSES: Array<Approval['status']> = ['pending', 'approved', 'denied', 'expired', 'executing', 'executed', 'failed', 'outcome_unknown'];

@@ -1,5 +1,5 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../api';
+import { useCoverage, useCoverageTechnique } from '../api/coverage';
+import { useDetectionActivity } from '../api/detections';
 import { Link, useSearch } from '../router';
 import { DataTable, Loadable, Page, SearchBox, Select, Time } from '../ui';
 
@@ -22,7 +22,7 @@ export default function CoverageView() {
   const malware = search.get('malware') ?? undefined;
   const selected = search.get('technique');
   const query = { window, ...(actor ? { actor } : {}), ...(malware ? { malware } : {}) };
-  const report = useQuery({ queryKey: ['coverage', query], queryFn: () => unwrap(api.GET('/api/coverage/attack', { params: { query } })), placeholderData: (prev) => prev });
+  const report = useCoverage(query);
   const layerUrl = (view: string) => `/api/coverage/attack/navigator-layer?${new URLSearchParams({ ...query, view })}`;
   return (
     <Page
@@ -98,10 +98,7 @@ export default function CoverageView() {
 }
 
 function TechniquePanel({ id, query, onClose }: { id: string; query: { window: string; actor?: string; malware?: string }; onClose: () => void }) {
-  const detail = useQuery({
-    queryKey: ['coverage-technique', id, query],
-    queryFn: () => unwrap(api.GET('/api/coverage/attack/techniques/{techniqueId}', { params: { path: { techniqueId: id }, query } })),
-  });
+  const detail = useCoverageTechnique(id, query);
   return (
     <section aria-labelledby="technique-h" className="panel">
       <Loadable query={detail}>
@@ -133,10 +130,7 @@ function TechniquePanel({ id, query, onClose }: { id: string; query: { window: s
 
 /** A detection's last match and matches per day (GET /api/code-detections/{id}/activity), as two cells. */
 function DetectionActivity({ id }: { id: string }) {
-  const activity = useQuery({
-    queryKey: ['code-detection-activity', id],
-    queryFn: () => unwrap(api.GET('/api/code-detections/{id}/activity', { params: { path: { id }, query: { days: 30, samples: 0 } } })),
-  });
+  const activity = useDetectionActivity(id);
   const a = activity.data;
   if (!a) return <><td>…</td><td>…</td></>;
   return (

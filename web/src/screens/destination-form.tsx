@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '../api';
+import { type Schemas } from '../api';
+import { useSaveDestination } from '../api/destinations';
 import { navigate } from '../router';
 import { ErrorText, Select } from '../ui';
 
@@ -66,7 +66,6 @@ const textsOf = (type: Type, config: Config) =>
  * token (PUT semantics); "Remove the stored token" sends null.
  */
 export function DestinationForm({ destination }: { destination?: Destination }) {
-  const qc = useQueryClient();
   const [type, setType] = useState<Type>(destination?.type ?? 'webhook');
   const [name, setName] = useState(destination?.name ?? '');
   const stored = (destination?.type === type ? destination.config : {}) as Config;
@@ -75,30 +74,27 @@ export function DestinationForm({ destination }: { destination?: Destination }) 
   const [clearToken, setClearToken] = useState(false);
   const [events, setEvents] = useState(destination?.eventSubscriptions.join(', ') ?? '');
   const tokenLabel = TOKEN[type];
-  const save = useMutation({
-    mutationFn: () => {
-      const body = {
-        type,
-        name,
-        config: configToSend(type, stored, texts),
-        eventSubscriptions: splitList(events),
-        ...(tokenLabel && token ? { token } : tokenLabel && clearToken ? { token: null } : {}),
-      } as Write;
-      return destination
-        ? unwrap(api.PUT('/api/output-destinations/{id}', { params: { path: { id: destination.id } }, body }))
-        : unwrap(api.POST('/api/output-destinations', { body }));
-    },
-    onSuccess: (saved) => {
-      setToken('');
-      setClearToken(false);
-      void qc.invalidateQueries({ queryKey: ['destinations'] });
-      if (!destination) navigate(`/destinations/${saved.id}`);
-    },
-  });
+  const save = useSaveDestination(destination?.id);
+  const submit = () => {
+    const body = {
+      type,
+      name,
+      config: configToSend(type, stored, texts),
+      eventSubscriptions: splitList(events),
+      ...(tokenLabel && token ? { token } : tokenLabel && clearToken ? { token: null } : {}),
+    } as Write;
+    save.mutate(body, {
+      onSuccess: (saved) => {
+        setToken('');
+        setClearToken(false);
+        if (!destination) navigate(`/destinations/${saved.id}`);
+      },
+    });
+  };
   const switchType = (t: Type) => { setType(t); setTexts(textsOf(t, destination?.type === t ? (destination.config as Config) : {})); };
   const config = { ...stored, ...texts };
   return (
-    <form className="stack" aria-label={destination ? `Edit ${destination.name}` : 'New destination'} onSubmit={(e) => { e.preventDefault(); save.mutate(); }}>
+    <form className="stack" aria-label={destination ? `Edit ${destination.name}` : 'New destination'} onSubmit={(e) => { e.preventDefault(); submit(); }}>
       <div className="inline-form">
         <Select label="Type" value={type} any={null} options={TYPES} onChange={(v) => switchType(v as Type)} />
         <label className="field"><span>Name</span><input value={name} onChange={(e) => setName(e.target.value)} required /></label>

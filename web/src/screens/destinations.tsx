@@ -1,5 +1,5 @@
-import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '../api';
+import { type Schemas } from '../api';
+import { useDeliveries, useDestinationHealth, useDestinations, useRedeliver, useTestDestination } from '../api/destinations';
 import { Link, useSearch } from '../router';
 import { useSession } from '../session';
 import { Badge, ErrorText, Loadable, ManagedByCode, Page, Pager, Select, Time, pageOf, DataTable } from '../ui';
@@ -7,7 +7,7 @@ import { DestinationForm } from './destination-form';
 
 /** Output destinations, and one destination's delivery log with redeliver and test-send. */
 export default function Destinations({ params }: { params: Record<string, string> }) {
-  const destinations = useQuery({ queryKey: ['destinations'], queryFn: () => unwrap(api.GET('/api/output-destinations')) });
+  const destinations = useDestinations();
   const { can } = useSession();
   const isNew = params.id === 'new';
   const selected = isNew ? undefined : params.id;
@@ -41,9 +41,7 @@ export default function Destinations({ params }: { params: Record<string, string
  * last success. Slack's blocked channels come with the config.
  */
 function DestinationList({ destinations, selected }: { destinations: Array<{ id: string; name: string; type: string; eventSubscriptions: string[]; config: unknown; managedBy?: string | null; managedSource?: string | null }>; selected?: string | undefined }) {
-  const health = useQueries({
-    queries: destinations.map((x) => ({ queryKey: ['destination-health', x.id], queryFn: () => unwrap(api.GET('/api/output-destinations/{id}', { params: { path: { id: x.id } } })), refetchInterval: 15_000 })),
-  });
+  const health = useDestinationHealth(destinations.map((x) => x.id));
   return (
     <DataTable head={<><th scope="col">Destination</th><th scope="col">Type</th><th scope="col">Last delivery</th><th scope="col">Failures in a row</th><th scope="col">Events</th></>}>
       {destinations.map((x, i) => {
@@ -70,16 +68,14 @@ function DestinationList({ destinations, selected }: { destinations: Array<{ id:
 const STATUSES = ['pending', 'sending', 'succeeded', 'retrying', 'failed', 'skipped'];
 
 function Deliveries({ id }: { id: string }) {
-  const qc = useQueryClient();
   const { can } = useSession();
   const [search, set] = useSearch();
   const page = pageOf(search);
   const status = search.get('status');
   const query = { limit: 25, offset: (page - 1) * 25, ...(status ? { status } : {}) } as { limit: number; offset: number };
-  const log = useQuery({ queryKey: ['deliveries', id, query], queryFn: () => unwrap(api.GET('/api/output-destinations/{id}/deliveries', { params: { path: { id }, query } })) });
-  const refresh = () => qc.invalidateQueries({ queryKey: ['deliveries', id] });
-  const redeliver = useMutation({ mutationFn: (deliveryId: string) => unwrap(api.POST('/api/output-destinations/{id}/deliveries/{deliveryId}/redeliver', { params: { path: { id, deliveryId } } })), onSuccess: refresh });
-  const test = useMutation({ mutationFn: () => unwrap(api.POST('/api/output-destinations/{id}/test', { params: { path: { id } } })) });
+  const log = useDeliveries(id, query);
+  const redeliver = useRedeliver(id);
+  const test = useTestDestination(id);
   return (
     <section aria-labelledby="log">
       <h2 id="log">Delivery log</h2>

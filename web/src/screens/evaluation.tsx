@@ -1,5 +1,5 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '../api';
+import { type Schemas } from '../api';
+import { useCancelEvaluation, useEvaluation, useEvaluationComparison } from '../api/evaluations';
 import { Link, useSearch } from '../router';
 import { useSession } from '../session';
 import { Badge, DataTable, ErrorText, Loadable, Page, shortRunId } from '../ui';
@@ -34,16 +34,8 @@ function SandboxedCalls({ calls }: { calls: Evaluation['cases'][number]['toolCal
 export default function EvaluationView({ params }: { params: Record<string, string> }) {
   const id = params.id!;
   const { can } = useSession();
-  const qc = useQueryClient();
-  const evaluation = useQuery({
-    queryKey: ['evaluation', id],
-    queryFn: () => unwrap(api.GET('/api/evaluations/{evaluationId}', { params: { path: { evaluationId: id } } })),
-    refetchInterval: (q) => (q.state.data && q.state.data.status !== 'running' ? false : 2000),
-  });
-  const cancel = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/evaluations/{evaluationId}/cancel', { params: { path: { evaluationId: id } } })),
-    onSuccess: (e) => qc.setQueryData(['evaluation', id], e),
-  });
+  const evaluation = useEvaluation(id);
+  const cancel = useCancelEvaluation(id);
   return (
     <Loadable query={evaluation}>
       {(e) => (
@@ -109,7 +101,7 @@ export function CompareView() {
   const [search] = useSearch();
   const a = search.get('a') ?? '';
   const b = search.get('b') ?? '';
-  const cmp = useQuery({ queryKey: ['evaluation-compare', a, b], enabled: Boolean(a && b), queryFn: () => unwrap(api.GET('/api/evaluations/compare', { params: { query: { a, b } } })) });
+  const cmp = useEvaluationComparison(a, b);
   return (
     <Page title="Compare evaluations">
       <Loadable query={cmp}>

@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../api';
+import { useAgentList } from '../api/agents';
+import { useAgentEvaluations, useCreateDataset, useDatasets, useStartEvaluation } from '../api/evaluations';
 import { Link, navigate, useSearch } from '../router';
 import { useSession } from '../session';
 import { Badge, DataTable, ErrorText, Loadable, Page, Select, Time } from '../ui';
@@ -12,7 +12,7 @@ import { Badge, DataTable, ErrorText, Loadable, Page, Select, Time } from '../ui
 export default function Evaluations() {
   const [search, set] = useSearch();
   const agentId = search.get('agentId') ?? '';
-  const agents = useQuery({ queryKey: ['agents', 'all'], queryFn: () => unwrap(api.GET('/api/agents', { params: { query: { limit: 200 } } })) });
+  const agents = useAgentList({ limit: 200 });
   return (
     <Page title="Evaluations">
       <p className="muted">Run an agent on labelled cases in a sandbox (nothing real is touched), read its confusion matrix and its wrong cases, compare two runs of the same dataset.</p>
@@ -25,24 +25,17 @@ export default function Evaluations() {
 
 function AgentEvaluations({ agentId }: { agentId: string }) {
   const { can } = useSession();
-  const qc = useQueryClient();
-  const list = useQuery({ queryKey: ['evaluations', agentId], queryFn: () => unwrap(api.GET('/api/agents/{agentId}/evaluations', { params: { path: { agentId } } })), refetchInterval: 3000 });
-  const datasets = useQuery({ queryKey: ['evaluation-datasets'], queryFn: () => unwrap(api.GET('/api/evaluation-datasets')) });
+  const list = useAgentEvaluations(agentId);
+  const datasets = useDatasets();
   const [form, setForm] = useState({ datasetId: '', concurrency: 4 });
   const [picked, setPicked] = useState<string[]>([]);
-  const start = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/agents/{agentId}/evaluations', { params: { path: { agentId } }, body: form })),
-    onSuccess: (e) => {
-      void qc.invalidateQueries({ queryKey: ['evaluations', agentId] });
-      navigate(`/evaluations/${e.id}`);
-    },
-  });
+  const start = useStartEvaluation(agentId);
   const toggle = (id: string) => setPicked(picked.includes(id) ? picked.filter((x) => x !== id) : [...picked.slice(-1), id]);
   return (
     <section aria-labelledby="agent-evaluations">
       <h2 id="agent-evaluations">Evaluations of this agent</h2>
       {can('agent.execute') && (
-        <form className="inline-form" onSubmit={(e) => { e.preventDefault(); start.mutate(); }} aria-label="Start an evaluation">
+        <form className="inline-form" onSubmit={(e) => { e.preventDefault(); start.mutate(form, { onSuccess: (x) => navigate(`/evaluations/${x.id}`) }); }} aria-label="Start an evaluation">
           <Select label="Dataset" value={form.datasetId} any="Choose a dataset" options={(datasets.data?.datasets ?? []).map((d) => [d.id, `${d.name} (${d.caseCount})`] as [string, string])} onChange={(v) => setForm({ ...form, datasetId: v })} />
           <label className="field"><span>Concurrency</span><input type="number" min={1} max={32} value={form.concurrency} onChange={(e) => setForm({ ...form, concurrency: Number(e.target.value) })} /></label>
           <button type="submit" disabled={!form.datasetId || start.isPending}>Evaluate</button>
@@ -77,23 +70,9 @@ export const pct = (v: number | null | undefined) => (v === null || v === undefi
 
 function Datasets() {
   const { can } = useSession();
-  const qc = useQueryClient();
-  const datasets = useQuery({ queryKey: ['evaluation-datasets'], queryFn: () => unwrap(api.GET('/api/evaluation-datasets')) });
+  const datasets = useDatasets();
   const [form, setForm] = useState({ name: '', jsonl: '' });
-  const create = useMutation({
-    mutationFn: async () => {
-      const d = await unwrap(api.POST('/api/evaluation-datasets', { body: { name: form.name } }));
-      if (form.jsonl.trim()) {
-        // JSONL as is: the typed client would serialize the body as JSON.
-        await unwrap(api.POST('/api/evaluation-datasets/{datasetId}/cases/import', { params: { path: { datasetId: d.id } }, body: form.jsonl, bodySerializer: (b: string) => b, headers: { 'content-type': 'application/x-ndjson' } }));
-      }
-      return d;
-    },
-    onSuccess: () => {
-      setForm({ name: '', jsonl: '' });
-      void qc.invalidateQueries({ queryKey: ['evaluation-datasets'] });
-    },
-  });
+  const create = useCreateDataset();
   return (
     <section aria-labelledby="datasets">
       <h2 id="datasets">Datasets</h2>
@@ -114,7 +93,7 @@ function Datasets() {
         )}
       </Loadable>
       {can('agent.manage') && (
-        <form className="stack" onSubmit={(e) => { e.preventDefault(); create.mutate(); }} aria-label="New dataset">
+        <form className="stack" onSubmit={(e) => { e.preventDefault(); create.mutate(form, { onSuccess: () => setForm({ name: '', jsonl: '' }) }); }} aria-label="New dataset">
           <h3>New dataset</h3>
           <label className="field"><span>Name</span><input value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} required /></label>
           <label className="field"><span>Cases, JSONL (one case per line: {'{"alert": {…}, "expected": {"disposition": "escalate"}}'})</span>

@@ -1,13 +1,12 @@
 import { useEffect, useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Paths } from '../api';
+import { type Paths } from '../api';
+import { useHuntAlertSettings, useSaveHuntAlertSettings } from '../api/hunt-settings';
 import { useSession } from '../session';
 import { ErrorText, Loadable, Select } from '../ui';
 
 type AlertSettings = Paths['/api/hunt/alert-creation-settings']['get']['responses'][200]['content']['application/json'];
 
 const BANDS: Array<[string, string]> = [['low', 'low (exposure ≥ 1)'], ['medium', 'medium (≥ 40)'], ['high', 'high (≥ 60)'], ['critical', 'critical (≥ 80)']];
-const KEY = ['hunt-alert-settings'];
 
 /** A 0..1 API value as the percent the form shows; '' for no gate. */
 const percent = (v: number | null) => (v === null ? '' : String(Math.round(v * 10000) / 100));
@@ -20,31 +19,30 @@ const fraction = (s: string) => (s.trim() === '' ? null : Number(s) / 100);
  */
 export function HuntAlertSettings() {
   const { can } = useSession();
-  const qc = useQueryClient();
-  const settings = useQuery({ queryKey: KEY, queryFn: () => unwrap(api.GET('/api/hunt/alert-creation-settings')) });
+  const settings = useHuntAlertSettings();
   const [form, setForm] = useState<{ band: string; compromise: boolean; kev: boolean; epss: string; percentile: string } | null>(null);
   useEffect(() => {
     if (settings.data && !form) setForm(formOf(settings.data));
   }, [settings.data]);
-  const save = useMutation({
-    mutationFn: () => unwrap(api.PUT('/api/hunt/alert-creation-settings', {
-      body: {
+  const save = useSaveHuntAlertSettings();
+  const submit = () =>
+    save.mutate(
+      {
         minimumExposureBand: form!.band as AlertSettings['minimumExposureBand'],
         alertOnCompromiseBelowThreshold: form!.compromise,
         alertOnKnownExploited: form!.kev,
         minimumEpssProbability: fraction(form!.epss),
         minimumEpssPercentile: fraction(form!.percentile),
       },
-    })),
-    onSuccess: (d) => { qc.setQueryData(KEY, d); setForm(formOf(d)); },
-  });
+      { onSuccess: (d) => setForm(formOf(d)) },
+    );
   const readOnly = !can('hunt.manage');
   return (
     <section aria-labelledby="hunt-alert-settings">
       <h2 id="hunt-alert-settings">Alert settings</h2>
       <Loadable query={settings}>
         {() => form && (
-          <form className="inline-form" aria-label="Hunt alert settings" onSubmit={(e) => { e.preventDefault(); save.mutate(); }}>
+          <form className="inline-form" aria-label="Hunt alert settings" onSubmit={(e) => { e.preventDefault(); submit(); }}>
             <fieldset disabled={readOnly || save.isPending}>
               <Select label="Alert from exposure band" any={null} value={form.band} options={BANDS} onChange={(v) => setForm({ ...form, band: v })} />
               <label className="field"><span>Minimum EPSS probability (%)</span>

@@ -1,5 +1,5 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap, type Query } from '../api';
+import { type Query } from '../api';
+import { useThreats } from '../api/threats';
 import { Link, useSearch } from '../router';
 import { Epss } from './epss';
 import { HuntAlertSettings } from './hunt-settings';
@@ -19,7 +19,7 @@ export default function Hunt() {
     offset: (page - 1) * 50,
     ...Object.fromEntries(['status', 'exposureState', 'search', 'minRelevancy', 'minEpss', 'knownExploited'].flatMap((k) => (search.get(k) ? [[k, search.get(k)]] : []))),
   } as Query<'/api/threats'>;
-  const threats = useQuery({ queryKey: ['threats', query], queryFn: () => unwrap(api.GET('/api/threats', { params: { query } })), placeholderData: (p) => p });
+  const threats = useThreats(query);
   return (
     <Page title="Hunt">
       <div className="filters">

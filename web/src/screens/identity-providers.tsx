@@ -1,6 +1,8 @@
 import { useState, type FormEvent } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Paths, type Schemas } from '../api';
+import { type Paths, type Schemas } from '../api';
+import { useSetApiKeySignIn, useSignInSettings } from '../api/console-sign-in-settings';
+import { useDeleteIdentityProvider, useIdentityProviders, useIssueScimToken, useSaveIdentityProvider } from '../api/identity-providers';
+import { useRoles } from '../api/roles';
 import { useSession } from '../session';
 import { CopyButton, ErrorText, Loadable, Select } from '../ui';
 
@@ -52,11 +54,9 @@ function bodyOf(form: Form): CreateBody {
   };
 }
 
-const useRoles = () => useQuery({ queryKey: ['roles'], queryFn: () => unwrap(api.GET('/api/roles')) });
-
 export default function IdentityProviders() {
   const { can } = useSession();
-  const providers = useQuery({ queryKey: ['identity-providers'], queryFn: () => unwrap(api.GET('/api/identity-providers')), enabled: can('setting.identityProviders.manage') });
+  const providers = useIdentityProviders(can('setting.identityProviders.manage'));
   const [editing, setEditing] = useState<string | null>(null);
   if (!can('setting.identityProviders.manage')) return <p className="state">Your role cannot manage identity providers (setting.identityProviders.manage).</p>;
   return (
@@ -83,13 +83,9 @@ export default function IdentityProviders() {
 
 /** Where people sign in (the organization's sign-in address) and whether API keys may open a console session. */
 function SignInPolicy() {
-  const qc = useQueryClient();
   const { session } = useSession();
-  const settings = useQuery({ queryKey: ['console-sign-in-settings'], queryFn: () => unwrap(api.GET('/api/console-sign-in-settings')) });
-  const change = useMutation({
-    mutationFn: (apiKeySignIn: boolean) => unwrap(api.PUT('/api/console-sign-in-settings', { body: { apiKeySignIn } })),
-    onSuccess: (data) => qc.setQueryData(['console-sign-in-settings'], data),
-  });
+  const settings = useSignInSettings();
+  const change = useSetApiKeySignIn();
   const address = `${location.origin}/sign-in?organization=${session?.organizationId ?? ''}`;
   return (
     <section className="card" aria-labelledby="sign-in-policy-title">
@@ -111,18 +107,11 @@ function SignInPolicy() {
 }
 
 function ProviderCard({ provider: p, onEdit }: { provider: Provider; onEdit: () => void }) {
-  const qc = useQueryClient();
   const roles = useRoles();
   const [confirming, setConfirming] = useState(false);
   const roleName = (id: string | null) => (id ? (roles.data?.roles.find((r) => r.id === id)?.name ?? id) : null);
-  const remove = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/identity-providers/{id}', { params: { path: { id: p.id } } })),
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['identity-providers'] }),
-  });
-  const token = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/identity-providers/{id}/scim-token', { params: { path: { id: p.id } } })),
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['identity-providers'] }),
-  });
+  const remove = useDeleteIdentityProvider(p.id);
+  const token = useIssueScimToken(p.id);
   return (
     <>
       <h2>{p.name}</h2>
@@ -168,28 +157,20 @@ function ProviderCard({ provider: p, onEdit }: { provider: Provider; onEdit: () 
 
 /** Create (no provider) or edit a provider; the role mappings are ordered: the first group a person is in decides. */
 function ProviderForm({ provider, onDone }: { provider?: Provider; onDone?: () => void }) {
-  const qc = useQueryClient();
   const roles = useRoles();
   const [form, setForm] = useState<Form>(provider ? formOf(provider) : EMPTY);
   const roleOptions = (roles.data?.roles ?? []).map((r) => [r.id, r.name] as [string, string]);
-  const save = useMutation({
-    mutationFn: async () => {
-      const body = bodyOf(form);
-      if (!provider) return unwrap(api.POST('/api/identity-providers', { body }));
-      const { clientSecret, ...rest } = body;
-      return unwrap(api.PATCH('/api/identity-providers/{id}', { params: { path: { id: provider.id } }, body: clientSecret ? body : rest }));
-    },
-    onSuccess: () => {
-      if (!provider) setForm(EMPTY);
-      void qc.invalidateQueries({ queryKey: ['identity-providers'] });
-      onDone?.();
-    },
-  });
+  const save = useSaveIdentityProvider(provider?.id);
   const set = (patch: Partial<Form>) => setForm({ ...form, ...patch });
   const setMapping = (i: number, patch: Partial<Mapping>) => set({ roleMappings: form.roleMappings.map((m, j) => (j === i ? { ...m, ...patch } : m)) });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate();
+    save.mutate(bodyOf(form), {
+      onSuccess: () => {
+        if (!provider) setForm(EMPTY);
+        onDone?.();
+      },
+    });
   };
   const title = provider ? `Edit ${provider.name}` : 'New identity provider';
   return (

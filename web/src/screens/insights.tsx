@@ -1,5 +1,5 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '../api';
+import { type Schemas } from '../api';
+import { useInsights } from '../api/insights';
 import { Link, useSearch } from '../router';
 import { DataTable, Loadable, Page, Select } from '../ui';
 import { BarChart } from './chart';
@@ -25,7 +25,7 @@ const shortDay = (day: string) => day.slice(5);
 export default function InsightsView() {
   const [search, set] = useSearch();
   const window = (search.get('window') ?? '30d') as '7d' | '30d' | '90d';
-  const insights = useQuery({ queryKey: ['insights', window], queryFn: () => unwrap(api.GET('/api/insights', { params: { query: { window } } })), placeholderData: (prev) => prev });
+  const insights = useInsights(window);
   return (
     <Page title="Insights" actions={<Select label="Window" value={window} any={null} options={WINDOWS} onChange={(v) => set({ window: v === '30d' ? null : v })} />}>
       <Loadable query={insights}>{(d) => <Figures d={d} />}</Loadable>

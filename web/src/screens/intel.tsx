@@ -1,6 +1,8 @@
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Paths, type Query } from '../api';
+import { type Paths, type Query } from '../api';
+import { fetchAllIocs, useIocs } from '../api/iocs';
+import { useItems } from '../api/items';
+import { useAddSource, useSources, useSyncSource } from '../api/sources';
 import { Link, useSearch } from '../router';
 import { useSession } from '../session';
 import { Badge, ErrorText, Loadable, Page, Pager, SCORES, Score, SearchBox, Select, Tabs, Time, pageOf, DataTable } from '../ui';
@@ -19,18 +21,10 @@ export default function Intel({ params }: { params: Record<string, string> }) {
 }
 
 function Sources() {
-  const qc = useQueryClient();
   const { can } = useSession();
-  const sources = useQuery({
-    queryKey: ['sources'],
-    queryFn: () => unwrap(api.GET('/sources')),
-    // A sync runs in the background: poll while one is queued or running.
-    refetchInterval: (q) => ((q.state.data?.sources ?? []).some((s) => s.syncJob?.status === 'pending' || s.syncJob?.status === 'running') ? 1500 : false),
-  });
-  const sync = useMutation({
-    mutationFn: (id: string) => unwrap(api.POST('/sources/{id}/sync', { params: { path: { id } } })),
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['sources'] }),
-  });
+  // A sync runs in the background: polled while one is queued or running.
+  const sources = useSources();
+  const sync = useSyncSource();
   return (
     <>
       {can('intel.manage') && <AddRssSource />}
@@ -66,15 +60,12 @@ function Sources() {
 }
 
 function AddRssSource() {
-  const qc = useQueryClient();
   const [name, setName] = useState('');
   const [feedUrl, setFeedUrl] = useState('');
-  const add = useMutation({
-    mutationFn: () => unwrap(api.POST('/sources', { body: { kind: 'rss', name, displayName: name, feedUrl } })),
-    onSuccess: () => { setName(''); setFeedUrl(''); void qc.invalidateQueries({ queryKey: ['sources'] }); },
-  });
+  const add = useAddSource();
+  const submit = () => add.mutate({ kind: 'rss', name, displayName: name, feedUrl }, { onSuccess: () => { setName(''); setFeedUrl(''); } });
   return (
-    <form className="inline-form" onSubmit={(e) => { e.preventDefault(); add.mutate(); }} aria-label="Add an RSS source">
+    <form className="inline-form" onSubmit={(e) => { e.preventDefault(); submit(); }} aria-label="Add an RSS source">
       <label className="field"><span>Name</span><input value={name} onChange={(e) => setName(e.target.value)} required /></label>
       <label className="field grow"><span>Feed URL</span><input type="url" value={feedUrl} onChange={(e) => setFeedUrl(e.target.value)} required /></label>
       <button type="submit" disabled={add.isPending}>Add RSS source</button>
@@ -93,7 +84,7 @@ function Items() {
     perPage: 25,
     ...Object.fromEntries(['severity', 'status', 'source', 'search', 'platform', 'minRelevance', 'scope'].flatMap((k) => (search.get(k) ? [[k, search.get(k)]] : []))),
   } as Query<'/items'>;
-  const items = useQuery({ queryKey: ['items', query], queryFn: () => unwrap(api.GET('/items', { params: { query } })), placeholderData: (p) => p });
+  const items = useItems(query);
   const sources = items.data?.outputs.sources ?? [];
   return (
     <>
@@ -134,7 +125,7 @@ function Iocs() {
   const page = pageOf(search);
   const filters = Object.fromEntries(['status', 'type', 'search'].flatMap((k) => (search.get(k) ? [[k, search.get(k)]] : [])));
   const query = { page, perPage: 50, ...filters } as Query<'/iocs'>;
-  const iocs = useQuery({ queryKey: ['iocs', query], queryFn: () => unwrap(api.GET('/iocs', { params: { query } })), placeholderData: (p) => p });
+  const iocs = useIocs(query);
   const exportHref = `/iocs?${new URLSearchParams({ ...filters, perPage: '100' } as Record<string, string>).toString()}`;
   return (
     <>
@@ -178,12 +169,7 @@ function Iocs() {
 
 /** Every matching indicator (up to 5,000) as CSV, built in the page from the paged API. */
 async function exportCsv(filters: Record<string, string | null>) {
-  const rows: IocRow[] = [];
-  for (let page = 1; page <= 50; page++) {
-    const d = await unwrap(api.GET('/iocs', { params: { query: { ...filters, page, perPage: 100 } as Query<'/iocs'> } }));
-    rows.push(...d.rows);
-    if (!d.hasNext) break;
-  }
+  const rows = await fetchAllIocs(filters);
   // The server's one CSV cell rule (OWASP CSV injection): an indicator or source name is text.
   const csv = csvRow(['value', 'type', 'status', 'item', 'source', 'lastCheckedAt']) + rows.map((r) => csvRow([r.value, r.type, r.status, r.intelTitle, r.sourceLabel, r.lastCheckedAt])).join('');
   const a = document.createElement('a');

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '../api';
+import { type Schemas } from '../api';
+import { useItem } from '../api/items';
 import { Link } from '../router';
 import { Badge, Loadable, Page, Score, Time } from '../ui';
 
@@ -13,7 +13,7 @@ type Annotated = Schemas['IntelItemDetail']['annotatedText'];
  */
 export default function ItemReader({ params }: { params: Record<string, string> }) {
   const id = params.id!;
-  const item = useQuery({ queryKey: ['item', id], queryFn: () => unwrap(api.GET('/items/{id}', { params: { path: { id } } })) });
+  const item = useItem(id);
   return (
     <Loadable query={item}>
       {(i) => (

@@ -1,5 +1,5 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap, type Paths } from '../api';
+import { type Paths } from '../api';
+import { useCodeDetections } from '../api/detections';
 import { Select } from '../ui';
 import { SEVERITIES } from './alerts';
 import { ALERT_SOURCES } from './shared';
@@ -10,15 +10,6 @@ export type Condition = Route['conditions'][number];
 type Severity = (typeof SEVERITIES)[number];
 type Of<T extends Condition['type']> = Extract<Condition, { type: T }>;
 export type LogTableOption = { source: string; sourceDisplayName: string; stream: string; streamLabel: string };
-
-/** Code detections, for the route condition that names them: the first 200. */
-export function useCodeDetections() {
-  return useQuery({
-    queryKey: ['code-detections', 'picker'],
-    queryFn: async () => (await unwrap(api.GET('/api/code-detections', { params: { query: { limit: 200 } } }))).codeDetections,
-    staleTime: 30_000,
-  });
-}
 
 export const tableKey = (t: { source: string; stream: string }) => `${t.source}/${t.stream}`;
 export const tableLabel = (o: LogTableOption) => `${o.sourceDisplayName} · ${o.streamLabel}`;

@@ -1,24 +1,10 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '../api';
+import { type Schemas } from '../api';
+import { useAgent } from '../api/agents';
+import { LIVE, PAUSED, useRun } from '../api/runs';
 import { Markdown } from '../markdown';
 import { Link } from '../router';
 import { Badge, CopyButton, Json, Loadable, Page, Time, shortRunId } from '../ui';
 import { ApprovalsPanel } from './approval-card';
-
-const LIVE = new Set(['waiting', 'running']);
-/** A run waiting for a person holds no worker (docs/approvals.md): polled slowly, its panel says what it waits for. */
-const PAUSED = 'awaiting_approval';
-const pollOf = (status: string | undefined) => (status === undefined || LIVE.has(status) ? 2000 : status === PAUSED ? 10_000 : false);
-
-/** A run's status, polled every two seconds while it is waiting or running. */
-export function useRunStatus(agentId: string | null, runId: string | null) {
-  return useQuery({
-    queryKey: ['run-status', agentId, runId],
-    enabled: Boolean(agentId && runId),
-    queryFn: () => unwrap(api.GET('/api/agents/{agentId}/run-async/{runId}/status', { params: { path: { agentId: agentId!, runId: runId! } } })),
-    refetchInterval: (q) => pollOf(q.state.data?.status),
-  });
-}
 
 type Run = Schemas['AgentRunDetail'];
 type Part = { type: string; text?: string; toolCallId?: string; toolName?: string; args?: unknown; input?: unknown; result?: unknown; output?: unknown; isError?: boolean };
@@ -31,12 +17,8 @@ function seconds(ms: number | null): string {
 /** One run: a header (agent, what started it, the alert it triages, times, tokens, status), its input and output, and the transcript once. */
 export default function RunView({ params }: { params: Record<string, string> }) {
   const { agentId, runId } = params as { agentId: string; runId: string };
-  const run = useQuery({
-    queryKey: ['run', runId],
-    queryFn: () => unwrap(api.GET('/api/agent-runs/{runId}', { params: { path: { runId } } })),
-    refetchInterval: (q) => pollOf(q.state.data?.status),
-  });
-  const agent = useQuery({ queryKey: ['agent', agentId], queryFn: () => unwrap(api.GET('/api/agents/{agentId}', { params: { path: { agentId } } })) });
+  const run = useRun(runId);
+  const agent = useAgent(agentId);
   return (
     <Page title={`Run ${shortRunId(runId)}`} actions={<Link to={`/agents/${agentId}`}>Back to the agent</Link>}>
       <Loadable query={run}>

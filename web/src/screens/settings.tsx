@@ -1,6 +1,9 @@
 import { useEffect, useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Paths, type Query } from '../api';
+import { type Paths, type Query } from '../api';
+import { useApiKeys, useCreateApiKey, useRevokeApiKey } from '../api/api-keys';
+import { useAuditFacets, useAuditLogs } from '../api/audit-logs';
+import { useChangeRolePermissions, useRoles } from '../api/roles';
+import { useCreateUser, useUsers } from '../api/users';
 import { useSearch } from '../router';
 import { useSession } from '../session';
 import IdentityProviders from './identity-providers';
@@ -22,7 +25,7 @@ function Users() {
   const [search] = useSearch();
   const page = pageOf(search);
   const { can } = useSession();
-  const users = useQuery({ queryKey: ['users', page], queryFn: () => unwrap(api.GET('/api/users', { params: { query: { limit: 50, offset: (page - 1) * 50 } } })) });
+  const users = useUsers({ limit: 50, offset: (page - 1) * 50 });
   return (
     <>
       {can('setting.users.manage') && <NewUser />}
@@ -43,15 +46,11 @@ function Users() {
 }
 
 function NewUser() {
-  const qc = useQueryClient();
   const roles = useRoles();
   const [form, setForm] = useState({ email: '', name: '', roleId: '' });
-  const create = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/users', { body: form })),
-    onSuccess: () => { setForm({ email: '', name: '', roleId: '' }); void qc.invalidateQueries({ queryKey: ['users'] }); },
-  });
+  const create = useCreateUser();
   return (
-    <form className="inline-form" onSubmit={(e) => { e.preventDefault(); create.mutate(); }} aria-label="New user">
+    <form className="inline-form" onSubmit={(e) => { e.preventDefault(); create.mutate(form, { onSuccess: () => setForm({ email: '', name: '', roleId: '' }) }); }} aria-label="New user">
       <label className="field"><span>Email</span><input type="email" value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} required /></label>
       <label className="field"><span>Name</span><input value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} required /></label>
       <Select label="Role" value={form.roleId} any="Choose a role" options={(roles.data?.roles ?? []).map((r) => [r.id, r.name] as [string, string])} onChange={(v) => setForm({ ...form, roleId: v })} />
@@ -60,8 +59,6 @@ function NewUser() {
     </form>
   );
 }
-
-const useRoles = () => useQuery({ queryKey: ['roles'], queryFn: () => unwrap(api.GET('/api/roles')) });
 
 function Roles() {
   const roles = useRoles();
@@ -93,22 +90,20 @@ const PERMISSIONS: Permission[] = [
 
 /** A custom role's permissions, one checkbox each; a change is saved at once. */
 function Permissions({ roleId, name, granted }: { roleId: string; name: string; granted: string[] }) {
-  const qc = useQueryClient();
   // Shown as changed at once; the server's answer (or a refused change) resets it.
   const [checked, setChecked] = useState(() => new Set(granted));
   useEffect(() => setChecked(new Set(granted)), [granted.join()]);
-  const change = useMutation({
-    mutationFn: ({ permission, on }: { permission: Permission; on: boolean }) =>
-      unwrap(api.POST('/api/roles/{id}/perms', { params: { path: { id: roleId } }, body: on ? { toAdd: [permission] } : { toRemove: [permission] } })),
-    onMutate: ({ permission, on }) => setChecked((c) => { const n = new Set(c); if (on) n.add(permission); else n.delete(permission); return n; }),
-    onSettled: () => qc.invalidateQueries({ queryKey: ['roles'] }),
-  });
+  const change = useChangeRolePermissions(roleId);
+  const toggle = (permission: Permission, on: boolean) => {
+    setChecked((c) => { const n = new Set(c); if (on) n.add(permission); else n.delete(permission); return n; });
+    change.mutate(on ? { toAdd: [permission] } : { toRemove: [permission] });
+  };
   return (
     <fieldset>
       <legend>Permissions of {name}</legend>
       {PERMISSIONS.map((p) => (
         <label key={p} className="check">
-          <input type="checkbox" checked={checked.has(p)} onChange={(e) => change.mutate({ permission: p, on: e.target.checked })} /> {p}
+          <input type="checkbox" checked={checked.has(p)} onChange={(e) => toggle(p, e.target.checked)} /> {p}
         </label>
       ))}
       <ErrorText error={change.error} />
@@ -117,21 +112,17 @@ function Permissions({ roleId, name, granted }: { roleId: string; name: string; 
 }
 
 function ApiKeys() {
-  const qc = useQueryClient();
   const { can } = useSession();
   const [search] = useSearch();
   const page = pageOf(search);
-  const keys = useQuery({ queryKey: ['api-keys', page], queryFn: () => unwrap(api.GET('/api/api-keys', { params: { query: { limit: 50, offset: (page - 1) * 50, includeRevoked: 'true' } } })), enabled: can('setting.apiKey.manage') });
+  const keys = useApiKeys({ limit: 50, offset: (page - 1) * 50, includeRevoked: 'true' }, { enabled: can('setting.apiKey.manage') });
   const [name, setName] = useState('');
-  const create = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/api-keys', { body: { name } })),
-    onSuccess: () => { setName(''); void qc.invalidateQueries({ queryKey: ['api-keys'] }); },
-  });
-  const revoke = useMutation({ mutationFn: (id: string) => unwrap(api.DELETE('/api/api-keys/{id}', { params: { path: { id } } })), onSuccess: () => qc.invalidateQueries({ queryKey: ['api-keys'] }) });
+  const create = useCreateApiKey();
+  const revoke = useRevokeApiKey();
   if (!can('setting.apiKey.manage')) return <p className="state">Your role cannot manage API keys (setting.apiKey.manage).</p>;
   return (
     <>
-      <form className="inline-form" onSubmit={(e) => { e.preventDefault(); create.mutate(); }} aria-label="New API key">
+      <form className="inline-form" onSubmit={(e) => { e.preventDefault(); create.mutate(name, { onSuccess: () => setName('') }); }} aria-label="New API key">
         <label className="field"><span>Key name</span><input value={name} onChange={(e) => setName(e.target.value)} required /></label>
         <button type="submit" disabled={create.isPending}>Create key</button>
       </form>
@@ -168,8 +159,8 @@ function Audit() {
   const { can } = useSession();
   const filters = Object.fromEntries((['action', 'resourceType', 'resourceId', 'actorUserId'] as const).flatMap((k) => (search.get(k) ? [[k, search.get(k)!]] : [])));
   const query = { limit: 50, offset: (page - 1) * 50, ...filters } as Query<'/api/audit-logs'>;
-  const logs = useQuery({ queryKey: ['audit', query], queryFn: () => unwrap(api.GET('/api/audit-logs', { params: { query } })), enabled: can('audit.read') });
-  const facets = useQuery({ queryKey: ['audit-facets'], queryFn: () => unwrap(api.GET('/api/audit-logs/facets')), enabled: can('audit.read'), staleTime: 30_000 });
+  const logs = useAuditLogs(query, can('audit.read'));
+  const facets = useAuditFacets(can('audit.read'));
   if (!can('audit.read')) return <p className="state">Your role cannot read the audit log (audit.read).</p>;
   return (
     <>

@@ -1,14 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '../api';
-
-/** Agents, for pickers (assign, routes, filters): the first 100. */
-export function useAgents() {
-  return useQuery({
-    queryKey: ['agents', 'picker'],
-    queryFn: async () => (await unwrap(api.GET('/api/agents', { params: { query: { limit: 100 } } }))).agents,
-    staleTime: 30_000,
-  });
-}
+import type { Schemas } from '../api';
 
 /**
  * The sources an alert can have, as routes and the queue's filter name them: its category

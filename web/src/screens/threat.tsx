@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '../api';
+import { type Schemas } from '../api';
+import { useDismissThreat, useReassessThreat, useRestoreThreat, useThreat } from '../api/threats';
 import { Link } from '../router';
 import { useSession } from '../session';
 import { Badge, DataTable, ErrorText, Loadable, Page, SCORES, Time } from '../ui';
@@ -10,14 +10,12 @@ import { DeliverableCard, ExposureStory, RunDiff } from './threat-run';
 
 export default function ThreatView({ params }: { params: Record<string, string> }) {
   const id = params.id!;
-  const qc = useQueryClient();
   const { can } = useSession();
-  const view = useQuery({ queryKey: ['threat', id], queryFn: () => unwrap(api.GET('/api/threats/{id}', { params: { path: { id } } })) });
-  const done = (d: unknown) => qc.setQueryData(['threat', id], d);
+  const view = useThreat(id);
   const [reason, setReason] = useState('');
-  const dismiss = useMutation({ mutationFn: () => unwrap(api.POST('/api/threats/{id}/dismiss', { params: { path: { id } }, body: { reason } })), onSuccess: done });
-  const restore = useMutation({ mutationFn: () => unwrap(api.POST('/api/threats/{id}/restore', { params: { path: { id } } })), onSuccess: done });
-  const reassess = useMutation({ mutationFn: () => unwrap(api.POST('/api/threats/{id}/reassess', { params: { path: { id } } })), onSuccess: done });
+  const dismiss = useDismissThreat(id);
+  const restore = useRestoreThreat(id);
+  const reassess = useReassessThreat(id);
   return (
     <Loadable query={view}>
       {(v) => (
@@ -37,7 +35,7 @@ export default function ThreatView({ params }: { params: Record<string, string> 
               {v.threat.status === 'dismissed' ? (
                 <button type="button" onClick={() => restore.mutate()}>Restore</button>
               ) : (
-                <form className="inline-form" onSubmit={(e) => { e.preventDefault(); dismiss.mutate(); }}>
+                <form className="inline-form" onSubmit={(e) => { e.preventDefault(); dismiss.mutate(reason); }}>
                   <label className="field"><span>Reason</span><input value={reason} onChange={(e) => setReason(e.target.value)} required /></label>
                   <button type="submit">Dismiss</button>
                 </form>

@@ -1,5 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../api';
+import { useTools } from '../api/tools';
 import { useSession } from '../session';
 
 /**
@@ -9,7 +8,7 @@ import { useSession } from '../session';
  */
 export function ToolPicker({ value, onChange }: { value: string[]; onChange: (v: string[]) => void }) {
   const { can } = useSession();
-  const catalog = useQuery({ queryKey: ['tools'], queryFn: () => unwrap(api.GET('/api/tools')), enabled: can('tool.read'), staleTime: 30_000 });
+  const catalog = useTools(can('tool.read'));
   const tools = catalog.data?.tools ?? [];
   const others = value.filter((name) => !tools.some((x) => x.toolName === name));
   const box = (name: string, note?: string) => (

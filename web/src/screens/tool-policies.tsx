@@ -1,6 +1,8 @@
 import { useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap, type Paths } from '../api';
+import { type Paths } from '../api';
+import { useRoles } from '../api/roles';
+import { useTools } from '../api/tools';
+import { useUsers } from '../api/users';
 import { useSession } from '../session';
 import { Select } from '../ui';
 
@@ -37,7 +39,7 @@ function defaultOf(name: string, declared: Policy | null | undefined): string {
 
 export function ToolPoliciesEditor({ toolNames, value, onChange }: { toolNames: string[]; value: ToolPolicies; onChange: (v: ToolPolicies) => void }) {
   const { can } = useSession();
-  const catalog = useQuery({ queryKey: ['tools'], queryFn: () => unwrap(api.GET('/api/tools')), enabled: can('tool.read'), staleTime: 30_000 });
+  const catalog = useTools(can('tool.read'));
   const declared = new Map((catalog.data?.tools ?? []).map((t) => [t.toolName, t.defaultPolicy]));
   const servers = toolNames.filter((n) => n.startsWith('mcp:') && n.endsWith('/*'));
   // One MCP tool by name under a server's wildcard: its own row, so it can differ from the server's.
@@ -86,8 +88,8 @@ function OneMcpTool({ servers, taken, onAdd }: { servers: string[]; taken: strin
 /** Expiry, approvers (roles or users; none: anyone with approval.decide) and requireSecondPerson. */
 export function ApprovalSettingsEditor({ value, onChange }: { value: ApprovalSettings; onChange: (v: ApprovalSettings) => void }) {
   const { can } = useSession();
-  const roles = useQuery({ queryKey: ['roles'], queryFn: () => unwrap(api.GET('/api/roles')) });
-  const users = useQuery({ queryKey: ['users', 'approvers'], enabled: can('setting.users.manage'), queryFn: () => unwrap(api.GET('/api/users', { params: { query: { limit: 100 } } })) });
+  const roles = useRoles();
+  const users = useUsers({ limit: 100 }, { enabled: can('setting.users.manage') });
   const toggle = (list: string[], id: string, on: boolean) => (on ? [...list, id] : list.filter((x) => x !== id));
   const knownUsers = users.data?.users ?? [];
   const otherUsers = value.approverUserIds.filter((id) => !knownUsers.some((u) => u.id === id));

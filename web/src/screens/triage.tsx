@@ -1,11 +1,13 @@
 import { useEffect, useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, unwrap } from '../api';
+import { ApiError } from '../api';
 import { useSession } from '../session';
 import { ErrorText, Loadable, Page, Select } from '../ui';
 import { SEVERITIES } from './alerts';
-import { useAgents } from './shared';
-import { Conditions, tableKey, tableLabel, useCodeDetections, type Condition, type LogTableOption, type Route } from './route-conditions';
+import { useAgents } from '../api/agents';
+import { useCodeDetections } from '../api/detections';
+import { useSaveTriageRoutes, useSimulateTriageRoute, useTriageRoutes } from '../api/triage-routes';
+import { useTriggerOptions } from '../api/triggers';
+import { Conditions, tableKey, tableLabel, type Condition, type LogTableOption, type Route } from './route-conditions';
 
 type Severity = (typeof SEVERITIES)[number];
 
@@ -25,9 +27,8 @@ function Origins() {
 
 /** Triage routes: first match wins, top to bottom; the default agent takes the rest. */
 export default function Triage() {
-  const qc = useQueryClient();
   const { can } = useSession();
-  const data = useQuery({ queryKey: ['triage-routes'], queryFn: () => unwrap(api.GET('/api/alert-triage-routes')) });
+  const data = useTriageRoutes();
   const [routes, setRoutes] = useState<Route[]>([]);
   const [defaultAgent, setDefaultAgent] = useState('');
   const [huntAgent, setHuntAgent] = useState('');
@@ -37,10 +38,7 @@ export default function Triage() {
     setDefaultAgent(data.data.defaultSettings.defaultResponseAgentId ?? '');
     setHuntAgent(data.data.huntAlertRouting.responseAgentId ?? '');
   }, [data.data]);
-  const save = useMutation({
-    mutationFn: () => unwrap(api.PUT('/api/alert-triage-routes', { body: { routes, defaultResponseAgentId: defaultAgent || null, huntResponseAgentId: huntAgent || null } })),
-    onSuccess: (d) => qc.setQueryData(['triage-routes'], d),
-  });
+  const save = useSaveTriageRoutes();
   const move = (i: number, by: number) => setRoutes((rs) => { const n = [...rs]; const [r] = n.splice(i, 1); n.splice(i + by, 0, r!); return n; });
   const update = (i: number, patch: Partial<Route>) => setRoutes((rs) => rs.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   // An error about one route (e.g. an assignment loop) is shown on that route.
@@ -85,7 +83,7 @@ export default function Triage() {
                 <Select label="Default agent" value={defaultAgent} any="None (leave unassigned)" options={agents} onChange={setDefaultAgent} />
                 <Select label="Hunt alerts agent" value={huntAgent} any="None" options={agents} onChange={setHuntAgent} />
               </div>
-              {can('alert.manage') && <button type="button" onClick={() => save.mutate()} disabled={save.isPending}>Save routes</button>}
+              {can('alert.manage') && <button type="button" onClick={() => save.mutate({ routes, defaultResponseAgentId: defaultAgent || null, huntResponseAgentId: huntAgent || null })} disabled={save.isPending}>Save routes</button>}
               {save.isSuccess && <p role="status">Saved.</p>}
               <ErrorText error={general} />
               <Simulate routes={routes} defaultAgent={defaultAgent} logTables={d.logTableOptions} />
@@ -104,15 +102,7 @@ type Simulation = { outcome: string; routeName: string | null; responseAgentName
 /** The organization's triggers (of the first 100 agents), for the simulation's origin: fetched when that origin is picked. */
 function useTriggers(enabled: boolean) {
   const agents = useAgents();
-  return useQuery({
-    queryKey: ['triggers', 'picker', agents.data?.map((a) => a.id)],
-    enabled: enabled && !!agents.data,
-    staleTime: 30_000,
-    queryFn: async () => (await Promise.all((agents.data ?? []).map(async (a) => {
-      const r = await unwrap(api.GET('/api/agents/{agentId}/trigger', { params: { path: { agentId: a.id } } }));
-      return r.triggers.map((t) => [t.id, `${t.name} (${t.source}, agent ${a.name}${t.routeAlerts ? ', routes its alerts' : ''})`] as [string, string]);
-    }))).flat(),
-  });
+  return useTriggerOptions(agents.data, enabled);
 }
 
 /** The simulation's answer in words: where the alert goes, then intake's own reason. */
@@ -138,23 +128,20 @@ function Simulate({ routes, defaultAgent, logTables }: { routes: Route[]; defaul
   const detections = useCodeDetections();
   const triggers = useTriggers(createdBy === 'trigger');
   const logTable = logTables.find((o) => tableKey(o) === table);
-  const sim = useMutation({
-    mutationFn: () =>
-      unwrap(api.POST('/api/alert-triage-routes/simulate', {
-        body: {
-          severity, source, routes, defaultResponseAgentId: defaultAgent || null,
-          ...(createdBy ? { createdBy } : {}),
-          ...(createdBy === 'trigger' && triggerId ? { triggerId } : {}),
-          ...(codeDetectionId ? { codeDetectionId } : {}),
-          ...(logTable ? { logTable: { source: logTable.source, stream: logTable.stream } } : {}),
-        },
-      })),
-  });
+  const sim = useSimulateTriageRoute();
+  const simulate = () =>
+    sim.mutate({
+      severity, source, routes, defaultResponseAgentId: defaultAgent || null,
+      ...(createdBy ? { createdBy } : {}),
+      ...(createdBy === 'trigger' && triggerId ? { triggerId } : {}),
+      ...(codeDetectionId ? { codeDetectionId } : {}),
+      ...(logTable ? { logTable: { source: logTable.source, stream: logTable.stream } } : {}),
+    });
   return (
     <section aria-labelledby="simulate">
       <h2 id="simulate">Simulate</h2>
       <p className="muted small">What intake would do with a sample alert, with the routes as edited above (not yet saved). Nothing is created.</p>
-      <form className="inline-form" onSubmit={(e) => { e.preventDefault(); sim.mutate(); }}>
+      <form className="inline-form" onSubmit={(e) => { e.preventDefault(); simulate(); }}>
         <Select label="Created by" value={createdBy} any="Decided by the source" options={ORIGINS} onChange={(v) => { setCreatedBy(v as Origin); setTriggerId(''); }} />
         {createdBy === 'trigger' && (
           <Select label="Trigger" value={triggerId} any={triggers.isLoading ? 'Loading…' : 'Any trigger'} options={triggers.data ?? []} onChange={setTriggerId} />
