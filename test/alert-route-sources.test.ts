@@ -13,7 +13,7 @@ let t: TestContext;
 let admin: Record<string, string>;
 let agentId: string;
 
-const VALID = 'detection, trigger, agent, user, jira, jira-automation, slack, linear, webhook, bugcrowd, hackerone, zscaler, darktrace, events, cron';
+const VALID = 'detection, trigger, agent, user, jira, jira-automation, slack, linear, webhook, bugcrowd, hackerone, zscaler, darktrace, cron';
 const putRoutes = (payload: unknown, headers = admin) => t.app.inject({ method: 'PUT', url: '/api/alert-triage-routes', headers, payload: payload as object });
 const simulate = (payload: unknown, headers = admin) => t.app.inject({ method: 'POST', url: '/api/alert-triage-routes/simulate', headers, payload: payload as object });
 const sourceRoute = (sources: string[]) => ({ name: 'By source', enabled: true, conditions: [{ type: 'source', sources }], responseAgentId: agentId });
@@ -26,8 +26,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('triage route sources are checked', () => {
-  it('the trigger types routes know are exactly the trigger sources', () => {
-    expect([...ALERT_TRIGGER_TYPES].sort()).toEqual([...TriggerSourceSchema.options].sort());
+  it('the trigger types routes know are exactly the trigger sources, but events (whose matches are detection alerts)', () => {
+    expect([...ALERT_TRIGGER_TYPES].sort()).toEqual(TriggerSourceSchema.options.filter((s) => s !== 'events').sort());
   });
 
   it('PUT refuses unknown sources with 400 naming each and the valid ones; nothing is saved', async () => {
@@ -43,6 +43,8 @@ describe('triage route sources are checked', () => {
     const hunt = await putRoutes({ routes: [sourceRoute(['hunt'])] });
     expect(hunt.statusCode).toBe(400);
     expect(hunt.json().issues[0].message).toBe(`"hunt" is not an alert source (hunt alerts skip the routes: set huntResponseAgentId); valid: ${VALID}`);
+    const events = await putRoutes({ routes: [sourceRoute(['events'])] });
+    expect(events.json().issues[0].message).toBe(`"events" is not an alert source (an events trigger's matches are alerts of the source \`detection\`); valid: ${VALID}`);
     expect((await t.app.inject({ url: '/api/alert-triage-routes', headers: admin })).json().routes).toEqual([]);
   });
 

@@ -7,10 +7,11 @@ export const MAX_ROUTES = 50;
 export const MAX_CODE_DETECTION_IDS = 500;
 
 /**
- * Trigger types, as the triggers module names a trigger's `source` (that module builds on this
- * one, so the list is kept here; test/alert-route-sources.test.ts pins it to the triggers' own).
+ * Trigger types whose alerts carry the type, as the triggers module names a trigger's `source`
+ * (that module builds on this one, so the list is kept here; test/alert-route-sources.test.ts
+ * pins it to the triggers' own). Not `events`: its matches are detection alerts (`detection`).
  */
-export const ALERT_TRIGGER_TYPES = ['jira', 'jira-automation', 'slack', 'linear', 'webhook', 'bugcrowd', 'hackerone', 'zscaler', 'darktrace', 'events', 'cron'] as const;
+export const ALERT_TRIGGER_TYPES = ['jira', 'jira-automation', 'slack', 'linear', 'webhook', 'bugcrowd', 'hackerone', 'zscaler', 'darktrace', 'cron'] as const;
 /** Source categories a route can match. Hunt alerts skip the routes (they go to the hunt response agent). */
 export const ROUTE_SOURCE_CATEGORIES = ['detection', 'trigger', 'agent', 'user'] as const;
 /** What a `source` condition may name: a source category or a trigger type. */
@@ -27,7 +28,9 @@ function unknownSource(valid: readonly string[]) {
         ? ' (an alert created through the API has the source `user`)'
         : issue.input === 'hunt'
           ? ' (hunt alerts skip the routes: set huntResponseAgentId)'
-          : '';
+          : issue.input === 'events'
+            ? ' (an events trigger\'s matches are alerts of the source `detection`)'
+            : '';
     return `${given} is not an alert source${hint}; valid: ${valid.join(', ')}`;
   };
 }

@@ -475,7 +475,7 @@ export interface paths {
         get: operations["getAlertTriageRoutes"];
         /**
          * Replace the ordered routes that choose which agent triages a new alert
-         * @description Routes are checked top to bottom; the first enabled route whose conditions all match wins, else the default agent, else the alert stays unassigned. At most 50 routes, or as many as are already saved when more. 400 when routes and default would send alerts between agents in a loop (an agent with the `create_alert` tool whose alerts come back to it); the issues name the agent, severities and routes.
+         * @description Routes are checked top to bottom; the first enabled route whose conditions all match wins, else the default agent, else the alert stays unassigned. At most 50 routes, or as many as are already saved when more. 400 when routes and default would send alerts between agents in a loop (an agent with the `create_alert` tool whose alerts come back to it); the issues name the agent, severities and routes. 400 for a `source` condition naming an unknown source (the message lists the valid ones); routes saved before sources were checked are still shown as saved.
          */
         put: operations["replaceAlertTriageRoutes"];
         post?: never;
@@ -3411,6 +3411,7 @@ export interface components {
                     /** @constant */
                     type: "severity";
                 } | {
+                    /** @description As saved: a route saved before sources were checked may name an unknown one, which never matches */
                     sources: string[];
                     /** @constant */
                     type: "source";
@@ -8701,7 +8702,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "severity";
                         } | {
-                            sources: string[];
+                            sources: ("detection" | "trigger" | "agent" | "user" | "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "events" | "cron")[];
                             /** @enum {string} */
                             type: "source";
                         })[];
@@ -8829,7 +8830,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "severity";
                         } | {
-                            sources: string[];
+                            sources: ("detection" | "trigger" | "agent" | "user" | "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "events" | "cron")[];
                             /** @enum {string} */
                             type: "source";
                         })[];
@@ -8847,10 +8848,11 @@ export interface operations {
                      */
                     severity?: "low" | "medium" | "high" | "critical";
                     /**
-                     * @description A trigger type or a source category
+                     * @description A trigger type or a source category (`user`: an alert created through the API). Unknown values are refused (400, naming the valid ones)
                      * @default user
+                     * @enum {string}
                      */
-                    source?: string;
+                    source?: "detection" | "trigger" | "agent" | "user" | "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "events" | "cron" | "hunt";
                     /**
                      * Format: uuid
                      * @description The trigger the alert would come from: answers what its intake really does (its own agent, or the routes when it has `routeAlerts`)

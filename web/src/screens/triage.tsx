@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, unwrap } from '../api';
+import { api, ApiError, unwrap, type Paths } from '../api';
 import { useSession } from '../session';
 import { ErrorText, Loadable, Page, Select } from '../ui';
 import { SEVERITIES } from './alerts';
@@ -8,6 +8,8 @@ import { useAgents } from './shared';
 import { Conditions, tableKey, tableLabel, useCodeDetections, type Condition, type LogTableOption, type Route } from './route-conditions';
 
 type Severity = (typeof SEVERITIES)[number];
+type SimulateBody = Paths['/api/alert-triage-routes/simulate']['post']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+type SimulateSource = NonNullable<SimulateBody['source']>;
 
 /** Which alerts the routes decide (issue 26): said where the routes are edited. */
 function Origins() {
@@ -142,7 +144,8 @@ function Simulate({ routes, defaultAgent, logTables }: { routes: Route[]; defaul
     mutationFn: () =>
       unwrap(api.POST('/api/alert-triage-routes/simulate', {
         body: {
-          severity, source, routes, defaultResponseAgentId: defaultAgent || null,
+          // Typed as the server's list; a value outside it is answered 400 naming the valid ones, shown as the error.
+          severity, source: source as SimulateSource, routes, defaultResponseAgentId: defaultAgent || null,
           ...(createdBy ? { createdBy } : {}),
           ...(createdBy === 'trigger' && triggerId ? { triggerId } : {}),
           ...(codeDetectionId ? { codeDetectionId } : {}),
