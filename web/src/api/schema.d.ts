@@ -5250,7 +5250,7 @@ export interface components {
         ThreatMatch: {
             /** @description The structured record (GHSA-…, PYSEC-…), or the intel item id for prose */
             advisoryId: string;
-            /** @description The range the version falls in (affected), else every range, in `>=a <b` notation */
+            /** @description The range the version falls in (affected); for a version of a structured record (OSV, CSAF) outside every range, the range of the version's own major line (the last introduced at or below it), or every range when none is on its line; else every range. In `>=a <b` notation */
             affectedRange: string | null;
             assetId: string;
             assetIdentifier: string;
@@ -8702,7 +8702,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "severity";
                         } | {
-                            sources: ("detection" | "trigger" | "agent" | "user" | "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "events" | "cron")[];
+                            sources: ("detection" | "trigger" | "agent" | "user" | "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "cron")[];
                             /** @enum {string} */
                             type: "source";
                         })[];
@@ -8830,7 +8830,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "severity";
                         } | {
-                            sources: ("detection" | "trigger" | "agent" | "user" | "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "events" | "cron")[];
+                            sources: ("detection" | "trigger" | "agent" | "user" | "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "cron")[];
                             /** @enum {string} */
                             type: "source";
                         })[];
@@ -8852,7 +8852,7 @@ export interface operations {
                      * @default user
                      * @enum {string}
                      */
-                    source?: "detection" | "trigger" | "agent" | "user" | "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "events" | "cron" | "hunt";
+                    source?: "detection" | "trigger" | "agent" | "user" | "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "cron" | "hunt";
                     /**
                      * Format: uuid
                      * @description The trigger the alert would come from: answers what its intake really does (its own agent, or the routes when it has `routeAlerts`)
