@@ -9184,8 +9184,10 @@ export interface operations {
                             originDetectionHitId: string | null;
                             originRunId: string | null;
                             originTriggerId: string | null;
-                            /** @description The original signal: the trigger body or the detection hit, as received */
+                            /** @description The original signal, parsed: the trigger body or the detection hit (stored as JSON: key order and spacing are not kept) */
                             payload: unknown;
+                            /** @description Extension: a trigger alert's body exactly as the sender sent it (UTF-8 text: key order, spacing and duplicate keys kept; a form body undecoded), at most the body limit (RAMPART_BODY_LIMIT_BYTES). null for alerts not made from a webhook delivery, alerts made before it was kept, and bodies that are not UTF-8 text. The evidence to export: what the sender sent */
+                            payloadRaw: string | null;
                             resolvedAt: string | null;
                             resolvedByAgentName: string | null;
                             resolvedByType: ("human" | "agent") | null;
