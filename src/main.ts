@@ -9,6 +9,7 @@ import { openRuntime, type Runtime } from './runtime.js';
 import { SessionCheckError } from './platform/db/session-check.js';
 import { bootstrapIfEmpty, createOrganization } from './modules/organizations/index.js';
 import { parseFlags, USAGE, UsageError } from './cli/args.js';
+import { assertInstalledDatabase } from './cli/admin-database.js';
 import { applyCommand, CliError, exportCommand } from './cli/config-commands.js';
 import { baseUrlWarning, FIRST_ORGANIZATION_HINT } from './cli/setup-hints.js';
 import { consoleAddress, createLoginLink, LoginLinkError, recordConsoleAddress } from './modules/sessions/index.js';
@@ -184,7 +185,11 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'admin':
       // Attaches to the embedded database of a running server, or starts it for the command.
-      return adminCommand(rest, () => openRuntime(config, createLogger('warn'), { attachIfRunning: true, poolSize: 2 }));
+      // Never a new, empty database: admin commands refuse when none exists there (cli/admin-database.ts).
+      return adminCommand(rest, () => {
+        assertInstalledDatabase(config);
+        return openRuntime(config, createLogger('warn'), { attachIfRunning: true, poolSize: 2 });
+      });
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

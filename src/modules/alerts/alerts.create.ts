@@ -39,8 +39,10 @@ export interface NewAlert {
   externalProvider?: string | null;
   externalRef?: string | null;
   externalUrl?: string | null;
-  /** The original signal (trigger body, detection hit), kept as received. */
+  /** The original signal (trigger body, detection hit), parsed. */
   payload?: unknown;
+  /** A trigger delivery's body exactly as received (UTF-8 text), kept beside `payload`; null otherwise. */
+  payloadRaw?: string | null;
   codeDetectionId?: string | null;
   originCodeDetectionHitId?: string | null;
   /** The log table a detection hit came from, for `logTable` route conditions. */
@@ -71,6 +73,7 @@ export function duplicateEntryOf(input: NewAlert): AlertStatementEntry {
     actorType: 'system',
     runId: input.originRunId ?? null,
     body: `Duplicate signal from ${input.source.name} (dedupe key ${input.dedupeKey})`,
+    // The parsed payload only: the timeline goes into triage runs' input, where a raw copy would double it.
     data: { payload: input.payload ?? null },
   };
 }
@@ -152,6 +155,7 @@ export function newAlertRecord(input: NewAlert, at: { id: string; now: Date; dep
     // Open alerts with this key were counted on above: insertAlert links this one to the last closed one (it recurs).
     dedupeKey: input.dedupeKey ?? null,
     payload: JSON.stringify(input.payload ?? null),
+    payloadRaw: input.payloadRaw ?? null,
     routingDepth: depth,
     huntQualifiedBy: input.huntQualifiedBy ?? null,
     createdAt: now,

@@ -12,14 +12,14 @@ import { prepared } from '../../platform/db/prepared.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Every column but the payload: lists never need it, and reading a jsonb through the CamelCasePlugin would rename its keys. */
+/** Every column but the payload (parsed and raw): lists never need it, and reading a jsonb through the CamelCasePlugin would rename its keys. */
 const COLUMNS = [
   'id', 'organizationId', 'number', 'title', 'description', 'severity', 'status', 'duplicateCount', 'sourceCategory', 'sourceName',
   'triggerType', 'createdBy', 'createdByUserId', 'codeDetectionId', 'originCodeDetectionHitId', 'originAgentId', 'originTriggerId',
   'originRunId', 'assignedAgentId', 'triageRunId', 'externalProvider', 'externalRef', 'externalUrl', 'dedupeKey', 'routing',
   'routingDepth', 'huntQualifiedBy', 'duplicateOfAlertId', 'createdAt', 'updatedAt', 'firstTriagedAt', 'resolvedAt', 'resolvedByType', 'resolvedByUserId',
   'resolvedByAgentName', 'resolvedReason',
-] as const satisfies ReadonlyArray<Exclude<keyof DB['alerts'], 'payload'>>;
+] as const satisfies ReadonlyArray<Exclude<keyof DB['alerts'], 'payload' | 'payloadRaw'>>;
 
 function baseQuery(db: Queryable) {
   return db
@@ -81,12 +81,14 @@ export function toAlertDto(r: AlertRow): AlertDto {
 
 /**
  * An alert of the organization by uuid or display id (`RMP-42`); null for unknown and foreign ids
- * alike. The payload is read only when asked for (as text: kept exactly as received).
+ * alike. The payload is read only when asked for (as text: kept exactly as received); the raw body
+ * (`payloadRaw`) only for the API's GET, never for agents, whose input it would double.
  */
-export async function findAlert(db: Queryable, organizationId: string, idOrDisplayId: string, opts: { forUpdate?: boolean; withPayload?: boolean } = {}) {
+export async function findAlert(db: Queryable, organizationId: string, idOrDisplayId: string, opts: { forUpdate?: boolean; withPayload?: boolean | 'and raw' } = {}) {
   let q = baseQuery(db)
     .where('a.organizationId', '=', organizationId)
-    .$if(opts.withPayload === true, (qb) => qb.select(sql<string>`a.payload::text`.as('payloadText')));
+    .$if(opts.withPayload !== undefined && opts.withPayload !== false, (qb) => qb.select(sql<string>`a.payload::text`.as('payloadText')))
+    .$if(opts.withPayload === 'and raw', (qb) => qb.select('a.payloadRaw'));
   const number = numberOfDisplayId(idOrDisplayId);
   if (number !== null) q = q.where('a.number', '=', number);
   else if (UUID.test(idOrDisplayId)) q = q.where('a.id', '=', idOrDisplayId.toLowerCase());
@@ -94,8 +96,9 @@ export async function findAlert(db: Queryable, organizationId: string, idOrDispl
   if (opts.forUpdate) q = q.forUpdate('a');
   const row = await q.executeTakeFirst();
   if (!row) return null;
-  const dto: AlertDto & { payload?: unknown } = toAlertDto(row);
+  const dto: AlertDto & { payload?: unknown; payloadRaw?: string | null } = toAlertDto(row);
   if (row.payloadText !== undefined) dto.payload = JSON.parse(row.payloadText) as unknown;
+  if ('payloadRaw' in row) dto.payloadRaw = row.payloadRaw ?? null;
   return dto;
 }
 
@@ -209,7 +212,7 @@ const NEW_ALERT_COLUMNS = [
   'id', 'organizationId', 'title', 'description', 'severity', 'status', 'sourceCategory', 'sourceName', 'triggerType', 'createdBy',
   'createdByUserId', 'codeDetectionId', 'originCodeDetectionHitId', 'originAgentId', 'originTriggerId', 'originRunId', 'externalProvider',
   'externalRef', 'externalUrl', 'dedupeKey', 'payload', 'routingDepth', 'huntQualifiedBy', 'createdAt', 'updatedAt', 'assignedAgentId',
-  'triageRunId', 'firstTriagedAt', 'routing',
+  'triageRunId', 'firstTriagedAt', 'routing', 'payloadRaw',
 ] as const satisfies ReadonlyArray<keyof DB['alerts']>;
 
 /** A new alert's row: every column of NEW_ALERT_COLUMNS (`payload` and `routing` as JSON text). */

@@ -124,7 +124,7 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
       summary: 'Replace the ordered routes that choose which agent triages a new alert',
       description:
         'Routes are checked top to bottom; the first enabled route whose conditions all match wins, else the default agent, else the alert stays unassigned. ' +
-        'At most 50 routes, or as many as are already saved when more. 400 when routes and default would send alerts between agents in a loop (an agent with the `create_alert` tool whose alerts come back to it); the issues name the agent, severities and routes.',
+        'At most 50 routes, or as many as are already saved when more. 400 when routes and default would send alerts between agents in a loop (an agent with the `create_alert` tool whose alerts come back to it); the issues name the agent, severities and routes. 400 for a `source` condition naming an unknown source (the message lists the valid ones); routes saved before sources were checked are still shown as saved.',
       querystring: ForceQuery,
       body: RoutesBody,
       response: withErrors({ 200: RoutesView }, 409),

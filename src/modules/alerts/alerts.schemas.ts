@@ -108,7 +108,16 @@ export const AlertListQuery = z.object({
 
 export const AlertList = z.object({ alerts: z.array(Alert), totalCount: z.number().int() });
 export const AlertWithTimeline = z.object({
-  alert: Alert.extend({ payload: z.unknown().describe('The original signal: the trigger body or the detection hit, as received') }),
+  alert: Alert.extend({
+    payload: z.unknown().describe('The original signal, parsed: the trigger body or the detection hit (stored as JSON: key order and spacing are not kept)'),
+    payloadRaw: z
+      .string()
+      .nullable()
+      .describe(
+        "Extension: a trigger alert's body exactly as the sender sent it (UTF-8 text: key order, spacing and duplicate keys kept; a form body undecoded), at most the body limit (RAMPART_BODY_LIMIT_BYTES). " +
+          'null for alerts not made from a webhook delivery, alerts made before it was kept, and bodies that are not UTF-8 text. The evidence to export: what the sender sent',
+      ),
+  }),
   timeline: z.array(TimelineEntry).describe('The first 50 entries, oldest first; the rest at …/timeline'),
 });
 export const AlertOnly = z.object({ alert: Alert });

@@ -88,7 +88,7 @@ export function createAlertsService(deps: { db: Database } & AlertDeps) {
     list: (ctx: RequestContext, filters: AlertFilters) => listAlerts(db, ctx.actor.organizationId, filters),
 
     async get(ctx: RequestContext, id: string) {
-      const alert = await findAlert(db, ctx.actor.organizationId, id, { withPayload: true });
+      const alert = await findAlert(db, ctx.actor.organizationId, id, { withPayload: 'and raw' });
       if (!alert) throw new NotFoundError('Alert');
       const timeline = await listTimeline(db, alert.id, 50, 0);
       return { alert, timeline: timeline.entries };

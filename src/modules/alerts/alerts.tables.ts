@@ -69,6 +69,8 @@ export interface AlertsTable {
   externalUrl: string | null;
   dedupeKey: string | null;
   payload: JsonDefault<unknown>;
+  /** A trigger alert's body exactly as received (UTF-8 text), beside the parsed `payload` (migration 0150). */
+  payloadRaw: string | null;
   routing: NullableJson<Record<string, unknown>>;
   routingDepth: Generated<number>;
   huntQualifiedBy: string | null;

@@ -83,6 +83,40 @@ export function evaluatePackage(pkg: AffectedPackage, installed: string | null |
 }
 
 /**
+ * The range to cite for a version that no range contains (issue 47 §17): an advisory lists one
+ * range per release line, often as separate entries of the same package (the GitHub Advisory
+ * Database's `ws`: `>=2.1.0 <5.2.4`, `>=6.0.0 <6.2.3`, `>=7.0.0 <7.5.10`, `>=8.0.0 <8.17.1`).
+ * "7.8.6 is outside <5.2.4" answers nothing; "outside >=7.0.0 <7.5.10" says why. The cited
+ * range is the one of the version's own line: among the ranges whose major versions span the
+ * version's major, the last introduced at or below it (log4j's 2.15.0: `>=2.13.0 <2.15.0`, not
+ * `<2.3.1`); when no range is on its line, every range. `packages`: the entries of one package
+ * in one advisory. Null when they give no range (the caller keeps its own words).
+ */
+export function citedRange(packages: readonly AffectedPackage[], installed: string): string | null {
+  const scheme = schemeOf(packages[0]?.ecosystem ?? '');
+  const segments = packages.flatMap((p) => segmentsOf(p, scheme));
+  const exact = [...new Set(packages.flatMap((p) => p.versions))];
+  const all = [...new Set([...segments.map(rangeText), ...exact.map((v) => `=${v}`)])];
+  if (all.length === 0) return null;
+  const major = majorOf(installed);
+  const onLine = segments.filter((s) => {
+    const from = s.introduced === '0' ? 0 : majorOf(s.introduced);
+    const upper = s.fixed ?? s.lastAffected;
+    const to = upper === null ? Infinity : majorOf(upper);
+    return major !== null && from !== null && to !== null && from <= major && major <= to && (s.introduced === '0' || compareIn(scheme, s.introduced, installed) <= 0);
+  });
+  if (onLine.length === 0) return all.join(', ');
+  const nearest = onLine.reduce((a, b) => (a.introduced === '0' || (b.introduced !== '0' && compareIn(scheme, b.introduced, a.introduced) > 0) ? b : a));
+  return rangeText(nearest);
+}
+
+/** The major version number (after an rpm/dpkg epoch and a `v`), or null when the version does not start with one. */
+function majorOf(v: string): number | null {
+  const m = /^(?:\d+:)?v?(\d+)/.exec(v);
+  return m ? Number(m[1]) : null;
+}
+
+/**
  * A CSAF package for a version no affected range or version names. CSAF lists products, not
  * complete ranges: a version is not affected when the document says so (fixed or
  * known_not_affected, or at/after a fix on its own line — `2.12.2` fixes `2.12.4`; with a later

@@ -131,7 +131,7 @@ export const ThreatMatch = z.object({
   assetId: z.string(), assetIdentifier: z.string(), product: z.string().describe('The product as the advisory names it (package name, or vendor and product)'),
   version: z.string().nullable(), purl: z.string().nullable(), cpe: z.string().nullable(),
   verdict: z.enum(['affected', 'not_affected', 'unknown']).describe('unknown: the version cannot be decided (no version installed, or prose gives no range)'),
-  affectedRange: z.string().nullable().describe('The range the version falls in (affected), else every range, in `>=a <b` notation'),
+  affectedRange: z.string().nullable().describe("The range the version falls in (affected); for a version of a structured record (OSV, CSAF) outside every range, the range of the version's own major line (the last introduced at or below it), or every range when none is on its line; else every range. In `>=a <b` notation"),
   fixedVersion: z.string().nullable(),
   evidence: z.enum(['osv', 'csaf', 'nvd', 'advisory-text', 'kev']).describe('Where the verdict comes from: a structured record of the CVE itself (OSV, CSAF, NVD CPE configurations, matched per NIST IR 7696) wins over prose, and prose over KEV\'s versionless vendor/product (`kev`, always `unknown`)'),
   advisoryId: z.string().describe('The structured record (GHSA-…, PYSEC-…), or the intel item id for prose'),

@@ -1,5 +1,5 @@
 import { parseVersionList, type AffectedPackage } from '../intel/index.js';
-import { evaluatePackage, type StructuredVerdict } from './affected.fns.js';
+import { citedRange, evaluatePackage, type StructuredVerdict } from './affected.fns.js';
 import { cpeKey, osvPackageKey, purlKey, purlVersion } from './identity.fns.js';
 import { keysMatch, normalizeName, parseCpeName, productKey } from './inventory.fns.js';
 import { inRange, versionParts, versionVerdict, type RangeVerdict } from './versions.fns.js';
@@ -121,10 +121,19 @@ export function matchStructured(advisories: readonly StructuredAdvisory[], softw
   }
   const out: SoftwareMatch[] = [];
   for (const a of advisories) {
+    // The entries of one package in this advisory (one per release line in GitHub's records): a not-affected version cites its line's range among them all.
+    const entries = new Map<string, AffectedPackage[]>();
+    for (const p of a.packages) {
+      const key = structuredKey(p);
+      if (key) entries.set(`${key}\u0000${p.platform?.name ?? ''}`, [...(entries.get(`${key}\u0000${p.platform?.name ?? ''}`) ?? []), p]);
+    }
     for (const p of a.packages) {
       const key = structuredKey(p);
       for (const s of (key && byKey.get(key)) || []) {
-        const r = evaluatePackage(p, s.version ?? purlVersion(s.purl));
+        const version = s.version ?? purlVersion(s.purl);
+        const evaluated = evaluatePackage(p, version);
+        const cited = evaluated.verdict === 'not_affected' && version ? citedRange(entries.get(`${key}\u0000${p.platform?.name ?? ''}`)!, version) : null;
+        const r = cited ? { ...evaluated, affectedRange: cited } : evaluated;
         // A CSAF component statement holds on an asset that runs its platform product; elsewhere it decides nothing.
         const scoped = !p.platform || runsPlatform(s, p.platform, software);
         const verdict = scoped ? r.verdict : 'unknown';

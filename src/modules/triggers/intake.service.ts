@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { uuidv7 } from 'uuidv7';
 import type { Database } from '../../platform/db/database.js';
 import type { Authenticator } from '../../platform/auth/authenticator.js';
@@ -138,7 +139,8 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
       const createsAlert = trigger.createAlert ?? createsAlertByDefault(trigger.source);
       const alert = createsAlert ? alertFieldsFromPayload(trigger.source, req.body, trigger.alertMapping, trigger.name) : null;
       // The run id is chosen first so the delivery is claimed with it: one statement fewer.
-      const firing = { runId: uuidv7(), mode: 'trigger' as const, payload: req.body, input: mappedInput(req.body ?? null, trigger.inputMapping), triggerContext, caller, alert };
+      // The body as received goes with the alert only (the run's input is the parsed payload).
+      const firing = { runId: uuidv7(), mode: 'trigger' as const, payload: req.body, payloadRaw: alert ? receivedText(req.rawBody) : null, input: mappedInput(req.body ?? null, trigger.inputMapping), triggerContext, caller, alert };
       const answer: IntakeResponseT = (await withoutTransaction(trigger, delivery !== null, alert))
         ? (await fireTrigger(db, grouped, trigger, firing)).answer
         : await db.transaction().execute(async (tx) => {
@@ -159,3 +161,13 @@ export function createIntakeService(deps: { db: Database; secrets: SecretBox; au
 }
 
 export type IntakeService = ReturnType<typeof createIntakeService>;
+
+/**
+ * A delivery's body as text PostgreSQL can store exactly, or null: valid UTF-8 (JSON is UTF-8,
+ * RFC 8259 §8.1; a form is ASCII) without NUL (which text cannot hold and JSON forbids
+ * unescaped). Kept byte for byte: key order, spacing and duplicate keys as the sender sent them.
+ */
+function receivedText(raw: Buffer): string | null {
+  if (raw.length === 0 || raw.includes(0) || !isUtf8(raw)) return null;
+  return raw.toString('utf8');
+}

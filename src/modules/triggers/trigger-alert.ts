@@ -17,8 +17,10 @@ export interface Firing {
   /** The id the trigger's own run gets if it is started (chosen first: a delivery id is claimed with it). */
   runId: string;
   mode: 'trigger' | 'cron';
-  /** The signal as received: the alert's payload. */
+  /** The signal, parsed: the alert's payload. */
   payload: unknown;
+  /** The delivery's body exactly as received (UTF-8 text), kept beside the parsed payload; null for cron and bodies that are not storable text. */
+  payloadRaw?: string | null;
   input: unknown;
   triggerContext: TriggerContextT | null;
   caller: { userId: string | null; apiKeyId: string | null };
@@ -58,6 +60,7 @@ export async function fireTrigger(tx: Queryable, deps: TriggerFiringDeps, trigge
     createdBy: 'trigger' as const,
     createdByUserId: f.caller.userId,
     payload: f.payload ?? null,
+    payloadRaw: f.payloadRaw ?? null,
     originAgentId: trigger.agentId,
     originTriggerId: trigger.id,
     originRunId: routed ? null : f.runId,

@@ -475,7 +475,7 @@ export interface paths {
         get: operations["getAlertTriageRoutes"];
         /**
          * Replace the ordered routes that choose which agent triages a new alert
-         * @description Routes are checked top to bottom; the first enabled route whose conditions all match wins, else the default agent, else the alert stays unassigned. At most 50 routes, or as many as are already saved when more. 400 when routes and default would send alerts between agents in a loop (an agent with the `create_alert` tool whose alerts come back to it); the issues name the agent, severities and routes.
+         * @description Routes are checked top to bottom; the first enabled route whose conditions all match wins, else the default agent, else the alert stays unassigned. At most 50 routes, or as many as are already saved when more. 400 when routes and default would send alerts between agents in a loop (an agent with the `create_alert` tool whose alerts come back to it); the issues name the agent, severities and routes. 400 for a `source` condition naming an unknown source (the message lists the valid ones); routes saved before sources were checked are still shown as saved.
          */
         put: operations["replaceAlertTriageRoutes"];
         post?: never;
@@ -3411,6 +3411,7 @@ export interface components {
                     /** @constant */
                     type: "severity";
                 } | {
+                    /** @description As saved: a route saved before sources were checked may name an unknown one, which never matches */
                     sources: string[];
                     /** @constant */
                     type: "source";
@@ -5249,7 +5250,7 @@ export interface components {
         ThreatMatch: {
             /** @description The structured record (GHSA-…, PYSEC-…), or the intel item id for prose */
             advisoryId: string;
-            /** @description The range the version falls in (affected), else every range, in `>=a <b` notation */
+            /** @description The range the version falls in (affected); for a version of a structured record (OSV, CSAF) outside every range, the range of the version's own major line (the last introduced at or below it), or every range when none is on its line; else every range. In `>=a <b` notation */
             affectedRange: string | null;
             assetId: string;
             assetIdentifier: string;
@@ -8701,7 +8702,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "severity";
                         } | {
-                            sources: string[];
+                            sources: ("detection" | "trigger" | "agent" | "user" | "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "cron")[];
                             /** @enum {string} */
                             type: "source";
                         })[];
@@ -8829,7 +8830,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "severity";
                         } | {
-                            sources: string[];
+                            sources: ("detection" | "trigger" | "agent" | "user" | "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "cron")[];
                             /** @enum {string} */
                             type: "source";
                         })[];
@@ -8847,10 +8848,11 @@ export interface operations {
                      */
                     severity?: "low" | "medium" | "high" | "critical";
                     /**
-                     * @description A trigger type or a source category
+                     * @description A trigger type or a source category (`user`: an alert created through the API). Unknown values are refused (400, naming the valid ones)
                      * @default user
+                     * @enum {string}
                      */
-                    source?: string;
+                    source?: "detection" | "trigger" | "agent" | "user" | "jira" | "jira-automation" | "slack" | "linear" | "webhook" | "bugcrowd" | "hackerone" | "zscaler" | "darktrace" | "cron" | "hunt";
                     /**
                      * Format: uuid
                      * @description The trigger the alert would come from: answers what its intake really does (its own agent, or the routes when it has `routeAlerts`)
@@ -9182,8 +9184,10 @@ export interface operations {
                             originDetectionHitId: string | null;
                             originRunId: string | null;
                             originTriggerId: string | null;
-                            /** @description The original signal: the trigger body or the detection hit, as received */
+                            /** @description The original signal, parsed: the trigger body or the detection hit (stored as JSON: key order and spacing are not kept) */
                             payload: unknown;
+                            /** @description Extension: a trigger alert's body exactly as the sender sent it (UTF-8 text: key order, spacing and duplicate keys kept; a form body undecoded), at most the body limit (RAMPART_BODY_LIMIT_BYTES). null for alerts not made from a webhook delivery, alerts made before it was kept, and bodies that are not UTF-8 text. The evidence to export: what the sender sent */
+                            payloadRaw: string | null;
                             resolvedAt: string | null;
                             resolvedByAgentName: string | null;
                             resolvedByType: ("human" | "agent") | null;

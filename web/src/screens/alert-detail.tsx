@@ -60,6 +60,14 @@ export default function AlertDetail({ params }: { params: Record<string, string>
           <section aria-labelledby="payload">
             <h2 id="payload">Payload</h2>
             <Json value={a.payload} />
+            {a.payloadRaw != null && (
+              // The evidence to export: the body byte for byte as the sender sent it (the payload above is the parsed value).
+              <details>
+                <summary>As received ({new Blob([a.payloadRaw]).size} bytes)</summary>
+                <p><a href={`data:application/octet-stream;charset=utf-8,${encodeURIComponent(a.payloadRaw)}`} download={`${a.displayId}-payload-as-received`}>Download as received</a></p>
+                <pre className="code">{a.payloadRaw}</pre>
+              </details>
+            )}
           </section>
         </Page>
       )}

@@ -14,6 +14,9 @@ export type LogTableOption = { source: string; sourceDisplayName: string; stream
 export const tableKey = (t: { source: string; stream: string }) => `${t.source}/${t.stream}`;
 export const tableLabel = (o: LogTableOption) => `${o.sourceDisplayName} · ${o.streamLabel}`;
 
+/** What a route's source condition may name: every alert source but `hunt` (hunt alerts skip the routes). */
+const ROUTE_SOURCES = ALERT_SOURCES.filter((s) => s !== 'hunt');
+
 const toggle = <T,>(list: T[], value: T, on: boolean) => (on ? [...list, value] : list.filter((x) => x !== value));
 
 /**
@@ -24,7 +27,8 @@ export function Conditions({ conditions, logTables, onChange, routeName }: { con
   const detections = useCodeDetections();
   const find = <T extends Condition['type']>(type: T) => conditions.find((c): c is Of<T> => c.type === type);
   const sevs = find('severity')?.severities ?? [];
-  const srcs = find('source')?.sources ?? [];
+  // Plain strings: a route saved before sources were checked may hold one the server no longer accepts (shown, so it can be unticked).
+  const srcs: string[] = find('source')?.sources ?? [];
   const codeIds = find('codeDetection')?.codeDetectionIds ?? [];
   const table = find('logTable');
   const set = (next: { sevs?: Severity[]; srcs?: string[]; codeIds?: string[]; table?: { source: string; stream: string } | null }) => {
@@ -34,7 +38,7 @@ export function Conditions({ conditions, logTables, onChange, routeName }: { con
     const t = next.table === undefined ? table : next.table;
     onChange([
       ...(s.length ? [{ type: 'severity' as const, severities: s }] : []),
-      ...(src.length ? [{ type: 'source' as const, sources: src }] : []),
+      ...(src.length ? [{ type: 'source' as const, sources: src as Of<'source'>['sources'] }] : []),
       ...(ids.length ? [{ type: 'codeDetection' as const, codeDetectionIds: ids }] : []),
       ...(t ? [{ type: 'logTable' as const, source: t.source, stream: t.stream }] : []),
     ]);
@@ -55,7 +59,7 @@ export function Conditions({ conditions, logTables, onChange, routeName }: { con
       </fieldset>
       <fieldset>
         <legend>Source is one of</legend>
-        {[...ALERT_SOURCES, ...srcs.filter((x) => !ALERT_SOURCES.includes(x))].map((x) => (
+        {[...ROUTE_SOURCES, ...srcs.filter((x) => !ROUTE_SOURCES.includes(x))].map((x) => (
           <label key={x} className="check">
             <input type="checkbox" checked={srcs.includes(x)} onChange={(e) => set({ srcs: toggle(srcs, x, e.target.checked) })} /> {x}
           </label>

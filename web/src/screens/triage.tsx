@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { ApiError } from '../api';
+import { ApiError, type Body } from '../api';
 import { useSession } from '../session';
 import { ErrorText, Loadable, Page, Select } from '../ui';
 import { SEVERITIES } from './alerts';
@@ -10,6 +10,7 @@ import { useTriggerOptions } from '../api/triggers';
 import { Conditions, tableKey, tableLabel, type Condition, type LogTableOption, type Route } from './route-conditions';
 
 type Severity = (typeof SEVERITIES)[number];
+type SimulateSource = NonNullable<Body<'/api/alert-triage-routes/simulate', 'post'>['source']>;
 
 /** Which alerts the routes decide (issue 26): said where the routes are edited. */
 function Origins() {
@@ -131,7 +132,8 @@ function Simulate({ routes, defaultAgent, logTables }: { routes: Route[]; defaul
   const sim = useSimulateTriageRoute();
   const simulate = () =>
     sim.mutate({
-      severity, source, routes, defaultResponseAgentId: defaultAgent || null,
+      // Typed as the server's list; a value outside it is answered 400 naming the valid ones, shown as the error.
+      severity, source: source as SimulateSource, routes, defaultResponseAgentId: defaultAgent || null,
       ...(createdBy ? { createdBy } : {}),
       ...(createdBy === 'trigger' && triggerId ? { triggerId } : {}),
       ...(codeDetectionId ? { codeDetectionId } : {}),

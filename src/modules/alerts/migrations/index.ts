@@ -4,6 +4,7 @@ import * as m0014 from './0014_alert_numbers.js';
 import * as m0035 from './0035_alert_loop.js';
 import * as m0051 from './0051_insights_indexes.js';
 import * as m0052 from './0052_alert_verdict_columns.js';
+import * as m0150 from './0150_alert_payload_raw.js';
 
 /**
  * The alerts module's migrations, given to the migrator by its manifest (`migrations`). The
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0035_alert_loop': m0035,
   '0051_insights_indexes': m0051,
   '0052_alert_verdict_columns': m0052,
+  '0150_alert_payload_raw': m0150,
 };
