@@ -13,6 +13,7 @@ const file = process.env.SOAK_MEMORY_LOG;
 if (file) {
   const every = Number(process.env.SOAK_SAMPLE_S || 30) * 1000;
   const t0 = Date.now();
+  /** @param {{ live?: boolean }} [extra] */
   const write = (extra) => fs.appendFileSync(file, JSON.stringify({ t: Date.now() - t0, ...process.memoryUsage(), ...extra }) + '\n');
   write();
   setInterval(write, every).unref();
