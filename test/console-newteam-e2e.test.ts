@@ -234,7 +234,9 @@ describe.skipIf(!HAVE_CHROMIUM)('issue 47 in the console (Chromium)', () => {
     expect(await block.locator('summary').textContent()).toMatch(/^JSON \(\d+ fields\)$/);
     const code = block.locator('pre.code-block');
     const json = (await code.textContent())!;
-    expect(json).toContain('\n  "detail": {\n');
+    // The alert with the finding as its payload, indented two spaces per level.
+    expect(json).toMatch(/\n {2}"payload": \{\n {4}"/);
+    expect(json).toMatch(/\n {4}"detail": \{\n/);
     expect(json).toContain('"type": "UnauthorizedAccess:EC2/SSHBruteForce"');
     expect(await page.evaluate<string>("getComputedStyle(document.querySelector('details.json-block pre.code-block')).fontFamily")).toMatch(/mono/i);
     await shot('run-transcript-json');
