@@ -229,14 +229,17 @@ describe.skipIf(!HAVE_CHROMIUM)('issue 47 in the console (Chromium)', () => {
 
     // Item 16: the case's run transcript shows the finding as an indented code block that folds.
     await row.getByRole('link').last().click();
-    const block = page.locator('details.json-block').first();
+    // The alert is one block, the finding (its payload) another.
+    await page.locator('details.json-block').first().waitFor();
+    expect(await page.locator('details.json-block').count()).toBeGreaterThanOrEqual(2);
+    const block = page.locator('details.json-block').filter({ hasText: 'UnauthorizedAccess:EC2/SSHBruteForce' }).first();
     await block.waitFor();
     expect(await block.locator('summary').textContent()).toMatch(/^JSON \(\d+ fields\)$/);
     const code = block.locator('pre.code-block');
     const json = (await code.textContent())!;
-    // The alert with the finding as its payload, indented two spaces per level.
-    expect(json).toMatch(/\n {2}"payload": \{\n {4}"/);
-    expect(json).toMatch(/\n {4}"detail": \{\n/);
+    // The EventBridge event indented two spaces per level.
+    expect(json).toContain('\n  "detail-type": "GuardDuty Finding",\n');
+    expect(json).toMatch(/\n {2}"detail": \{\n {4}"/);
     expect(json).toContain('"type": "UnauthorizedAccess:EC2/SSHBruteForce"');
     expect(await page.evaluate<string>("getComputedStyle(document.querySelector('details.json-block pre.code-block')).fontFamily")).toMatch(/mono/i);
     await shot('run-transcript-json');
