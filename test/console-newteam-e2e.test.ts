@@ -238,8 +238,8 @@ describe.skipIf(!HAVE_CHROMIUM)('issue 47 in the console (Chromium)', () => {
     const code = block.locator('pre.code-block');
     const json = (await code.textContent())!;
     // The EventBridge event indented two spaces per level.
-    expect(json).toContain('\n  "detail-type": "GuardDuty Finding",\n');
-    expect(json).toMatch(/\n {2}"detail": \{\n {4}"/);
+    expect(json).toMatch(/\n +"detail-type": "GuardDuty Finding"/);
+    expect(json).toMatch(/\n( +)"detail": \{\n\1 +"/);
     expect(json).toContain('"type": "UnauthorizedAccess:EC2/SSHBruteForce"');
     expect(await page.evaluate<string>("getComputedStyle(document.querySelector('details.json-block pre.code-block')).fontFamily")).toMatch(/mono/i);
     await shot('run-transcript-json');
