@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog, serializeCatalog, type AttackIndex } from '../scripts/build-attack-catalog.js';
-import { shippedAttackCatalog } from '../src/modules/intel/attack/catalog.repo.js';
+import { SHIPPED_ATTACK_VERSION, shippedAttackCatalog } from '../src/modules/intel/attack/catalog.repo.js';
 import { SHARED_DIR } from './support/shared-dir.js';
 
 const DATA = new URL('../src/modules/intel/attack/attack-data/', import.meta.url);
@@ -16,7 +16,8 @@ const index = fs.existsSync(INDEX) ? INDEX : undefined;
 describe('the shipped ATT&CK catalog', () => {
   it('names techniques and sub-techniques, and knows groups and software by their aliases', () => {
     const { catalog, releasedAt } = shippedAttackCatalog();
-    expect(releasedAt.toISOString()).toBe('2025-11-13T00:00:00.000Z');
+    // mitre/cti of 2025-11-13 is ATT&CK v18.1: the version coverage names (regenerating the catalog means updating both).
+    expect([releasedAt.toISOString(), SHIPPED_ATTACK_VERSION]).toEqual(['2025-11-13T00:00:00.000Z', '18.1']);
     expect(catalog.techniques.get('T1566.001')).toEqual({ id: 'T1566.001', name: 'Spearphishing Attachment', tactics: ['initial-access'], platforms: expect.arrayContaining(['Windows']) });
     expect(catalog.techniques.get('T1059')?.name).toBe('Command and Scripting Interpreter');
     expect(catalog.groups.find((g) => g.id === 'G0007')?.aliases).toEqual(expect.arrayContaining(['APT28', 'Fancy Bear', 'STRONTIUM']));

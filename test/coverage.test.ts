@@ -79,7 +79,7 @@ describe('ATT&CK coverage', () => {
       T1190: 'gap', T1486: 'gap', T1140: 'unused', T1218: 'unused',
     });
     expect(by.get('T1059')).toEqual({
-      techniqueId: 'T1059', name: 'Command and Scripting Interpreter', tactics: ['execution'], state: 'covered',
+      techniqueId: 'T1059', name: 'Command and Scripting Interpreter', tactics: ['execution'], inCatalog: true, state: 'covered',
       detections: { total: 2, stable: 0, test: 2, experimental: 0, deprecated: 0 },
       intel: { items: 2, actors: 2, malware: 1, lastSeenAt: daysAgoIso(body, 'i1') },
       external: [],
@@ -97,6 +97,8 @@ describe('ATT&CK coverage', () => {
     expect(by.has('T1110')).toBe(false);
     // No events matched: every technique a live detection covers is covered on paper only.
     expect(body.summary).toEqual({ covered: 3, coveredExperimentalOnly: 1, gap: 2, unused: 2, matched: 0, onPaper: 6 });
+    // Intel names techniques: there is something to compare with (docs/coverage.md#no-intel-to-compare-with).
+    expect(body.intelStatus).toMatchObject({ comparable: true, reason: null, message: null, techniques: 6 });
 
     const tactics = new Map<string, Record<string, unknown>>(body.tactics.map((x: { tactic: string }) => [x.tactic, x]));
     const inCatalog = (tactic: string) => [...catalog.techniques.values()].filter((x) => !x.id.includes('.') && x.tactics.includes(tactic)).length;

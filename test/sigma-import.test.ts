@@ -41,8 +41,8 @@ describe('Sigma import', () => {
       [4, 'e2072cab-8c9a-459b-b63c-40ae79e27031'],
       [5, '4db60cc0-36fb-42b7-9b58-a5b53019fb74'],
     ]);
-    // T1685.002 is newer than the shipped ATT&CK catalog: imported, kept in tags, not counted.
-    expect(body.warnings).toEqual([{ index: 5, ruleId: '4db60cc0-36fb-42b7-9b58-a5b53019fb74', title: 'AWS CloudTrail Important Change', message: 'ATT&CK technique(s) T1685.002 not in the ATT&CK catalog: kept in tags, not counted for coverage' }]);
+    // T1685.002 is newer than the shipped ATT&CK catalog: imported and counted under the id it names, with a warning (issue 47 item 14).
+    expect(body.warnings).toEqual([{ index: 5, ruleId: '4db60cc0-36fb-42b7-9b58-a5b53019fb74', title: 'AWS CloudTrail Important Change', message: 'ATT&CK technique(s) T1685.002 unknown to the catalog (v18.1): counted for coverage under the id named, without a name or tactic until the catalog knows it' }]);
 
     const byRule = new Map((await detections()).map((d) => [d.ruleId, d]));
     const ps = byRule.get('ca2092a1-c273-4878-9b4b-0d60115bf5ea')!;
@@ -62,7 +62,7 @@ describe('Sigma import', () => {
     // `attack.stealth` (ATT&CK v19) is no tactic of the shipped catalog: kept in tags only.
     expect(byRule.get('cc7abbd0-762b-41e3-8a26-57ad50d2eea3')).toMatchObject({ attackTechniques: ['T1059.007', 'T1140', 'T1218.005'], attackTactics: ['execution'], tags: ['attack.stealth', 'attack.t1140', 'attack.t1218.005', 'attack.execution', 'attack.t1059.007', 'cve.2020-1599'] });
     expect(byRule.get('e2072cab-8c9a-459b-b63c-40ae79e27031')).toMatchObject({ severity: 'low', logTable: { source: 'linux', stream: 'process_creation' } });
-    expect(byRule.get('4db60cc0-36fb-42b7-9b58-a5b53019fb74')).toMatchObject({ severity: 'medium', status: 'test', attackTechniques: [], logTable: { source: 'aws', stream: 'cloudtrail' }, tags: ['attack.defense-impairment', 'attack.t1685.002'] });
+    expect(byRule.get('4db60cc0-36fb-42b7-9b58-a5b53019fb74')).toMatchObject({ severity: 'medium', status: 'test', attackTechniques: ['T1685.002'], logTable: { source: 'aws', stream: 'cloudtrail' }, tags: ['attack.defense-impairment', 'attack.t1685.002'] });
   });
 
   it('re-import by rule id updates in place; a JSON array of rules imports too', async () => {

@@ -9,7 +9,8 @@ import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } f
 import { iso } from '../../platform/time.js';
 import { withTransaction } from '../../platform/cache/transaction.js';
 import { assertEditable, managedColumns, type WriteOptions } from '../../platform/managed.js';
-import { loadAttackCatalog, TACTICS, type AttackCatalog } from '../intel/index.js';
+import { loadAttackCatalog, SHIPPED_ATTACK_VERSION, TACTICS, type AttackCatalog } from '../intel/index.js';
+import { sigmaTechniqueTags } from './sigma-attack-tags.fns.js';
 import { createAlert, type AlertDeps } from './alerts.create.js';
 import { detectionAlertOrigin } from './code-detections.events.js';
 import type { CodeDetectionDto, CodeDetectionInput, HitBody, ImportBody, ImportResult } from './code-detections.schemas.js';
@@ -27,12 +28,14 @@ type Stored = Omit<Input, 'severity' | 'status'> & Pick<Selectable<CodeDetection
 function vocabularyOf(catalog: AttackCatalog): Vocabulary {
   const tactics = new Set<string>(TACTICS.map((t) => t.shortname));
   for (const t of catalog.techniques.values()) for (const tactic of t.tactics) tactics.add(tactic);
-  return { isTechnique: (id) => catalog.techniques.has(id), isTactic: (s) => tactics.has(s) };
+  return { isTechnique: (id) => catalog.techniques.has(id), isTactic: (s) => tactics.has(s), catalogVersion: SHIPPED_ATTACK_VERSION };
 }
 
-function vocabularyIssues(input: Pick<Input, 'attackTechniques' | 'attackTactics'>, vocab: Vocabulary): ValidationIssue[] {
+/** An id the catalog does not know passes when the detection's own Sigma rule names it (newer than the catalog: sigma-attack-tags.fns.ts). */
+function vocabularyIssues(input: Pick<Input, 'attackTechniques' | 'attackTactics' | 'query'>, vocab: Vocabulary): ValidationIssue[] {
+  const named = sigmaTechniqueTags(input.query);
   return [
-    ...input.attackTechniques.flatMap((id, i) => (vocab.isTechnique(id) ? [] : [{ path: `attackTechniques.${i}`, message: `${id} is not an ATT&CK technique of the catalog`, code: 'unknown_reference', location: 'body' as const }])),
+    ...input.attackTechniques.flatMap((id, i) => (vocab.isTechnique(id) || named.has(id) ? [] : [{ path: `attackTechniques.${i}`, message: `${id} is not an ATT&CK technique of the catalog`, code: 'unknown_reference', location: 'body' as const }])),
     ...input.attackTactics.flatMap((t, i) => (vocab.isTactic(t) ? [] : [{ path: `attackTactics.${i}`, message: `${t} is not an ATT&CK tactic shortname (e.g. execution, defense-evasion)`, code: 'unknown_reference', location: 'body' as const }])),
   ];
 }

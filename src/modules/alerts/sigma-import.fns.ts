@@ -36,13 +36,15 @@ export interface ParsedRule {
   title: string | null;
   detection?: SigmaDetection;
   error?: string;
-  /** Valid rule, but something was left out (an ATT&CK technique the catalog does not know). */
+  /** Valid rule, with something to know (an ATT&CK technique the catalog does not know yet). */
   warning?: string;
 }
 
 export interface Vocabulary {
   isTechnique(id: string): boolean;
   isTactic(shortname: string): boolean;
+  /** The ATT&CK release of the catalog, named in warnings (`18.1`). */
+  catalogVersion?: string;
 }
 
 export const MAX_RULES_PER_IMPORT = 1000;
@@ -102,8 +104,10 @@ function mapRule(rule: Record<string, unknown>, text: string, vocab: Vocabulary)
   for (const tag of tags) {
     const t = TECHNIQUE_TAG.exec(tag);
     if (t) {
+      // An id the catalog does not know yet still counts under the id it names (issue 47 item 14).
       const id = t[1]!.toUpperCase();
-      (vocab.isTechnique(id) ? techniques : unknown).push(id);
+      techniques.push(id);
+      if (!vocab.isTechnique(id)) unknown.push(id);
     } else if (tag.startsWith('attack.')) {
       const tactic = tag.slice('attack.'.length).replaceAll('_', '-');
       if (vocab.isTactic(tactic)) tactics.push(tactic);
@@ -123,7 +127,7 @@ function mapRule(rule: Record<string, unknown>, text: string, vocab: Vocabulary)
     query: text.slice(0, 100_000),
   };
   return unknown.length
-    ? { detection, warning: `ATT&CK technique(s) ${[...new Set(unknown)].join(', ')} not in the ATT&CK catalog: kept in tags, not counted for coverage` }
+    ? { detection, warning: `ATT&CK technique(s) ${[...new Set(unknown)].join(', ')} unknown to the catalog${vocab.catalogVersion ? ` (v${vocab.catalogVersion})` : ''}: counted for coverage under the id named, without a name or tactic until the catalog knows it` }
     : { detection };
 }
 

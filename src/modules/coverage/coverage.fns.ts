@@ -26,6 +26,8 @@ export interface TechniqueCoverage {
   techniqueId: string;
   name: string;
   tactics: string[];
+  /** false: an id newer than the ATT&CK catalog (a 2026 Sigma rule's T1685): counted under that id, with no name or tactic. */
+  inCatalog: boolean;
   state: CoverageState;
   detections: { total: number; stable: number; test: number; experimental: number; deprecated: number };
   intel: { items: number; actors: number; malware: number; lastSeenAt: string | null };
@@ -100,6 +102,7 @@ export function computeCoverage(
       techniqueId: id,
       name: known?.name ?? '',
       tactics: known?.tactics ?? [],
+      inCatalog: known !== undefined,
       state,
       detections: detectionCounts,
       intel: { items: p?.items ?? 0, actors: p?.actors ?? 0, malware: p?.malware ?? 0, lastSeenAt: p ? p.lastSeenAt.toISOString() : null },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { COVERAGE_STATES, MAX_WINDOW_DAYS, WINDOW_PATTERN, windowDays } from './coverage.fns.js';
 import { LayerView } from './navigator.schemas.js';
 import { EVIDENCE_STATES } from './coverage-evidence.fns.js';
+import { NO_INTEL_REASONS } from './coverage-intel-status.fns.js';
 
 export const CoverageState = z.enum(COVERAGE_STATES);
 
@@ -26,10 +27,21 @@ const Intel = z.object({ items: z.number().int(), actors: z.number().int(), malw
 const Named = z.object({ name: z.string(), items: z.number().int() });
 const ItemRef = z.object({ id: z.string(), title: z.string(), url: z.string().nullable(), seenAt: z.string() });
 
+const InCatalog = z.boolean().describe(
+  'false: the ATT&CK catalog (see `catalog`) does not know this id, e.g. a technique of a newer ATT&CK release named by a SigmaHQ rule (`attack.t1685`): it counts under the id named, without a name or tactics, until a sync of the built-in MITRE ATT&CK source refreshes the catalog',
+);
+export const CatalogInfo = z.object({
+  version: z.string().describe('ATT&CK release of the catalog shipped with Rampart (`18.1`)'),
+  releasedAt: z.string().describe('Release date of the shipped catalog'),
+  refreshedAt: z.string().nullable().describe('When a sync of the built-in MITRE ATT&CK source last refreshed the catalog (null: never; the shipped catalog alone)'),
+  syncedEntries: z.number().int().describe('Catalog entries (techniques, groups, software) refreshed by that source'),
+}).describe('The ATT&CK catalog coverage names techniques and tactics from');
+
 export const TechniqueCoverage = z.object({
   techniqueId: z.string(),
   name: z.string(),
   tactics: z.array(z.string()),
+  inCatalog: InCatalog,
   state: CoverageState,
   detections: Detections,
   intel: Intel,
@@ -43,6 +55,18 @@ export const TechniqueCoverage = z.object({
     lastMatchedAt: z.string().nullable(),
   }),
 }).meta({ id: 'TechniqueCoverage' });
+
+export const IntelStatus = z.object({
+  comparable: z.boolean().describe('false: the intel of the window (and filter) names no technique, so there is nothing to compare the detections with: no gap does not mean covered'),
+  reason: z.enum(NO_INTEL_REASONS).nullable().describe(
+    'Why there is nothing to compare with (null when `comparable`): `sources_failing` enabled sources failed their last sync (listed in `failingSources`), `no_sources` no source is enabled, `never_synced` no enabled source has synced yet, `no_techniques` the sources synced but their intel of the window names no ATT&CK technique',
+  ),
+  message: z.string().nullable().describe('The reason as a sentence (`No intel to compare with: 1 source of 1 failed to sync (…)`), null when `comparable`'),
+  techniques: z.number().int().describe('Techniques the intel of the window (and filter) names'),
+  sources: z.object({ enabled: z.number().int().describe('Sources enabled for the organization (its own and the built-in ones it subscribes to)'), synced: z.number().int().describe('Enabled sources whose last sync succeeded') }),
+  failingSources: z.array(z.object({ id: z.string(), name: z.string(), lastError: z.string(), lastFailedAt: z.string().nullable() }))
+    .describe('Enabled sources whose last sync failed, with the error it left, most recent first (listed whether or not there is intel to compare with)'),
+}).describe('Whether there is intel to compare the detections with, and why not (issue 47 item 12)').meta({ id: 'CoverageIntelStatus' });
 
 export const CoverageReport = z.object({
   window: z.string(),
@@ -61,12 +85,16 @@ export const CoverageReport = z.object({
   techniques: z.array(TechniqueCoverage).describe('Every technique named by intel in the window or by a detection, most intel items first'),
   topGaps: z.array(TechniqueCoverage.extend({ actors: z.array(Named), malware: z.array(Named), recentItems: z.array(ItemRef) }))
     .describe('Gaps ranked by items, then distinct actors, then most recent sighting; with the actors, malware and latest items behind each'),
+  intelStatus: IntelStatus,
+  catalog: CatalogInfo,
 });
 
 export const TechniqueDetail = z.object({
   techniqueId: z.string(),
   name: z.string(),
   tactics: z.array(z.string()),
+  inCatalog: InCatalog,
+  catalog: CatalogInfo,
   state: CoverageState.nullable().describe('null: neither intel of the window nor any detection names it'),
   detections: z.array(z.object({ id: z.string(), name: z.string(), ruleId: z.string().nullable(), status: z.string(), severity: z.string(), attackTechniques: z.array(z.string()), updatedAt: z.string() })),
   intel: Intel.extend({ actorNames: z.array(Named), malwareNames: z.array(Named), recentItems: z.array(ItemRef) }),

@@ -9,8 +9,9 @@ import { iso } from '../../platform/time.js';
 import { detectionCountsByTechnique, detectionsForTechnique, detectionTechniques } from '../alerts/index.js';
 import { detectionMatchTotals } from '../detect/index.js';
 import { evidenceOf, matchesByTechnique } from './coverage-evidence.fns.js';
-import { attackPressure, attackPressureDetails, loadAttackCatalog, type PressureScope } from '../intel/index.js';
-import { computeCoverage, filterNames, parentOf, rankGaps, stateOf, windowStart, type ExternalEntry } from './coverage.fns.js';
+import { attackCatalogInfo, attackPressure, attackPressureDetails, intelSourceHealth, loadAttackCatalog, type PressureScope } from '../intel/index.js';
+import { intelStatusOf } from './coverage-intel-status.fns.js';
+import { computeCoverage, filterNames, parentOf, rankGaps, stateOf, windowDays, windowStart, type ExternalEntry } from './coverage.fns.js';
 import { deleteLayer, findLayer, listLayers, upsertLayer } from './coverage.repo.js';
 import type { CoverageQuery, CoverageReport, CoverageSummaryQuery, TechniqueDetail } from './coverage.schemas.js';
 import { buildLayer, declaredTechniques, type DeclaredTechnique, type LayerView } from './navigator.fns.js';
@@ -18,6 +19,11 @@ import type { NavigatorLayerDto } from './navigator.schemas.js';
 
 type Filters = z.infer<typeof CoverageQuery>;
 const ITEMS_PER_GAP = 5;
+
+async function catalogInfo(db: Database) {
+  const c = await attackCatalogInfo(db);
+  return { version: c.version, releasedAt: c.releasedAt.toISOString().slice(0, 10), refreshedAt: iso(c.refreshedAt), syncedEntries: c.syncedEntries };
+}
 
 function layerSummary(r: Selectable<CoverageLayersTable>) {
   return { id: r.id, name: r.name, description: r.description, techniques: (r.techniques as DeclaredTechnique[]).length, createdAt: iso(r.createdAt)!, updatedAt: iso(r.updatedAt)! };
@@ -71,7 +77,8 @@ export function createCoverageService(deps: { db: Database; baseUrl: string }) {
       const orgId = ctx.actor.organizationId;
       const { scope, techniques, tactics } = await coverage(orgId, q, new Date());
       const gaps = rankGaps(techniques, q.top);
-      const details = await attackPressureDetails(db, scope, gaps.map((g) => g.techniqueId), ITEMS_PER_GAP);
+      const [details, health, catalog] = await Promise.all([attackPressureDetails(db, scope, gaps.map((g) => g.techniqueId), ITEMS_PER_GAP), intelSourceHealth(db, orgId), catalogInfo(db)]);
+      const named = techniques.filter((t) => t.intel.items > 0).length;
       const count = (s: string) => techniques.filter((t) => t.state === s).length;
       return {
         window: q.window,
@@ -89,6 +96,8 @@ export function createCoverageService(deps: { db: Database; baseUrl: string }) {
           const d = details.get(g.techniqueId)!;
           return { ...g, actors: d.actors.slice(0, 10), malware: d.malware.slice(0, 10), recentItems: d.recentItems.map((i) => ({ ...i, seenAt: i.seenAt.toISOString() })) };
         }),
+        intelStatus: intelStatusOf(named, health, windowDays(q.window), Boolean(q.actor || q.malware)),
+        catalog,
       };
     },
 
@@ -96,7 +105,7 @@ export function createCoverageService(deps: { db: Database; baseUrl: string }) {
     async technique(ctx: RequestContext, techniqueId: string, q: Filters): Promise<z.infer<typeof TechniqueDetail>> {
       const orgId = ctx.actor.organizationId;
       const id = parentOf(techniqueId);
-      const [catalog, scope] = await Promise.all([loadAttackCatalog(db), scopeOf(orgId, q, new Date())]);
+      const [catalog, scope, info] = await Promise.all([loadAttackCatalog(db), scopeOf(orgId, q, new Date()), catalogInfo(db)]);
       const [detections, pressure, details, external] = await Promise.all([
         detectionsForTechnique(db, orgId, id),
         attackPressure(db, scope, [id]).then((one) => one[0]),
@@ -111,6 +120,8 @@ export function createCoverageService(deps: { db: Database; baseUrl: string }) {
         techniqueId: id,
         name: known?.name ?? '',
         tactics: known?.tactics ?? [],
+        inCatalog: known !== undefined,
+        catalog: info,
         state: stateOf(counts, pressure?.items ?? 0),
         detections,
         intel: {

@@ -26,10 +26,11 @@ export { versionContext, versionsAreFixes } from './products/version-context.fns
 export type { AffectedPackage, AssertedIndicatorType, IntelEntry, StructuredIndicator, VulnerabilityRecord } from './entries.js';
 export { LOG_SOURCES, sigmaRules } from './detection/sigma.fns.js';
 export { SIGMA_RULE_SCHEMA } from './detection/sigma-schema.js';
-export { loadAttackCatalog, MITRE_SOURCE_KEY, refreshAttackCatalog, shippedAttackCatalog } from './attack/catalog.repo.js';
+export { attackCatalogInfo, loadAttackCatalog, MITRE_SOURCE_KEY, refreshAttackCatalog, SHIPPED_ATTACK_VERSION, shippedAttackCatalog } from './attack/catalog.repo.js';
 export { catalogFromStixObjects, EMPTY_CATALOG, sortTactics, tacticName, TACTICS, TECHNIQUE_ID_RE, type AttackCatalog, type CatalogGroup, type CatalogSoftware, type CatalogTechnique } from './attack/attack-catalog.fns.js';
 export { attackPressure, attackPressureDetails, type PressureScope, type TechniquePressure, type TechniqueIntel } from './items/attack-pressure.repo.js';
 export { seedBuiltinSources } from './sources/sources.repo.js';
+export { intelSourceHealth, type IntelSourceHealth } from './sources/source-health.repo.js';
 
 // What intel-ingest writes through (intel owns every table it fills): the entry shape its
 // connectors produce, a sync job's rows, the items, their enrichment and indicators, EPSS scores.

@@ -3631,6 +3631,30 @@ export interface components {
             /** @description When it was last changed; null: never changed (the default) */
             updatedAt: string | null;
         };
+        /** @description Whether there is intel to compare the detections with, and why not (issue 47 item 12) */
+        CoverageIntelStatus: {
+            /** @description false: the intel of the window (and filter) names no technique, so there is nothing to compare the detections with: no gap does not mean covered */
+            comparable: boolean;
+            /** @description Enabled sources whose last sync failed, with the error it left, most recent first (listed whether or not there is intel to compare with) */
+            failingSources: {
+                id: string;
+                lastError: string;
+                lastFailedAt: string | null;
+                name: string;
+            }[];
+            /** @description The reason as a sentence (`No intel to compare with: 1 source of 1 failed to sync (…)`), null when `comparable` */
+            message: string | null;
+            /** @description Why there is nothing to compare with (null when `comparable`): `sources_failing` enabled sources failed their last sync (listed in `failingSources`), `no_sources` no source is enabled, `never_synced` no enabled source has synced yet, `no_techniques` the sources synced but their intel of the window names no ATT&CK technique */
+            reason: ("sources_failing" | "no_sources" | "never_synced" | "no_techniques") | null;
+            sources: {
+                /** @description Sources enabled for the organization (its own and the built-in ones it subscribes to) */
+                enabled: number;
+                /** @description Enabled sources whose last sync succeeded */
+                synced: number;
+            };
+            /** @description Techniques the intel of the window (and filter) names */
+            techniques: number;
+        };
         CoverageLayer: {
             createdAt: string;
             description: string;
@@ -5227,6 +5251,8 @@ export interface components {
                 score: number | null;
                 techniqueId: string;
             }[];
+            /** @description false: the ATT&CK catalog (see `catalog`) does not know this id, e.g. a technique of a newer ATT&CK release named by a SigmaHQ rule (`attack.t1685`): it counts under the id named, without a name or tactics, until a sync of the built-in MITRE ATT&CK source refreshes the catalog */
+            inCatalog: boolean;
             /** @description Intel items of the window naming the technique (or a sub-technique), the distinct actors and malware they name, the most recent */
             intel: {
                 actors: number;
@@ -14150,6 +14176,18 @@ export interface operations {
                 content: {
                     "application/json": {
                         actor: string | null;
+                        /** @description The ATT&CK catalog coverage names techniques and tactics from */
+                        catalog: {
+                            /** @description When a sync of the built-in MITRE ATT&CK source last refreshed the catalog (null: never; the shipped catalog alone) */
+                            refreshedAt: string | null;
+                            /** @description Release date of the shipped catalog */
+                            releasedAt: string;
+                            /** @description Catalog entries (techniques, groups, software) refreshed by that source */
+                            syncedEntries: number;
+                            /** @description ATT&CK release of the catalog shipped with Rampart (`18.1`) */
+                            version: string;
+                        };
+                        intelStatus: components["schemas"]["CoverageIntelStatus"];
                         malware: string | null;
                         since: string;
                         summary: {
@@ -14200,6 +14238,8 @@ export interface operations {
                                 score: number | null;
                                 techniqueId: string;
                             }[];
+                            /** @description false: the ATT&CK catalog (see `catalog`) does not know this id, e.g. a technique of a newer ATT&CK release named by a SigmaHQ rule (`attack.t1685`): it counts under the id named, without a name or tactics, until a sync of the built-in MITRE ATT&CK source refreshes the catalog */
+                            inCatalog: boolean;
                             /** @description Intel items of the window naming the technique (or a sub-technique), the distinct actors and malware they name, the most recent */
                             intel: {
                                 actors: number;
@@ -14729,6 +14769,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The ATT&CK catalog coverage names techniques and tactics from */
+                        catalog: {
+                            /** @description When a sync of the built-in MITRE ATT&CK source last refreshed the catalog (null: never; the shipped catalog alone) */
+                            refreshedAt: string | null;
+                            /** @description Release date of the shipped catalog */
+                            releasedAt: string;
+                            /** @description Catalog entries (techniques, groups, software) refreshed by that source */
+                            syncedEntries: number;
+                            /** @description ATT&CK release of the catalog shipped with Rampart (`18.1`) */
+                            version: string;
+                        };
                         detections: {
                             attackTechniques: string[];
                             id: string;
@@ -14744,6 +14795,8 @@ export interface operations {
                             score: number | null;
                             techniqueId: string;
                         }[];
+                        /** @description false: the ATT&CK catalog (see `catalog`) does not know this id, e.g. a technique of a newer ATT&CK release named by a SigmaHQ rule (`attack.t1685`): it counts under the id named, without a name or tactics, until a sync of the built-in MITRE ATT&CK source refreshes the catalog */
+                        inCatalog: boolean;
                         intel: {
                             actorNames: {
                                 items: number;

@@ -2,6 +2,9 @@ import { useCoverage, useCoverageTechnique } from '../api/coverage';
 import { useDetectionActivity } from '../api/detections';
 import { Link, useSearch } from '../router';
 import { DataTable, Loadable, Page, SearchBox, Select, Time } from '../ui';
+import { IntelNotice } from './coverage-intel-notice';
+import { Matrix } from './coverage-matrix';
+import { STATE_LABEL } from './coverage-labels';
 
 /**
  * ATT&CK coverage (GET /api/coverage/attack): a matrix of the techniques the intel names or a
@@ -10,10 +13,6 @@ import { DataTable, Loadable, Page, SearchBox, Select, Time } from '../ui';
  * the selected technique.
  */
 const WINDOWS: Array<[string, string]> = [['30d', 'Last 30 days'], ['90d', 'Last 90 days'], ['180d', 'Last 180 days'], ['365d', 'Last year']];
-const STATE_LABEL: Record<string, string> = { covered: 'Covered', covered_experimental_only: 'Experimental only', gap: 'Gap', unused: 'Not seen in intel' };
-/** Whether the detections behind a technique matched events in the window (docs/coverage.md#evidence). */
-const EVIDENCE_LABEL: Record<string, string> = { matched: 'detections matched events', paper: 'on paper only: no detection matched events', none: 'no detection' };
-const EVIDENCE_MARK: Record<string, string> = { matched: '●', paper: '○', none: '' };
 
 export default function CoverageView() {
   const [search, set] = useSearch();
@@ -51,31 +50,12 @@ export default function CoverageView() {
             <ul className="coverage-legend" aria-label="Legend">
               {Object.entries(STATE_LABEL).map(([s, label]) => <li key={s}><span className={`cov-${s}`} aria-hidden="true" /> {label}</li>)}
             </ul>
-            <section aria-labelledby="matrix-h">
-              <h2 id="matrix-h">Matrix</h2>
-              <div className="coverage-matrix" role="list">
-                {d.tactics.filter((t) => t.covered + t.coveredExperimentalOnly + t.gap + t.unused > 0).map((tactic) => (
-                  <div key={tactic.tactic} className="coverage-column" role="listitem">
-                    <h3>{tactic.name}</h3>
-                    <p className="muted small">{tactic.covered} covered · {tactic.gap} gaps · {tactic.techniques} techniques</p>
-                    <ul>
-                      {d.techniques.filter((x) => x.tactics.includes(tactic.tactic)).map((x) => (
-                        <li key={x.techniqueId}>
-                          <button type="button" className={`coverage-cell cov-${x.state}`} aria-pressed={selected === x.techniqueId}
-                            title={`${STATE_LABEL[x.state]}: ${x.detections.total} detection(s), ${x.intel.items} intel item(s); ${EVIDENCE_LABEL[x.evidence]}${x.matches.events ? ` (${x.matches.events} events)` : ''}`} onClick={() => set({ technique: x.techniqueId }, { keepPage: true })}>
-                            {EVIDENCE_MARK[x.evidence] && <span aria-label={EVIDENCE_LABEL[x.evidence]}>{EVIDENCE_MARK[x.evidence]} </span>}<strong>{x.techniqueId}</strong> {x.name}
-                          </button>
-                        </li>
-                      ))}
-                    </ul>
-                  </div>
-                ))}
-              </div>
-            </section>
+            <IntelNotice status={d.intelStatus} />
+            <Matrix tactics={d.tactics} techniques={d.techniques} catalogVersion={d.catalog.version} selected={selected} onSelect={(id) => set({ technique: id }, { keepPage: true })} />
             {selected && <TechniquePanel id={selected} query={query} onClose={() => set({ technique: null }, { keepPage: true })} />}
             <section aria-labelledby="gaps-h">
               <h2 id="gaps-h">Top gaps</h2>
-              {d.topGaps.length === 0 ? <p className="state empty">No gap: every technique the intel names is covered.</p> : (
+              {d.topGaps.length === 0 ? <p className="state empty">{d.intelStatus.comparable ? 'No gap: every technique the intel names is covered.' : d.intelStatus.message}</p> : (
                 <DataTable head={<><th scope="col">Technique</th><th scope="col">Items</th><th scope="col">Actors</th><th scope="col">Malware</th><th scope="col">Last seen</th><th scope="col">Latest items</th></>}>
                   {d.topGaps.map((g) => (
                     <tr key={g.techniqueId}>
@@ -104,7 +84,8 @@ function TechniquePanel({ id, query, onClose }: { id: string; query: { window: s
       <Loadable query={detail}>
         {(t) => (
           <>
-            <h2 id="technique-h">{t.techniqueId} {t.name} <span className="muted small">{t.state ? STATE_LABEL[t.state] : 'neither intel nor detections'}</span></h2>
+            <h2 id="technique-h">{t.techniqueId} {t.inCatalog ? t.name : <em className="muted">unknown to the catalog (v{t.catalog.version})</em>} <span className="muted small">{t.state ? STATE_LABEL[t.state] : 'neither intel nor detections'}</span></h2>
+            {!t.inCatalog && <p className="small">The ATT&CK catalog Rampart reads (v{t.catalog.version}{t.catalog.refreshedAt ? ', refreshed by the MITRE ATT&CK source' : ''}) does not know {t.techniqueId} yet: detections naming it count under this id. A sync of the built-in MITRE ATT&CK source brings its name and tactics.</p>}
             <p><a href={`https://attack.mitre.org/techniques/${t.techniqueId}/`} target="_blank" rel="noreferrer">ATT&CK page</a> · <button type="button" className="link" onClick={onClose}>Close</button></p>
             <h3>Detections ({t.detections.length})</h3>
             {t.detections.length === 0 ? <p className="state empty">No detection covers it.</p> : (

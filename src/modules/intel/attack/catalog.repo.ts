@@ -21,6 +21,13 @@ const TTL_MS = 60_000;
 
 let shipped: { catalog: AttackCatalog; releasedAt: Date } | null = null;
 
+/**
+ * The ATT&CK release of the shipped catalog (mitre/cti of 2025-11-13 is ATT&CK v18.1): what
+ * coverage and the Sigma import name when an id is "unknown to the catalog (v18.1)". Regenerating
+ * attack-data/ means updating it (test/attack-catalog-data.test.ts pairs it with `releasedAt`).
+ */
+export const SHIPPED_ATTACK_VERSION = '18.1';
+
 /** The catalog shipped with Rampart, read once. */
 export function shippedAttackCatalog(): { catalog: AttackCatalog; releasedAt: Date } {
   if (!shipped) {
@@ -54,4 +61,14 @@ export async function refreshAttackCatalog(db: Queryable, objects: unknown[]): P
     .execute();
   cached = null;
   return rows.length;
+}
+
+/**
+ * Which catalog coverage and classification read: the shipped ATT&CK release and, when the
+ * built-in MITRE ATT&CK source has synced, when it last refreshed the catalog and how many of its
+ * entries came from there.
+ */
+export async function attackCatalogInfo(db: Queryable): Promise<{ version: string; releasedAt: Date; refreshedAt: Date | null; syncedEntries: number }> {
+  const row = await db.selectFrom('attackCatalog').select([sql<Date | null>`max(updated_at)`.as('refreshedAt'), sql<number>`count(*)::int`.as('n')]).executeTakeFirst();
+  return { version: SHIPPED_ATTACK_VERSION, releasedAt: shippedAttackCatalog().releasedAt, refreshedAt: row?.refreshedAt ?? null, syncedEntries: row?.n ?? 0 };
 }
