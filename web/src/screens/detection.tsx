@@ -115,7 +115,7 @@ function Activity({ id }: { id: string }) {
             <DataTable head={<><th scope="col">Field</th><th scope="col">Value</th><th scope="col">Matched events</th><th scope="col">Selections</th></>}>
               {n.fields.map((f) => (
                 <tr key={`${f.field}\u0000${f.value}`}>
-                  <th scope="row" className="mono">{f.field}</th>
+                  <td className="mono">{f.field}</td>
                   <td className="mono">{f.value}</td>
                   <td>{f.matches}</td>
                   <td className="mono">{f.selections.join(', ')}</td>
