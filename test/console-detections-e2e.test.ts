@@ -162,7 +162,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the detection page in the console, in Chromium'
     // The source, read-only and monospaced.
     const source = page.getByLabel('Rule text (read-only)');
     expect(await source.innerText()).toContain("- name: reading a shell history matches");
-    expect(await source.evaluate('(el) => getComputedStyle(el).fontFamily')).toMatch(/mono/i);
+    expect(await source.evaluate((el) => (globalThis as unknown as { getComputedStyle: (e: unknown) => { fontFamily: string } }).getComputedStyle(el).fontFamily)).toMatch(/mono/i);
     expect(await seriousViolations()).toEqual([]);
     await shot('page');
   }, STEP_MS);
