@@ -20,6 +20,8 @@ const Evaluations = lazy(() => import('./screens/evaluations'));
 const EvaluationView = lazy(() => import('./screens/evaluation'));
 const CompareEvaluations = lazy(() => import('./screens/evaluation').then((m) => ({ default: m.CompareView })));
 const Coverage = lazy(() => import('./screens/coverage'));
+const Detections = lazy(() => import('./screens/detections'));
+const DetectionView = lazy(() => import('./screens/detection'));
 const Approvals = lazy(() => import('./screens/approvals'));
 const ApprovalView = lazy(() => import('./screens/approvals').then((m) => ({ default: m.ApprovalView })));
 
@@ -43,6 +45,8 @@ const ROUTES: Array<[string, ComponentType<{ params: Params }>]> = [
   ['/evaluations/compare', CompareEvaluations],
   ['/evaluations/:id', EvaluationView],
   ['/coverage', Coverage],
+  ['/detections', Detections],
+  ['/detections/:id', DetectionView],
   ['/approvals', Approvals],
   ['/approvals/:id', ApprovalView],
 ];
@@ -54,6 +58,7 @@ const NAV: Array<[string, string, string]> = [
   ['/intel/items', 'Intel', 'intel.read'],
   ['/hunt', 'Hunt', 'hunt.read'],
   ['/coverage', 'Coverage', 'intel.read'],
+  ['/detections', 'Detections', 'alert.read'],
   ['/agents', 'Agents', 'agent.read'],
   ['/evaluations', 'Evaluations', 'agent.read'],
   ['/triage-routes', 'Triage routes', 'alert.read'],

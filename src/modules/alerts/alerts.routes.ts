@@ -9,7 +9,7 @@ import {
   CommentResult, CreateAlertBody, CreateAlertResult, ForRunParams, ForRunResult, PatchAlertBody, SeverityBody, StatusBody, StatusResult, TimelinePage,
 } from './alerts.schemas.js';
 import { RoutesBody, RoutesView, SimulateBody, SimulateResult } from './routing.schemas.js';
-import { CodeDetection, CodeDetectionInput, CodeDetectionList, HitBody, HitResult, ImportBody, ImportResult, QueryParams, QueryResult, TestBody, TestResult } from './code-detections.schemas.js';
+import { CodeDetection, CodeDetectionInput, CodeDetectionList, HitBody, HitResult, ImportBody, ImportResult, QueryParams, QueryResult, SavedTestsResult, TestBody, TestResult } from './code-detections.schemas.js';
 import type { AlertsService } from './alerts.service.js';
 import { alertCommands, answering } from './alerts.fns.js';
 import type { RoutingService } from './routing.service.js';
@@ -203,4 +203,15 @@ export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): v
       response: withErrors({ 200: TestResult }, 404, 422),
     },
   }, async (req) => s.codeDetections.test(contextOf(req), req.params.id, req.body.events));
+  app.get('/api/code-detections/:id/tests', {
+    config: read,
+    schema: {
+      operationId: 'runCodeDetectionTests',
+      tags: detectionTags,
+      summary: 'The detection\'s own tests (the `tests:` its Sigma text carries), run now against the stored rule',
+      description: 'Each test with its verdict and, per event, whether the rule matched and which selections did (docs/detections.md#tests-as-code). The tests and the rule are both stored in the detection, so this is also the result of their last run; nothing is stored. 422 when the detection has no Sigma rule or the engine refuses it.',
+      params: IdParams,
+      response: withErrors({ 200: SavedTestsResult }, 404, 422),
+    },
+  }, async (req) => s.codeDetections.savedTests(contextOf(req), req.params.id));
 }

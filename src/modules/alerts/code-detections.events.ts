@@ -102,3 +102,10 @@ export async function codeDetectionName(db: Queryable, organizationId: string, i
   const row = await db.selectFrom('codeDetections').select('name').where('organizationId', '=', organizationId).where('id', '=', id.toLowerCase()).executeTakeFirst();
   return row?.name ?? null;
 }
+
+/** The detection's rule text when it exists in the organization (undefined: no such detection; null: no query). */
+export async function codeDetectionQuery(db: Queryable, organizationId: string, id: string): Promise<string | null | undefined> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
+  const row = await db.selectFrom('codeDetections').select('query').where('organizationId', '=', organizationId).where('id', '=', id.toLowerCase()).executeTakeFirst();
+  return row ? row.query : undefined;
+}

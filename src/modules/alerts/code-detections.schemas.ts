@@ -90,3 +90,19 @@ export const TestResult = z.object({
     matchedSelections: z.array(z.string()).describe('The rule\'s selections that matched the event (whether or not the condition did)'),
   })),
 });
+
+export const SavedTestsResult = z.object({
+  tests: z.array(z.object({
+    index: z.number().int().describe('The test\'s position in the rule\'s `tests`, from 0'),
+    name: z.string(),
+    expect: z.enum(['match', 'no_match']),
+    passed: z.boolean(),
+    failingIndex: z.number().int().nullable().describe('The event that decided a failure (its position in the test\'s events); null when the test passed'),
+    events: z.array(z.object({
+      index: z.number().int(),
+      matched: z.boolean().describe('Whether a detection rule of the detection matched the event (for a correlation test, a base rule)'),
+      matchedSelections: z.array(z.string()),
+    })),
+  })).describe('The tests the detection\'s Sigma text carries (`tests:`, written by config apply from `spec.tests` or by hand), run now against the rule as stored'),
+  errors: z.array(z.string()).describe('Malformed test entries, each with why (they are not run)'),
+});

@@ -20,6 +20,7 @@ import { ConversionError, type Target } from './sigma/sigma-convert.fns.js';
 import { convertUnit } from './sigma/sigma-convert-correlation.fns.js';
 import { formatNames, pipelineNames } from './sigma/sigma-pipelines.fns.js';
 import { UnprocessableError } from '../../platform/http/errors.js';
+import { runSavedTests } from './code-detection-tests.fns.js';
 
 type Input = z.infer<typeof CodeDetectionInput>;
 type Stored = Omit<Input, 'severity' | 'status'> & Pick<Selectable<CodeDetectionsTable>, 'severity' | 'status'>;
@@ -153,6 +154,13 @@ export function createCodeDetectionsService(deps: { db: Database } & AlertDeps) 
           return { index, matched: explained.some((e) => e.matched), matchedSelections: [...new Set(explained.flatMap((e) => e.matchedSelections))] };
         }),
       };
+    },
+
+    /** GET /api/code-detections/{id}/tests: the tests its Sigma text carries, run against the stored rule. */
+    async savedTests(ctx: RequestContext, id: string) {
+      const unit = await sigmaOf(ctx, id);
+      const row = await find(db, ctx.actor.organizationId, id);
+      return runSavedTests(unit, row?.query ?? '');
     },
 
     async list(ctx: RequestContext, limit: number, offset: number) {

@@ -42,7 +42,7 @@ export type { CodeDetectionsService } from './code-detections.service.js';
 export { alertFieldsFromPayload, createsAlertByDefault, isJsonPointer, MAPPABLE_FIELDS, readPointer, type AlertFields, type AlertMapping } from './trigger-payload.fns.js';
 export { closedAlertsForCases, type ClosedAlertCase } from './alerts.readers.js';
 export { dispositionOf, refusedStatusChange } from './alerts.fns.js';
-export { codeDetectionName, eventDetectionsOf, eventDetectionsVersion, raiseDetectionMatch, type EventDetection } from './code-detections.events.js';
+export { codeDetectionName, codeDetectionQuery, eventDetectionsOf, eventDetectionsVersion, raiseDetectionMatch, type EventDetection } from './code-detections.events.js';
 export { detectionCountsByTechnique, detectionsForTechnique, detectionTechniques, type TechniqueDetections } from './code-detections.coverage.js';
 
 /** Event types this module records for output destinations (see docs/alerts.md). */

@@ -5,7 +5,7 @@ import { IdParams } from '../../platform/http/pagination.js';
 import { publicResponses, withErrors } from '../../platform/http/responses.js';
 import { z } from 'zod';
 import type { IntakeRequest } from '../triggers/index.js';
-import { ActivityQuery, DetectionActivity, EventsAccepted, EventsBody, EventsQuery } from './detect.schemas.js';
+import { ActivityQuery, DetectionActivity, EventsAccepted, EventsBody, EventsQuery, NoisyFields, NoisyFieldsQuery } from './detect.schemas.js';
 import type { DetectService } from './detect.service.js';
 
 const DESCRIPTION = `Events to run the organization's Sigma detections on. The request only stores the batch and
@@ -108,4 +108,16 @@ export function registerDetectRoutes(
       response: withErrors({ 200: DetectionActivity }, 404),
     },
   }, async (req) => service.activity(contextOf(req), req.params.id, req.query.days, req.query.samples));
+  app.get('/api/code-detections/:id/noisy-fields', {
+    config: { permissions: ['alert.read'] },
+    schema: {
+      operationId: 'getCodeDetectionNoisyFields',
+      tags: ['Detections'],
+      summary: 'The rule fields the detection matched on most: field/value pairs over its latest matched events',
+      description: 'Counted over the evidence sample (the latest 50 matched events): for each event, the fields the rule names in the selections that matched, with the event\'s value (docs/detections.md#the-console-page). A tuning aid: the top pair is what a filter would silence most.',
+      params: IdParams,
+      querystring: NoisyFieldsQuery,
+      response: withErrors({ 200: NoisyFields }, 404),
+    },
+  }, async (req) => service.noisyFields(contextOf(req), req.params.id, req.query.limit));
 }

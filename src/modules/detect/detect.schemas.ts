@@ -33,3 +33,20 @@ export const DetectionActivity = z.object({
     .array(z.object({ matchedAt: z.string(), ruleTitle: z.string(), alertId: z.string().nullable(), event: z.record(z.string(), z.unknown()) }))
     .describe('The latest matched events, newest first: the rolling evidence sample (50 kept per detection)'),
 });
+
+export const NoisyFieldsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(10).describe('Field/value pairs to answer, most frequent first'),
+});
+
+export const NoisyFields = z.object({
+  codeDetectionId: z.string(),
+  sampledEvents: z.number().int().describe('Matched events counted: the evidence sample (the latest 50 matches)'),
+  fields: z
+    .array(z.object({
+      field: z.string().describe('A field the rule names in a selection that matched (`CommandLine|contains` → `CommandLine`)'),
+      value: z.string().describe('The value the matched events had (cut at 200 characters)'),
+      matches: z.number().int().describe('Sampled events with this field/value in a matching selection'),
+      selections: z.array(z.string()).describe('The selections it was counted in'),
+    }))
+    .describe('Most frequent first: the pair a filter would silence most. Keyword selections name no field and are left out'),
+});

@@ -3,10 +3,11 @@ import { promisify } from 'node:util';
 import type { Database } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
 import { AppError, NotFoundError, ValidationError } from '../../platform/http/errors.js';
-import { codeDetectionName } from '../alerts/index.js';
+import { codeDetectionName, codeDetectionQuery, compileSigma } from '../alerts/index.js';
 import { EVENT_LIMITS, EventsBodyError, parseEventsBody } from './events-body.fns.js';
 import type { Logsource } from './detect-match.fns.js';
-import { insertBatch, lastMatch, matchDays, samples } from './detect.repo.js';
+import { insertBatch, lastMatch, matchDays, samples, SAMPLE_SIZE } from './detect.repo.js';
+import { noisyFields } from './noisy-fields.fns.js';
 
 const inflate = promisify(gunzip);
 
@@ -79,6 +80,21 @@ export function createDetectService(deps: { db: Database; now?: () => Date }) {
         matchesInWindow: matchesPerDay.reduce((n, d) => n + d.matches, 0),
         matchesPerDay,
         samples: sample.map((s) => ({ matchedAt: s.matchedAt.toISOString(), ruleTitle: s.ruleTitle, alertId: s.alertId, event: s.event })),
+      };
+    },
+
+    /** GET /api/code-detections/{id}/noisy-fields: the field/value pairs its evidence sample matched on most. */
+    async noisyFields(ctx: RequestContext, id: string, limit: number) {
+      const query = await codeDetectionQuery(db, ctx.actor.organizationId, id);
+      if (query === undefined) throw new NotFoundError('Code detection');
+      const detectionId = id.toLowerCase();
+      const sample = await samples(db, detectionId, SAMPLE_SIZE);
+      // A rule the engine refuses (or no Sigma text) never matched: its sample is empty, nothing to count.
+      const unit = query && sample.length ? compileSigma(query) : null;
+      return {
+        codeDetectionId: detectionId,
+        sampledEvents: sample.length,
+        fields: unit ? noisyFields(unit, sample.map((s) => ({ ruleTitle: s.ruleTitle, event: s.event })), limit) : [],
       };
     },
   };

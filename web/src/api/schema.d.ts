@@ -1063,6 +1063,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/code-detections/{id}/noisy-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The rule fields the detection matched on most: field/value pairs over its latest matched events
+         * @description Counted over the evidence sample (the latest 50 matched events): for each event, the fields the rule names in the selections that matched, with the event's value (docs/detections.md#the-console-page). A tuning aid: the top pair is what a filter would silence most.
+         */
+        get: operations["getCodeDetectionNoisyFields"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/code-detections/{id}/query": {
         parameters: {
             query?: never;
@@ -1097,6 +1117,26 @@ export interface paths {
          * @description Each event answers whether the rule matched and which of its selections did. 422 when the detection has no Sigma rule or the engine refuses it.
          */
         post: operations["testCodeDetection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/code-detections/{id}/tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The detection's own tests (the `tests:` its Sigma text carries), run now against the stored rule
+         * @description Each test with its verdict and, per event, whether the rule matched and which selections did (docs/detections.md#tests-as-code). The tests and the rule are both stored in the detection, so this is also the result of their last run; nothing is stored. 422 when the detection has no Sigma rule or the engine refuses it.
+         */
+        get: operations["runCodeDetectionTests"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -13405,6 +13445,109 @@ export interface operations {
             };
         };
     };
+    getCodeDetectionNoisyFields: {
+        parameters: {
+            query?: {
+                /** @description Field/value pairs to answer, most frequent first */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        codeDetectionId: string;
+                        /** @description Most frequent first: the pair a filter would silence most. Keyword selections name no field and are left out */
+                        fields: {
+                            /** @description A field the rule names in a selection that matched (`CommandLine|contains` → `CommandLine`) */
+                            field: string;
+                            /** @description Sampled events with this field/value in a matching selection */
+                            matches: number;
+                            /** @description The selections it was counted in */
+                            selections: string[];
+                            /** @description The value the matched events had (cut at 200 characters) */
+                            value: string;
+                        }[];
+                        /** @description Matched events counted: the evidence sample (the latest 50 matches) */
+                        sampledEvents: number;
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     convertCodeDetection: {
         parameters: {
             query: {
@@ -13544,6 +13687,120 @@ export interface operations {
                             matched: boolean;
                             /** @description The rule's selections that matched the event (whether or not the condition did) */
                             matchedSelections: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input or malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or deactivated user (`WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role lacks a permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Not found (also for ids that belong to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Understood but not possible: the message names the construct (e.g. a Sigma modifier the query language cannot express) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnprocessableError"];
+                };
+            };
+            /** @description Rate limit exceeded (`Retry-After` header, seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error (never shows internals; the `x-request-id` response header identifies the request in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service unavailable: the database is unreachable (restarting, failing over) or, for /readyz, migrations are pending; `Retry-After` header (seconds) on API operations */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runCodeDetectionTests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Malformed test entries, each with why (they are not run) */
+                        errors: string[];
+                        /** @description The tests the detection's Sigma text carries (`tests:`, written by config apply from `spec.tests` or by hand), run now against the rule as stored */
+                        tests: {
+                            events: {
+                                index: number;
+                                /** @description Whether a detection rule of the detection matched the event (for a correlation test, a base rule) */
+                                matched: boolean;
+                                matchedSelections: string[];
+                            }[];
+                            /** @enum {string} */
+                            expect: "match" | "no_match";
+                            /** @description The event that decided a failure (its position in the test's events); null when the test passed */
+                            failingIndex: number | null;
+                            /** @description The test's position in the rule's `tests`, from 0 */
+                            index: number;
+                            name: string;
+                            passed: boolean;
                         }[];
                     };
                 };

@@ -90,7 +90,7 @@ function TechniquePanel({ id, query, onClose }: { id: string; query: { window: s
             <h3>Detections ({t.detections.length})</h3>
             {t.detections.length === 0 ? <p className="state empty">No detection covers it.</p> : (
               <DataTable head={<><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Severity</th><th scope="col">Techniques</th><th scope="col">Last match</th><th scope="col">Matches per day (30 days)</th></>}>
-                {t.detections.map((x) => <tr key={x.id}><th scope="row">{x.name}</th><td>{x.status}</td><td>{x.severity}</td><td>{x.attackTechniques.join(', ')}</td><DetectionActivity id={x.id} /></tr>)}
+                {t.detections.map((x) => <tr key={x.id}><th scope="row"><Link to={`/detections/${x.id}`}>{x.name}</Link></th><td>{x.status}</td><td>{x.severity}</td><td>{x.attackTechniques.join(', ')}</td><DetectionActivity id={x.id} /></tr>)}
               </DataTable>
             )}
             <h3>Intel ({t.intel.items} items, {t.intel.actors} actors, {t.intel.malware} malware)</h3>

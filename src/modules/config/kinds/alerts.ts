@@ -1,3 +1,4 @@
+import { stringify } from 'yaml';
 import { z } from 'zod';
 import { compileSigma, readTests, runTests, sigmaDetectionOf, type CodeDetectionsService, type RoutingService } from '../../alerts/index.js';
 import { TACTICS } from '../../intel/index.js';
@@ -23,7 +24,21 @@ function sigmaSpec(spec: unknown): z.ZodSafeParseResult<Record<string, unknown>>
   const failures = sigmaTestFailures(parsed.data.sigma, parsed.data.tests);
   if (failures.length) return { success: false, error: new z.ZodError(failures) as z.ZodError<Record<string, unknown>> };
   const { name: _title, ...fields } = out.detection;
-  return { success: true, data: fields };
+  const query = withTests(fields.query, parsed.data.tests);
+  if (query.length > MAX_QUERY) return { success: false, error: new z.ZodError([{ code: 'custom', path: ['tests'], message: `the rule and its tests together exceed ${MAX_QUERY} characters (the detection's query); shorten the tests' events`, input: parsed.data.tests }]) as z.ZodError<Record<string, unknown>> };
+  return { success: true, data: { ...fields, query } };
+}
+
+const MAX_QUERY = 100_000;
+
+/**
+ * `spec.tests` kept in the stored rule text as a `tests:` key (the form a plain Sigma file uses),
+ * so the detection carries its tests: its console page and GET /api/code-detections/{id}/tests
+ * run them. A rule that already writes its own `tests:` keeps them as written.
+ */
+function withTests(query: string, tests: unknown[] | undefined): string {
+  if (!tests?.length || /^tests\s*:/m.test(query)) return query;
+  return `${query.trimEnd()}\n${stringify({ tests })}`;
 }
 
 /**
