@@ -1,5 +1,5 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, ApiError, unwrap } from '../api';
+import { ApiError } from '../api';
+import { useDetectionQuery } from '../api/detections';
 import { useSearch } from '../router';
 import { CopyButton, Select } from '../ui';
 
@@ -31,12 +31,7 @@ export function DetectionQuery({ id }: { id: string }) {
   const pipeline = PIPELINES[target]!.includes(search.get('pipeline') ?? '') ? search.get('pipeline')! : '';
   const dataModel = pipeline === 'splunk_cim_data_model' && search.get('format') === 'data_model';
   const query = { target, ...(pipeline ? { pipeline } : {}), ...(dataModel ? { format: 'data_model' as const } : {}) };
-  const converted = useQuery({
-    queryKey: ['code-detection-query', id, query],
-    queryFn: () => unwrap(api.GET('/api/code-detections/{id}/query', { params: { path: { id }, query } })),
-    // A 422 is an answer about the rule, not a failure to retry.
-    retry: (n, err) => !(err instanceof ApiError && err.status < 500) && n < 2,
-  });
+  const converted = useDetectionQuery(id, query);
   const targetName = TARGETS.find(([t]) => t === target)![1];
   return (
     <section aria-labelledby="query-h">

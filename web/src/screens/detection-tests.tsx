@@ -1,5 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../api';
+import { useDetectionTests } from '../api/detections';
 import { Badge, DataTable, Loadable } from '../ui';
 
 /**
@@ -8,10 +7,7 @@ import { Badge, DataTable, Loadable } from '../ui';
  * as stored, so what is shown is the result of their last run; "Run again" runs them once more.
  */
 export function DetectionTests({ id }: { id: string }) {
-  const tests = useQuery({
-    queryKey: ['code-detection-tests', id],
-    queryFn: () => unwrap(api.GET('/api/code-detections/{id}/tests', { params: { path: { id } } })),
-  });
+  const tests = useDetectionTests(id);
   const passed = tests.data?.tests.filter((x) => x.passed).length ?? 0;
   return (
     <section aria-labelledby="tests-h">

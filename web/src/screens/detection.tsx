@@ -1,5 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../api';
+import { useDetection, useDetectionActivity, useDetectionNoisyFields } from '../api/detections';
 import { Link } from '../router';
 import { Badge, CopyButton, DataTable, Loadable, ManagedByCode, Page, Time } from '../ui';
 import { BarChart } from './chart';
@@ -26,7 +25,7 @@ function daysOf(perDay: Array<{ day: string; matches: number }>): { labels: stri
 
 export default function DetectionView({ params }: { params: Record<string, string> }) {
   const id = params.id!;
-  const detection = useQuery({ queryKey: ['code-detection', id], queryFn: () => unwrap(api.GET('/api/code-detections/{id}', { params: { path: { id } } })) });
+  const detection = useDetection(id);
   return (
     <Loadable query={detection}>
       {(d) => {
@@ -69,14 +68,8 @@ export default function DetectionView({ params }: { params: Record<string, strin
 
 /** Last match, matches per day and the latest matched events (GET …/activity), then the noisiest rule fields (GET …/noisy-fields). */
 function Activity({ id }: { id: string }) {
-  const activity = useQuery({
-    queryKey: ['code-detection-activity', id, 'page'],
-    queryFn: () => unwrap(api.GET('/api/code-detections/{id}/activity', { params: { path: { id }, query: { days: DAYS, samples: 5 } } })),
-  });
-  const noisy = useQuery({
-    queryKey: ['code-detection-noisy-fields', id],
-    queryFn: () => unwrap(api.GET('/api/code-detections/{id}/noisy-fields', { params: { path: { id }, query: { limit: 10 } } })),
-  });
+  const activity = useDetectionActivity(id, { days: DAYS, samples: 5 });
+  const noisy = useDetectionNoisyFields(id, { limit: 10 });
   return (
     <section aria-labelledby="activity-h">
       <h2 id="activity-h">Matches</h2>

@@ -1,5 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../api';
+import { useDetectionList } from '../api/detections';
 import { Link, useSearch } from '../router';
 import { Badge, DataTable, Loadable, ManagedByCode, Page, Pager, Time, pageOf } from '../ui';
 
@@ -10,10 +9,7 @@ import { Badge, DataTable, Loadable, ManagedByCode, Page, Pager, Time, pageOf } 
 export default function Detections() {
   const [search] = useSearch();
   const page = pageOf(search);
-  const list = useQuery({
-    queryKey: ['code-detections', page],
-    queryFn: () => unwrap(api.GET('/api/code-detections', { params: { query: { limit: 50, offset: (page - 1) * 50 } } })),
-  });
+  const list = useDetectionList({ limit: 50, offset: (page - 1) * 50 });
   return (
     <Page title="Detections">
       <p className="muted small">Sigma rules run on the events sent to Rampart (POST /api/events); other detections are registered for coverage and reported hits.</p>
