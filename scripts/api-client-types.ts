@@ -6,7 +6,7 @@ import { openApiDocument } from './openapi-document.js';
 
 /**
  * The web console's API types, generated from this code's own OpenAPI document
- * (`npm run gen:api` writes them; test/console-api-types.test.ts fails when they are stale).
+ * (`npm run gen:api` writes them; test/console/console-api-types.test.ts fails when they are stale).
  */
 export const API_TYPES_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../web/src/api/schema.d.ts');
 

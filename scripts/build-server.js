@@ -186,7 +186,7 @@ const ownImportMeta = {
 
 /**
  * dist/server/bundle.json: for each output file, the files it imports (statically or
- * dynamically) and the packages bundled into it — what test/server-build.test.ts reads to check
+ * dynamically) and the packages bundled into it — what test/platform/server-build.test.ts reads to check
  * that what a role loads at start is still what src/ imports statically.
  * @param {import('esbuild').Metafile} metafile
  */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import ts from 'typescript';
 
 /**
- * The console's query rules, checked by test/console-queries.test.ts (docs/architecture.md#the-console):
+ * The console's query rules, checked by test/console/console-queries.test.ts (docs/architecture.md#the-console):
  * - every query key comes from a resource's key factory (`agentKeys.detail(id)`, an identifier
  *   ending in `Keys`): a `queryKey` and the key given to a QueryClient method (invalidateQueries,
  *   setQueryData, …) is never an array written in place, nor a constant of the screen's own. A

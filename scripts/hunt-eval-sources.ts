@@ -4,7 +4,7 @@
  * (asset, CVE) verdicts. Runs what an assessment runs — the connectors' parsers, the item
  * evidence hunt reads (itemEvidenceOf), advisoriesOf and planAssessment — with items linked to
  * every CVE their text names, as the intel pass links them. Pure apart from reading the fixtures.
- * `npm run eval:hunt` prints it; test/hunt-eval.test.ts requires 1.00 on the structured pairs.
+ * `npm run eval:hunt` prints it; test/hunt/hunt-eval.test.ts requires 1.00 on the structured pairs.
  */
 import fs from 'node:fs';
 import path from 'node:path';

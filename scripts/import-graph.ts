@@ -3,7 +3,7 @@ import path from 'node:path';
 import ts from 'typescript';
 
 /**
- * The import rules of the code base, checked by test/structure.test.ts in `npm test`:
+ * The import rules of the code base, checked by test/platform/structure.test.ts in `npm test`:
  * - no import circle among the files of `src/` (type-only imports count: a circle of types is
  *   still a tangle a reader has to hold in their head);
  * - a module (`src/modules/<name>/`) reaches another only through that module's `index.ts`.

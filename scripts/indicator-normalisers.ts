@@ -1,5 +1,5 @@
 /**
- * Issue 42 item 5's rule, read by test/structure.test.ts: one function normalises indicator values,
+ * Issue 42 item 5's rule, read by test/platform/structure.test.ts: one function normalises indicator values,
  * intel's `normalizeIndicator` (src/modules/intel/normalize-indicator.fns.ts). Anywhere else under
  * src/, a function or arrow function named like an indicator normaliser (`normalize…Value`,
  * `normalize…Indicator`, `normalize…Ioc`, `normalizeStructured`…) is reported, so a module that

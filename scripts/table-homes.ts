@@ -5,7 +5,7 @@ import { sourceFiles } from './import-graph.js';
 import { ownedTablesOf, PLATFORM_TABLES } from './table-owners.js';
 
 /**
- * Where a table's type and a migration live, checked by test/structure.test.ts in `npm test`
+ * Where a table's type and a migration live, checked by test/platform/structure.test.ts in `npm test`
  * (issue 42 item 2):
  * - A table's row type is declared by its owner: a module's in `src/modules/<m>/<m>.tables.ts`,
  *   merged into platform's `DB` (`declare module '…/platform/db/schema.js' { interface DB {…} }`);

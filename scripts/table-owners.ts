@@ -4,7 +4,7 @@ import ts from 'typescript';
 import { sourceFiles } from './import-graph.js';
 
 /**
- * The table rule of the code base, checked by test/structure.test.ts in `npm test`: every table
+ * The table rule of the code base, checked by test/platform/structure.test.ts in `npm test`: every table
  * has one owner, and only its owner's SQL names it.
  * - A module declares the tables it owns in its `index.ts`: `export const ownedTables = [...] as const`,
  *   which its manifest's `owns` names (or `owns: [...]` written in the manifest).

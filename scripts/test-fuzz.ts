@@ -9,5 +9,5 @@ const env = { ...process.env };
 if (args.includes('--long')) env.FUZZ_LONG = '1';
 const seedAt = args.indexOf('--seed');
 if (seedAt >= 0 && args[seedAt + 1]) env.FUZZ_SEED = args[seedAt + 1];
-const result = spawnSync('npx', ['vitest', 'run', 'test/api-fuzz.test.ts'], { stdio: 'inherit', env });
+const result = spawnSync('npx', ['vitest', 'run', 'test/security/api-fuzz.test.ts'], { stdio: 'inherit', env });
 process.exit(result.status ?? 1);

@@ -23,9 +23,9 @@ export interface RegisteredRoute {
   method: string;
   url: string;
   hidden: boolean;
-  /** The route's response schemas by status (their serializers compile at first use: test/serializers.test.ts compiles them all). */
+  /** The route's response schemas by status (their serializers compile at first use: test/platform/serializers.test.ts compiles them all). */
   responses: Record<string, unknown>;
-  /** The permissions its `config` declares, checked before the handler (test/security-alert-content.test.ts reads them). */
+  /** The permissions its `config` declares, checked before the handler (test/security/security-alert-content.test.ts reads them). */
   permissions: readonly string[];
 }
 

@@ -32,7 +32,7 @@ import { runParams, runRowJson, runWithJob, runsWithJobs, type NewRun, type RunP
  * it carries; one statement halved intake CPU). The statement is assembled here from the pieces
  * each owner exports: alerts' statement, `ins` and entries (alerts.repo.ts), runs' run-and-job
  * CTEs (runs.enqueue.ts). Neither owner writes the other's table: alerts' `createAlert` writes
- * no run, runs know no alert statement. test/flows.test.ts compares each statement's compiled SQL.
+ * no run, runs know no alert statement. test/platform/flows.test.ts compares each statement's compiled SQL.
  */
 
 /** What runs write with a new alert: the run and its job (`run`, `run_job`), read so that they run. */

@@ -19,7 +19,7 @@ export function aiSdk(): AiSdk {
 
 /**
  * The AI SDK's `tool()` without loading the SDK: the SDK's is the identity function that only
- * types its argument (test/startup-imports.test.ts checks it still is), and tools are declared by
+ * types its argument (test/platform/startup-imports.test.ts checks it still is), and tools are declared by
  * modules the API process imports, which must not load the SDK.
  */
 export const tool: typeof import('ai').tool = ((definition: unknown) => definition) as typeof import('ai').tool;

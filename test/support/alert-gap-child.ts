@@ -1,5 +1,5 @@
 /**
- * A process for the group commit's gap test (test/alert-event-gap.test.ts): it writes a trigger's
+ * A process for the group commit's gap test (test/alerts/alert-event-gap.test.ts): it writes a trigger's
  * alert with its run through webhook intake's one-statement path (no transaction, the group
  * commit), then stops in the window before the alert's `alert.created` event is written: the
  * event's subscriber announces `in-window <alertId>` and never returns. The test kills it there

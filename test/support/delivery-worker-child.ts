@@ -1,5 +1,5 @@
 /**
- * A worker process for the delivery crash test (test/delivery-crash.test.ts): the real
+ * A worker process for the delivery crash test (test/delivery/delivery-crash.test.ts): the real
  * delivery job against DELIVERY_TEST_DATABASE_URL, decrypting tokens with the hex key in
  * DELIVERY_TEST_SECRET_KEY. The test kills it with SIGKILL while a send is in flight.
  *

@@ -1,5 +1,5 @@
 /**
- * A worker process for the crash test in test/jobs.test.ts: it runs the job system against
+ * A worker process for the crash test in test/platform/jobs.test.ts: it runs the job system against
  * JOBS_TEST_DATABASE_URL with one job type, `test:crashy`, whose handler records that it started
  * and then never finishes. The test kills this process with SIGKILL while the job runs and
  * proves that another worker picks the job up again.

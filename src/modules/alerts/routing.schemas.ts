@@ -8,7 +8,7 @@ export const MAX_CODE_DETECTION_IDS = 500;
 
 /**
  * Trigger types whose alerts carry the type, as the triggers module names a trigger's `source`
- * (that module builds on this one, so the list is kept here; test/alert-route-sources.test.ts
+ * (that module builds on this one, so the list is kept here; test/alerts/alert-route-sources.test.ts
  * pins it to the triggers' own). Not `events`: its matches are detection alerts (`detection`).
  */
 export const ALERT_TRIGGER_TYPES = ['jira', 'jira-automation', 'slack', 'linear', 'webhook', 'bugcrowd', 'hackerone', 'zscaler', 'darktrace', 'cron'] as const;

@@ -4,7 +4,7 @@
  * sightings, the tools' lookups and intel-out's feeds all call it, so a value written one way
  * (`evil[.]com.`, `EVIL.com`, `2001:DB8:0::1`, `HKLM\…`) meets the same value written another.
  * It agrees with what the extractor stores for the same text (the primitives below are the
- * extractor's). test/structure.test.ts allows no other function that normalises indicator values.
+ * extractor's). test/platform/structure.test.ts allows no other function that normalises indicator values.
  * Pure.
  */
 import type { IndicatorType } from './indicator-vocabulary.js';

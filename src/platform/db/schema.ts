@@ -47,7 +47,7 @@ export interface JobFailuresTable {
  * worker's bookkeeping, scripts/table-owners.ts PLATFORM_TABLES); each module declares its
  * tables in its `<module>.tables.ts` and merges them into this interface (`declare module
  * '../../platform/db/schema.js' { interface DB { … } }`), as modules declare their events on
- * `DomainEvents`. test/structure.test.ts keeps every table's type with its owner.
+ * `DomainEvents`. test/platform/structure.test.ts keeps every table's type with its owner.
  */
 export interface DB {
   auditLogs: AuditLogsTable;

@@ -132,7 +132,7 @@ interface RouteStats {
  * per (method, route). prom-client's Counter.inc and Histogram.observe validate and hash their
  * label object on every call (2.5% of a request's CPU, docs/performance.md); here a request
  * costs one string key and a bucket search, and the exposition is built at scrape time in
- * prom-client's own value format, which its registry prints (test/metrics-http.test.ts pins it).
+ * prom-client's own value format, which its registry prints (test/platform/metrics-http.test.ts pins it).
  */
 function installRequestMetrics(registry: Registry): { record(method: string, route: string, status: number, seconds: number): void } {
   const routes = new Map<string, RouteStats>();

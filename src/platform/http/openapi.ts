@@ -6,7 +6,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 /**
  * The document's tags: the groups of the API spec's "What the service does" that have operations, in its order, then this service's
  * own (Evaluations, Configuration as code, Insights, Block Lists, Operations). Client generators make one class
- * per tag from these names and descriptions (test/openapi-lint.test.ts checks every operation's
+ * per tag from these names and descriptions (test/platform/openapi-lint.test.ts checks every operation's
  * tags are declared here).
  */
 export const TAGS = [

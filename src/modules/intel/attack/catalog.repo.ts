@@ -24,7 +24,7 @@ let shipped: { catalog: AttackCatalog; releasedAt: Date } | null = null;
 /**
  * The ATT&CK release of the shipped catalog (mitre/cti of 2025-11-13 is ATT&CK v18.1): what
  * coverage and the Sigma import name when an id is "unknown to the catalog (v18.1)". Regenerating
- * attack-data/ means updating it (test/attack-catalog-data.test.ts pairs it with `releasedAt`).
+ * attack-data/ means updating it (test/alerts/attack-catalog-data.test.ts pairs it with `releasedAt`).
  */
 export const SHIPPED_ATTACK_VERSION = '18.1';
 

@@ -3,7 +3,7 @@
  * TypeScript. PostgreSQL computes the columns itself, with the PL/pgSQL functions
  * intel_attack_parents and intel_classification_names (migration 0106, which kept the results of
  * 0096's SQL), because every INSERT of an item row computes them; these functions state the same
- * rules for TypeScript, and test/attack-columns-agree.test.ts runs both on the same documents
+ * rules for TypeScript, and test/alerts/attack-columns-agree.test.ts runs both on the same documents
  * and fails on the first that differs (issue 42: one source for the ATT&CK rules).
  *
  * On the mappings the classifier writes (technique = the parent id, subTechnique = the full

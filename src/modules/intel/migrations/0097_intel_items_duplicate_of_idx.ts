@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 /**
  * `intel_items.duplicate_of` references `intel_items` ON DELETE SET NULL, and no index led with
  * it: every deleted item made PostgreSQL scan `intel_items` for its duplicates, so deleting a
- * source of 10,000 items took minutes (test/foreign-key-indexes.test.ts). Partial: most items are
+ * source of 10,000 items took minutes (test/platform/foreign-key-indexes.test.ts). Partial: most items are
  * no one's duplicate, and the key's `duplicate_of = $1` implies NOT NULL, so the planner uses it.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
