@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseSigmaRules } from './sigma-import.fns.js';
 import { compileSigma } from './sigma/sigma-compile.fns.js';
 import { runTests } from './sigma/sigma-tests.fns.js';
@@ -55,5 +57,24 @@ describe('parseSigmaRules: a correlation and its rules', () => {
   it('refuses a correlation whose rules are not in the file', () => {
     const parsed = parseSigmaRules(content.split('---\n')[1]!, vocab);
     expect(parsed).toEqual([{ index: 0, ruleId: '0e95725d-7320-415d-80f7-004da920fc11', title: 'Password spraying burst', error: 'Sigma correlation rule without its rules: the file must hold the rules it names (by name or id)' }]);
+  });
+});
+
+// SigmaHQ writes a keyword search with modifiers as a map with an empty field name
+// (`keywords: {'|all': [grep, password]}`): the specification allows it, the engine runs it.
+const SIGMA_RULES = '/work/shared/fixtures/sigma/rules/rules';
+describe.skipIf(!fs.existsSync(SIGMA_RULES))('parseSigmaRules: keywords with modifiers (SigmaHQ, DRL 1.1)', () => {
+  it('imports lnx_auditd_find_cred_in_files.yml and matches only an event holding every keyword', () => {
+    const text = fs.readFileSync(path.join(SIGMA_RULES, 'linux/auditd/execve/lnx_auditd_find_cred_in_files.yml'), 'utf8');
+    const [parsed] = parseSigmaRules(text, vocab);
+    expect(parsed!.error ?? null).toBeNull();
+    const compiled = compileSigma(parsed!.detection!.query);
+    expect(compiled.refusals).toEqual([]);
+    const [both, one] = runTests(compiled, [
+      { name: 'both', event: { type: 'EXECVE', a0: 'grep', a1: '-r', a2: 'password', a3: '/etc' }, expect: 'match' },
+      { name: 'one', event: { type: 'EXECVE', a0: 'grep', a1: '-r', a2: 'secret' }, expect: 'no_match' },
+    ] as never);
+    expect(both!.passed).toBe(true);
+    expect(one!.passed).toBe(true);
   });
 });
