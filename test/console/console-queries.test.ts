@@ -30,9 +30,9 @@ describe('console queries', () => {
     write('web/src/api/loose.ts', "export const useLoose = () => 1;\n");
     write('web/src/screens/page.tsx', [
       "import { useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';",
-      "import { api, unwrap, type Schemas } from '../../api';",
+      "import { api, unwrap, type Schemas } from '../api';",
       "import type { UseQueryResult } from '@tanstack/react-query';",
-      "import { agentKeys } from '../../api/agents';",
+      "import { agentKeys } from '../api/agents';",
       "const KEY = ['settings'];",
       'export function Page() {',
       '  const qc = useQueryClient();',

@@ -211,7 +211,7 @@ describe('embedded database start-up', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-orphan-'));
     try {
       // An owner process that is then killed with SIGKILL: its postgres keeps running.
-      const owner = spawn(process.execPath, ['--import', 'tsx', '-e', `import('../src/platform/db/embedded.ts').then((m) => m.startEmbeddedDatabase(${JSON.stringify(dir)})).then(() => console.log('up'))`], {
+      const owner = spawn(process.execPath, ['--import', 'tsx', '-e', `import('./src/platform/db/embedded.ts').then((m) => m.startEmbeddedDatabase(${JSON.stringify(dir)})).then(() => console.log('up'))`], {
         cwd: path.resolve(import.meta.dirname, '../..'),
         stdio: ['ignore', 'pipe', 'inherit'],
       });

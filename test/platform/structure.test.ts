@@ -28,16 +28,16 @@ describe('module structure', () => {
   };
 
   it('reports a circle, type-only imports included', () => {
-    write('src/platform/a.ts', "import type { B } from '../b.js';\nexport type A = B;\n");
-    write('src/platform/b.ts', "import type { A } from '../a.js';\nexport type B = { a?: A };\n");
+    write('src/platform/a.ts', "import type { B } from './b.js';\nexport type A = B;\n");
+    write('src/platform/b.ts', "import type { A } from './a.js';\nexport type B = { a?: A };\n");
     const report = analyzeImports(path.join(tmp, 'src'));
     expect(report.circles).toEqual([['src/platform/a.ts', 'src/platform/b.ts']]);
   });
 
   it('reports an import into another module’s internals, and allows its index.ts', () => {
-    write('src/modules/alpha/index.ts', "export { x } from '../alpha.service.js';\n");
+    write('src/modules/alpha/index.ts', "export { x } from './alpha.service.js';\n");
     write('src/modules/alpha/alpha.service.ts', 'export const x = 1;\n');
-    write('src/modules/beta/index.ts', "import { x } from '../../alpha/index.js';\nimport { x as y } from '../../alpha/alpha.service.js';\nexport const z = x + y;\n");
+    write('src/modules/beta/index.ts', "import { x } from '../alpha/index.js';\nimport { x as y } from '../alpha/alpha.service.js';\nexport const z = x + y;\n");
     const report = analyzeImports(path.join(tmp, 'src'));
     expect(report.intoInternals).toEqual(['src/modules/beta/index.ts -> src/modules/alpha/alpha.service.ts']);
   });
@@ -49,17 +49,17 @@ describe('module structure', () => {
         fs.mkdirSync(path.dirname(path.join(t, rel)), { recursive: true });
         fs.writeFileSync(path.join(t, rel), text);
       };
-      put('src/modules/alpha/index.ts', "export { x } from '../alpha.repo.js';\n");
+      put('src/modules/alpha/index.ts', "export { x } from './alpha.repo.js';\n");
       put('src/modules/alpha/alpha.repo.ts', 'export const x = 1;\n');
       put('src/composition.ts', 'export const root = 1;\n');
-      put('src/flows/good.flow.ts', "import { x } from '../../modules/alpha/index.js';\nexport const good = x;\n");
-      put('src/flows/bad.flow.ts', "import { x } from '../../modules/alpha/alpha.repo.js';\nimport { root } from '../../composition.js';\nexport const bad = x + root;\n");
-      put('src/platform/low.ts', "import { good } from '../../flows/good.flow.js';\nexport const low = good;\n");
+      put('src/flows/good.flow.ts', "import { x } from '../modules/alpha/index.js';\nexport const good = x;\n");
+      put('src/flows/bad.flow.ts', "import { x } from '../modules/alpha/alpha.repo.js';\nimport { root } from '../composition.js';\nexport const bad = x + root;\n");
+      put('src/platform/low.ts', "import { good } from '../flows/good.flow.js';\nexport const low = good;\n");
       const report = analyzeImports(path.join(t, 'src'));
       expect(report.intoInternals).toEqual(['src/flows/bad.flow.ts -> src/modules/alpha/alpha.repo.ts']);
       expect(report.upward).toEqual(['src/flows/bad.flow.ts -> src/composition.ts', 'src/platform/low.ts -> src/flows/good.flow.ts']);
       // A module calling a flow that reaches back into it is a circle.
-      put('src/modules/alpha/alpha.repo.ts', "import { good } from '../../../flows/good.flow.js';\nexport const x = 1;\nexport const y = good;\n");
+      put('src/modules/alpha/alpha.repo.ts', "import { good } from '../../flows/good.flow.js';\nexport const x = 1;\nexport const y = good;\n");
       expect(analyzeImports(path.join(t, 'src')).circles).toEqual([['src/flows/good.flow.ts', 'src/modules/alpha/alpha.repo.ts', 'src/modules/alpha/index.ts']]);
     } finally {
       fs.rmSync(t, { recursive: true, force: true });
