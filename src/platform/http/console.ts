@@ -83,7 +83,7 @@ export const CONSOLE_PATHS = [
   '/', '/sign-in', '/favicon.svg', '/assets/*',
   '/alerts', '/alerts/*', '/intel/*', '/agents', '/agents/*', '/destinations', '/destinations/*',
   '/triage-routes', '/hunt', '/hunt/*', '/settings/*', '/insights', '/evaluations', '/evaluations/*', '/coverage',
-  '/approvals', '/approvals/*',
+  '/approvals', '/approvals/*', '/detections', '/detections/*',
 ];
 
 export function registerConsole(app: FastifyInstance, opts: { dir?: string } = {}): void {
