@@ -17,7 +17,9 @@ import {
   recordSyncProgress,
   recordSyncSuccess,
   refreshAttackCatalog,
+  storeVulnerabilities,
   syncSourceJob,
+  unchangedVulnerabilities,
   uniqueByExternalId,
   writeEpssScores,
   writePrepared,
@@ -120,12 +122,19 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
           const entries = uniqueByExternalId(batch);
           stats.fetched += batch.length;
           const known = await knownItems(db, target, entries);
+          // Structured records the vulnerability store holds at the same `modified` are unchanged:
+          // skipped before hashing and enrichment (a re-sync of an unchanged OSV export).
+          const settled = await unchangedVulnerabilities(db, target, entries, known);
+          const fresh = settled.size ? entries.filter((e) => !settled.has(e.externalId)) : entries;
+          stats.unchanged += entries.length - fresh.length;
           // Chunk k + 1 is enriched while chunk k is written; at most WRITES_IN_FLIGHT writes at once.
-          for (let from = 0; from < entries.length; from += STORE_CHUNK) {
-            const chunk = await prepareEntries(entries.slice(from, from + STORE_CHUNK), known, catalog, new Date(), onError);
+          for (let from = 0; from < fresh.length; from += STORE_CHUNK) {
+            const slice = fresh.slice(from, from + STORE_CHUNK);
+            const chunk = await prepareEntries(slice, known, catalog, new Date(), onError);
             if (writes.size >= WRITES_IN_FLIGHT) await Promise.race(writes); // a failed write ends the sync here
             const write = db.transaction().execute(async (tx) => {
               const stored = await writePrepared(tx, target, chunk);
+              await storeVulnerabilities(tx, target, slice, new Date());
               stats.created += stored.created;
               stats.updated += stored.updated;
               stats.unchanged += stored.unchanged;

@@ -41,6 +41,7 @@ export { knownItems, writePrepared, type KnownItem, type PreparedChunk, type Sto
 export { itemsToEnrich, writeResults, type EnrichedItem } from './items/results.store.js';
 export type { Enrichment, IndicatorOut } from './items/enrichment.js';
 export { readEpssScores, writeEpssScores, type EpssScores } from './items/epss.store.js';
+export { storeVulnerabilities, unchangedVulnerabilities } from './vulnerabilities/vulnerabilities.store.js';
 
 function registerIntelModule(app: FastifyInstance, deps: ModuleDeps): void {
   const db = deps.database.db;
@@ -49,7 +50,7 @@ function registerIntelModule(app: FastifyInstance, deps: ModuleDeps): void {
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
-export const ownedTables = ['intel_sources', 'intel_source_states', 'intel_sync_jobs', 'intel_items', 'intel_indicators', 'intel_indicator_checks', 'intel_indicator_values', 'intel_indicator_search', 'intel_indicator_generations', 'intel_indicator_generation_marks', 'attack_catalog', 'intel_epss_scores', 'intel_attack_daily', 'intel_attack_sightings', 'intel_attack_sighting_days'] as const;
+export const ownedTables = ['intel_sources', 'intel_source_states', 'intel_sync_jobs', 'intel_items', 'intel_indicators', 'intel_indicator_checks', 'intel_indicator_values', 'intel_indicator_search', 'intel_indicator_generations', 'intel_indicator_generation_marks', 'attack_catalog', 'intel_epss_scores', 'intel_attack_daily', 'intel_attack_sightings', 'intel_attack_sighting_days', 'intel_vulnerabilities', 'intel_vulnerability_packages'] as const;
 
 /**
  * Sources (and when each is due: the scheduler pass queues their syncs), items, indicators and

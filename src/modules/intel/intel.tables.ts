@@ -16,6 +16,8 @@ declare module '../../platform/db/schema.js' {
     intelIndicatorChecks: IntelIndicatorChecksTable;
     intelIndicatorValues: IntelIndicatorValuesTable;
     attackCatalog: AttackCatalogTable;
+    intelVulnerabilities: IntelVulnerabilitiesTable;
+    intelVulnerabilityPackages: IntelVulnerabilityPackagesTable;
   }
 }
 
@@ -162,4 +164,33 @@ export interface AttackCatalogTable {
   tactics: string[];
   platforms: string[];
   updatedAt: Timestamp;
+}
+
+/** A structured vulnerability record beside its item (migration 0154; vulnerabilities/vulnerabilities.store.ts). */
+export interface IntelVulnerabilitiesTable {
+  organizationId: string;
+  sourceId: string;
+  /** The record's own id (OSV `id`: GHSA-…, PYSEC-…, GO-…); the item's external id. */
+  vulnId: string;
+  format: 'osv';
+  aliases: string[];
+  severity: ColumnType<Array<{ type: string; score: string }>, string, string>;
+  databaseSeverity: string | null;
+  published: NullableTimestamp;
+  /** The record's `modified`: the upsert rewrites a record only when it moved. */
+  modified: NullableTimestamp;
+  withdrawn: NullableTimestamp;
+  storedAt: Timestamp;
+}
+
+/** One affected package of a stored record, for joins on (ecosystem, name). */
+export interface IntelVulnerabilityPackagesTable {
+  organizationId: string;
+  sourceId: string;
+  vulnId: string;
+  ecosystem: string;
+  name: string;
+  purl: string | null;
+  ranges: ColumnType<Array<{ type: string; events: Array<Record<string, string>> }>, string, string>;
+  versions: string[];
 }

@@ -1,0 +1,91 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../../../platform/db/database.js';
+import type { IntelEntry, VulnerabilityRecord } from '../entries.js';
+import { storedExternalId } from '../items/items.store.js';
+import type { KnownItem, StoreTarget } from '../items/ingest.store.js';
+
+/**
+ * The vulnerability store (migration 0154): an OSV record's structured part beside its item, by
+ * (organization, source, record id), upserted by id and `modified`, and its affected packages
+ * one row each for joins on (ecosystem, name). Written in the sync chunk's transaction with the
+ * items, so the two never disagree after a crash. Which formats: OSV (the records hunt matches by
+ * package); CSAF, NVD, KEV and EPSS keep their current paths (EPSS its own table already).
+ */
+
+/** The formats the store keeps. */
+const STORED_FORMATS: ReadonlySet<VulnerabilityRecord['format']> = new Set(['osv']);
+
+const stored = (e: IntelEntry): e is IntelEntry & { vulnerability: VulnerabilityRecord } => !!e.vulnerability && STORED_FORMATS.has(e.vulnerability.format);
+
+/** An ISO instant, or null for a missing or unreadable one (a bad `withdrawn` must not fail the chunk). */
+function instant(v: string | null | undefined): string | null {
+  if (!v) return null;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? null : new Date(t).toISOString();
+}
+
+/**
+ * Of these entries, the external ids of records the store already holds at the same `modified`
+ * and whose item exists (`known`): the sync skips them before hashing and enriching anything.
+ * OSV's schema moves `modified` on every change to a record, withdrawal included, so an equal
+ * `modified` is an unchanged record. A record without `modified` is never skipped.
+ */
+export async function unchangedVulnerabilities(db: Queryable, target: StoreTarget, entries: IntelEntry[], known: Map<string, KnownItem>): Promise<Set<string>> {
+  const candidates = entries.filter((e) => stored(e) && instant(e.updatedAt) !== null && known.has(storedExternalId(e)));
+  if (candidates.length === 0) return new Set();
+  const { rows } = await sql<{ vulnId: string; modified: Date }>`
+    SELECT vuln_id AS "vulnId", modified FROM intel_vulnerabilities
+    WHERE organization_id = ${target.organizationId} AND source_id = ${target.sourceId}
+      AND vuln_id = ANY(${candidates.map((e) => e.vulnerability!.id)}::text[]) AND modified IS NOT NULL`.execute(db);
+  const modifiedOf = new Map(rows.map((r) => [r.vulnId, r.modified.getTime()]));
+  const out = new Set<string>();
+  for (const e of candidates) if (modifiedOf.get(e.vulnerability!.id) === Date.parse(e.updatedAt!)) out.add(e.externalId);
+  return out;
+}
+
+/**
+ * Upserts the stored-format records among these entries, set-based: one statement for the
+ * records (a record whose `modified` did not move is left alone: no new tuple, no index entry),
+ * then its packages replaced only for the records written. Returns how many were written.
+ * JSON recordsets rather than COPY: a chunk is ≤ 250 records in a transaction shared with the
+ * items' INSERT, where COPY would need a staging table per chunk for the ON CONFLICT rule.
+ */
+export async function storeVulnerabilities(tx: Queryable, target: StoreTarget, entries: IntelEntry[], now: Date): Promise<number> {
+  const byId = new Map<string, IntelEntry & { vulnerability: VulnerabilityRecord }>();
+  for (const e of entries) if (stored(e)) byId.set(e.vulnerability.id, e); // one row per id in a statement (ON CONFLICT's rule)
+  if (byId.size === 0) return 0;
+  const records = [...byId.values()].map((e) => ({
+    vuln_id: e.vulnerability.id,
+    format: e.vulnerability.format,
+    aliases: e.vulnerability.aliases,
+    severity: e.vulnerability.severity,
+    database_severity: e.vulnerability.databaseSeverity,
+    published: instant(e.publishedAt),
+    modified: instant(e.updatedAt),
+    withdrawn: instant(e.vulnerability.withdrawn),
+  }));
+  const { rows: written } = await sql<{ vulnId: string; inserted: boolean }>`
+    INSERT INTO intel_vulnerabilities AS s (organization_id, source_id, vuln_id, format, aliases, severity, database_severity, published, modified, withdrawn, stored_at)
+    SELECT ${target.organizationId}::uuid, ${target.sourceId}::uuid, r.vuln_id, r.format, r.aliases, r.severity, r.database_severity, r.published, r.modified, r.withdrawn, ${now}::timestamptz
+    FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS r(vuln_id text, format text, aliases text[], severity jsonb, database_severity text, published timestamptz, modified timestamptz, withdrawn timestamptz)
+    ON CONFLICT (organization_id, source_id, vuln_id) DO UPDATE SET
+      format = excluded.format, aliases = excluded.aliases, severity = excluded.severity, database_severity = excluded.database_severity,
+      published = excluded.published, modified = excluded.modified, withdrawn = excluded.withdrawn, stored_at = excluded.stored_at
+    WHERE s.modified IS NULL OR excluded.modified IS NULL OR s.modified <> excluded.modified
+    RETURNING s.vuln_id AS "vulnId", (s.xmax = 0) AS inserted`.execute(tx);
+  if (written.length === 0) return 0;
+  const revised = written.filter((w) => !w.inserted).map((w) => w.vulnId);
+  if (revised.length) {
+    await sql`DELETE FROM intel_vulnerability_packages WHERE organization_id = ${target.organizationId} AND source_id = ${target.sourceId} AND vuln_id = ANY(${revised}::text[])`.execute(tx);
+  }
+  const packages = written.flatMap((w) =>
+    byId.get(w.vulnId)!.vulnerability.affected.map((a) => ({ vuln_id: w.vulnId, ecosystem: a.ecosystem, name: a.name, purl: a.purl, ranges: a.ranges, versions: a.versions })),
+  );
+  if (packages.length) {
+    await sql`
+      INSERT INTO intel_vulnerability_packages (organization_id, source_id, vuln_id, ecosystem, name, purl, ranges, versions)
+      SELECT ${target.organizationId}::uuid, ${target.sourceId}::uuid, p.vuln_id, p.ecosystem, p.name, p.purl, p.ranges, p.versions
+      FROM jsonb_to_recordset(${JSON.stringify(packages)}::jsonb) AS p(vuln_id text, ecosystem text, name text, purl text, ranges jsonb, versions text[])`.execute(tx);
+  }
+  return written.length;
+}
