@@ -383,6 +383,12 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       { name: 'event-in → alert p50 at 2,000 events/s', value: lat.p50, unit: 'ms', digits: 0 },
       { name: 'event-in → alert: tagged batches alerted or counted (of all posted)', value: lat.alerted / lat.batches, unit: '', digits: 3, target: { value: 1, kind: 'min' } },
       { name: 'event-in → alert: cold start (first batch compiles the rules)', value: lat.coldStartMs, unit: 'ms', digits: 0 },
+      { name: 'event-in → alert: CPU per event, API', value: lat.cpuUsPerEvent.api, unit: 'µs', digits: 1 },
+      { name: 'event-in → alert: CPU per event, PostgreSQL', value: lat.cpuUsPerEvent.postgres, unit: 'µs', digits: 1 },
+      { name: 'event-in → alert: CPU per event, worker + client (bench process)', value: lat.cpuUsPerEvent.benchProcess, unit: 'µs', digits: 1 },
+      { name: 'event-in → alert: p99 of the queue wait (stored → job start)', value: lat.breakdown.queue!.p99, unit: 'ms', digits: 0 },
+      { name: 'event-in → alert: p99 of the job (start → commit)', value: lat.breakdown.job!.p99, unit: 'ms', digits: 0 },
+      { name: 'event-in → alert: p99 of the request (sent → stored)', value: lat.breakdown.request!.p99, unit: 'ms', digits: 0 },
     ],
     notes: [
       `${corpus.regression.length} SigmaHQ regression events as the stream's source; 1 in 10 as is, 9 in 10 with benign values`,
