@@ -9,7 +9,7 @@
  * directly leaves out graphile-worker's job pickup (one job per sync: negligible). Two kinds of
  * source: RSS 2.0 and a TAXII 2.1 collection of STIX indicators; BENCH_INGEST_RUNS (3; quick: 1)
  * timed runs of each after a warm-up, the median reported. Every run checks that all entries
- * were stored and enriched. BENCH_PG_STATEMENTS=1: each run prints its statements per entry,
+ * were stored and enriched. BENCH_PG_IO=1: each run prints what the backends wrote per entry (pg_stat_io, pg_stat_wal). BENCH_PG_STATEMENTS=1: each run prints its statements per entry,
  * server side (what database triggers run included). BENCH_CPU_PROF (any value): a V8 CPU profile
  * of this process (the sync runs in it) over the timed runs of each kind,
  * bench/results/profiles/ingest-rss.cpuprofile and ingest-taxii.cpuprofile.
@@ -37,6 +37,7 @@ import { envNumber, onCleanup, type BenchContext, type BenchDefinition, type Ben
 import { instrument, type Phases, type StatementStat } from './support/phases.js';
 import { cpuSeconds } from './support/cpu.js';
 import { resetStatements, statementReport } from './support/pg-statements.js';
+import { PG_IO, ioReport, ioSnapshot } from './support/pg-io.js';
 import { postmasterPid } from './support/http-measure.js';
 import { startProfile, stopProfile } from './servers/ipc.js';
 
@@ -97,6 +98,7 @@ async function ingest(db: Database, pgPid: number | null, probe: Probe, organiza
   const syncJobId = await db.transaction().execute((tx) => requestSync(tx, organizationId, sourceId, 'manual'));
   probe.reset();
   await resetStatements(db);
+  const io0 = PG_IO ? await ioSnapshot(db) : null;
   const cpu0 = { node: process.cpuUsage(), pg: cpuSeconds(pgPid, true) };
   const t0 = performance.now();
   await sync.run({ syncJobId }, jobCtx(`${label}-sync`));
@@ -110,6 +112,7 @@ async function ingest(db: Database, pgPid: number | null, probe: Probe, organiza
   // Server side, triggers' own statements included (the search copy, intel out's change queue).
   const pgStatements = await statementReport(db, entries, 'entry', 30);
   if (pgStatements) console.log(`\n[${label}]${pgStatements.text}`);
+  if (io0) console.log(`\n[${label}] ${ioReport(io0, await ioSnapshot(db), entries, 'entry')}`);
 
   const row = await db.selectFrom('intelSyncJobs').select(['status', 'error', 'stats']).where('id', '=', syncJobId).executeTakeFirstOrThrow();
   if (row.status !== 'succeeded') throw new Error(`${label} sync ${row.status}: ${String(row.error)}`);

@@ -41,6 +41,7 @@ import { evaluationsBench } from './evaluations.bench.js';
 import { coverageBench } from './coverage.bench.js';
 import { detectBench } from './detect.bench.js';
 import { approvalsBench } from './approvals.bench.js';
+import { startBench } from './start.bench.js';
 import { QUICK, runPendingCleanups, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { describeMachine, formatFigures, formatSummary, machineInfo, type SummaryRow } from './support/report.js';
 
@@ -54,7 +55,7 @@ import { describeMachine, formatFigures, formatSummary, machineInfo, type Summar
  *   2. import it here and append it to BENCHES.
  * Nothing else changes: selection by name, quick mode, the summary and latest.json follow.
  */
-const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, deliveryBacklogBench, huntBench, huntOsvBench, intelOutBench, insightsBench, evaluationsBench, coverageBench, detectBench, approvalsBench];
+const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, deliveryBacklogBench, huntBench, huntOsvBench, intelOutBench, insightsBench, evaluationsBench, coverageBench, detectBench, approvalsBench, startBench];
 
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 

@@ -11,8 +11,9 @@ import ts from 'typescript';
  *   came to miss the query it meant;
  * - screens (`web/src/screens/`) fetch only through the hooks of `web/src/api/<resource>.ts`: no
  *   TanStack Query import and no call of the typed client (`api`, `unwrap`) there;
- * - each resource file exports a key factory, and no two factories share a root (`all`), so
- *   invalidating one resource never reaches another's queries.
+ * - each resource file exports a key factory made by `resourceKeys('<root>')` (web/src/query-keys.ts:
+ *   one shape for all, the resource's own keys added with `.with(…)`), and no two factories share
+ *   a root (`all`), so invalidating one resource never reaches another's queries.
  */
 export interface ConsoleQueryReport {
   /** `file:line: text` of a key not taken from a factory. */
@@ -52,6 +53,14 @@ function fromFactory(e: ts.Expression): boolean {
   return ts.isIdentifier(x) && /Keys$/.test(x.text) && x !== e;
 }
 
+/** The root of a factory made by `resourceKeys('<root>')`, extended or not (`.with(…)`); undefined for any other shape. */
+function factoryRoot(e: ts.Expression): string | undefined {
+  if (!ts.isCallExpression(e)) return undefined;
+  if (ts.isPropertyAccessExpression(e.expression)) return factoryRoot(e.expression.expression);
+  const [first] = e.arguments;
+  return ts.isIdentifier(e.expression) && e.expression.text === 'resourceKeys' && first && ts.isStringLiteral(first) ? first.text : undefined;
+}
+
 export function analyzeConsoleQueries(webSrc: string): ConsoleQueryReport {
   const report: ConsoleQueryReport = { literalKeys: [], screenFetches: [], factories: [] };
   const roots = new Map<string, string>();
@@ -72,25 +81,22 @@ export function analyzeConsoleQueries(webSrc: string): ConsoleQueryReport {
       if (arg && !ts.isObjectLiteralExpression(arg) && !fromFactory(arg)) report.literalKeys.push(where(n));
       if (isResource && ts.isVariableStatement(n) && n.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
         for (const d of n.declarationList.declarations) {
-          if (!ts.isIdentifier(d.name) || !/Keys$/.test(d.name.text) || !d.initializer || !ts.isObjectLiteralExpression(d.initializer)) continue;
+          if (!ts.isIdentifier(d.name) || !/Keys$/.test(d.name.text) || !d.initializer) continue;
           factoryCount++;
-          const all = d.initializer.properties.find((p) => p.name && ts.isIdentifier(p.name) && p.name.text === 'all');
-          let root: ts.Expression | undefined = all && ts.isPropertyAssignment(all) ? all.initializer : undefined;
-          while (root && ts.isAsExpression(root)) root = root.expression;
-          const first = root && ts.isArrayLiteralExpression(root) ? root.elements[0] : undefined;
-          if (!first || !ts.isStringLiteral(first)) {
-            report.factories.push(`${rel(file)}: ${d.name.text} has no root (all: ['<resource>'] as const)`);
+          const root = factoryRoot(d.initializer);
+          if (!root) {
+            report.factories.push(`${rel(file)}: ${d.name.text} is not made by resourceKeys('<resource>') (web/src/query-keys.ts)`);
             continue;
           }
-          const owner = roots.get(first.text);
-          if (owner) report.factories.push(`${rel(file)}: ${d.name.text} shares the root '${first.text}' with ${owner}`);
-          else roots.set(first.text, `${rel(file)} ${d.name.text}`);
+          const owner = roots.get(root);
+          if (owner) report.factories.push(`${rel(file)}: ${d.name.text} shares the root '${root}' with ${owner}`);
+          else roots.set(root, `${rel(file)} ${d.name.text}`);
         }
       }
       ts.forEachChild(n, visit);
     };
     visit(source);
-    if (isResource && factoryCount === 0) report.factories.push(`${rel(file)}: exports no key factory (export const <resource>Keys = { all: [...] as const, … })`);
+    if (isResource && factoryCount === 0) report.factories.push(`${rel(file)}: exports no key factory (export const <resource>Keys = resourceKeys('<resource>'))`);
     if (isScreen) {
       for (const st of source.statements) {
         if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier) || st.importClause?.isTypeOnly) continue;

@@ -16,7 +16,10 @@ import { consoleAddress, createLoginLink, LoginLinkError, recordConsoleAddress }
 
 type Role = 'start' | 'serve' | 'worker';
 
-async function runRole(role: Role, runtime: Runtime): Promise<void> {
+/** The HTTP app's module, its import begun before the database is up (see main()). */
+type AppModule = typeof import('./app.js');
+
+async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModule> | null): Promise<void> {
   const { config, logger } = runtime;
   const warning = baseUrlWarning(config);
   if (warning) logger.warn({ baseUrl: config.baseUrl }, warning);
@@ -39,7 +42,7 @@ async function runRole(role: Role, runtime: Runtime): Promise<void> {
   // Each role loads only its own half (docs/performance.md, start-up): the API never loads the
   // job runner and the job handlers' dependencies, the worker never loads the HTTP app.
   if (role !== 'worker') {
-    const { buildApp } = await import('./app.js');
+    const { buildApp } = await (appModule ?? import('./app.js'));
     app = await buildApp(runtime);
     // One LISTEN connection for every in-process cache (API keys, destinations).
     stopListening = await runtime.invalidation.listen(runtime.database.pool);
@@ -171,8 +174,15 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'start':
     case 'serve':
-    case 'worker':
-      return runRole(command, await openRuntime(config, logger));
+    case 'worker': {
+      // The API's half (Fastify, every route and schema: most of start-up's JavaScript) is read
+      // and compiled while the embedded PostgreSQL starts and the migrations are checked, which
+      // mostly wait on another process (issue 50: `npm start` → ready). A failed import surfaces
+      // where it is awaited; until then it must not count as an unhandled rejection.
+      const appModule = command === 'worker' ? null : import('./app.js');
+      appModule?.catch(() => {});
+      return runRole(command, await openRuntime(config, logger), appModule);
+    }
     case 'migrate': {
       const runtime = await openRuntime(config, logger);
       logger.info('database is up to date');

@@ -22,11 +22,12 @@ describe('console queries', () => {
 
   it('reports keys written in place, a screen fetching by itself, a resource without a factory and a shared root', () => {
     write('web/src/api/agents.ts', [
-      "export const agentKeys = { all: ['agents'] as const, detail: (id: string) => [...agentKeys.all, 'detail', id] as const };",
+      "export const agentKeys = resourceKeys('agents');",
       'export const useAgent = (id: string) => useQuery({ queryKey: agentKeys.detail(id), queryFn });',
       "export const useRaw = () => useQuery({ queryKey: [...agentKeys.all, 'raw'], queryFn });",
     ].join('\n'));
-    write('web/src/api/bots.ts', "export const botKeys = { all: ['agents'] as const };\n");
+    write('web/src/api/bots.ts', "export const botKeys = resourceKeys('agents').with((k) => ({ picker: () => [...k.lists(), 'picker'] as const }));\n");
+    write('web/src/api/robots.ts', "export const robotKeys = { all: ['robots'] as const };\n");
     write('web/src/api/loose.ts', "export const useLoose = () => 1;\n");
     write('web/src/screens/page.tsx', [
       "import { useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';",
@@ -56,7 +57,8 @@ describe('console queries', () => {
     ]);
     expect(report.factories).toEqual([
       "web/src/api/bots.ts: botKeys shares the root 'agents' with web/src/api/agents.ts agentKeys",
-      'web/src/api/loose.ts: exports no key factory (export const <resource>Keys = { all: [...] as const, … })',
+      'web/src/api/loose.ts: exports no key factory (export const <resource>Keys = resourceKeys(\'<resource>\'))',
+      "web/src/api/robots.ts: robotKeys is not made by resourceKeys('<resource>') (web/src/query-keys.ts)",
     ]);
   });
 });

@@ -172,6 +172,12 @@ describe('events in: Sigma detections run on events', () => {
     expect(await alertsOf(powershellId)).toHaveLength(1);
     // duplicateCount counts the signals: the first and this one.
     expect((await t.app.inject({ url: `/api/alerts/${alerts[0]!.id}`, headers: bearer(key) })).json().alert.duplicateCount).toBe(2);
+    // The duplicate's timeline entry carries the event it counted: a deduplicated match stays findable.
+    const timeline = (await t.app.inject({ url: `/api/alerts/${alerts[0]!.id}/timeline`, headers: bearer(key) })).json();
+    const duplicates = timeline.entries.filter((e: { kind: string }) => e.kind === 'duplicate');
+    expect(duplicates).toHaveLength(1);
+    expect(duplicates[0].data.payload).toMatchObject({ kind: 'sigma_match', matchedEvents: 1 });
+    expect(duplicates[0].data.payload.events.map((e: { User: string }) => e.User)).toEqual(['CORP\\alice']);
 
     // What the detection page shows: last match, matches per day, the evidence sample.
     const activity = (await t.app.inject({ url: `/api/code-detections/${powershellId}/activity?samples=5`, headers: bearer(key) })).json();

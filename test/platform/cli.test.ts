@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -7,8 +7,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // Every test here spawns `rampart` processes (tsx, the embedded PostgreSQL): on a loaded machine
-// one takes tens of seconds. The waits are on their exit or readiness; this only bounds a hang.
-vi.setConfig({ testTimeout: 120_000 });
+// one takes tens of seconds, more on a slower Node. Every wait is on a state (a child's exit, the
+// server answering /readyz, a log line); these limits only bound a hang, generously: one
+// PROCESS_LIMIT per process a test runs.
+const PROCESS_LIMIT = 180_000;
+vi.setConfig({ testTimeout: PROCESS_LIMIT });
 
 /**
  * The `rampart` command as an operator runs it: real processes, the embedded PostgreSQL in a
@@ -19,14 +22,33 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-cli-'));
 let port = 0;
 let server: ChildProcess | null = null;
 let serverLog = '';
+/** Commands still running when the file ends (a test hit its limit): killed, not left behind. */
+const commands = new Set<ChildProcess>();
 
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const { DATABASE_URL: _ignored, ...rest } = process.env;
   return { ...rest, RAMPART_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', ...extra };
 }
 
-function rampart(args: string[], extra: Record<string, string> = {}) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: env(extra), encoding: 'utf8', timeout: 60_000 });
+/**
+ * A `rampart` command run to its exit. Not spawnSync: that blocked this process, so the server's
+ * output went unread (a full pipe stalls its logging) and a fixed kill timer had to stand in for
+ * the test's limit.
+ */
+function rampart(args: string[], extra: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: env(extra), stdio: ['ignore', 'pipe', 'pipe'] });
+    commands.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.once('error', reject);
+    child.once('close', (status) => {
+      commands.delete(child);
+      resolve({ status, stdout, stderr });
+    });
+  });
 }
 
 async function freePort(): Promise<number> {
@@ -52,6 +74,23 @@ async function waitReady(): Promise<void> {
   throw new Error(`server exited before it was ready:\n${serverLog}`);
 }
 
+/** The first line of the server's log that `match` accepts: now, or when the server writes it. */
+function serverLine(match: (line: string) => boolean): Promise<string> {
+  return new Promise((resolve) => {
+    const look = (): boolean => {
+      const line = serverLog.split('\n').find(match);
+      if (line === undefined) return false;
+      server!.stdout!.off('data', onData);
+      resolve(line);
+      return true;
+    };
+    // After the log's own listener (registered first), so serverLog already holds the chunk.
+    const onData = () => void look();
+    server!.stdout!.on('data', onData);
+    look();
+  });
+}
+
 beforeAll(async () => {
   port = await freePort();
   // Private networks allowed: the shutdown test's slow feed is a local server.
@@ -59,10 +98,11 @@ beforeAll(async () => {
   server.stdout!.on('data', (d) => (serverLog += d));
   server.stderr!.on('data', (d) => (serverLog += d));
   await waitReady();
-  // Only a hang guard: the embedded PostgreSQL's first start on a loaded machine can take a minute.
-}, 180_000);
+  // Only a hang guard: the embedded PostgreSQL's first start on a loaded machine can take minutes.
+}, 2 * PROCESS_LIMIT);
 
 afterAll(async () => {
+  for (const child of commands) child.kill('SIGKILL');
   if (server && server.exitCode === null) server.kill('SIGKILL');
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
@@ -82,23 +122,21 @@ describe('rampart start', () => {
 
   it('writes JSON logs with request ids', async () => {
     await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { 'x-request-id': 'cli-test-req-1' } });
-    // The line is written after the response: wait for it, not for a fixed time.
-    const logged = () => serverLog.split('\n').find((l) => l.includes('cli-test-req-1'));
-    while (!logged()) await new Promise((r) => setTimeout(r, 20));
-    const line = logged();
+    // The line is written after the response: wait for the server to write it, not for a fixed time.
+    const line = await serverLine((l) => l.includes('cli-test-req-1'));
     expect(line).toBeTruthy();
     expect(JSON.parse(line!)).toMatchObject({ reqId: 'cli-test-req-1', route: '/healthz', status: 200 });
   });
 
-  it('refuses a second start on the same data dir with a clear message', () => {
-    const second = rampart(['start'], { PORT: '0' });
+  it('refuses a second start on the same data dir with a clear message', async () => {
+    const second = await rampart(['start'], { PORT: '0' });
     expect(second.status).toBe(1);
     expect(second.stderr).toContain('Another Rampart process');
     expect(second.stderr).toContain(dataDir);
   });
 
   it('creates an organization with `admin org create` while the server runs', async () => {
-    const res = rampart(['admin', 'org', 'create', '--name', 'Blue Team', '--admin-email', 'lead@blue.test']);
+    const res = await rampart(['admin', 'org', 'create', '--name', 'Blue Team', '--admin-email', 'lead@blue.test']);
     expect(res.status, res.stderr).toBe(0);
     const out = JSON.parse(res.stdout);
     expect(out.organization).toMatchObject({ name: 'Blue Team', id: expect.any(String) });
@@ -111,7 +149,7 @@ describe('rampart start', () => {
   });
 
   it('prints a one-time console sign-in link with `admin login-link`, served by the running process', async () => {
-    const res = rampart(['admin', 'login-link', '--email', 'admin@localhost']);
+    const res = await rampart(['admin', 'login-link', '--email', 'admin@localhost']);
     expect(res.status, res.stderr).toBe(0);
     const url = new URL(res.stdout.trim());
     expect(url.origin).toBe(`http://127.0.0.1:${port}`);
@@ -127,25 +165,25 @@ describe('rampart start', () => {
     expect(first.headers.get('set-cookie')).toMatch(/^rampart_session=rms_.*HttpOnly; SameSite=Strict/);
     expect((await exchange()).status).toBe(401);
     // From a shell without the server's PORT: the address the running server recorded, not :8080.
-    const elsewhere = rampart(['admin', 'login-link', '--email', 'admin@localhost'], { PORT: '' });
+    const elsewhere = await rampart(['admin', 'login-link', '--email', 'admin@localhost'], { PORT: '' });
     expect(elsewhere.status, elsewhere.stderr).toBe(0);
     expect(new URL(elsewhere.stdout.trim()).origin).toBe(`http://127.0.0.1:${port}`);
     // A configured base URL wins.
-    const configured = rampart(['admin', 'login-link', '--email', 'admin@localhost'], { RAMPART_BASE_URL: 'https://rampart.example.com/' });
+    const configured = await rampart(['admin', 'login-link', '--email', 'admin@localhost'], { RAMPART_BASE_URL: 'https://rampart.example.com/' });
     expect(configured.stdout.trim()).toMatch(/^https:\/\/rampart\.example\.com\/sign-in#link=rml_/);
-    const unknown = rampart(['admin', 'login-link', '--email', 'nobody@localhost']);
+    const unknown = await rampart(['admin', 'login-link', '--email', 'nobody@localhost']);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('no active user with the email nobody@localhost');
-  }, 90_000);
+  }, 4 * PROCESS_LIMIT); // four commands
 
-  it('explains usage errors with exit code 2', () => {
-    const res = rampart(['admin', 'org', 'create', '--name', 'X']);
+  it('explains usage errors with exit code 2', async () => {
+    const res = await rampart(['admin', 'org', 'create', '--name', 'X']);
     expect(res.status).toBe(2);
     expect(res.stderr).toContain('missing --admin-email');
   });
 
-  it('rejects invalid configuration with a clear message', () => {
-    const res = rampart(['start'], { PORT: 'eighty' });
+  it('rejects invalid configuration with a clear message', async () => {
+    const res = await rampart(['start'], { PORT: 'eighty' });
     expect(res.status).toBe(1);
     expect(res.stderr).toContain('Invalid configuration');
     expect(res.stderr).toContain('PORT');
@@ -193,8 +231,8 @@ describe('rampart start', () => {
     expect(afterSignal.split('\n').filter((l) => /"level":(50|60)/.test(l))).toEqual([]);
     expect(fs.existsSync(path.join(dataDir, 'rampart.lock'))).toBe(false);
 
-    const res = rampart(['admin', 'org', 'create', '--name', 'Red Team', '--admin-email', 'lead@red.test']);
+    const res = await rampart(['admin', 'org', 'create', '--name', 'Red Team', '--admin-email', 'lead@red.test']);
     expect(res.status, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout).organization.name).toBe('Red Team');
-  }, 60_000);
+  }, 2 * PROCESS_LIMIT); // the server's shutdown, then a command
 });

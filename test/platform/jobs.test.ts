@@ -312,83 +312,13 @@ describe('a worker that dies', () => {
   });
 });
 
-/** A pool whose new connections can be refused, as while the embedded PostgreSQL restarts. */
-function refusingPool(): { pool: pg.Pool; refuse(down: boolean): void } {
-  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
-  pool.on('error', () => {});
-  let down = false;
-  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => {
-    if (!down) return connect(...args);
-    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-    const callback = args.find((a) => typeof a === 'function') as ((err: Error) => void) | undefined;
-    if (callback) return void callback(refused);
-    return Promise.reject(refused);
-  };
-  return { pool, refuse: (d) => void (down = d) };
-}
-
-describe('a pool that loses its database', () => {
-  it('is replaced once the database answers again, and the job it held is retried, not lost', async () => {
-    const { pool: flaky, refuse } = refusingPool();
-    const losesDatabase = defineJob({
-      name: 'test:losesDatabase',
-      payload: z.object({ tag: z.string() }),
-      maxAttempts: 3,
-      async run(payload, ctx) {
-        await record(payload.tag, ctx.attempt === 1 ? 'database lost' : 'done', ctx);
-        if (ctx.attempt === 1) {
-          // The database goes away under the running job: graphile-worker cannot record the
-          // failure, and ends the pool.
-          refuse(true);
-          throw new Error('lost the database mid-job');
-        }
-      },
-    });
-    const id = await enqueue(database.db, losesDatabase, { tag: 'db-lost' });
-    const runner = await start([losesDatabase], { pool: flaky, poolRestart: { attempts: 100, delayMs: 50 } });
-    await waitFor('the first attempt', async () => (await runs('db-lost')).length > 0);
-    // Nothing runs while the database is gone (the failure could not even be recorded).
-    await sleep(300);
-    expect(await job(id)).toMatchObject({ attempts: 1, lastError: null });
-    expect(await runs('db-lost')).toHaveLength(1);
-    refuse(false);
-    await waitFor('the retry on a new pool', async () => (await runs('db-lost')).some((r) => r.event === 'done'));
-    await waitFor('the job to be completed', async () => !(await job(id)));
-    expect((await runs('db-lost')).map((r) => [r.event, r.attempt])).toEqual([
-      ['database lost', 1],
-      ['done', 2],
-    ]);
-    await runner.stop();
-    await expect(runner.done).resolves.toBeUndefined();
-    await flaky.end();
-  });
-
-  it('gives up after the bounded attempts: done rejects, so the process can exit for its supervisor', async () => {
-    const { pool: flaky, refuse } = refusingPool();
-    const breaks = defineJob({
-      name: 'test:breaksPool',
-      payload: z.object({ tag: z.string() }),
-      async run(payload, ctx) {
-        await record(payload.tag, 'ran', ctx);
-        refuse(true); // gone for good
-        throw new Error('no database');
-      },
-    });
-    await enqueue(database.db, breaks, { tag: 'gone' });
-    const runner = await start([breaks], { pool: flaky, poolRestart: { attempts: 3, delayMs: 20 } });
-    await expect(runner.done).rejects.toThrow(/could not be restarted after 3 attempts: connect ECONNREFUSED/);
-    refuse(false);
-    await flaky.end();
-  });
-});
-
 /**
- * A pool whose connections can be refused (the database is down) or held (it is coming back:
- * connecting waits until `release`), so a test can stop the runner while a restart is starting
- * a new pool.
+ * A pool whose new connections can be refused (the database is down, as while the embedded
+ * PostgreSQL restarts) or held (it is coming back: connecting waits until `release`), so a test
+ * can lose the database under a running job, or stop the runner while a restart is starting a
+ * new pool.
  */
-function gatedPool(): { pool: pg.Pool; refuse(down: boolean): void; hold(): () => void; refused(): number; waiting(): number } {
+function flakyPool(): { pool: pg.Pool; refuse(down: boolean): void; hold(): () => void; refused(): number; waiting(): number } {
   const pool = new pg.Pool({ connectionString: database.url, max: 4 });
   pool.on('error', () => {});
   let down = false;
@@ -426,9 +356,64 @@ function gatedPool(): { pool: pg.Pool; refuse(down: boolean): void; hold(): () =
   };
 }
 
+describe('a pool that loses its database', () => {
+  it('is replaced once the database answers again, and the job it held is retried, not lost', async () => {
+    const { pool: flaky, refuse } = flakyPool();
+    const losesDatabase = defineJob({
+      name: 'test:losesDatabase',
+      payload: z.object({ tag: z.string() }),
+      maxAttempts: 3,
+      async run(payload, ctx) {
+        await record(payload.tag, ctx.attempt === 1 ? 'database lost' : 'done', ctx);
+        if (ctx.attempt === 1) {
+          // The database goes away under the running job: graphile-worker cannot record the
+          // failure, and ends the pool.
+          refuse(true);
+          throw new Error('lost the database mid-job');
+        }
+      },
+    });
+    const id = await enqueue(database.db, losesDatabase, { tag: 'db-lost' });
+    const runner = await start([losesDatabase], { pool: flaky, poolRestart: { attempts: 100, delayMs: 50 } });
+    await waitFor('the first attempt', async () => (await runs('db-lost')).length > 0);
+    // Nothing runs while the database is gone (the failure could not even be recorded).
+    await sleep(300);
+    expect(await job(id)).toMatchObject({ attempts: 1, lastError: null });
+    expect(await runs('db-lost')).toHaveLength(1);
+    refuse(false);
+    await waitFor('the retry on a new pool', async () => (await runs('db-lost')).some((r) => r.event === 'done'));
+    await waitFor('the job to be completed', async () => !(await job(id)));
+    expect((await runs('db-lost')).map((r) => [r.event, r.attempt])).toEqual([
+      ['database lost', 1],
+      ['done', 2],
+    ]);
+    await runner.stop();
+    await expect(runner.done).resolves.toBeUndefined();
+    await flaky.end();
+  });
+
+  it('gives up after the bounded attempts: done rejects, so the process can exit for its supervisor', async () => {
+    const { pool: flaky, refuse } = flakyPool();
+    const breaks = defineJob({
+      name: 'test:breaksPool',
+      payload: z.object({ tag: z.string() }),
+      async run(payload, ctx) {
+        await record(payload.tag, 'ran', ctx);
+        refuse(true); // gone for good
+        throw new Error('no database');
+      },
+    });
+    await enqueue(database.db, breaks, { tag: 'gone' });
+    const runner = await start([breaks], { pool: flaky, poolRestart: { attempts: 3, delayMs: 20 } });
+    await expect(runner.done).rejects.toThrow(/could not be restarted after 3 attempts: connect ECONNREFUSED/);
+    refuse(false);
+    await flaky.end();
+  });
+});
+
 describe('stop() while a dead pool is being replaced', () => {
   it('stops the pool the restart was starting: nothing runs after stop(), and done resolves', async () => {
-    const flaky = gatedPool();
+    const flaky = flakyPool();
     const losesDatabase = defineJob({
       name: 'test:losesDatabaseAtStop',
       payload: z.object({ tag: z.string() }),

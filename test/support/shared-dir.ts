@@ -18,3 +18,13 @@ function findShared(): string {
 }
 
 export const SHARED_DIR = findShared();
+
+/** A path under the shared folder: `sharedPath('fixtures/sigma')`. */
+export const sharedPath = (...parts: string[]): string => path.join(SHARED_DIR, ...parts);
+
+/**
+ * Whether that path is there. A test that reads it skips when it is not
+ * (`describe.skipIf(!hasShared('fixtures/sigma'))(…)`), so a checkout without the team's folder
+ * runs everything else.
+ */
+export const hasShared = (...parts: string[]): boolean => fs.existsSync(sharedPath(...parts));

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { managedFields } from '../../platform/managed.js';
 import { AlertSeverity, Alert } from './alerts.schemas.js';
+import { TARGETS } from './sigma/sigma-convert.fns.js';
+import { pipelineNames } from './sigma/sigma-pipelines.fns.js';
+
+/** The OpenAPI extension on `?pipeline=` naming each target's pipelines. */
+export const PIPELINES_BY_TARGET = 'x-pipelines-by-target';
 
 export const CODE_DETECTION_STATUSES = ['experimental', 'test', 'stable', 'deprecated'] as const;
 export const CodeDetectionStatus = z.enum(CODE_DETECTION_STATUSES).describe('Maturity, as Sigma defines it; `deprecated` detections do not count as coverage, `experimental` ones count apart');
@@ -68,9 +73,13 @@ export const ImportResult = z.object({
 });
 
 export const QueryParams = z.object({
-  target: z.enum(['splunk', 'elasticsearch-lucene', 'esql', 'kusto']).describe('The query language'),
-  pipeline: z.string().trim().min(1).max(100).optional()
-    .describe('A pySigma processing pipeline by its pySigma name: the product\'s field names and its table, index or data model (docs/detections.md#pipelines). splunk: splunk_cim_data_model; elasticsearch-lucene: ecs_windows, ecs_kubernetes; esql: ecs_windows; kusto: microsoft_xdr_pipeline, microsoft_365_defender_pipeline, azure_monitor_pipeline, sentinel_asim_pipeline. Without one the query keeps the rule\'s own field names. A name the target does not have answers 422 with `pipelines`, the valid ones; a rule the pipeline cannot place (no table or data set for its logsource, a field the data set lacks) answers 422 with `construct: pipeline <name>`'),
+  target: z.enum(TARGETS).describe('The query language'),
+  pipeline: z.string().trim().min(1).max(100).optional().meta({
+    description: `A pySigma processing pipeline by its pySigma name: the product's field names and its table, index or data model (docs/detections.md#pipelines). ${TARGETS.map((t) => `${t}: ${pipelineNames(t).join(', ') || 'none'}`).join('; ')}. Without one the query keeps the rule's own field names. A name the target does not have answers 422 with \`pipelines\`, the valid ones; a rule the pipeline cannot place (no table or data set for its logsource, a field the data set lacks) answers 422 with \`construct: pipeline <name>\``,
+    // Machine-readable for clients (the console's pipeline picker is generated from it, npm run gen:api):
+    // the valid names depend on the target, which one enum cannot say.
+    [PIPELINES_BY_TARGET]: Object.fromEntries(TARGETS.map((t) => [t, pipelineNames(t)])),
+  }),
   format: z.enum(['default', 'data_model']).optional()
     .describe('The output format: `data_model` (with pipeline splunk_cim_data_model) writes the accelerated `| tstats … from datamodel=…` search; another pipeline answers 422'),
 });

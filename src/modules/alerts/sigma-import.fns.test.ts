@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseSigmaRules } from './sigma-import.fns.js';
 import { compileSigma } from './sigma/sigma-compile.fns.js';
 import { runTests } from './sigma/sigma-tests.fns.js';
+import { sharedPath } from '../../../test/support/shared-dir.js';
 
 const vocab = { isTechnique: (id: string) => id === 'T1110', isTactic: (t: string) => t === 'credential-access' };
 
@@ -62,7 +63,7 @@ describe('parseSigmaRules: a correlation and its rules', () => {
 
 // SigmaHQ writes a keyword search with modifiers as a map with an empty field name
 // (`keywords: {'|all': [grep, password]}`): the specification allows it, the engine runs it.
-const SIGMA_RULES = '/work/shared/fixtures/sigma/rules/rules';
+const SIGMA_RULES = sharedPath('fixtures/sigma/rules/rules');
 describe.skipIf(!fs.existsSync(SIGMA_RULES))('parseSigmaRules: keywords with modifiers (SigmaHQ, DRL 1.1)', () => {
   it('imports lnx_auditd_find_cred_in_files.yml and matches only an event holding every keyword', () => {
     const text = fs.readFileSync(path.join(SIGMA_RULES, 'linux/auditd/execve/lnx_auditd_find_cred_in_files.yml'), 'utf8');

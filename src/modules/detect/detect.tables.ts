@@ -14,7 +14,7 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-/** Migration 0140: events awaiting their matching job (deleted by it). */
+/** Migration 0140: events awaiting their matching job (deleted by it); `events` is `json` since 0157. */
 export interface DetectEventBatchesTable {
   id: string;
   organizationId: string;

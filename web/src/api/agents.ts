@@ -1,25 +1,21 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Body, type Query, type QueryOptions } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /**
  * Agents (`/api/agents`) and their versions: the query keys and the hooks screens use.
  * Keys nest (all → lists | details → one agent → its versions), so a save invalidates every
  * list at once and leaves the agent it just put in the cache alone.
  */
-export const agentKeys = {
-  all: ['agents'] as const,
-  lists: () => [...agentKeys.all, 'list'] as const,
-  list: (query: Query<'/api/agents'>) => [...agentKeys.lists(), query] as const,
+export const agentKeys = resourceKeys<Query<'/api/agents'>>('agents').with((k) => ({
   // Its own key: the picker caches the agents alone, not the page a list caches.
-  picker: () => [...agentKeys.lists(), 'picker'] as const,
-  details: () => [...agentKeys.all, 'detail'] as const,
-  detail: (agentId: string) => [...agentKeys.details(), agentId] as const,
-  versions: (agentId: string) => [...agentKeys.detail(agentId), 'versions'] as const,
+  picker: () => [...k.lists(), 'picker'] as const,
+  versions: (agentId: string) => [...k.detail(agentId), 'versions'] as const,
   // The current version is in the key: a save or restore refetches the list.
-  versionList: (agentId: string, current: number, page: number) => [...agentKeys.versions(agentId), 'list', { current, page }] as const,
-  versionDocument: (agentId: string, version: number) => [...agentKeys.versions(agentId), 'document', version] as const,
-  versionDiff: (agentId: string, version: number, against: number) => [...agentKeys.versions(agentId), 'diff', { version, against }] as const,
-};
+  versionList: (agentId: string, current: number, page: number) => [...k.detail(agentId), 'versions', 'list', { current, page }] as const,
+  versionDocument: (agentId: string, version: number) => [...k.detail(agentId), 'versions', 'document', version] as const,
+  versionDiff: (agentId: string, version: number, against: number) => [...k.detail(agentId), 'versions', 'diff', { version, against }] as const,
+}));
 
 type AgentList = Awaited<ReturnType<typeof listAgents>>;
 const listAgents = (query: Query<'/api/agents'>) => unwrap(api.GET('/api/agents', { params: { query } }));

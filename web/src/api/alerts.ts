@@ -1,17 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Body, type Query, type QueryOptions } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /**
  * Alerts (`/api/alerts`): the queue's pages and one alert with its timeline. A change to one
  * alert refreshes that alert; a change from the queue refreshes the queue's pages.
  */
-export const alertKeys = {
-  all: ['alerts'] as const,
-  lists: () => [...alertKeys.all, 'list'] as const,
-  list: (query: Query<'/api/alerts'>) => [...alertKeys.lists(), query] as const,
-  details: () => [...alertKeys.all, 'detail'] as const,
-  detail: (alertId: string) => [...alertKeys.details(), alertId] as const,
-};
+export const alertKeys = resourceKeys<Query<'/api/alerts'>>('alerts');
 
 export function useAlerts(query: Query<'/api/alerts'>) {
   return useQuery({ queryKey: alertKeys.list(query), queryFn: () => unwrap(api.GET('/api/alerts', { params: { query } })), placeholderData: (prev) => prev });

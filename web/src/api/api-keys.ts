@@ -1,11 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Query, type QueryOptions } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /** The organization's API keys (`/api/api-keys`). */
-export const apiKeyKeys = {
-  all: ['api-keys'] as const,
-  list: (query: Query<'/api/api-keys'>) => [...apiKeyKeys.all, 'list', query] as const,
-};
+export const apiKeyKeys = resourceKeys<Query<'/api/api-keys'>>('api-keys');
 
 const listApiKeys = (query: Query<'/api/api-keys'>) => unwrap(api.GET('/api/api-keys', { params: { query } }));
 

@@ -2,18 +2,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, unwrap, type Query } from '../api';
 import { alertKeys } from './alerts';
 import { runKeys } from './runs';
+import { resourceKeys } from '../query-keys';
 
 /**
  * Approval requests (`/api/approvals`). A decision changes more than the request: the run leaves
  * awaiting_approval once its requests are decided, and the alert's timeline notes it.
  */
-export const approvalKeys = {
-  all: ['approvals'] as const,
-  lists: () => [...approvalKeys.all, 'list'] as const,
-  list: (query: Query<'/api/approvals'>) => [...approvalKeys.lists(), query] as const,
-  details: () => [...approvalKeys.all, 'detail'] as const,
-  detail: (approvalId: string) => [...approvalKeys.details(), approvalId] as const,
-};
+export const approvalKeys = resourceKeys<Query<'/api/approvals'>>('approvals');
 
 /** Statuses after which nothing changes any more: no need to poll. */
 const SETTLED = new Set(['denied', 'expired', 'executed', 'failed', 'outcome_unknown']);

@@ -1,12 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Query } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /** The audit log (`/api/audit-logs`): filtered pages and the values its filters offer. */
-export const auditKeys = {
-  all: ['audit-logs'] as const,
-  list: (query: Query<'/api/audit-logs'>) => [...auditKeys.all, 'list', query] as const,
-  facets: () => [...auditKeys.all, 'facets'] as const,
-};
+export const auditKeys = resourceKeys<Query<'/api/audit-logs'>>('audit-logs').with((k) => ({
+  facets: () => [...k.all, 'facets'] as const,
+}));
 
 export function useAuditLogs(query: Query<'/api/audit-logs'>, enabled: boolean) {
   return useQuery({ queryKey: auditKeys.list(query), queryFn: () => unwrap(api.GET('/api/audit-logs', { params: { query } })), enabled });

@@ -1,10 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /** Whether API keys may open a console session (`/api/console-sign-in-settings`): one document per organization. */
-export const signInSettingsKeys = {
-  all: ['console-sign-in-settings'] as const,
-};
+export const signInSettingsKeys = resourceKeys('console-sign-in-settings');
 
 export function useSignInSettings() {
   return useQuery({ queryKey: signInSettingsKeys.all, queryFn: () => unwrap(api.GET('/api/console-sign-in-settings')) });

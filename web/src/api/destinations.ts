@@ -1,18 +1,15 @@
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Query, type QueryOptions, type Schemas } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /**
  * Output destinations (`/api/output-destinations`) and each one's delivery log. A destination's
  * own answer (its health: last delivery, failures in a row) and its log sit under its key.
  */
-export const destinationKeys = {
-  all: ['destinations'] as const,
-  list: () => [...destinationKeys.all, 'list'] as const,
-  details: () => [...destinationKeys.all, 'detail'] as const,
-  detail: (id: string) => [...destinationKeys.details(), id] as const,
-  deliveries: (id: string) => [...destinationKeys.detail(id), 'deliveries'] as const,
-  deliveryList: (id: string, query: Query<'/api/output-destinations/{id}/deliveries'>) => [...destinationKeys.deliveries(id), query] as const,
-};
+export const destinationKeys = resourceKeys('destinations').with((k) => ({
+  deliveries: (id: string) => [...k.detail(id), 'deliveries'] as const,
+  deliveryList: (id: string, query: Query<'/api/output-destinations/{id}/deliveries'>) => [...k.detail(id), 'deliveries', query] as const,
+}));
 
 const listDestinations = () => unwrap(api.GET('/api/output-destinations'));
 

@@ -1,20 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, ApiError, unwrap, type Query } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /** Code detections (`/api/code-detections`): the list and picker, a detection, its activity, tests, noisiest fields and SIEM queries. */
-export const detectionKeys = {
-  all: ['code-detections'] as const,
-  lists: () => [...detectionKeys.all, 'list'] as const,
+export const detectionKeys = resourceKeys<Query<'/api/code-detections'>>('code-detections').with((k) => ({
   // The picker caches the detections alone, not a page.
-  picker: () => [...detectionKeys.lists(), 'picker'] as const,
-  list: (query: Query<'/api/code-detections'>) => [...detectionKeys.lists(), query] as const,
-  details: () => [...detectionKeys.all, 'detail'] as const,
-  detail: (id: string) => [...detectionKeys.details(), id] as const,
-  activity: (id: string, query: Query<'/api/code-detections/{id}/activity'>) => [...detectionKeys.detail(id), 'activity', query] as const,
-  tests: (id: string) => [...detectionKeys.detail(id), 'tests'] as const,
-  noisyFields: (id: string, query: Query<'/api/code-detections/{id}/noisy-fields'>) => [...detectionKeys.detail(id), 'noisy-fields', query] as const,
-  query: (id: string, query: Query<'/api/code-detections/{id}/query'>) => [...detectionKeys.detail(id), 'query', query] as const,
-};
+  picker: () => [...k.lists(), 'picker'] as const,
+  activity: (id: string, query: Query<'/api/code-detections/{id}/activity'>) => [...k.detail(id), 'activity', query] as const,
+  tests: (id: string) => [...k.detail(id), 'tests'] as const,
+  noisyFields: (id: string, query: Query<'/api/code-detections/{id}/noisy-fields'>) => [...k.detail(id), 'noisy-fields', query] as const,
+  query: (id: string, query: Query<'/api/code-detections/{id}/query'>) => [...k.detail(id), 'query', query] as const,
+}));
 
 /** A page of code detections. */
 export function useDetectionList(query: Query<'/api/code-detections'>) {

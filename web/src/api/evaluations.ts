@@ -1,20 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Body } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /** Evaluations (`/api/agents/{agentId}/evaluations`, `/api/evaluations`): an agent's list, one evaluation, a comparison of two. */
-export const evaluationKeys = {
-  all: ['evaluations'] as const,
-  lists: () => [...evaluationKeys.all, 'list'] as const,
-  list: (agentId: string) => [...evaluationKeys.lists(), agentId] as const,
-  details: () => [...evaluationKeys.all, 'detail'] as const,
-  detail: (evaluationId: string) => [...evaluationKeys.details(), evaluationId] as const,
-  compare: (a: string, b: string) => [...evaluationKeys.all, 'compare', { a, b }] as const,
-};
+export const evaluationKeys = resourceKeys<string>('evaluations').with((k) => ({
+  compare: (a: string, b: string) => [...k.all, 'compare', { a, b }] as const,
+}));
 
 /** Evaluation datasets (`/api/evaluation-datasets`). */
-export const datasetKeys = {
-  all: ['evaluation-datasets'] as const,
-};
+export const datasetKeys = resourceKeys('evaluation-datasets');
 
 /** An agent's evaluations, polled every three seconds (they progress while the page is open). */
 export function useAgentEvaluations(agentId: string) {

@@ -1,10 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Body } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /** When the hunt raises an alert (`/api/hunt/alert-creation-settings`): one document per organization. */
-export const huntSettingsKeys = {
-  all: ['hunt-alert-settings'] as const,
-};
+export const huntSettingsKeys = resourceKeys('hunt-alert-settings');
 
 export function useHuntAlertSettings() {
   return useQuery({ queryKey: huntSettingsKeys.all, queryFn: () => unwrap(api.GET('/api/hunt/alert-creation-settings')) });

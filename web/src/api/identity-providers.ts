@@ -1,10 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Body } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /** The organization's OpenID Connect identity providers (`/api/identity-providers`). */
-export const identityProviderKeys = {
-  all: ['identity-providers'] as const,
-};
+export const identityProviderKeys = resourceKeys('identity-providers');
 
 export function useIdentityProviders(enabled: boolean) {
   return useQuery({ queryKey: identityProviderKeys.all, queryFn: () => unwrap(api.GET('/api/identity-providers')), enabled });

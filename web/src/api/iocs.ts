@@ -1,11 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Query } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /** Indicators (`/iocs`): the IOC search's pages. */
-export const iocKeys = {
-  all: ['iocs'] as const,
-  list: (query: Query<'/iocs'>) => [...iocKeys.all, 'list', query] as const,
-};
+export const iocKeys = resourceKeys<Query<'/iocs'>>('iocs');
 
 export function useIocs(query: Query<'/iocs'>) {
   return useQuery({ queryKey: iocKeys.list(query), queryFn: () => unwrap(api.GET('/iocs', { params: { query } })), placeholderData: (p) => p });

@@ -1,14 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Query } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /** Intel items (`/items`): filtered pages and one item with its annotated text. */
-export const itemKeys = {
-  all: ['items'] as const,
-  lists: () => [...itemKeys.all, 'list'] as const,
-  list: (query: Query<'/items'>) => [...itemKeys.lists(), query] as const,
-  details: () => [...itemKeys.all, 'detail'] as const,
-  detail: (id: string) => [...itemKeys.details(), id] as const,
-};
+export const itemKeys = resourceKeys<Query<'/items'>>('items');
 
 export function useItems(query: Query<'/items'>) {
   return useQuery({ queryKey: itemKeys.list(query), queryFn: () => unwrap(api.GET('/items', { params: { query } })), placeholderData: (p) => p });

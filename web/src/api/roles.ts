@@ -1,10 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Body } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /** Roles and their permissions (`/api/roles`). */
-export const roleKeys = {
-  all: ['roles'] as const,
-};
+export const roleKeys = resourceKeys('roles');
 
 export function useRoles() {
   return useQuery({ queryKey: roleKeys.all, queryFn: () => unwrap(api.GET('/api/roles')) });

@@ -1,18 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Query } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /**
  * Agent runs (`/api/agent-runs`, and a run's status under its agent). A run's status sits under
  * the run's key, so invalidating the run refreshes both.
  */
-export const runKeys = {
-  all: ['runs'] as const,
-  lists: () => [...runKeys.all, 'list'] as const,
-  list: (query: Query<'/api/agent-runs'>) => [...runKeys.lists(), query] as const,
-  details: () => [...runKeys.all, 'detail'] as const,
-  detail: (runId: string) => [...runKeys.details(), runId] as const,
-  status: (agentId: string, runId: string) => [...runKeys.detail(runId), 'status', agentId] as const,
-};
+export const runKeys = resourceKeys<Query<'/api/agent-runs'>>('runs').with((k) => ({
+  status: (agentId: string, runId: string) => [...k.detail(runId), 'status', agentId] as const,
+}));
 
 export const LIVE = new Set(['waiting', 'running']);
 /** A run waiting for a person holds no worker (docs/approvals.md): polled slowly, its panel says what it waits for. */

@@ -1,11 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Body } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /** Intel sources (`/sources`). */
-export const sourceKeys = {
-  all: ['sources'] as const,
-  list: () => [...sourceKeys.all, 'list'] as const,
-};
+export const sourceKeys = resourceKeys('sources');
 
 /** The sources; polled while a sync (a background job) is queued or running. */
 export function useSources() {

@@ -1,14 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Query } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /** Hunt threats (`/api/threats`): the board's pages and one threat with its assessment. */
-export const threatKeys = {
-  all: ['threats'] as const,
-  lists: () => [...threatKeys.all, 'list'] as const,
-  list: (query: Query<'/api/threats'>) => [...threatKeys.lists(), query] as const,
-  details: () => [...threatKeys.all, 'detail'] as const,
-  detail: (id: string) => [...threatKeys.details(), id] as const,
-};
+export const threatKeys = resourceKeys<Query<'/api/threats'>>('threats');
 
 export function useThreats(query: Query<'/api/threats'>) {
   return useQuery({ queryKey: threatKeys.list(query), queryFn: () => unwrap(api.GET('/api/threats', { params: { query } })), placeholderData: (p) => p });

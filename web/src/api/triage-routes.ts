@@ -1,10 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Body } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /** Triage routes (`/api/alert-triage-routes`): one document per organization, read and replaced whole. */
-export const triageRouteKeys = {
-  all: ['triage-routes'] as const,
-};
+export const triageRouteKeys = resourceKeys('triage-routes');
 
 export function useTriageRoutes() {
   return useQuery({ queryKey: triageRouteKeys.all, queryFn: () => unwrap(api.GET('/api/alert-triage-routes')) });

@@ -1,13 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Paths } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /** Agent triggers (`/api/agents/{agentId}/trigger`): one list per agent, and the picker over many agents. */
-export const triggerKeys = {
-  all: ['triggers'] as const,
-  lists: () => [...triggerKeys.all, 'list'] as const,
-  list: (agentId: string) => [...triggerKeys.lists(), agentId] as const,
-  picker: (agentIds: string[] | undefined) => [...triggerKeys.all, 'picker', agentIds] as const,
-};
+export const triggerKeys = resourceKeys<string>('triggers').with((k) => ({
+  picker: (agentIds: string[] | undefined) => [...k.all, 'picker', agentIds] as const,
+}));
 
 type Source = Paths['/api/agents/{agentId}/trigger/{source}/fields']['get']['parameters']['path']['source'];
 const listTriggers = (agentId: string) => unwrap(api.GET('/api/agents/{agentId}/trigger', { params: { path: { agentId } } }));

@@ -1,12 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Body, type Query, type QueryOptions } from '../api';
+import { resourceKeys } from '../query-keys';
 
 /** Users of the organization (`/api/users`). */
-export const userKeys = {
-  all: ['users'] as const,
-  lists: () => [...userKeys.all, 'list'] as const,
-  list: (query: Query<'/api/users'>) => [...userKeys.lists(), query] as const,
-};
+export const userKeys = resourceKeys<Query<'/api/users'>>('users');
 
 const listUsers = (query: Query<'/api/users'>) => unwrap(api.GET('/api/users', { params: { query } }));
 

@@ -5,9 +5,10 @@ import { compileSigma } from './sigma-compile.fns.js';
 import { convertUnit } from './sigma-convert-correlation.fns.js';
 import { isTarget } from './sigma-convert.fns.js';
 import { pipelineNames } from './sigma-pipelines.fns.js';
+import { hasShared, sharedPath } from '../../../../test/support/shared-dir.js';
 
-// pySigma backends' own expected queries (../shared/fixtures/sigma/conversions.jsonl, see its CONVERSIONS.md).
-const FIXTURE = join(import.meta.dirname, '../../../../../shared/fixtures/sigma/conversions.jsonl');
+// pySigma backends' own expected queries (shared/fixtures/sigma/conversions.jsonl, see its CONVERSIONS.md); skipped when absent.
+const FIXTURE = sharedPath('fixtures/sigma/conversions.jsonl');
 interface Pair {
   backend: string;
   test: string;
@@ -16,7 +17,7 @@ interface Pair {
   rule: string;
   expected: string[];
 }
-const pairs = readFileSync(FIXTURE, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Pair);
+const pairs = !hasShared('fixtures/sigma/conversions.jsonl') ? [] : readFileSync(FIXTURE, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Pair);
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /** Why a pair is out of scope (docs/detections.md lists these); null: it must convert exactly. */
@@ -25,7 +26,7 @@ function unsupported(p: Pair): string | null {
   return null;
 }
 
-describe('conversion to pySigma backends', () => {
+describe.skipIf(pairs.length === 0)('conversion to pySigma backends', () => {
   const supported = pairs.filter((p) => unsupported(p) === null);
   it.each(supported.map((p) => [`${p.backend} ${p.test}`, p] as const))('%s', (_name, p) => {
     expect(isTarget(p.backend)).toBe(true);

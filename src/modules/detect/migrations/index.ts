@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as m0140 from './0140_detect_event_matching.js';
+import * as m0157 from './0157_detect_batches_json_text.js';
 
 /**
  * The detect module's migrations, given to the migrator by its manifest (`migrations`). The
@@ -10,4 +11,5 @@ import * as m0140 from './0140_detect_event_matching.js';
  */
 export const migrations: Record<string, Migration> = {
   '0140_detect_event_matching': m0140,
+  '0157_detect_batches_json_text': m0157,
 };

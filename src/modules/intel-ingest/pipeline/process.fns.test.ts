@@ -3,8 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EMPTY_CATALOG, extractIocs } from '../../intel/index.js';
 import { emptyIocLists, IOC_LIST_NAMES, processItem } from './process.fns.js';
+import { hasShared, sharedPath } from '../../../../test/support/shared-dir.js';
 
-const FIXTURES = '/work/shared/fixtures';
+const FIXTURES = sharedPath('fixtures');
 
 describe('iocs lists', () => {
   it('has one empty list per list name, in the names’ order (the order of the stored JSON keys)', () => {
@@ -13,8 +14,9 @@ describe('iocs lists', () => {
   });
 });
 
-describe('extracted indicators from the compact results', () => {
-  // A real report-like text (ninoseki/ioc-extractor's test input, MIT: /work/shared/fixtures/ioc-extraction/ninoseki/LICENSE).
+// Skipped when the team's shared folder is absent.
+describe.skipIf(!hasShared('fixtures/ioc-extraction/ninoseki/input.txt'))('extracted indicators from the compact results', () => {
+  // A real report-like text (ninoseki/ioc-extractor's test input, MIT: shared/fixtures/ioc-extraction/ninoseki/LICENSE).
   const text = fs.readFileSync(path.join(FIXTURES, 'ioc-extraction/ninoseki/input.txt'), 'utf8');
   const title = 'Campaign update: hxxp://evil[.]example-c2[.]ru/a and CVE-2021-44228, T1059.001 via 45.77.12.9 (10.0.0.1)';
   const result = processItem({ title, contentText: text, url: null, tags: [], structuredIndicators: [], publishedAt: null, now: new Date('2026-01-01T00:00:00Z') }, EMPTY_CATALOG);

@@ -9,9 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { entryFromMispEvent, parseRestSearchResponse } from '../connectors/misp/misp.fns.js';
 import { type IntelEntry, shippedAttackCatalog } from '../../intel/index.js';
 import { processItem } from './process.fns.js';
+import { sharedPath } from '../../../../test/support/shared-dir.js';
 
 const CASES = new URL('../../../../scripts/eval-cases/', import.meta.url);
-const MISP_API = '/work/shared/fixtures/misp-api';
+const MISP_API = sharedPath('fixtures/misp-api');
 
 function severityOf(e: Pick<IntelEntry, 'title' | 'contentText' | 'url' | 'tags' | 'indicators'>) {
   const r = processItem({ title: e.title, contentText: e.contentText, url: e.url, tags: e.tags, structuredIndicators: e.indicators, publishedAt: null, now: new Date() }, shippedAttackCatalog().catalog);

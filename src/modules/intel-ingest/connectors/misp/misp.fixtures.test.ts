@@ -14,13 +14,14 @@ import {
   parseRestSearchResponse,
   type MispEvent,
 } from './misp.fns.js';
+import { sharedPath } from '../../../../../test/support/shared-dir.js';
 
 /**
  * Replays the shared MISP samples (read in place, never copied into the project):
  * - misp-api: REST objects from PyMISP's test suite (events, index rows, galaxies, sightings, …);
  * - misp-feed: a CIRCL-style feed, `manifest.json` + `<uuid>.json` (some stored as `<uuid>.trimmed.json`).
  */
-const FIXTURES = '/work/shared/fixtures';
+const FIXTURES = sharedPath('fixtures');
 const API_DIR = path.join(FIXTURES, 'misp-api');
 const FEED_DIR = path.join(FIXTURES, 'misp-feed');
 

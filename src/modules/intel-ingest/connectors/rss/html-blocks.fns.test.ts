@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseFeed } from './rss.fns.js';
 import { simpleHtmlToText } from './html-blocks.fns.js';
 import { htmlToPlainText, htmlToTextLibrary, normalizeWhitespace } from './html-text.fns.js';
+import { sharedPath } from '../../../../../test/support/shared-dir.js';
 
 /**
  * The direct path (html-blocks.fns.ts) must give html-to-text's text exactly, before
@@ -11,7 +12,7 @@ import { htmlToPlainText, htmlToTextLibrary, normalizeWhitespace } from './html-
  * handled elements with skipped and unhandled ones, stray and missing closing tags, entities,
  * comments and html-to-text's whitespace characters (U+200B included).
  */
-const DIR = '/work/shared/fixtures/rss-atom';
+const DIR = sharedPath('fixtures/rss-atom');
 const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => /\.(rss|atom)$/.test(f)) : [];
 
 describe.skipIf(files.length === 0)('html-blocks on the shared feeds', () => {

@@ -2,13 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseFeed } from './rss.fns.js';
+import { sharedPath } from '../../../../../test/support/shared-dir.js';
 
 /**
  * Replays the shared real-world RSS/Atom samples (read in place, never copied into the project;
  * skipped when the folder is absent). Each must yield entries with a title, an absolute http(s)
  * URL, and a publishedAt whenever the item carries a date element.
  */
-const DIR = '/work/shared/fixtures/rss-atom';
+const DIR = sharedPath('fixtures/rss-atom');
 const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => /\.(rss|atom)$/.test(f)) : [];
 
 /** Per-item date presence, read from the raw text so the check does not trust our own parser. */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { entriesFromStixObjects, validateTaxiiEnvelope } from './taxii.fns.js';
 import { indicatorsFromPattern, parseStixPattern } from './stix-pattern.fns.js';
+import { sharedPath } from '../../../../../test/support/shared-dir.js';
 
 /**
  * Replays the shared STIX / TAXII samples, read in place (never copied into the project), and
@@ -10,7 +11,7 @@ import { indicatorsFromPattern, parseStixPattern } from './stix-pattern.fns.js';
  * - stix/: OASIS STIX 2.1 example bundles (poisonivy.json has compound OR patterns and a dirty value);
  * - taxii21/: live answers of the OASIS TAXII 2.1 reference server (medallion), paged with limit=2.
  */
-const FIXTURES = '/work/shared/fixtures';
+const FIXTURES = sharedPath('fixtures');
 const STIX_DIR = path.join(FIXTURES, 'stix');
 const TAXII_DIR = path.join(FIXTURES, 'taxii21');
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { catalogFromStixObjects, type AttackCatalog } from '../../../intel/index.js';
 import { classifyText, type Classification } from './classify-attack.fns.js';
+import { sharedPath } from '../../../../../test/support/shared-dir.js';
 
 /**
  * Real ATT&CK data, read in place (never copied into the project):
@@ -10,7 +11,7 @@ import { classifyText, type Classification } from './classify-attack.fns.js';
  * - ics-attack-2.1-subset.json: a STIX 2.1 ICS bundle (Dragonfly, Havex, T08xx techniques);
  * - enterprise-attack-index.json: an index of every Enterprise technique, group and software.
  */
-const DIR = '/work/shared/fixtures/attack';
+const DIR = sharedPath('fixtures/attack');
 
 function readJson(name: string): Record<string, unknown> {
   return JSON.parse(fs.readFileSync(path.join(DIR, name), 'utf8')) as Record<string, unknown>;
