@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
-import { classificationSummary, type AffectedPackage, type VulnerabilityRecord } from '../intel/index.js';
+import { classificationSummary, storedPackagesOf, storedRecordKey, type AffectedPackage, type VulnerabilityRecord } from '../intel/index.js';
 import type { AdvisoryProduct, InventorySoftware, StructuredAdvisory } from './matching.fns.js';
 import { purlKey, purlNameOfKey } from './identity.fns.js';
 import type { CoveringDetection, ThreatIndicator } from './exposure.fns.js';
@@ -73,16 +73,41 @@ export async function loadThreats(db: Queryable, organizationId: string, threatI
 }
 
 export async function loadItems(db: Queryable, organizationId: string, threatIds: string[]): Promise<ItemEvidence[]> {
-  const { rows } = await sql<ItemRow>`
-    SELECT i.id, l.threat_id AS "threatId", i.title,
+  // An OSV record's packages come from the vulnerability store (intel's storedPackagesOf), not
+  // from the item's copy of the record: the item's `affected` is left in PostgreSQL.
+  const { rows } = await sql<ItemRow & { sourceId: string }>`
+    SELECT i.id, l.threat_id AS "threatId", i.title, i.source_id AS "sourceId",
            concat_ws(E'\n', i.title, i.summary, i.tldr, left(i.content_text, 20000)) AS text,
-           i.published_at AS "publishedAt", i.tags, i.affected_products AS "affectedProducts", i.classification->'attack' AS attack, i.vulnerability, i.status = 'retracted' AS retracted
+           i.published_at AS "publishedAt", i.tags, i.affected_products AS "affectedProducts", i.classification->'attack' AS attack,
+           CASE WHEN i.vulnerability->>'format' = 'osv' THEN i.vulnerability - 'affected' ELSE i.vulnerability END AS vulnerability,
+           i.status = 'retracted' AS retracted
     FROM hunt_threat_items l JOIN intel_items i ON i.id = l.item_id
     WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${threatIds}::uuid[])
     -- A fixed order: the exposure story lists a threat's reports in it, and the same evidence must
     -- read the same (a join's order follows the plan and the heap, which vary between runs).
     ORDER BY l.threat_id, i.id`.execute(db);
+  await attachOsvPackages(db, organizationId, rows);
   return rows.map(itemEvidenceOf);
+}
+
+/**
+ * The packages of the OSV records among these rows, set-based for the batch: from the
+ * vulnerability store, each record once however many threats it is linked to; a record the store
+ * does not hold (an item stored before the store existed, migration 0154) from its item's copy.
+ */
+async function attachOsvPackages(db: Queryable, organizationId: string, rows: Array<ItemRow & { sourceId: string }>): Promise<void> {
+  const osv = rows.filter((r) => r.vulnerability?.format === 'osv');
+  if (osv.length === 0) return;
+  const refs = new Map(osv.map((r) => [storedRecordKey({ sourceId: r.sourceId, vulnId: r.vulnerability!.id }), { sourceId: r.sourceId, vulnId: r.vulnerability!.id }]));
+  const stored = await storedPackagesOf(db, organizationId, [...refs.values()]);
+  const unstored = [...new Set(osv.filter((r) => !stored.has(storedRecordKey({ sourceId: r.sourceId, vulnId: r.vulnerability!.id }))).map((r) => r.id))];
+  const itemCopy = new Map<string, AffectedPackage[]>();
+  if (unstored.length) {
+    const { rows: copies } = await sql<{ id: string; affected: AffectedPackage[] | null }>`
+      SELECT id, vulnerability->'affected' AS affected FROM intel_items WHERE organization_id = ${organizationId} AND id = ANY(${unstored}::uuid[])`.execute(db);
+    for (const c of copies) itemCopy.set(c.id, c.affected ?? []);
+  }
+  for (const r of osv) r.vulnerability = { ...r.vulnerability!, affected: stored.get(storedRecordKey({ sourceId: r.sourceId, vulnId: r.vulnerability!.id })) ?? itemCopy.get(r.id) ?? [] };
 }
 
 /** An intel item as the assessment reads it (one linked row of loadItems). */

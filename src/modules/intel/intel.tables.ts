@@ -188,6 +188,8 @@ export interface IntelVulnerabilityPackagesTable {
   organizationId: string;
   sourceId: string;
   vulnId: string;
+  /** The package's index in the record's `affected` list. */
+  position: number;
   ecosystem: string;
   name: string;
   purl: string | null;

@@ -79,13 +79,13 @@ export async function storeVulnerabilities(tx: Queryable, target: StoreTarget, e
     await sql`DELETE FROM intel_vulnerability_packages WHERE organization_id = ${target.organizationId} AND source_id = ${target.sourceId} AND vuln_id = ANY(${revised}::text[])`.execute(tx);
   }
   const packages = written.flatMap((w) =>
-    byId.get(w.vulnId)!.vulnerability.affected.map((a) => ({ vuln_id: w.vulnId, ecosystem: a.ecosystem, name: a.name, purl: a.purl, ranges: a.ranges, versions: a.versions })),
+    byId.get(w.vulnId)!.vulnerability.affected.map((a, position) => ({ vuln_id: w.vulnId, position, ecosystem: a.ecosystem, name: a.name, purl: a.purl, ranges: a.ranges, versions: a.versions })),
   );
   if (packages.length) {
     await sql`
-      INSERT INTO intel_vulnerability_packages (organization_id, source_id, vuln_id, ecosystem, name, purl, ranges, versions)
-      SELECT ${target.organizationId}::uuid, ${target.sourceId}::uuid, p.vuln_id, p.ecosystem, p.name, p.purl, p.ranges, p.versions
-      FROM jsonb_to_recordset(${JSON.stringify(packages)}::jsonb) AS p(vuln_id text, ecosystem text, name text, purl text, ranges jsonb, versions text[])`.execute(tx);
+      INSERT INTO intel_vulnerability_packages (organization_id, source_id, vuln_id, position, ecosystem, name, purl, ranges, versions)
+      SELECT ${target.organizationId}::uuid, ${target.sourceId}::uuid, p.vuln_id, p.position, p.ecosystem, p.name, p.purl, p.ranges, p.versions
+      FROM jsonb_to_recordset(${JSON.stringify(packages)}::jsonb) AS p(vuln_id text, position int, ecosystem text, name text, purl text, ranges jsonb, versions text[])`.execute(tx);
   }
   return written.length;
 }
