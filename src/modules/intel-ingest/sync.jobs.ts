@@ -17,6 +17,7 @@ import {
   recordSyncProgress,
   recordSyncSuccess,
   refreshAttackCatalog,
+  settledRecordIds,
   storeVulnerabilities,
   syncSourceJob,
   unchangedVulnerabilities,
@@ -109,7 +110,14 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
         // Every request of the connector carries the job's signal: a worker shutting down cuts a slow
         // download or a retry backoff short instead of waiting for it (the job is retried later).
         const http: HttpClient = { request: (url, init) => deps.http.request(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, ctx.signal]) : ctx.signal }) };
-        const result = await (await connectorFor(config)).fetch(config, { etag: state?.etag ?? null, lastModified: state?.lastModified ?? null, cursor: state?.cursor ?? {} }, http, { ...(deps.osvMaxInflatedBytes ? { maxInflatedBytes: deps.osvMaxInflatedBytes } : {}) });
+        // Records the connector skips unbuilt because the store holds them unchanged: counted into the stats batch by batch.
+        let skippedUnbuilt = 0;
+        const settledRecords = async (records: ReadonlyArray<{ id: string; modified: string }>) => {
+          const settled = await settledRecordIds(db, target, records);
+          skippedUnbuilt += settled.size;
+          return settled;
+        };
+        const result = await (await connectorFor(config)).fetch(config, { etag: state?.etag ?? null, lastModified: state?.lastModified ?? null, cursor: state?.cursor ?? {} }, http, { ...(deps.osvMaxInflatedBytes ? { maxInflatedBytes: deps.osvMaxInflatedBytes } : {}), settledRecords });
         dispose = result.dispose;
         for (const note of result.notes ?? []) log.info({ note }, `source sync: ${note}`);
         const stats = { fetched: 0, created: 0, updated: 0, unchanged: 0, ...(result.notes?.length ? { notes: result.notes } : {}) };
@@ -120,7 +128,9 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
 
         const store = async (batch: IntelEntry[]) => {
           const entries = uniqueByExternalId(batch);
-          stats.fetched += batch.length;
+          stats.fetched += batch.length + skippedUnbuilt;
+          stats.unchanged += skippedUnbuilt;
+          skippedUnbuilt = 0;
           const known = await knownItems(db, target, entries);
           // Structured records the vulnerability store holds at the same `modified` are unchanged:
           // skipped before hashing and enrichment (a re-sync of an unchanged OSV export).
@@ -157,6 +167,7 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
             }
           }
         }
+        await store([]); // the records skipped after the last batch
         await Promise.all(writes);
         if (result.scores) Object.assign(stats, { scores: await db.transaction().execute((tx) => writeEpssScores(tx, job.organizationId, result.scores!)) });
         // Once every chunk has committed: a crash before this point leaves the state as it was,

@@ -62,6 +62,12 @@ export interface FetchResult {
 export interface ConnectorLimits {
   /** Inflated bytes one sync reads of a zip (OSV). */
   maxInflatedBytes?: number;
+  /**
+   * Of these records (their id and `modified`), the ids the vulnerability store already holds at
+   * that `modified` with their item: a connector that can read both before building an entry
+   * (OSV) skips those records unbuilt. The sync counts them as fetched and unchanged.
+   */
+  settledRecords?: (records: ReadonlyArray<{ id: string; modified: string }>) => Promise<ReadonlySet<string>>;
 }
 
 export interface Connector {

@@ -44,6 +44,26 @@ export async function unchangedVulnerabilities(db: Queryable, target: StoreTarge
 }
 
 /**
+ * Of these records (id and `modified`, read from the source before any entry is built), the
+ * ids the store holds at the same `modified` whose item exists: the OSV connector skips them
+ * unbuilt (ConnectorLimits.settledRecords). One statement per batch; the item is joined by its
+ * external id (the record's id) so a deleted item is built and stored again.
+ */
+export async function settledRecordIds(db: Queryable, target: StoreTarget, records: ReadonlyArray<{ id: string; modified: string }>): Promise<Set<string>> {
+  const asked = records.filter((r) => r.id.length <= 2048);
+  if (asked.length === 0) return new Set();
+  const { rows } = await sql<{ vulnId: string; modified: Date }>`
+    SELECT v.vuln_id AS "vulnId", v.modified FROM intel_vulnerabilities v
+    JOIN intel_items i ON i.organization_id = v.organization_id AND i.source_id = v.source_id AND i.external_id = v.vuln_id
+    WHERE v.organization_id = ${target.organizationId} AND v.source_id = ${target.sourceId}
+      AND v.vuln_id = ANY(${asked.map((r) => r.id)}::text[]) AND v.modified IS NOT NULL`.execute(db);
+  const modifiedOf = new Map(rows.map((r) => [r.vulnId, r.modified.getTime()]));
+  const out = new Set<string>();
+  for (const r of asked) if (modifiedOf.get(r.id) === Date.parse(r.modified)) out.add(r.id);
+  return out;
+}
+
+/**
  * Upserts the stored-format records among these entries, set-based: one statement for the
  * records (a record whose `modified` did not move is left alone: no new tuple, no index entry),
  * then its packages replaced only for the records written. Returns how many were written.

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConnectorError, type Connector, type SourceConfig } from '../connector.js';
+import { ConnectorError, type Connector, type ConnectorLimits, type SourceConfig } from '../connector.js';
 import type { IntelEntry } from '../../../intel/index.js';
 import { entryFromOsv } from './osv.fns.js';
 import { osvRecordsInFile } from './osv-download.connector.js';
@@ -37,7 +37,9 @@ export const osvConnector: Connector = {
         return { status: 'not_modified', entries: [], etag: state.etag, lastModified: state.lastModified };
       }
       if (res.status >= 400) throw new ConnectorError(`The OSV source answered HTTP ${res.status} for ${res.url}`);
-      return { status: 'ok', entries: [], batches: batches(file, source, limits?.maxInflatedBytes), dispose, etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null };
+      const records = osvRecordsInFile(file, limits?.maxInflatedBytes);
+      const read = limits?.settledRecords ? batchesSkippingSettled(records, source, limits.settledRecords) : batches(records, source);
+      return { status: 'ok', entries: [], batches: read, dispose, etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null };
     } catch (err) {
       await dispose();
       throw err;
@@ -45,10 +47,10 @@ export const osvConnector: Connector = {
   },
 };
 
-async function* batches(file: string, source: SourceConfig, maxInflatedBytes?: number): AsyncGenerator<IntelEntry[]> {
+async function* batches(records: AsyncIterable<unknown>, source: SourceConfig): AsyncGenerator<IntelEntry[]> {
   let batch: IntelEntry[] = [];
   let read = 0;
-  for await (const record of osvRecordsInFile(file, maxInflatedBytes)) {
+  for await (const record of records) {
     const e = entryFromOsv(record, source.displayName);
     if (!e) continue;
     batch.push(e);
@@ -59,4 +61,52 @@ async function* batches(file: string, source: SourceConfig, maxInflatedBytes?: n
     }
   }
   if (batch.length) yield batch;
+}
+
+/** A record's id and `modified` as the store compares them, read without building its entry (null: not comparable). */
+function idAndModified(record: unknown): { id: string; modified: string } | null {
+  if (!record || typeof record !== 'object') return null;
+  const { id, modified } = record as { id?: unknown; modified?: unknown };
+  if (typeof id !== 'string' || typeof modified !== 'string' || Number.isNaN(Date.parse(modified))) return null;
+  return { id, modified };
+}
+
+/**
+ * The batches of an export whose records the store may already hold (a re-sync): a batch's
+ * records are read as parsed JSON, the store is asked once for the batch by id and `modified`,
+ * and only the others become entries (`entryFromOsv`: text, tags, the structured record). A
+ * skipped record counts toward `maxEntries` like a built one: the cap stays in the export's order.
+ */
+async function* batchesSkippingSettled(records: AsyncIterable<unknown>, source: SourceConfig, settledRecords: NonNullable<ConnectorLimits['settledRecords']>): AsyncGenerator<IntelEntry[]> {
+  let pending: unknown[] = [];
+  let read = 0;
+  const build = async (): Promise<IntelEntry[]> => {
+    const keys = pending.map(idAndModified);
+    const settled = await settledRecords(keys.filter((k): k is { id: string; modified: string } => k !== null));
+    const out: IntelEntry[] = [];
+    for (let i = 0; i < pending.length && read < source.maxEntries; i++) {
+      const k = keys[i];
+      if (k && settled.has(k.id)) {
+        read++;
+        continue;
+      }
+      const e = entryFromOsv(pending[i], source.displayName);
+      if (!e) continue;
+      out.push(e);
+      read++;
+    }
+    pending = [];
+    return out;
+  };
+  for await (const record of records) {
+    pending.push(record);
+    if (pending.length < BATCH) continue;
+    const out = await build();
+    if (out.length) yield out;
+    if (read >= source.maxEntries) return;
+  }
+  if (pending.length) {
+    const out = await build();
+    if (out.length) yield out;
+  }
 }
