@@ -3,13 +3,15 @@ import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import { addJobs } from '../../platform/jobs/enqueue.js';
 import type { DeclaredEvent } from './detect-match.fns.js';
-import { matchEventsJob } from './detect.job-def.js';
+import { drainEventsJob, drainKeyOf } from './detect.job-def.js';
 
 /** Matched events kept per detection (the rolling sample of evidence). */
 export const SAMPLE_SIZE = 50;
 
 /**
- * A batch and its matching job in one statement: the job exists exactly when the batch does.
+ * A batch and its organization's drain job in one statement: a batch never exists without a job
+ * that will take it. The job is keyed per organization: while it waits, more batches only touch
+ * its row (graphile-worker's `add_jobs` upsert), so a burst of batches is drained by one job.
  * The events are written as one JSON text, kept as text (`json`, migration 0157): the batch is read
  * back whole once, so building and printing `jsonb` was PostgreSQL CPU for nothing.
  */
@@ -21,18 +23,37 @@ export async function insertBatch(db: Queryable, b: { organizationId: string; ev
       VALUES (${id}, ${b.organizationId}, ${JSON.stringify(b.events)}::json, ${b.events.length}, ${b.receivedAt}, ${b.triggerId})
       RETURNING id
     )
-    SELECT j.id FROM b, ${addJobs(matchEventsJob, { batchId: id })} j`.execute(db);
+    SELECT j.id FROM b, ${addJobs(drainEventsJob, { organizationId: b.organizationId }, { jobKey: drainKeyOf(b.organizationId) })} j`.execute(db);
   return id;
 }
 
-export async function findBatch(db: Queryable, id: string) {
-  return db.selectFrom('detectEventBatches').selectAll().where('id', '=', id).executeTakeFirst();
+/** The organization of a batch (a job enqueued before the drain names a batch, not an organization). */
+export async function organizationOfBatch(db: Queryable, id: string): Promise<string | null> {
+  const r = await db.selectFrom('detectEventBatches').select('organizationId').where('id', '=', id).executeTakeFirst();
+  return r?.organizationId ?? null;
 }
 
-/** Deletes the batch; false when another attempt already did (its matches are committed). */
-export async function deleteBatch(tx: Queryable, id: string): Promise<boolean> {
-  const r = await tx.deleteFrom('detectEventBatches').where('id', '=', id).executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
+export interface ClaimedBatch {
+  id: string;
+  events: DeclaredEvent[];
+  receivedAt: Date;
+}
+
+/**
+ * Up to `limit` of the organization's waiting batches, oldest first, read and deleted by one
+ * statement inside the caller's transaction. The rows stay locked until it ends: a concurrent
+ * drain skips them (`SKIP LOCKED`) rather than waiting or taking them twice, and a rollback (a
+ * crash mid-drain) puts them back, claimable by the next attempt; a commit removes them together
+ * with everything their matching wrote.
+ */
+export async function claimBatches(tx: Queryable, organizationId: string, limit: number): Promise<ClaimedBatch[]> {
+  const { rows } = await sql<ClaimedBatch>`
+    DELETE FROM detect_event_batches WHERE id IN (
+      SELECT id FROM detect_event_batches WHERE organization_id = ${organizationId}
+      ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    ) RETURNING id, events, received_at AS "receivedAt"`.execute(tx);
+  // uuidv7 ids sort by arrival: the batches are matched in the order they came (correlation windows).
+  return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 export async function countMatches(tx: Queryable, organizationId: string, rows: Array<{ detectionId: string; matches: number }>, at: Date): Promise<void> {
