@@ -161,6 +161,23 @@ describe('events are drained per organization', () => {
     expect((await theAlert()).duplicateCount).toBe(before.duplicateCount + 40);
   });
 
+  it('a claim stops taking batches past 1,000 events (a batch is never split): big batches wait less for one commit', async () => {
+    const big = (n: number) => Array.from({ length: 600 }, (_, i) => JSON.stringify({ CommandLine: `cmd.exe /c echo ${n}-${i}`, User: 'CORP\\x' })).join('\n');
+    for (const n of [1, 2, 3]) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/events?product=windows&category=process_creation', headers: { ...bearer(key), 'content-type': 'application/x-ndjson' }, payload: big(n) });
+      expect(res.json()).toEqual({ accepted: 600 });
+    }
+    const claims: number[][] = [];
+    const report = await drainOrganization(t.database.db, createCompiledDetections(), { events: createEventBus([]) }, orgId, {
+      onClaim: (claimed) => claims.push(claimed.map((c) => Number(String(c.firstEvent?.CommandLine).split(' ').pop()!.split('-')[0]))),
+    });
+    // 600 + 600 (the second starts below 1,000), then the third alone; in arrival order.
+    expect(claims).toEqual([[1, 2], [3]]);
+    expect(report).toEqual({ batches: 3, matched: 0, alerts: 0 });
+    await startWorker();
+    await settled();
+  });
+
   it('another organization\'s batches are drained by its own job and never match this one\'s detections', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/events?product=windows&category=process_creation', headers: { ...bearer(t.orgB.apiKey.key), 'content-type': 'application/x-ndjson' }, payload: batch(999) });
     expect(res.statusCode, res.body).toBe(202);

@@ -22,8 +22,14 @@ function attackFor(loaded: LoadedDetection, tags: string[]) {
   };
 }
 
-/** Batches one claim takes (and one transaction commits): at most 16 × 10,000 events, usually 16 × a shipper's batch. */
-export const CLAIM_BATCHES = 16;
+/**
+ * What one claim takes (and one transaction commits): up to 16 batches, and no more batches once
+ * 1,000 events are in (a batch is never split). Bigger claims pay the per-claim costs (transaction,
+ * detections fingerprint, match counts and evidence statements) less often, but every batch of a
+ * claim waits for the whole claim's commit: at ~0.2 ms of work per event, 1,000 events keep that
+ * wait near 200 ms on a quiet machine (docs/performance-history.md, "drain").
+ */
+export const CLAIM_LIMITS = { maxBatches: 16, maxEvents: 1_000 } as const;
 
 export interface DrainReport {
   batches: number;
@@ -35,7 +41,7 @@ export interface DrainReport {
 export type ClaimObserver = (claimed: Array<{ id: string; receivedAt: Date; firstEvent: Record<string, unknown> | undefined }>, times: { startedAt: number; committedAt: number }) => void;
 
 /**
- * An organization's waiting batches, drained: claimed `CLAIM_BATCHES` at a time until none remain.
+ * An organization's waiting batches, drained: claimed a few at a time (`CLAIM_LIMITS`) until none remain.
  * Each claim is one transaction: the batches read and deleted by one statement (claimBatches), then
  * matched (CPU only) and their alerts, correlation windows, match counts and evidence written. A
  * crash rolls the claim back whole: its batches are waiting again, and nothing of them was written,
@@ -56,7 +62,7 @@ export async function drainOrganization(
     const claimed: ClaimedBatch[] = [];
     const startedAt = Date.now();
     const r = await db.transaction().execute(async (tx) => {
-      claimed.push(...(await claimBatches(tx, organizationId, CLAIM_BATCHES)));
+      claimed.push(...(await claimBatches(tx, organizationId, CLAIM_LIMITS)));
       return claimed.length ? matchClaimed(tx, set, deps, organizationId, claimed) : null;
     });
     if (!r) return total;

@@ -40,18 +40,23 @@ export interface ClaimedBatch {
 }
 
 /**
- * Up to `limit` of the organization's waiting batches, oldest first, read and deleted by one
- * statement inside the caller's transaction. The rows stay locked until it ends: a concurrent
- * drain skips them (`SKIP LOCKED`) rather than waiting or taking them twice, and a rollback (a
- * crash mid-drain) puts them back, claimable by the next attempt; a commit removes them together
- * with everything their matching wrote.
+ * The organization's oldest waiting batches, read and deleted by one statement inside the caller's
+ * transaction: at most `maxBatches`, and no more after `maxEvents` events (the first batch always,
+ * whatever its size). The rows stay locked until the transaction ends: a concurrent drain skips
+ * them (`SKIP LOCKED`) rather than waiting or taking them twice, and a rollback (a crash
+ * mid-drain) puts them back, claimable by the next attempt; a commit removes them together with
+ * everything their matching wrote.
  */
-export async function claimBatches(tx: Queryable, organizationId: string, limit: number): Promise<ClaimedBatch[]> {
+export async function claimBatches(tx: Queryable, organizationId: string, limits: { maxBatches: number; maxEvents: number }): Promise<ClaimedBatch[]> {
   const { rows } = await sql<ClaimedBatch>`
-    DELETE FROM detect_event_batches WHERE id IN (
-      SELECT id FROM detect_event_batches WHERE organization_id = ${organizationId}
-      ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
-    ) RETURNING id, events, received_at AS "receivedAt"`.execute(tx);
+    WITH locked AS (
+      SELECT id, event_count FROM detect_event_batches WHERE organization_id = ${organizationId}
+      ORDER BY id LIMIT ${limits.maxBatches} FOR UPDATE SKIP LOCKED
+    ), within AS (
+      SELECT id FROM (SELECT id, sum(event_count) OVER (ORDER BY id) - event_count AS before FROM locked) x WHERE before < ${limits.maxEvents}
+    )
+    DELETE FROM detect_event_batches d USING within WHERE d.id = within.id
+    RETURNING d.id, d.events, d.received_at AS "receivedAt"`.execute(tx);
   // uuidv7 ids sort by arrival: the batches are matched in the order they came (correlation windows).
   return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
