@@ -311,7 +311,7 @@ async function latency(ctx: BenchContext, corpus: Corpus, set: DetectionSet, sec
           ) x, jsonb_array_elements(x.evs) e WHERE e ? 'BenchBatch'
         ) y ORDER BY b, at`.execute(database.db);
       const found = new Map(rows.map((r) => [r.b, r]));
-      const left = await sql<{ b: number }>`SELECT (events->0->'event'->>'BenchBatch')::int AS b FROM detect_event_batches`.execute(database.db);
+      const left = await sql<{ b: number }>`SELECT (coalesce(events->'events'->0, events->0->'event')->>'BenchBatch')::int AS b FROM detect_event_batches`.execute(database.db);
       const queued = new Set(left.rows.map((r) => r.b));
       // Every tagged batch accounted for: an alert, a duplicate counted on one, refused, or still queued.
       const accounting = { created: 0, duplicate: 0, refused: 0, stillQueued: 0, unaccounted: [] as number[] };

@@ -79,7 +79,7 @@ describe('when detections change', () => {
   let first: string;
 
   it('a batch posted right after one new detection matches the new set (only it is compiled)', async () => {
-    [first] = await importRules(rule(1, 'marker-one'));
+    first = (await importRules(rule(1, 'marker-one')))[0]!;
     await post(['echo marker-one']);
     await settled();
     expect(await signals(first!)).toBe(1);
