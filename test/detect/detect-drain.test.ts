@@ -7,6 +7,8 @@ import { startWorkers, type WorkerRunner } from '../../src/platform/jobs/runner.
 import { createGuardedClient } from '../../src/platform/outbound/index.js';
 import { createCompiledDetections } from '../../src/modules/detect/compiled-detections.js';
 import { drainOrganization } from '../../src/modules/detect/detect-match.jobs.js';
+import { matchEventsJob } from '../../src/modules/detect/detect.job-def.js';
+import { enqueue } from '../../src/platform/jobs/enqueue.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
 
 /**
@@ -189,5 +191,18 @@ describe('events are drained per organization', () => {
     expect((await theAlert()).duplicateCount).toBe(before.duplicateCount + 1);
     const foreign = (await t.app.inject({ url: '/api/alerts?limit=100', headers: bearer(t.orgB.apiKey.key) })).json().alerts;
     expect(foreign).toEqual([]);
+  });
+
+  it('a matching job queued by an older version (one batch id) drains its batch\'s organization', async () => {
+    const before = await theAlert();
+    await post(2000);
+    // As the version before the drain left it: the batch's own job, no drain job.
+    await sql`DELETE FROM graphile_worker._private_jobs WHERE key = ${`detect:drain:${orgId}`}`.execute(t.database.db);
+    const { rows } = await sql<{ id: string }>`SELECT id FROM detect_event_batches`.execute(t.database.db);
+    expect(rows).toHaveLength(1);
+    await enqueue(t.database.db, matchEventsJob, { batchId: rows[0]!.id });
+    await startWorker();
+    await settled();
+    expect((await theAlert()).duplicateCount).toBe(before.duplicateCount + 1);
   });
 });
