@@ -25,6 +25,7 @@ import path from 'node:path';
 import type { BenchOutcome } from './harness.js';
 import { envNumber } from './harness.js';
 import { table, type Figure } from './report.js';
+import { SHARED_DIR } from '../../test/support/shared-dir.js';
 
 interface Build {
   label: string;
@@ -96,7 +97,8 @@ async function runOne(build: Build, bench: string, args: string[]): Promise<RunR
     const child = spawn(process.execPath, [...process.execArgv, path.join(build.dir, 'bench', 'run.ts'), bench, ...args], {
       cwd: build.dir,
       stdio: 'inherit',
-      env: { ...process.env, BENCH_CHILD_OUT: out },
+      // The shared folder (fixtures) as this checkout finds it: an exported ref under the temp dir has none beside it.
+      env: { ...process.env, RAMPART_SHARED_DIR: SHARED_DIR, BENCH_CHILD_OUT: out },
     });
     child.on('error', reject);
     child.on('exit', resolve);
