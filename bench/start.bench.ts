@@ -107,7 +107,14 @@ async function startOnce(command: string[], dataDir: string): Promise<StartSampl
     // npm and the server, not the embedded PostgreSQL: npm does not pass SIGTERM on to the server
     // it runs, and a SIGTERM reaching PostgreSQL directly starts its smart shutdown, which
     // refuses the server's own orderly stop. The server stops PostgreSQL itself.
-    for (const pid of groupMembers(child.pid!)) if (pid.comm !== 'postgres') process.kill(pid.pid, 'SIGTERM');
+    for (const { pid, comm } of groupMembers(child.pid!)) {
+      if (comm === 'postgres') continue;
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // Exited since the listing (npm's `sh -c` once its command ended).
+      }
+    }
     await exited;
     // npm may exit before the server it ran has stopped PostgreSQL: the next start must not meet
     // this one's data-directory lock, so wait for the whole group.
