@@ -26,7 +26,6 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { request } from 'undici';
@@ -46,9 +45,11 @@ import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { startRampartServer, waitReady } from './support/http-children.js';
 import { percentile, prng } from './support/stats.js';
+import { sharedPath } from '../test/support/shared-dir.js';
 
 export const TARGETS = { eventsPerSecond: 20_000, p99LatencyMs: 1000 } as const;
-const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '../../shared/fixtures/sigma');
+// Found as tests find it (RAMPART_SHARED_DIR, which --compare passes to an exported ref, or the nearest shared/).
+const FIXTURE = sharedPath('fixtures/sigma');
 
 function yamlFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })

@@ -32,6 +32,7 @@ import readline from 'node:readline';
 import type { BenchOutcome } from './harness.js';
 import { envNumber } from './harness.js';
 import { table, type Figure } from './report.js';
+import { SHARED_DIR } from '../../test/support/shared-dir.js';
 
 interface Build {
   label: string;
@@ -104,7 +105,8 @@ async function runOne(build: Build, bench: string, args: string[], prefix?: stri
     const child = spawn(process.execPath, [...process.execArgv, path.join(build.dir, 'bench', 'run.ts'), bench, ...args], {
       cwd: build.dir,
       stdio: prefix ? ['ignore', 'pipe', 'pipe'] : 'inherit',
-      env: { ...process.env, BENCH_CHILD_OUT: out },
+      // The shared folder (fixtures) as this checkout finds it: an exported ref under the temp dir has none beside it.
+      env: { ...process.env, RAMPART_SHARED_DIR: SHARED_DIR, BENCH_CHILD_OUT: out },
     });
     if (prefix) for (const stream of [child.stdout!, child.stderr!]) readline.createInterface({ input: stream }).on('line', (line) => console.log(`${prefix} ${line}`));
     child.on('error', reject);

@@ -16,6 +16,7 @@ declare module '../../platform/db/schema.js' {
     intelIndicatorChecks: IntelIndicatorChecksTable;
     intelIndicatorValues: IntelIndicatorValuesTable;
     attackCatalog: AttackCatalogTable;
+    intelEpssScores: IntelEpssScoresTable;
   }
 }
 
@@ -161,5 +162,20 @@ export interface AttackCatalogTable {
   aliases: string[];
   tactics: string[];
   platforms: string[];
+  updatedAt: Timestamp;
+}
+
+/**
+ * FIRST's EPSS score of a CVE, per organization (migration 0040): upserted by the EPSS
+ * connector's sync (items/epss.store.ts), read by hunt's alert gate. `real` columns arrive as
+ * numbers; `score_date` is a `date`, which node-postgres gives as a Date (written as 'YYYY-MM-DD').
+ */
+export interface IntelEpssScoresTable {
+  organizationId: string;
+  cve: string;
+  epss: number;
+  percentile: number;
+  modelVersion: string | null;
+  scoreDate: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   updatedAt: Timestamp;
 }
