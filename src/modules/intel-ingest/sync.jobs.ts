@@ -37,7 +37,12 @@ async function connectorFor(source: Pick<SourceConfig, 'kind' | 'apiType'>): Pro
  */
 export function isTransient(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
+  // PostgreSQL: a lost or refused connection (class 08), a deadlock or serialization failure, a
+  // server shutting down or starting: the database's, not the document's, so worth another attempt.
+  if (typeof code === 'string' && /^(08...|40001|40P01|57P0[123])$/.test(code)) return true;
   if (typeof code === 'string') return ['timeout', 'network', 'dns'].includes(code);
+  // node-postgres's pool gives up on a connection without a code (a database slow to answer under load).
+  if (err instanceof Error && /^Connection terminated|^timeout exceeded when trying to connect/.test(err.message)) return true;
   if (err instanceof ConnectorError) return /HTTP (5\d\d|429)\b/.test(err.message);
   return false;
 }
