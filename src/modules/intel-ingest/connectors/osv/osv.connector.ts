@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConnectorError, type Connector, type SourceConfig } from '../connector.js';
+import { ConnectorError, type Connector, type FetchResult, type SourceConfig } from '../connector.js';
 import type { IntelEntry } from '../../../intel/index.js';
 import { entryFromOsv } from './osv.fns.js';
 import { osvRecordsInFile } from './osv-download.connector.js';
@@ -37,7 +37,7 @@ export const osvConnector: Connector = {
         return { status: 'not_modified', entries: [], etag: state.etag, lastModified: state.lastModified };
       }
       if (res.status >= 400) throw new ConnectorError(`The OSV source answered HTTP ${res.status} for ${res.url}`);
-      return { status: 'ok', entries: [], batches: batches(file, source, limits?.maxInflatedBytes), dispose, etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null };
+      return osvDownloadResult(file, source, dispose, res.headers, limits?.maxInflatedBytes);
     } catch (err) {
       await dispose();
       throw err;
@@ -46,9 +46,14 @@ export const osvConnector: Connector = {
 };
 
 async function* batches(file: string, source: SourceConfig, maxInflatedBytes?: number): AsyncGenerator<IntelEntry[]> {
+  yield* osvEntryBatches(osvRecordsInFile(file, maxInflatedBytes), source);
+}
+
+/** OSV records → the sync's batches of entries, up to `maxEntries` (a sharded sync's shard reads its records the same way). */
+export async function* osvEntryBatches(records: AsyncIterable<unknown>, source: Pick<SourceConfig, 'displayName' | 'maxEntries'>): AsyncGenerator<IntelEntry[]> {
   let batch: IntelEntry[] = [];
   let read = 0;
-  for await (const record of osvRecordsInFile(file, maxInflatedBytes)) {
+  for await (const record of records) {
     const e = entryFromOsv(record, source.displayName);
     if (!e) continue;
     batch.push(e);
@@ -59,4 +64,9 @@ async function* batches(file: string, source: SourceConfig, maxInflatedBytes?: n
     }
   }
   if (batch.length) yield batch;
+}
+
+/** The result of a download already saved in `file` (a server that answered a sharded sync's Range request with the whole export). */
+export function osvDownloadResult(file: string, source: SourceConfig, dispose: () => Promise<void>, headers: Record<string, string>, maxInflatedBytes?: number): FetchResult {
+  return { status: 'ok', entries: [], batches: batches(file, source, maxInflatedBytes), dispose, etag: headers.etag ?? null, lastModified: headers['last-modified'] ?? null };
 }
