@@ -26,15 +26,15 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { request } from 'undici';
 import { parse } from 'yaml';
 import { compileSigma } from '../src/modules/alerts/index.js';
-import { DetectionSet, loadDetection, type DeclaredEvent } from '../src/modules/detect/index.js';
+import { createCompiledDetections, DetectionSet, drainEventsJob, drainOrganization, loadDetection, type DeclaredEvent } from '../src/modules/detect/index.js';
 import { createOrganization } from '../src/modules/organizations/index.js';
 import { buildJobCatalog } from '../src/jobs.js';
+import { serviceEvents } from '../src/composition.js';
 import type { Database } from '../src/platform/db/database.js';
 import { JobCatalog, type JobDefinition } from '../src/platform/jobs/catalog.js';
 import { startWorkers } from '../src/platform/jobs/runner.js';
@@ -45,9 +45,11 @@ import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { startRampartServer, waitReady } from './support/http-children.js';
 import { percentile, prng } from './support/stats.js';
+import { sharedPath } from '../test/support/shared-dir.js';
 
 export const TARGETS = { eventsPerSecond: 20_000, p99LatencyMs: 1000 } as const;
-const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '../../shared/fixtures/sigma');
+// Found as tests find it (RAMPART_SHARED_DIR, which --compare passes to an exported ref, or the nearest shared/).
+const FIXTURE = sharedPath('fixtures/sigma');
 
 function yamlFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
@@ -166,28 +168,34 @@ interface JobMark {
 }
 
 /**
- * The service's job catalog with the matching job timed: before running it, one primary-key
- * read of its batch's tagged event (`BenchBatch`, the batch's first line) and `received_at`;
- * after, the time its transaction committed. The read is the bench's own (about 1 ms, counted in
- * the job's share).
+ * The service's job catalog with the drain job timed: the same drain (drainOrganization, with the
+ * service's event bus) with an observer that records, for each claim, when it started and when its
+ * transaction committed, and for each tagged batch in it (`BenchBatch`, the batch's first line)
+ * when the API stored it. A claim's start is when the drain began that claim (after any wait for a
+ * worker slot or a previous claim): queue = stored → claim start.
  */
 function timedCatalog(catalog: JobCatalog, db: Database, marks: Map<number, JobMark>): JobCatalog {
   const out = new JobCatalog();
+  const compiled = createCompiledDetections();
+  const events = serviceEvents();
   for (const def of catalog.all()) {
-    if (def.name !== 'detect:match-events') {
+    if (def.name !== drainEventsJob.name) {
       out.register(def);
       continue;
     }
     const timed: JobDefinition<unknown> = {
       ...def,
       async run(payload, ctx) {
-        const startedAt = Date.now();
-        const { batchId } = payload as { batchId: string };
-        const { rows } = await sql<{ b: number | null; receivedAt: Date }>`
-          SELECT (events->0->'event'->>'BenchBatch')::int AS b, received_at AS "receivedAt" FROM detect_event_batches WHERE id = ${batchId}`.execute(db);
-        await def.run(payload, ctx);
-        const row = rows[0];
-        if (row && row.b !== null) marks.set(row.b, { receivedAt: row.receivedAt.getTime(), startedAt, endedAt: Date.now() });
+        const { organizationId } = payload as { organizationId: string };
+        await drainOrganization(db, compiled, { events }, organizationId, {
+          signal: ctx.signal,
+          onClaim: (claimed, times) => {
+            for (const c of claimed) {
+              const b = c.firstEvent?.BenchBatch;
+              if (typeof b === 'number') marks.set(b, { receivedAt: c.receivedAt.getTime(), startedAt: times.startedAt, endedAt: times.committedAt });
+            }
+          },
+        });
       },
     };
     out.register(timed);
@@ -304,7 +312,7 @@ async function latency(ctx: BenchContext, corpus: Corpus, set: DetectionSet, sec
           ) x, jsonb_array_elements(x.evs) e WHERE e ? 'BenchBatch'
         ) y ORDER BY b, at`.execute(database.db);
       const found = new Map(rows.map((r) => [r.b, r]));
-      const left = await sql<{ b: number }>`SELECT (events->0->'event'->>'BenchBatch')::int AS b FROM detect_event_batches`.execute(database.db);
+      const left = await sql<{ b: number }>`SELECT (coalesce(events->'events'->0, events->0->'event')->>'BenchBatch')::int AS b FROM detect_event_batches`.execute(database.db);
       const queued = new Set(left.rows.map((r) => r.b));
       // Every tagged batch accounted for: an alert, a duplicate counted on one, refused, or still queued.
       const accounting = { created: 0, duplicate: 0, refused: 0, stillQueued: 0, unaccounted: [] as number[] };

@@ -27,9 +27,10 @@ import { extractIocs, type IocKind } from '../src/modules/intel/extract/extract.
 import { generateCorpus } from './support/extract-corpus.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { table } from './support/report.js';
+import { sharedPath } from '../test/support/shared-dir.js';
 
 export const TARGET_MB_PER_SEC = 100;
-const FIXTURE_DIR = process.env.IOC_FIXTURES_DIR ?? '/work/shared/fixtures/ioc-extraction';
+const FIXTURE_DIR = process.env.IOC_FIXTURES_DIR ?? sharedPath('fixtures/ioc-extraction');
 
 // ---- throughput ------------------------------------------------------------------------------
 

@@ -50,7 +50,7 @@ const PACKAGES = 20_000;
 const ASSETS = 50; // 1,000 components per SBOM: each import stays under the 1 MB request body limit
 const DETAILS = 'A remote attacker can send a crafted request that makes the parser allocate memory without bound, which exhausts the process and denies service to every other client. Upgrade to the fixed version; there is no workaround. '.repeat(3);
 
-function record(i: number): Record<string, unknown> {
+export function record(i: number): Record<string, unknown> {
   const pkg = `bench-pkg-${i % PACKAGES}`;
   const major = 1 + (i % 7);
   return {
@@ -64,7 +64,7 @@ function record(i: number): Record<string, unknown> {
 }
 
 /** The export written as a zip file (streamed: the harness never holds it either). */
-async function writeExport(file: string, records: number): Promise<void> {
+export async function writeExport(file: string, records: number): Promise<void> {
   const out = fs.createWriteStream(file);
   const zip = new Zip((err, data, final) => {
     if (err) throw err;

@@ -34,6 +34,7 @@ import { deliveryBench } from './delivery.bench.js';
 import { deliveryBacklogBench } from './delivery-backlog.bench.js';
 import { huntBench } from './hunt.bench.js';
 import { huntOsvBench } from './hunt-osv.bench.js';
+import { ingestScaleBench } from './ingest-scale.bench.js';
 import { intelOutBench } from './intel-out.bench.js';
 import { compare } from './support/compare.js';
 import { insightsBench } from './insights.bench.js';
@@ -55,7 +56,7 @@ import { describeMachine, formatFigures, formatSummary, machineInfo, type Summar
  *   2. import it here and append it to BENCHES.
  * Nothing else changes: selection by name, quick mode, the summary and latest.json follow.
  */
-const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, deliveryBacklogBench, huntBench, huntOsvBench, intelOutBench, insightsBench, evaluationsBench, coverageBench, detectBench, approvalsBench, startBench];
+const BENCHES: BenchDefinition[] = [httpBench, ingestBench, extractBench, iocsBench, triggersBench, alertsBench, deliveryBench, deliveryBacklogBench, huntBench, huntOsvBench, ingestScaleBench, intelOutBench, insightsBench, evaluationsBench, coverageBench, detectBench, approvalsBench, startBench];
 
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 

@@ -56,6 +56,34 @@ function treeCpuSeconds(root: number): number {
   return total;
 }
 
+/** The live processes of process group `pgid`, with their command names (Linux /proc). */
+function groupMembers(pgid: number): Array<{ pid: number; comm: string }> {
+  const members: Array<{ pid: number; comm: string }> = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      if (pgrp === pgid) members.push({ pid: Number(d), comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) });
+    } catch {
+      // Exited between the listing and the read.
+    }
+  }
+  return members;
+}
+
+/** Resolves once no process of group `pgid` is left (signal 0 answers ESRCH); SIGKILLs what is left after 60 s. */
+async function groupGone(pgid: number): Promise<void> {
+  for (const deadline = Date.now() + 60_000; ; ) {
+    try {
+      process.kill(-pgid, Date.now() > deadline ? 'SIGKILL' : 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 interface StartSample {
   wallMs: number;
   cpuMs: number;
@@ -76,8 +104,21 @@ async function startOnce(command: string[], dataDir: string): Promise<StartSampl
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = onCleanup(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    process.kill(-child.pid!, 'SIGTERM');
+    // npm and the server, not the embedded PostgreSQL: npm does not pass SIGTERM on to the server
+    // it runs, and a SIGTERM reaching PostgreSQL directly starts its smart shutdown, which
+    // refuses the server's own orderly stop. The server stops PostgreSQL itself.
+    for (const { pid, comm } of groupMembers(child.pid!)) {
+      if (comm === 'postgres') continue;
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // Exited since the listing (npm's `sh -c` once its command ended).
+      }
+    }
     await exited;
+    // npm may exit before the server it ran has stopped PostgreSQL: the next start must not meet
+    // this one's data-directory lock, so wait for the whole group.
+    await groupGone(child.pid!);
   });
   try {
     for (;;) {

@@ -30,6 +30,7 @@ export const PLATFORM_TABLES: Record<string, string> = {
   audit_logs: 'written by platform/audit.ts in the writer’s transaction; the audit-logs module lists it',
   worker_heartbeats: 'platform/jobs: the worker runner’s heartbeats',
   job_failures: 'platform/jobs: jobs that failed for good, read by the run sweep',
+  reference_data_seeds: 'platform/db/reference-seeds.ts: the fingerprint of each reference-data seed last applied',
 };
 
 /**

@@ -37,6 +37,7 @@ const envSchema = z.object({
   RAMPART_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   RAMPART_DELIVERY_CONCURRENCY: z.coerce.number().int().min(0).max(100).default(2),
   RAMPART_OSV_MAX_INFLATED_BYTES: z.coerce.number().int().min(1024 * 1024).default(8 * 1024 * 1024 * 1024),
+  RAMPART_OSV_SHARD_RECORDS: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
   RAMPART_DEAD_WORKER_AFTER_SECONDS: z.coerce.number().int().min(3).max(3600).default(60),
   RAMPART_INVALIDATION_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(300).default(5),
   RAMPART_EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
@@ -75,6 +76,7 @@ export interface Config {
   deliveryConcurrency: number;
   /** Inflated bytes one OSV sync reads of a zip (docs/hunt.md). */
   osvMaxInflatedBytes: number;
+  osvShardRecords: number;
   /**
    * A worker silent (no heartbeat) this long is presumed dead and its jobs are retried. Shorter:
    * crashed work comes back sooner; but a worker stalled longer than this (a blocked event loop,
@@ -125,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     workerConcurrency: e.RAMPART_WORKER_CONCURRENCY,
     deliveryConcurrency: e.RAMPART_DELIVERY_CONCURRENCY,
     osvMaxInflatedBytes: e.RAMPART_OSV_MAX_INFLATED_BYTES,
+    osvShardRecords: e.RAMPART_OSV_SHARD_RECORDS,
     deadWorkerAfterMs: e.RAMPART_DEAD_WORKER_AFTER_SECONDS * 1000,
     invalidationHeartbeatMs: e.RAMPART_INVALIDATION_HEARTBEAT_SECONDS * 1000,
     embeddedPgPort: e.RAMPART_EMBEDDED_PG_PORT,

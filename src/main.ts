@@ -60,7 +60,7 @@ async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModul
     workers = await startWorkers({
       db: runtime.database.db,
       pool: runtime.database.pool,
-      catalog: buildJobCatalog({ db: runtime.database.db, secrets: runtime.secrets, http: runtime.http, logger, baseUrl: config.baseUrl, osvMaxInflatedBytes: config.osvMaxInflatedBytes, authenticator: runtime.authenticator, allowPrivateNetworks: config.allowPrivateNetworks }),
+      catalog: buildJobCatalog({ db: runtime.database.db, secrets: runtime.secrets, http: runtime.http, logger, baseUrl: config.baseUrl, osvMaxInflatedBytes: config.osvMaxInflatedBytes, osvShardRecords: config.osvShardRecords, authenticator: runtime.authenticator, allowPrivateNetworks: config.allowPrivateNetworks }),
       logger: logger.child({ role: 'worker' }),
       concurrency: config.workerConcurrency,
       reservedConcurrency: config.deliveryConcurrency,

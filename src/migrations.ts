@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { MODULES } from './composition.js';
 import type { Database } from './platform/db/database.js';
-import { applyMigrations, collectMigrations } from './platform/db/migrate.js';
+import { applyMigrations, collectMigrations, type MigrationOutcome } from './platform/db/migrate.js';
 import { platformMigrations } from './platform/db/migrations/index.js';
 
 /**
@@ -17,6 +17,6 @@ export const migrations = collectMigrations([{ owner: 'platform', migrations: pl
  * (platform/db/migrate.ts: one instance at a time under an advisory lock; a migration applied
  * here that no module gives any more is refused at start).
  */
-export function migrateToLatest(db: Database, pool: pg.Pool, opts: { seed?: (db: Database) => Promise<void> } = {}): Promise<{ applied: string[] }> {
+export function migrateToLatest(db: Database, pool: pg.Pool, opts: { seed?: (db: Database) => Promise<unknown> } = {}): Promise<MigrationOutcome> {
   return applyMigrations(db, pool, { ...opts, migrations });
 }

@@ -16,15 +16,23 @@
  * - Benches the ref does not have are skipped; figures only one side has are listed alone.
  *
  * Knobs: BENCH_COMPARE_ROUNDS (2), BENCH_COMPARE_CODE=current (the ref measured by this
- * checkout's bench/ instead of its own), plus every bench's own knobs (passed to both builds).
+ * checkout's bench/ instead of its own), BENCH_COMPARE_CONCURRENT=1 (each round runs both builds
+ * AT ONCE, their output prefixed [A]/[B]: a swing of the machine then lands on both, which turn
+ * taking cannot promise on a shared VM whose rounds differ by ±20%; CPU per operation is the figure
+ * to read, as wall-clock and latency figures include the other build's contention, and the two
+ * set-ups do not end at the same moment), plus every bench's own knobs (passed to both builds).
+ * For webhook intake, `npm run bench:paired` (bench/compare-paired.ts) goes further: one
+ * request to each build per tick, the ratio per round.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import type { BenchOutcome } from './harness.js';
 import { envNumber } from './harness.js';
 import { table, type Figure } from './report.js';
+import { SHARED_DIR } from '../../test/support/shared-dir.js';
 
 interface Build {
   label: string;
@@ -87,17 +95,20 @@ function benchNames(dir: string): string[] | null {
 }
 
 /** One bench on one build, in a child process; its outcome from BENCH_CHILD_OUT, or the build's latest.json for refs older than that. */
-async function runOne(build: Build, bench: string, args: string[]): Promise<RunResult> {
-  const out = path.join(os.tmpdir(), `rampart-bench-compare-${bench}-${process.pid}.json`);
+/** One bench run of one build in its own process; `prefix` pipes its output with that prefix on each line (concurrent runs). */
+async function runOne(build: Build, bench: string, args: string[], prefix?: string): Promise<RunResult> {
+  const out = path.join(os.tmpdir(), `rampart-bench-compare-${bench}-${process.pid}-${prefix ? prefix.replace(/\W/g, '') : 'solo'}.json`);
   const latest = path.join(build.dir, 'bench', 'results', 'latest.json');
   fs.rmSync(out, { force: true });
   const started = Date.now();
   const code = await new Promise<number | null>((resolve, reject) => {
     const child = spawn(process.execPath, [...process.execArgv, path.join(build.dir, 'bench', 'run.ts'), bench, ...args], {
       cwd: build.dir,
-      stdio: 'inherit',
-      env: { ...process.env, BENCH_CHILD_OUT: out },
+      stdio: prefix ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      // The shared folder (fixtures) as this checkout finds it: an exported ref under the temp dir has none beside it.
+      env: { ...process.env, RAMPART_SHARED_DIR: SHARED_DIR, BENCH_CHILD_OUT: out },
     });
+    if (prefix) for (const stream of [child.stdout!, child.stderr!]) readline.createInterface({ input: stream }).on('line', (line) => console.log(`${prefix} ${line}`));
     child.on('error', reject);
     child.on('exit', resolve);
   });
@@ -146,13 +157,14 @@ export interface CompareRow {
 export async function compare(repo: string, ref: string, names: string[], allNames: string[], args: string[]): Promise<{ rows: CompareRow[]; errors: string[]; sha: string }> {
   const rounds = Math.round(envNumber('BENCH_COMPARE_ROUNDS', 2));
   const currentBenchCode = /^current$/i.test(process.env.BENCH_COMPARE_CODE ?? '');
+  const concurrent = /^(1|true|yes)$/i.test(process.env.BENCH_COMPARE_CONCURRENT ?? '');
   const a = exportRef(repo, ref, currentBenchCode);
   const b: Build = { label: 'current', dir: repo };
   const refBenches = benchNames(a.dir);
   const wanted = names.length ? names : allNames;
   const runnable = wanted.filter((n) => !refBenches || refBenches.includes(n));
   const skipped = wanted.filter((n) => !runnable.includes(n));
-  console.log(`compare: ${ref} (${a.sha.slice(0, 12)}, exported to ${a.dir}) vs this checkout, ${rounds} interleaved round(s) per bench, ${currentBenchCode ? "both measured by this checkout's bench code" : "each measured by its own bench code"}`);
+  console.log(`compare: ${ref} (${a.sha.slice(0, 12)}, exported to ${a.dir}) vs this checkout, ${rounds} ${concurrent ? 'concurrent' : 'interleaved'} round(s) per bench, ${currentBenchCode ? "both measured by this checkout's bench code" : "each measured by its own bench code"}`);
   if (a.lockDiffers) console.log(`note: ${ref}'s package-lock.json differs from this checkout's; it runs on this checkout's node_modules`);
   if (skipped.length) console.log(`note: ${ref} has no bench ${skipped.join(', ')} (skipped)`);
 
@@ -160,7 +172,15 @@ export async function compare(repo: string, ref: string, names: string[], allNam
   const errors: string[] = [];
   for (const bench of runnable) {
     const results: Record<'ref' | 'current', BenchOutcome[]> = { ref: [], current: [] };
-    for (let round = 0; round < rounds; round++) {
+    for (let round = 0; round < rounds && concurrent; round++) {
+      console.log(`\n######## ${bench}, round ${round + 1}/${rounds}: [A] ${ref} (${a.sha.slice(0, 12)}) and [B] current at once`);
+      const both = await Promise.all([runOne(a, bench, args, '[A]'), runOne(b, bench, args, '[B]')]);
+      for (const [side, r] of [['ref', both[0]], ['current', both[1]]] as const) {
+        if ('error' in r) errors.push(`${bench} on ${side}: ${r.error.split('\n')[0]}`);
+        else results[side].push(r.outcome);
+      }
+    }
+    for (let round = 0; round < rounds && !concurrent; round++) {
       const order: Array<['ref' | 'current', Build]> = round % 2 === 0 ? [['ref', a], ['current', b]] : [['current', b], ['ref', a]];
       for (const [side, build] of order) {
         console.log(`\n######## ${bench} on ${side === 'ref' ? `${ref} (${a.sha.slice(0, 12)})` : 'current'}, round ${round + 1}/${rounds}`);
@@ -188,7 +208,7 @@ export async function compare(repo: string, ref: string, names: string[], allNam
   console.log(
     [
       '\n==================== compare ====================',
-      `A = ${ref} (${a.sha.slice(0, 12)}), B = this checkout; median of ${rounds} interleaved round(s) (each round's value in brackets)`,
+      `A = ${ref} (${a.sha.slice(0, 12)}), B = this checkout; median of ${rounds} ${concurrent ? 'concurrent' : 'interleaved'} round(s) (each round's value in brackets)`,
       '',
       table(['bench', 'figure', 'A', 'B', 'B / A', ''], body, [2, 3, 4]),
       '(better/WORSE: a change beyond 3% in the direction of the figure\'s target; figures without a target have no direction)',

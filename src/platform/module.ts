@@ -121,6 +121,8 @@ export interface WorkerDeps {
   readers: Partial<ModuleReaders>;
   /** RAMPART_OSV_MAX_INFLATED_BYTES: inflated bytes one OSV sync reads of a zip (default in the connector). */
   osvMaxInflatedBytes?: number;
+  /** RAMPART_OSV_SHARD_RECORDS: records per shard of a sharded OSV sync; 0: never sharded (default in intel-ingest). */
+  osvShardRecords?: number;
   /** Every module's services in this process (built on first use); a module's jobs get theirs as `services`. */
   services: NeededServices;
 }

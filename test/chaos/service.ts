@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
+import { waitForReadyz } from '../support/readyz.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -35,19 +36,11 @@ export class Service {
     this.child = child;
     child.stdout!.on('data', (d) => (this.log += d));
     child.stderr!.on('data', (d) => (this.log += d));
+    if (this.role !== 'worker') return waitForReadyz(this.url, { child, log: () => this.log, timeoutMs });
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`rampart exited with ${child.exitCode} during start-up:\n${this.log.slice(-3000)}`);
-      if (this.role === 'worker') {
-        if (/rampart ready/.test(this.log)) return;
-        await sleep(100);
-        continue;
-      }
-      try {
-        if ((await fetch(`${this.url}/readyz`)).status === 200) return;
-      } catch {
-        /* not listening yet */
-      }
+      if (/rampart ready/.test(this.log)) return;
       await sleep(100);
     }
     throw new Error(`rampart not ready in ${timeoutMs} ms:\n${this.log.slice(-3000)}`);

@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { waitForReadyz } from '../support/readyz.js';
 
 // Every test here spawns `rampart` processes (tsx, the embedded PostgreSQL): on a loaded machine
 // one takes tens of seconds, more on a slower Node. Every wait is on a state (a child's exit, the
@@ -62,16 +63,8 @@ async function freePort(): Promise<number> {
 
 /** Until the server answers /readyz, or has exited (then its log says why); the hook's timeout bounds it. */
 async function waitReady(): Promise<void> {
-  while (server?.exitCode === null) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
-      if (res.status === 200) return;
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`server exited before it was ready:\n${serverLog}`);
+  if (!server) throw new Error('no server was started');
+  await waitForReadyz(`http://127.0.0.1:${port}`, { child: server, log: () => serverLog, timeoutMs: PROCESS_LIMIT });
 }
 
 /** The first line of the server's log that `match` accepts: now, or when the server writes it. */

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/db.js';
+import { waitForReadyz } from '../support/readyz.js';
 
 /**
  * The compiled build (scripts/build-server.js → dist/server) as `bin/rampart.js` runs it, in a
@@ -107,13 +108,7 @@ describe('compiled server build', () => {
     });
     server.stdout!.on('data', (d) => (log += d));
     server.stderr!.on('data', (d) => (log += d));
-    const deadline = Date.now() + 60_000;
-    let status = 0;
-    while (Date.now() < deadline && server.exitCode === null && status !== 200) {
-      status = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status, () => 0);
-      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(status, log).toBe(200);
+    await waitForReadyz(`http://127.0.0.1:${port}`, { child: server, log: () => log, timeoutMs: 60_000 });
     expect(log).not.toContain(FALLBACK);
     const origin = `http://127.0.0.1:${port}`;
     // Swagger UI's page and assets come from its package's own folder (left out of the bundle).

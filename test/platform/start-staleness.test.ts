@@ -7,6 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/db.js';
+import { waitForReadyz } from '../support/readyz.js';
 
 /**
  * `npm start` (scripts/start.js): its staleness checks rebuild what changed and nothing else,
@@ -111,13 +112,7 @@ describe('npm start: build only what is stale, then start in one process', () =>
     server.stdout!.on('data', (d) => (log += d));
     server.stderr!.on('data', (d) => (log += d));
     try {
-      const deadline = Date.now() + 90_000;
-      let status = 0;
-      while (Date.now() < deadline && server.exitCode === null && status !== 200) {
-        status = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status, () => 0);
-        if (status !== 200) await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(status, log).toBe(200);
+      await waitForReadyz(`http://127.0.0.1:${port}`, { child: server, log: () => log, timeoutMs: 90_000 });
       // Nothing was stale (the previous test built): no build, no tsx, and the role is `start` (API + workers).
       expect(log).not.toContain('server built');
       expect(log).not.toContain(FALLBACK);

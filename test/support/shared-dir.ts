@@ -3,11 +3,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The team's `shared/` folder (fixtures, interop clients and schemas): the nearest `shared/`
+ * The team's `shared/` folder (fixtures, interop clients and schemas): RAMPART_SHARED_DIR when
+ * set (an absolute path: `npm run bench -- --compare` passes the checkout's own to the ref it
+ * exports under the temp dir, where no `shared/` sits beside it), else the nearest `shared/`
  * beside the checkout or one of its parents (`../shared` from a clone, further up from a
- * worktree), else `/work/shared`. Tests that need it skip with a message when it is absent.
+ * worktree), else `/work/shared`. Tests and benches that need it skip with a message when it is absent.
  */
 function findShared(): string {
+  if (process.env.RAMPART_SHARED_DIR) return path.resolve(process.env.RAMPART_SHARED_DIR);
   let dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
   for (let i = 0; i < 4; i++) {
     const candidate = path.join(path.dirname(dir), 'shared');

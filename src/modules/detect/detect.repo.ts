@@ -3,36 +3,75 @@ import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../platform/db/database.js';
 import { addJobs } from '../../platform/jobs/enqueue.js';
 import type { DeclaredEvent } from './detect-match.fns.js';
-import { matchEventsJob } from './detect.job-def.js';
+import type { StoredBatchEvents } from './detect.tables.js';
+import { declaredLogsource } from './events-body.fns.js';
+import { drainEventsJob, drainKeyOf } from './detect.job-def.js';
 
 /** Matched events kept per detection (the rolling sample of evidence). */
 export const SAMPLE_SIZE = 50;
 
 /**
- * A batch and its matching job in one statement: the job exists exactly when the batch does.
+ * A batch and its organization's drain job in one statement: a batch never exists without a job
+ * that will take it. The job is keyed per organization: while it waits, more batches only touch
+ * its row (graphile-worker's `add_jobs` upsert), so a burst of batches is drained by one job.
  * The events are written as one JSON text, kept as text (`json`, migration 0157): the batch is read
  * back whole once, so building and printing `jsonb` was PostgreSQL CPU for nothing.
  */
-export async function insertBatch(db: Queryable, b: { organizationId: string; events: DeclaredEvent[]; triggerId: string | null; receivedAt: Date }): Promise<string> {
+export async function insertBatch(db: Queryable, b: { organizationId: string; eventsJson: string; eventCount: number; triggerId: string | null; receivedAt: Date }): Promise<string> {
   const id = uuidv7();
   await sql`
     WITH b AS (
       INSERT INTO detect_event_batches (id, organization_id, events, event_count, received_at, trigger_id)
-      VALUES (${id}, ${b.organizationId}, ${JSON.stringify(b.events)}::json, ${b.events.length}, ${b.receivedAt}, ${b.triggerId})
+      VALUES (${id}, ${b.organizationId}, ${b.eventsJson}::json, ${b.eventCount}, ${b.receivedAt}, ${b.triggerId})
       RETURNING id
     )
-    SELECT j.id FROM b, ${addJobs(matchEventsJob, { batchId: id })} j`.execute(db);
+    SELECT j.id FROM b, ${addJobs(drainEventsJob, { organizationId: b.organizationId }, { jobKey: drainKeyOf(b.organizationId) })} j`.execute(db);
   return id;
 }
 
-export async function findBatch(db: Queryable, id: string) {
-  return db.selectFrom('detectEventBatches').selectAll().where('id', '=', id).executeTakeFirst();
+/**
+ * A stored batch's events with their logsource. Two shapes: `[{logsource, event}]` (the full path,
+ * and batches stored before the fast path), or `{logsource, events: [event, …]}` (NDJSON kept as
+ * sent: an event's own `logsource` object, checked when it came in, wins over the batch's).
+ */
+export function declaredEventsOf(stored: StoredBatchEvents): DeclaredEvent[] {
+  if (Array.isArray(stored)) return stored;
+  const batch = stored.logsource;
+  return stored.events.map((event) => ({ logsource: (event.logsource !== undefined && declaredLogsource(event.logsource, '')) || batch, event }));
 }
 
-/** Deletes the batch; false when another attempt already did (its matches are committed). */
-export async function deleteBatch(tx: Queryable, id: string): Promise<boolean> {
-  const r = await tx.deleteFrom('detectEventBatches').where('id', '=', id).executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
+/** The organization of a batch (a job enqueued before the drain names a batch, not an organization). */
+export async function organizationOfBatch(db: Queryable, id: string): Promise<string | null> {
+  const r = await db.selectFrom('detectEventBatches').select('organizationId').where('id', '=', id).executeTakeFirst();
+  return r?.organizationId ?? null;
+}
+
+export interface ClaimedBatch {
+  id: string;
+  events: DeclaredEvent[];
+  receivedAt: Date;
+}
+
+/**
+ * The organization's oldest waiting batches, read and deleted by one statement inside the caller's
+ * transaction: at most `maxBatches`, and no more after `maxEvents` events (the first batch always,
+ * whatever its size). The rows stay locked until the transaction ends: a concurrent drain skips
+ * them (`SKIP LOCKED`) rather than waiting or taking them twice, and a rollback (a crash
+ * mid-drain) puts them back, claimable by the next attempt; a commit removes them together with
+ * everything their matching wrote.
+ */
+export async function claimBatches(tx: Queryable, organizationId: string, limits: { maxBatches: number; maxEvents: number }): Promise<ClaimedBatch[]> {
+  const { rows } = await sql<{ id: string; events: StoredBatchEvents; receivedAt: Date }>`
+    WITH locked AS (
+      SELECT id, event_count FROM detect_event_batches WHERE organization_id = ${organizationId}
+      ORDER BY id LIMIT ${limits.maxBatches} FOR UPDATE SKIP LOCKED
+    ), within AS (
+      SELECT id FROM (SELECT id, sum(event_count) OVER (ORDER BY id) - event_count AS before FROM locked) x WHERE before < ${limits.maxEvents}
+    )
+    DELETE FROM detect_event_batches d USING within WHERE d.id = within.id
+    RETURNING d.id, d.events, d.received_at AS "receivedAt"`.execute(tx);
+  // uuidv7 ids sort by arrival: the batches are matched in the order they came (correlation windows).
+  return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((r) => ({ id: r.id, receivedAt: r.receivedAt, events: declaredEventsOf(r.events) }));
 }
 
 export async function countMatches(tx: Queryable, organizationId: string, rows: Array<{ detectionId: string; matches: number }>, at: Date): Promise<void> {

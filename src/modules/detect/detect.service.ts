@@ -4,7 +4,7 @@ import type { Database } from '../../platform/db/database.js';
 import type { RequestContext } from '../../platform/context.js';
 import { AppError, NotFoundError, ValidationError } from '../../platform/http/errors.js';
 import { codeDetectionName, codeDetectionQuery, compileSigma } from '../alerts/index.js';
-import { EVENT_LIMITS, EventsBodyError, parseEventsBody } from './events-body.fns.js';
+import { EVENT_LIMITS, EventsBodyError, ndjsonFastPath, parseEventsBody } from './events-body.fns.js';
 import type { Logsource } from './detect-match.fns.js';
 import { insertBatch, lastMatch, matchDays, samples, SAMPLE_SIZE } from './detect.repo.js';
 import { noisyFields } from './noisy-fields.fns.js';
@@ -33,10 +33,25 @@ async function textOf(body: Buffer, encoding: string | undefined): Promise<strin
   }
 }
 
+/** Any body: parsed and checked whole, sanitized, stored as `[{logsource, event}]`; its errors as HTTP errors. */
+function fullPath(text: string, logsource: Logsource) {
+  let events;
+  try {
+    events = parseEventsBody(text, logsource);
+  } catch (err) {
+    if (err instanceof EventsBodyError) {
+      if (err.code === 'too_many_events') throw new AppError(413, err.message);
+      throw ValidationError.single(err.path, err.message, err.code);
+    }
+    throw err;
+  }
+  return { count: events.length, json: JSON.stringify(events) };
+}
+
 /**
  * Events in: the body parsed and checked whole (one bad event refuses the request, so a shipper's
- * retry resends nothing twice), then kept as one batch whose matching job is enqueued by the same
- * statement. Matching runs in workers (detect-match.jobs.ts).
+ * retry resends nothing twice), then kept as one batch whose drain job is enqueued by the same
+ * statement; NDJSON that needs no sanitizing is kept as the text it came as (ndjsonFastPath). Matching runs in workers (detect-match.jobs.ts).
  */
 export function createDetectService(deps: { db: Database; now?: () => Date }) {
   const { db } = deps;
@@ -44,18 +59,9 @@ export function createDetectService(deps: { db: Database; now?: () => Date }) {
 
   async function accept(input: IncomingEvents): Promise<{ accepted: number }> {
     const text = await textOf(input.body, input.contentEncoding);
-    let events;
-    try {
-      events = parseEventsBody(text, input.logsource);
-    } catch (err) {
-      if (err instanceof EventsBodyError) {
-        if (err.code === 'too_many_events') throw new AppError(413, err.message);
-        throw ValidationError.single(err.path, err.message, err.code);
-      }
-      throw err;
-    }
-    await insertBatch(db, { organizationId: input.organizationId, events, triggerId: input.triggerId, receivedAt: now() });
-    return { accepted: events.length };
+    const stored = ndjsonFastPath(text, input.logsource) ?? fullPath(text, input.logsource);
+    await insertBatch(db, { organizationId: input.organizationId, eventsJson: stored.json, eventCount: stored.count, triggerId: input.triggerId, receivedAt: now() });
+    return { accepted: stored.count };
   }
 
   return {

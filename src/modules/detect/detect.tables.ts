@@ -14,11 +14,19 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-/** Migration 0140: events awaiting their matching job (deleted by it); `events` is `json` since 0157. */
+type BatchLogsource = { product?: string; category?: string; service?: string };
+
+/**
+ * A batch's events as stored: `[{logsource, event}]` (parsed and re-serialised), or
+ * `{logsource, events}` (NDJSON lines kept as sent; detect.repo.ts `declaredEventsOf`).
+ */
+export type StoredBatchEvents = Array<{ logsource: BatchLogsource; event: Record<string, unknown> }> | { logsource: BatchLogsource; events: Array<Record<string, unknown>> };
+
+/** Migration 0140: events awaiting their drain job (deleted by it); `events` is `json` since 0157. */
 export interface DetectEventBatchesTable {
   id: string;
   organizationId: string;
-  events: Json<Array<{ logsource: { product?: string; category?: string; service?: string }; event: Record<string, unknown> }>>;
+  events: Json<StoredBatchEvents>;
   eventCount: number;
   receivedAt: Timestamp;
   triggerId: string | null;

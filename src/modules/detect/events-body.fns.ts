@@ -42,7 +42,7 @@ function parseJson(text: string, path: string): unknown {
   }
 }
 
-function declaredLogsource(v: unknown, path: string): Logsource | null {
+export function declaredLogsource(v: unknown, path: string): Logsource | null {
   if (v === undefined) return null;
   if (!isRecord(v)) throw new EventsBodyError('logsource must be an object {product, category, service}', `${path}.logsource`, 'invalid_logsource');
   const out: Logsource = {};
@@ -92,4 +92,55 @@ export function parseEventsBody(text: string, batch: Logsource): DeclaredEvent[]
     const own = declaredLogsource(value.logsource, path);
     return { logsource: own ?? defaults, event: sanitizeWebhookValue(value) as Record<string, unknown> };
   });
+}
+
+/** What a fast-path body may not hold: escapes PostgreSQL text cannot store (NUL, a surrogate: maybe lone) or a `__proto__` key. */
+const NEEDS_SANITIZING = /\\u(?:0000|[dD][89a-fA-F])|"__proto__"/;
+
+/**
+ * A batch as the worker reads it (detect.repo.ts `declaredEventsOf`): the batch's logsource and
+ * its events, each an event as sent (its own `logsource` key, if any, is read again by the worker).
+ */
+export interface StoredEvents {
+  count: number;
+  /** `{"logsource": {...}, "events": [<line 1>, <line 2>, …]}`: the lines' text as sent, not re-serialised. */
+  json: string;
+}
+
+/**
+ * The fast path of `POST /api/events` for NDJSON, the log shippers' format: each line is checked
+ * (it parses, it is one object, its size, its own logsource) and then kept as the text it came as,
+ * joined into the stored JSON, instead of being walked for unstorable characters and printed again
+ * (JSON.parse without a reviver, no sanitizing walk, no JSON.stringify: docs/performance-history.md,
+ * "drain"). Answers null whenever the body is anything else or anything is off — a JSON array, a
+ * pretty-printed object, a line that fails a check, an escape that needs sanitizing, a `__proto__`
+ * key — and the caller takes the full path (`parseEventsBody`), which accepts the same bodies and
+ * names the exact error. So both paths accept and refuse the same bodies, and count the same events.
+ */
+export function ndjsonFastPath(text: string, batch: Logsource): StoredEvents | null {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{') || NEEDS_SANITIZING.test(trimmed) || jsonDepthExceeds(trimmed)) return null;
+  const kept: string[] = [];
+  for (const raw of trimmed.split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    if (line.charCodeAt(0) !== 123 /* { */ || line.length > EVENT_LIMITS.maxEventBytes || kept.length >= EVENT_LIMITS.maxEvents) return null;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return null;
+    }
+    if (!isRecord(value)) return null;
+    if (value.logsource !== undefined) {
+      try {
+        declaredLogsource(value.logsource, '');
+      } catch {
+        return null;
+      }
+    }
+    kept.push(line);
+  }
+  if (kept.length === 0) return null;
+  return { count: kept.length, json: `{"logsource":${JSON.stringify(normalizeLogsource(batch))},"events":[${kept.join(',')}]}` };
 }

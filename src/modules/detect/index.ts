@@ -9,6 +9,9 @@ import { migrations } from './migrations/index.js';
 export { matchTotals as detectionMatchTotals } from './detect.repo.js';
 export { DetectionSet, loadDetection, type DeclaredEvent } from './detect-match.fns.js';
 export type { DetectService } from './detect.service.js';
+export { drainOrganization, type ClaimObserver, type DrainReport } from './detect-match.jobs.js';
+export { createCompiledDetections } from './compiled-detections.js';
+export { drainEventsJob } from './detect.job-def.js';
 
 /** Correlation windows idle longer than this are dropped (no Sigma timespan Rampart runs is longer). */
 export const MAX_WINDOW_IDLE_MS = 7 * 86_400_000;

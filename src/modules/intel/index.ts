@@ -29,7 +29,7 @@ export { SIGMA_RULE_SCHEMA } from './detection/sigma-schema.js';
 export { attackCatalogInfo, loadAttackCatalog, MITRE_SOURCE_KEY, refreshAttackCatalog, SHIPPED_ATTACK_VERSION, shippedAttackCatalog } from './attack/catalog.repo.js';
 export { catalogFromStixObjects, EMPTY_CATALOG, sortTactics, tacticName, TACTICS, TECHNIQUE_ID_RE, type AttackCatalog, type CatalogGroup, type CatalogSoftware, type CatalogTechnique } from './attack/attack-catalog.fns.js';
 export { attackPressure, attackPressureDetails, type PressureScope, type TechniquePressure, type TechniqueIntel } from './items/attack-pressure.repo.js';
-export { seedBuiltinSources } from './sources/sources.repo.js';
+export { builtinSourcesSeed, seedBuiltinSources } from './sources/sources.repo.js';
 export { intelSourceHealth, type IntelSourceHealth } from './sources/source-health.repo.js';
 
 // What intel-ingest writes through (intel owns every table it fills): the entry shape its

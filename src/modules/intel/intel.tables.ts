@@ -18,6 +18,7 @@ declare module '../../platform/db/schema.js' {
     attackCatalog: AttackCatalogTable;
     intelVulnerabilities: IntelVulnerabilitiesTable;
     intelVulnerabilityPackages: IntelVulnerabilityPackagesTable;
+    intelEpssScores: IntelEpssScoresTable;
   }
 }
 
@@ -195,4 +196,19 @@ export interface IntelVulnerabilityPackagesTable {
   purl: string | null;
   ranges: ColumnType<Array<{ type: string; events: Array<Record<string, string>> }>, string, string>;
   versions: string[];
+}
+
+/**
+ * FIRST's EPSS score of a CVE, per organization (migration 0040): upserted by the EPSS
+ * connector's sync (items/epss.store.ts), read by hunt's alert gate. `real` columns arrive as
+ * numbers; `score_date` is a `date`, which node-postgres gives as a Date (written as 'YYYY-MM-DD').
+ */
+export interface IntelEpssScoresTable {
+  organizationId: string;
+  cve: string;
+  epss: number;
+  percentile: number;
+  modelVersion: string | null;
+  scoreDate: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  updatedAt: Timestamp;
 }

@@ -12,6 +12,13 @@ export interface MigrationSource {
   migrations?: Readonly<Record<string, Migration>>;
 }
 
+/** What applyMigrations did: the migrations it applied, and whether Kysely's Migrator ran at all. */
+export interface MigrationOutcome {
+  applied: string[];
+  /** 'skipped': every migration was already recorded (one query), the warm start's case. */
+  migrator: 'ran' | 'skipped';
+}
+
 const MIGRATION_NAME = /^(\d{4})_[a-z0-9_]+$/;
 
 /**
@@ -51,8 +58,8 @@ export function collectMigrations(sources: readonly MigrationSource[]): Record<s
 export async function applyMigrations(
   db: Database,
   pool: pg.Pool,
-  opts: { migrations: Readonly<Record<string, Migration>>; seed?: (db: Database) => Promise<void> },
-): Promise<{ applied: string[] }> {
+  opts: { migrations: Readonly<Record<string, Migration>>; seed?: (db: Database) => Promise<unknown> },
+): Promise<MigrationOutcome> {
   const { migrations } = opts;
   const lockClient = await pool.connect();
   try {
@@ -60,19 +67,28 @@ export async function applyMigrations(
     // Migrations can take a while: a server-wide idle-in-transaction timeout must not end the lock early.
     await lockClient.query("SET LOCAL idle_in_transaction_session_timeout = 0");
     await lockClient.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_ID]);
-    await refuseMissing(db, migrations);
-    // Unordered allowed: work merged from parallel branches can land a lower number after a
-    // higher one was applied; every migration stands on its own, so each applies once, in name order.
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
-    const { error, results } = await migrator.migrateToLatest();
-    if (error) {
-      const failed = results?.find((r) => r.status === 'Error');
-      throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`);
+    const recorded = await appliedMigrationNames(db);
+    refuseMissing(recorded, migrations);
+    // A warm start (every migration recorded) skips Kysely's Migrator, whose own lock table,
+    // lock row and listing cost several round trips for nothing to do (issue 50: `npm start`).
+    const upToDate = Object.keys(migrations).every((name) => recorded.has(name));
+    let applied: string[] = [];
+    if (!upToDate) {
+      // Unordered allowed: work merged from parallel branches can land a lower number after a
+      // higher one was applied; every migration stands on its own, so each applies once, in name order.
+      const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
+      const { error, results } = await migrator.migrateToLatest();
+      if (error) {
+        const failed = results?.find((r) => r.status === 'Error');
+        throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`);
+      }
+      applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     }
+    // graphile-worker's own check is one query when its schema is current.
     await runWorkerMigrations({ pgPool: pool, logger: silentLogger() });
-    // Reference data (e.g. built-in intel sources) is upserted under the same lock.
+    // Reference data (e.g. built-in intel sources) is applied under the same lock, when it changed.
     await opts.seed?.(db);
-    return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+    return { applied, migrator: upToDate ? 'skipped' : 'ran' };
   } finally {
     // The lock transaction wrote nothing: ending it (either way) releases the lock.
     const ended = await lockClient.query('COMMIT').then(
@@ -84,17 +100,26 @@ export async function applyMigrations(
   }
 }
 
+/** The migrations this database recorded as applied (none before the first: no table yet). */
+async function appliedMigrationNames(db: Database): Promise<Set<string>> {
+  try {
+    const { rows } = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db);
+    return new Set(rows.map((r) => r.name));
+  } catch (err) {
+    // undefined_table: a database never migrated.
+    if ((err as { code?: string }).code === '42P01') return new Set();
+    throw err;
+  }
+}
+
 /**
  * A migration this database recorded as applied that no module (nor platform) gives any more
  * means the code is not the code that built the schema: a module left out of
  * src/composition.ts, a manifest without its `migrations`, a file dropped from its folder's
  * index.ts. Refused at start, naming them, before anything runs.
  */
-async function refuseMissing(db: Database, migrations: Readonly<Record<string, Migration>>): Promise<void> {
-  const { rows: table } = await sql<{ present: boolean }>`SELECT to_regclass('kysely_migration') IS NOT NULL AS present`.execute(db);
-  if (!table[0]?.present) return;
-  const { rows } = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db);
-  const missing = rows.map((r) => r.name).filter((name) => !(name in migrations));
+function refuseMissing(recorded: ReadonlySet<string>, migrations: Readonly<Record<string, Migration>>): void {
+  const missing = [...recorded].filter((name) => !(name in migrations)).sort();
   if (missing.length) {
     throw new Error(
       `This database has applied migration${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which no module or platform provides: ` +

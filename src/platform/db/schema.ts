@@ -42,6 +42,13 @@ export interface JobFailuresTable {
   failedAt: Timestamp;
 }
 
+/** The fingerprint of each reference-data seed last applied (platform/db/reference-seeds.ts, migration 0153). */
+export interface ReferenceDataSeedsTable {
+  name: string;
+  fingerprint: string;
+  appliedAt: Timestamp;
+}
+
 /**
  * The database as Kysely sees it. Platform declares its own tables here (the audit trail and the
  * worker's bookkeeping, scripts/table-owners.ts PLATFORM_TABLES); each module declares its
@@ -53,4 +60,5 @@ export interface DB {
   auditLogs: AuditLogsTable;
   workerHeartbeats: WorkerHeartbeatsTable;
   jobFailures: JobFailuresTable;
+  referenceDataSeeds: ReferenceDataSeedsTable;
 }

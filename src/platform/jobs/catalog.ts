@@ -26,7 +26,7 @@ export interface JobDefinition<P = unknown> {
   /**
    * Jobs of this type also have worker slots of their own (the runner's `reservedConcurrency`,
    * RAMPART_DELIVERY_CONCURRENCY) that no other type can take: a short job that must leave
-   * promptly (a delivery) does not wait for a slot while every shared slot runs a long job (a
+   * promptly (a delivery, event matching) does not wait for a slot while every shared slot runs a long job (a
    * model call of minutes). They still use free shared slots too.
    */
   reservedSlots?: boolean;

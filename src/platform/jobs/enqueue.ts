@@ -35,8 +35,9 @@ export async function enqueue<P>(
 }
 
 /**
- * graphile-worker's `add_jobs` for one job, as a FROM item yielding the job row (none when a job
- * with this key is running: graphile-worker then leaves it be, as `add_job` does), so that a
+ * graphile-worker's `add_jobs` for one job, as a FROM item yielding the job row (with a key: a
+ * waiting job with it is updated in place; a RUNNING one loses the key and its retries and a new
+ * job is added, so work that arrives while it runs gets a run of its own), so that a
  * statement can write a row and enqueue its job in one round trip (`WITH r AS (INSERT … RETURNING
  * id) SELECT j.id FROM r, <addJobs> j`): on a hot path each round trip costs more CPU than the
  * statement it carries. `add_jobs` directly, not `add_job` (which wraps it in a second PL/pgSQL

@@ -28,7 +28,12 @@ export async function writeEpssScores(tx: Queryable, organizationId: string, sco
 /** The organization's EPSS scores of these CVEs (for hunt's alert gate), by CVE. */
 export async function readEpssScores(db: Queryable, organizationId: string, cves: readonly string[]): Promise<Map<string, { probability: number; percentile: number }>> {
   if (cves.length === 0) return new Map();
-  const { rows } = await sql<{ cve: string; epss: number; percentile: number }>`
-    SELECT cve, epss, percentile FROM intel_epss_scores WHERE organization_id = ${organizationId} AND cve = ANY(${[...cves]}::text[])`.execute(db);
+  const rows = await db
+    .selectFrom('intelEpssScores')
+    .select(['cve', 'epss', 'percentile'])
+    .where('organizationId', '=', organizationId)
+    // One array parameter (`= ANY`), not one parameter per CVE: an SBOM's threats can name thousands.
+    .where((eb) => eb('cve', '=', eb.fn.any(sql.val([...cves]))))
+    .execute();
   return new Map(rows.map((r) => [r.cve, { probability: Number(r.epss), percentile: Number(r.percentile) }]));
 }

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../../platform/db/database.js';
+import { seedFingerprint, type ReferenceSeed } from '../../../platform/db/reference-seeds.js';
 import type { IntelSourcesTable } from '../intel.tables.js';
 import { BUILTIN_SOURCES } from './builtin-sources.js';
 
@@ -124,6 +125,13 @@ export async function seedBuiltinSources(db: Queryable): Promise<void> {
       .execute();
   }
 }
+
+/**
+ * The built-in sources as a reference seed (src/seed.ts): upserted at a start only when
+ * BUILTIN_SOURCES changed since the last one applied. Bump the version when seedBuiltinSources
+ * writes the same data differently (a new column).
+ */
+export const builtinSourcesSeed: ReferenceSeed = { name: 'intel.builtin-sources', fingerprint: seedFingerprint(1, BUILTIN_SOURCES), apply: seedBuiltinSources };
 
 export function defaultSubscription(view: Pick<SourceView, 'builtinKey'>): boolean {
   if (!view.builtinKey) return true;

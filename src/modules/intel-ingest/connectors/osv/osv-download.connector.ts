@@ -53,9 +53,10 @@ const WINDOW = 4 * 1024 * 1024;
 /**
  * A file read in windows of WINDOW bytes. Two windows are kept: the central directory's and
  * the members' (read alternately, each sequentially). A window is a fresh buffer, so views
- * handed out earlier stay valid.
+ * handed out earlier stay valid. `base`: the zip's offset of the file's first byte (a shard's
+ * download of one byte range of the zip); `size` is then the zip's, not the file's.
  */
-function fileSource(fd: number, size: number): ZipSource {
+export function fileSource(fd: number, size: number, base = 0): ZipSource {
   const windows: Array<{ start: number; bytes: Buffer }> = [];
   return {
     size,
@@ -68,7 +69,7 @@ function fileSource(fd: number, size: number): ZipSource {
       const bytes = Buffer.allocUnsafe(Math.min(Math.max(WINDOW, length), Math.max(0, size - position)));
       let got = 0;
       while (got < bytes.length) {
-        const n = fs.readSync(fd, bytes, got, bytes.length - got, position + got);
+        const n = fs.readSync(fd, bytes, got, bytes.length - got, position - base + got);
         if (n === 0) break;
         got += n;
       }

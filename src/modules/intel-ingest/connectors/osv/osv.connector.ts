@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConnectorError, type Connector, type ConnectorLimits, type SourceConfig } from '../connector.js';
+import { ConnectorError, type Connector, type ConnectorLimits, type FetchResult, type SourceConfig } from '../connector.js';
 import type { IntelEntry } from '../../../intel/index.js';
 import { entryFromOsv } from './osv.fns.js';
 import { osvRecordsInFile } from './osv-download.connector.js';
@@ -37,9 +37,7 @@ export const osvConnector: Connector = {
         return { status: 'not_modified', entries: [], etag: state.etag, lastModified: state.lastModified };
       }
       if (res.status >= 400) throw new ConnectorError(`The OSV source answered HTTP ${res.status} for ${res.url}`);
-      const records = osvRecordsInFile(file, limits?.maxInflatedBytes);
-      const read = limits?.settledRecords ? batchesSkippingSettled(records, source, limits.settledRecords) : batches(records, source);
-      return { status: 'ok', entries: [], batches: read, dispose, etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null };
+      return osvDownloadResult(file, source, dispose, res.headers, limits);
     } catch (err) {
       await dispose();
       throw err;
@@ -47,7 +45,15 @@ export const osvConnector: Connector = {
   },
 };
 
-async function* batches(records: AsyncIterable<unknown>, source: SourceConfig): AsyncGenerator<IntelEntry[]> {
+/**
+ * OSV records → the sync's batches of entries, up to `maxEntries` (a sharded sync's shard reads
+ * its records the same way). With `settledRecords`, records the store holds unchanged are skipped unbuilt.
+ */
+export function osvEntryBatches(records: AsyncIterable<unknown>, source: Pick<SourceConfig, 'displayName' | 'maxEntries'>, settledRecords?: ConnectorLimits['settledRecords']): AsyncGenerator<IntelEntry[]> {
+  return settledRecords ? batchesSkippingSettled(records, source, settledRecords) : batches(records, source);
+}
+
+async function* batches(records: AsyncIterable<unknown>, source: Pick<SourceConfig, 'displayName' | 'maxEntries'>): AsyncGenerator<IntelEntry[]> {
   let batch: IntelEntry[] = [];
   let read = 0;
   for await (const record of records) {
@@ -77,7 +83,7 @@ function idAndModified(record: unknown): { id: string; modified: string } | null
  * and only the others become entries (`entryFromOsv`: text, tags, the structured record). A
  * skipped record counts toward `maxEntries` like a built one: the cap stays in the export's order.
  */
-async function* batchesSkippingSettled(records: AsyncIterable<unknown>, source: SourceConfig, settledRecords: NonNullable<ConnectorLimits['settledRecords']>): AsyncGenerator<IntelEntry[]> {
+async function* batchesSkippingSettled(records: AsyncIterable<unknown>, source: Pick<SourceConfig, 'displayName' | 'maxEntries'>, settledRecords: NonNullable<ConnectorLimits['settledRecords']>): AsyncGenerator<IntelEntry[]> {
   let pending: unknown[] = [];
   let read = 0;
   const build = async (): Promise<IntelEntry[]> => {
@@ -109,4 +115,10 @@ async function* batchesSkippingSettled(records: AsyncIterable<unknown>, source: 
     const out = await build();
     if (out.length) yield out;
   }
+}
+
+/** The result of a download already saved in `file` (a server that answered a sharded sync's Range request with the whole export). */
+export function osvDownloadResult(file: string, source: SourceConfig, dispose: () => Promise<void>, headers: Record<string, string>, limits?: ConnectorLimits): FetchResult {
+  const batches = osvEntryBatches(osvRecordsInFile(file, limits?.maxInflatedBytes), source, limits?.settledRecords);
+  return { status: 'ok', entries: [], batches, dispose, etag: headers.etag ?? null, lastModified: headers['last-modified'] ?? null };
 }

@@ -57,7 +57,16 @@ export interface ZipEntry {
 export function* zipEntries(source: ZipSource): Generator<ZipEntry> {
   const { offset, size } = centralDirectory(source);
   assertNoOverlap(directory(source, offset, size));
-  for (const d of directory(source, offset, size)) {
+  yield* memberEntries(source, directory(source, offset, size));
+}
+
+/**
+ * The members the given directory entries describe, checked as zipEntries checks them (each
+ * member's local header is read from `source`). A sharded OSV sync (osv-shards.connector.ts)
+ * reads its slice of the directory this way, with only its members' bytes downloaded.
+ */
+export function* memberEntries(source: ZipSource, entries: Iterable<DirectoryEntry>): Generator<ZipEntry> {
+  for (const d of entries) {
     const { name } = d;
     if (name.endsWith('/')) continue; // a directory
     if (d.flags & 1) throw fail(`${name} is encrypted`);
@@ -123,8 +132,11 @@ export function* zipMembers(source: ZipSource): Generator<{ name: string; data: 
   for (const e of zipEntries(source)) yield { name: e.name, data: inflateSync(source, e) };
 }
 
-interface DirectoryEntry {
+export interface DirectoryEntry {
   name: string;
+  /** Where this entry starts in the central directory, and where the next one does. */
+  at: number;
+  next: number;
   flags: number;
   method: number;
   compressed: number;
@@ -134,7 +146,7 @@ interface DirectoryEntry {
 }
 
 /** The central directory's entries, as written (ZIP64 sizes and offsets resolved). */
-function* directory(source: ZipSource, offset: number, size: number): Generator<DirectoryEntry> {
+export function* directory(source: ZipSource, offset: number, size: number): Generator<DirectoryEntry> {
   const end = offset + size;
   let at = offset;
   while (at + 46 <= end) {
@@ -158,8 +170,9 @@ function* directory(source: ZipSource, offset: number, size: number): Generator<
       if (compressed === 0xffffffff) compressed = z[k++] ?? compressed;
       if (local === 0xffffffff) local = z[k++] ?? local;
     }
-    at += 46 + nameLength + extraLength + commentLength;
-    yield { name, flags, method, compressed, uncompressed, local, nameLength };
+    const next = at + 46 + nameLength + extraLength + commentLength;
+    yield { name, at, next, flags, method, compressed, uncompressed, local, nameLength };
+    at = next;
   }
 }
 
@@ -168,7 +181,7 @@ function* directory(source: ZipSource, offset: number, size: number): Generator<
  * others'. Writers list members in file order, so the usual check is against the previous
  * member; a directory out of file order is sorted first (two numbers per member).
  */
-function assertNoOverlap(entries: Iterable<DirectoryEntry>): void {
+export function assertNoOverlap(entries: Iterable<DirectoryEntry>): void {
   const spans: Array<{ name: string; from: number; to: number }> = [];
   let sorted = true;
   for (const d of entries) {
@@ -185,7 +198,7 @@ function assertNoOverlap(entries: Iterable<DirectoryEntry>): void {
 }
 
 /** Where the central directory is and how long: from the end record (ZIP64's when present). */
-function centralDirectory(source: ZipSource): { offset: number; size: number } {
+export function centralDirectory(source: ZipSource): { offset: number; size: number } {
   const tailLength = Math.min(source.size, 22 + MAX_COMMENT + 20);
   const tail = source.read(source.size - tailLength, tailLength);
   let e = -1;
