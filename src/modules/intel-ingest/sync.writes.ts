@@ -48,7 +48,7 @@ export function createEntryWriter(deps: { db: Database; enqueueEnrichment?: (tx:
       // Chunk k + 1 is enriched while chunk k is written; at most WRITES_IN_FLIGHT writes at once.
       for (let from = 0; from < fresh.length; from += STORE_CHUNK) {
         const slice = fresh.slice(from, from + STORE_CHUNK);
-        const chunk = await prepareEntries(slice, known, catalog, new Date(), onError);
+        const chunk = await prepareEntries(slice, known, catalog, new Date(), onError, { recordsInStore: true });
         if (writes.size >= WRITES_IN_FLIGHT) await Promise.race(writes); // a failed write ends the sync here
         const write = db.transaction().execute(async (tx) => {
           const stored = await writePrepared(tx, target, chunk);

@@ -51,7 +51,7 @@ function registerIntelModule(app: FastifyInstance, deps: ModuleDeps): void {
 }
 
 /** The tables this module owns: only its SQL names them (scripts/table-owners.ts, docs/architecture.md#tables). */
-export const ownedTables = ['intel_sources', 'intel_source_states', 'intel_sync_jobs', 'intel_items', 'intel_indicators', 'intel_indicator_checks', 'intel_indicator_values', 'intel_indicator_search', 'intel_indicator_generations', 'intel_indicator_generation_marks', 'attack_catalog', 'intel_epss_scores', 'intel_attack_daily', 'intel_attack_sightings', 'intel_attack_sighting_days', 'intel_vulnerabilities', 'intel_vulnerability_packages'] as const;
+export const ownedTables = ['intel_sources', 'intel_source_states', 'intel_sync_jobs', 'intel_items', 'intel_indicators', 'intel_indicator_checks', 'intel_indicator_values', 'intel_indicator_search', 'intel_indicator_generations', 'intel_indicator_generation_marks', 'attack_catalog', 'intel_epss_scores', 'intel_attack_daily', 'intel_attack_sightings', 'intel_attack_sighting_days', 'intel_vulnerabilities'] as const;
 
 /**
  * Sources (and when each is due: the scheduler pass queues their syncs), items, indicators and

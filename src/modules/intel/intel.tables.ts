@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { Timestamp, NullableTimestamp, Json, JsonDefault } from '../../platform/db/schema.js';
+import type { AffectedPackage } from './entries.js';
 
 /**
  * The intel module's tables as Kysely sees them, merged into the one database type
@@ -17,7 +18,6 @@ declare module '../../platform/db/schema.js' {
     intelIndicatorValues: IntelIndicatorValuesTable;
     attackCatalog: AttackCatalogTable;
     intelVulnerabilities: IntelVulnerabilitiesTable;
-    intelVulnerabilityPackages: IntelVulnerabilityPackagesTable;
     intelEpssScores: IntelEpssScoresTable;
   }
 }
@@ -181,21 +181,9 @@ export interface IntelVulnerabilitiesTable {
   /** The record's `modified`: the upsert rewrites a record only when it moved. */
   modified: NullableTimestamp;
   withdrawn: NullableTimestamp;
+  /** The record's affected packages with their ranges and versions, in its order (the item's copy keeps their names only). */
+  affected: ColumnType<AffectedPackage[], string, string>;
   storedAt: Timestamp;
-}
-
-/** One affected package of a stored record, for joins on (ecosystem, name). */
-export interface IntelVulnerabilityPackagesTable {
-  organizationId: string;
-  sourceId: string;
-  vulnId: string;
-  /** The package's index in the record's `affected` list. */
-  position: number;
-  ecosystem: string;
-  name: string;
-  purl: string | null;
-  ranges: ColumnType<Array<{ type: string; events: Array<Record<string, string>> }>, string, string>;
-  versions: string[];
 }
 
 /**

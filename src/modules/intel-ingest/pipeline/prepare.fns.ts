@@ -15,13 +15,15 @@ const ITEMS_PER_TURN = 2;
 /**
  * The CPU half, no database: which entries are new or changed (by content hash against
  * `known`), and their enrichment. Runs while the previous chunk is being written.
+ * `recordsInStore`: the caller writes the chunk's structured records to intel's vulnerability
+ * store in the chunk's transaction (sync.writes.ts), so the items' copies carry package names only.
  */
-export async function prepareEntries(entries: IntelEntry[], known: Map<string, KnownItem>, catalog: AttackCatalog, now: Date, onError: (entry: IntelEntry, err: unknown) => void): Promise<PreparedChunk> {
+export async function prepareEntries(entries: IntelEntry[], known: Map<string, KnownItem>, catalog: AttackCatalog, now: Date, onError: (entry: IntelEntry, err: unknown) => void, opts?: { recordsInStore?: boolean }): Promise<PreparedChunk> {
   const chunk: PreparedChunk = { enriched: [], unenriched: [], unchanged: 0 };
   for (let i = 0; i < entries.length; i++) {
     if (i > 0 && i % ITEMS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
     const entry = entries[i]!;
-    const fields = itemFields(entry);
+    const fields = itemFields(entry, { recordInStore: opts?.recordsInStore ?? false });
     const prior = known.get(fields.externalId);
     if (prior && prior.contentHash === fields.contentHash) {
       chunk.unchanged++;

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../../platform/db/database.js';
 import type { IntelEntry } from '../entries.js';
+import { itemCopyOf } from '../vulnerabilities/item-copy.fns.js';
 
 // Rows per INSERT … ON CONFLICT statement: large enough to amortise round trips, small enough
 // to keep parameter counts far below PostgreSQL's 65,535 limit (18 columns × 500).
@@ -73,8 +74,13 @@ export function storedExternalId(e: IntelEntry): string {
   return e.externalId.slice(0, 2048);
 }
 
-/** An entry as an item row's own columns (bounded, NUL-free), with the hash that tells a change. */
-export function itemFields(e: IntelEntry) {
+/**
+ * An entry as an item row's own columns (bounded, NUL-free), with the hash that tells a change.
+ * `recordInStore`: the caller writes the entry's structured record to the vulnerability store in
+ * the same transaction (the sync, intel-ingest's sync.writes.ts), so the item's copy carries its
+ * packages by name only (item-copy.fns.ts). The hash is the whole entry's either way.
+ */
+export function itemFields(e: IntelEntry, opts?: { recordInStore?: boolean }) {
   return {
     externalId: storedExternalId(e),
     title: stripNul(e.title).slice(0, 1000) || '(untitled)',
@@ -89,7 +95,7 @@ export function itemFields(e: IntelEntry) {
     referenceUrls: JSON.stringify(e.references),
     tags: e.tags,
     raw: boundedRaw(e.raw),
-    vulnerability: e.vulnerability ? stripNul(JSON.stringify(e.vulnerability)) : null,
+    vulnerability: e.vulnerability ? stripNul(JSON.stringify(opts?.recordInStore ? itemCopyOf(e.vulnerability) : e.vulnerability)) : null,
     contentHash: contentHash(e),
   };
 }

@@ -225,7 +225,14 @@ export async function itemsToEnrich(db: Queryable, itemIds: string[]) {
     .select(sql<boolean>`s.builtin_key IS NOT DISTINCT FROM ${MITRE_SOURCE_KEY}`.as('isAttack'))
     .select(sql<unknown>`i.vulnerability->'configurations'`.as('configurations'))
     // A structured record (OSV, CSAF) is enriched from its fields (structured.fns.ts): only those items transfer it.
-    .select(sql<VulnerabilityRecord | null>`CASE WHEN i.vulnerability->>'format' IN ('osv', 'csaf') THEN i.vulnerability END`.as('vulnerability'))
+    // An OSV item's copy names its packages only: their ranges and versions come from the
+    // vulnerability store (migration 0154); an item stored before the store has its whole copy.
+    .select(
+      sql<VulnerabilityRecord | null>`CASE
+        WHEN i.vulnerability->>'format' = 'osv' AND v.affected IS NOT NULL THEN jsonb_set(i.vulnerability, '{affected}', v.affected)
+        WHEN i.vulnerability->>'format' IN ('osv', 'csaf') THEN i.vulnerability END`.as('vulnerability'),
+    )
+    .leftJoin('intelVulnerabilities as v', (j) => j.onRef('v.organizationId', '=', 'i.organizationId').onRef('v.sourceId', '=', 'i.sourceId').onRef('v.vulnId', '=', 'i.externalId'))
     .where('i.id', 'in', itemIds)
     .orderBy('i.id')
     .execute();

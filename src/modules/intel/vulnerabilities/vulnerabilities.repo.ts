@@ -20,18 +20,11 @@ export const storedRecordKey = (r: StoredRecordRef): string => `${r.sourceId}\u0
 export async function storedPackagesOf(db: Queryable, organizationId: string, refs: readonly StoredRecordRef[]): Promise<Map<string, AffectedPackage[]>> {
   const out = new Map<string, AffectedPackage[]>();
   if (refs.length === 0) return out;
-  const { rows } = await sql<{ sourceId: string; vulnId: string; ecosystem: string | null; name: string | null; purl: string | null; ranges: AffectedPackage['ranges'] | null; versions: string[] | null }>`
-    SELECT v.source_id AS "sourceId", v.vuln_id AS "vulnId", p.ecosystem, p.name, p.purl, p.ranges, p.versions
+  const { rows } = await sql<{ sourceId: string; vulnId: string; affected: AffectedPackage[] }>`
+    SELECT v.source_id AS "sourceId", v.vuln_id AS "vulnId", v.affected
     FROM intel_vulnerabilities v
     JOIN unnest(${refs.map((r) => r.sourceId)}::uuid[], ${refs.map((r) => r.vulnId)}::text[]) AS w(source_id, vuln_id) ON w.source_id = v.source_id AND w.vuln_id = v.vuln_id
-    LEFT JOIN intel_vulnerability_packages p ON p.organization_id = v.organization_id AND p.source_id = v.source_id AND p.vuln_id = v.vuln_id
-    WHERE v.organization_id = ${organizationId}
-    ORDER BY v.source_id, v.vuln_id, p.position`.execute(db);
-  for (const r of rows) {
-    const key = storedRecordKey(r);
-    let list = out.get(key);
-    if (!list) out.set(key, (list = []));
-    if (r.ecosystem !== null && r.name !== null) list.push({ ecosystem: r.ecosystem, name: r.name, purl: r.purl, ranges: r.ranges ?? [], versions: r.versions ?? [] });
-  }
+    WHERE v.organization_id = ${organizationId}`.execute(db);
+  for (const r of rows) out.set(storedRecordKey(r), r.affected);
   return out;
 }

@@ -3,17 +3,15 @@ import type { Queryable } from '../../../platform/db/database.js';
 import type { IntelEntry, VulnerabilityRecord } from '../entries.js';
 import { storedExternalId } from '../items/items.store.js';
 import type { KnownItem, StoreTarget } from '../items/ingest.store.js';
+import { STORED_FORMATS } from './item-copy.fns.js';
 
 /**
  * The vulnerability store (migration 0154): an OSV record's structured part beside its item, by
- * (organization, source, record id), upserted by id and `modified`, and its affected packages
- * one row each for joins on (ecosystem, name). Written in the sync chunk's transaction with the
- * items, so the two never disagree after a crash. Which formats: OSV (the records hunt matches by
- * package); CSAF, NVD, KEV and EPSS keep their current paths (EPSS its own table already).
+ * (organization, source, record id), upserted by id and `modified`, one row per record with its
+ * affected packages, ranges and versions as one value (`affected`). Written in the sync chunk's
+ * transaction with the items, so the two never disagree after a crash; the items' own copies
+ * carry the packages' names only (item-copy.fns.ts). Which formats: STORED_FORMATS.
  */
-
-/** The formats the store keeps. */
-const STORED_FORMATS: ReadonlySet<VulnerabilityRecord['format']> = new Set(['osv']);
 
 const stored = (e: IntelEntry): e is IntelEntry & { vulnerability: VulnerabilityRecord } => !!e.vulnerability && STORED_FORMATS.has(e.vulnerability.format);
 
@@ -64,11 +62,11 @@ export async function settledRecordIds(db: Queryable, target: StoreTarget, recor
 }
 
 /**
- * Upserts the stored-format records among these entries, set-based: one statement for the
- * records (a record whose `modified` did not move is left alone: no new tuple, no index entry),
- * then its packages replaced only for the records written. Returns how many were written.
- * JSON recordsets rather than COPY: a chunk is ≤ 250 records in a transaction shared with the
- * items' INSERT, where COPY would need a staging table per chunk for the ON CONFLICT rule.
+ * Upserts the stored-format records among these entries, set-based, in one statement: a record
+ * whose `modified` did not move is left alone (no new tuple, no index entry). Returns how many
+ * were written. A JSON recordset rather than COPY: a chunk is ≤ 250 records in a transaction
+ * shared with the items' INSERT, where COPY would need a staging table per chunk for the ON
+ * CONFLICT rule.
  */
 export async function storeVulnerabilities(tx: Queryable, target: StoreTarget, entries: IntelEntry[], now: Date): Promise<number> {
   const byId = new Map<string, IntelEntry & { vulnerability: VulnerabilityRecord }>();
@@ -83,29 +81,15 @@ export async function storeVulnerabilities(tx: Queryable, target: StoreTarget, e
     published: instant(e.publishedAt),
     modified: instant(e.updatedAt),
     withdrawn: instant(e.vulnerability.withdrawn),
+    affected: e.vulnerability.affected,
   }));
-  const { rows: written } = await sql<{ vulnId: string; inserted: boolean }>`
-    INSERT INTO intel_vulnerabilities AS s (organization_id, source_id, vuln_id, format, aliases, severity, database_severity, published, modified, withdrawn, stored_at)
-    SELECT ${target.organizationId}::uuid, ${target.sourceId}::uuid, r.vuln_id, r.format, r.aliases, r.severity, r.database_severity, r.published, r.modified, r.withdrawn, ${now}::timestamptz
-    FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS r(vuln_id text, format text, aliases text[], severity jsonb, database_severity text, published timestamptz, modified timestamptz, withdrawn timestamptz)
+  const { numAffectedRows } = await sql`
+    INSERT INTO intel_vulnerabilities AS s (organization_id, source_id, vuln_id, format, aliases, severity, database_severity, published, modified, withdrawn, affected, stored_at)
+    SELECT ${target.organizationId}::uuid, ${target.sourceId}::uuid, r.vuln_id, r.format, r.aliases, r.severity, r.database_severity, r.published, r.modified, r.withdrawn, r.affected, ${now}::timestamptz
+    FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS r(vuln_id text, format text, aliases text[], severity jsonb, database_severity text, published timestamptz, modified timestamptz, withdrawn timestamptz, affected jsonb)
     ON CONFLICT (organization_id, source_id, vuln_id) DO UPDATE SET
       format = excluded.format, aliases = excluded.aliases, severity = excluded.severity, database_severity = excluded.database_severity,
-      published = excluded.published, modified = excluded.modified, withdrawn = excluded.withdrawn, stored_at = excluded.stored_at
-    WHERE s.modified IS NULL OR excluded.modified IS NULL OR s.modified <> excluded.modified
-    RETURNING s.vuln_id AS "vulnId", (s.xmax = 0) AS inserted`.execute(tx);
-  if (written.length === 0) return 0;
-  const revised = written.filter((w) => !w.inserted).map((w) => w.vulnId);
-  if (revised.length) {
-    await sql`DELETE FROM intel_vulnerability_packages WHERE organization_id = ${target.organizationId} AND source_id = ${target.sourceId} AND vuln_id = ANY(${revised}::text[])`.execute(tx);
-  }
-  const packages = written.flatMap((w) =>
-    byId.get(w.vulnId)!.vulnerability.affected.map((a, position) => ({ vuln_id: w.vulnId, position, ecosystem: a.ecosystem, name: a.name, purl: a.purl, ranges: a.ranges, versions: a.versions })),
-  );
-  if (packages.length) {
-    await sql`
-      INSERT INTO intel_vulnerability_packages (organization_id, source_id, vuln_id, position, ecosystem, name, purl, ranges, versions)
-      SELECT ${target.organizationId}::uuid, ${target.sourceId}::uuid, p.vuln_id, p.position, p.ecosystem, p.name, p.purl, p.ranges, p.versions
-      FROM jsonb_to_recordset(${JSON.stringify(packages)}::jsonb) AS p(vuln_id text, position int, ecosystem text, name text, purl text, ranges jsonb, versions text[])`.execute(tx);
-  }
-  return written.length;
+      published = excluded.published, modified = excluded.modified, withdrawn = excluded.withdrawn, affected = excluded.affected, stored_at = excluded.stored_at
+    WHERE s.modified IS NULL OR excluded.modified IS NULL OR s.modified <> excluded.modified`.execute(tx);
+  return Number(numAffectedRows ?? 0);
 }
