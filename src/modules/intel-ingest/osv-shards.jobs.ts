@@ -4,7 +4,7 @@ import type { Database, Queryable } from '../../platform/db/database.js';
 import { defineJob, type JobDefinition } from '../../platform/jobs/catalog.js';
 import type { SecretBox } from '../../platform/secrets.js';
 import type { HttpClient } from './connectors/connector.js';
-import { failSyncOfDeletedSource, findSourceState, findSyncedSource, findSyncJob, loadAttackCatalog, recordSyncFailure, recordSyncSuccess } from '../intel/index.js';
+import { failSyncOfDeletedSource, findSourceState, findSyncedSource, findSyncJob, holdsRecordsOf, loadAttackCatalog, recordSyncFailure, recordSyncSuccess } from '../intel/index.js';
 import { osvShardJob, type OsvShardPayload } from './osv-shard.job-def.js';
 import { completeShard, shardSucceeded } from './osv-shards.repo.js';
 import { shardsConnector } from './osv-shards.queue.js';
@@ -55,7 +55,9 @@ export function createOsvShardJob(deps: { db: Database; secrets: SecretBox; http
         const read = await osvShardRecords(config, shard, http);
         dispose = read.dispose;
         writer = createEntryWriter(deps, target, await loadAttackCatalog(db), log);
-        for await (const batch of osvEntryBatches(read.records, config, writer.settledRecords)) await writer.store(batch);
+        // A re-sync asks the store per batch which records it holds unchanged (skipped unbuilt); a first sync asks nothing.
+        const settled = (await holdsRecordsOf(db, target)) ? writer.settledRecords : undefined;
+        for await (const batch of osvEntryBatches(read.records, config, settled)) await writer.store(batch);
         await writer.settle();
         const counts = writer.counts;
         const outcome = await db.transaction().execute(async (tx) => {

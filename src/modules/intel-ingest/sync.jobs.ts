@@ -9,6 +9,7 @@ import {
   findSourceState,
   findSyncedSource,
   findSyncJob,
+  holdsRecordsOf,
   loadAttackCatalog,
   markSyncRunning,
   MITRE_SOURCE_KEY,
@@ -106,10 +107,10 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
         // Every request of the connector carries the job's signal: a worker shutting down cuts a slow
         // download or a retry backoff short instead of waiting for it (the job is retried later).
         const http: HttpClient = { request: (url, init) => deps.http.request(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, ctx.signal]) : ctx.signal }) };
-        // Records the connector skips unbuilt because the store holds them unchanged (a re-sync):
-        // the connector reads its batches only after the writer below exists, which counts them.
+        // Records the connector skips unbuilt because the store holds them unchanged (a re-sync; a
+        // first sync asks nothing): the connector reads its batches only after the writer below exists, which counts them.
         const settledRecords: ConnectorLimits['settledRecords'] = (records) => writer!.settledRecords(records);
-        const limits = { ...(deps.osvMaxInflatedBytes ? { maxInflatedBytes: deps.osvMaxInflatedBytes } : {}), settledRecords };
+        const limits = { ...(deps.osvMaxInflatedBytes ? { maxInflatedBytes: deps.osvMaxInflatedBytes } : {}), ...(config.apiType === 'osv' && (await holdsRecordsOf(db, target)) ? { settledRecords } : {}) };
         // A large OSV zip on a server that serves byte ranges is split into shards, each its own job
         // (osv-shards.queue.ts, osv-shards.jobs.ts): this job only plans and queues them; the last shard records the outcome.
         const planned = config.apiType === 'osv' && deps.osvShardRecords !== 0 ? await planOsvShardedSync(db, job, config, state, http, { ...limits, shardRecords: deps.osvShardRecords }, log) : null;

@@ -41,7 +41,7 @@ export { knownItems, writePrepared, type KnownItem, type PreparedChunk, type Sto
 export { itemsToEnrich, writeResults, type EnrichedItem } from './items/results.store.js';
 export type { Enrichment, IndicatorOut } from './items/enrichment.js';
 export { readEpssScores, writeEpssScores, type EpssScores } from './items/epss.store.js';
-export { settledRecordIds, storeVulnerabilities, unchangedVulnerabilities } from './vulnerabilities/vulnerabilities.store.js';
+export { holdsRecordsOf, settledRecordIds, storeVulnerabilities, unchangedVulnerabilities } from './vulnerabilities/vulnerabilities.store.js';
 export { storedPackagesOf, storedRecordKey, type StoredRecordRef } from './vulnerabilities/vulnerabilities.repo.js';
 
 function registerIntelModule(app: FastifyInstance, deps: ModuleDeps): void {

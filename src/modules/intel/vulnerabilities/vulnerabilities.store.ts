@@ -42,6 +42,16 @@ export async function unchangedVulnerabilities(db: Queryable, target: StoreTarge
 }
 
 /**
+ * Whether the store holds any record of this source: a first sync (none) asks nothing per batch,
+ * a re-sync asks `settledRecordIds` for each batch before building it.
+ */
+export async function holdsRecordsOf(db: Queryable, target: StoreTarget): Promise<boolean> {
+  const { rows } = await sql<{ held: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM intel_vulnerabilities WHERE organization_id = ${target.organizationId} AND source_id = ${target.sourceId}) AS held`.execute(db);
+  return rows[0]?.held ?? false;
+}
+
+/**
  * Of these records (id and `modified`, read from the source before any entry is built), the
  * ids the store holds at the same `modified` whose item exists: the OSV connector skips them
  * unbuilt (ConnectorLimits.settledRecords). One statement per batch; the item is joined by its
@@ -66,7 +76,9 @@ export async function settledRecordIds(db: Queryable, target: StoreTarget, recor
  * whose `modified` did not move is left alone (no new tuple, no index entry). Returns how many
  * were written. A JSON recordset rather than COPY: a chunk is ≤ 250 records in a transaction
  * shared with the items' INSERT, where COPY would need a staging table per chunk for the ON
- * CONFLICT rule.
+ * CONFLICT rule. `json_to_recordset`, not jsonb's: the document is lexed once and only each
+ * record's `affected` (and `severity`) is parsed into jsonb, where jsonb_to_recordset would first
+ * build the whole document as jsonb and copy every value out of it (items: ingest.store.ts).
  */
 export async function storeVulnerabilities(tx: Queryable, target: StoreTarget, entries: IntelEntry[], now: Date): Promise<number> {
   const byId = new Map<string, IntelEntry & { vulnerability: VulnerabilityRecord }>();
@@ -86,7 +98,7 @@ export async function storeVulnerabilities(tx: Queryable, target: StoreTarget, e
   const { numAffectedRows } = await sql`
     INSERT INTO intel_vulnerabilities AS s (organization_id, source_id, vuln_id, format, aliases, severity, database_severity, published, modified, withdrawn, affected, stored_at)
     SELECT ${target.organizationId}::uuid, ${target.sourceId}::uuid, r.vuln_id, r.format, r.aliases, r.severity, r.database_severity, r.published, r.modified, r.withdrawn, r.affected, ${now}::timestamptz
-    FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS r(vuln_id text, format text, aliases text[], severity jsonb, database_severity text, published timestamptz, modified timestamptz, withdrawn timestamptz, affected jsonb)
+    FROM json_to_recordset(${JSON.stringify(records)}::json) AS r(vuln_id text, format text, aliases text[], severity jsonb, database_severity text, published timestamptz, modified timestamptz, withdrawn timestamptz, affected jsonb)
     ON CONFLICT (organization_id, source_id, vuln_id) DO UPDATE SET
       format = excluded.format, aliases = excluded.aliases, severity = excluded.severity, database_severity = excluded.database_severity,
       published = excluded.published, modified = excluded.modified, withdrawn = excluded.withdrawn, affected = excluded.affected, stored_at = excluded.stored_at
