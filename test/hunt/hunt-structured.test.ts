@@ -66,10 +66,16 @@ describe('osv source', () => {
     // Withdrawn: the item is retracted, not deleted. GIT ranges are out of scope, said per record.
     expect(items.find((i) => i.externalId === 'GHSA-rmpt-0003-stat')!.status).toBe('retracted');
     expect((items.find((i) => i.externalId === 'CVE-2026-90001')!.vulnerability as { notes: string[] }).notes).toEqual(['A GIT range of npm undici (https://github.com/nodejs/undici) is out of scope: commits are not versions.']);
-    // Two branches of one package (the real Rails record) kept as two affected entries with their events.
-    expect((items.find((i) => i.externalId === 'GHSA-24fg-p96v-hxh8')!.vulnerability as { affected: unknown[] }).affected).toEqual([
+    // Two branches of one package (the real Rails record) kept as two affected entries with their
+    // events, in the vulnerability store (migration 0154); the item's copy names the packages only.
+    const stored = await t.database.db.selectFrom('intelVulnerabilities').select('affected').where('sourceId', '=', sourceId).where('vulnId', '=', 'GHSA-24fg-p96v-hxh8').executeTakeFirstOrThrow();
+    expect(stored.affected).toEqual([
       { ecosystem: 'RubyGems', name: 'rails', purl: null, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '2.1.0' }, { fixed: '2.3.11' }] }], versions: [] },
       { ecosystem: 'RubyGems', name: 'rails', purl: null, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '3.0.0' }, { fixed: '3.0.4' }] }], versions: [] },
+    ]);
+    expect((items.find((i) => i.externalId === 'GHSA-24fg-p96v-hxh8')!.vulnerability as { affected: unknown[] }).affected).toEqual([
+      { ecosystem: 'RubyGems', name: 'rails', purl: null },
+      { ecosystem: 'RubyGems', name: 'rails', purl: null },
     ]);
   });
 
