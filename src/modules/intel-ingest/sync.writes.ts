@@ -52,7 +52,7 @@ export function createEntryWriter(deps: { db: Database; enqueueEnrichment?: (tx:
         if (writes.size >= WRITES_IN_FLIGHT) await Promise.race(writes); // a failed write ends the sync here
         const write = db.transaction().execute(async (tx) => {
           const stored = await writePrepared(tx, target, chunk);
-          await storeVulnerabilities(tx, target, slice, new Date());
+          await storeVulnerabilities(tx, target, slice, known, new Date());
           counts.created += stored.created;
           counts.updated += stored.updated;
           counts.unchanged += stored.unchanged;

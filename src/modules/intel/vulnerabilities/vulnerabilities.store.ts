@@ -72,7 +72,7 @@ export async function settledRecordIds(db: Queryable, target: StoreTarget, recor
 }
 
 /**
- * Upserts the stored-format records among these entries, set-based, in one statement: a record
+ * Writes the stored-format records among these entries, set-based (one statement per kind): a record
  * whose `modified` did not move is left alone (no new tuple, no index entry). Returns how many
  * were written. A JSON recordset rather than COPY: a chunk is ≤ 250 records in a transaction
  * shared with the items' INSERT, where COPY would need a staging table per chunk for the ON
@@ -80,11 +80,11 @@ export async function settledRecordIds(db: Queryable, target: StoreTarget, recor
  * record's `affected` (and `severity`) is parsed into jsonb, where jsonb_to_recordset would first
  * build the whole document as jsonb and copy every value out of it (items: ingest.store.ts).
  */
-export async function storeVulnerabilities(tx: Queryable, target: StoreTarget, entries: IntelEntry[], now: Date): Promise<number> {
+export async function storeVulnerabilities(tx: Queryable, target: StoreTarget, entries: IntelEntry[], known: ReadonlyMap<string, KnownItem>, now: Date): Promise<number> {
   const byId = new Map<string, IntelEntry & { vulnerability: VulnerabilityRecord }>();
   for (const e of entries) if (stored(e)) byId.set(e.vulnerability.id, e); // one row per id in a statement (ON CONFLICT's rule)
   if (byId.size === 0) return 0;
-  const records = [...byId.values()].map((e) => ({
+  const row = (e: IntelEntry & { vulnerability: VulnerabilityRecord }) => ({
     vuln_id: e.vulnerability.id,
     format: e.vulnerability.format,
     aliases: e.vulnerability.aliases,
@@ -94,14 +94,31 @@ export async function storeVulnerabilities(tx: Queryable, target: StoreTarget, e
     modified: instant(e.updatedAt),
     withdrawn: instant(e.vulnerability.withdrawn),
     affected: e.vulnerability.affected,
-  }));
-  const { numAffectedRows } = await sql`
-    INSERT INTO intel_vulnerabilities AS s (organization_id, source_id, vuln_id, format, aliases, severity, database_severity, published, modified, withdrawn, affected, stored_at)
-    SELECT ${target.organizationId}::uuid, ${target.sourceId}::uuid, r.vuln_id, r.format, r.aliases, r.severity, r.database_severity, r.published, r.modified, r.withdrawn, r.affected, ${now}::timestamptz
-    FROM json_to_recordset(${JSON.stringify(records)}::json) AS r(vuln_id text, format text, aliases text[], severity jsonb, database_severity text, published timestamptz, modified timestamptz, withdrawn timestamptz, affected jsonb)
-    ON CONFLICT (organization_id, source_id, vuln_id) DO UPDATE SET
+  });
+  const all = [...byId.values()];
+  // A record whose item is new in this chunk has no store row (the two are written in one
+  // transaction and deleted together with their source; the item's own INSERT would have failed
+  // first): a plain INSERT, without ON CONFLICT's speculative insertion (as the items', ingest.store.ts).
+  const fresh = all.filter((e) => !known.has(storedExternalId(e)));
+  const held = fresh.length === all.length ? [] : all.filter((e) => known.has(storedExternalId(e)));
+  let written = 0;
+  for (const [group, onConflict] of [
+    [fresh, sql``],
+    [
+      held,
+      sql`ON CONFLICT (organization_id, source_id, vuln_id) DO UPDATE SET
       format = excluded.format, aliases = excluded.aliases, severity = excluded.severity, database_severity = excluded.database_severity,
       published = excluded.published, modified = excluded.modified, withdrawn = excluded.withdrawn, affected = excluded.affected, stored_at = excluded.stored_at
-    WHERE s.modified IS NULL OR excluded.modified IS NULL OR s.modified <> excluded.modified`.execute(tx);
-  return Number(numAffectedRows ?? 0);
+    WHERE s.modified IS NULL OR excluded.modified IS NULL OR s.modified <> excluded.modified`,
+    ],
+  ] as const) {
+    if (group.length === 0) continue;
+    const { numAffectedRows } = await sql`
+      INSERT INTO intel_vulnerabilities AS s (organization_id, source_id, vuln_id, format, aliases, severity, database_severity, published, modified, withdrawn, affected, stored_at)
+      SELECT ${target.organizationId}::uuid, ${target.sourceId}::uuid, r.vuln_id, r.format, r.aliases, r.severity, r.database_severity, r.published, r.modified, r.withdrawn, r.affected, ${now}::timestamptz
+      FROM json_to_recordset(${JSON.stringify(group.map(row))}::json) AS r(vuln_id text, format text, aliases text[], severity jsonb, database_severity text, published timestamptz, modified timestamptz, withdrawn timestamptz, affected jsonb)
+      ${onConflict}`.execute(tx);
+    written += Number(numAffectedRows ?? 0);
+  }
+  return written;
 }
