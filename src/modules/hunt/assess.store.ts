@@ -73,13 +73,13 @@ export async function loadThreats(db: Queryable, organizationId: string, threatI
 }
 
 export async function loadItems(db: Queryable, organizationId: string, threatIds: string[]): Promise<ItemEvidence[]> {
-  // An OSV record's packages come from the vulnerability store (intel's storedPackagesOf), not
-  // from the item's copy of the record: the item's `affected` is left in PostgreSQL.
+  // An OSV record's packages come from the vulnerability store (intel's storedPackagesOf): the
+  // item's copy names them without ranges (an item stored before the store: its copy whole).
   const { rows } = await sql<ItemRow & { sourceId: string }>`
     SELECT i.id, l.threat_id AS "threatId", i.title, i.source_id AS "sourceId",
            concat_ws(E'\n', i.title, i.summary, i.tldr, left(i.content_text, 20000)) AS text,
            i.published_at AS "publishedAt", i.tags, i.affected_products AS "affectedProducts", i.classification->'attack' AS attack,
-           CASE WHEN i.vulnerability->>'format' = 'osv' THEN i.vulnerability - 'affected' ELSE i.vulnerability END AS vulnerability,
+           i.vulnerability,
            i.status = 'retracted' AS retracted
     FROM hunt_threat_items l JOIN intel_items i ON i.id = l.item_id
     WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${threatIds}::uuid[])
@@ -92,22 +92,19 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
 
 /**
  * The packages of the OSV records among these rows, set-based for the batch: from the
- * vulnerability store, each record once however many threats it is linked to; a record the store
- * does not hold (an item stored before the store existed, migration 0154) from its item's copy.
+ * vulnerability store, each record once however many threats it is linked to. A record the store
+ * does not hold (an item stored before the store existed, migration 0154) keeps its item's copy,
+ * which is whole.
  */
 async function attachOsvPackages(db: Queryable, organizationId: string, rows: Array<ItemRow & { sourceId: string }>): Promise<void> {
   const osv = rows.filter((r) => r.vulnerability?.format === 'osv');
   if (osv.length === 0) return;
   const refs = new Map(osv.map((r) => [storedRecordKey({ sourceId: r.sourceId, vulnId: r.vulnerability!.id }), { sourceId: r.sourceId, vulnId: r.vulnerability!.id }]));
   const stored = await storedPackagesOf(db, organizationId, [...refs.values()]);
-  const unstored = [...new Set(osv.filter((r) => !stored.has(storedRecordKey({ sourceId: r.sourceId, vulnId: r.vulnerability!.id }))).map((r) => r.id))];
-  const itemCopy = new Map<string, AffectedPackage[]>();
-  if (unstored.length) {
-    const { rows: copies } = await sql<{ id: string; affected: AffectedPackage[] | null }>`
-      SELECT id, vulnerability->'affected' AS affected FROM intel_items WHERE organization_id = ${organizationId} AND id = ANY(${unstored}::uuid[])`.execute(db);
-    for (const c of copies) itemCopy.set(c.id, c.affected ?? []);
+  for (const r of osv) {
+    const packages = stored.get(storedRecordKey({ sourceId: r.sourceId, vulnId: r.vulnerability!.id }));
+    if (packages) r.vulnerability = { ...r.vulnerability!, affected: packages };
   }
-  for (const r of osv) r.vulnerability = { ...r.vulnerability!, affected: stored.get(storedRecordKey({ sourceId: r.sourceId, vulnId: r.vulnerability!.id })) ?? itemCopy.get(r.id) ?? [] };
 }
 
 /** An intel item as the assessment reads it (one linked row of loadItems). */
