@@ -219,6 +219,8 @@ export function createSourcesService(deps: { db: Database; secrets: SecretBox })
         const view = await mustFind(tx, ctx, id);
         if (view.builtinKey) throw new BadRequestError('Built-in sources cannot be deleted; unsubscribe with PUT /sources/{id} {"enabled": false}');
         const items = await tx.deleteFrom('intelItems').where('organizationId', '=', ctx.actor.organizationId).where('sourceId', '=', id).executeTakeFirst();
+        // The vulnerability store's records of the source (no foreign key: migration 0154).
+        await tx.deleteFrom('intelVulnerabilities').where('organizationId', '=', ctx.actor.organizationId).where('sourceId', '=', id).execute();
         await tx.deleteFrom('intelSources').where('id', '=', id).where('organizationId', '=', ctx.actor.organizationId).execute();
         await writeAudit(tx, ctx, { action: 'intelSource.delete', resourceType: 'intelSource', resourceId: id, metadata: { name: view.name, itemsDeleted: Number(items.numDeletedRows) } });
       });
