@@ -75,10 +75,23 @@ const confidenceFor = (code: number, defanged: boolean, delta: number): number =
   return round2(Math.min(0.99, Math.max(0.05, base + (defanged ? DEFANG_BONUS : 0) + delta)));
 };
 
+/**
+ * Columns' first capacity for a text of `length` characters: a power of two from 8 to 256, about one indicator
+ * per 64 characters (the bench corpus holds one per ~250; indicator lists are denser, and columns double as needed).
+ */
+function initialCapacity(length: number): number {
+  let n = 8;
+  while (n < 256 && n * 64 < length) n *= 2;
+  return n;
+}
+
 /** A growable Int32Array (occurrence offsets): no object per occurrence while scanning. */
 class IntList {
-  a = new Int32Array(1024);
+  a: Int32Array;
   n = 0;
+  constructor(size: number) {
+    this.a = new Int32Array(size);
+  }
   push2(x: number, y: number): void {
     if (this.n + 2 > this.a.length) this.grow();
     this.a[this.n++] = x;
@@ -107,35 +120,52 @@ class IntList {
  */
 export class Collector {
   /** (kind code, normalizedValue) → indicator index; its `seeds` and `keys` are the kind and value columns. */
-  private readonly index = new KeyedIndex();
+  private readonly index: KeyedIndex;
   // ---- indicators, by index, in creation order (each pass finds them in text order)
   private readonly subtypes: Array<string | undefined> = [];
-  private confidences = new Float64Array(256);
-  private defangedFlags = new Uint8Array(256);
+  private confidences: Float64Array;
+  private defangedFlags: Uint8Array;
   /** The last occurrence recorded per indicator (a repeat of it is ignored; an earlier one means its spans need sorting). */
-  private lastStarts = new Int32Array(256);
-  private lastEnds = new Int32Array(256);
+  private lastStarts: Int32Array;
+  private lastEnds: Int32Array;
   /** The first occurrence per indicator (the smallest start; the earliest recorded among equal starts) and the count. */
-  private firstStarts = new Int32Array(256);
-  private firstEnds = new Int32Array(256);
-  private spanCounts = new Int32Array(256);
+  private firstStarts: Int32Array;
+  private firstEnds: Int32Array;
+  private spanCounts: Int32Array;
   /** Indicators that received an occurrence before one they already had (rare: spans then need sorting). */
-  private unsorted = new Uint8Array(256);
+  private unsorted: Uint8Array;
   /** Occurrences: (indicator index, start, end) triples, in recording order. */
-  private readonly occurrences = new IntList();
+  private readonly occurrences: IntList;
   // ---- dropped candidates, one entry per occurrence
   private m = 0;
-  private dropKinds = new Uint8Array(256);
+  private dropKinds: Uint8Array;
   private readonly dropReasons: string[] = [];
-  private dropCategories = new Uint8Array(256);
+  private dropCategories: Uint8Array;
   private readonly dropNormalized: Array<string | undefined> = [];
-  private readonly dropSpans = new IntList();
+  private readonly dropSpans: IntList;
   private finished: Extraction | null = null;
 
   constructor(
     readonly text: string,
     readonly fileContext: boolean,
-  ) {}
+  ) {
+    // Columns sized for the text: most extractions are of short texts (titles, summaries, search terms), where
+    // fixed 256-entry columns were most of the call's time; a long text's columns double as they fill.
+    const n = initialCapacity(text.length);
+    this.index = new KeyedIndex(n);
+    this.confidences = new Float64Array(n);
+    this.defangedFlags = new Uint8Array(n);
+    this.lastStarts = new Int32Array(n);
+    this.lastEnds = new Int32Array(n);
+    this.firstStarts = new Int32Array(n);
+    this.firstEnds = new Int32Array(n);
+    this.spanCounts = new Int32Array(n);
+    this.unsorted = new Uint8Array(n);
+    this.occurrences = new IntList(4 * n);
+    this.dropKinds = new Uint8Array(n);
+    this.dropCategories = new Uint8Array(n);
+    this.dropSpans = new IntList(4 * n);
+  }
 
   add(
     kind: IocKind,

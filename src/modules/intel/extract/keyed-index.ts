@@ -8,13 +8,21 @@
 export class KeyedIndex {
   /** The keys' strings and seeds, by index. */
   readonly keys: string[] = [];
-  seeds = new Uint8Array(256);
+  seeds: Uint8Array;
   size = 0;
-  private slots = new Int32Array(1024);
-  private slotHashes = new Int32Array(1024);
-  private hashes = new Int32Array(256);
+  private slots: Int32Array;
+  private slotHashes: Int32Array;
+  private hashes: Int32Array;
   private lastKey: string | undefined;
   private lastHash = 0;
+
+  /** `capacity`: keys held before the first growth (a power of two); the table starts with four slots per key. */
+  constructor(capacity = 256) {
+    this.seeds = new Uint8Array(capacity);
+    this.hashes = new Int32Array(capacity);
+    this.slots = new Int32Array(4 * capacity);
+    this.slotHashes = new Int32Array(4 * capacity);
+  }
 
   /** Index of (seed, key), or -1. */
   find(seed: number, key: string): number {
