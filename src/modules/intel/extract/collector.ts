@@ -2,7 +2,7 @@
  * Accumulates extracted indicators (deduplicated by kind + normalizedValue, every occurrence kept as a span) and
  * dropped candidates (one record per occurrence, with the reason).
  */
-import { CATEGORY_OF_CODE, Extraction, KIND_OF_CODE } from './extraction.js';
+import { CATEGORY_OF_CODE, Extraction, type ExtractionColumns, KIND_OF_CODE } from './extraction.js';
 import { grown, KeyedIndex } from './keyed-index.js';
 import type { DropCategory, ExtractResult, IocKind } from './types.js';
 
@@ -241,9 +241,38 @@ export class Collector {
    */
   finish(): Extraction {
     if (this.finished) return this.finished;
-    const { text } = this;
+    const i = this.indicatorColumns();
+    const d = this.droppedColumns();
+    // one object literal (one shape for every extraction's columns)
+    this.finished = new Extraction(this.text, {
+      size: i.size,
+      kindCodes: i.kindCodes,
+      normalized: i.normalized,
+      confidences: i.confidences,
+      defanged: i.defanged,
+      subtypes: i.subtypes,
+      starts: i.starts,
+      ends: i.ends,
+      spanCounts: i.spanCounts,
+      occurrences: i.occurrences,
+      occurrenceCount: i.occurrenceCount,
+      unsorted: i.unsorted,
+      droppedSize: d.droppedSize,
+      droppedKindCodes: d.droppedKindCodes,
+      droppedCategoryCodes: d.droppedCategoryCodes,
+      droppedReasons: d.droppedReasons,
+      droppedNormalized: d.droppedNormalized,
+      droppedStarts: d.droppedStarts,
+      droppedEnds: d.droppedEnds,
+    });
+    return this.finished;
+  }
+
+  /** Indicators by first occurrence (ties in creation order); shared empty columns when there is none (most short texts). */
+  private indicatorColumns(): IndicatorColumns {
     const n = this.index.size;
-    const order = stableOrder(n, text.length, this.firstStarts);
+    if (n === 0) return NO_INDICATORS;
+    const order = stableOrder(n, this.text.length, this.firstStarts);
     const kindCodes = new Uint8Array(n);
     const normalized: string[] = new Array(n);
     const confidences = new Float64Array(n);
@@ -273,12 +302,17 @@ export class Collector {
     const occurrenceCount = this.occurrences.n / 3;
     const occurrences = this.occurrences.a.subarray(0, this.occurrences.n);
     for (let k = 0; k < occurrences.length; k += 3) occurrences[k] = positionOf[occurrences[k] as number] as number;
+    return { size: n, kindCodes, normalized, confidences, defanged, subtypes, starts, ends, spanCounts, occurrences, occurrenceCount, unsorted };
+  }
 
+  /** Dropped candidates by start (ties in recording order); shared empty columns when there is none. */
+  private droppedColumns(): DroppedColumns {
     const m = this.m;
+    if (m === 0) return NO_DROPPED;
     const ds = this.dropSpans.a;
     const dropStarts = new Int32Array(m);
     for (let d = 0; d < m; d++) dropStarts[d] = ds[2 * d] as number;
-    const dropOrder = stableOrder(m, text.length, dropStarts);
+    const dropOrder = stableOrder(m, this.text.length, dropStarts);
     const droppedKindCodes = new Uint8Array(m);
     const droppedCategoryCodes = new Uint8Array(m);
     const droppedReasons: string[] = new Array(m);
@@ -294,28 +328,7 @@ export class Collector {
       droppedStarts[j] = ds[2 * d] as number;
       droppedEnds[j] = ds[2 * d + 1] as number;
     }
-    this.finished = new Extraction(text, {
-      size: n,
-      kindCodes,
-      normalized,
-      confidences,
-      defanged,
-      subtypes,
-      starts,
-      ends,
-      spanCounts,
-      occurrences,
-      occurrenceCount,
-      unsorted,
-      droppedSize: m,
-      droppedKindCodes,
-      droppedCategoryCodes,
-      droppedReasons,
-      droppedNormalized,
-      droppedStarts,
-      droppedEnds,
-    });
-    return this.finished;
+    return { droppedSize: m, droppedKindCodes, droppedCategoryCodes, droppedReasons, droppedNormalized, droppedStarts, droppedEnds };
   }
 
   /** The results as objects (`finish().toResult()`). */
@@ -323,6 +336,39 @@ export class Collector {
     return this.finish().toResult();
   }
 }
+
+type IndicatorColumns = Omit<ExtractionColumns, keyof DroppedColumns>;
+type DroppedColumns = Pick<
+  ExtractionColumns,
+  'droppedSize' | 'droppedKindCodes' | 'droppedCategoryCodes' | 'droppedReasons' | 'droppedNormalized' | 'droppedStarts' | 'droppedEnds'
+>;
+/**
+ * The columns of an extraction that found nothing. Shared by every such result: zero-length typed arrays cannot be
+ * written, and the frozen string arrays cannot be pushed to.
+ */
+const NO_INDICATORS: IndicatorColumns = {
+  size: 0,
+  kindCodes: new Uint8Array(0),
+  normalized: Object.freeze([]) as unknown as string[],
+  confidences: new Float64Array(0),
+  defanged: new Uint8Array(0),
+  subtypes: Object.freeze([]) as unknown as string[],
+  starts: new Int32Array(0),
+  ends: new Int32Array(0),
+  spanCounts: new Int32Array(0),
+  occurrences: new Int32Array(0),
+  occurrenceCount: 0,
+  unsorted: new Uint8Array(0),
+};
+const NO_DROPPED: DroppedColumns = {
+  droppedSize: 0,
+  droppedKindCodes: new Uint8Array(0),
+  droppedCategoryCodes: new Uint8Array(0),
+  droppedReasons: Object.freeze([]) as unknown as string[],
+  droppedNormalized: Object.freeze([]) as unknown as string[],
+  droppedStarts: new Int32Array(0),
+  droppedEnds: new Int32Array(0),
+};
 
 /**
  * Indices 0..n-1 ordered by `key` (an offset into a text of `textLength` characters), ties by index: a native
