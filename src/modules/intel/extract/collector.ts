@@ -3,7 +3,7 @@
  * dropped candidates (one record per occurrence, with the reason).
  */
 import { CATEGORY_OF_CODE, Extraction, type ExtractionColumns, KIND_OF_CODE } from './extraction.js';
-import { grown, KeyedIndex } from './keyed-index.js';
+import { releaseColumns, type ScanColumns, takeColumns } from './scan-columns.js';
 import type { DropCategory, ExtractResult, IocKind } from './types.js';
 
 /** Default time-to-live per kind, in days (how long an indicator stays actionable without new sightings). */
@@ -76,41 +76,6 @@ const confidenceFor = (code: number, defanged: boolean, delta: number): number =
 };
 
 /**
- * Columns' first capacity for a text of `length` characters: a power of two from 8 to 256, about one indicator
- * per 64 characters (the bench corpus holds one per ~250; indicator lists are denser, and columns double as needed).
- */
-function initialCapacity(length: number): number {
-  let n = 8;
-  while (n < 256 && n * 64 < length) n *= 2;
-  return n;
-}
-
-/** A growable Int32Array (occurrence offsets): no object per occurrence while scanning. */
-class IntList {
-  a: Int32Array;
-  n = 0;
-  constructor(size: number) {
-    this.a = new Int32Array(size);
-  }
-  push2(x: number, y: number): void {
-    if (this.n + 2 > this.a.length) this.grow();
-    this.a[this.n++] = x;
-    this.a[this.n++] = y;
-  }
-  push3(x: number, y: number, z: number): void {
-    if (this.n + 3 > this.a.length) this.grow();
-    this.a[this.n++] = x;
-    this.a[this.n++] = y;
-    this.a[this.n++] = z;
-  }
-  private grow(): void {
-    const b = new Int32Array(this.a.length * 2);
-    b.set(this.a);
-    this.a = b;
-  }
-}
-
-/**
  * While scanning, the collector keeps columns (one array per field, occurrences in one Int32Array) instead of an
  * object per indicator, span and dropped record, so the scan retains no per-occurrence objects for the garbage
  * collector to copy between generations. Numeric and flag columns are typed arrays: their memory is outside the
@@ -119,52 +84,17 @@ class IntList {
  * in `result()` (docs/performance.md, "Extraction toward 100 MB/s", has the measurements).
  */
 export class Collector {
-  /** (kind code, normalizedValue) → indicator index; its `seeds` and `keys` are the kind and value columns. */
-  private readonly index: KeyedIndex;
-  // ---- indicators, by index, in creation order (each pass finds them in text order)
-  private readonly subtypes: Array<string | undefined> = [];
-  private confidences: Float64Array;
-  private defangedFlags: Uint8Array;
-  /** The last occurrence recorded per indicator (a repeat of it is ignored; an earlier one means its spans need sorting). */
-  private lastStarts: Int32Array;
-  private lastEnds: Int32Array;
-  /** The first occurrence per indicator (the smallest start; the earliest recorded among equal starts) and the count. */
-  private firstStarts: Int32Array;
-  private firstEnds: Int32Array;
-  private spanCounts: Int32Array;
-  /** Indicators that received an occurrence before one they already had (rare: spans then need sorting). */
-  private unsorted: Uint8Array;
-  /** Occurrences: (indicator index, start, end) triples, in recording order. */
-  private readonly occurrences: IntList;
+  /** The working columns (scan-columns.ts): taken when the scan starts, given back when it finishes. */
+  private readonly w: ScanColumns;
   // ---- dropped candidates, one entry per occurrence
   private m = 0;
-  private dropKinds: Uint8Array;
-  private readonly dropReasons: string[] = [];
-  private dropCategories: Uint8Array;
-  private readonly dropNormalized: Array<string | undefined> = [];
-  private readonly dropSpans: IntList;
   private finished: Extraction | null = null;
 
   constructor(
     readonly text: string,
     readonly fileContext: boolean,
   ) {
-    // Columns sized for the text: most extractions are of short texts (titles, summaries, search terms), where
-    // fixed 256-entry columns were most of the call's time; a long text's columns double as they fill.
-    const n = initialCapacity(text.length);
-    this.index = new KeyedIndex(n);
-    this.confidences = new Float64Array(n);
-    this.defangedFlags = new Uint8Array(n);
-    this.lastStarts = new Int32Array(n);
-    this.lastEnds = new Int32Array(n);
-    this.firstStarts = new Int32Array(n);
-    this.firstEnds = new Int32Array(n);
-    this.spanCounts = new Int32Array(n);
-    this.unsorted = new Uint8Array(n);
-    this.occurrences = new IntList(4 * n);
-    this.dropKinds = new Uint8Array(n);
-    this.dropCategories = new Uint8Array(n);
-    this.dropSpans = new IntList(4 * n);
+    this.w = takeColumns(text.length);
   }
 
   add(
@@ -177,61 +107,52 @@ export class Collector {
     subtype?: string,
   ): void {
     const code = KIND_CODE.get(kind) as number;
-    const i = this.index.find(code, normalizedValue);
+    const w = this.w;
+    const i = w.index.find(code, normalizedValue);
     if (i >= 0) {
-      const lastStart = this.lastStarts[i] as number;
-      if (lastStart === start && this.lastEnds[i] === end) return;
+      const lastStart = w.lastStarts[i] as number;
+      if (lastStart === start && w.lastEnds[i] === end) return;
       if (start < lastStart) {
-        this.unsorted[i] = 1;
-        if (start < (this.firstStarts[i] as number)) {
-          this.firstStarts[i] = start;
-          this.firstEnds[i] = end;
+        w.unsorted[i] = 1;
+        if (start < (w.firstStarts[i] as number)) {
+          w.firstStarts[i] = start;
+          w.firstEnds[i] = end;
         }
       }
-      this.lastStarts[i] = start;
-      this.lastEnds[i] = end;
-      this.spanCounts[i] = (this.spanCounts[i] as number) + 1;
-      this.occurrences.push3(i, start, end);
+      w.lastStarts[i] = start;
+      w.lastEnds[i] = end;
+      w.spanCounts[i] = (w.spanCounts[i] as number) + 1;
+      w.occurrences.push3(i, start, end);
       if (defanged || confidenceDelta > 0) {
-        if (defanged) this.defangedFlags[i] = 1;
+        if (defanged) w.defangedFlags[i] = 1;
         const confidence = confidenceFor(code, defanged, confidenceDelta);
-        if (confidence > (this.confidences[i] as number)) this.confidences[i] = confidence;
+        if (confidence > (w.confidences[i] as number)) w.confidences[i] = confidence;
       }
       return;
     }
-    const n = this.index.insert(code, normalizedValue);
-    if (n === this.confidences.length) {
-      this.confidences = grown(this.confidences);
-      this.defangedFlags = grown(this.defangedFlags);
-      this.lastStarts = grown(this.lastStarts);
-      this.lastEnds = grown(this.lastEnds);
-      this.firstStarts = grown(this.firstStarts);
-      this.firstEnds = grown(this.firstEnds);
-      this.spanCounts = grown(this.spanCounts);
-      this.unsorted = grown(this.unsorted);
-    }
-    this.subtypes.push(subtype);
-    this.confidences[n] = confidenceFor(code, defanged, confidenceDelta);
-    this.defangedFlags[n] = defanged ? 1 : 0;
-    this.lastStarts[n] = start;
-    this.lastEnds[n] = end;
-    this.firstStarts[n] = start;
-    this.firstEnds[n] = end;
-    this.spanCounts[n] = 1;
-    this.occurrences.push3(n, start, end);
+    const n = w.index.insert(code, normalizedValue);
+    w.ensureIndicator(n);
+    w.subtypes[n] = subtype;
+    w.confidences[n] = confidenceFor(code, defanged, confidenceDelta);
+    w.defangedFlags[n] = defanged ? 1 : 0;
+    w.lastStarts[n] = start;
+    w.lastEnds[n] = end;
+    w.firstStarts[n] = start;
+    w.firstEnds[n] = end;
+    w.spanCounts[n] = 1;
+    w.unsorted[n] = 0;
+    w.occurrences.push3(n, start, end);
   }
 
   drop(kind: IocKind, start: number, end: number, reason: string, category: DropCategory, normalizedValue?: string): void {
     const m = this.m++;
-    if (m === this.dropKinds.length) {
-      this.dropKinds = grown(this.dropKinds);
-      this.dropCategories = grown(this.dropCategories);
-    }
-    this.dropKinds[m] = KIND_CODE.get(kind) as number;
-    this.dropReasons.push(reason);
-    this.dropCategories[m] = CATEGORY_CODE.get(category) as number;
-    this.dropNormalized.push(normalizedValue);
-    this.dropSpans.push2(start, end);
+    const w = this.w;
+    w.ensureDropped(m);
+    w.dropKinds[m] = KIND_CODE.get(kind) as number;
+    w.dropReasons[m] = reason;
+    w.dropCategories[m] = CATEGORY_CODE.get(category) as number;
+    w.dropNormalized[m] = normalizedValue;
+    w.dropSpans.push2(start, end);
   }
 
   /**
@@ -265,14 +186,16 @@ export class Collector {
       droppedStarts: d.droppedStarts,
       droppedEnds: d.droppedEnds,
     });
+    releaseColumns(this.w, this.m);
     return this.finished;
   }
 
   /** Indicators by first occurrence (ties in creation order); shared empty columns when there is none (most short texts). */
   private indicatorColumns(): IndicatorColumns {
-    const n = this.index.size;
+    const w = this.w;
+    const n = w.index.size;
     if (n === 0) return NO_INDICATORS;
-    const order = stableOrder(n, this.text.length, this.firstStarts);
+    const order = stableOrder(n, this.text.length, w.firstStarts);
     const kindCodes = new Uint8Array(n);
     const normalized: string[] = new Array(n);
     const confidences = new Float64Array(n);
@@ -283,24 +206,25 @@ export class Collector {
     const spanCounts = new Int32Array(n);
     const unsorted = new Uint8Array(n);
     const positionOf = new Int32Array(n);
-    const seeds = this.index.seeds;
-    const keys = this.index.keys;
+    const seeds = w.index.seeds;
+    const keys = w.index.keys;
     for (let j = 0; j < n; j++) {
       const i = order[j] as number;
       positionOf[i] = j;
       kindCodes[j] = seeds[i] as number;
       normalized[j] = keys[i] as string;
-      confidences[j] = this.confidences[i] as number;
-      defanged[j] = this.defangedFlags[i] as number;
-      subtypes[j] = this.subtypes[i];
-      starts[j] = this.firstStarts[i] as number;
-      ends[j] = this.firstEnds[i] as number;
-      spanCounts[j] = this.spanCounts[i] as number;
-      unsorted[j] = this.unsorted[i] as number;
+      confidences[j] = w.confidences[i] as number;
+      defanged[j] = w.defangedFlags[i] as number;
+      subtypes[j] = w.subtypes[i];
+      starts[j] = w.firstStarts[i] as number;
+      ends[j] = w.firstEnds[i] as number;
+      spanCounts[j] = w.spanCounts[i] as number;
+      unsorted[j] = w.unsorted[i] as number;
     }
     // occurrences keep their recording order; only their indicator index becomes a position
-    const occurrenceCount = this.occurrences.n / 3;
-    const occurrences = this.occurrences.a.subarray(0, this.occurrences.n);
+    // (a copy: the working columns are reused by the next scan)
+    const occurrenceCount = w.occurrences.n / 3;
+    const occurrences = w.occurrences.a.slice(0, w.occurrences.n);
     for (let k = 0; k < occurrences.length; k += 3) occurrences[k] = positionOf[occurrences[k] as number] as number;
     return { size: n, kindCodes, normalized, confidences, defanged, subtypes, starts, ends, spanCounts, occurrences, occurrenceCount, unsorted };
   }
@@ -309,7 +233,8 @@ export class Collector {
   private droppedColumns(): DroppedColumns {
     const m = this.m;
     if (m === 0) return NO_DROPPED;
-    const ds = this.dropSpans.a;
+    const w = this.w;
+    const ds = w.dropSpans.a;
     const dropStarts = new Int32Array(m);
     for (let d = 0; d < m; d++) dropStarts[d] = ds[2 * d] as number;
     const dropOrder = stableOrder(m, this.text.length, dropStarts);
@@ -321,10 +246,10 @@ export class Collector {
     const droppedEnds = new Int32Array(m);
     for (let j = 0; j < m; j++) {
       const d = dropOrder[j] as number;
-      droppedKindCodes[j] = this.dropKinds[d] as number;
-      droppedCategoryCodes[j] = this.dropCategories[d] as number;
-      droppedReasons[j] = this.dropReasons[d] as string;
-      droppedNormalized[j] = this.dropNormalized[d];
+      droppedKindCodes[j] = w.dropKinds[d] as number;
+      droppedCategoryCodes[j] = w.dropCategories[d] as number;
+      droppedReasons[j] = w.dropReasons[d] as string;
+      droppedNormalized[j] = w.dropNormalized[d];
       droppedStarts[j] = ds[2 * d] as number;
       droppedEnds[j] = ds[2 * d + 1] as number;
     }
