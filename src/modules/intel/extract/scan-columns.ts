@@ -7,7 +7,10 @@
  */
 import { grown, KeyedIndex } from './keyed-index.js';
 
-/** Columns that grew beyond this many indicators are let go rather than kept (about 5 MB at this size). */
+/**
+ * Columns that grew beyond this many indicators, dropped candidates or (four times as many) occurrence offsets are
+ * let go rather than kept: what a process holds between scans stays under ~7 MB.
+ */
 const KEEP_MAX = 1 << 16;
 
 /** A growable Int32Array (occurrence offsets): no object per occurrence while scanning. */
@@ -127,7 +130,7 @@ export function takeColumns(length: number): ScanColumns {
 
 /** Give a finished scan's columns back (`dropped`: how many dropped candidates it recorded). */
 export function releaseColumns(columns: ScanColumns, dropped: number): void {
-  if (columns.confidences.length > KEEP_MAX || columns.dropKinds.length > KEEP_MAX) return;
+  if (columns.confidences.length > KEEP_MAX || columns.dropKinds.length > KEEP_MAX || columns.occurrences.a.length > 4 * KEEP_MAX) return;
   columns.reset(dropped);
   spare = columns;
 }
