@@ -158,7 +158,8 @@ export class Collector {
   /**
    * The results as columns in result order: indicators by first occurrence (ties in creation order), dropped
    * candidates by start. The columns are copied in that order (a few typed arrays and two string arrays); nothing
-   * per occurrence is built here.
+   * per occurrence is built here. The working columns then go back for the next scan: a collector records nothing
+   * after `finish` (`scanIocs` finishes last).
    */
   finish(): Extraction {
     if (this.finished) return this.finished;
