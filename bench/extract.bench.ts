@@ -10,7 +10,9 @@
  *    core"); the process's CPU time is printed too, but it also counts V8's parallel GC helper
  *    threads (measured here: 1.5× the wall time), so it understates what one core does.
  *    Both are lower bounds when the machine is shared. ioc-extractor's figures on a 5 MB slice
- *    are printed for reference.
+ *    are printed for reference. The same scan one call per text of 1,700 and of 80 characters (cut from the
+ *    corpus's first 2 MB) is printed too: ingestion extracts each item's text and title, where per-call costs
+ *    count that one long text hides.
  * 2. Accuracy: micro-averaged precision/recall/F1 over distinct (kind, value) pairs on the shared
  *    fixtures (IOC_FIXTURES_DIR, default /work/shared/fixtures/ioc-extraction): ninoseki's
  *    "complex input" and its default-option simple cases, and iocsearcher's valid-value lists.
@@ -54,6 +56,23 @@ function throughput(text: string, rounds: number, extract: (t: string) => unknow
     bestWall = Math.min(bestWall, r.wall);
   }
   return { mbPerSec: mb / bestCpu, wallMbPerSec: mb / bestWall };
+}
+
+/**
+ * One call per text of `size` characters (cut from the corpus), as ingestion extracts an item's title and text:
+ * the per-call costs a single long text hides. Process CPU per MB and per call, best of `rounds` after a warm-up.
+ */
+function perText(text: string, size: number, rounds: number, extract: (t: string) => unknown): { mbPerSec: number; usPerText: number; texts: number } {
+  const pieces: string[] = [];
+  for (let i = 0; i + size <= text.length; i += size) pieces.push(text.slice(i, i + size));
+  const mb = Buffer.byteLength(pieces.join(''), 'utf8') / 1e6;
+  const all = (): void => {
+    for (const p of pieces) extract(p);
+  };
+  all(); // JIT warm-up
+  let best = Infinity;
+  for (let i = 0; i < rounds; i++) best = Math.min(best, cpuSeconds(all).seconds);
+  return { mbPerSec: mb / best, usPerText: (best * 1e6) / pieces.length, texts: pieces.length };
 }
 
 // ---- accuracy --------------------------------------------------------------------------------
@@ -177,6 +196,9 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const mine = throughput(text, rounds, scan);
   const objects = throughput(text, rounds, extractIocs);
   const found = extractIocs(text.slice(0, 5_000_000)).iocs.length;
+  const shortSlice = text.slice(0, Math.min(text.length, 2_000_000));
+  const items = perText(shortSlice, 1_700, rounds, scan);
+  const titles = perText(shortSlice, 80, rounds, scan);
   const reference = throughput(text.slice(0, Math.min(text.length, 5_000_000)), 1, extractIOC);
   ctx.log(`ours ${mine.wallMbPerSec.toFixed(1)} MB/s (wall; ${objects.wallMbPerSec.toFixed(1)} with result objects), ioc-extractor ${reference.wallMbPerSec.toFixed(1)} MB/s on 5 MB`);
 
@@ -205,6 +227,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       { name: 'F1 on shared fixtures (target: ioc-extractor’s)', value: all.ours.f1, unit: '', digits: 3, target: { value: all.theirs.f1, kind: 'min' } },
       { name: 'throughput by process CPU time (incl. GC threads)', value: mine.mbPerSec, unit: 'MB/s', digits: 1 },
       { name: 'throughput with result objects by process CPU time', value: objects.mbPerSec, unit: 'MB/s', digits: 1 },
+      { name: 'texts of 1,700 characters, one call each (process CPU)', value: items.mbPerSec, unit: 'MB/s', digits: 1 },
+      { name: 'texts of 80 characters, one call each (process CPU per call)', value: titles.usPerText, unit: 'µs', digits: 2 },
       { name: 'ioc-extractor throughput (5 MB, wall clock)', value: reference.wallMbPerSec, unit: 'MB/s', digits: 1 },
       { name: 'ioc-extractor F1 on shared fixtures', value: all.theirs.f1, unit: '', digits: 3 },
     ],
@@ -212,7 +236,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       `corpus ${(bytes / 1e6).toFixed(1)} MB of generated reports (${found.toLocaleString('en')} distinct indicators in its first 5 MB), best of ${rounds} run(s)`,
       'Rampart drops documentation/private values (example.com, 192.168.0.0/16, fdc4::/7…) by design; the ninoseki fixture lists them, so they count against its recall',
     ],
-    details: { corpusBytes: bytes, rounds, ours: mine, oursWithObjects: objects, iocExtractor5MB: reference, accuracy: { byFixture, all } },
+    details: { corpusBytes: bytes, rounds, ours: mine, oursWithObjects: objects, items, titles, iocExtractor5MB: reference, accuracy: { byFixture, all } },
   };
 }
 

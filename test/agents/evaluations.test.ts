@@ -1,11 +1,9 @@
 import { readFileSync } from 'node:fs';
-import pino from 'pino';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkers, type WorkerRunner } from '../../src/platform/jobs/runner.js';
-import { createGuardedClient } from '../../src/platform/outbound/index.js';
-import { buildJobCatalog } from '../../src/jobs.js';
+import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
+import { startServiceWorker } from '../support/worker.js';
 import { userWithPermissions } from '../support/actors.js';
 import { configureModel, createAgent, waitForRun } from '../support/agents.js';
 import { createDestination } from '../support/delivery.js';
@@ -80,9 +78,7 @@ beforeAll(async () => {
   const server = await t.app.inject({ method: 'POST', url: '/api/mcp-servers', headers: admin, payload: { name: 'inventory', url: mcp.url } });
   expect(server.statusCode, server.body).toBe(200);
   destinationId = await createDestination(t, t.orgA.apiKey.key, { type: 'webhook', name: 'SOAR', config: { url: receiver.url, authType: 'bearer' }, token: SECRET });
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const catalog = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger });
-  worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 4, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+  worker = await startServiceWorker(t, { concurrency: 4 });
 });
 afterAll(async () => {
   await worker?.stop();

@@ -1,14 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobCatalog } from '../../src/platform/jobs/catalog.js';
-import { startWorkers, type WorkerRunner } from '../../src/platform/jobs/runner.js';
+import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
 import { createDeliveryJob } from '../../src/modules/delivery/index.js';
 import { recoverAlertCreatedEvents } from '../../src/modules/alerts/alert-event-recovery.js';
 import { createTestApp, type TestContext } from '../support/app.js';
 import { createAgent } from '../support/agents.js';
 import { createDestination, deliveryDeps } from '../support/delivery.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/fakes/webhook-receiver.js';
+import { startTestWorker } from '../support/worker.js';
 
 /**
  * Issue 46 point 4, the group commit's gap: webhook intake writes a trigger's alert and run in
@@ -78,8 +78,7 @@ describe('a crash between the alert and its alert.created event', () => {
     expect(await recoverAlertCreatedEvents(t.database.db, { settleMs: 0 })).toBe(0);
     expect(await deliveries()).toEqual([{ eventId: alertId, eventKind: 'alert.created' }]);
 
-    const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-    worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog: new JobCatalog().register(createDeliveryJob(deliveryDeps(t))), logger, concurrency: 1, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+    worker = await startTestWorker(t, new JobCatalog().register(createDeliveryJob(deliveryDeps(t))), { concurrency: 1 });
     await until('the receiver to get the event', () => rx.requests.length > 0);
     const body = JSON.parse(rx.requests[0]!.body) as { id: string; type: string; data: { alert: { id: string } } };
     expect(body).toMatchObject({ id: alertId, type: 'alert.created', data: { alert: { id: alertId } } });

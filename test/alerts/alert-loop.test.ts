@@ -1,14 +1,11 @@
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
-import { startWorkers } from '../../src/platform/jobs/runner.js';
-import { createGuardedClient } from '../../src/platform/outbound/index.js';
 import { noEvents } from '../../src/platform/events.js';
-import { buildJobCatalog } from '../../src/jobs.js';
 import { scheduleDueCronTriggers } from '../../src/modules/triggers/cron.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
+import { startServiceWorker } from '../support/worker.js';
 import { configureModel, createAgent, waitForRun } from '../support/agents.js';
 import { startFakeOpenAI, type FakeOpenAI, type OpenAIRequest, type ScriptedTurn } from '../support/fakes/openai-server.js';
 import { startFakeSlack, type FakeSlack } from '../support/fakes/slack-server.js';
@@ -51,11 +48,9 @@ beforeAll(async () => {
     },
   });
   await configureModel(t, t.orgA.apiKey.key, { name: 'fake', type: 'openai-compatible', baseUrl: openai.url, alias: 'default', modelId: 'local-model' });
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   slack = await startFakeSlack({ token: 'xoxb-1-test' });
   receiver = await startWebhookReceiver({ secret: RECEIVER_SECRET });
-  const catalog = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger, baseUrl: BASE_URL });
-  worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 2, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+  worker = await startServiceWorker(t, { deps: { baseUrl: BASE_URL } });
 });
 afterAll(async () => {
   await worker?.stop();

@@ -1,12 +1,9 @@
 import { createHmac } from 'node:crypto';
-import pino from 'pino';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
-import { startWorkers } from '../../src/platform/jobs/runner.js';
-import { createGuardedClient } from '../../src/platform/outbound/index.js';
-import { buildJobCatalog } from '../../src/jobs.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
+import { startServiceWorker } from '../support/worker.js';
 import { userWithPermissions } from '../support/actors.js';
 import { configureModel, createAgent, waitForRun } from '../support/agents.js';
 import { createDestination } from '../support/delivery.js';
@@ -76,9 +73,7 @@ beforeAll(async () => {
   const server = await t.app.inject({ method: 'POST', url: '/api/mcp-servers', headers: admin, payload: { name: 'edr', url: mcp.url } });
   expect(server.statusCode, server.body).toBe(200);
   slackDestinationId = await createDestination(t, t.orgA.apiKey.key, { type: 'slack', name: 'SOC approvals', config: { channelIds: ['C0APPROVE'], apiBaseUrl: slack.apiBaseUrl }, token: BOT_TOKEN });
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const catalog = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger, baseUrl: BASE_URL });
-  worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 2, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+  worker = await startServiceWorker(t, { deps: { baseUrl: BASE_URL } });
 });
 afterAll(async () => {
   await worker?.stop();

@@ -1,12 +1,9 @@
 import { sql } from 'kysely';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
-import { startWorkers } from '../../src/platform/jobs/runner.js';
-import { createGuardedClient } from '../../src/platform/outbound/index.js';
-import { buildJobCatalog } from '../../src/jobs.js';
 import { TOOLS } from '../../src/composition.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
+import { startServiceWorker } from '../support/worker.js';
 import { configureModel, createAgent, waitForRun } from '../support/agents.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fakes/openai-server.js';
 
@@ -27,9 +24,7 @@ beforeAll(async () => {
   key = t.orgA.apiKey.key;
   openai = await startFakeOpenAI();
   await configureModel(t, key, { name: 'fake', type: 'openai-compatible', baseUrl: openai.url, alias: 'default', modelId: 'local-model' });
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const catalog = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger });
-  worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 2, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+  worker = await startServiceWorker(t);
 });
 afterAll(async () => {
   await worker?.stop();

@@ -2,15 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import pino from 'pino';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
-import { startWorkers } from '../../src/platform/jobs/runner.js';
-import { createGuardedClient } from '../../src/platform/outbound/index.js';
-import { buildJobCatalog } from '../../src/jobs.js';
 import { buildConsole } from '../../scripts/build-console.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
+import { startServiceWorker } from '../support/worker.js';
 import { hasShared, sharedPath } from '../support/shared-dir.js';
 
 /**
@@ -95,9 +92,7 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_RULE)('the detection page in the console
     key = t.orgA.apiKey.key;
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-    const catalog = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger });
-    worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 1, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+    worker = await startServiceWorker(t, { concurrency: 1 });
 
     const imported = await t.app.inject({ method: 'POST', url: '/api/code-detections/import', headers: bearer(key), payload: { format: 'sigma', content: RULE_WITH_TESTS } });
     expect(imported.statusCode, imported.body).toBe(200);

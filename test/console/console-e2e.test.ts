@@ -3,16 +3,14 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
-import pino from 'pino';
 import { uuidv7 } from 'uuidv7';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildJobCatalog } from '../../src/jobs.js';
-import { startWorkers, type WorkerRunner } from '../../src/platform/jobs/runner.js';
-import { createGuardedClient } from '../../src/platform/outbound/index.js';
+import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
 import { createLoginLink } from '../../src/modules/sessions/index.js';
 import { buildConsole } from '../../scripts/build-console.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
+import { startServiceWorker } from '../support/worker.js';
 import { configureModel, createAgent } from '../support/agents.js';
 import { createDestination, queue } from '../support/delivery.js';
 import { seedIntel } from '../support/intel-data.js';
@@ -164,9 +162,7 @@ describe.skipIf(!HAVE_CHROMIUM)('web console in Chromium', () => {
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     openai = await startFakeOpenAI({ script: () => ({ text: 'Triage: the sign-in came from the admin jump host; benign.' }) });
     await configureModel(t, key, { name: 'fake', type: 'openai-compatible', baseUrl: openai.url, alias: 'default', modelId: 'local-model' });
-    const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-    const catalog = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger, baseUrl: base });
-    worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 2, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+    worker = await startServiceWorker(t, { deps: { baseUrl: base } });
     await seed();
     browser = await chromium.launch({
       executablePath: CHROMIUM,

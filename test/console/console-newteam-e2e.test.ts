@@ -2,16 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
 import { z } from 'zod';
 import { uuidv7 } from 'uuidv7';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildJobCatalog } from '../../src/jobs.js';
-import { startWorkers, type WorkerRunner } from '../../src/platform/jobs/runner.js';
-import { createGuardedClient } from '../../src/platform/outbound/index.js';
+import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
 import { buildConsole } from '../../scripts/build-console.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
+import { startServiceWorker } from '../support/worker.js';
 import { configureModel, createAgent } from '../support/agents.js';
 import { startServer } from '../support/fakes/http-server.js';
 import { startFakeOpenAI, type FakeOpenAI, type OpenAIRequest, type ScriptedTurn } from '../support/fakes/openai-server.js';
@@ -87,9 +85,7 @@ describe.skipIf(!HAVE_CHROMIUM)('issue 47 in the console (Chromium)', () => {
       tools: [{ name: 'lookup_asset', description: 'Look up an asset', inputSchema: { hostname: z.string() }, annotations: { readOnlyHint: true }, handler: () => ({ content: [{ type: 'text', text: 'web-01: owner=platform' }] }) }],
     });
     expect((await t.app.inject({ method: 'POST', url: '/api/mcp-servers', headers: bearer(key), payload: { name: 'inventory', url: mcp.url } })).statusCode).toBe(200);
-    const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-    const catalog = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger, baseUrl: base });
-    worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 2, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+    worker = await startServiceWorker(t, { deps: { baseUrl: base } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

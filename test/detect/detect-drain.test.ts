@@ -1,15 +1,13 @@
-import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildJobCatalog } from '../../src/jobs.js';
 import { createEventBus } from '../../src/platform/events.js';
-import { startWorkers, type WorkerRunner } from '../../src/platform/jobs/runner.js';
-import { createGuardedClient } from '../../src/platform/outbound/index.js';
+import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
 import { createCompiledDetections } from '../../src/modules/detect/compiled-detections.js';
 import { drainOrganization } from '../../src/modules/detect/detect-match.jobs.js';
 import { matchEventsJob } from '../../src/modules/detect/detect.job-def.js';
 import { enqueue } from '../../src/platform/jobs/enqueue.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
+import { startServiceWorker } from '../support/worker.js';
 
 /**
  * Issue 44's drain: a burst of event batches is one pending job per organization, drained by
@@ -67,9 +65,7 @@ async function settled(): Promise<void> {
 }
 
 async function startWorker(): Promise<void> {
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const catalog = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger });
-  worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 2, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+  worker = await startServiceWorker(t);
 }
 
 async function theAlert() {

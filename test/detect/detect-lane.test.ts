@@ -1,9 +1,7 @@
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildJobCatalog } from '../../src/jobs.js';
-import { startWorkers, type WorkerRunner } from '../../src/platform/jobs/runner.js';
-import { createGuardedClient } from '../../src/platform/outbound/index.js';
+import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
+import { startServiceWorker } from '../support/worker.js';
 import { configureModel, createAgent, waitForRun } from '../support/agents.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fakes/openai-server.js';
 
@@ -51,10 +49,8 @@ beforeAll(async () => {
     },
   });
   await configureModel(t, key, { name: 'held', type: 'openai', baseUrl: openai.url, apiKey: 'sk-test', alias: 'default', modelId: 'gpt-4o-mini' });
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const catalog = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger });
   // One shared slot, one kept slot: the reserved lane is what lets matching run while the shared one is busy.
-  worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 1, reservedConcurrency: 1, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+  worker = await startServiceWorker(t, { concurrency: 1, reservedConcurrency: 1 });
 });
 afterAll(async () => {
   release?.();

@@ -1,11 +1,9 @@
-import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildJobCatalog } from '../../src/jobs.js';
-import { startWorkers, type WorkerRunner } from '../../src/platform/jobs/runner.js';
-import { createGuardedClient } from '../../src/platform/outbound/index.js';
+import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
 import { createCompiledDetections, INLINE_COMPILE_LIMIT } from '../../src/modules/detect/compiled-detections.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
+import { startServiceWorker } from '../support/worker.js';
 
 /**
  * Issue 44 item 3: when detections change, the worker compiles only the changed ones; a batch
@@ -66,9 +64,7 @@ async function signals(detectionId: string): Promise<number> {
 beforeAll(async () => {
   t = await createTestApp();
   key = t.orgA.apiKey.key;
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const catalog = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger });
-  worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 1, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+  worker = await startServiceWorker(t, { concurrency: 1 });
 });
 afterAll(async () => {
   await worker?.stop();

@@ -1,11 +1,8 @@
 import fs from 'node:fs';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
-import { startWorkers } from '../../src/platform/jobs/runner.js';
-import { createGuardedClient } from '../../src/platform/outbound/index.js';
-import { buildJobCatalog } from '../../src/jobs.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
+import { startServiceWorker } from '../support/worker.js';
 import { userWithPermissions } from '../support/actors.js';
 import { hasShared, sharedPath } from '../support/shared-dir.js';
 
@@ -62,9 +59,7 @@ beforeAll(async () => {
   expect(imported.statusCode, imported.body).toBe(200);
   expect(imported.json().errors).toEqual([]);
   detectionId = imported.json().created[0].id;
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const catalog = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger });
-  worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 1, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+  worker = await startServiceWorker(t, { concurrency: 1 });
 });
 afterAll(async () => {
   await worker?.stop();

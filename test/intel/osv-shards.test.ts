@@ -1,12 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import pino from 'pino';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildJobCatalog } from '../../src/jobs.js';
-import { startWorkers, type WorkerRunner } from '../../src/platform/jobs/runner.js';
-import { createGuardedClient } from '../../src/platform/outbound/index.js';
+import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
+import { startServiceWorker } from '../support/worker.js';
 import { startOsvRangeServer } from '../support/fakes/osv-range-server.js';
 
 /**
@@ -40,10 +38,8 @@ beforeAll(async () => {
   key = bearer(t.orgA.apiKey.key);
   org = t.orgA.organization.id;
   server = await startOsvRangeServer(zip);
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  // No client-side retries: a 503 reaches the shard's job, which the worker retries.
-  const catalog = buildJobCatalog({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger, osvShardRecords: SHARD_RECORDS });
-  worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 3, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+  // The helper's client does not retry: a 503 reaches the shard's job, which the worker retries.
+  worker = await startServiceWorker(t, { concurrency: 3, deps: { osvShardRecords: SHARD_RECORDS } });
 });
 afterAll(async () => {
   await worker?.stop();

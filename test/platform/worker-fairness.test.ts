@@ -1,16 +1,13 @@
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobCatalog } from '../../src/platform/jobs/catalog.js';
-import { startWorkers, type WorkerRunner } from '../../src/platform/jobs/runner.js';
-import { createGuardedClient } from '../../src/platform/outbound/index.js';
-import { createAgentRunJob } from '../../src/modules/runs/run.jobs.js';
+import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
 import { createDeliveryJob } from '../../src/modules/delivery/index.js';
-import { serviceEvents } from '../../src/events.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
-import { configureModel, createAgent, scriptedTools, waitForRun } from '../support/agents.js';
+import { agentRunJob, configureModel, createAgent, waitForRun } from '../support/agents.js';
 import { createDestination, deliveryDeps } from '../support/delivery.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fakes/openai-server.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/fakes/webhook-receiver.js';
+import { startTestWorker } from '../support/worker.js';
 
 /**
  * Issue 46 point 3: fair scheduling across agents, and each agent's own limit. A slow agent's
@@ -67,12 +64,11 @@ beforeAll(async () => {
   });
   rx = await startWebhookReceiver({ secret: TOKEN });
   await configureModel(t, key, { name: 'fake', type: 'openai', baseUrl: openai.url, apiKey: 'sk-test', alias: 'default', modelId: 'gpt-4o-mini' });
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const catalog = new JobCatalog().register(
-    createAgentRunJob({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger, buildTools: scriptedTools, events: serviceEvents(), interruptPollMs: 100 }),
+    agentRunJob(t),
     createDeliveryJob(deliveryDeps(t)),
   );
-  worker = await startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: RUN_SLOTS, reservedConcurrency: 1, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+  worker = await startTestWorker(t, catalog, { concurrency: RUN_SLOTS, reservedConcurrency: 1 });
 });
 afterAll(async () => {
   releaseLimited?.();

@@ -3,10 +3,11 @@ import { tool, type ToolSet } from 'ai';
 import { z } from 'zod';
 import { expect } from 'vitest';
 import { JobCatalog } from '../../src/platform/jobs/catalog.js';
-import { startWorkers, type WorkerRunner } from '../../src/platform/jobs/runner.js';
+import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
 import { createGuardedClient } from '../../src/platform/outbound/index.js';
 import { createAgentRunJob, type BuildTools } from '../../src/modules/runs/run.jobs.js';
 import { bearer, type TestContext } from './app.js';
+import { startTestWorker } from './worker.js';
 import { serviceEvents } from '../../src/events.js';
 
 /**
@@ -37,13 +38,15 @@ export const scriptedTools: BuildTools = async (ctx, names) => {
   };
 };
 
+/** The agent-run job against the test database, its tools scripted (scriptedTools) unless given, for a catalog of a test's own. */
+export function agentRunJob(t: TestContext, buildTools: BuildTools = scriptedTools) {
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  return createAgentRunJob({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger, buildTools, events: serviceEvents(), interruptPollMs: 100 });
+}
+
 /** A worker pool running agent-run jobs against the test database. */
 export async function startRunWorker(t: TestContext, buildTools: BuildTools = scriptedTools): Promise<WorkerRunner> {
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const catalog = new JobCatalog().register(
-    createAgentRunJob({ db: t.database.db, secrets: t.secrets, http: createGuardedClient({ allowPrivateNetworks: true, retries: 0 }), logger, buildTools, events: serviceEvents(), interruptPollMs: 100 }),
-  );
-  return startWorkers({ db: t.database.db, pool: t.database.pool, catalog, logger, concurrency: 2, pollIntervalMs: 100, heartbeatMs: 500, deadWorkerAfterMs: 5_000 });
+  return startTestWorker(t, new JobCatalog().register(agentRunJob(t, buildTools)));
 }
 
 /** A provider and an alias pointing at it, through the API. Returns the provider id. */

@@ -2,8 +2,8 @@
  * Accumulates extracted indicators (deduplicated by kind + normalizedValue, every occurrence kept as a span) and
  * dropped candidates (one record per occurrence, with the reason).
  */
-import { CATEGORY_OF_CODE, Extraction, KIND_OF_CODE } from './extraction.js';
-import { grown, KeyedIndex } from './keyed-index.js';
+import { CATEGORY_OF_CODE, Extraction, type ExtractionColumns, KIND_OF_CODE } from './extraction.js';
+import { releaseColumns, type ScanColumns, takeColumns } from './scan-columns.js';
 import type { DropCategory, ExtractResult, IocKind } from './types.js';
 
 /** Default time-to-live per kind, in days (how long an indicator stays actionable without new sightings). */
@@ -75,28 +75,6 @@ const confidenceFor = (code: number, defanged: boolean, delta: number): number =
   return round2(Math.min(0.99, Math.max(0.05, base + (defanged ? DEFANG_BONUS : 0) + delta)));
 };
 
-/** A growable Int32Array (occurrence offsets): no object per occurrence while scanning. */
-class IntList {
-  a = new Int32Array(1024);
-  n = 0;
-  push2(x: number, y: number): void {
-    if (this.n + 2 > this.a.length) this.grow();
-    this.a[this.n++] = x;
-    this.a[this.n++] = y;
-  }
-  push3(x: number, y: number, z: number): void {
-    if (this.n + 3 > this.a.length) this.grow();
-    this.a[this.n++] = x;
-    this.a[this.n++] = y;
-    this.a[this.n++] = z;
-  }
-  private grow(): void {
-    const b = new Int32Array(this.a.length * 2);
-    b.set(this.a);
-    this.a = b;
-  }
-}
-
 /**
  * While scanning, the collector keeps columns (one array per field, occurrences in one Int32Array) instead of an
  * object per indicator, span and dropped record, so the scan retains no per-occurrence objects for the garbage
@@ -106,36 +84,18 @@ class IntList {
  * in `result()` (docs/performance.md, "Extraction toward 100 MB/s", has the measurements).
  */
 export class Collector {
-  /** (kind code, normalizedValue) → indicator index; its `seeds` and `keys` are the kind and value columns. */
-  private readonly index = new KeyedIndex();
-  // ---- indicators, by index, in creation order (each pass finds them in text order)
-  private readonly subtypes: Array<string | undefined> = [];
-  private confidences = new Float64Array(256);
-  private defangedFlags = new Uint8Array(256);
-  /** The last occurrence recorded per indicator (a repeat of it is ignored; an earlier one means its spans need sorting). */
-  private lastStarts = new Int32Array(256);
-  private lastEnds = new Int32Array(256);
-  /** The first occurrence per indicator (the smallest start; the earliest recorded among equal starts) and the count. */
-  private firstStarts = new Int32Array(256);
-  private firstEnds = new Int32Array(256);
-  private spanCounts = new Int32Array(256);
-  /** Indicators that received an occurrence before one they already had (rare: spans then need sorting). */
-  private unsorted = new Uint8Array(256);
-  /** Occurrences: (indicator index, start, end) triples, in recording order. */
-  private readonly occurrences = new IntList();
+  /** The working columns (scan-columns.ts): taken when the scan starts, given back when it finishes. */
+  private readonly w: ScanColumns;
   // ---- dropped candidates, one entry per occurrence
   private m = 0;
-  private dropKinds = new Uint8Array(256);
-  private readonly dropReasons: string[] = [];
-  private dropCategories = new Uint8Array(256);
-  private readonly dropNormalized: Array<string | undefined> = [];
-  private readonly dropSpans = new IntList();
   private finished: Extraction | null = null;
 
   constructor(
     readonly text: string,
     readonly fileContext: boolean,
-  ) {}
+  ) {
+    this.w = takeColumns(text.length);
+  }
 
   add(
     kind: IocKind,
@@ -147,73 +107,96 @@ export class Collector {
     subtype?: string,
   ): void {
     const code = KIND_CODE.get(kind) as number;
-    const i = this.index.find(code, normalizedValue);
+    const w = this.w;
+    const i = w.index.find(code, normalizedValue);
     if (i >= 0) {
-      const lastStart = this.lastStarts[i] as number;
-      if (lastStart === start && this.lastEnds[i] === end) return;
+      const lastStart = w.lastStarts[i] as number;
+      if (lastStart === start && w.lastEnds[i] === end) return;
       if (start < lastStart) {
-        this.unsorted[i] = 1;
-        if (start < (this.firstStarts[i] as number)) {
-          this.firstStarts[i] = start;
-          this.firstEnds[i] = end;
+        w.unsorted[i] = 1;
+        if (start < (w.firstStarts[i] as number)) {
+          w.firstStarts[i] = start;
+          w.firstEnds[i] = end;
         }
       }
-      this.lastStarts[i] = start;
-      this.lastEnds[i] = end;
-      this.spanCounts[i] = (this.spanCounts[i] as number) + 1;
-      this.occurrences.push3(i, start, end);
+      w.lastStarts[i] = start;
+      w.lastEnds[i] = end;
+      w.spanCounts[i] = (w.spanCounts[i] as number) + 1;
+      w.occurrences.push3(i, start, end);
       if (defanged || confidenceDelta > 0) {
-        if (defanged) this.defangedFlags[i] = 1;
+        if (defanged) w.defangedFlags[i] = 1;
         const confidence = confidenceFor(code, defanged, confidenceDelta);
-        if (confidence > (this.confidences[i] as number)) this.confidences[i] = confidence;
+        if (confidence > (w.confidences[i] as number)) w.confidences[i] = confidence;
       }
       return;
     }
-    const n = this.index.insert(code, normalizedValue);
-    if (n === this.confidences.length) {
-      this.confidences = grown(this.confidences);
-      this.defangedFlags = grown(this.defangedFlags);
-      this.lastStarts = grown(this.lastStarts);
-      this.lastEnds = grown(this.lastEnds);
-      this.firstStarts = grown(this.firstStarts);
-      this.firstEnds = grown(this.firstEnds);
-      this.spanCounts = grown(this.spanCounts);
-      this.unsorted = grown(this.unsorted);
-    }
-    this.subtypes.push(subtype);
-    this.confidences[n] = confidenceFor(code, defanged, confidenceDelta);
-    this.defangedFlags[n] = defanged ? 1 : 0;
-    this.lastStarts[n] = start;
-    this.lastEnds[n] = end;
-    this.firstStarts[n] = start;
-    this.firstEnds[n] = end;
-    this.spanCounts[n] = 1;
-    this.occurrences.push3(n, start, end);
+    const n = w.index.insert(code, normalizedValue);
+    w.ensureIndicator(n);
+    w.subtypes[n] = subtype;
+    w.confidences[n] = confidenceFor(code, defanged, confidenceDelta);
+    w.defangedFlags[n] = defanged ? 1 : 0;
+    w.lastStarts[n] = start;
+    w.lastEnds[n] = end;
+    w.firstStarts[n] = start;
+    w.firstEnds[n] = end;
+    w.spanCounts[n] = 1;
+    w.unsorted[n] = 0;
+    w.occurrences.push3(n, start, end);
   }
 
   drop(kind: IocKind, start: number, end: number, reason: string, category: DropCategory, normalizedValue?: string): void {
     const m = this.m++;
-    if (m === this.dropKinds.length) {
-      this.dropKinds = grown(this.dropKinds);
-      this.dropCategories = grown(this.dropCategories);
-    }
-    this.dropKinds[m] = KIND_CODE.get(kind) as number;
-    this.dropReasons.push(reason);
-    this.dropCategories[m] = CATEGORY_CODE.get(category) as number;
-    this.dropNormalized.push(normalizedValue);
-    this.dropSpans.push2(start, end);
+    const w = this.w;
+    w.ensureDropped(m);
+    w.dropKinds[m] = KIND_CODE.get(kind) as number;
+    w.dropReasons[m] = reason;
+    w.dropCategories[m] = CATEGORY_CODE.get(category) as number;
+    w.dropNormalized[m] = normalizedValue;
+    w.dropSpans.push2(start, end);
   }
 
   /**
    * The results as columns in result order: indicators by first occurrence (ties in creation order), dropped
    * candidates by start. The columns are copied in that order (a few typed arrays and two string arrays); nothing
-   * per occurrence is built here.
+   * per occurrence is built here. The working columns then go back for the next scan: a collector records nothing
+   * after `finish` (`scanIocs` finishes last).
    */
   finish(): Extraction {
     if (this.finished) return this.finished;
-    const { text } = this;
-    const n = this.index.size;
-    const order = stableOrder(n, text.length, this.firstStarts);
+    const i = this.indicatorColumns();
+    const d = this.droppedColumns();
+    // one object literal (one shape for every extraction's columns)
+    this.finished = new Extraction(this.text, {
+      size: i.size,
+      kindCodes: i.kindCodes,
+      normalized: i.normalized,
+      confidences: i.confidences,
+      defanged: i.defanged,
+      subtypes: i.subtypes,
+      starts: i.starts,
+      ends: i.ends,
+      spanCounts: i.spanCounts,
+      occurrences: i.occurrences,
+      occurrenceCount: i.occurrenceCount,
+      unsorted: i.unsorted,
+      droppedSize: d.droppedSize,
+      droppedKindCodes: d.droppedKindCodes,
+      droppedCategoryCodes: d.droppedCategoryCodes,
+      droppedReasons: d.droppedReasons,
+      droppedNormalized: d.droppedNormalized,
+      droppedStarts: d.droppedStarts,
+      droppedEnds: d.droppedEnds,
+    });
+    releaseColumns(this.w, this.m);
+    return this.finished;
+  }
+
+  /** Indicators by first occurrence (ties in creation order); shared empty columns when there is none (most short texts). */
+  private indicatorColumns(): IndicatorColumns {
+    const w = this.w;
+    const n = w.index.size;
+    if (n === 0) return NO_INDICATORS;
+    const order = stableOrder(n, this.text.length, w.firstStarts);
     const kindCodes = new Uint8Array(n);
     const normalized: string[] = new Array(n);
     const confidences = new Float64Array(n);
@@ -224,31 +207,38 @@ export class Collector {
     const spanCounts = new Int32Array(n);
     const unsorted = new Uint8Array(n);
     const positionOf = new Int32Array(n);
-    const seeds = this.index.seeds;
-    const keys = this.index.keys;
+    const seeds = w.index.seeds;
+    const keys = w.index.keys;
     for (let j = 0; j < n; j++) {
       const i = order[j] as number;
       positionOf[i] = j;
       kindCodes[j] = seeds[i] as number;
       normalized[j] = keys[i] as string;
-      confidences[j] = this.confidences[i] as number;
-      defanged[j] = this.defangedFlags[i] as number;
-      subtypes[j] = this.subtypes[i];
-      starts[j] = this.firstStarts[i] as number;
-      ends[j] = this.firstEnds[i] as number;
-      spanCounts[j] = this.spanCounts[i] as number;
-      unsorted[j] = this.unsorted[i] as number;
+      confidences[j] = w.confidences[i] as number;
+      defanged[j] = w.defangedFlags[i] as number;
+      subtypes[j] = w.subtypes[i];
+      starts[j] = w.firstStarts[i] as number;
+      ends[j] = w.firstEnds[i] as number;
+      spanCounts[j] = w.spanCounts[i] as number;
+      unsorted[j] = w.unsorted[i] as number;
     }
     // occurrences keep their recording order; only their indicator index becomes a position
-    const occurrenceCount = this.occurrences.n / 3;
-    const occurrences = this.occurrences.a.subarray(0, this.occurrences.n);
+    // (a copy: the working columns are reused by the next scan)
+    const occurrenceCount = w.occurrences.n / 3;
+    const occurrences = w.occurrences.a.slice(0, w.occurrences.n);
     for (let k = 0; k < occurrences.length; k += 3) occurrences[k] = positionOf[occurrences[k] as number] as number;
+    return { size: n, kindCodes, normalized, confidences, defanged, subtypes, starts, ends, spanCounts, occurrences, occurrenceCount, unsorted };
+  }
 
+  /** Dropped candidates by start (ties in recording order); shared empty columns when there is none. */
+  private droppedColumns(): DroppedColumns {
     const m = this.m;
-    const ds = this.dropSpans.a;
+    if (m === 0) return NO_DROPPED;
+    const w = this.w;
+    const ds = w.dropSpans.a;
     const dropStarts = new Int32Array(m);
     for (let d = 0; d < m; d++) dropStarts[d] = ds[2 * d] as number;
-    const dropOrder = stableOrder(m, text.length, dropStarts);
+    const dropOrder = stableOrder(m, this.text.length, dropStarts);
     const droppedKindCodes = new Uint8Array(m);
     const droppedCategoryCodes = new Uint8Array(m);
     const droppedReasons: string[] = new Array(m);
@@ -257,35 +247,14 @@ export class Collector {
     const droppedEnds = new Int32Array(m);
     for (let j = 0; j < m; j++) {
       const d = dropOrder[j] as number;
-      droppedKindCodes[j] = this.dropKinds[d] as number;
-      droppedCategoryCodes[j] = this.dropCategories[d] as number;
-      droppedReasons[j] = this.dropReasons[d] as string;
-      droppedNormalized[j] = this.dropNormalized[d];
+      droppedKindCodes[j] = w.dropKinds[d] as number;
+      droppedCategoryCodes[j] = w.dropCategories[d] as number;
+      droppedReasons[j] = w.dropReasons[d] as string;
+      droppedNormalized[j] = w.dropNormalized[d];
       droppedStarts[j] = ds[2 * d] as number;
       droppedEnds[j] = ds[2 * d + 1] as number;
     }
-    this.finished = new Extraction(text, {
-      size: n,
-      kindCodes,
-      normalized,
-      confidences,
-      defanged,
-      subtypes,
-      starts,
-      ends,
-      spanCounts,
-      occurrences,
-      occurrenceCount,
-      unsorted,
-      droppedSize: m,
-      droppedKindCodes,
-      droppedCategoryCodes,
-      droppedReasons,
-      droppedNormalized,
-      droppedStarts,
-      droppedEnds,
-    });
-    return this.finished;
+    return { droppedSize: m, droppedKindCodes, droppedCategoryCodes, droppedReasons, droppedNormalized, droppedStarts, droppedEnds };
   }
 
   /** The results as objects (`finish().toResult()`). */
@@ -293,6 +262,39 @@ export class Collector {
     return this.finish().toResult();
   }
 }
+
+type IndicatorColumns = Omit<ExtractionColumns, keyof DroppedColumns>;
+type DroppedColumns = Pick<
+  ExtractionColumns,
+  'droppedSize' | 'droppedKindCodes' | 'droppedCategoryCodes' | 'droppedReasons' | 'droppedNormalized' | 'droppedStarts' | 'droppedEnds'
+>;
+/**
+ * The columns of an extraction that found nothing. Shared by every such result: zero-length typed arrays cannot be
+ * written, and the frozen string arrays cannot be pushed to.
+ */
+const NO_INDICATORS: IndicatorColumns = {
+  size: 0,
+  kindCodes: new Uint8Array(0),
+  normalized: Object.freeze([]) as unknown as string[],
+  confidences: new Float64Array(0),
+  defanged: new Uint8Array(0),
+  subtypes: Object.freeze([]) as unknown as string[],
+  starts: new Int32Array(0),
+  ends: new Int32Array(0),
+  spanCounts: new Int32Array(0),
+  occurrences: new Int32Array(0),
+  occurrenceCount: 0,
+  unsorted: new Uint8Array(0),
+};
+const NO_DROPPED: DroppedColumns = {
+  droppedSize: 0,
+  droppedKindCodes: new Uint8Array(0),
+  droppedCategoryCodes: new Uint8Array(0),
+  droppedReasons: Object.freeze([]) as unknown as string[],
+  droppedNormalized: Object.freeze([]) as unknown as string[],
+  droppedStarts: new Int32Array(0),
+  droppedEnds: new Int32Array(0),
+};
 
 /**
  * Indices 0..n-1 ordered by `key` (an offset into a text of `textLength` characters), ties by index: a native

@@ -8,13 +8,24 @@
 export class KeyedIndex {
   /** The keys' strings and seeds, by index. */
   readonly keys: string[] = [];
-  seeds = new Uint8Array(256);
+  seeds: Uint8Array;
   size = 0;
-  private slots = new Int32Array(1024);
-  private slotHashes = new Int32Array(1024);
-  private hashes = new Int32Array(256);
+  private slots: Int32Array;
+  private slotHashes: Int32Array;
+  private hashes: Int32Array;
+  /** Each key's slot, so that `clear` empties only the slots in use. */
+  private slotOf: Int32Array;
   private lastKey: string | undefined;
   private lastHash = 0;
+
+  /** `capacity`: keys held before the first growth (a power of two); the table starts with four slots per key. */
+  constructor(capacity = 256) {
+    this.seeds = new Uint8Array(capacity);
+    this.hashes = new Int32Array(capacity);
+    this.slotOf = new Int32Array(capacity);
+    this.slots = new Int32Array(4 * capacity);
+    this.slotHashes = new Int32Array(4 * capacity);
+  }
 
   /** Index of (seed, key), or -1. */
   find(seed: number, key: string): number {
@@ -36,35 +47,41 @@ export class KeyedIndex {
     if (i === this.seeds.length) {
       this.seeds = grown(this.seeds);
       this.hashes = grown(this.hashes);
+      this.slotOf = grown(this.slotOf);
     }
     this.seeds[i] = seed;
-    this.keys.push(key);
+    this.keys[i] = key;
     this.hashes[i] = h;
     if (2 * this.size > this.slots.length) this.rebuild(this.slots.length * 2);
-    else place(this.slots, this.slotHashes, h, i);
+    else this.slotOf[i] = place(this.slots, this.slotHashes, h, i);
     return i;
   }
 
+  /** Empty, in time proportional to the number of keys (the table keeps its size; the keys' strings are let go). */
   clear(): void {
-    this.keys.length = 0;
+    const { slots, slotOf, keys } = this;
+    for (let i = 0; i < this.size; i++) slots[slotOf[i] as number] = 0;
+    keys.fill('', 0, this.size);
     this.size = 0;
-    this.slots.fill(0);
+    this.lastKey = undefined;
   }
 
   /** A table of `size` slots with every key re-placed by its stored hash. */
   private rebuild(size: number): void {
     this.slots = new Int32Array(size);
     this.slotHashes = new Int32Array(size);
-    for (let i = 0; i < this.size; i++) place(this.slots, this.slotHashes, this.hashes[i] as number, i);
+    for (let i = 0; i < this.size; i++) this.slotOf[i] = place(this.slots, this.slotHashes, this.hashes[i] as number, i);
   }
 }
 
-function place(slots: Int32Array, slotHashes: Int32Array, h: number, i: number): void {
+/** Put index `i` with hash `h` in its slot (the first free one from h's); returns the slot. */
+function place(slots: Int32Array, slotHashes: Int32Array, h: number, i: number): number {
   const mask = slots.length - 1;
   let slot = h & mask;
   while (slots[slot] !== 0) slot = (slot + 1) & mask;
   slots[slot] = i + 1;
   slotHashes[slot] = h;
+  return slot;
 }
 
 /** FNV-1a over the key's UTF-16 code units, seeded, then mixed so that the low bits index well. */
