@@ -82,8 +82,11 @@ describe('cron trigger schedules', () => {
 
   it('a run with its own input still gets its scheduledAt (trigger context); missed times are one run, for the latest', async () => {
     const trig = (await save({ cronSchedule: '* * * * *', input: { scope: 'vpn' } })).json();
-    const now = new Date();
-    const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+    // The pass runs at a `now` an hour ahead, in the middle of a minute: the next run it sets
+    // (the minute after) is then still ahead of the real clock when the trigger is read back, which
+    // shows a past next run as the current time (a real `now` near a minute's end made this flaky).
+    const minute = new Date((Math.floor(Date.now() / 60_000) + 60) * 60_000);
+    const now = new Date(minute.getTime() + 30_000);
     await setNext(trig.id, new Date(minute.getTime() - 3 * 60_000)); // three minutes missed
     await scheduleDueCronTriggers(t.database.db, now);
     const runs = await runsOf(trig.id);
