@@ -16,15 +16,25 @@ export const storedRecordKey = (r: StoredRecordRef): string => `${r.sourceId}\u0
  * one statement for a whole batch, each record's packages in the order its `affected` lists
  * them. A record the store does not hold is absent from the answer (an item stored before the
  * store existed: the caller reads the item's own copy); a record held with no package maps to [].
+ * Asked in the primary key's shape (organization, then sources and ids as arrays): an index scan
+ * over the batch's keys. A join on `unnest` of the (source, id) pairs was planned as a sequential
+ * scan and hash join at 20,000 records, ~40 ms per batch of 500 (docs/performance-history.md,
+ * 2026-11-30). A pair not asked for but matched by the arrays (an id asked under another source) is
+ * left out.
  */
 export async function storedPackagesOf(db: Queryable, organizationId: string, refs: readonly StoredRecordRef[]): Promise<Map<string, AffectedPackage[]>> {
   const out = new Map<string, AffectedPackage[]>();
   if (refs.length === 0) return out;
+  const wanted = new Set(refs.map(storedRecordKey));
   const { rows } = await sql<{ sourceId: string; vulnId: string; affected: AffectedPackage[] }>`
-    SELECT v.source_id AS "sourceId", v.vuln_id AS "vulnId", v.affected
-    FROM intel_vulnerabilities v
-    JOIN unnest(${refs.map((r) => r.sourceId)}::uuid[], ${refs.map((r) => r.vulnId)}::text[]) AS w(source_id, vuln_id) ON w.source_id = v.source_id AND w.vuln_id = v.vuln_id
-    WHERE v.organization_id = ${organizationId}`.execute(db);
-  for (const r of rows) out.set(storedRecordKey(r), r.affected);
+    SELECT source_id AS "sourceId", vuln_id AS "vulnId", affected
+    FROM intel_vulnerabilities
+    WHERE organization_id = ${organizationId}
+      AND source_id = ANY(${[...new Set(refs.map((r) => r.sourceId))]}::uuid[])
+      AND vuln_id = ANY(${[...new Set(refs.map((r) => r.vulnId))]}::text[])`.execute(db);
+  for (const r of rows) {
+    const key = storedRecordKey(r);
+    if (wanted.has(key)) out.set(key, r.affected);
+  }
   return out;
 }
