@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
-import { startFakeOsv } from '../support/fakes/osv-server.js';
+import { startFakeOsv, githubAdvisoryRecords, LOG4J_ASSET } from '../support/fakes/osv-server.js';
 import { syncRunner } from '../support/sync.js';
 import { syncThreatsFromIntel } from '../../src/modules/hunt/index.js';
 import { serviceEvents } from '../../src/events.js';
-import fs from 'node:fs';
-import path from 'node:path';
 
 /**
  * Issue 47 §25: a revised advisory is reassessed. The user's steps: an OSV source (a mirror of
@@ -18,7 +16,7 @@ import path from 'node:path';
 let t: TestContext;
 let key: Record<string, string>;
 let org: string;
-const records = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../fixtures/osv/github-advisory-database.osv.json'), 'utf8')) as Array<Record<string, any>>;
+const records = githubAdvisoryRecords();
 const log4shell = records.find((r) => r.id === 'GHSA-jfh8-c2jp-5v3q')!;
 /** The same record as revised: the 2.13 branch fixed in 2.16.0, `modified` later. */
 const revised = {
@@ -39,7 +37,7 @@ beforeAll(async () => {
   org = t.orgA.organization.id;
   runner = syncRunner(t.database.db, { secrets: t.secrets });
   osv = await startFakeOsv([log4shell]);
-  const asset = await t.app.inject({ method: 'POST', url: '/api/assets', headers: key, payload: { identifier: 'billing-api', kind: 'application', internetFacing: true, criticality: 'high', software: [{ vendor: 'Apache', product: 'log4j-core', version: '2.15.0', purl: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.15.0' }] } });
+  const asset = await t.app.inject({ method: 'POST', url: '/api/assets', headers: key, payload: LOG4J_ASSET });
   expect(asset.statusCode, asset.body).toBe(200);
   const res = await t.app.inject({ method: 'POST', url: '/sources', headers: key, payload: { kind: 'api', apiType: 'osv', name: 'GitHub advisories', serverUrl: `${osv.url}/Maven/all.zip` } });
   expect(res.statusCode, res.body).toBe(200);

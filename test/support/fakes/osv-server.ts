@@ -36,3 +36,11 @@ export async function startFakeOsv(records: unknown[]) {
 export function osvFixture(name: string): unknown {
   return JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../../fixtures/osv', name), 'utf8'));
 }
+
+/** The GitHub Advisory Database's OSV records kept under test/fixtures/osv (log4shell among them). */
+export function githubAdvisoryRecords(): Array<Record<string, any>> {
+  return osvFixture('github-advisory-database.osv.json') as Array<Record<string, any>>;
+}
+
+/** An asset running log4j-core 2.15.0, as POST /api/assets takes it (the log4shell record's revised range). */
+export const LOG4J_ASSET = { identifier: 'billing-api', kind: 'application', internetFacing: true, criticality: 'high', software: [{ vendor: 'Apache', product: 'log4j-core', version: '2.15.0', purl: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.15.0' }] };
