@@ -5,9 +5,10 @@
  * guarded client saves it to a temporary file, records are streamed and stored in batches — and
  * 50,000 SBOM components (CycloneDX, imported through POST /api/assets/import) matched against
  * them by the hunt's intel pass: one threat per vulnerability, each assessed against the
- * packages its records name. Targets: sync + threats + matching < 60 s; the service's RSS
- * < 400 MB: this process's RSS and heap sampled during the sync (this process runs the sync job,
- * the intel pass and the app; the export and its generation live in the mirror's process).
+ * packages its records name. Targets: sync + threats + matching < 60 s; the RSS of the process
+ * that syncs < 400 MB: the sync job runs in a process of its own (bench/servers/osv-sync.ts),
+ * which samples its memory; this process holds the app (SBOM import, the intel pass) and the
+ * export lives in the mirror's, so neither counts.
  *
  * Records: 20,000 npm packages (`bench-pkg-N`), 10 advisories each, two SEMVER ranges, a CVE
  * alias, summary and details of a real record's length. The SBOMs: 50 assets × 1,000
@@ -17,9 +18,10 @@
  * BENCH_OSV_OVERLAP (1: the intel pass follows the running sync, as the scheduler's pass does; 0:
  * after it, each phase's CPU and statements apart), BENCH_CPU_PROF (any value: V8 profiles of
  * this process's main thread, bench/results/profiles/hunt-osv-both.cpuprofile overlapped, else
- * hunt-osv-{sync,hunt}; read them with bench/profile-summary.ts), BENCH_PG_STATEMENTS (each
- * phase's statements per record; overlapped, both in one report), BENCH_OSV_HEAP_SNAPSHOT (MB: a
- * heap snapshot when the used heap first passes it).
+ * hunt-osv-{sync,hunt}, and the sync process's hunt-osv-sync-process.cpuprofile; read them with
+ * bench/profile-summary.ts), BENCH_PG_STATEMENTS (each
+ * phase's statements per record; overlapped, both in one report), BENCH_OSV_HEAP_SNAPSHOT (MB[,MB…]:
+ * heap snapshots of the sync process when its used heap first passes each).
  */
 import fs from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -29,7 +31,6 @@ import { randomBytes } from 'node:crypto';
 import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import v8 from 'node:v8';
 import pino from 'pino';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
@@ -37,9 +38,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createAuthenticator } from '../src/platform/auth/authenticator.js';
 import { createSecretBox } from '../src/platform/secrets.js';
-import { createGuardedClient } from '../src/platform/outbound/index.js';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
-import { createSyncSourceJob } from '../src/modules/intel-ingest/sync.jobs.js';
 import { requestSync } from '../src/modules/intel/sources/sources.service.js';
 import { settledInstant, syncThreatsFromIntel } from '../src/modules/hunt/index.js';
 import { startBenchDatabase } from './support/db.js';
@@ -48,6 +47,7 @@ import { postmasterPid } from './support/http-measure.js';
 import { resetStatements, statementReport } from './support/pg-statements.js';
 import { PACKAGES } from './support/osv-export.js';
 import type { FromChild } from './servers/ipc.js';
+import type { FromSyncProcess, SyncMemory, ToSyncProcess } from './servers/osv-sync.js';
 import { envNumber, onCleanup, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 
 const ASSETS = 50; // 1,000 components per SBOM: each import stays under the 1 MB request body limit
@@ -106,28 +106,46 @@ async function startExportServer(file: string, records: number): Promise<{ port:
 }
 
 /**
- * This process's memory while the sync runs — the service's: the sync job, the hunt's intel pass
- * and the app, nothing of the export (its mirror is another process). Sampled every 100 ms.
- * BENCH_OSV_HEAP_SNAPSHOT=<MB>: one heap snapshot (bench/results/profiles/hunt-osv-<MB>mb.heapsnapshot)
- * the first time the used heap passes that size, to see what holds it.
+ * The process that runs the sync (bench/servers/osv-sync.ts: the service's sync job on the bench's
+ * database, nothing else): its memory during each sync is the figure, so neither the harness (the
+ * HTTP app that imports the SBOMs, the intel pass) nor the export counts. BENCH_CPU_PROF: it writes
+ * its own V8 profile (hunt-osv-sync-process.cpuprofile) when it stops.
  */
-function memorySampler() {
-  const snapshotAt = Number(process.env.BENCH_OSV_HEAP_SNAPSHOT ?? 0) * 1e6;
-  global.gc?.();
-  const start = process.memoryUsage();
-  const mem = { heap0: start.heapUsed, rss0: start.rss, heapMax: 0, rssMax: 0, externalMax: 0, snapshot: null as string | null };
-  const sample = () => {
-    const m = process.memoryUsage();
-    mem.heapMax = Math.max(mem.heapMax, m.heapUsed);
-    mem.rssMax = Math.max(mem.rssMax, m.rss);
-    mem.externalMax = Math.max(mem.externalMax, m.external + m.arrayBuffers);
-    if (snapshotAt && !mem.snapshot && m.heapUsed > snapshotAt) {
-      fs.mkdirSync(PROFILES, { recursive: true });
-      mem.snapshot = v8.writeHeapSnapshot(path.join(PROFILES, `hunt-osv-${Math.round(snapshotAt / 1e6)}mb.heapsnapshot`));
-    }
+async function startSyncProcess(connectionString: string) {
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-interval', '1000', '--cpu-prof-dir', PROFILES, '--cpu-prof-name', 'hunt-osv-sync-process.cpuprofile'] : [];
+  const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(SERVERS, 'osv-sync.ts')], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.homedir(), TMPDIR: os.tmpdir(), DATABASE_URL: connectionString, ...(process.env.BENCH_OSV_HEAP_SNAPSHOT ? { BENCH_OSV_HEAP_SNAPSHOT: process.env.BENCH_OSV_HEAP_SNAPSHOT } : {}) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = onCleanup(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM'); // closes its pool and exits (a CPU profile is written then)
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const next = () =>
+    new Promise<FromSyncProcess>((resolve, reject) => {
+      child.once('message', resolve);
+      void exited.then(() => reject(new Error(`the sync process exited (code ${child.exitCode})`)));
+    });
+  const ready = await next().catch(async (err) => {
+    await stop();
+    throw err;
+  });
+  if (ready.type !== 'ready') throw new Error(`the sync process said ${ready.type} before it was ready`);
+  return {
+    stop,
+    /** Runs the sync job; its CPU and the sync process's memory during it. */
+    async run(syncJobId: string): Promise<{ cpuSeconds: number; memory: SyncMemory }> {
+      const answer = next();
+      child.send({ type: 'sync', syncJobId } satisfies ToSyncProcess);
+      const m = await answer;
+      if (m.type === 'failed') throw new Error(`the sync process failed: ${m.message}`);
+      if (m.type !== 'synced') throw new Error(`the sync process said ${m.type}`);
+      return m;
+    },
   };
-  const timer = setInterval(sample, 100);
-  return { mem, stop: () => (sample(), clearInterval(timer)) };
 }
 
 function sbom(asset: number, components: number) {
@@ -153,6 +171,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const database = await startBenchDatabase('hunt-osv');
   let app: FastifyInstance | null = null;
   let stopMirror: (() => Promise<void>) | null = null;
+  let stopSyncer: (() => Promise<void>) | null = null;
   try {
     const file = path.join(dir, 'all.zip');
     const tg = performance.now();
@@ -180,11 +199,11 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     if (created.statusCode !== 200) throw new Error(`source: ${created.statusCode} ${created.body}`);
     await sql`ANALYZE`.execute(database.db);
 
-    const sync = createSyncSourceJob({ db: database.db, secrets, http: createGuardedClient({ allowPrivateNetworks: true, timeoutMs: 600_000 }), logger: pino({ level: 'silent' }) });
+    const syncer = await startSyncProcess(database.connectionString);
+    stopSyncer = syncer.stop;
     const syncJobId = await database.db.transaction().execute((tx) => requestSync(tx, organizationId, created.json().id, 'manual'));
     const pgPid = postmasterPid(database.clusterDir);
-    const sampler = memorySampler();
-    const { mem } = sampler;
+    let mem: SyncMemory | null = null;
     await resetStatements(database.db);
     const cpu0 = { node: process.cpuUsage(), pg: cpuSeconds(pgPid, true) };
     const t0 = performance.now();
@@ -195,7 +214,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     // last pages read up to now.
     let threats = 0;
     // Set when the sync returns: its end, and the CPU used until then.
-    const atSyncEnd = { t: 0, node: { user: 0, system: 0 } as NodeJS.CpuUsage, pg: null as number | null, done: false };
+    // `node` is this process's (the pass's pages meanwhile), `syncNode` the sync process's.
+    const atSyncEnd = { t: 0, node: { user: 0, system: 0 } as NodeJS.CpuUsage, syncNode: 0, pg: null as number | null, done: false };
     const pass = async () => {
       for (;;) {
         const done = atSyncEnd.done;
@@ -208,11 +228,12 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       }
     };
     const syncing = (async () => {
+      let syncNode = 0;
       try {
-        await sync.run({ syncJobId }, { jobId: 'bench', attempt: 1, maxAttempts: 1, logger: pino({ level: 'silent' }), signal: new AbortController().signal });
+        const r = await syncer.run(syncJobId);
+        [syncNode, mem] = [r.cpuSeconds, r.memory];
       } finally {
-        sampler.stop();
-        Object.assign(atSyncEnd, { t: performance.now(), node: process.cpuUsage(cpu0.node), pg: cpuSeconds(pgPid, true), done: true });
+        Object.assign(atSyncEnd, { t: performance.now(), node: process.cpuUsage(cpu0.node), syncNode, pg: cpuSeconds(pgPid, true), done: true });
       }
     })();
     await profiled(overlap ? 'both' : 'sync', () => Promise.all([syncing, overlap ? pass() : null]));
@@ -223,7 +244,9 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const cpu1b = overlap ? cpu0 : { node: process.cpuUsage(), pg: cpuSeconds(pgPid, true) };
     const job = await database.db.selectFrom('intelSyncJobs').selectAll().where('id', '=', syncJobId).executeTakeFirstOrThrow();
     if (job.status !== 'succeeded') throw new Error(`sync ${job.status}: ${job.error}`);
-    ctx.log(`synced in ${((t1 - t0) / 1000).toFixed(1)} s: ${JSON.stringify(job.stats)}; heap ${(mem.heap0 / 1e6).toFixed(0)} → max ${(mem.heapMax / 1e6).toFixed(0)} MB, RSS max ${(mem.rssMax / 1e6).toFixed(0)} MB`);
+    if (!mem) throw new Error('the sync process reported no memory');
+    const m: SyncMemory = mem;
+    ctx.log(`synced in ${((t1 - t0) / 1000).toFixed(1)} s: ${JSON.stringify(job.stats)}; the sync process's heap ${(m.heapStart / 1e6).toFixed(0)} → max ${(m.heapMax / 1e6).toFixed(0)} MB, RSS ${(m.rssStart / 1e6).toFixed(0)} → max ${(m.rssMax / 1e6).toFixed(0)} MB`);
 
     if (!overlap) await profiled('hunt', pass);
     const t2 = performance.now();
@@ -234,8 +257,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const pgS = (a: number | null, b: number | null) => (a !== null && b !== null ? b - a : 0);
     // Overlapped, the phases share the CPU: the sync's share is what ran until it returned (the
     // pass's pages meanwhile included), the rest is the pass's tail.
-    const cpuSync = { node: nodeS(atSyncEnd.node), pg: pgS(cpu0.pg, atSyncEnd.pg) };
-    const cpuHunt = overlap ? { node: nodeS(cpu2.node) - cpuSync.node, pg: pgS(cpu0.pg, cpu2.pg) - cpuSync.pg } : { node: nodeS(cpu2.node), pg: pgS(cpu1b.pg, cpu2.pg) };
+    const cpuSync = { node: nodeS(atSyncEnd.node) + atSyncEnd.syncNode, pg: pgS(cpu0.pg, atSyncEnd.pg) };
+    const cpuHunt = overlap ? { node: nodeS(cpu2.node) - nodeS(atSyncEnd.node), pg: pgS(cpu0.pg, cpu2.pg) - cpuSync.pg } : { node: nodeS(cpu2.node), pg: pgS(cpu1b.pg, cpu2.pg) };
     const { rows: verdicts } = await sql<{ verdict: string; n: number }>`
       SELECT m->>'verdict' AS verdict, count(*)::int AS n FROM hunt_threats t JOIN hunt_threat_runs r ON r.id = t.latest_run_id
       CROSS JOIN LATERAL jsonb_array_elements(r.matches) m WHERE t.organization_id = ${organizationId} GROUP BY 1 ORDER BY 1`.execute(database.db);
@@ -247,9 +270,9 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const resyncId = await database.db.transaction().execute((tx) => requestSync(tx, organizationId, created.json().id, 'manual'));
     const cpu3 = { node: process.cpuUsage(), pg: cpuSeconds(pgPid, true) };
     const t3 = performance.now();
-    await sync.run({ syncJobId: resyncId }, { jobId: 'bench', attempt: 1, maxAttempts: 1, logger: pino({ level: 'silent' }), signal: new AbortController().signal });
+    const resynced = await syncer.run(resyncId);
     await pass();
-    const resync = { s: (performance.now() - t3) / 1000, node: nodeS(process.cpuUsage(cpu3.node)), pg: pgS(cpu3.pg, cpuSeconds(pgPid, true)) };
+    const resync = { s: (performance.now() - t3) / 1000, node: nodeS(process.cpuUsage(cpu3.node)) + resynced.cpuSeconds, pg: pgS(cpu3.pg, cpuSeconds(pgPid, true)), rssMaxMb: resynced.memory.rssMax / 1e6 };
     const resyncJob = await database.db.selectFrom('intelSyncJobs').selectAll().where('id', '=', resyncId).executeTakeFirstOrThrow();
     if (resyncJob.status !== 'succeeded') throw new Error(`re-sync ${resyncJob.status}: ${resyncJob.error}`);
     ctx.log(`re-synced the unchanged export in ${resync.s.toFixed(1)} s: ${JSON.stringify(resyncJob.stats)}; CPU Node ${resync.node.toFixed(1)} + PostgreSQL ${resync.pg.toFixed(1)} s`);
@@ -264,17 +287,17 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         { name: '  Node CPU per 1,000 records, all', value: ((cpuSync.node + cpuHunt.node) * 1000) / records, unit: 's', digits: 2 },
         { name: overlap ? '  CPU per 1,000 records until the sync returned (overlapped)' : '  CPU per 1,000 records, sync (Node + PostgreSQL)', value: ((cpuSync.node + cpuSync.pg) * 1000) / records, unit: 's', digits: 2 },
         { name: overlap ? '  CPU per 1,000 records after the sync (overlapped)' : '  CPU per 1,000 records, threats and matching', value: ((cpuHunt.node + cpuHunt.pg) * 1000) / records, unit: 's', digits: 2 },
-        { name: '  Node heap growth during the sync (max − start)', value: (mem.heapMax - mem.heap0) / 1e6, unit: 'MB', digits: 0 },
-        { name: '  service RSS max during the sync (the export served by another process)', value: mem.rssMax / 1e6, unit: 'MB', digits: 0, target: { value: 400, kind: 'max' } },
-        { name: '  service heap max during the sync', value: mem.heapMax / 1e6, unit: 'MB', digits: 0 },
+        { name: '  Node heap growth during the sync (max − start), the sync process', value: (m.heapMax - m.heapStart) / 1e6, unit: 'MB', digits: 0 },
+        { name: '  RSS max of the sync process (the service\'s sync alone)', value: m.rssMax / 1e6, unit: 'MB', digits: 0, target: { value: 400, kind: 'max' } },
         { name: 'Re-sync of the unchanged export (200, no 304) + intel pass', value: resync.s, unit: 's', digits: 1 },
         { name: '  CPU per 1,000 records, re-sync (Node + PostgreSQL)', value: ((resync.node + resync.pg) * 1000) / records, unit: 's', digits: 3 },
       ],
-      notes: [`matches: ${verdicts.map((v) => `${v.verdict} ${v.n}`).join(', ')}`, `the service's process during the sync: RSS ${(mem.rss0 / 1e6).toFixed(0)} → max ${(mem.rssMax / 1e6).toFixed(0)} MB, heap ${(mem.heap0 / 1e6).toFixed(0)} → max ${(mem.heapMax / 1e6).toFixed(0)} MB, external + array buffers max ${(mem.externalMax / 1e6).toFixed(0)} MB${mem.snapshot ? `; heap snapshot ${mem.snapshot}` : ''}; SBOM import (not timed) ${importS.toFixed(1)} s`],
-      details: { records, components, threats, syncSeconds: (t1 - t0) / 1000, huntSeconds: (t2 - t1) / 1000, totalSeconds: totalS, cpuSeconds: cpuS, cpuSync, cpuHunt, heapMaxMb: mem.heapMax / 1e6, rssMaxMb: mem.rssMax / 1e6, rssStartMb: mem.rss0 / 1e6, heapStartMb: mem.heap0 / 1e6, externalMaxMb: mem.externalMax / 1e6, stats: job.stats, verdicts, resync, resyncStats: resyncJob.stats },
+      notes: [`matches: ${verdicts.map((v) => `${v.verdict} ${v.n}`).join(', ')}`, `the sync process during the sync: RSS ${(m.rssStart / 1e6).toFixed(0)} → max ${(m.rssMax / 1e6).toFixed(0)} MB, heap used ${(m.heapStart / 1e6).toFixed(0)} → max ${(m.heapMax / 1e6).toFixed(0)} MB (committed max ${(m.heapTotalMax / 1e6).toFixed(0)} MB), external + array buffers max ${(m.externalMax / 1e6).toFixed(0)} MB${m.snapshots.length ? `; heap snapshots ${m.snapshots.join(', ')}` : ''}; during the re-sync RSS max ${resync.rssMaxMb.toFixed(0)} MB; SBOM import (not timed) ${importS.toFixed(1)} s`],
+      details: { records, components, threats, syncSeconds: (t1 - t0) / 1000, huntSeconds: (t2 - t1) / 1000, totalSeconds: totalS, cpuSeconds: cpuS, cpuSync, cpuHunt, syncProcessMemory: m, stats: job.stats, verdicts, resync, resyncStats: resyncJob.stats },
     };
   } finally {
     await app?.close().catch(() => {});
+    await stopSyncer?.();
     await stopMirror?.();
     await database.close();
     await removeDir();
