@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
-import { classificationSummary, storedPackagesOf, storedRecordKey, type AffectedPackage, type VulnerabilityRecord } from '../intel/index.js';
+import { classificationSummary, type AffectedPackage, type VulnerabilityRecord } from '../intel/index.js';
 import type { AdvisoryProduct, InventorySoftware, StructuredAdvisory } from './matching.fns.js';
 import { purlKey, purlNameOfKey } from './identity.fns.js';
 import type { CoveringDetection, ThreatIndicator } from './exposure.fns.js';
@@ -73,38 +73,29 @@ export async function loadThreats(db: Queryable, organizationId: string, threatI
 }
 
 export async function loadItems(db: Queryable, organizationId: string, threatIds: string[]): Promise<ItemEvidence[]> {
-  // An OSV record's packages come from the vulnerability store (intel's storedPackagesOf): the
-  // item's copy names them without ranges (an item stored before the store: its copy whole).
-  const { rows } = await sql<ItemRow & { sourceId: string }>`
-    SELECT i.id, l.threat_id AS "threatId", i.title, i.source_id AS "sourceId",
+  // An OSV record's packages with their ranges come from the vulnerability store (intel's
+  // intel_vulnerabilities, migration 0154), joined here by the item's key: one statement per batch,
+  // as the whole item was read before the store existed (a second read of the store per batch cost
+  // ~9 ms of PostgreSQL and its own rows in Node, docs/performance-history.md 2026-11-30). The
+  // item's copy names the packages without ranges; an item the store does not hold (stored before
+  // the store) keeps its copy, which is whole.
+  const { rows } = await sql<ItemRow & { storedAffected: AffectedPackage[] | null }>`
+    SELECT i.id, l.threat_id AS "threatId", i.title,
            concat_ws(E'\n', i.title, i.summary, i.tldr, left(i.content_text, 20000)) AS text,
            i.published_at AS "publishedAt", i.tags, i.affected_products AS "affectedProducts", i.classification->'attack' AS attack,
-           i.vulnerability,
+           i.vulnerability, v.affected AS "storedAffected",
            i.status = 'retracted' AS retracted
     FROM hunt_threat_items l JOIN intel_items i ON i.id = l.item_id
+    LEFT JOIN intel_vulnerabilities v ON v.organization_id = i.organization_id AND v.source_id = i.source_id AND v.vuln_id = i.external_id
     WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${threatIds}::uuid[])
     -- A fixed order: the exposure story lists a threat's reports in it, and the same evidence must
     -- read the same (a join's order follows the plan and the heap, which vary between runs).
     ORDER BY l.threat_id, i.id`.execute(db);
-  await attachOsvPackages(db, organizationId, rows);
-  return rows.map(itemEvidenceOf);
-}
-
-/**
- * The packages of the OSV records among these rows, set-based for the batch: from the
- * vulnerability store, each record once however many threats it is linked to. A record the store
- * does not hold (an item stored before the store existed, migration 0154) keeps its item's copy,
- * which is whole.
- */
-async function attachOsvPackages(db: Queryable, organizationId: string, rows: Array<ItemRow & { sourceId: string }>): Promise<void> {
-  const osv = rows.filter((r) => r.vulnerability?.format === 'osv');
-  if (osv.length === 0) return;
-  const refs = new Map(osv.map((r) => [storedRecordKey({ sourceId: r.sourceId, vulnId: r.vulnerability!.id }), { sourceId: r.sourceId, vulnId: r.vulnerability!.id }]));
-  const stored = await storedPackagesOf(db, organizationId, [...refs.values()]);
-  for (const r of osv) {
-    const packages = stored.get(storedRecordKey({ sourceId: r.sourceId, vulnId: r.vulnerability!.id }));
-    if (packages) r.vulnerability = { ...r.vulnerability!, affected: packages };
-  }
+  return rows.map((r) => {
+    // The store holds OSV records only; the row's own parse of the item's copy is not shared, so it is completed in place.
+    if (r.storedAffected && r.vulnerability?.format === 'osv') r.vulnerability.affected = r.storedAffected;
+    return itemEvidenceOf(r);
+  });
 }
 
 /** An intel item as the assessment reads it (one linked row of loadItems). */
