@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
-import { classificationSummary, type AffectedPackage, type VulnerabilityRecord } from '../intel/index.js';
-import type { AdvisoryProduct, InventorySoftware, StructuredAdvisory } from './matching.fns.js';
+import { classificationSummary, storedPackagesOf, storedRecordKey, type AffectedPackage, type StoredRecordRef, type VulnerabilityRecord } from '../intel/index.js';
+import { packageKeysOf, type AdvisoryProduct, type InventorySoftware, type StructuredAdvisory } from './matching.fns.js';
 import { purlKey, purlNameOfKey } from './identity.fns.js';
 import type { CoveringDetection, ThreatIndicator } from './exposure.fns.js';
 import { nvdCriteria, type NvdCriterion } from './nvd-match.fns.js';
@@ -35,6 +35,8 @@ export interface ItemEvidence {
   affectedProducts: AdvisoryProduct[];
   /** The item's structured record (OSV), null for prose-only items. */
   structured: StructuredAdvisory | null;
+  /** An OSV record's key in the vulnerability store, whose ranges completeStoredRanges reads (its item's copy names packages only). */
+  storedRecord?: StoredRecordRef;
   nvdId: string | null;
   /**
    * A structured record's own vulnerability ids (its id and aliases, upper case): it is evidence
@@ -73,29 +75,49 @@ export async function loadThreats(db: Queryable, organizationId: string, threatI
 }
 
 export async function loadItems(db: Queryable, organizationId: string, threatIds: string[]): Promise<ItemEvidence[]> {
-  // An OSV record's packages with their ranges come from the vulnerability store (intel's
-  // intel_vulnerabilities, migration 0154), joined here by the item's key: one statement per batch,
-  // as the whole item was read before the store existed (a second read of the store per batch cost
-  // ~9 ms of PostgreSQL and its own rows in Node, docs/performance-history.md 2026-11-30). The
-  // item's copy names the packages without ranges; an item the store does not hold (stored before
-  // the store) keeps its copy, which is whole.
-  const { rows } = await sql<ItemRow & { storedAffected: AffectedPackage[] | null }>`
-    SELECT i.id, l.threat_id AS "threatId", i.title,
+  // An OSV item's copy names its packages without their ranges (the vulnerability store holds
+  // them): completeStoredRanges reads the ranges of the records an asset can match.
+  const { rows } = await sql<ItemRow & { sourceId: string }>`
+    SELECT i.id, l.threat_id AS "threatId", i.title, i.source_id AS "sourceId",
            concat_ws(E'\n', i.title, i.summary, i.tldr, left(i.content_text, 20000)) AS text,
            i.published_at AS "publishedAt", i.tags, i.affected_products AS "affectedProducts", i.classification->'attack' AS attack,
-           i.vulnerability, v.affected AS "storedAffected",
+           i.vulnerability,
            i.status = 'retracted' AS retracted
     FROM hunt_threat_items l JOIN intel_items i ON i.id = l.item_id
-    LEFT JOIN intel_vulnerabilities v ON v.organization_id = i.organization_id AND v.source_id = i.source_id AND v.vuln_id = i.external_id
     WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${threatIds}::uuid[])
     -- A fixed order: the exposure story lists a threat's reports in it, and the same evidence must
     -- read the same (a join's order follows the plan and the heap, which vary between runs).
     ORDER BY l.threat_id, i.id`.execute(db);
   return rows.map((r) => {
-    // The store holds OSV records only; the row's own parse of the item's copy is not shared, so it is completed in place.
-    if (r.storedAffected && r.vulnerability?.format === 'osv') r.vulnerability.affected = r.storedAffected;
-    return itemEvidenceOf(r);
+    const evidence = itemEvidenceOf(r);
+    if (evidence.structured && r.vulnerability?.format === 'osv') evidence.storedRecord = { sourceId: r.sourceId, vulnId: r.vulnerability.id };
+    return evidence;
   });
+}
+
+/**
+ * Puts the stored ranges (the vulnerability store, intel's storedPackagesOf) into the OSV records
+ * among these items that name a package of `software` (the batch's software by package identity,
+ * softwareByPackageKeys), in one statement for the batch; each record once however many threats
+ * it is linked to. A record that names no package an asset runs keeps its item's copy (names
+ * only): matching reads a record's ranges only for a package some software has, so its verdicts
+ * are the same, and neither PostgreSQL nor Node reads ranges nothing can match (in an export of
+ * hundreds of thousands of records, most; in the bench's, three in four). `software` null: the
+ * records whose copy names no package at all, which cannot tell what they would match, read
+ * before the software is (their packages then name it). A record the store does not hold (an
+ * item stored before the store existed, migration 0154) keeps its item's copy, which is whole.
+ */
+export async function completeStoredRanges(db: Queryable, organizationId: string, items: readonly ItemEvidence[], software: readonly InventorySoftware[] | null): Promise<void> {
+  const runs = new Set(software?.map((s) => purlKey(s.purl)));
+  const matchable = items.filter((i) => i.storedRecord && i.structured && (software === null ? i.structured.packages.length === 0 : packageKeysOf([i.structured]).some((k) => runs.has(k))));
+  if (matchable.length === 0) return;
+  const refs = new Map(matchable.map((i) => [storedRecordKey(i.storedRecord!), i.storedRecord!]));
+  const stored = await storedPackagesOf(db, organizationId, [...refs.values()]);
+  for (const i of matchable) {
+    const packages = stored.get(storedRecordKey(i.storedRecord!));
+    if (packages) i.structured!.packages = packages;
+    i.storedRecord = undefined; // read: its packages are the store's (or its copy's, the store lacking it)
+  }
 }
 
 /** An intel item as the assessment reads it (one linked row of loadItems). */

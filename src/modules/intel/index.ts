@@ -42,6 +42,7 @@ export { itemsToEnrich, writeResults, type EnrichedItem } from './items/results.
 export type { Enrichment, IndicatorOut } from './items/enrichment.js';
 export { readEpssScores, writeEpssScores, type EpssScores } from './items/epss.store.js';
 export { holdsRecordsOf, settledRecordIds, storeVulnerabilities, unchangedVulnerabilities } from './vulnerabilities/vulnerabilities.store.js';
+export { storedPackagesOf, storedRecordKey, type StoredRecordRef } from './vulnerabilities/vulnerabilities.repo.js';
 
 function registerIntelModule(app: FastifyInstance, deps: ModuleDeps): void {
   const db = deps.database.db;
