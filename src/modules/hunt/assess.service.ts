@@ -3,7 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { EventBus } from '../../platform/events.js';
 import { readEpssScores } from '../intel/index.js';
-import { detectionsOf, indicatorsOf, loadItems, loadThreats, orgInventoryKeys, sightingsOf, softwareByKeys, softwareByPackageKeys, telemetryTypes } from './assess.store.js';
+import { completeStoredRanges, detectionsOf, indicatorsOf, loadItems, loadThreats, orgInventoryKeys, sightingsOf, softwareByKeys, softwareByPackageKeys, telemetryTypes } from './assess.store.js';
 import { packageKeysOf } from './matching.fns.js';
 import { purlKey } from './identity.fns.js';
 import { advisoriesOf, group, planAssessment, type AssessmentPlan, type PlannedActivity, type RunKind, type RunTrigger } from './assess.fns.js';
@@ -93,7 +93,10 @@ async function assessBatch(
   // name are an index lookup (softwareByPackageKeys); the organization's product keys are read
   // only when the batch has prose or CPE-only products to match.
   const structured = items.flatMap((i) => (i.structured ? [i.structured] : []));
+  // An OSV record's ranges are read from the vulnerability store for the records an asset can match.
+  await completeStoredRanges(tx, organizationId, items, null);
   const packages = await softwareByPackageKeys(tx, organizationId, packageKeysOf(structured));
+  await completeStoredRanges(tx, organizationId, items, packages);
   const purlsByKey = new Map<string, string[]>();
   for (const [k, list] of group(packages, (p) => purlKey(p.purl)!)) purlsByKey.set(k, [...new Set(list.map((p) => p.purl!))]);
   const needsOrgKeys = items.some((i) => !i.structured) || structured.some((a) => a.packages.some((p) => (!p.purl && p.cpe) || p.platform));

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
-import { classificationSummary, storedPackagesOf, storedRecordKey, type AffectedPackage, type VulnerabilityRecord } from '../intel/index.js';
-import type { AdvisoryProduct, InventorySoftware, StructuredAdvisory } from './matching.fns.js';
+import { classificationSummary, storedPackagesOf, storedRecordKey, type AffectedPackage, type StoredRecordRef, type VulnerabilityRecord } from '../intel/index.js';
+import { packageKeysOf, type AdvisoryProduct, type InventorySoftware, type StructuredAdvisory } from './matching.fns.js';
 import { purlKey, purlNameOfKey } from './identity.fns.js';
 import type { CoveringDetection, ThreatIndicator } from './exposure.fns.js';
 import { nvdCriteria, type NvdCriterion } from './nvd-match.fns.js';
@@ -35,6 +35,8 @@ export interface ItemEvidence {
   affectedProducts: AdvisoryProduct[];
   /** The item's structured record (OSV), null for prose-only items. */
   structured: StructuredAdvisory | null;
+  /** An OSV record's key in the vulnerability store, whose ranges completeStoredRanges reads (its item's copy names packages only). */
+  storedRecord?: StoredRecordRef;
   nvdId: string | null;
   /**
    * A structured record's own vulnerability ids (its id and aliases, upper case): it is evidence
@@ -73,8 +75,8 @@ export async function loadThreats(db: Queryable, organizationId: string, threatI
 }
 
 export async function loadItems(db: Queryable, organizationId: string, threatIds: string[]): Promise<ItemEvidence[]> {
-  // An OSV record's packages come from the vulnerability store (intel's storedPackagesOf): the
-  // item's copy names them without ranges (an item stored before the store: its copy whole).
+  // An OSV item's copy names its packages without their ranges (the vulnerability store holds
+  // them): completeStoredRanges reads the ranges of the records an asset can match.
   const { rows } = await sql<ItemRow & { sourceId: string }>`
     SELECT i.id, l.threat_id AS "threatId", i.title, i.source_id AS "sourceId",
            concat_ws(E'\n', i.title, i.summary, i.tldr, left(i.content_text, 20000)) AS text,
@@ -86,24 +88,35 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
     -- A fixed order: the exposure story lists a threat's reports in it, and the same evidence must
     -- read the same (a join's order follows the plan and the heap, which vary between runs).
     ORDER BY l.threat_id, i.id`.execute(db);
-  await attachOsvPackages(db, organizationId, rows);
-  return rows.map(itemEvidenceOf);
+  return rows.map((r) => {
+    const evidence = itemEvidenceOf(r);
+    if (evidence.structured && r.vulnerability?.format === 'osv') evidence.storedRecord = { sourceId: r.sourceId, vulnId: r.vulnerability.id };
+    return evidence;
+  });
 }
 
 /**
- * The packages of the OSV records among these rows, set-based for the batch: from the
- * vulnerability store, each record once however many threats it is linked to. A record the store
- * does not hold (an item stored before the store existed, migration 0154) keeps its item's copy,
- * which is whole.
+ * Puts the stored ranges (the vulnerability store, intel's storedPackagesOf) into the OSV records
+ * among these items that name a package of `software` (the batch's software by package identity,
+ * softwareByPackageKeys), in one statement for the batch; each record once however many threats
+ * it is linked to. A record that names no package an asset runs keeps its item's copy (names
+ * only): matching reads a record's ranges only for a package some software has, so its verdicts
+ * are the same, and neither PostgreSQL nor Node reads ranges nothing can match (in an export of
+ * hundreds of thousands of records, most; in the bench's, three in four). `software` null: the
+ * records whose copy names no package at all, which cannot tell what they would match, read
+ * before the software is (their packages then name it). A record the store does not hold (an
+ * item stored before the store existed, migration 0154) keeps its item's copy, which is whole.
  */
-async function attachOsvPackages(db: Queryable, organizationId: string, rows: Array<ItemRow & { sourceId: string }>): Promise<void> {
-  const osv = rows.filter((r) => r.vulnerability?.format === 'osv');
-  if (osv.length === 0) return;
-  const refs = new Map(osv.map((r) => [storedRecordKey({ sourceId: r.sourceId, vulnId: r.vulnerability!.id }), { sourceId: r.sourceId, vulnId: r.vulnerability!.id }]));
+export async function completeStoredRanges(db: Queryable, organizationId: string, items: readonly ItemEvidence[], software: readonly InventorySoftware[] | null): Promise<void> {
+  const runs = new Set(software?.map((s) => purlKey(s.purl)));
+  const matchable = items.filter((i) => i.storedRecord && i.structured && (software === null ? i.structured.packages.length === 0 : packageKeysOf([i.structured]).some((k) => runs.has(k))));
+  if (matchable.length === 0) return;
+  const refs = new Map(matchable.map((i) => [storedRecordKey(i.storedRecord!), i.storedRecord!]));
   const stored = await storedPackagesOf(db, organizationId, [...refs.values()]);
-  for (const r of osv) {
-    const packages = stored.get(storedRecordKey({ sourceId: r.sourceId, vulnId: r.vulnerability!.id }));
-    if (packages) r.vulnerability = { ...r.vulnerability!, affected: packages };
+  for (const i of matchable) {
+    const packages = stored.get(storedRecordKey(i.storedRecord!));
+    if (packages) i.structured!.packages = packages;
+    i.storedRecord = undefined; // read: its packages are the store's (or its copy's, the store lacking it)
   }
 }
 

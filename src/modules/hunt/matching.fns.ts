@@ -121,18 +121,29 @@ export function matchStructured(advisories: readonly StructuredAdvisory[], softw
   }
   const out: SoftwareMatch[] = [];
   for (const a of advisories) {
-    // The entries of one package in this advisory (one per release line in GitHub's records): a not-affected version cites its line's range among them all.
-    const entries = new Map<string, AffectedPackage[]>();
-    for (const p of a.packages) {
-      const key = structuredKey(p);
-      if (key) entries.set(`${key}\u0000${p.platform?.name ?? ''}`, [...(entries.get(`${key}\u0000${p.platform?.name ?? ''}`) ?? []), p]);
-    }
-    for (const p of a.packages) {
-      const key = structuredKey(p);
+    const keys = a.packages.map(structuredKey);
+    // The entries of one package in this advisory (one per release line in GitHub's records): a
+    // not-affected version cites its line's range among them all. Grouped on the first such
+    // verdict only: most advisories a batch reads match no software at all.
+    let entries: Map<string, AffectedPackage[]> | null = null;
+    const entriesOf = (key: string, p: AffectedPackage): AffectedPackage[] => {
+      if (!entries) {
+        entries = new Map();
+        for (let i = 0; i < a.packages.length; i++) {
+          const q = a.packages[i]!;
+          const entry = keys[i] ? `${keys[i]}\u0000${q.platform?.name ?? ''}` : null;
+          if (entry) entries.set(entry, [...(entries.get(entry) ?? []), q]);
+        }
+      }
+      return entries.get(`${key}\u0000${p.platform?.name ?? ''}`)!;
+    };
+    for (let i = 0; i < a.packages.length; i++) {
+      const p = a.packages[i]!;
+      const key = keys[i];
       for (const s of (key && byKey.get(key)) || []) {
         const version = s.version ?? purlVersion(s.purl);
         const evaluated = evaluatePackage(p, version);
-        const cited = evaluated.verdict === 'not_affected' && version ? citedRange(entries.get(`${key}\u0000${p.platform?.name ?? ''}`)!, version) : null;
+        const cited = evaluated.verdict === 'not_affected' && version ? citedRange(entriesOf(key!, p), version) : null;
         const r = cited ? { ...evaluated, affectedRange: cited } : evaluated;
         // A CSAF component statement holds on an asset that runs its platform product; elsewhere it decides nothing.
         const scoped = !p.platform || runsPlatform(s, p.platform, software);

@@ -226,10 +226,11 @@ export async function itemsToEnrich(db: Queryable, itemIds: string[]) {
     .select(sql<unknown>`i.vulnerability->'configurations'`.as('configurations'))
     // A structured record (OSV, CSAF) is enriched from its fields (structured.fns.ts): only those items transfer it.
     // An OSV item's copy names its packages only: their ranges and versions come from the
-    // vulnerability store (migration 0154); an item stored before the store has its whole copy.
+    // vulnerability store (migration 0154; json since 0155, so cast where it joins the item's jsonb);
+    // an item stored before the store has its whole copy.
     .select(
       sql<VulnerabilityRecord | null>`CASE
-        WHEN i.vulnerability->>'format' = 'osv' AND v.affected IS NOT NULL THEN jsonb_set(i.vulnerability, '{affected}', v.affected)
+        WHEN i.vulnerability->>'format' = 'osv' AND v.affected IS NOT NULL THEN jsonb_set(i.vulnerability, '{affected}', v.affected::jsonb)
         WHEN i.vulnerability->>'format' IN ('osv', 'csaf') THEN i.vulnerability END`.as('vulnerability'),
     )
     .leftJoin('intelVulnerabilities as v', (j) => j.onRef('v.organizationId', '=', 'i.organizationId').onRef('v.sourceId', '=', 'i.sourceId').onRef('v.vulnId', '=', 'i.externalId'))

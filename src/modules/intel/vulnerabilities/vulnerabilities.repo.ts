@@ -12,9 +12,10 @@ export interface StoredRecordRef {
 export const storedRecordKey = (r: StoredRecordRef): string => `${r.sourceId}\u0000${r.vulnId}`;
 
 /**
- * The affected packages of these stored records (the vulnerability store, migration 0154), in
- * one statement for a whole batch, each record's packages in the order its `affected` lists
- * them. A record the store does not hold is absent from the answer (an item stored before the
+ * The affected packages of these stored records (the vulnerability store, migrations 0154 and
+ * 0155), in one statement for a whole batch, each record's packages in the order its `affected`
+ * lists them. Hunt asks only for the records whose packages an asset runs (most records of an
+ * export name packages no asset has). A record the store does not hold is absent from the answer (an item stored before the
  * store existed: the caller reads the item's own copy); a record held with no package maps to [].
  * Asked in the primary key's shape (organization, then sources and ids as arrays): a join on
  * `unnest` of the (source, id) pairs cost 40–78 ms per batch of 500 at 20,000 records, this shape

@@ -76,9 +76,10 @@ export async function settledRecordIds(db: Queryable, target: StoreTarget, recor
  * whose `modified` did not move is left alone (no new tuple, no index entry). Returns how many
  * were written. A JSON recordset rather than COPY: a chunk is ≤ 250 records in a transaction
  * shared with the items' INSERT, where COPY would need a staging table per chunk for the ON
- * CONFLICT rule. `json_to_recordset`, not jsonb's: the document is lexed once and only each
- * record's `affected` (and `severity`) is parsed into jsonb, where jsonb_to_recordset would first
- * build the whole document as jsonb and copy every value out of it (items: ingest.store.ts).
+ * CONFLICT rule. `json_to_recordset`, not jsonb's: the document is lexed once and each record's
+ * `affected` and `severity` are stored as their text (json columns, migration 0155), where
+ * jsonb_to_recordset would first build the whole document as jsonb and copy every value out of
+ * it (items: ingest.store.ts).
  */
 export async function storeVulnerabilities(tx: Queryable, target: StoreTarget, entries: IntelEntry[], known: ReadonlyMap<string, KnownItem>, now: Date): Promise<number> {
   const byId = new Map<string, IntelEntry & { vulnerability: VulnerabilityRecord }>();
@@ -116,7 +117,7 @@ export async function storeVulnerabilities(tx: Queryable, target: StoreTarget, e
     const { numAffectedRows } = await sql`
       INSERT INTO intel_vulnerabilities AS s (organization_id, source_id, vuln_id, format, aliases, severity, database_severity, published, modified, withdrawn, affected, stored_at)
       SELECT ${target.organizationId}::uuid, ${target.sourceId}::uuid, r.vuln_id, r.format, r.aliases, r.severity, r.database_severity, r.published, r.modified, r.withdrawn, r.affected, ${now}::timestamptz
-      FROM json_to_recordset(${JSON.stringify(group.map(row))}::json) AS r(vuln_id text, format text, aliases text[], severity jsonb, database_severity text, published timestamptz, modified timestamptz, withdrawn timestamptz, affected jsonb)
+      FROM json_to_recordset(${JSON.stringify(group.map(row))}::json) AS r(vuln_id text, format text, aliases text[], severity json, database_severity text, published timestamptz, modified timestamptz, withdrawn timestamptz, affected json)
       ${onConflict}`.execute(tx);
     written += Number(numAffectedRows ?? 0);
   }
