@@ -38,9 +38,13 @@ function sourceFiles(root = ROOT) {
   for (const dir of SOURCE_DIRS) {
     const abs = path.join(root, dir);
     if (!fs.existsSync(abs)) continue;
+    // Relative paths by string, not path.relative/path.join per file: this runs at every start,
+    // and those (which resolve and normalise both sides) were most of the stamp's CPU (issue 50).
+    // e.parentPath is `abs` or a folder under it, as readdirSync built it from `abs`.
     for (const e of fs.readdirSync(abs, { recursive: true, withFileTypes: true })) {
       if (!e.isFile()) continue;
-      const rel = path.relative(root, path.join(e.parentPath, e.name));
+      const sub = e.parentPath.slice(abs.length + 1);
+      const rel = `${dir}${path.sep}${sub ? `${sub}${path.sep}` : ''}${e.name}`;
       if (!isTest(rel)) out.push(rel);
     }
   }
@@ -54,8 +58,9 @@ function sourceFiles(root = ROOT) {
  */
 export function sourceStamp(root = ROOT) {
   const hash = createHash('sha256');
+  const prefix = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
   for (const rel of [...sourceFiles(root), 'scripts/build-server.js']) {
-    const st = fs.statSync(path.join(root, rel));
+    const st = fs.statSync(`${prefix}${rel}`);
     hash.update(`${rel}\0${st.size}\0${st.mtimeMs}\n`);
   }
   return hash.digest('hex');
