@@ -21,8 +21,16 @@ type Role = 'start' | 'serve' | 'worker';
 /** The HTTP app's module, its import begun before the database is up (see main()). */
 type AppModule = typeof import('./app.js');
 
-/** A step of the start on the debug log, in ms since the process began (the timeline of docs/performance-history.md, issue 50 item 4). */
-const startStep = (logger: { debug(obj: object, msg: string): void }, step: string) => logger.debug({ sinceProcessStartMs: Math.round(performance.now()), hrUs: Number(process.hrtime.bigint() / 1000n) }, `start: ${step}`);
+/**
+ * A step of the start on the debug log (LOG_LEVEL=debug): ms since the process began, this
+ * process's CPU so far (user + system; PostgreSQL's is its own), and the monotonic clock in µs
+ * that a `node --cpu-prof` profile's timestamps use, to cut a profile at the steps (the timeline of
+ * docs/performance-history.md, issue 50 item 4).
+ */
+function startStep(logger: { debug(obj: object, msg: string): void }, step: string): void {
+  const cpu = process.cpuUsage();
+  logger.debug({ sinceProcessStartMs: Math.round(performance.now()), cpuMs: Math.round((cpu.user + cpu.system) / 1000), hrUs: Number(process.hrtime.bigint() / 1000n) }, `start: ${step}`);
+}
 
 async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModule> | null): Promise<void> {
   const { config, logger } = runtime;
