@@ -144,6 +144,30 @@ const packageDirnames = {
 };
 
 /**
+ * Zod's `z` namespace (and `z.core`'s, and zod/mini's) carries `locales`: every error-message language (63 besides English,
+ * 294 KB of the 583 KB Zod puts in the bundle), which esbuild cannot drop because `z` is used as
+ * one object. Rampart's messages are English (Zod's default) and nothing selects another locale,
+ * yet the configuration's validation loads Zod before the embedded PostgreSQL is spawned, so
+ * every start compiled them first (issue 50: `npm start` → ready < 1 s). In the build, `z.locales`
+ * holds `en` only; the sources run through tsx keep them all.
+ * @type {import('esbuild').Plugin}
+ */
+const zodEnglishOnly = {
+  name: 'rampart-zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]zod[\\/]v4[\\/](classic|mini|core)[\\/][^\\/]+\.js$/.test(args.importer)) return undefined;
+      return { path: path.join(path.dirname(args.importer), '../locales/index.js'), namespace: 'rampart-zod-locales' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'rampart-zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(path.join(path.dirname(args.path), 'en.js'))};`,
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * Defined in every output file (the banner): the absolute path of a file given by its path inside
  * a node_modules folder, found in the nearest node_modules above the bundle that holds it (a
  * package nested in another's node_modules in the checkout may be hoisted where it is installed).
@@ -239,7 +263,7 @@ export async function buildServer(opts = { ifStale: false }) {
     banner: {
       js: `import { createRequire as __rampartCreateRequire } from 'node:module'; const require = __rampartCreateRequire(import.meta.url); ${NODE_MODULES_FILE.replace(/\n\s*/g, ' ')}`,
     },
-    plugins: [ownImportMeta, packageDirnames],
+    plugins: [ownImportMeta, packageDirnames, zodEnglishOnly],
     // Less text for V8 to scan at every start; names are kept, so stack traces and profiles
     // still read, and the source maps point at the original lines.
     minifyWhitespace: true,
