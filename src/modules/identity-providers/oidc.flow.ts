@@ -20,18 +20,18 @@ import { acceptedEmail, groupsOf, mayClaimExistingUser, roleFromGroups } from '.
  * the ID token's signature (issuer JWKS, re-fetched on an unknown `kid`: key rotation), issuer,
  * audience, expiry and nonce. What is ours: who the person is in Rampart and with what role.
  */
-/**
- * openid-client (and oauth4webapi under it), loaded at the first sign-in through a provider
- * rather than at start: ~100 KB of code every start compiled for a flow most instances never run
- * (issue 50: `npm start` → ready < 1 s).
- */
-let openidClient: Promise<typeof import('openid-client')> | null = null;
-const loadOpenidClient = () => (openidClient ??= import('openid-client'));
-
 export const STATE_COOKIE = 'rampart_oidc_state';
 export const LOGIN_STATE_TTL_MS = 10 * 60_000;
 /** Discovery documents are kept this long per provider version (JWKS rotation is openid-client's). */
 const DISCOVERY_TTL_MS = 10 * 60_000;
+
+/**
+ * openid-client (with oauth4webapi and jose under it: a 134 KB chunk of the build), loaded at the
+ * first sign-in through a provider rather than compiled at every start for a flow most instances
+ * never run (issue 50: `npm start` → ready < 1 s).
+ */
+let openidClient: Promise<typeof import('openid-client')> | null = null;
+const loadOpenidClient = () => (openidClient ??= import('openid-client'));
 
 export class SignInRefused extends Error {
   constructor(
