@@ -38,9 +38,13 @@ function sourceFiles(root = ROOT) {
   for (const dir of SOURCE_DIRS) {
     const abs = path.join(root, dir);
     if (!fs.existsSync(abs)) continue;
+    // Relative paths by string, not path.relative/path.join per file: this runs at every start,
+    // and those (which resolve and normalise both sides) were most of the stamp's CPU (issue 50).
+    // e.parentPath is `abs` or a folder under it, as readdirSync built it from `abs`.
     for (const e of fs.readdirSync(abs, { recursive: true, withFileTypes: true })) {
       if (!e.isFile()) continue;
-      const rel = path.relative(root, path.join(e.parentPath, e.name));
+      const sub = e.parentPath.slice(abs.length + 1);
+      const rel = `${dir}${path.sep}${sub ? `${sub}${path.sep}` : ''}${e.name}`;
       if (!isTest(rel)) out.push(rel);
     }
   }
@@ -54,8 +58,9 @@ function sourceFiles(root = ROOT) {
  */
 export function sourceStamp(root = ROOT) {
   const hash = createHash('sha256');
+  const prefix = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
   for (const rel of [...sourceFiles(root), 'scripts/build-server.js']) {
-    const st = fs.statSync(path.join(root, rel));
+    const st = fs.statSync(`${prefix}${rel}`);
     hash.update(`${rel}\0${st.size}\0${st.mtimeMs}\n`);
   }
   return hash.digest('hex');
@@ -135,6 +140,30 @@ const packageDirnames = {
       // On the first line, so that the package's own line numbers (and its source map) stay right.
       return { contents: `${prelude} ${source}`, loader: 'js' };
     });
+  },
+};
+
+/**
+ * Zod's `z` namespace (and `z.core`'s, and zod/mini's) carries `locales`: every error-message language (63 besides English,
+ * 294 KB of the 583 KB Zod puts in the bundle), which esbuild cannot drop because `z` is used as
+ * one object. Rampart's messages are English (Zod's default) and nothing selects another locale,
+ * yet the configuration's validation loads Zod before the embedded PostgreSQL is spawned, so
+ * every start compiled them first (issue 50: `npm start` → ready < 1 s). In the build, `z.locales`
+ * holds `en` only; the sources run through tsx keep them all.
+ * @type {import('esbuild').Plugin}
+ */
+const zodEnglishOnly = {
+  name: 'rampart-zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]zod[\\/]v4[\\/](classic|mini|core)[\\/][^\\/]+\.js$/.test(args.importer)) return undefined;
+      return { path: path.join(path.dirname(args.importer), '../locales/index.js'), namespace: 'rampart-zod-locales' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'rampart-zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(path.join(path.dirname(args.path), 'en.js'))};`,
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
   },
 };
 
@@ -234,7 +263,7 @@ export async function buildServer(opts = { ifStale: false }) {
     banner: {
       js: `import { createRequire as __rampartCreateRequire } from 'node:module'; const require = __rampartCreateRequire(import.meta.url); ${NODE_MODULES_FILE.replace(/\n\s*/g, ' ')}`,
     },
-    plugins: [ownImportMeta, packageDirnames],
+    plugins: [ownImportMeta, packageDirnames, zodEnglishOnly],
     // Less text for V8 to scan at every start; names are kept, so stack traces and profiles
     // still read, and the source maps point at the original lines.
     minifyWhitespace: true,

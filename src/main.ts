@@ -21,8 +21,20 @@ type Role = 'start' | 'serve' | 'worker';
 /** The HTTP app's module, its import begun before the database is up (see main()). */
 type AppModule = typeof import('./app.js');
 
+/**
+ * A step of the start on the debug log (LOG_LEVEL=debug): ms since the process began, this
+ * process's CPU so far (user + system; PostgreSQL's is its own), and the monotonic clock in µs
+ * that a `node --cpu-prof` profile's timestamps use, to cut a profile at the steps (the timeline of
+ * docs/performance-history.md, issue 50 item 4).
+ */
+function startStep(logger: { debug(obj: object, msg: string): void }, step: string): void {
+  const cpu = process.cpuUsage();
+  logger.debug({ sinceProcessStartMs: Math.round(performance.now()), cpuMs: Math.round((cpu.user + cpu.system) / 1000), hrUs: Number(process.hrtime.bigint() / 1000n) }, `start: ${step}`);
+}
+
 async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModule> | null): Promise<void> {
   const { config, logger } = runtime;
+  startStep(logger, 'runtime open (database up, migrations checked)');
   const warning = baseUrlWarning(config);
   if (warning) logger.warn({ baseUrl: config.baseUrl }, warning);
   const [{ bootstrapIfEmpty }, { recordConsoleAddress }] = await Promise.all([import('./modules/organizations/index.js'), import('./modules/sessions/index.js')]);
@@ -61,10 +73,13 @@ async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModul
   // job runner and the job handlers' dependencies, the worker never loads the HTTP app.
   if (role !== 'worker') {
     const { buildApp } = await (appModule ?? import('./app.js'));
+    startStep(logger, 'the API\'s code evaluated');
     app = await buildApp(runtime);
+    startStep(logger, 'the app built (routes registered)');
     // One LISTEN connection for every in-process cache (API keys, destinations).
     stopListening = await runtime.invalidation.listen(runtime.database.pool);
     await app.listen({ port: config.port, host: config.host });
+    startStep(logger, 'listening');
     // For admin commands run from another shell, without this process's PORT or RAMPART_BASE_URL.
     await recordConsoleAddress(runtime.database.db, config.baseUrl);
   }
@@ -92,6 +107,7 @@ async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModul
     });
     scheduler = startScheduler({ db: runtime.database.db, logger: logger.child({ role: 'scheduler' }), deadWorkerAfterMs: config.deadWorkerAfterMs });
   }
+  startStep(logger, 'workers started');
   logger.info({ role, url: app ? config.baseUrl : undefined, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'rampart ready');
 
   let stopping = false;
@@ -222,8 +238,10 @@ async function main(argv: string[]): Promise<void> {
       // start-up's JavaScript) and the runtime are read and compiled while it starts. A failed
       // start or import surfaces where it is awaited; until then it must not count as an
       // unhandled rejection.
+      startStep(logger, 'configuration loaded');
       const embedded = config.databaseUrl ? null : startConfiguredEmbeddedDatabase(config, logger);
       embedded?.catch(() => {});
+      startStep(logger, 'PostgreSQL spawned');
       const appModule = command === 'worker' ? null : import('./app.js');
       appModule?.catch(() => {});
       return runRole(command, await openRuntimeWith(config, logger, { embedded }), appModule);

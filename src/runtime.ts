@@ -45,7 +45,7 @@ export async function openRuntime(
     // Begun by the caller already (src/main.ts starts it before loading this module), or now.
     embedded = await (opts.embedded ?? startConfiguredEmbeddedDatabase(config, logger, { attachIfRunning: opts.attachIfRunning ?? false }));
     connectionString = embedded.connectionString;
-    logger.debug({ dataDir: config.dataDir, owner: embedded.owner }, 'embedded postgres ready');
+    logger.debug({ dataDir: config.dataDir, owner: embedded.owner, sinceProcessStartMs: Math.round(performance.now()), cpuMs: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000) }, 'embedded postgres ready');
   }
   const database = openDatabase(connectionString, { max: opts.poolSize ?? 20 });
   try {

@@ -61,6 +61,11 @@ describe('compiled server build', () => {
     expect(bundle.some((f) => /^runner-\w+\.js$/.test(f))).toBe(true);
     expect(bundle.length).toBeLessThan(150);
     expect(bundle.some((f) => f.includes('.test'))).toBe(false);
+    // Zod's messages are English only in the build (scripts/build-server.js, zodEnglishOnly): its
+    // 63 other locales were half of the Zod that every start compiled before spawning PostgreSQL.
+    const bundleText = bundle.map((f) => fs.readFileSync(path.join(copy, 'dist/server/bundle', f), 'utf8'));
+    expect(bundleText.some((text) => text.includes('Invalid input: expected'))).toBe(true);
+    expect(bundleText.filter((text) => text.includes('erwartet instanceof'))).toEqual([]); // German (zod/v4/locales/de.js)
 
     // What each role loads at start is the entry's static closure: the lazy parts stayed lazy.
     const map = JSON.parse(fs.readFileSync(path.join(copy, 'dist/server/bundle.json'), 'utf8')) as Record<string, { imports: { path: string; kind: string }[]; packages: string[] }>;
@@ -76,7 +81,7 @@ describe('compiled server build', () => {
       }
       return new Set([...seen].flatMap((f) => map[f]!.packages));
     };
-    const lazy = ['ai', '@ai-sdk/openai', '@modelcontextprotocol/sdk', 'feedsmith', 'fast-xml-parser', 'undici'];
+    const lazy = ['ai', '@ai-sdk/openai', '@modelcontextprotocol/sdk', 'feedsmith', 'fast-xml-parser', 'undici', 'openid-client'];
     expect(Object.values(map).flatMap((f) => f.packages)).toEqual(expect.arrayContaining(lazy)); // bundled, somewhere
     // main.js's own static graph is only what spawns the embedded PostgreSQL; every role then
     // loads the runtime and the organizations and sessions modules (src/main.ts).

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import * as client from 'openid-client';
+import type * as client from 'openid-client';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { SecretBox } from '../../platform/secrets.js';
 import type { Authenticator } from '../../platform/auth/authenticator.js';
@@ -24,6 +24,14 @@ export const STATE_COOKIE = 'rampart_oidc_state';
 export const LOGIN_STATE_TTL_MS = 10 * 60_000;
 /** Discovery documents are kept this long per provider version (JWKS rotation is openid-client's). */
 const DISCOVERY_TTL_MS = 10 * 60_000;
+
+/**
+ * openid-client (with oauth4webapi and jose under it: a 134 KB chunk of the build), loaded at the
+ * first sign-in through a provider rather than compiled at every start for a flow most instances
+ * never run (issue 50: `npm start` → ready < 1 s).
+ */
+let openidClient: Promise<typeof import('openid-client')> | null = null;
+const loadOpenidClient = () => (openidClient ??= import('openid-client'));
 
 export class SignInRefused extends Error {
   constructor(
@@ -65,18 +73,17 @@ export function createOidcFlow(deps: OidcFlowDeps) {
     if (insecure && !deps.allowInsecureIssuers) {
       return Promise.reject(new SignInRefused('This identity provider\'s issuer is not https; Rampart only talks to it when RAMPART_ALLOW_PRIVATE_NETWORKS=true.', 'insecure_issuer', provider));
     }
-    const config = client
-      .discovery(new URL(provider.issuer), provider.clientId, undefined, client.ClientSecretBasic(deps.secrets.decrypt(provider.clientSecretCiphertext)), {
+    const config = loadOpenidClient()
+      .then((client) => client.discovery(new URL(provider.issuer), provider.clientId, undefined, client.ClientSecretBasic(deps.secrets.decrypt(provider.clientSecretCiphertext)), {
         [client.customFetch]: deps.fetch as client.CustomFetch,
         // Non-repudiation checks: the ID token's signature is verified against the issuer's JWKS
         // (openid-client otherwise trusts the TLS channel to the token endpoint, OIDC Core §3.1.3.7).
         execute: insecure ? [client.allowInsecureRequests, client.enableNonRepudiationChecks] : [client.enableNonRepudiationChecks],
         timeout: 10,
-      })
-      .then((c) => {
+      }).then((c) => {
         c[client.customFetch] = deps.fetch as client.CustomFetch;
         return c;
-      });
+      }));
     configurations.set(key, { at: Date.now(), config });
     // A failed discovery is not kept: the next sign-in tries again.
     config.catch(() => configurations.delete(key));
@@ -109,6 +116,7 @@ export function createOidcFlow(deps: OidcFlowDeps) {
         if (err instanceof SignInRefused) throw err;
         throw new SignInRefused(`Rampart could not reach the identity provider ${provider.name} (${provider.issuer}). Try again later.`, 'discovery_failed', provider);
       }
+      const client = await loadOpenidClient();
       const codeVerifier = client.randomPKCECodeVerifier();
       const state = client.randomState();
       const nonce = client.randomNonce();
@@ -144,7 +152,7 @@ export function createOidcFlow(deps: OidcFlowDeps) {
 
       let claims: Record<string, unknown>;
       try {
-        const config = await configurationOf(provider);
+        const [client, config] = await Promise.all([loadOpenidClient(), configurationOf(provider)]);
         const currentUrl = new URL(redirectUri);
         for (const [k, v] of Object.entries(query)) currentUrl.searchParams.set(k, v);
         const tokens = await client.authorizationCodeGrant(config, currentUrl, { pkceCodeVerifier: pending.codeVerifier, expectedState: state, expectedNonce: pending.nonce, idTokenExpected: true });
