@@ -15,7 +15,7 @@ import {
   reservedDomainVerdict,
   REVERSE_DNS_PREFIXES,
 } from './false-positives.fns.js';
-import { KeyedIndex } from './keyed-index.js';
+import { GenerationalCache } from './generational-cache.js';
 import { normalizeHost } from './normalize.fns.js';
 import { refangHost } from './refang.fns.js';
 import { checkHostnameSyntax, isOnionLabel, parseIpv4 } from './validate.fns.js';
@@ -49,11 +49,18 @@ export function isKnownTld(tld: string): boolean {
   return known;
 }
 
-/** Assessments keyed by (flag combination, raw host): no string built on lookup; cleared when full. */
-const cacheIndex = new KeyedIndex();
-const cached: HostAssessment[] = [];
-const CACHE_MAX = 20_000;
+/**
+ * Assessments keyed by (flag combination, raw host): no string built on lookup. Two generations of 20,000
+ * (generational-cache.ts): a text with more distinct hosts than that keeps the ones it still meets.
+ */
+const HOST_CACHE_GENERATION = 20_000;
+const cache = new GenerationalCache<HostAssessment>(HOST_CACHE_GENERATION);
 const WHERE_BITS: Record<HostWhere, number> = { text: 0, url: 16, email: 32 };
+
+/** Entries the host-assessment cache holds now, and its bound (for the test that pins the bound). */
+export function hostCacheStats(): { size: number; max: number } {
+  return { size: cache.size, max: 2 * HOST_CACHE_GENERATION };
+}
 
 /**
  * @param raw host as written (may be defanged), no port/path
@@ -70,15 +77,10 @@ export function assessHost(
   mobileContext = false,
 ): HostAssessment {
   const flags = WHERE_BITS[where] | (defanged ? 8 : 0) | (fileContext ? 4 : 0) | (spacedDefang ? 2 : 0) | (mobileContext ? 1 : 0);
-  const i = cacheIndex.find(flags, raw);
-  if (i >= 0) return cached[i] as HostAssessment;
+  const hit = cache.get(flags, raw);
+  if (hit !== undefined) return hit;
   const a = assessUncached(raw, defanged, where, fileContext, spacedDefang, mobileContext);
-  if (cacheIndex.size >= CACHE_MAX) {
-    cacheIndex.clear();
-    cached.length = 0;
-  }
-  cacheIndex.insert(flags, raw);
-  cached.push(a);
+  cache.set(flags, raw, a);
   return a;
 }
 
