@@ -2,7 +2,10 @@
  * The host-assessment cache keeps at most two generations (generational-cache.ts): these tests pin the bound, that
  * an entry still in use survives any number of fills, and that one unused for a whole generation is let go.
  */
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { scanIocs } from './extract.fns.js';
 import { GenerationalCache } from './generational-cache.js';
 import { assessHost, hostCacheStats } from './host.fns.js';
 
@@ -53,5 +56,20 @@ describe('assessHost cache', () => {
     const again = assessHost('once.evil-example.ru', false, 'text', false);
     expect(again).not.toBe(once);
     expect(again).toEqual(once);
+  });
+
+  it('does not keep the texts its hosts were cut from alive', { timeout: 60_000 }, () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 10; i++) {
+      // a text of its own (the scan flattens it), 1 MB, with one host in it
+      const text = `${i} ${'Prose without anything to report. '.repeat(30_000)} beacon to c2-${i}.retained-example.ru`;
+      expect(scanIocs(text).size).toBe(1);
+    }
+    gc();
+    // with the host slices as keys the cache held all 10 texts (~10 MB); its own copies are a few hundred bytes
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(4e6);
   });
 });

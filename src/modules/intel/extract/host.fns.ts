@@ -79,9 +79,18 @@ export function assessHost(
   const flags = WHERE_BITS[where] | (defanged ? 8 : 0) | (fileContext ? 4 : 0) | (spacedDefang ? 2 : 0) | (mobileContext ? 1 : 0);
   const hit = cache.get(flags, raw);
   if (hit !== undefined) return hit;
-  const a = assessUncached(raw, defanged, where, fileContext, spacedDefang, mobileContext);
-  cache.set(flags, raw, a);
+  // The cache outlives the text: `raw` is a slice of it, which V8 keeps as a view holding the whole text alive (a
+  // 30-character host could keep a megabyte item in memory for as long as it is cached). The key and the strings
+  // derived from it are built from a copy of its characters instead.
+  const own = ownCopy(raw);
+  const a = assessUncached(own, defanged, where, fileContext, spacedDefang, mobileContext);
+  cache.set(flags, own, a);
   return a;
+}
+
+/** `s`'s characters in a string of their own (concatenating and slicing flattens; it is not a view of `s`'s source). */
+function ownCopy(s: string): string {
+  return ` ${s}`.slice(1);
 }
 
 function assessUncached(
