@@ -57,15 +57,6 @@ export class KeyedIndex {
     return i;
   }
 
-  /** Room for `capacity` keys (a power of two) without growing: one allocation instead of a doubling per power of two. */
-  reserve(capacity: number): void {
-    if (capacity <= this.seeds.length) return;
-    this.seeds = resized(this.seeds, capacity);
-    this.hashes = resized(this.hashes, capacity);
-    this.slotOf = resized(this.slotOf, capacity);
-    if (this.slots.length < 4 * capacity) this.rebuild(4 * capacity);
-  }
-
   /** Empty, in time proportional to the number of keys (the table keeps its size; the keys' strings are let go). */
   clear(): void {
     const { slots, slotOf, keys } = this;
@@ -104,12 +95,7 @@ function keyHash(seed: number, key: string): number {
 
 /** `a` with twice the room, contents kept (typed columns grow by doubling). */
 export function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T): T {
-  return resized(a, a.length * 2);
-}
-
-/** `a` with room for `length` entries (at least its own), contents kept. */
-export function resized<T extends Int32Array | Float64Array | Uint8Array>(a: T, length: number): T {
-  const b = new (a.constructor as new (n: number) => T)(length);
+  const b = new (a.constructor as new (n: number) => T)(a.length * 2);
   b.set(a);
   return b;
 }

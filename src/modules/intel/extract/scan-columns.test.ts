@@ -77,15 +77,4 @@ describe('columns kept between scans are capped', () => {
     expect(spareCapacity()).toBeGreaterThanOrEqual(5_000);
     expect(spareCapacity()).toBeLessThanOrEqual(65_536);
   });
-
-  it('sizes a long text’s columns from its length up front (kept: under the cap), with every indicator found', () => {
-    const prose = 'Nothing to report in this paragraph of ordinary prose. '.repeat(40_000);
-    scanIocs(REPEATS); // the spare columns are small now
-    const reserved = scanIocs(`${prose}\n${addresses(3_000)}`);
-    // 2.2 M characters: room for one indicator per 256 characters (a power of two) before the first one is found
-    expect(spareCapacity()).toBe(16_384);
-    expect(reserved.size).toBe(3_000);
-    expect([reserved.normalizedValue(0), reserved.start(0)]).toEqual(['45.1.0.0', prose.length + 1]);
-    expect(reserved.normalizedValue(2_999)).toBe('45.1.11.183');
-  });
 });

@@ -5,7 +5,7 @@
  * `Extraction` it returns holds copies, so when a scan finishes its columns go back here for the next one; a scan
  * that starts while none is spare (a nested or abandoned scan) gets columns of its own.
  */
-import { grown, KeyedIndex, resized } from './keyed-index.js';
+import { grown, KeyedIndex } from './keyed-index.js';
 
 /**
  * Columns that grew beyond this many indicators, dropped candidates or (four times as many) occurrence offsets are
@@ -30,10 +30,6 @@ export class IntList {
     this.a[this.n++] = x;
     this.a[this.n++] = y;
     this.a[this.n++] = z;
-  }
-  /** Room for `size` numbers without growing. */
-  reserve(size: number): void {
-    if (size > this.a.length) this.a = resized(this.a, size);
   }
   private grow(): void {
     const b = new Int32Array(this.a.length * 2);
@@ -106,31 +102,6 @@ export class ScanColumns {
   }
 
   /**
-   * Room for `n` indicators (a power of two) and half as many dropped candidates, each column allocated once at that
-   * size: a long text's columns otherwise doubled from 256 about ten times, each doubling a fresh zeroed allocation,
-   * a copy and (for the dedupe table) every key placed again.
-   */
-  reserve(n: number): void {
-    if (n > this.confidences.length) {
-      this.confidences = resized(this.confidences, n);
-      this.defangedFlags = resized(this.defangedFlags, n);
-      this.lastStarts = resized(this.lastStarts, n);
-      this.lastEnds = resized(this.lastEnds, n);
-      this.firstStarts = resized(this.firstStarts, n);
-      this.firstEnds = resized(this.firstEnds, n);
-      this.spanCounts = resized(this.spanCounts, n);
-      this.unsorted = resized(this.unsorted, n);
-    }
-    this.index.reserve(n);
-    this.occurrences.reserve(4 * n);
-    if (n / 2 > this.dropKinds.length) {
-      this.dropKinds = resized(this.dropKinds, n / 2);
-      this.dropCategories = resized(this.dropCategories, n / 2);
-    }
-    this.dropSpans.reserve(n);
-  }
-
-  /**
    * Empty for the next scan, in time proportional to what this one recorded. The string columns let go of their
    * strings (a value can be a slice that keeps its whole source text alive).
    */
@@ -149,11 +120,12 @@ let spare: ScanColumns | null = null;
 
 /** Columns for a scan of a text of `length` characters: the spare ones, or new ones sized for the text. */
 export function takeColumns(length: number): ScanColumns {
-  let s = spare;
-  if (s) spare = null;
-  else s = new ScanColumns(initialCapacity(length));
-  if (length > LONG_TEXT) s.reserve(expectedIndicators(length));
-  return s;
+  const s = spare;
+  if (s) {
+    spare = null;
+    return s;
+  }
+  return new ScanColumns(initialCapacity(length));
 }
 
 /** The indicator capacity of the columns kept for the next scan, or null when none are kept (for the tests). */
@@ -166,22 +138,6 @@ export function releaseColumns(columns: ScanColumns, dropped: number): void {
   if (columns.confidences.length > KEEP_MAX || columns.dropKinds.length > KEEP_MAX || columns.occurrences.a.length > 4 * KEEP_MAX) return;
   columns.reset(dropped);
   spare = columns;
-}
-
-/** Texts longer than this (where `initialCapacity` stops growing) get columns sized from their length up front. */
-const LONG_TEXT = 256 * 64;
-/** At most this many indicators are reserved up front (~20 MB of columns); beyond, the columns double as needed. */
-const RESERVE_MAX = 1 << 18;
-
-/**
- * Indicators a long text's columns are reserved for: a power of two near one per 256 characters (the bench corpus
- * holds one distinct indicator per ~270 characters; prose has fewer), at most `RESERVE_MAX`. Columns past
- * `KEEP_MAX` are let go after the scan as before, so this does not raise what a process keeps between scans.
- */
-function expectedIndicators(length: number): number {
-  let n = 256;
-  while (n < RESERVE_MAX && n * 256 < length) n *= 2;
-  return n;
 }
 
 /**
