@@ -15,7 +15,7 @@ import {
   reservedDomainVerdict,
   REVERSE_DNS_PREFIXES,
 } from './false-positives.fns.js';
-import { GenerationalCache } from './generational-cache.js';
+import { KeyedIndex } from './keyed-index.js';
 import { normalizeHost } from './normalize.fns.js';
 import { refangHost } from './refang.fns.js';
 import { checkHostnameSyntax, isOnionLabel, parseIpv4 } from './validate.fns.js';
@@ -49,17 +49,15 @@ export function isKnownTld(tld: string): boolean {
   return known;
 }
 
-/**
- * Assessments keyed by (flag combination, raw host): no string built on lookup. Two generations of 20,000
- * (generational-cache.ts): a text with more distinct hosts than that keeps the ones it still meets.
- */
-const HOST_CACHE_GENERATION = 20_000;
-const cache = new GenerationalCache<HostAssessment>(HOST_CACHE_GENERATION);
+/** Assessments keyed by (flag combination, raw host): no string built on lookup; cleared when full. */
+const cacheIndex = new KeyedIndex();
+const cached: HostAssessment[] = [];
+const CACHE_MAX = 20_000;
 const WHERE_BITS: Record<HostWhere, number> = { text: 0, url: 16, email: 32 };
 
 /** Entries the host-assessment cache holds now, and its bound (for the test that pins the bound). */
 export function hostCacheStats(): { size: number; max: number } {
-  return { size: cache.size, max: 2 * HOST_CACHE_GENERATION };
+  return { size: cacheIndex.size, max: CACHE_MAX };
 }
 
 /**
@@ -77,14 +75,19 @@ export function assessHost(
   mobileContext = false,
 ): HostAssessment {
   const flags = WHERE_BITS[where] | (defanged ? 8 : 0) | (fileContext ? 4 : 0) | (spacedDefang ? 2 : 0) | (mobileContext ? 1 : 0);
-  const hit = cache.get(flags, raw);
-  if (hit !== undefined) return hit;
+  const i = cacheIndex.find(flags, raw);
+  if (i >= 0) return cached[i] as HostAssessment;
   // The cache outlives the text: `raw` is a slice of it, which V8 keeps as a view holding the whole text alive (a
   // 30-character host could keep a megabyte item in memory for as long as it is cached). The key and the strings
   // derived from it are built from a copy of its characters instead.
   const own = ownCopy(raw);
   const a = assessUncached(own, defanged, where, fileContext, spacedDefang, mobileContext);
-  cache.set(flags, own, a);
+  if (cacheIndex.size >= CACHE_MAX) {
+    cacheIndex.clear();
+    cached.length = 0;
+  }
+  cacheIndex.insert(flags, own);
+  cached.push(a);
   return a;
 }
 
