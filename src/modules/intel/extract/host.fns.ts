@@ -55,6 +55,11 @@ const cached: HostAssessment[] = [];
 const CACHE_MAX = 20_000;
 const WHERE_BITS: Record<HostWhere, number> = { text: 0, url: 16, email: 32 };
 
+/** Entries the host-assessment cache holds now, and its bound (for the test that pins the bound). */
+export function hostCacheStats(): { size: number; max: number } {
+  return { size: cacheIndex.size, max: CACHE_MAX };
+}
+
 /**
  * @param raw host as written (may be defanged), no port/path
  * @param defanged whether `raw` contains a defang form
@@ -72,14 +77,23 @@ export function assessHost(
   const flags = WHERE_BITS[where] | (defanged ? 8 : 0) | (fileContext ? 4 : 0) | (spacedDefang ? 2 : 0) | (mobileContext ? 1 : 0);
   const i = cacheIndex.find(flags, raw);
   if (i >= 0) return cached[i] as HostAssessment;
-  const a = assessUncached(raw, defanged, where, fileContext, spacedDefang, mobileContext);
+  // The cache outlives the text: `raw` is a slice of it, which V8 keeps as a view holding the whole text alive (a
+  // 30-character host could keep a megabyte item in memory for as long as it is cached). The key and the strings
+  // derived from it are built from a copy of its characters instead.
+  const own = ownCopy(raw);
+  const a = assessUncached(own, defanged, where, fileContext, spacedDefang, mobileContext);
   if (cacheIndex.size >= CACHE_MAX) {
     cacheIndex.clear();
     cached.length = 0;
   }
-  cacheIndex.insert(flags, raw);
+  cacheIndex.insert(flags, own);
   cached.push(a);
   return a;
+}
+
+/** `s`'s characters in a string of their own (concatenating and slicing flattens; it is not a view of `s`'s source). */
+function ownCopy(s: string): string {
+  return ` ${s}`.slice(1);
 }
 
 function assessUncached(

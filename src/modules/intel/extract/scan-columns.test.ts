@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { Collector } from './collector.js';
 import { extractIocs, scanIocs } from './extract.fns.js';
 import { KeyedIndex } from './keyed-index.js';
+import { spareCapacity } from './scan-columns.js';
 
 const REPEATS = 'Beacons to evil-c2.net and 45.77.12.9, again evil-c2.net, then 45.77.12.9 and hxxp://evil-c2[.]net/a.';
 const DENSE = Array.from({ length: 3_000 }, (_, i) => `host${i}.bad-domain.org 10.0.${i % 250}.1 198.51.100.${i % 250} AS${i + 70000}`).join('\n');
@@ -57,5 +58,23 @@ describe('KeyedIndex.clear', () => {
     expect(index.find(1, 'key-4')).toBe(1);
     expect(index.find(2, 'key-5')).toBe(0);
     expect(index.find(1, 'key-5')).toBe(-1);
+  });
+});
+
+/** `count` distinct public IPv4 addresses, one per line (each an indicator of its own). */
+const addresses = (count: number): string => Array.from({ length: count }, (_, i) => `45.${1 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`).join('\n');
+
+describe('columns kept between scans are capped', () => {
+  it('lets go of columns that grew past 65,536 indicators, and keeps a smaller scan’s', () => {
+    const big = scanIocs(addresses(70_000));
+    expect(big.size).toBe(70_000);
+    expect(spareCapacity()).toBeNull();
+    scanIocs(REPEATS);
+    const small = spareCapacity();
+    expect(small).not.toBeNull();
+    expect(small).toBeLessThanOrEqual(256);
+    expect(scanIocs(addresses(5_000)).size).toBe(5_000);
+    expect(spareCapacity()).toBeGreaterThanOrEqual(5_000);
+    expect(spareCapacity()).toBeLessThanOrEqual(65_536);
   });
 });

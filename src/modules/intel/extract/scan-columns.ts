@@ -128,6 +128,11 @@ export function takeColumns(length: number): ScanColumns {
   return new ScanColumns(initialCapacity(length));
 }
 
+/** The indicator capacity of the columns kept for the next scan, or null when none are kept (for the tests). */
+export function spareCapacity(): number | null {
+  return spare ? spare.confidences.length : null;
+}
+
 /** Give a finished scan's columns back (`dropped`: how many dropped candidates it recorded). */
 export function releaseColumns(columns: ScanColumns, dropped: number): void {
   if (columns.confidences.length > KEEP_MAX || columns.dropKinds.length > KEEP_MAX || columns.occurrences.a.length > 4 * KEEP_MAX) return;
