@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './platform/logger.js';
+import { startStep } from './platform/start-steps.js';
 import { DataDirLockedError, EmbeddedStartError, asError, takeOverShutdownSignals, type EmbeddedDatabase } from './platform/db/embedded.js';
 import { startConfiguredEmbeddedDatabase } from './platform/db/start-embedded.js';
 import type { WorkerRunner } from './platform/jobs/runner.js';
@@ -20,17 +21,6 @@ type Role = 'start' | 'serve' | 'worker';
 
 /** The HTTP app's module, its import begun before the database is up (see main()). */
 type AppModule = typeof import('./app.js');
-
-/**
- * A step of the start on the debug log (LOG_LEVEL=debug): ms since the process began, this
- * process's CPU so far (user + system; PostgreSQL's is its own), and the monotonic clock in µs
- * that a `node --cpu-prof` profile's timestamps use, to cut a profile at the steps (the timeline of
- * docs/performance-history.md, issue 50 item 4).
- */
-function startStep(logger: { debug(obj: object, msg: string): void }, step: string): void {
-  const cpu = process.cpuUsage();
-  logger.debug({ sinceProcessStartMs: Math.round(performance.now()), cpuMs: Math.round((cpu.user + cpu.system) / 1000), hrUs: Number(process.hrtime.bigint() / 1000n) }, `start: ${step}`);
-}
 
 async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModule> | null): Promise<void> {
   const { config, logger } = runtime;

@@ -5,6 +5,7 @@ import type { EmbeddedDatabase } from './platform/db/embedded.js';
 import { startConfiguredEmbeddedDatabase } from './platform/db/start-embedded.js';
 import { migrateToLatest } from './migrations.js';
 import { assertSessionKept } from './platform/db/session-check.js';
+import { startStep } from './platform/start-steps.js';
 import { seedReferenceData } from './seed.js';
 import { createAuthenticator, type Authenticator } from './platform/auth/authenticator.js';
 import { createInvalidationBus, type InvalidationBus } from './platform/cache/invalidation-bus.js';
@@ -45,7 +46,7 @@ export async function openRuntime(
     // Begun by the caller already (src/main.ts starts it before loading this module), or now.
     embedded = await (opts.embedded ?? startConfiguredEmbeddedDatabase(config, logger, { attachIfRunning: opts.attachIfRunning ?? false }));
     connectionString = embedded.connectionString;
-    logger.debug({ dataDir: config.dataDir, owner: embedded.owner, sinceProcessStartMs: Math.round(performance.now()), cpuMs: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000) }, 'embedded postgres ready');
+    startStep(logger, 'embedded PostgreSQL ready', { dataDir: config.dataDir, owner: embedded.owner });
   }
   const database = openDatabase(connectionString, { max: opts.poolSize ?? 20 });
   try {
