@@ -61,8 +61,8 @@ export const READ_EXCEPTIONS: Array<{ module: string; tables: string[]; reason: 
   },
   {
     module: 'hunt',
-    tables: ['intel_items', 'intel_indicators', 'intel_sources', 'intel_epss_scores', 'organizations'],
-    reason: 'threat sync and assessment join intel items in set-based SQL over whole organizations (the sync pass crosses every organization with its hunt settings); read-only',
+    tables: ['intel_items', 'intel_indicators', 'intel_sources', 'intel_epss_scores', 'intel_vulnerabilities', 'organizations'],
+    reason: 'threat sync and assessment join intel items in set-based SQL over whole organizations (the sync pass crosses every organization with its hunt settings); the assessment and the threat views join a CSAF, NVD or KEV item to its vulnerability-store row by primary key (migration 0159); read-only',
   },
   { module: 'sessions', tables: ['users', 'roles', 'api_keys'], reason: 'the cookie authenticator resolves a session to its user, role and permissions in one query per request, like platform/auth does for API keys' },
   { module: 'api-keys', tables: ['users', 'roles'], reason: 'lists keys with their owner’s name and role in the page query' },

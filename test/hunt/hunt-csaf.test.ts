@@ -133,13 +133,21 @@ describe('csaf source', () => {
     const items = await t.database.db.selectFrom('intelItems').select(['externalId', 'title', 'vulnerability']).where('sourceId', '=', sourceId).orderBy('externalId').execute();
     expect(items.map((i) => i.externalId)).toEqual(['BSI-2022-0001/CVE-2022-27193', 'EXAMPLE-NPM-2026-001/CVE-2026-90101']);
     expect(items[0]!.title).toBe('CVE-2022-27193 (BSI-2022-0001): CVRF-CSAF-Converter: XML External Entities Vulnerability');
-    expect((items[0]!.vulnerability as { affected: unknown[] }).affected).toEqual([{
+    // The packages with their versions and statuses are in the vulnerability store (migration
+    // 0159), keyed by the item's external id; the item's copy names the packages only.
+    const stored = await t.database.db.selectFrom('intelVulnerabilities').select(['vulnId', 'affected']).where('sourceId', '=', sourceId).orderBy('vulnId').execute();
+    expect(stored.map((s) => s.vulnId)).toEqual(items.map((i) => i.externalId));
+    expect(stored[0]!.affected).toEqual([{
       ecosystem: 'generic', name: 'cvrf-csaf-converter', purl: null, cpe: 'cpe:2.3:a:csaf-tools:cvrf-csaf-converter:*:*:*:*:*:*:*:*', ranges: [],
       versions: ['1.0.0-alpha', '1.0.0-dev1', '1.0.0-dev2', '1.0.0-dev3', '1.0.0-rc1'], fixed: ['1.0.0-rc2'], unaffected: [],
     }]);
-    expect((items[1]!.vulnerability as { affected: unknown[] }).affected).toEqual([{
+    expect(stored[1]!.affected).toEqual([{
       ecosystem: 'npm', name: 'undici', purl: 'pkg:npm/undici', ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '7.0.0' }, { fixed: '7.31.0' }] }], versions: [], fixed: ['7.31.0'], unaffected: ['6.29.1'],
     }]);
+    expect(items.map((i) => (i.vulnerability as { affected: unknown[] }).affected)).toEqual([
+      [{ ecosystem: 'generic', name: 'cvrf-csaf-converter', purl: null }],
+      [{ ecosystem: 'npm', name: 'undici', purl: 'pkg:npm/undici' }],
+    ]);
     expect(out.state.cursor).toEqual({ since: '2026-11-01T00:00:00.000Z', pending: 0, invalid: [{ url: `${server.url}/csaf-dir/2026/not-csaf.json`, reason: 'its csaf_version is "1.2", not "2.0"' }] });
   });
 

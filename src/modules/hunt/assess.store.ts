@@ -76,23 +76,40 @@ export async function loadThreats(db: Queryable, organizationId: string, threatI
 
 export async function loadItems(db: Queryable, organizationId: string, threatIds: string[]): Promise<ItemEvidence[]> {
   // An OSV item's copy names its packages without their ranges (the vulnerability store holds
-  // them): completeStoredRanges reads the ranges of the records an asset can match.
-  const { rows } = await sql<ItemRow & { sourceId: string }>`
+  // them): completeStoredRanges reads the ranges of the records an asset can match. A CSAF, NVD or
+  // KEV item's structured part (packages with ranges, CPE configurations, KEV listing) is read from
+  // the store here, by its primary key (migration 0159): few such items link to a batch's threats,
+  // and CSAF packages named by CPE only cannot be told from their copy. An item the store lacks
+  // (stored before 0159) has its whole copy.
+  const { rows } = await sql<ItemRow & { sourceId: string; storedAffected: AffectedPackage[] | null; storedConfigurations: unknown; storedExploited: VulnerabilityRecord['exploited'] | null; stored: boolean }>`
     SELECT i.id, l.threat_id AS "threatId", i.title, i.source_id AS "sourceId",
            concat_ws(E'\n', i.title, i.summary, i.tldr, left(i.content_text, 20000)) AS text,
            i.published_at AS "publishedAt", i.tags, i.affected_products AS "affectedProducts", i.classification->'attack' AS attack,
            i.vulnerability,
-           i.status = 'retracted' AS retracted
+           i.status = 'retracted' AS retracted,
+           v.vuln_id IS NOT NULL AS stored, v.affected AS "storedAffected", v.configurations AS "storedConfigurations", v.exploited AS "storedExploited"
     FROM hunt_threat_items l JOIN intel_items i ON i.id = l.item_id
+    LEFT JOIN intel_vulnerabilities v ON i.vulnerability->>'format' IN ('csaf', 'nvd', 'cisa_kev')
+      AND v.organization_id = i.organization_id AND v.source_id = i.source_id AND v.vuln_id = i.external_id
     WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${threatIds}::uuid[])
     -- A fixed order: the exposure story lists a threat's reports in it, and the same evidence must
     -- read the same (a join's order follows the plan and the heap, which vary between runs).
     ORDER BY l.threat_id, i.id`.execute(db);
   return rows.map((r) => {
-    const evidence = itemEvidenceOf(r);
+    const evidence = itemEvidenceOf(r.stored && r.vulnerability ? { ...r, vulnerability: withStoredParts(r.vulnerability, r.storedAffected, r.storedConfigurations, r.storedExploited) } : r);
     if (evidence.structured && r.vulnerability?.format === 'osv') evidence.storedRecord = { sourceId: r.sourceId, vulnId: r.vulnerability.id };
     return evidence;
   });
+}
+
+/** A CSAF, NVD or KEV item's copy with the structured parts the store holds put back: the record as its connector gave it. */
+function withStoredParts(copy: VulnerabilityRecord, affected: AffectedPackage[] | null, configurations: unknown, exploited: VulnerabilityRecord['exploited'] | null): VulnerabilityRecord {
+  return {
+    ...copy,
+    affected: affected ?? copy.affected,
+    ...(configurations !== null ? { configurations } : {}),
+    ...(exploited !== null ? { exploited } : {}),
+  };
 }
 
 /**

@@ -14,11 +14,17 @@ export type ThreatRow = Awaited<ReturnType<typeof findThreatRow>> & object;
 
 // The threat's own CVE in CISA's KEV catalog: a linked `cisa_kev` item whose record is that CVE
 // (another CVE's entry, linked because its text names this one, does not count).
-const KEV_ITEM_SQL = sql`FROM hunt_threat_items l JOIN intel_items i ON i.id = l.item_id
-  WHERE l.threat_id = t.id AND i.vulnerability->>'format' = 'cisa_kev' AND upper(i.vulnerability->>'id') = t.canonical_key AND i.status <> 'retracted'`;
-const KEV_SQL = sql<{ dateAdded: string | null; dueDate: string | null; ransomware: boolean } | null>`(SELECT jsonb_build_object('dateAdded', i.vulnerability->'exploited'->>'dateAdded',
-  'dueDate', i.vulnerability->'exploited'->>'dueDate', 'ransomware', COALESCE((i.vulnerability->'exploited'->>'knownRansomwareUse')::boolean, false))
-  ${KEV_ITEM_SQL} ORDER BY i.vulnerability->'exploited'->>'dateAdded' NULLS LAST, i.id LIMIT 1)`;
+const KEV_ITEM_JOIN = sql`hunt_threat_items l JOIN intel_items i ON i.id = l.item_id`;
+const KEV_ITEM_WHERE = sql`l.threat_id = t.id AND i.vulnerability->>'format' = 'cisa_kev' AND upper(i.vulnerability->>'id') = t.canonical_key AND i.status <> 'retracted'`;
+const KEV_ITEM_SQL = sql`FROM ${KEV_ITEM_JOIN} WHERE ${KEV_ITEM_WHERE}`;
+// The entry's listing is in intel's vulnerability store (migration 0159: the item's copy names the
+// CVE only), read by primary key; an item stored before the store has it in its own copy.
+const KEV_SQL = sql<{ dateAdded: string | null; dueDate: string | null; ransomware: boolean } | null>`(SELECT jsonb_build_object('dateAdded', k.exploited->>'dateAdded',
+  'dueDate', k.exploited->>'dueDate', 'ransomware', COALESCE((k.exploited->>'knownRansomwareUse')::boolean, false))
+  FROM ${KEV_ITEM_JOIN}
+  CROSS JOIN LATERAL (SELECT COALESCE((SELECT v.exploited::jsonb FROM intel_vulnerabilities v
+    WHERE v.organization_id = i.organization_id AND v.source_id = i.source_id AND v.vuln_id = i.external_id), i.vulnerability->'exploited') AS exploited) k
+  WHERE ${KEV_ITEM_WHERE} ORDER BY k.exploited->>'dateAdded' NULLS LAST, i.id LIMIT 1)`;
 
 const STATUS_SQL = sql<string>`CASE WHEN t.dismissed_at IS NOT NULL THEN 'dismissed' WHEN t.latest_run_id IS NULL THEN 'new'
   WHEN t.relevancy_score >= ${RELEVANT_AT} OR t.exposure_state IN ('vulnerable_software_present', 'compromise_signal_found') THEN 'relevant' ELSE 'not_relevant' END`;

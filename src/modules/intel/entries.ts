@@ -41,13 +41,21 @@ export interface IntelEntry {
   raw: unknown;
   /** Structured vulnerability data (OSV record), when the source is a vulnerability database. */
   vulnerability?: VulnerabilityRecord;
+  /**
+   * The instant the vulnerability store compares to skip an unchanged record, when the source
+   * dates the record otherwise than `updatedAt` (KEV: the catalog's `dateReleased`, as its entries
+   * carry no date of their own change). Not part of the item or its content hash: a new catalog
+   * release must not make every unchanged entry an updated item.
+   */
+  recordModified?: string | null;
 }
 
 /**
- * Structured vulnerability data a source asserts (OSV today; CSAF and NVD map to the same
- * shape): which packages, by identity, in which version ranges. Stored beside the item
- * (`intel_items.vulnerability`) for hunt's package-accurate matching; the prose of the same
- * entry still goes through the pipeline like any other text.
+ * Structured vulnerability data a source asserts (OSV, CSAF, NVD, CISA KEV): which packages, by
+ * identity, in which version ranges. Kept in intel's vulnerability store beside the item for
+ * hunt's package-accurate matching (the item's own copy, `intel_items.vulnerability`, keeps what
+ * the feed's search and the threat views read: item-copy.fns.ts); the prose of the same entry
+ * still goes through the pipeline like any other text.
  */
 export interface VulnerabilityRecord {
   format: 'osv' | 'cisa_kev' | 'nvd' | 'csaf';

@@ -1,6 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { Timestamp, NullableTimestamp, Json, JsonDefault } from '../../platform/db/schema.js';
-import type { AffectedPackage } from './entries.js';
+import type { AffectedPackage, VulnerabilityRecord } from './entries.js';
 
 /**
  * The intel module's tables as Kysely sees them, merged into the one database type
@@ -167,13 +167,13 @@ export interface AttackCatalogTable {
   updatedAt: Timestamp;
 }
 
-/** A structured vulnerability record beside its item (migration 0154; vulnerabilities/vulnerabilities.store.ts). */
+/** A structured vulnerability record beside its item (migrations 0154, 0159; vulnerabilities/vulnerabilities.store.ts). */
 export interface IntelVulnerabilitiesTable {
   organizationId: string;
   sourceId: string;
-  /** The record's own id (OSV `id`: GHSA-…, PYSEC-…, GO-…); the item's external id. */
+  /** The item's external id: the record's own id (OSV GHSA-…, NVD and KEV CVE-…), CSAF `<tracking id>/<CVE>`. */
   vulnId: string;
-  format: 'osv';
+  format: 'osv' | 'csaf' | 'nvd' | 'cisa_kev';
   aliases: string[];
   severity: ColumnType<Array<{ type: string; score: string }>, string, string>;
   databaseSeverity: string | null;
@@ -183,6 +183,10 @@ export interface IntelVulnerabilitiesTable {
   withdrawn: NullableTimestamp;
   /** The record's affected packages with their ranges and versions, in its order (the item's copy keeps their names only). */
   affected: ColumnType<AffectedPackage[], string, string>;
+  /** NVD's CPE `configurations`, as NVD gives them (null for the other formats). */
+  configurations: ColumnType<unknown, string | null, string | null>;
+  /** KEV's listing (VulnerabilityRecord.exploited; null for the other formats). */
+  exploited: ColumnType<VulnerabilityRecord['exploited'] | null, string | null, string | null>;
   storedAt: Timestamp;
 }
 

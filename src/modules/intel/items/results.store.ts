@@ -223,14 +223,16 @@ export async function itemsToEnrich(db: Queryable, itemIds: string[]) {
     // Only ATT&CK items need their raw STIX object (for the catalog): the others skip the transfer and JSON.parse.
     .select(sql<unknown>`CASE WHEN s.builtin_key = ${MITRE_SOURCE_KEY} THEN i.raw END`.as('raw'))
     .select(sql<boolean>`s.builtin_key IS NOT DISTINCT FROM ${MITRE_SOURCE_KEY}`.as('isAttack'))
-    .select(sql<unknown>`i.vulnerability->'configurations'`.as('configurations'))
+    // NVD's CPE configurations are in the vulnerability store (migration 0159); an item stored
+    // before has them in its own copy.
+    .select(sql<unknown>`COALESCE(v.configurations::jsonb, i.vulnerability->'configurations')`.as('configurations'))
     // A structured record (OSV, CSAF) is enriched from its fields (structured.fns.ts): only those items transfer it.
-    // An OSV item's copy names its packages only: their ranges and versions come from the
-    // vulnerability store (migration 0154; json since 0155, so cast where it joins the item's jsonb);
-    // an item stored before the store has its whole copy.
+    // Its item's copy names its packages only: their ranges and versions come from the
+    // vulnerability store (migrations 0154, 0159; json since 0155, so cast where it joins the item's
+    // jsonb); an item stored before the store has its whole copy.
     .select(
       sql<VulnerabilityRecord | null>`CASE
-        WHEN i.vulnerability->>'format' = 'osv' AND v.affected IS NOT NULL THEN jsonb_set(i.vulnerability, '{affected}', v.affected::jsonb)
+        WHEN i.vulnerability->>'format' IN ('osv', 'csaf') AND v.affected IS NOT NULL THEN jsonb_set(i.vulnerability, '{affected}', v.affected::jsonb)
         WHEN i.vulnerability->>'format' IN ('osv', 'csaf') THEN i.vulnerability END`.as('vulnerability'),
     )
     .leftJoin('intelVulnerabilities as v', (j) => j.onRef('v.organizationId', '=', 'i.organizationId').onRef('v.sourceId', '=', 'i.sourceId').onRef('v.vulnId', '=', 'i.externalId'))

@@ -6,14 +6,29 @@ import type { KnownItem, StoreTarget } from '../items/ingest.store.js';
 import { STORED_FORMATS } from './item-copy.fns.js';
 
 /**
- * The vulnerability store (migration 0154): an OSV record's structured part beside its item, by
- * (organization, source, record id), upserted by id and `modified`, one row per record with its
- * affected packages, ranges and versions as one value (`affected`). Written in the sync chunk's
- * transaction with the items, so the two never disagree after a crash; the items' own copies
- * carry the packages' names only (item-copy.fns.ts). Which formats: STORED_FORMATS.
+ * The vulnerability store (migrations 0154, 0159): a structured record's structured part beside
+ * its item (OSV and CSAF packages with their ranges, NVD's CPE configurations, KEV's listing), by
+ * (organization, source, the item's external id), upserted by that key and `modified`, one row per
+ * record. Written in the sync chunk's transaction with the items, so the two never disagree after
+ * a crash; the items' own copies carry what the feed reads only (item-copy.fns.ts). Which
+ * formats: STORED_FORMATS.
  */
 
 const stored = (e: IntelEntry): e is IntelEntry & { vulnerability: VulnerabilityRecord } => !!e.vulnerability && STORED_FORMATS.has(e.vulnerability.format);
+
+/**
+ * A record's key in the store: its item's external id (`vuln_id`). The record's own id for OSV,
+ * NVD and KEV; for CSAF `<tracking id>/<CVE>`, as two documents of one provider may both speak of
+ * a CVE (the record's id) and each is its own record (migration 0159).
+ */
+const keyOf = (e: IntelEntry): string => storedExternalId(e);
+
+/**
+ * The instant the store compares: the record's `modified` as its format dates it (OSV `modified`,
+ * NVD `lastModified`, CSAF `current_release_date`: the entry's updatedAt; KEV the catalog's
+ * release: recordModified, migration 0159).
+ */
+const modifiedOf = (e: IntelEntry): string | null => (e.recordModified !== undefined ? e.recordModified : e.updatedAt);
 
 /** An ISO instant, or null for a missing or unreadable one (a bad `withdrawn` must not fail the chunk). */
 function instant(v: string | null | undefined): string | null {
@@ -25,19 +40,20 @@ function instant(v: string | null | undefined): string | null {
 /**
  * Of these entries, the external ids of records the store already holds at the same `modified`
  * and whose item exists (`known`): the sync skips them before hashing and enriching anything.
- * OSV's schema moves `modified` on every change to a record, withdrawal included, so an equal
- * `modified` is an unchanged record. A record without `modified` is never skipped.
+ * OSV's schema moves `modified` on every change to a record, withdrawal included, as NVD's
+ * `lastModified`, a CSAF document's revision date and KEV's catalog release do (modifiedOf), so an
+ * equal `modified` is an unchanged record. A record without `modified` is never skipped.
  */
 export async function unchangedVulnerabilities(db: Queryable, target: StoreTarget, entries: IntelEntry[], known: Map<string, KnownItem>): Promise<Set<string>> {
-  const candidates = entries.filter((e) => stored(e) && instant(e.updatedAt) !== null && known.has(storedExternalId(e)));
+  const candidates = entries.filter((e) => stored(e) && instant(modifiedOf(e)) !== null && known.has(storedExternalId(e)));
   if (candidates.length === 0) return new Set();
   const { rows } = await sql<{ vulnId: string; modified: Date }>`
     SELECT vuln_id AS "vulnId", modified FROM intel_vulnerabilities
     WHERE organization_id = ${target.organizationId} AND source_id = ${target.sourceId}
-      AND vuln_id = ANY(${candidates.map((e) => e.vulnerability!.id)}::text[]) AND modified IS NOT NULL`.execute(db);
-  const modifiedOf = new Map(rows.map((r) => [r.vulnId, r.modified.getTime()]));
+      AND vuln_id = ANY(${candidates.map(keyOf)}::text[]) AND modified IS NOT NULL`.execute(db);
+  const held = new Map(rows.map((r) => [r.vulnId, r.modified.getTime()]));
   const out = new Set<string>();
-  for (const e of candidates) if (modifiedOf.get(e.vulnerability!.id) === Date.parse(e.updatedAt!)) out.add(e.externalId);
+  for (const e of candidates) if (held.get(keyOf(e)) === Date.parse(modifiedOf(e)!)) out.add(e.externalId);
   return out;
 }
 
@@ -83,18 +99,21 @@ export async function settledRecordIds(db: Queryable, target: StoreTarget, recor
  */
 export async function storeVulnerabilities(tx: Queryable, target: StoreTarget, entries: IntelEntry[], known: ReadonlyMap<string, KnownItem>, now: Date): Promise<number> {
   const byId = new Map<string, IntelEntry & { vulnerability: VulnerabilityRecord }>();
-  for (const e of entries) if (stored(e)) byId.set(e.vulnerability.id, e); // one row per id in a statement (ON CONFLICT's rule)
+  for (const e of entries) if (stored(e)) byId.set(keyOf(e), e); // one row per key in a statement (ON CONFLICT's rule)
   if (byId.size === 0) return 0;
   const row = (e: IntelEntry & { vulnerability: VulnerabilityRecord }) => ({
-    vuln_id: e.vulnerability.id,
+    vuln_id: keyOf(e),
     format: e.vulnerability.format,
     aliases: e.vulnerability.aliases,
     severity: e.vulnerability.severity,
     database_severity: e.vulnerability.databaseSeverity,
     published: instant(e.publishedAt),
-    modified: instant(e.updatedAt),
+    modified: instant(modifiedOf(e)),
     withdrawn: instant(e.vulnerability.withdrawn),
     affected: e.vulnerability.affected,
+    // NVD's CPE criteria and KEV's listing (migration 0159); absent for the other formats (SQL NULL).
+    configurations: e.vulnerability.configurations ?? null,
+    exploited: e.vulnerability.exploited ?? null,
   });
   const all = [...byId.values()];
   // A record whose item is new in this chunk has no store row (the two are written in one
@@ -109,15 +128,16 @@ export async function storeVulnerabilities(tx: Queryable, target: StoreTarget, e
       held,
       sql`ON CONFLICT (organization_id, source_id, vuln_id) DO UPDATE SET
       format = excluded.format, aliases = excluded.aliases, severity = excluded.severity, database_severity = excluded.database_severity,
-      published = excluded.published, modified = excluded.modified, withdrawn = excluded.withdrawn, affected = excluded.affected, stored_at = excluded.stored_at
+      published = excluded.published, modified = excluded.modified, withdrawn = excluded.withdrawn, affected = excluded.affected,
+      configurations = excluded.configurations, exploited = excluded.exploited, stored_at = excluded.stored_at
     WHERE s.modified IS NULL OR excluded.modified IS NULL OR s.modified <> excluded.modified`,
     ],
   ] as const) {
     if (group.length === 0) continue;
     const { numAffectedRows } = await sql`
-      INSERT INTO intel_vulnerabilities AS s (organization_id, source_id, vuln_id, format, aliases, severity, database_severity, published, modified, withdrawn, affected, stored_at)
-      SELECT ${target.organizationId}::uuid, ${target.sourceId}::uuid, r.vuln_id, r.format, r.aliases, r.severity, r.database_severity, r.published, r.modified, r.withdrawn, r.affected, ${now}::timestamptz
-      FROM json_to_recordset(${JSON.stringify(group.map(row))}::json) AS r(vuln_id text, format text, aliases text[], severity json, database_severity text, published timestamptz, modified timestamptz, withdrawn timestamptz, affected json)
+      INSERT INTO intel_vulnerabilities AS s (organization_id, source_id, vuln_id, format, aliases, severity, database_severity, published, modified, withdrawn, affected, configurations, exploited, stored_at)
+      SELECT ${target.organizationId}::uuid, ${target.sourceId}::uuid, r.vuln_id, r.format, r.aliases, r.severity, r.database_severity, r.published, r.modified, r.withdrawn, r.affected, r.configurations, r.exploited, ${now}::timestamptz
+      FROM json_to_recordset(${JSON.stringify(group.map(row))}::json) AS r(vuln_id text, format text, aliases text[], severity json, database_severity text, published timestamptz, modified timestamptz, withdrawn timestamptz, affected json, configurations json, exploited json)
       ${onConflict}`.execute(tx);
     written += Number(numAffectedRows ?? 0);
   }

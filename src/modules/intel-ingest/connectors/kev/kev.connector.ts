@@ -1,5 +1,5 @@
 import { ConnectorError, type Connector, ConnectorParseError } from '../connector.js';
-import { entryFromKev, parseKevCatalog } from './kev.fns.js';
+import { catalogReleased, entryFromKev, parseKevCatalog } from './kev.fns.js';
 
 /**
  * `serverUrl`: the catalog JSON (https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json,
@@ -21,8 +21,9 @@ export const kevConnector: Connector = {
     } catch {
       throw new ConnectorParseError('The KEV catalog is not valid JSON');
     }
+    const released = catalogReleased(doc);
     const entries = parseKevCatalog(doc)
-      .map((v) => entryFromKev(v, source.displayName))
+      .map((v) => entryFromKev(v, source.displayName, released))
       .sort((a, b) => (b.publishedAt ?? '').localeCompare(a.publishedAt ?? '') || a.externalId.localeCompare(b.externalId))
       .slice(0, source.maxEntries);
     return { status: 'ok', entries, etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null };

@@ -16,12 +16,24 @@ export function parseKevCatalog(doc: unknown): Obj[] {
   return vulns.filter((v): v is Obj => !!v && typeof v === 'object' && /^CVE-\d{4}-\d{4,}$/i.test(String((v as Obj).cveID ?? '')));
 }
 
+/**
+ * The catalog's release instant (`dateReleased`), ISO, or null: what the vulnerability store
+ * compares for each of its entries (IntelEntry.recordModified). An entry has no date of its own
+ * change (`dateAdded` stays when CISA edits its ransomware use, notes or due date), and every
+ * edit is a new release of the catalog.
+ */
+export function catalogReleased(doc: unknown): string | null {
+  const s = doc && typeof doc === 'object' ? str((doc as Obj).dateReleased) : null;
+  const t = s ? Date.parse(s) : Number.NaN;
+  return Number.isNaN(t) ? null : new Date(t).toISOString();
+}
+
 const day = (v: unknown): string | null => {
   const s = str(v);
   return s && /^\d{4}-\d{2}-\d{2}/.test(s) ? s.slice(0, 10) : null;
 };
 
-export function entryFromKev(v: Obj, publisher: string): IntelEntry {
+export function entryFromKev(v: Obj, publisher: string, released: string | null = null): IntelEntry {
   const cve = String(v.cveID).toUpperCase();
   const name = str(v.vulnerabilityName) ?? cve;
   const dateAdded = day(v.dateAdded);
@@ -49,6 +61,7 @@ export function entryFromKev(v: Obj, publisher: string): IntelEntry {
     references: (str(v.notes) ?? '').split(/\s*;\s*|\s+/).filter((u) => /^https?:\/\//i.test(u)),
     tags: ['kev', 'exploited', ...(ransomware ? ['ransomware'] : [])],
     raw: v,
+    recordModified: released,
     vulnerability: { format: 'cisa_kev', id: cve, aliases: [], withdrawn: null, severity: [], databaseSeverity: null, affected: [], notes: [], exploited: { source: 'cisa_kev', dateAdded, dueDate, knownRansomwareUse: ransomware, vendorProject: str(v.vendorProject), product: str(v.product) } },
   };
 }
