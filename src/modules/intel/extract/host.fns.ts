@@ -18,7 +18,15 @@ import {
 import { KeyedIndex } from './keyed-index.js';
 import { normalizeHost } from './normalize.fns.js';
 import { refangHost } from './refang.fns.js';
-import { checkHostnameSyntax, isOnionLabel, parseIpv4 } from './validate.fns.js';
+import {
+  checkHostnameSyntax,
+  dottedQuadValue,
+  IPV4_LEADING_ZEROS,
+  IPV4_LEADING_ZEROS_REASON,
+  IPV4_OCTET_REASON,
+  isOnionLabel,
+  NOT_DOTTED_QUAD,
+} from './validate.fns.js';
 
 export type HostWhere = 'text' | 'url' | 'email';
 
@@ -31,7 +39,6 @@ export type HostAssessment =
   | { kind: 'ignore' };
 
 const IGNORE: HostAssessment = { kind: 'ignore' };
-const DOTTED_QUAD_RE = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 const ALPHA_TLD_RE = /^(?:[a-z\u00c0-\uffff]{2,63}|xn--[a-z0-9-]{2,59})$/;
 const MOBILE_STRONG_PREFIXES = new Set(['com', 'org', 'net', 'io']);
 const MOBILE_NOT_LAST = new Set(['com', 'net', 'org', 'io', 'html', 'htm', 'php']);
@@ -105,13 +112,16 @@ function assessUncached(
   mobileContext: boolean,
 ): HostAssessment {
   const host = defanged ? refangHost(raw) : raw;
-  if (DOTTED_QUAD_RE.test(host)) {
-    const ip = parseIpv4(host);
-    if (!ip.ok) return { kind: 'ipv4', normalized: host, drop: { reason: ip.reason, category: 'invalid' } };
-    // parseIpv4 accepts only the canonical text (octets ≤ 255 without leading zeros), so `host` is the normalized
-    // form as is: no string rebuilt from the number per address
+  const ip = dottedQuadValue(host);
+  if (ip !== NOT_DOTTED_QUAD) {
+    if (ip < 0) {
+      const reason = ip === IPV4_LEADING_ZEROS ? IPV4_LEADING_ZEROS_REASON : IPV4_OCTET_REASON;
+      return { kind: 'ipv4', normalized: host, drop: { reason, category: 'invalid' } };
+    }
+    // only the canonical text (octets ≤ 255 without leading zeros) gets here, so `host` is the normalized form as
+    // is: no string rebuilt from the number per address
     const normalized = host;
-    const verdict = ipv4Verdict(ip.value, normalized);
+    const verdict = ipv4Verdict(ip, normalized);
     return verdict ? { kind: 'ipv4', normalized, drop: verdict } : { kind: 'ipv4', normalized };
   }
   const labels = host.split('.');
