@@ -257,24 +257,40 @@ const STOPWORDS = new Set([
 ]);
 
 /**
- * Prose/code heuristics on a non-defanged host-like token. `labels` are as written (case preserved).
+ * Prose/code heuristics on a non-defanged host-like token (`raw` as written, case preserved; `lower` its lowercase).
+ * The labels are read in place by the dots' positions (no array of labels per host; only the rare " dot " case
+ * splits).
  */
-const TITLE_WORD_RE = /^[A-Z][a-z]+$/;
-const LOWER_WORD_RE = /^[a-z]+$/;
-export function proseHostVerdict(raw: string, labels: string[], spacedDefang: boolean): FpVerdict | null {
-  const lower = raw.toLowerCase();
+const CODE_OBJECT_MAX = Math.max(...[...CODE_OBJECTS].map((o) => o.length));
+export function proseHostVerdict(raw: string, lower: string, spacedDefang: boolean): FpVerdict | null {
   if (TECH_NAMES.has(lower)) return v('product name, not an indicator', 'ambiguous');
-  if (spacedDefang && labels.some((l) => STOPWORDS.has(l.toLowerCase()))) {
+  if (spacedDefang && raw.split('.').some((l) => STOPWORDS.has(l.toLowerCase()))) {
     return v('prose, not a defanged domain (" dot " between words)', 'ambiguous');
   }
-  if (labels.length === 2) {
-    const first = labels[0] as string;
-    const last = labels[1] as string;
-    if (CODE_OBJECTS.has(first)) return v('looks like code (member access)', 'ambiguous');
+  const dot = raw.indexOf('.');
+  if (dot >= 0 && raw.indexOf('.', dot + 1) < 0) {
+    // two labels
+    if (dot <= CODE_OBJECT_MAX && CODE_OBJECTS.has(raw.slice(0, dot))) return v('looks like code (member access)', 'ambiguous');
     // "attack.In" / "done.It": a sentence with a missing space after the period
-    if (TITLE_WORD_RE.test(last) && LOWER_WORD_RE.test(first)) return v('looks like prose (missing space after a period)', 'ambiguous');
+    if (isTitleWord(raw, dot + 1, raw.length) && isLowerWord(raw, 0, dot)) return v('looks like prose (missing space after a period)', 'ambiguous');
   }
   return null;
+}
+
+/** /^[A-Z][a-z]+$/ on raw[from, to). */
+function isTitleWord(raw: string, from: number, to: number): boolean {
+  const c = raw.charCodeAt(from);
+  return to - from >= 2 && c >= 65 && c <= 90 && isLowerWord(raw, from + 1, to);
+}
+
+/** /^[a-z]+$/ on raw[from, to). */
+function isLowerWord(raw: string, from: number, to: number): boolean {
+  if (to <= from) return false;
+  for (let i = from; i < to; i++) {
+    const c = raw.charCodeAt(i);
+    if (c < 97 || c > 122) return false;
+  }
+  return true;
 }
 
 // ---- hashes / keys ------------------------------------------------------------------------------------------
