@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { dottedQuadValue, IPV4_LEADING_ZEROS, IPV4_OCTET_OVER_255, NOT_DOTTED_QUAD, parseIpv4, sha256 } from './validate.fns.js';
+import { checkHostnameSyntax, dottedQuadValue, IPV4_LEADING_ZEROS, IPV4_OCTET_OVER_255, NOT_DOTTED_QUAD, parseIpv4, sha256 } from './validate.fns.js';
 
 /** A seeded generator, so a failure is reproducible. */
 function prng(seed: number): () => number {
@@ -48,6 +48,31 @@ describe('dottedQuadValue', () => {
       let s = '';
       for (let i = 0; i < len; i++) s += alphabet[Math.floor(r() * alphabet.length)];
       expect(dottedQuadValue(s), s).toBe(before(s));
+    }
+  });
+});
+
+describe('checkHostnameSyntax', () => {
+  /** The split-based check it replaced. */
+  function before(ascii: string): string | null {
+    if (ascii.length === 0 || ascii.length > 253) return 'invalid hostname (length)';
+    for (const label of ascii.split('.')) {
+      if (label.length === 0 || label.length > 63) return 'invalid hostname (label length)';
+      if (label.startsWith('-') || label.endsWith('-')) return 'invalid hostname (label starts/ends with hyphen)';
+    }
+    return null;
+  }
+
+  it('answers as the split-based check on edge cases and 20,000 random names', () => {
+    const cases = ['a.b', 'a..b', '.a.b', 'a.b.', '-a.b', 'a-.b', 'a.-b', 'a.b-', '-', '.', '', 'a', `${'x'.repeat(63)}.com`, `${'x'.repeat(64)}.com`, `a.${'x'.repeat(64)}`, `${'a.'.repeat(126)}bc`, `${'a.'.repeat(127)}b`];
+    for (const s of cases) expect(checkHostnameSyntax(s), s).toBe(before(s));
+    const r = prng(5);
+    const alphabet = 'ab-...-x';
+    for (let n = 0; n < 20_000; n++) {
+      const len = Math.floor(r() * 90);
+      let s = '';
+      for (let i = 0; i < len; i++) s += alphabet[Math.floor(r() * alphabet.length)];
+      expect(checkHostnameSyntax(s), s).toBe(before(s));
     }
   });
 });

@@ -427,11 +427,15 @@ export function isOnionLabel(label: string): boolean {
 /** RFC 1035-ish syntax check on an ASCII (punycoded) hostname. */
 export function checkHostnameSyntax(ascii: string): string | null {
   if (ascii.length === 0 || ascii.length > 253) return 'invalid hostname (length)';
-  for (const label of ascii.split('.')) {
-    if (label.length === 0 || label.length > 63) return 'invalid hostname (label length)';
-    if (label.startsWith('-') || label.endsWith('-')) return 'invalid hostname (label starts/ends with hyphen)';
+  // each label [from, to) in order, by the dots' positions (no array of labels: this runs once per distinct host)
+  for (let from = 0; ; ) {
+    let to = ascii.indexOf('.', from);
+    if (to < 0) to = ascii.length;
+    if (to === from || to - from > 63) return 'invalid hostname (label length)';
+    if (ascii.charCodeAt(from) === 45 || ascii.charCodeAt(to - 1) === 45) return 'invalid hostname (label starts/ends with hyphen)';
+    if (to === ascii.length) return null;
+    from = to + 1;
   }
-  return null;
 }
 
 // ---- CVE / ASN --------------------------------------------------------------------------------------------------
