@@ -154,7 +154,8 @@ const RESERVED_TLDS: Readonly<Record<string, string>> = {
   intranet: 'private-use domain (not a public TLD)',
 };
 
-const DOC_DOMAINS = new Set(['example.com', 'example.net', 'example.org', 'example.edu']);
+/** The documentation domains are example.com, .net, .org and .edu. */
+const DOC_TLDS = new Set(['com', 'net', 'org', 'edu']);
 
 /** Reserved / documentation names (RFC 2606, 6761, 6762, 8375). `ascii` is lowercase and punycoded. */
 export function reservedDomainVerdict(ascii: string, tld: string): FpVerdict | null {
@@ -162,8 +163,11 @@ export function reservedDomainVerdict(ascii: string, tld: string): FpVerdict | n
   if (r) return v(r, 'reserved');
   if (ascii === 'home.arpa' || ascii.endsWith('.home.arpa')) return v('reserved domain (home.arpa, RFC 8375)', 'reserved');
   if (tld === 'arpa') return v('infrastructure domain (.arpa)', 'reserved');
-  const dot = ascii.lastIndexOf('.', ascii.length - tld.length - 2);
-  if (DOC_DOMAINS.has(dot < 0 ? ascii : ascii.slice(dot + 1))) return v('documentation domain (RFC 2606)', 'reserved');
+  // the last two labels read in place: "example." and one of DOC_TLDS (no slice of the name per host)
+  const sld = ascii.lastIndexOf('.', ascii.length - tld.length - 2) + 1;
+  if (DOC_TLDS.has(tld) && ascii.length - sld === 8 + tld.length && ascii.startsWith('example.', sld)) {
+    return v('documentation domain (RFC 2606)', 'reserved');
+  }
   return null;
 }
 
