@@ -1,7 +1,6 @@
 /**
  * An index of (seed, string) keys → 0, 1, 2… in insertion order: an open-addressing table of index + 1 (0: empty)
- * with each key's hash beside it (in the same array, the next element: a probe that misses reads one cache line,
- * where two arrays cost two misses once the table outgrows the cache), probed linearly, kept at most half full. Extraction's lookups mostly miss (most
+ * with each key's hash beside it, probed linearly, kept at most half full. Extraction's lookups mostly miss (most
  * indicators are new), and a miss here reads one or two adjacent slots, where a `Map` miss loaded its bucket, its
  * entries and every candidate key's string header — the largest line of the profile (docs/performance.md).
  * `seed` is a small integer (an indicator kind, a flag combination) that is part of the key.
@@ -11,8 +10,8 @@ export class KeyedIndex {
   readonly keys: string[] = [];
   seeds: Uint8Array;
   size = 0;
-  /** Slot k is table[2k] (index + 1, 0 when empty) and table[2k + 1] (that key's hash). */
-  private table: Int32Array;
+  private slots: Int32Array;
+  private slotHashes: Int32Array;
   private hashes: Int32Array;
   /** Each key's slot, so that `clear` empties only the slots in use. */
   private slotOf: Int32Array;
@@ -24,7 +23,8 @@ export class KeyedIndex {
     this.seeds = new Uint8Array(capacity);
     this.hashes = new Int32Array(capacity);
     this.slotOf = new Int32Array(capacity);
-    this.table = new Int32Array(8 * capacity);
+    this.slots = new Int32Array(4 * capacity);
+    this.slotHashes = new Int32Array(4 * capacity);
   }
 
   /** Index of (seed, key), or -1. */
@@ -32,10 +32,10 @@ export class KeyedIndex {
     const h = keyHash(seed, key);
     this.lastKey = key;
     this.lastHash = h;
-    const { table, seeds, keys } = this;
-    const mask = (table.length >> 1) - 1;
-    for (let slot = h & mask, e = table[2 * slot] as number; e !== 0; slot = (slot + 1) & mask, e = table[2 * slot] as number) {
-      if (table[2 * slot + 1] === h && seeds[e - 1] === seed && keys[e - 1] === key) return e - 1;
+    const { slots, slotHashes, seeds, keys } = this;
+    const mask = slots.length - 1;
+    for (let slot = h & mask, e = slots[slot] as number; e !== 0; slot = (slot + 1) & mask, e = slots[slot] as number) {
+      if (slotHashes[slot] === h && seeds[e - 1] === seed && keys[e - 1] === key) return e - 1;
     }
     return -1;
   }
@@ -52,15 +52,15 @@ export class KeyedIndex {
     this.seeds[i] = seed;
     this.keys[i] = key;
     this.hashes[i] = h;
-    if (4 * this.size > this.table.length) this.rebuild(this.table.length);
-    else this.slotOf[i] = place(this.table, h, i);
+    if (2 * this.size > this.slots.length) this.rebuild(this.slots.length * 2);
+    else this.slotOf[i] = place(this.slots, this.slotHashes, h, i);
     return i;
   }
 
   /** Empty, in time proportional to the number of keys (the table keeps its size; the keys' strings are let go). */
   clear(): void {
-    const { table, slotOf, keys } = this;
-    for (let i = 0; i < this.size; i++) table[2 * (slotOf[i] as number)] = 0;
+    const { slots, slotOf, keys } = this;
+    for (let i = 0; i < this.size; i++) slots[slotOf[i] as number] = 0;
     keys.fill('', 0, this.size);
     this.size = 0;
     this.lastKey = undefined;
@@ -68,18 +68,19 @@ export class KeyedIndex {
 
   /** A table of `size` slots with every key re-placed by its stored hash. */
   private rebuild(size: number): void {
-    this.table = new Int32Array(2 * size);
-    for (let i = 0; i < this.size; i++) this.slotOf[i] = place(this.table, this.hashes[i] as number, i);
+    this.slots = new Int32Array(size);
+    this.slotHashes = new Int32Array(size);
+    for (let i = 0; i < this.size; i++) this.slotOf[i] = place(this.slots, this.slotHashes, this.hashes[i] as number, i);
   }
 }
 
 /** Put index `i` with hash `h` in its slot (the first free one from h's); returns the slot. */
-function place(table: Int32Array, h: number, i: number): number {
-  const mask = (table.length >> 1) - 1;
+function place(slots: Int32Array, slotHashes: Int32Array, h: number, i: number): number {
+  const mask = slots.length - 1;
   let slot = h & mask;
-  while (table[2 * slot] !== 0) slot = (slot + 1) & mask;
-  table[2 * slot] = i + 1;
-  table[2 * slot + 1] = h;
+  while (slots[slot] !== 0) slot = (slot + 1) & mask;
+  slots[slot] = i + 1;
+  slotHashes[slot] = h;
   return slot;
 }
 
