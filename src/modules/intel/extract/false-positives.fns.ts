@@ -58,17 +58,23 @@ const PUBLIC_RESOLVERS_V6 = new Set([
 const MASK_OCTETS = new Set([0, 128, 192, 224, 240, 248, 252, 254, 255]);
 
 function isNetmask(n: number): boolean {
-  // contiguous ones followed by zeros, at least /8, and each octet a mask octet
+  // contiguous ones followed by zeros, at least /8 (tested first: it rejects nearly every address at once), and
+  // each octet a mask octet
+  if (n < ip4(255, 0, 0, 0)) return false;
   for (let i = 0; i < 4; i++) if (!MASK_OCTETS.has(Math.floor(n / 256 ** (3 - i)) % 256)) return false;
   const inv = 4294967295 - n;
-  return n >= ip4(255, 0, 0, 0) && (inv & (inv + 1)) === 0;
+  return (inv & (inv + 1)) === 0;
 }
+
+/** IPV4_RANGES as parallel columns, each range's end computed once: the verdict runs once per distinct address. */
+const RANGE_STARTS = Float64Array.from(IPV4_RANGES, ([net]) => net);
+const RANGE_ENDS = Float64Array.from(IPV4_RANGES, ([net, bits]) => net + 2 ** (32 - bits));
+const RANGE_VERDICTS = IPV4_RANGES.map(([, , verdict]) => verdict);
 
 export function ipv4Verdict(n: number, dotted: string): FpVerdict | null {
   if (isNetmask(n) && n !== 4294967295) return v('looks like a netmask', 'ambiguous');
-  for (const [net, bits, verdict] of IPV4_RANGES) {
-    const size = 2 ** (32 - bits);
-    if (n >= net && n < net + size) return verdict;
+  for (let i = 0; i < RANGE_STARTS.length; i++) {
+    if (n >= (RANGE_STARTS[i] as number) && n < (RANGE_ENDS[i] as number)) return RANGE_VERDICTS[i] as FpVerdict;
   }
   if (PUBLIC_RESOLVERS_V4.has(dotted)) return v('benign infrastructure (public DNS resolver)', 'benign');
   return null;
@@ -148,7 +154,8 @@ const RESERVED_TLDS: Readonly<Record<string, string>> = {
   intranet: 'private-use domain (not a public TLD)',
 };
 
-const DOC_DOMAINS = new Set(['example.com', 'example.net', 'example.org', 'example.edu']);
+/** The documentation domains are example.com, .net, .org and .edu. */
+const DOC_TLDS = new Set(['com', 'net', 'org', 'edu']);
 
 /** Reserved / documentation names (RFC 2606, 6761, 6762, 8375). `ascii` is lowercase and punycoded. */
 export function reservedDomainVerdict(ascii: string, tld: string): FpVerdict | null {
@@ -156,8 +163,11 @@ export function reservedDomainVerdict(ascii: string, tld: string): FpVerdict | n
   if (r) return v(r, 'reserved');
   if (ascii === 'home.arpa' || ascii.endsWith('.home.arpa')) return v('reserved domain (home.arpa, RFC 8375)', 'reserved');
   if (tld === 'arpa') return v('infrastructure domain (.arpa)', 'reserved');
-  const dot = ascii.lastIndexOf('.', ascii.length - tld.length - 2);
-  if (DOC_DOMAINS.has(dot < 0 ? ascii : ascii.slice(dot + 1))) return v('documentation domain (RFC 2606)', 'reserved');
+  // the last two labels read in place: "example." and one of DOC_TLDS (no slice of the name per host)
+  const sld = ascii.lastIndexOf('.', ascii.length - tld.length - 2) + 1;
+  if (DOC_TLDS.has(tld) && ascii.length - sld === 8 + tld.length && ascii.startsWith('example.', sld)) {
+    return v('documentation domain (RFC 2606)', 'reserved');
+  }
   return null;
 }
 
@@ -251,24 +261,40 @@ const STOPWORDS = new Set([
 ]);
 
 /**
- * Prose/code heuristics on a non-defanged host-like token. `labels` are as written (case preserved).
+ * Prose/code heuristics on a non-defanged host-like token (`raw` as written, case preserved; `lower` its lowercase).
+ * The labels are read in place by the dots' positions (no array of labels per host; only the rare " dot " case
+ * splits).
  */
-const TITLE_WORD_RE = /^[A-Z][a-z]+$/;
-const LOWER_WORD_RE = /^[a-z]+$/;
-export function proseHostVerdict(raw: string, labels: string[], spacedDefang: boolean): FpVerdict | null {
-  const lower = raw.toLowerCase();
+const CODE_OBJECT_MAX = Math.max(...[...CODE_OBJECTS].map((o) => o.length));
+export function proseHostVerdict(raw: string, lower: string, spacedDefang: boolean): FpVerdict | null {
   if (TECH_NAMES.has(lower)) return v('product name, not an indicator', 'ambiguous');
-  if (spacedDefang && labels.some((l) => STOPWORDS.has(l.toLowerCase()))) {
+  if (spacedDefang && raw.split('.').some((l) => STOPWORDS.has(l.toLowerCase()))) {
     return v('prose, not a defanged domain (" dot " between words)', 'ambiguous');
   }
-  if (labels.length === 2) {
-    const first = labels[0] as string;
-    const last = labels[1] as string;
-    if (CODE_OBJECTS.has(first)) return v('looks like code (member access)', 'ambiguous');
+  const dot = raw.indexOf('.');
+  if (dot >= 0 && raw.indexOf('.', dot + 1) < 0) {
+    // two labels
+    if (dot <= CODE_OBJECT_MAX && CODE_OBJECTS.has(raw.slice(0, dot))) return v('looks like code (member access)', 'ambiguous');
     // "attack.In" / "done.It": a sentence with a missing space after the period
-    if (TITLE_WORD_RE.test(last) && LOWER_WORD_RE.test(first)) return v('looks like prose (missing space after a period)', 'ambiguous');
+    if (isTitleWord(raw, dot + 1, raw.length) && isLowerWord(raw, 0, dot)) return v('looks like prose (missing space after a period)', 'ambiguous');
   }
   return null;
+}
+
+/** /^[A-Z][a-z]+$/ on raw[from, to). */
+function isTitleWord(raw: string, from: number, to: number): boolean {
+  const c = raw.charCodeAt(from);
+  return to - from >= 2 && c >= 65 && c <= 90 && isLowerWord(raw, from + 1, to);
+}
+
+/** /^[a-z]+$/ on raw[from, to). */
+function isLowerWord(raw: string, from: number, to: number): boolean {
+  if (to <= from) return false;
+  for (let i = from; i < to; i++) {
+    const c = raw.charCodeAt(i);
+    if (c < 97 || c > 122) return false;
+  }
+  return true;
 }
 
 // ---- hashes / keys ------------------------------------------------------------------------------------------

@@ -18,7 +18,15 @@ import {
 import { KeyedIndex } from './keyed-index.js';
 import { normalizeHost } from './normalize.fns.js';
 import { refangHost } from './refang.fns.js';
-import { checkHostnameSyntax, isOnionLabel, parseIpv4 } from './validate.fns.js';
+import {
+  checkHostnameSyntax,
+  dottedQuadValue,
+  IPV4_LEADING_ZEROS,
+  IPV4_LEADING_ZEROS_REASON,
+  IPV4_OCTET_REASON,
+  isOnionLabel,
+  NOT_DOTTED_QUAD,
+} from './validate.fns.js';
 
 export type HostWhere = 'text' | 'url' | 'email';
 
@@ -31,7 +39,6 @@ export type HostAssessment =
   | { kind: 'ignore' };
 
 const IGNORE: HostAssessment = { kind: 'ignore' };
-const DOTTED_QUAD_RE = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 const ALPHA_TLD_RE = /^(?:[a-z\u00c0-\uffff]{2,63}|xn--[a-z0-9-]{2,59})$/;
 const MOBILE_STRONG_PREFIXES = new Set(['com', 'org', 'net', 'io']);
 const MOBILE_NOT_LAST = new Set(['com', 'net', 'org', 'io', 'html', 'htm', 'php']);
@@ -53,7 +60,6 @@ export function isKnownTld(tld: string): boolean {
 const cacheIndex = new KeyedIndex();
 const cached: HostAssessment[] = [];
 const CACHE_MAX = 20_000;
-const WHERE_BITS: Record<HostWhere, number> = { text: 0, url: 16, email: 32 };
 
 /** Entries the host-assessment cache holds now, and its bound (for the test that pins the bound). */
 export function hostCacheStats(): { size: number; max: number } {
@@ -74,7 +80,7 @@ export function assessHost(
   spacedDefang = false,
   mobileContext = false,
 ): HostAssessment {
-  const flags = WHERE_BITS[where] | (defanged ? 8 : 0) | (fileContext ? 4 : 0) | (spacedDefang ? 2 : 0) | (mobileContext ? 1 : 0);
+  const flags = (where === 'text' ? 0 : where === 'url' ? 16 : 32) | (defanged ? 8 : 0) | (fileContext ? 4 : 0) | (spacedDefang ? 2 : 0) | (mobileContext ? 1 : 0);
   const i = cacheIndex.find(flags, raw);
   if (i >= 0) return cached[i] as HostAssessment;
   // The cache outlives the text: `raw` is a slice of it, which V8 keeps as a view holding the whole text alive (a
@@ -82,12 +88,10 @@ export function assessHost(
   // derived from it are built from a copy of its characters instead.
   const own = ownCopy(raw);
   const a = assessUncached(own, defanged, where, fileContext, spacedDefang, mobileContext);
-  if (cacheIndex.size >= CACHE_MAX) {
-    cacheIndex.clear();
-    cached.length = 0;
-  }
-  cacheIndex.insert(flags, own);
-  cached.push(a);
+  if (cacheIndex.size >= CACHE_MAX) cacheIndex.clear();
+  // written in place: emptying the array when the cache fills let its storage go, and pushing regrew it, on every
+  // fill (a long text fills it several times); an entry past the index's size is never read, and is replaced
+  cached[cacheIndex.insert(flags, own)] = a;
   return a;
 }
 
@@ -105,57 +109,63 @@ function assessUncached(
   mobileContext: boolean,
 ): HostAssessment {
   const host = defanged ? refangHost(raw) : raw;
-  if (DOTTED_QUAD_RE.test(host)) {
-    const ip = parseIpv4(host);
-    if (!ip.ok) return { kind: 'ipv4', normalized: host, drop: { reason: ip.reason, category: 'invalid' } };
-    // parseIpv4 accepts only the canonical text (octets ≤ 255 without leading zeros), so `host` is the normalized
-    // form as is: no string rebuilt from the number per address
+  const ip = dottedQuadValue(host);
+  if (ip !== NOT_DOTTED_QUAD) {
+    if (ip < 0) {
+      const reason = ip === IPV4_LEADING_ZEROS ? IPV4_LEADING_ZEROS_REASON : IPV4_OCTET_REASON;
+      return { kind: 'ipv4', normalized: host, drop: { reason, category: 'invalid' } };
+    }
+    // only the canonical text (octets ≤ 255 without leading zeros) gets here, so `host` is the normalized form as
+    // is: no string rebuilt from the number per address
     const normalized = host;
-    const verdict = ipv4Verdict(ip.value, normalized);
+    const verdict = ipv4Verdict(ip, normalized);
     return verdict ? { kind: 'ipv4', normalized, drop: verdict } : { kind: 'ipv4', normalized };
   }
-  const labels = host.split('.');
-  const tld = (labels[labels.length - 1] as string).toLowerCase();
-  if (labels.length < 2 || !ALPHA_TLD_RE.test(tld)) return IGNORE;
+  // The labels are read by their dots' positions: splitting every distinct host into an array of labels was half
+  // of this function's time, and only the rare paths below need the whole list.
+  const lastDot = host.lastIndexOf('.');
+  if (lastDot < 0) return IGNORE;
+  const tld = host.slice(lastDot + 1).toLowerCase();
+  if (!ALPHA_TLD_RE.test(tld)) return IGNORE;
   const tldKnown = isKnownTld(tld);
+  const lower = host.toLowerCase();
 
   if (where === 'text') {
     // product names written like file names (node.js, asp.net) before the file-extension rule
-    if (!defanged && isTechName(host.toLowerCase())) {
-      return { kind: 'domain', normalized: host.toLowerCase(), drop: { reason: 'product name, not an indicator', category: 'ambiguous' } };
+    if (!defanged && isTechName(lower)) {
+      return { kind: 'domain', normalized: lower, drop: { reason: 'product name, not an indicator', category: 'ambiguous' } };
     }
     // file names that only look like domains
     if (FILE_EXTS.has(tld) && !tldKnown) {
-      return { kind: PROCESS_EXTS.has(tld) ? 'process' : 'filename', normalized: host.toLowerCase() };
+      return { kind: PROCESS_EXTS.has(tld) ? 'process' : 'filename', normalized: lower };
     }
     if ((isAmbiguousExt(tld, fileContext) || (FILE_EXTS.has(tld) && tldKnown)) && (!defanged || fileContext)) {
       return {
         kind: 'filename',
-        normalized: host.toLowerCase(),
+        normalized: lower,
         domainDrop: { reason: 'looks like a file name', category: 'ambiguous' },
       };
     }
-    // reverse-DNS app ids: com.example.app, org.telegram.messenger
-    const first = (labels[0] as string).toLowerCase();
-    if (
-      !defanged &&
-      labels.length >= 3 &&
-      ((MOBILE_STRONG_PREFIXES.has(first) && !MOBILE_NOT_LAST.has(tld)) || (mobileContext && REVERSE_DNS_PREFIXES.has(first)))
-    ) {
-      return {
-        kind: 'mobile-id',
-        normalized: host,
-        domainDrop: { reason: 'looks like a mobile app id (reverse-DNS package name)', category: 'ambiguous' },
-      };
+    // reverse-DNS app ids: com.example.app, org.telegram.messenger (three labels or more: two dots)
+    const firstDot = host.indexOf('.');
+    if (!defanged && firstDot !== lastDot) {
+      const first = host.slice(0, firstDot).toLowerCase();
+      if ((MOBILE_STRONG_PREFIXES.has(first) && !MOBILE_NOT_LAST.has(tld)) || (mobileContext && REVERSE_DNS_PREFIXES.has(first))) {
+        return {
+          kind: 'mobile-id',
+          normalized: host,
+          domainDrop: { reason: 'looks like a mobile app id (reverse-DNS package name)', category: 'ambiguous' },
+        };
+      }
     }
     if (!defanged || spacedDefang) {
-      const prose = proseHostVerdict(host, labels, spacedDefang);
-      if (prose) return { kind: 'domain', normalized: host.toLowerCase(), drop: prose };
+      const prose = proseHostVerdict(host, lower, spacedDefang);
+      if (prose) return { kind: 'domain', normalized: lower, drop: prose };
     }
   }
 
-  const ascii = normalizeHost(host);
-  if (!ascii) return { kind: 'domain', normalized: host.toLowerCase(), drop: { reason: 'invalid hostname', category: 'invalid' } };
+  const ascii = normalizeHost(lower);
+  if (!ascii) return { kind: 'domain', normalized: lower, drop: { reason: 'invalid hostname', category: 'invalid' } };
   const syntax = checkHostnameSyntax(ascii);
   if (syntax) return { kind: 'domain', normalized: ascii, drop: { reason: syntax, category: 'invalid' } };
   const asciiTld = ascii.slice(ascii.lastIndexOf('.') + 1);
@@ -171,7 +181,7 @@ function assessUncached(
   }
   if (!tldKnown) {
     // only report plausible attempts, not abbreviations such as "e.g" or "U.S"
-    if (labels.some((l) => l.length >= 2)) {
+    if (host.split('.').some((l) => l.length >= 2)) {
       return { kind: 'domain', normalized: ascii, drop: { reason: 'invalid top-level domain', category: 'invalid' } };
     }
     return IGNORE;

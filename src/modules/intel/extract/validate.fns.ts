@@ -11,6 +11,9 @@ const fail = <T>(reason: string): Check<T> => ({ ok: false, reason });
 
 // ---- IPv4 -----------------------------------------------------------------------------------------------------
 
+export const IPV4_LEADING_ZEROS_REASON = 'ambiguous IPv4 (leading zeros)';
+export const IPV4_OCTET_REASON = 'invalid IPv4 address (octet > 255)';
+
 /** Parse a refanged dotted quad to a uint32. Rejects octets > 255 and ambiguous leading zeros (octal?). */
 export function parseIpv4(dotted: string): Check<number> {
   const parts = dotted.split('.');
@@ -18,12 +21,48 @@ export function parseIpv4(dotted: string): Check<number> {
   let n = 0;
   for (const p of parts) {
     if (p.length === 0 || p.length > 3) return fail('invalid IPv4 address');
-    if (p.length > 1 && p.charCodeAt(0) === 48) return fail('ambiguous IPv4 (leading zeros)');
+    if (p.length > 1 && p.charCodeAt(0) === 48) return fail(IPV4_LEADING_ZEROS_REASON);
     const v = Number(p);
-    if (!(v <= 255)) return fail('invalid IPv4 address (octet > 255)');
+    if (!(v <= 255)) return fail(IPV4_OCTET_REASON);
     n = n * 256 + v;
   }
   return ok(n);
+}
+
+/** `dottedQuadValue`'s answers other than a value (all negative; a value is a uint32). */
+export const NOT_DOTTED_QUAD = -1;
+export const IPV4_LEADING_ZEROS = -2;
+export const IPV4_OCTET_OVER_255 = -3;
+
+/**
+ * What /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/ and then `parseIpv4` decide, in one pass over the characters: the
+ * address as a uint32; NOT_DOTTED_QUAD when `s` is not four groups of one to three ASCII digits joined by dots; else
+ * the first failing octet's reason as parseIpv4 checks them (leading zeros before > 255). Host assessment runs it
+ * once per distinct host (tens of thousands in a long report), where the regex, the split into four strings, their
+ * `Number`s and the result object were a tenth of the scan.
+ */
+export function dottedQuadValue(s: string): number {
+  const len = s.length;
+  if (len < 7 || len > 15) return NOT_DOTTED_QUAD;
+  let n = 0;
+  let octets = 0;
+  let failure = 0;
+  let i = 0;
+  for (;;) {
+    const from = i;
+    let v = 0;
+    for (let c = s.charCodeAt(i); c >= 48 && c <= 57 && i - from < 3; c = s.charCodeAt(++i)) v = v * 10 + (c - 48);
+    const digits = i - from;
+    if (digits === 0) return NOT_DOTTED_QUAD;
+    if (failure === 0) {
+      if (digits > 1 && s.charCodeAt(from) === 48) failure = IPV4_LEADING_ZEROS;
+      else if (v > 255) failure = IPV4_OCTET_OVER_255;
+    }
+    n = n * 256 + v;
+    if (++octets === 4) return i === len ? (failure === 0 ? n : failure) : NOT_DOTTED_QUAD;
+    if (s.charCodeAt(i) !== 46) return NOT_DOTTED_QUAD;
+    i++;
+  }
 }
 
 // ---- IPv6 -----------------------------------------------------------------------------------------------------
@@ -388,11 +427,15 @@ export function isOnionLabel(label: string): boolean {
 /** RFC 1035-ish syntax check on an ASCII (punycoded) hostname. */
 export function checkHostnameSyntax(ascii: string): string | null {
   if (ascii.length === 0 || ascii.length > 253) return 'invalid hostname (length)';
-  for (const label of ascii.split('.')) {
-    if (label.length === 0 || label.length > 63) return 'invalid hostname (label length)';
-    if (label.startsWith('-') || label.endsWith('-')) return 'invalid hostname (label starts/ends with hyphen)';
+  // each label [from, to) in order, by the dots' positions (no array of labels: this runs once per distinct host)
+  for (let from = 0; ; ) {
+    let to = ascii.indexOf('.', from);
+    if (to < 0) to = ascii.length;
+    if (to === from || to - from > 63) return 'invalid hostname (label length)';
+    if (ascii.charCodeAt(from) === 45 || ascii.charCodeAt(to - 1) === 45) return 'invalid hostname (label starts/ends with hyphen)';
+    if (to === ascii.length) return null;
+    from = to + 1;
   }
-  return null;
 }
 
 // ---- CVE / ASN --------------------------------------------------------------------------------------------------
