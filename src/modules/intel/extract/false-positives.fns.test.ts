@@ -212,6 +212,10 @@ describe('reserved and benign domains', () => {
     expect(reservedDomainVerdict('notexample.com', 'com')).toBeNull();
     expect(reservedDomainVerdict('example.com.evil.ru', 'ru')).toBeNull();
     expect(reservedDomainVerdict('a.b.example.com', 'com')).toEqual({ reason: 'documentation domain (RFC 2606)', category: 'reserved' });
+    // Object.prototype's names are not reserved TLDs (a lookup in an object literal found them).
+    expect(reservedDomainVerdict('foo.constructor', 'constructor')).toBeNull();
+    expect(reservedDomainVerdict('foo.__proto__', '__proto__')).toBeNull();
+    expect(extractIocs('see foo.constructor').dropped).toEqual([expect.objectContaining({ value: 'foo.constructor', reason: 'invalid top-level domain', category: 'invalid' })]);
   });
 
   it.each([

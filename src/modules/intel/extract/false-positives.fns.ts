@@ -140,26 +140,27 @@ export function ipv4ContextVerdict(text: string, start: number, end: number): Fp
 
 // ---- domains ---------------------------------------------------------------------------------------------------
 
-const RESERVED_TLDS: Readonly<Record<string, string>> = {
-  test: 'reserved domain (RFC 2606/6761)',
-  example: 'reserved domain (RFC 2606/6761)',
-  invalid: 'reserved domain (RFC 2606/6761)',
-  localhost: 'reserved domain (RFC 2606/6761)',
-  local: 'reserved domain (mDNS, RFC 6762)',
-  internal: 'private-use domain (.internal)',
-  lan: 'private-use domain (not a public TLD)',
-  home: 'private-use domain (not a public TLD)',
-  corp: 'private-use domain (not a public TLD)',
-  localdomain: 'private-use domain (not a public TLD)',
-  intranet: 'private-use domain (not a public TLD)',
-};
+// A Map, not an object literal: a TLD such as `constructor` must not find Object.prototype's members.
+const RESERVED_TLDS: ReadonlyMap<string, string> = new Map([
+  ['test', 'reserved domain (RFC 2606/6761)'],
+  ['example', 'reserved domain (RFC 2606/6761)'],
+  ['invalid', 'reserved domain (RFC 2606/6761)'],
+  ['localhost', 'reserved domain (RFC 2606/6761)'],
+  ['local', 'reserved domain (mDNS, RFC 6762)'],
+  ['internal', 'private-use domain (.internal)'],
+  ['lan', 'private-use domain (not a public TLD)'],
+  ['home', 'private-use domain (not a public TLD)'],
+  ['corp', 'private-use domain (not a public TLD)'],
+  ['localdomain', 'private-use domain (not a public TLD)'],
+  ['intranet', 'private-use domain (not a public TLD)'],
+]);
 
 /** The documentation domains are example.com, .net, .org and .edu. */
 const DOC_TLDS = new Set(['com', 'net', 'org', 'edu']);
 
 /** Reserved / documentation names (RFC 2606, 6761, 6762, 8375). `ascii` is lowercase and punycoded. */
 export function reservedDomainVerdict(ascii: string, tld: string): FpVerdict | null {
-  const r = RESERVED_TLDS[tld];
+  const r = RESERVED_TLDS.get(tld);
   if (r) return v(r, 'reserved');
   if (ascii === 'home.arpa' || ascii.endsWith('.home.arpa')) return v('reserved domain (home.arpa, RFC 8375)', 'reserved');
   if (tld === 'arpa') return v('infrastructure domain (.arpa)', 'reserved');
