@@ -5,10 +5,8 @@
  * These two say how much of a phase's PostgreSQL CPU was background work:
  * - tableActivity: autovacuum and autoanalyze runs per table (pg_stat_user_tables), read at each
  *   phase's end and subtracted;
- * - sampleAutovacuumCpu: the CPU of the postmaster's autovacuum workers, sampled from /proc every
- *   50 ms (a worker's last < 50 ms before it exits is missed: a lower bound; Linux only, 0 elsewhere).
+ * - autovacuumLog: each run's CPU as PostgreSQL logs it (log_autovacuum_min_duration = 0), by table.
  */
-import fs from 'node:fs';
 import { sql } from 'kysely';
 import type { Database } from '../../src/platform/db/database.js';
 
@@ -40,59 +38,59 @@ export function activityBetween(before: TableActivity, after: TableActivity): { 
   return { text: parts.length ? parts.join(', ') : 'none', vacuums, analyzes };
 }
 
-const CLK_TCK = 100;
-
-function childrenOf(pid: number): number[] {
-  try {
-    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
-
-function cpuOf(pid: number): number | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / CLK_TCK;
-  } catch {
-    return null;
-  }
-}
-
-/** Samples the autovacuum workers' CPU until stopped; `seconds()` is the total seen so far. */
-export function sampleAutovacuumCpu(postmasterPid: number | null): { seconds: () => number; stop: () => void } {
-  const seen = new Map<number, number>(); // worker pid → its CPU at the last sample
-  const isWorker = new Map<number, boolean>(); // pid → whether its title is an autovacuum worker's
-  const sample = () => {
-    if (!postmasterPid) return;
-    const children = childrenOf(postmasterPid);
-    for (const pid of isWorker.keys()) if (!children.includes(pid)) isWorker.delete(pid); // exited: its pid may come back as another process
-    for (const pid of children) {
-      let worker = isWorker.get(pid);
-      if (worker === undefined) {
-        try {
-          worker = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('autovacuum worker');
-        } catch {
-          continue;
-        }
-        isWorker.set(pid, worker);
-      }
-      if (!worker) continue;
-      const cpu = cpuOf(pid);
-      if (cpu !== null) seen.set(pid, cpu);
-    }
-  };
-  sample();
-  const timer = setInterval(sample, 50);
-  timer.unref();
+/**
+ * Every autovacuum and autoanalyze run in the server's log, each with the CPU it used ("system
+ * usage: CPU: user: … s, system: … s"): the exact per-table figure. Pass `flags` to
+ * startBenchDatabase as postgresFlags and `onServerLog` as its onServerLog; `take()` returns the
+ * runs logged since the last call (tables without database and schema).
+ */
+export function autovacuumLog(): { flags: string[]; onServerLog: (text: string) => void; take: () => AutovacuumRun[] } {
+  let pending = '';
   return {
-    seconds: () => {
-      sample();
-      let total = 0;
-      for (const s of seen.values()) total += s;
-      return total;
+    flags: ['-c', 'log_autovacuum_min_duration=0'],
+    onServerLog: (text) => {
+      if (text.includes('automatic ') || pending) pending += text;
     },
-    stop: () => clearInterval(timer),
+    take: () => {
+      // Only whole runs: up to the last "system usage" line (a run being written is read next time).
+      const end = pending.lastIndexOf('system usage: CPU');
+      if (end < 0) return [];
+      const eol = pending.indexOf('\n', end);
+      const upTo = eol < 0 ? pending.length : eol + 1;
+      const text = pending.slice(0, upTo);
+      pending = pending.slice(upTo);
+      const runs: AutovacuumRun[] = [];
+      let current: { kind: 'vacuum' | 'analyze'; table: string } | null = null;
+      for (const line of text.split('\n')) {
+        const start = /automatic (vacuum|analyze) of table "([^"]+)"/.exec(line);
+        if (start) current = { kind: start[1] as 'vacuum' | 'analyze', table: start[2]!.split('.').pop()! };
+        const usage = /system usage: CPU: user: ([\d.]+) s, system: ([\d.]+) s/.exec(line);
+        if (usage && current) {
+          runs.push({ ...current, cpu: Number(usage[1]) + Number(usage[2]) });
+          current = null;
+        }
+      }
+      return runs;
+    },
   };
+}
+
+export interface AutovacuumRun {
+  kind: 'vacuum' | 'analyze';
+  table: string;
+  cpu: number;
+}
+
+/** "intel_items vacuum 0.12 s + analyze 0.30 s, …" by table, heaviest first, and the total. */
+export function describeRuns(runs: AutovacuumRun[]): { text: string; cpu: number } {
+  const byTable = new Map<string, { vacuum: number; analyze: number; n: number }>();
+  for (const r of runs) {
+    const t = byTable.get(r.table) ?? { vacuum: 0, analyze: 0, n: 0 };
+    t[r.kind] += r.cpu;
+    t.n++;
+    byTable.set(r.table, t);
+  }
+  const rows = [...byTable].sort((a, b) => b[1].vacuum + b[1].analyze - (a[1].vacuum + a[1].analyze));
+  const cpu = runs.reduce((s, r) => s + r.cpu, 0);
+  return { text: rows.length ? rows.map(([t, v]) => `${t} vacuum ${v.vacuum.toFixed(2)} s + analyze ${v.analyze.toFixed(2)} s`).join(', ') : 'none', cpu };
 }

