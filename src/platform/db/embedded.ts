@@ -133,10 +133,7 @@ export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptio
       createPostgresUser: process.getuid?.() === 0,
       initdbFlags: ['--encoding=UTF8', '--locale=C'],
       postgresFlags,
-      onLog: (m) => {
-        keepRecent(recent, String(m));
-        opts.onServerLog?.(String(m));
-      },
+      onLog: (m) => keepRecent(recent, String(m)),
       onError: (e) => log(`embedded postgres: ${describeError(e)}`),
     });
     const fresh = !fs.existsSync(path.join(clusterDir, 'PG_VERSION'));
@@ -148,7 +145,7 @@ export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptio
       await stopOrphanedPostmaster(clusterDir, log);
       removeStalePostmasterPid(clusterDir);
     }
-    await startServer(server, clusterDir, state.port, recent, postgresFlags);
+    await startServer(server, clusterDir, state.port, recent, postgresFlags, opts.onServerLog);
     await ensureDatabase(state);
     let stopped = false;
     const supervise = () => {
@@ -169,7 +166,7 @@ export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptio
         try {
           // Backends of a killed postmaster may still hold its shared memory for a moment.
           removeStalePostmasterPid(clusterDir);
-          await startServer(server, clusterDir, state.port, recent, postgresFlags);
+          await startServer(server, clusterDir, state.port, recent, postgresFlags, opts.onServerLog);
           opts.onRestart?.({ attempt, ok: true });
           log(`embedded postgres restarted (attempt ${attempt} of ${attempts})`);
           supervise();
@@ -207,10 +204,18 @@ function childOf(server: EmbeddedPostgres): ChildProcess | undefined {
 /** Thrown when the embedded PostgreSQL does not start: says why and what to do. */
 export class EmbeddedStartError extends Error {}
 
-async function startServer(server: EmbeddedPostgres, clusterDir: string, port: number, recent: string[], postgresFlags: string[]): Promise<void> {
+async function startServer(server: EmbeddedPostgres, clusterDir: string, port: number, recent: string[], postgresFlags: string[], onServerLog?: (text: string) => void): Promise<void> {
   recent.length = 0;
   try {
-    await spawnPostmaster(server, { clusterDir, port, postgresFlags, onLog: (text) => keepRecent(recent, text) });
+    await spawnPostmaster(server, {
+      clusterDir,
+      port,
+      postgresFlags,
+      onLog: (text) => {
+        keepRecent(recent, text);
+        onServerLog?.(text);
+      },
+    });
   } catch (err) {
     // The failed child is gone; make stop() a no-op for it.
     (server as unknown as { process?: ChildProcess }).process = undefined;
