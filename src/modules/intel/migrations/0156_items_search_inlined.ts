@@ -14,8 +14,17 @@ import { sql, type Kysely } from 'kysely';
  * out with its separator), and `jsonb::text` is the jsonb output concat_ws used; compared equal
  * on 20,000 bench records and the edge cases (NULL id, aliases or names, empty arrays). The
  * index keeps its entries (same values) and still matches `GET /items?search=`'s condition
- * (both sides are inlined alike).
+ * (both sides are inlined alike) — once a connection reloads the index's definition: a backend
+ * caches an index's expressions as they read when it first opened the index, and replacing a
+ * function's body does not tell it, so a connection that had opened the index would plan the
+ * search without it. `searchIndexReloaded` makes every connection reload it.
  */
+
+/**
+ * A catalog update of the index changes nothing in it (an option it does not set, reset) but makes
+ * every backend rebuild its cached definition, with the function's body as it now reads.
+ */
+const searchIndexReloaded = (db: Kysely<unknown>) => sql`ALTER INDEX intel_items_search_idx RESET (fastupdate)`.execute(db);
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     CREATE OR REPLACE FUNCTION intel_item_search(title text, content_text text, vulnerability jsonb) RETURNS tsvector
@@ -30,6 +39,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
              setweight(to_tsvector('simple', left(coalesce(content_text, ''), 200000)), 'B')
       END
     $$`.execute(db);
+  await searchIndexReloaded(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
@@ -43,4 +53,5 @@ export async function down(db: Kysely<unknown>): Promise<void> {
              setweight(to_tsvector('simple', left(coalesce(content_text, ''), 200000)), 'B')
       END
     $$`.execute(db);
+  await searchIndexReloaded(db);
 }
