@@ -22,6 +22,10 @@
  * bench/profile-summary.ts), BENCH_PG_STATEMENTS (each
  * phase's statements per record; overlapped, both in one report), BENCH_OSV_HEAP_SNAPSHOT (MB[,MB…]:
  * heap snapshots of the sync process when its used heap first passes each).
+ * Each phase also reports PostgreSQL's background work (support/pg-background.ts): the autovacuum
+ * and autoanalyze runs on the tables it writes and their CPU by table (PostgreSQL's own log), and
+ * with BENCH_PG_STATEMENTS the statements' execution time per record (wall time inside the
+ * server: it includes waiting for a core, so it is not CPU on a loaded machine).
  */
 import fs from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -45,6 +49,7 @@ import { startBenchDatabase } from './support/db.js';
 import { cpuSeconds } from './support/cpu.js';
 import { postmasterPid } from './support/http-measure.js';
 import { resetStatements, statementReport } from './support/pg-statements.js';
+import { activityBetween, autovacuumLog, describeRuns, tableActivity } from './support/pg-background.js';
 import { PACKAGES } from './support/osv-export.js';
 import type { FromChild } from './servers/ipc.js';
 import type { FromSyncProcess, SyncMemory, ToSyncProcess } from './servers/osv-sync.js';
@@ -168,7 +173,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const overlap = process.env.BENCH_OSV_OVERLAP !== '0';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-bench-osv-'));
   const removeDir = onCleanup(async () => fs.rmSync(dir, { recursive: true, force: true }));
-  const database = await startBenchDatabase('hunt-osv');
+  const autovacuumRuns = autovacuumLog();
+  const database = await startBenchDatabase('hunt-osv', { postgresFlags: autovacuumRuns.flags, onServerLog: autovacuumRuns.onServerLog });
   let app: FastifyInstance | null = null;
   let stopMirror: (() => Promise<void>) | null = null;
   let stopSyncer: (() => Promise<void>) | null = null;
@@ -204,6 +210,10 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const syncJobId = await database.db.transaction().execute((tx) => requestSync(tx, organizationId, created.json().id, 'manual'));
     const pgPid = postmasterPid(database.clusterDir);
     let mem: SyncMemory | null = null;
+    // The tables the first pass writes, for their autovacuum and autoanalyze runs per phase.
+    const activity = () => tableActivity(database.db, ['intel_items', 'intel_vulnerabilities', 'intel_item_indicators', 'intel_indicators'], ['hunt_']);
+    const act0 = await activity();
+    autovacuumRuns.take(); // what ran before (the migrations', the SBOM import's) is not the first pass's
     await resetStatements(database.db);
     const cpu0 = { node: process.cpuUsage(), pg: cpuSeconds(pgPid, true) };
     const t0 = performance.now();
@@ -238,6 +248,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     })();
     await profiled(overlap ? 'both' : 'sync', () => Promise.all([syncing, overlap ? pass() : null]));
     const t1 = atSyncEnd.t;
+    const [actSync, avSync] = [await activity(), describeRuns(autovacuumRuns.take())];
     const syncStatements = overlap ? null : await statementReport(database.db, records, 'record', 15);
     if (syncStatements) console.log(`\n[sync]${syncStatements.text}`);
     if (!overlap) await resetStatements(database.db);
@@ -251,6 +262,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     if (!overlap) await profiled('hunt', pass);
     const t2 = performance.now();
     const cpu2 = { node: process.cpuUsage(cpu1b.node), pg: cpuSeconds(pgPid, true) };
+    const [actHunt, avHunt] = [await activity(), describeRuns(autovacuumRuns.take())];
     const huntStatements = await statementReport(database.db, records, 'record', 15);
     if (huntStatements) console.log(`\n[${overlap ? "sync, threats and matching" : "threats and matching"}]${huntStatements.text}`);
     const nodeS = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1e6;
@@ -276,6 +288,17 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const resyncJob = await database.db.selectFrom('intelSyncJobs').selectAll().where('id', '=', resyncId).executeTakeFirstOrThrow();
     if (resyncJob.status !== 'succeeded') throw new Error(`re-sync ${resyncJob.status}: ${resyncJob.error}`);
     ctx.log(`re-synced the unchanged export in ${resync.s.toFixed(1)} s: ${JSON.stringify(resyncJob.stats)}; CPU Node ${resync.node.toFixed(1)} + PostgreSQL ${resync.pg.toFixed(1)} s`);
+    // Background work per phase: overlapped, the sync's share is what ran until it returned.
+    // A run is logged when it ends: one still running at a phase's end counts in the next.
+    const background = { sync: { runs: activityBetween(act0, actSync), logged: avSync }, hunt: { runs: activityBetween(actSync, actHunt), logged: avHunt } };
+    const statementSeconds = { sync: syncStatements ? syncStatements.rows.reduce((t, r) => t + r.totalMs, 0) / 1000 : null, hunt: huntStatements ? huntStatements.rows.reduce((t, r) => t + r.totalMs, 0) / 1000 : null };
+    const pgSplit = (phase: 'sync' | 'hunt', pg: number) => {
+      const st = overlap ? null : statementSeconds[phase]; // overlapped, one report covers both phases
+      const b = background[phase];
+      return `PostgreSQL CPU ${pg.toFixed(1)} s, of which autovacuum and autoanalyze ${b.logged.cpu.toFixed(2)} s (${b.logged.text}; runs counted: ${b.runs.text})${st === null ? '' : `; statements' execution time ${st.toFixed(1)} s`}`;
+    };
+    ctx.log(`${overlap ? 'until the sync returned' : 'sync'}: ${pgSplit('sync', cpuSync.pg)}`);
+    ctx.log(`${overlap ? 'after the sync' : 'threats and matching'}: ${pgSplit('hunt', cpuHunt.pg)}`);
     ctx.log(`threats ${threats} in ${((t2 - t1) / 1000).toFixed(1)} s; matches ${verdicts.map((v) => `${v.verdict}=${v.n}`).join(', ')}; CPU ${cpuS.toFixed(1)} s (sync: Node ${cpuSync.node.toFixed(1)} + PostgreSQL ${cpuSync.pg.toFixed(1)}; threats and matching: Node ${cpuHunt.node.toFixed(1)} + PostgreSQL ${cpuHunt.pg.toFixed(1)})`);
     return {
       figures: [
@@ -289,11 +312,19 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         { name: overlap ? '  CPU per 1,000 records after the sync (overlapped)' : '  CPU per 1,000 records, threats and matching', value: ((cpuHunt.node + cpuHunt.pg) * 1000) / records, unit: 's', digits: 2 },
         { name: '  Node heap growth during the sync (max − start), the sync process', value: (m.heapMax - m.heapStart) / 1e6, unit: 'MB', digits: 0 },
         { name: '  RSS max of the sync process (the service\'s sync alone)', value: m.rssMax / 1e6, unit: 'MB', digits: 0, target: { value: 400, kind: 'max' } },
+        { name: '  PostgreSQL CPU per 1,000 records, sync', value: (cpuSync.pg * 1000) / records, unit: 's', digits: 3 },
+        { name: '  PostgreSQL CPU per 1,000 records, threats and matching', value: (cpuHunt.pg * 1000) / records, unit: 's', digits: 3 },
+        { name: '    of which autovacuum and autoanalyze, sync', value: (background.sync.logged.cpu * 1000) / records, unit: 's', digits: 3 },
+        { name: '    of which autovacuum and autoanalyze, threats and matching', value: (background.hunt.logged.cpu * 1000) / records, unit: 's', digits: 3 },
+        { name: '  autovacuum + autoanalyze runs, sync', value: background.sync.runs.vacuums + background.sync.runs.analyzes, unit: 'runs', digits: 0 },
+        { name: '  autovacuum + autoanalyze runs, threats and matching', value: background.hunt.runs.vacuums + background.hunt.runs.analyzes, unit: 'runs', digits: 0 },
+        ...(statementSeconds.sync === null ? [] : [{ name: '  statement time per record, sync (pg_stat_statements)', value: (statementSeconds.sync * 1e6) / records, unit: 'µs', digits: 1 }]),
+        ...(statementSeconds.hunt === null ? [] : [{ name: overlap ? '  statement time per record, sync, threats and matching (pg_stat_statements)' : '  statement time per record, threats and matching (pg_stat_statements)', value: (statementSeconds.hunt * 1e6) / records, unit: 'µs', digits: 1 }]),
         { name: 'Re-sync of the unchanged export (200, no 304) + intel pass', value: resync.s, unit: 's', digits: 1 },
         { name: '  CPU per 1,000 records, re-sync (Node + PostgreSQL)', value: ((resync.node + resync.pg) * 1000) / records, unit: 's', digits: 3 },
       ],
       notes: [`matches: ${verdicts.map((v) => `${v.verdict} ${v.n}`).join(', ')}`, `the sync process during the sync: RSS ${(m.rssStart / 1e6).toFixed(0)} → max ${(m.rssMax / 1e6).toFixed(0)} MB, heap used ${(m.heapStart / 1e6).toFixed(0)} → max ${(m.heapMax / 1e6).toFixed(0)} MB (committed max ${(m.heapTotalMax / 1e6).toFixed(0)} MB), external + array buffers max ${(m.externalMax / 1e6).toFixed(0)} MB${m.snapshots.length ? `; heap snapshots ${m.snapshots.join(', ')}` : ''}; during the re-sync RSS max ${resync.rssMaxMb.toFixed(0)} MB; SBOM import (not timed) ${importS.toFixed(1)} s`],
-      details: { records, components, threats, syncSeconds: (t1 - t0) / 1000, huntSeconds: (t2 - t1) / 1000, totalSeconds: totalS, cpuSeconds: cpuS, cpuSync, cpuHunt, syncProcessMemory: m, stats: job.stats, verdicts, resync, resyncStats: resyncJob.stats },
+      details: { background, statementSeconds, records, components, threats, syncSeconds: (t1 - t0) / 1000, huntSeconds: (t2 - t1) / 1000, totalSeconds: totalS, cpuSeconds: cpuS, cpuSync, cpuHunt, syncProcessMemory: m, stats: job.stats, verdicts, resync, resyncStats: resyncJob.stats },
     };
   } finally {
     await app?.close().catch(() => {});

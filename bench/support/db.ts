@@ -24,7 +24,11 @@ export interface BenchDatabase extends DatabaseHandle {
 /** Pool of 20: openRuntime's default, which `rampart serve` uses. */
 export const POOL_SIZE = 20;
 
-export async function startBenchDatabase(label: string): Promise<BenchDatabase> {
+/**
+ * `postgresFlags`: the bench's own server settings, beside pg_stat_statements' (BENCH_PG_STATEMENTS);
+ * `onServerLog`: what the server logs, as it arrives.
+ */
+export async function startBenchDatabase(label: string, opts: { postgresFlags?: string[]; onServerLog?: (text: string) => void } = {}): Promise<BenchDatabase> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `rampart-bench-${label}-`));
   // 0711: as root, postgres runs as its own user and must traverse into the cluster dir.
   fs.chmodSync(root, 0o711);
@@ -37,7 +41,7 @@ export async function startBenchDatabase(label: string): Promise<BenchDatabase> 
   });
   try {
     const dbDir = path.join(root, 'db');
-    embedded = await startEmbeddedDatabase(dbDir, { postgresFlags: pgStatementsFlags() });
+    embedded = await startEmbeddedDatabase(dbDir, { postgresFlags: [...pgStatementsFlags(), ...(opts.postgresFlags ?? [])], onServerLog: opts.onServerLog });
     handle = openDatabase(embedded.connectionString, { max: POOL_SIZE });
     await migrateToLatest(handle.db, handle.pool, { seed: seedReferenceData });
     const dataDir = path.join(root, 'app');

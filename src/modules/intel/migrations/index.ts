@@ -18,6 +18,7 @@ import * as m0130 from './0130_iocs_count_generation.js';
 import * as m0143 from './0143_renormalize_indicator_values.js';
 import * as m0154 from './0154_intel_vulnerability_store.js';
 import * as m0155 from './0155_intel_vulnerability_store_json.js';
+import * as m0156 from './0156_items_search_inlined.js';
 import * as m0159 from './0159_vulnerability_store_nvd_csaf_kev.js';
 
 /**
@@ -49,5 +50,6 @@ export const migrations: Record<string, Migration> = {
   '0143_renormalize_indicator_values': m0143,
   '0154_intel_vulnerability_store': m0154,
   '0155_intel_vulnerability_store_json': m0155,
+  '0156_items_search_inlined': m0156,
   '0159_vulnerability_store_nvd_csaf_kev': m0159,
 };
