@@ -75,7 +75,10 @@ export function exportRef(repo: string, ref: string, currentBenchCode = false): 
   fs.mkdirSync(path.join(dir, 'dist'), { recursive: true });
   for (const shared of ['node_modules', 'dist/web']) {
     const link = path.join(dir, shared);
-    if (!fs.existsSync(link) && fs.existsSync(path.join(repo, shared))) fs.symlinkSync(path.join(repo, shared), link, 'dir');
+    const target = path.join(repo, shared);
+    // A link left by another checkout (a removed worktree's: dangling) points at this one's instead.
+    if (fs.lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink() && fs.readlinkSync(link) !== target) fs.rmSync(link);
+    if (!fs.lstatSync(link, { throwIfNoEntry: false }) && fs.existsSync(target)) fs.symlinkSync(target, link, 'dir');
   }
   const lock = (d: string) => (fs.existsSync(path.join(d, 'package-lock.json')) ? fs.readFileSync(path.join(d, 'package-lock.json'), 'utf8') : '');
   return { label: ref, dir, sha, lockDiffers: lock(dir) !== lock(repo) };
