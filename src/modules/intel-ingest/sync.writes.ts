@@ -24,7 +24,7 @@ export interface SyncCounts {
  * sharded OSV sync's shards (osv-shard.jobs.ts): batch by batch, enriched and written in chunks
  * of STORE_CHUNK entries, each chunk its own transaction, chunk k + 1 enriched while chunk k is
  * written. Items upsert by (source, externalId): a batch stored again (a retry) is found unchanged.
- * Structured records (OSV) also go to intel's vulnerability store, in the chunk's transaction;
+ * Structured records (OSV, CSAF, NVD, KEV) also go to intel's vulnerability store, in the chunk's transaction;
  * records the store holds at the same `modified` are skipped before enrichment, or before they
  * are even built when the connector asks `settledRecords` first (a re-sync of an unchanged export).
  * `settle()` waits for every write (a failed one rejects it); `settleAll()` waits without throwing.
@@ -41,7 +41,7 @@ export function createEntryWriter(deps: { db: Database; enqueueEnrichment?: (tx:
       counts.fetched += batch.length;
       const known = await knownItems(db, target, entries);
       // Structured records the vulnerability store holds at the same `modified` are unchanged:
-      // skipped before hashing and enrichment (a re-sync of an unchanged OSV export).
+      // skipped before hashing and enrichment (a re-sync of an unchanged OSV export, NVD window, CSAF document or KEV catalog).
       const settled = await unchangedVulnerabilities(db, target, entries, known);
       const fresh = settled.size ? entries.filter((e) => !settled.has(e.externalId)) : entries;
       counts.unchanged += entries.length - fresh.length;
