@@ -34,7 +34,9 @@ beforeAll(async () => {
   close = server.close;
   const res = await t.app.inject({ method: 'POST', url: '/sources', headers: bearer(t.orgA.apiKey.key), payload: { kind: 'rss', name: 'Pipeline', feedUrl: `${server.url}/feed` } });
   sourceId = res.json().id;
-  await syncRunner(t.database.db, { secrets: t.secrets }).sync(t.orgA.organization.id, sourceId);
+  const synced = await syncRunner(t.database.db, { secrets: t.secrets }).sync(t.orgA.organization.id, sourceId);
+  // Said here, not as an empty `IN ()` further down (seen once under load).
+  if (synced.job.status !== 'succeeded') throw new Error(`the feed's sync did not succeed: ${synced.job.error ?? String(synced.thrown)}`);
   const ids = (await t.database.db.selectFrom('intelItems').select('id').where('sourceId', '=', sourceId).orderBy('externalId').execute()).map((r) => r.id);
   const logger = pino({ level: 'silent' });
   await createProcessItemsJob({ db: t.database.db }).run({ itemIds: ids }, { jobId: 'x', attempt: 1, maxAttempts: 5, logger, signal: new AbortController().signal });

@@ -13,7 +13,9 @@ import { requestSync } from '../../src/modules/intel/sources/sources.service.js'
  */
 export function syncRunner(db: Database, opts: { secrets?: SecretBox; http?: HttpClient; enqueueEnrichment?: (tx: Queryable, itemIds: string[]) => Promise<void>; osvMaxInflatedBytes?: number } = {}) {
   const secrets = opts.secrets ?? createSecretBox(randomBytes(32));
-  const http = opts.http ?? createGuardedClient({ allowPrivateNetworks: true, timeoutMs: 2_000, retries: 0 });
+  // 10 s, not 2: a local fake's answer took longer than 2 s at load 20+ and the sync failed (tests that
+  // exercise a timeout pass their own client).
+  const http = opts.http ?? createGuardedClient({ allowPrivateNetworks: true, timeoutMs: 10_000, retries: 0 });
   const logger = pino({ level: 'silent' });
   const job = createSyncSourceJob({ db, secrets, http, logger, ...(opts.enqueueEnrichment ? { enqueueEnrichment: opts.enqueueEnrichment } : {}), ...(opts.osvMaxInflatedBytes ? { osvMaxInflatedBytes: opts.osvMaxInflatedBytes } : {}) });
   return {
