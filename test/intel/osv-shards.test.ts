@@ -158,4 +158,32 @@ describe('sharded OSV sync', () => {
       server.setBody(zip);
     }
   });
+
+  it('an export served without validators that changes after the plan fails the sync on its size, nothing mixed', async () => {
+    const sourceId = await createSource('OSV without validators, changed mid-sync', `${server.url}/novalidators/npm/all.zip`);
+    // The same records and one more: every planned range still exists in the new export, at other bytes.
+    const extra = { ...real[0]!, id: 'GHSA-grow-0000-test' };
+    const grown = Buffer.from(zipSync(Object.fromEntries([...records, extra].map((r) => [`${r.id as string}.json`, strToU8(JSON.stringify(r, null, 2))])), { level: 0 }));
+    server.changeAfterPlan(grown);
+    try {
+      const out = await sync(sourceId);
+      expect(out.syncJob.status).toBe('failed');
+      expect(out.lastError).toBe(`The OSV export at ${server.url}/novalidators/npm/all.zip changed during the sync (${grown.length} bytes, the plan read ${zip.length}); the next sync reads the new one`);
+    } finally {
+      server.setBody(zip);
+    }
+  });
+
+  it("a source whose URL changes after the plan fails the sync rather than reading the new URL's bytes at the plan's offsets", async () => {
+    const sourceId = await createSource('OSV whose URL changes mid-sync', `${server.url}/npm/all.zip`);
+    // The same export under another URL, so only the URL's change can fail the shards.
+    server.holdPlan(async () => {
+      const res = await t.app.inject({ method: 'PUT', url: `/sources/${sourceId}`, headers: key, payload: { serverUrl: `${server.url}/mirror/npm/all.zip` } });
+      expect(res.statusCode, res.body).toBe(200);
+    });
+    const out = await sync(sourceId);
+    expect(out.syncJob.status).toBe('failed');
+    expect(out.lastError).toBe("The source's URL changed during the sync; the next sync reads the new one");
+    expect(server.requests.some((r) => r.url.startsWith('/mirror/'))).toBe(false);
+  });
 });

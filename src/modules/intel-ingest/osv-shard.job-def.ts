@@ -4,7 +4,8 @@ import type { JobType } from '../../platform/jobs/catalog.js';
 /**
  * One shard of a sharded OSV sync (osv-shards.jobs.ts): the sync job's id, the shard's number and
  * where its bytes lie in the export (connectors/osv/osv-shards.connector.ts, `OsvShard`), and
- * the validators the plan saw (a shard of a changed export fails rather than mixing two exports).
+ * the validators the plan saw and its URL's digest (a shard of a changed export, or of a source
+ * whose URL changed, fails rather than mixing two exports).
  * Job key `intel-sync-shard:<syncJobId>:<shard>`. Three attempts, as the sync job.
  */
 const osvShardPayload = z.object({
@@ -18,6 +19,7 @@ const osvShardPayload = z.object({
   to: z.number().int().min(0),
   etag: z.string().nullable(),
   lastModified: z.string().nullable(),
+  urlDigest: z.string().regex(/^[0-9a-f]{64}$/).optional(),
 });
 
 export type OsvShardPayload = z.infer<typeof osvShardPayload> & { syncJobId: string };

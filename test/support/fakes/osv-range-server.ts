@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { startServer } from './http-server.js';
+import type http from 'node:http';
+import { startServer, type RecordedRequest } from './http-server.js';
 
 /**
  * An OSV mirror that serves one export as OSV's bucket (GCS) does: `GET` with an ETag, 304 on a
@@ -8,14 +9,31 @@ import { startServer } from './http-server.js';
  * same export is served by a server that ignores Range (200, the whole export), as plain static
  * servers do. `failOnce(from)`: the next range request starting at `from` answers 503 once.
  * `changeBeforeNextShard(b)`: the export becomes `b` just before the next request that carries
- * If-Match (a shard's download, after the plan read the export).
+ * If-Match (a shard's download, after the plan read the export). Under `/novalidators/` the export
+ * is served with no ETag (If-Match ignored), as some static mirrors serve it.
+ * `changeAfterPlan(b)`: the export becomes `b` once the next suffix range (`bytes=-n`, the plan's
+ * first request) is answered. `holdPlan(f)`: the next suffix range is answered after `f()` resolves.
  */
 export async function startOsvRangeServer(initial: Buffer) {
   let body = initial;
   const etag = () => `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`;
   const failing = new Set<number>();
   let next: Buffer | null = null;
-  const server = await startServer((req, res) => {
+  let afterPlan: Buffer | null = null;
+  let hold: (() => Promise<void>) | null = null;
+  const server = await startServer(async (req, res) => {
+    const suffix = /^bytes=-\d+$/.test(String(req.headers.range ?? ''));
+    if (suffix && hold) {
+      const f = hold;
+      hold = null;
+      await f();
+    }
+    if (suffix && afterPlan) {
+      const changed = afterPlan;
+      afterPlan = null;
+      res.once('finish', () => void (body = changed));
+    }
+    if (req.url.startsWith('/novalidators/')) return serve(req, res, false);
     if (next && req.headers['if-match']) [body, next] = [next, null];
     if (req.headers['if-none-match'] === etag()) {
       res.statusCode = 304;
@@ -26,7 +44,10 @@ export async function startOsvRangeServer(initial: Buffer) {
       res.statusCode = 412;
       return res.end();
     }
-    res.setHeader('etag', etag());
+    return serve(req, res, true);
+  });
+  function serve(req: RecordedRequest, res: http.ServerResponse, validators: boolean) {
+    if (validators) res.setHeader('etag', etag());
     res.setHeader('content-type', 'application/zip');
     const range = /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
     if (!req.url.startsWith('/norange/') && range) {
@@ -46,6 +67,13 @@ export async function startOsvRangeServer(initial: Buffer) {
       return res.end(body.subarray(from, to + 1));
     }
     res.end(body);
-  });
-  return { ...server, setBody: (b: Buffer) => void (body = b), failOnce: (from: number) => void failing.add(from), changeBeforeNextShard: (b: Buffer) => void (next = b) };
+  }
+  return {
+    ...server,
+    setBody: (b: Buffer) => void (body = b),
+    failOnce: (from: number) => void failing.add(from),
+    changeBeforeNextShard: (b: Buffer) => void (next = b),
+    changeAfterPlan: (b: Buffer) => void (afterPlan = b),
+    holdPlan: (f: () => Promise<void>) => void (hold = f),
+  };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,7 +39,16 @@ export interface OsvShard {
   to: number;
   etag: string | null;
   lastModified: string | null;
+  /**
+   * The planned URL's digest (SHA-256, hex): a shard of a source whose URL was changed after the
+   * plan fails rather than reading another export's bytes at the plan's offsets. A digest, not the
+   * URL: the shard's payload sits in the jobs table, and a URL may carry a credential. Absent from
+   * shards planned before 2026-11-30 (not checked).
+   */
+  urlDigest?: string;
 }
+
+const urlDigest = (url: string) => createHash('sha256').update(url).digest('hex');
 
 export type OsvSyncPlan = { kind: 'shards'; shards: OsvShard[] } | { kind: 'result'; result: FetchResult } | { kind: 'unsharded' };
 
@@ -109,7 +119,7 @@ async function planShards(
     let zipSource = tailSource;
     if (cd.offset < zip.tailStart) {
       const file = path.join(zip.dir, 'directory');
-      await fetchRange(http, source.serverUrl!, headersFor(source, zip), cd.offset, cd.offset + cd.size, file);
+      await fetchRange(http, source.serverUrl!, headersFor(source, zip), { from: cd.offset, to: cd.offset + cd.size, size: zip.size }, file);
       fd = await fs.promises.open(file);
       const dirFile = fileSource(fd.fd, cd.offset + cd.size, cd.offset);
       zipSource = { size: zip.size, read: (p, n) => (p >= cd.offset && p + n <= cd.offset + cd.size ? dirFile.read(p, n) : tailSource.read(p, n)) };
@@ -128,7 +138,7 @@ async function planShards(
       const json = d.name.toLowerCase().endsWith('.json') && !d.name.endsWith('/');
       if (!current || (json && inShard >= opts.shardRecords)) {
         if (current) shards.push({ ...current, directoryTo: d.at, to: d.local });
-        current = { shard: shards.length, size: zip.size, directoryFrom: d.at, directoryTo: 0, from: d.local, to: 0, etag: zip.etag, lastModified: zip.lastModified };
+        current = { shard: shards.length, size: zip.size, directoryFrom: d.at, directoryTo: 0, from: d.local, to: 0, etag: zip.etag, lastModified: zip.lastModified, urlDigest: urlDigest(source.serverUrl!) };
         inShard = 0;
       }
       if (!json) continue;
@@ -158,8 +168,14 @@ const outside = (): never => {
   throw new ConnectorParseError('The OSV zip could not be read: an entry points outside the bytes its shard downloaded');
 };
 
-/** Bytes [from, to) of the export, to memory or to `saveTo`: a 206 for exactly that range, or an error that says what came instead. */
-async function fetchRange(http: HttpClient, url: string, headers: Record<string, string>, from: number, to: number, saveTo?: string): Promise<Buffer> {
+/**
+ * Bytes [from, to) of the export, to memory or to `saveTo`: a 206 for exactly that range of an
+ * export of the planned size, or an error that says what came instead. The size is the check
+ * left when the server sends no validator (no ETag, no Last-Modified): an export replaced by one
+ * of another size fails rather than being read at the old offsets.
+ */
+async function fetchRange(http: HttpClient, url: string, headers: Record<string, string>, want: { from: number; to: number; size: number }, saveTo?: string): Promise<Buffer> {
+  const { from, to, size } = want;
   const res = await http.request(url, { headers: { ...headers, range: `bytes=${from}-${to - 1}` }, maxResponseBytes: to - from, timeoutMs: TIMEOUT_MS, ...(saveTo ? { saveTo } : {}) });
   if (res.status === 412) throw new ConnectorError(`The OSV export at ${res.url} changed during the sync (HTTP 412); the next sync reads the new one`);
   if (res.status >= 400) throw new ConnectorError(`The OSV source answered HTTP ${res.status} for ${res.url}`);
@@ -167,6 +183,7 @@ async function fetchRange(http: HttpClient, url: string, headers: Record<string,
   if (res.status !== 206 || !range || range.start !== from || range.end !== to - 1) {
     throw new ConnectorError(`The OSV source did not answer the byte range ${from}-${to - 1} of ${res.url} (HTTP ${res.status}${res.headers['content-range'] ? `, ${res.headers['content-range']}` : ''})`);
   }
+  if (range.total !== size) throw new ConnectorError(`The OSV export at ${res.url} changed during the sync (${range.total} bytes, the plan read ${size}); the next sync reads the new one`);
   return res.body;
 }
 
@@ -177,8 +194,9 @@ async function fetchRange(http: HttpClient, url: string, headers: Record<string,
  */
 export async function osvShardRecords(source: SourceConfig, shard: OsvShard, http: HttpClient): Promise<{ records: AsyncIterable<unknown>; dispose: () => Promise<void> }> {
   if (!source.serverUrl) throw new ConnectorError('An OSV source needs serverUrl (a zip, JSON array or NDJSON of OSV records)');
+  if (shard.urlDigest && shard.urlDigest !== urlDigest(source.serverUrl)) throw new ConnectorError("The source's URL changed during the sync; the next sync reads the new one");
   const headers = headersFor(source, shard);
-  const dirBytes = await fetchRange(http, source.serverUrl, headers, shard.directoryFrom, shard.directoryTo);
+  const dirBytes = await fetchRange(http, source.serverUrl, headers, { from: shard.directoryFrom, to: shard.directoryTo, size: shard.size });
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'rampart-osv-shard-'));
   let fd: fs.promises.FileHandle | null = null;
   const dispose = async () => {
@@ -188,7 +206,7 @@ export async function osvShardRecords(source: SourceConfig, shard: OsvShard, htt
   };
   try {
     const file = path.join(dir, 'members');
-    if (shard.to > shard.from) await fetchRange(http, source.serverUrl, headers, shard.from, shard.to, file);
+    if (shard.to > shard.from) await fetchRange(http, source.serverUrl, headers, { from: shard.from, to: shard.to, size: shard.size }, file);
     else await fs.promises.writeFile(file, '');
     fd = await fs.promises.open(file);
     const members = fileSource(fd.fd, shard.to, shard.from);
