@@ -20,10 +20,10 @@ export type Route = Fixture | ((req: RecordedRequest, url: string) => Fixture);
 
 export interface FixtureServerOptions {
   /**
-   * Runs first for every request (after it is recorded). If it answers `res` itself (a 304, a
-   * request never answered), the route is not served.
+   * Runs first for every request (after it is recorded). If it returns true or has answered `res`
+   * (a 304, an answer that comes late or never), the route is not served.
    */
-  onRequest?: (req: RecordedRequest, res: http.ServerResponse) => void;
+  onRequest?: (req: RecordedRequest, res: http.ServerResponse) => boolean | void;
 }
 
 export interface FixtureServer {
@@ -41,8 +41,7 @@ export interface FixtureServer {
  */
 export async function startFixtureServer(routes: Record<string, Route>, options: FixtureServerOptions = {}): Promise<FixtureServer> {
   const server = await startServer((req, res) => {
-    options.onRequest?.(req, res);
-    if (res.headersSent || res.writableEnded) return;
+    if (options.onRequest?.(req, res) === true || res.headersSent || res.writableEnded) return;
     const pathname = req.url.split('?')[0]!;
     const route = routes[pathname] ?? routes['*'];
     if (route === undefined) return send(res, { status: 404, body: '{}' });
