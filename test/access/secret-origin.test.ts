@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
-import { startServer } from '../support/fakes/http-server.js';
+import { startFixtureServer, type FixtureServer } from '../support/fixture-server.js';
 import { startFakeMcp, type FakeMcp } from '../support/fakes/mcp-server.js';
 import { syncRunner } from '../support/sync.js';
 
@@ -16,8 +16,8 @@ let t: TestContext;
 let admin: Record<string, string>;
 let org: string;
 let runner: ReturnType<typeof syncRunner>;
-let legit: Awaited<ReturnType<typeof startServer>>;
-let attacker: Awaited<ReturnType<typeof startServer>>;
+let legit: FixtureServer;
+let attacker: FixtureServer;
 let mcp: FakeMcp;
 
 const OLD_KEY = 'old-SECRET-key-0123456789';
@@ -35,10 +35,7 @@ beforeAll(async () => {
   admin = bearer(t.orgA.apiKey.key);
   org = t.orgA.organization.id;
   runner = syncRunner(t.database.db, { secrets: t.secrets });
-  const serve = () => startServer((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(csaf);
-  });
+  const serve = () => startFixtureServer({ '*': { body: csaf } });
   legit = await serve();
   attacker = await serve();
   mcp = await startFakeMcp({ token: OLD_KEY });

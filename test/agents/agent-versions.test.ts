@@ -1,8 +1,9 @@
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/modules/organizations/organizations.service.js';
-import { migrateToLatest, migrations } from '../../src/migrations.js';
+import { migrateToLatest } from '../../src/migrations.js';
 import { createEmptyDatabase } from '../support/db.js';
+import { migrateTo, migrationBefore } from '../support/migrate.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { userWithPermissions, type TestUser } from '../support/actors.js';
 
@@ -224,9 +225,7 @@ describe('migration 0080', () => {
   it('gives existing agents version 1 with their triggers, and existing runs the version they execute', async () => {
     const h = await createEmptyDatabase();
     try {
-      const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0080'));
-      const { error } = await new Migrator({ db: h.db, provider: { getMigrations: async () => before }, allowUnorderedMigrations: true }).migrateToLatest();
-      expect(error).toBeUndefined();
+      await migrateTo(h.db, migrationBefore('0080'));
       const created = await createOrganization(h.db, { name: 'Old', adminEmail: 'old@m.test' });
       const org = created.organization.id;
       const agent = '0190f000-0000-7000-8000-000000000001';

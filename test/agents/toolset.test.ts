@@ -14,6 +14,7 @@ import { createTestApp, type TestContext } from '../support/app.js';
 import { userWithPermissions } from '../support/actors.js';
 import { seedIntel } from '../support/intel-data.js';
 import { startFakeMcp, type FakeMcp } from '../support/fakes/mcp-server.js';
+import { startFixtureServer, type FixtureServer } from '../support/fixture-server.js';
 
 let t: TestContext;
 let open: GuardedClient;
@@ -24,7 +25,7 @@ let seedB: Awaited<ReturnType<typeof seedIntel>>;
 let adminA: Actor;
 let adminB: Actor;
 let mcp: FakeMcp;
-let web: http.Server;
+let web: FixtureServer;
 let webUrl: string;
 let closedPortUrl: string;
 
@@ -87,21 +88,21 @@ beforeAll(async () => {
   await addMcpServer(t.orgA.organization.id, 'inventory', mcp.url, { token: MCP_TOKEN });
   await addMcpServer(t.orgA.organization.id, 'off', mcp.url, { token: MCP_TOKEN, enabled: false });
 
-  web = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.url === '/big') {
-        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-        return res.end('é'.repeat(40_000)); // 80,000 bytes
-      }
-      if (req.url === '/slow') return setTimeout(() => res.end('late'), 5_000);
-      res.writeHead(201, { 'content-type': 'application/json', 'set-cookie': 'session=secret', 'x-custom': 'kept-out' });
-      res.end(JSON.stringify({ method: req.method, path: req.url, auth: req.headers.authorization ?? null, body: Buffer.concat(chunks).toString('utf8') }));
-    });
-  });
-  await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
-  webUrl = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+  web = await startFixtureServer(
+    {
+      '/big': { type: 'text/plain; charset=utf-8', body: 'é'.repeat(40_000) }, // 80,000 bytes
+      // Any other path echoes the request.
+      '*': (req) => ({ status: 201, headers: { 'set-cookie': 'session=secret', 'x-custom': 'kept-out' }, json: { method: req.method, path: req.url, auth: req.headers.authorization ?? null, body: req.body } }),
+    },
+    {
+      onRequest: (req, res) => {
+        if (req.url !== '/slow') return false;
+        setTimeout(() => res.end('late'), 5_000);
+        return true;
+      },
+    },
+  );
+  webUrl = web.url;
   const s = http.createServer();
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
   closedPortUrl = `http://127.0.0.1:${(s.address() as AddressInfo).port}/mcp`;
@@ -109,8 +110,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  web?.closeAllConnections();
-  await new Promise<void>((r) => (web ? web.close(() => r()) : r()));
+  await web?.close();
   await mcp?.close();
   await open?.close();
   await guarded?.close();

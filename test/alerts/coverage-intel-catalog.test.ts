@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { uuidv7 } from 'uuidv7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
-import { startServer } from '../support/fakes/http-server.js';
+import { startFixtureServer } from '../support/fixture-server.js';
 import { startFakeTaxii } from '../support/fakes/taxii-server.js';
 import { userWithPermissions } from '../support/actors.js';
 import { syncRunner } from '../support/sync.js';
@@ -61,10 +61,7 @@ describe('issue 47 item 12: coverage says when there is no intel to compare with
   });
 
   it('when sources fail to sync, names each failing source with its last error', async () => {
-    const feed = await startServer((_req, res) => {
-      res.statusCode = 503;
-      res.end('maintenance');
-    });
+    const feed = await startFixtureServer({ '/feed.xml': { status: 503, type: 'text/plain', body: 'maintenance' } });
     closers.push(feed.close);
     const created = await t.app.inject({ method: 'POST', url: '/sources', headers: adminB(), payload: { kind: 'rss', name: 'Vendor advisories', feedUrl: `${feed.url}/feed.xml` } });
     expect(created.statusCode, created.body).toBe(200);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
-import { startServer } from '../support/fakes/http-server.js';
+import { startFixtureServer } from '../support/fixture-server.js';
 import { syncRunner } from '../support/sync.js';
 
 /**
@@ -36,10 +36,7 @@ describe('ATT&CK coverage from synced intel and imported Sigma rules', () => {
       { guid: 'ps-1', title: 'Loader abuses encoded PowerShell', body: 'The loader launches powershell.exe -enc with a Base64 payload (T1059.001, Command and Scripting Interpreter: PowerShell) to fetch its second stage.' },
       { guid: 'rw-1', title: 'Ransomware affiliate encrypts hypervisors', body: 'The affiliate encrypted ESXi datastores (T1486, Data Encrypted for Impact) after disabling backups.' },
     ]);
-    const server = await startServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8' });
-      res.end(feed);
-    });
+    const server = await startFixtureServer({ '/feed.xml': { type: 'application/rss+xml; charset=utf-8', body: feed } });
     close = server.close;
     const admin = bearer(t.orgA.apiKey.key);
     const org = t.orgA.organization.id;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
-import { startServer } from '../support/fakes/http-server.js';
+import { startFixtureServer, type FixtureServer } from '../support/fixture-server.js';
 import { syncRunner } from '../support/sync.js';
 
 /**
@@ -15,8 +15,8 @@ let t: TestContext;
 let key: Record<string, string>;
 let org: string;
 let runner: ReturnType<typeof syncRunner>;
-let home: Awaited<ReturnType<typeof startServer>>;
-let other: Awaited<ReturnType<typeof startServer>>;
+let home: FixtureServer;
+let other: FixtureServer;
 const API_KEY = 'tlp-amber-SECRET-key-42';
 const fixture = (f: string) => fs.readFileSync(path.join(import.meta.dirname, '../fixtures/csaf', f), 'utf8');
 
@@ -39,34 +39,28 @@ beforeAll(async () => {
   key = bearer(t.orgA.apiKey.key);
   org = t.orgA.organization.id;
   runner = syncRunner(t.database.db, { secrets: t.secrets });
-  other = await startServer((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    if (req.url === '/feeds/mirror.json') return res.end(feed(`${other.url}/docs/mirror-1.json`));
-    if (req.url === '/dir/changes.csv') return res.end('"2022/dir-1.json","2022-03-17T13:03:42Z"\n');
-    if (req.url?.startsWith('/docs/') || req.url?.startsWith('/dir/')) return res.end(advisory(path.basename(req.url, '.json')));
-    res.statusCode = 404;
-    return res.end('{}');
+  other = await startFixtureServer({
+    '/feeds/mirror.json': (_req, base) => ({ body: feed(`${base}/docs/mirror-1.json`) }),
+    '/dir/changes.csv': { body: '"2022/dir-1.json","2022-03-17T13:03:42Z"\n' },
+    '*': (req) => (req.url.startsWith('/docs/') || req.url.startsWith('/dir/') ? { body: advisory(path.basename(req.url, '.json')) } : { status: 404, body: '{}' }),
   });
-  home = await startServer((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    if (req.url === '/.well-known/csaf/provider-metadata.json') {
+  home = await startFixtureServer({
+    '/.well-known/csaf/provider-metadata.json': (_req, base) => {
       const pm = JSON.parse(fixture('example-01-provider-metadata.json'));
-      pm.canonical_url = `${home.url}/.well-known/csaf/provider-metadata.json`;
+      pm.canonical_url = `${base}/.well-known/csaf/provider-metadata.json`;
       pm.distributions = [
-        { rolie: { feeds: [{ summary: 'own', tlp_label: 'AMBER', url: `${home.url}/feeds/own.json` }, { summary: 'mirror', tlp_label: 'WHITE', url: `${other.url}/feeds/mirror.json` }] } },
+        { rolie: { feeds: [{ summary: 'own', tlp_label: 'AMBER', url: `${base}/feeds/own.json` }, { summary: 'mirror', tlp_label: 'WHITE', url: `${other.url}/feeds/mirror.json` }] } },
         { directory_url: `${other.url}/dir/` },
       ];
-      return res.end(JSON.stringify(pm));
-    }
+      return { json: pm };
+    },
     // The provider's own feed lists one document at home and one on the other origin.
-    if (req.url === '/feeds/own.json') {
-      const f = JSON.parse(feed(`${home.url}/docs/home-1.json`));
+    '/feeds/own.json': (_req, base) => {
+      const f = JSON.parse(feed(`${base}/docs/home-1.json`));
       f.feed.entry.push({ ...f.feed.entry[0], id: 'x', link: [{ rel: 'self', href: `${other.url}/docs/listed-by-home.json` }], content: { type: 'application/json', src: `${other.url}/docs/listed-by-home.json` } });
-      return res.end(JSON.stringify(f));
-    }
-    if (req.url === '/docs/home-1.json') return res.end(advisory('home-1'));
-    res.statusCode = 404;
-    return res.end('{}');
+      return { json: f };
+    },
+    '/docs/home-1.json': () => ({ body: advisory('home-1') }),
   });
 });
 afterAll(async () => {

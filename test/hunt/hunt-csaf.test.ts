@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { userWithPermissions } from '../support/actors.js';
-import { startServer } from '../support/fakes/http-server.js';
+import { startFixtureServer, type FixtureServer } from '../support/fixture-server.js';
 import { syncRunner } from '../support/sync.js';
 import { syncThreatsFromIntel } from '../../src/modules/hunt/index.js';
 
@@ -17,9 +17,10 @@ let t: TestContext;
 let key: Record<string, string>;
 let org: string;
 let runner: ReturnType<typeof syncRunner>;
-let server: Awaited<ReturnType<typeof startServer>>;
+let server: FixtureServer;
 let sourceId: string;
-const fixture = (f: string) => fs.readFileSync(path.join(import.meta.dirname, '../fixtures/csaf', f), 'utf8');
+const csafDir = path.join(import.meta.dirname, '../fixtures/csaf');
+const fixture = (f: string) => fs.readFileSync(path.join(csafDir, f), 'utf8');
 const sbom = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../fixtures/hunt/rampart.cdx.json'), 'utf8'));
 
 /** A vendor advisory for undici in CSAF 2.0 form, products identified by purl (the OASIS examples use CPE only). */
@@ -53,42 +54,28 @@ beforeAll(async () => {
   key = bearer(t.orgA.apiKey.key);
   org = t.orgA.organization.id;
   runner = syncRunner(t.database.db, { secrets: t.secrets });
-  server = await startServer((req, res) => {
-    const base = server.url;
-    res.setHeader('content-type', 'application/json');
-    switch (req.url) {
-      case '/.well-known/csaf/provider-metadata.json': {
-        const pm = JSON.parse(fixture('example-01-provider-metadata.json'));
-        pm.canonical_url = `${base}/.well-known/csaf/provider-metadata.json`;
-        pm.distributions[0].rolie.feeds[0].url = `${base}/.well-known/csaf/feed-tlp-white.json`;
-        pm.distributions.push({ directory_url: `${base}/csaf-dir` });
-        return res.end(JSON.stringify(pm));
-      }
-      case '/.well-known/csaf/feed-tlp-white.json': {
-        const feed = JSON.parse(fixture('example-01-feed-tlp-white.json'));
-        const entry = feed.feed.entry[0];
-        feed.feed.entry = [
-          { ...entry, id: 'BSI-2022-0001', updated: '2022-03-17T13:03:42.105Z', link: [{ rel: 'self', href: `${base}/advisories/bsi-2022-0001.json` }], content: { type: 'application/json', src: `${base}/advisories/bsi-2022-0001.json` } },
-          { ...entry, id: 'EXAMPLE-NPM-2026-001', updated: `2026-11-0${npmRevision}T00:00:00Z`, link: [{ rel: 'self', href: `${base}/advisories/example-npm-2026-001.json` }], content: { type: 'application/json', src: `${base}/advisories/example-npm-2026-001.json` } },
-        ];
-        return res.end(JSON.stringify(feed));
-      }
-      case '/csaf-dir/changes.csv':
-        res.setHeader('content-type', 'text/csv');
-        return res.end('"2026/not-csaf.json","2026-10-01T00:00:00Z"\n');
-      case '/csaf-dir/2026/not-csaf.json':
-        return res.end(JSON.stringify({ document: { csaf_version: '1.2', title: 'CVRF' } }));
-      case '/advisories/bsi-2022-0001.json':
-        return res.end(fixture('bsi-2022-0001.json'));
-      case '/advisories/example-npm-2026-001.json':
-        return res.end(JSON.stringify(npmAdvisory(npmRevision)));
-      case '/html':
-        res.setHeader('content-type', 'text/html');
-        return res.end('<html>not csaf</html>');
-      default:
-        res.statusCode = 404;
-        return res.end('{}');
-    }
+  server = await startFixtureServer({
+    '/.well-known/csaf/provider-metadata.json': (_req, base) => {
+      const pm = JSON.parse(fixture('example-01-provider-metadata.json'));
+      pm.canonical_url = `${base}/.well-known/csaf/provider-metadata.json`;
+      pm.distributions[0].rolie.feeds[0].url = `${base}/.well-known/csaf/feed-tlp-white.json`;
+      pm.distributions.push({ directory_url: `${base}/csaf-dir` });
+      return { json: pm };
+    },
+    '/.well-known/csaf/feed-tlp-white.json': (_req, base) => {
+      const feed = JSON.parse(fixture('example-01-feed-tlp-white.json'));
+      const entry = feed.feed.entry[0];
+      feed.feed.entry = [
+        { ...entry, id: 'BSI-2022-0001', updated: '2022-03-17T13:03:42.105Z', link: [{ rel: 'self', href: `${base}/advisories/bsi-2022-0001.json` }], content: { type: 'application/json', src: `${base}/advisories/bsi-2022-0001.json` } },
+        { ...entry, id: 'EXAMPLE-NPM-2026-001', updated: `2026-11-0${npmRevision}T00:00:00Z`, link: [{ rel: 'self', href: `${base}/advisories/example-npm-2026-001.json` }], content: { type: 'application/json', src: `${base}/advisories/example-npm-2026-001.json` } },
+      ];
+      return { json: feed };
+    },
+    '/csaf-dir/changes.csv': { type: 'text/csv', body: '"2026/not-csaf.json","2026-10-01T00:00:00Z"\n' },
+    '/csaf-dir/2026/not-csaf.json': { json: { document: { csaf_version: '1.2', title: 'CVRF' } } },
+    '/advisories/bsi-2022-0001.json': { file: path.join(csafDir, 'bsi-2022-0001.json') },
+    '/advisories/example-npm-2026-001.json': () => ({ json: npmAdvisory(npmRevision) }),
+    '/html': { type: 'text/html', body: '<html>not csaf</html>' },
   });
   const imported = await t.app.inject({ method: 'POST', url: '/api/assets/import', headers: key, payload: { format: 'cyclonedx', content: sbom } });
   expect(imported.statusCode, imported.body).toBe(200);

@@ -5,7 +5,7 @@ import { zipSync, strToU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { osvFixture } from '../support/fakes/osv-server.js';
-import { startServer } from '../support/fakes/http-server.js';
+import { startFixtureServer, type FixtureServer } from '../support/fixture-server.js';
 import { syncRunner } from '../support/sync.js';
 
 /**
@@ -17,7 +17,7 @@ let t: TestContext;
 let key: Record<string, string>;
 let org: string;
 let runner: ReturnType<typeof syncRunner>;
-let server: Awaited<ReturnType<typeof startServer>>;
+let server: FixtureServer;
 let tmp: string;
 const savedTmp = process.env.TMPDIR;
 const COUNT = 2_300;
@@ -36,16 +36,15 @@ beforeAll(async () => {
   key = bearer(t.orgA.apiKey.key);
   org = t.orgA.organization.id;
   runner = syncRunner(t.database.db, { secrets: t.secrets });
-  server = await startServer((req, res) => {
-    const etag = `"${brokenAt ?? 'ok'}"`;
-    if (req.headers['if-none-match'] === etag) {
-      res.statusCode = 304;
-      return res.end();
-    }
-    res.setHeader('content-type', 'application/zip');
-    res.setHeader('etag', etag);
-    res.end(zip());
-  });
+  const etag = () => `"${brokenAt ?? 'ok'}"`;
+  server = await startFixtureServer(
+    { '/npm/all.zip': () => ({ type: 'application/zip', headers: { etag: etag() }, body: zip() }) },
+    {
+      onRequest: (req, res) => {
+        if (req.headers['if-none-match'] === etag()) res.writeHead(304).end();
+      },
+    },
+  );
   // The connector's temporary download goes here: the test sees it deleted after each sync.
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'osv-stream-test-'));
   process.env.TMPDIR = tmp;

@@ -6,7 +6,7 @@ import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { userWithPermissions } from '../support/actors.js';
 import { seedAdvisory, seedAdvisorySource } from '../support/hunt-data.js';
 import { osvFixture, startFakeOsv } from '../support/fakes/osv-server.js';
-import { startServer } from '../support/fakes/http-server.js';
+import { startFixtureServer } from '../support/fixture-server.js';
 import { syncRunner } from '../support/sync.js';
 import { syncThreatsFromIntel } from '../../src/modules/hunt/index.js';
 import { purlKey, purlNameOfKey } from '../../src/modules/hunt/identity.fns.js';
@@ -227,7 +227,7 @@ describe('matching on the real SBOM', () => {
 describe('cisa_kev source', () => {
   it('syncs the catalog and says on the threat that the CVE is exploited, when it was listed, its due date and ransomware use', async () => {
     const catalog = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/kev/known_exploited_vulnerabilities.json'));
-    const server = await startServer((_req, res) => res.end(catalog));
+    const server = await startFixtureServer({ '/known_exploited_vulnerabilities.json': { body: catalog } });
     try {
       const bad = await t.app.inject({ method: 'POST', url: '/sources', headers: key, payload: { kind: 'api', apiType: 'cisa_kev', name: 'KEV' } });
       expect(bad.statusCode).toBe(400);
@@ -279,7 +279,7 @@ describe('cisa_kev source', () => {
 describe('epss source', () => {
   it('syncs the gzipped EPSS CSV: probability and percentile on the threat, and the minEpss filter', async () => {
     const csv = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/epss/epss_scores-sample.csv'));
-    const server = await startServer((_req, res) => res.end(gzipSync(csv)));
+    const server = await startFixtureServer({ '/epss_scores-current.csv.gz': { body: gzipSync(csv), type: 'application/gzip' } });
     try {
       const res = await t.app.inject({ method: 'POST', url: '/sources', headers: key, payload: { kind: 'api', apiType: 'epss', name: 'EPSS', serverUrl: `${server.url}/epss_scores-current.csv.gz` } });
       expect(res.statusCode, res.body).toBe(200);
@@ -328,7 +328,7 @@ describe('epss source', () => {
 describe('nvd source', () => {
   it('syncs an NVD CVE API 2.0 page: the CPE configurations decide, as evidence nvd, over the prose of the same CVE', async () => {
     const page = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/nvd/cves-2.0-CVE-2024-6387.json'));
-    const server = await startServer((_req, res) => res.end(page));
+    const server = await startFixtureServer({ '/rest/json/cves/2.0': { body: page } });
     try {
       const res = await t.app.inject({ method: 'POST', url: '/sources', headers: key, payload: { kind: 'api', apiType: 'nvd', name: 'NVD', serverUrl: `${server.url}/rest/json/cves/2.0?cveId=CVE-2024-6387` } });
       expect(res.statusCode, res.body).toBe(200);
@@ -351,20 +351,19 @@ describe('nvd source', () => {
     const doc = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../fixtures/nvd/cves-2.0-CVE-2024-6387.json'), 'utf8'));
     const as = (id: string) => ({ cve: { ...doc.vulnerabilities[0].cve, id } });
     const all = ['CVE-2026-90021', 'CVE-2026-90022', 'CVE-2026-90023', 'CVE-2026-90024', 'CVE-2026-90025'].map(as);
-    const asked: string[] = [];
-    const server = await startServer((req, res) => {
-      const u = new URL(req.url!, 'http://x');
-      asked.push(u.search);
-      const start = Number(u.searchParams.get('startIndex') ?? 0);
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ ...doc, resultsPerPage: 2, startIndex: start, totalResults: all.length, vulnerabilities: all.slice(start, start + 2) }));
+    const server = await startFixtureServer({
+      '/rest/json/cves/2.0': (req) => {
+        const start = Number(new URL(req.url, 'http://x').searchParams.get('startIndex') ?? 0);
+        return { json: { ...doc, resultsPerPage: 2, startIndex: start, totalResults: all.length, vulnerabilities: all.slice(start, start + 2) } };
+      },
     });
+    const asked = () => server.requests.map((r) => new URL(r.url, 'http://x').search);
     try {
       const res = await t.app.inject({ method: 'POST', url: '/sources', headers: key, payload: { kind: 'api', apiType: 'nvd', name: 'NVD paged', serverUrl: `${server.url}/rest/json/cves/2.0?lastModStartDate=2026-11-01T00:00:00.000` } });
       expect(res.statusCode, res.body).toBe(200);
       const out = await runner.sync(org, res.json().id);
       expect(out.job.status, String(out.job.error)).toBe('succeeded');
-      expect(asked).toEqual(['?lastModStartDate=2026-11-01T00:00:00.000', '?lastModStartDate=2026-11-01T00:00:00.000&startIndex=2', '?lastModStartDate=2026-11-01T00:00:00.000&startIndex=4']);
+      expect(asked()).toEqual(['?lastModStartDate=2026-11-01T00:00:00.000', '?lastModStartDate=2026-11-01T00:00:00.000&startIndex=2', '?lastModStartDate=2026-11-01T00:00:00.000&startIndex=4']);
       const items = await t.database.db.selectFrom('intelItems').select('externalId').where('sourceId', '=', res.json().id).orderBy('externalId').execute();
       expect(items.map((i) => i.externalId)).toEqual(['CVE-2026-90021', 'CVE-2026-90022', 'CVE-2026-90023', 'CVE-2026-90024', 'CVE-2026-90025']);
     } finally {

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
-import { startServer, sendJson } from '../support/fakes/http-server.js';
+import { startServer } from '../support/fakes/http-server.js';
+import { startFixtureServer } from '../support/fixture-server.js';
 import { startFakeTaxii } from '../support/fakes/taxii-server.js';
 import { startFakeMisp } from '../support/fakes/misp-server.js';
 import { syncRunner } from '../support/sync.js';
@@ -47,14 +48,14 @@ describe('RSS sync', () => {
       { guid: 'a-2', title: 'Campaign B', body: 'Second post' },
     ]);
     let etag = '"v1"';
-    const server = await startServer((req, res) => {
-      if (req.headers['if-none-match'] === etag) {
-        res.writeHead(304);
-        return res.end();
-      }
-      res.writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8', etag });
-      res.end(feed);
-    });
+    const server = await startFixtureServer(
+      { '/feed.xml': () => ({ type: 'application/rss+xml; charset=utf-8', headers: { etag }, body: feed }) },
+      {
+        onRequest: (req, res) => {
+          if (req.headers['if-none-match'] === etag) res.writeHead(304).end();
+        },
+      },
+    );
     closers.push(server.close);
     const id = await createSource({ kind: 'rss', name: 'Fake blog', feedUrl: `${server.url}/feed.xml` });
 
@@ -95,10 +96,7 @@ describe('RSS sync', () => {
   });
 
   it('respects maxEntries', async () => {
-    const server = await startServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/rss+xml' });
-      res.end(rssFeed(Array.from({ length: 10 }, (_, i) => ({ guid: `m-${i}`, title: `Post ${i}`, body: 'x' }))));
-    });
+    const server = await startFixtureServer({ '/feed': { type: 'application/rss+xml', body: rssFeed(Array.from({ length: 10 }, (_, i) => ({ guid: `m-${i}`, title: `Post ${i}`, body: 'x' }))) } });
     closers.push(server.close);
     const id = await createSource({ kind: 'rss', name: 'Capped', feedUrl: `${server.url}/feed`, maxEntries: 3 });
     const { job } = await runner.sync(org(), id);
@@ -108,10 +106,7 @@ describe('RSS sync', () => {
   it('stores a large feed in chunks, enriched as they are stored; a failed chunk keeps the committed ones and the retry completes', async () => {
     // 2,501 entries, one id twice (the later one wins): 2,500 items in chunks.
     const entries = Array.from({ length: 2_501 }, (_, i) => ({ guid: i === 1_600 ? 'big-5' : `big-${i}`, title: `Post ${i}`, body: `Body ${i} calls 185.220.101.${i % 250}` }));
-    const server = await startServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/rss+xml' });
-      res.end(rssFeed(entries));
-    });
+    const server = await startFixtureServer({ '/feed': { type: 'application/rss+xml', body: rssFeed(entries) } });
     closers.push(server.close);
     const id = await createSource({ kind: 'rss', name: 'Big feed', feedUrl: `${server.url}/feed`, maxEntries: 10_000 });
     const handedOff: string[] = [];
@@ -205,10 +200,7 @@ describe('RSS sync', () => {
   });
 
   it('refuses a redirect to a private address when private networks are not allowed', async () => {
-    const server = await startServer((_req, res) => {
-      res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });
-      res.end();
-    });
+    const server = await startFixtureServer({ '/feed': { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } } });
     closers.push(server.close);
     // Treat the fake's own loopback address as public so that only the redirect target is refused.
     const guarded = syncRunner(t.database.db, {
@@ -223,10 +215,7 @@ describe('RSS sync', () => {
 });
 
 async function serve(status: number, body: string, type = 'application/rss+xml') {
-  return startServer((_req, res) => {
-    res.writeHead(status, { 'content-type': type });
-    res.end(body);
-  });
+  return startFixtureServer({ '*': { status, type, body } });
 }
 
 describe('MISP REST sync', () => {
@@ -307,11 +296,12 @@ describe('MISP feed sync', () => {
       '22222222-2222-4222-8222-222222222222': { info: 'New event', timestamp: '1700000500' },
     };
     const event = (uuid: string) => ({ Event: { uuid, info: manifest[uuid]!.info, timestamp: manifest[uuid]!.timestamp, date: '2026-11-01', Attribute: [{ uuid: `${uuid.slice(0, 8)}-aaaa-4aaa-8aaa-aaaaaaaaaaaa`, type: 'ip-dst', value: '203.0.113.10', to_ids: true }] } });
-    const server = await startServer((req, res) => {
-      if (req.url === '/feed/manifest.json') return sendJson(res, 200, manifest);
-      const m = /^\/feed\/([0-9a-f-]{36})\.json$/.exec(req.url);
-      if (m && manifest[m[1]!]) return sendJson(res, 200, event(m[1]!));
-      return sendJson(res, 404, {});
+    const server = await startFixtureServer({
+      '/feed/manifest.json': () => ({ json: manifest }),
+      '*': (req) => {
+        const m = /^\/feed\/([0-9a-f-]{36})\.json$/.exec(req.url);
+        return m && manifest[m[1]!] ? { json: event(m[1]!) } : { status: 404, json: {} };
+      },
     });
     closers.push(server.close);
     const id = await createSource({ kind: 'api', apiType: 'misp_feed', name: 'Feed', serverUrl: `${server.url}/feed/` });

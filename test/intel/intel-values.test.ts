@@ -9,12 +9,12 @@ import { PERMISSIONS } from '../../src/platform/auth/permissions.js';
 import { createGuardedClient } from '../../src/platform/outbound/index.js';
 import { buildToolSet } from '../../src/modules/tools/toolset.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
-import { startServer } from '../support/fakes/http-server.js';
+import { startFixtureServer, type FixtureServer } from '../support/fixture-server.js';
 import { syncRunner } from '../support/sync.js';
 
 let t: TestContext;
 let admin: Record<string, string>;
-let server: Awaited<ReturnType<typeof startServer>>;
+let server: FixtureServer;
 let sourceId: string;
 let entries: Array<{ guid: string; title: string; html: string }> = [];
 
@@ -38,10 +38,7 @@ const itemTitles = async (q: string) => (await get(`/items?${q}`)).json().items.
 beforeAll(async () => {
   t = await createTestApp({ env: { RAMPART_ALLOW_PRIVATE_NETWORKS: 'true' } });
   admin = bearer(t.orgA.apiKey.key);
-  server = await startServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/rss+xml' });
-    res.end(feed());
-  });
+  server = await startFixtureServer({ '/feed': () => ({ type: 'application/rss+xml', body: feed() }) });
   sourceId = (await t.app.inject({ method: 'POST', url: '/sources', headers: admin, payload: { kind: 'rss', name: 'Values', feedUrl: `${server.url}/feed` } })).json().id;
   entries = [{ guid: 'campaign', title: 'Lumma phishing campaign', html: CAMPAIGN }];
   await sync();

@@ -6,11 +6,11 @@
  * `GET /items?search=`'s shape is planned with the expression itself (inlined) and still on the
  * search index; the down migration gives 0110's body back.
  */
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrations } from '../../src/migrations.js';
 import type { DatabaseHandle } from '../../src/platform/db/database.js';
 import { createEmptyDatabase } from '../support/db.js';
+import { migrateDown, migrateTo } from '../support/migrate.js';
 
 let h: DatabaseHandle;
 beforeAll(async () => {
@@ -18,8 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const migrator = (upTo: string) =>
-  new Migrator({ db: h.db, provider: { getMigrations: async () => Object.fromEntries(Object.entries(migrations).filter(([name]) => name <= upTo)) }, allowUnorderedMigrations: true });
 
 const inputs: Array<[string | null, string | null, unknown]> = [
   ['GHSA-jfh8-c2jp-5v3q: Remote code injection in Log4j', 'details that are not in the vector', { format: 'osv', id: 'GHSA-jfh8-c2jp-5v3q', aliases: ['CVE-2021-44228'], affected: [{ ecosystem: 'Maven', name: 'org.apache.logging.log4j:log4j-core', purl: null }, { name: 'pax-logging-log4j2' }] }],
@@ -52,19 +50,19 @@ const plan = () =>
 
 describe('migration 0156: the items search vector, inlined', () => {
   it('gives every item the vector 0110 gave it, is planned inlined on the search index, and goes back', async () => {
-    expect((await migrator('0155_intel_vulnerability_store_json').migrateToLatest()).error).toBeUndefined();
+    await migrateTo(h.db, '0155_intel_vulnerability_store_json');
     const before = await vectors();
     expect(before.filter((v) => v !== null && v.length > 0).length).toBeGreaterThan(inputs.length - 3);
     expect(before[0]).toMatch(/'-44228':\d+B/); // the alias, weighted B (the simple parser splits it at its hyphens)
     expect(await plan()).toMatch(/intel_items_search_idx[\s\S]*intel_item_search\(/);
 
-    expect((await migrator('0156_items_search_inlined').migrateToLatest()).error).toBeUndefined();
+    await migrateTo(h.db, '0156_items_search_inlined');
     expect(await vectors()).toEqual(before);
     const inlined = await plan();
     expect(inlined).not.toContain('intel_item_search(');
     expect(inlined).toContain('intel_items_search_idx');
 
-    expect((await migrator('0156_items_search_inlined').migrateDown()).error).toBeUndefined();
+    await migrateDown(h.db, '0156_items_search_inlined');
     expect(await vectors()).toEqual(before);
     expect(await plan()).toContain('intel_item_search(');
   });

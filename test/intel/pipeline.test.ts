@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
-import { startServer } from '../support/fakes/http-server.js';
+import { startFixtureServer } from '../support/fixture-server.js';
 import { syncRunner } from '../support/sync.js';
 import { createProcessItemsJob } from '../../src/modules/intel-ingest/pipeline/process.jobs.js';
 
@@ -22,14 +22,14 @@ ${items.map((i) => `<item><guid>${i.guid}</guid><title>${i.title}</title><link>$
 beforeAll(async () => {
   // The feed is a local server: saving it needs private networks allowed (as the worker does).
   t = await createTestApp({ env: { RAMPART_ALLOW_PRIVATE_NETWORKS: 'true' } });
-  const server = await startServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/rss+xml' });
-    res.end(
-      feed([
+  const server = await startFixtureServer({
+    '/feed': {
+      type: 'application/rss+xml',
+      body: feed([
         { guid: 'p-1', title: 'LockBit affiliate exploits CVE-2026-1234', link: 'https://research.example/lockbit?utm_source=rss', html: ARTICLE },
         { guid: 'p-2', title: 'Follow-up on CVE-2026-1234', link: 'https://research.example/follow-up', html: '<p>More on CVE-2026-1234 exploitation.</p>' },
       ]),
-    );
+    },
   });
   close = server.close;
   const res = await t.app.inject({ method: 'POST', url: '/sources', headers: bearer(t.orgA.apiKey.key), payload: { kind: 'rss', name: 'Pipeline', feedUrl: `${server.url}/feed` } });

@@ -5,12 +5,13 @@
  * (trailing dot, IPv6 uncompressed, defanged, registry root abbreviated), on a database migrated
  * up to the migration before it.
  */
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/modules/organizations/organizations.service.js';
-import { migrateToLatest, migrations } from '../../src/migrations.js';
+import { migrateToLatest } from '../../src/migrations.js';
 import type { DatabaseHandle } from '../../src/platform/db/database.js';
 import { createEmptyDatabase } from '../support/db.js';
+import { migrateTo, migrationBefore } from '../support/migrate.js';
 import { seedIntel } from '../support/intel-data.js';
 
 let h: DatabaseHandle;
@@ -23,9 +24,7 @@ const RUN_KEY = 'HKEY_LOCAL_MACHINE\\software\\microsoft\\windows\\currentversio
 
 describe('migration 0143: one normal form for stored indicator values', () => {
   it('re-normalises sightings, mentions and checked values, merging what becomes one', async () => {
-    const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0143'));
-    const { error } = await new Migrator({ db: h.db, provider: { getMigrations: async () => before }, allowUnorderedMigrations: true }).migrateToLatest();
-    expect(error).toBeUndefined();
+    await migrateTo(h.db, migrationBefore('0143'));
     const org = (await createOrganization(h.db, { name: 'Old forms', adminEmail: 'old@forms.test' })).organization.id;
     const other = (await createOrganization(h.db, { name: 'Other', adminEmail: 'other@forms.test' })).organization.id;
     const { itemIds } = await seedIntel(h.db, org, { items: 2 });

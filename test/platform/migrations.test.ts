@@ -1,10 +1,11 @@
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/modules/organizations/organizations.service.js';
 import { seedIntel } from '../support/intel-data.js';
 import { migrateToLatest, migrations } from '../../src/migrations.js';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { createEmptyDatabase } from '../support/db.js';
+import { migrateTo, migrationBefore } from '../support/migrate.js';
 
 describe('migrations', () => {
   it('are safe when several instances start at once, and idempotent afterwards', async () => {
@@ -34,9 +35,7 @@ describe('migrations', () => {
   it('0022 gives existing checks to their value: one status for every mention, the history kept', async () => {
     const h = await createEmptyDatabase();
     try {
-      const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0022'));
-      const { error } = await new Migrator({ db: h.db, provider: { getMigrations: async () => before }, allowUnorderedMigrations: true }).migrateToLatest();
-      expect(error).toBeUndefined();
+      await migrateTo(h.db, migrationBefore('0022'));
       const org = (await createOrganization(h.db, { name: 'Old', adminEmail: 'old@m.test' })).organization.id;
       const seeded = await seedIntel(h.db, org, { items: 2 });
       // Item 1 mentions item 0's address too; that mention was checked twice, the other never.

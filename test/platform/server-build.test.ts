@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -20,6 +20,8 @@ const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-build-'));
 const FALLBACK = 'rampart: running the TypeScript sources through tsx';
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let server: ChildProcess | null = null;
+// What `rampart serve` from the build answered, and on which port: the sources must answer the same.
+let built: { port: number; env: Record<string, string>; document: string } | null = null;
 
 function node(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, args, { cwd: copy, env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), ...env }, encoding: 'utf8', timeout: 120_000 });
@@ -100,21 +102,18 @@ describe('compiled server build', () => {
     const port = await freePort();
     const dataDir = path.join(copy, '.rampart');
     let log = '';
-    server = spawn(process.execPath, ['bin/rampart.js', 'serve'], {
-      cwd: copy,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: os.homedir(),
-        DATABASE_URL: database.url,
-        RAMPART_SECRET_KEY: randomBytes(32).toString('base64url'),
-        RAMPART_DATA_DIR: dataDir,
-        // The outbound check below calls a receiver on this host.
-        RAMPART_ALLOW_PRIVATE_NETWORKS: 'true',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: os.homedir(),
+      DATABASE_URL: database.url,
+      RAMPART_SECRET_KEY: randomBytes(32).toString('base64url'),
+      RAMPART_DATA_DIR: dataDir,
+      // The outbound check below calls a receiver on this host.
+      RAMPART_ALLOW_PRIVATE_NETWORKS: 'true',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    };
+    server = spawn(process.execPath, ['bin/rampart.js', 'serve'], { cwd: copy, env, stdio: ['ignore', 'pipe', 'pipe'] });
     server.stdout!.on('data', (d) => (log += d));
     server.stderr!.on('data', (d) => (log += d));
     await waitForReadyz(`http://127.0.0.1:${port}`, { child: server, log: () => log, timeoutMs: 60_000 });
@@ -126,7 +125,9 @@ describe('compiled server build', () => {
     const css = /href="\.\/([^"]+\.css)"/.exec(await page.text())?.[1];
     expect(css).toBeTruthy();
     expect((await fetch(`${origin}/api/docs/${css}`)).status).toBe(200);
-    expect(((await (await fetch(`${origin}/api/docs/openapi.json`)).json()) as { openapi?: string }).openapi).toMatch(/^3\./);
+    const document = await (await fetch(`${origin}/api/docs/openapi.json`)).text();
+    expect((JSON.parse(document) as { openapi?: string }).openapi).toMatch(/^3\./);
+    built = { port, env, document };
     // The shipped ATT&CK catalog is read beside its module's source path (the bundle's import.meta rewrite).
     const key = fs.readFileSync(path.join(dataDir, 'bootstrap-api-key'), 'utf8').trim();
     const coverage = await fetch(`${origin}/api/coverage/attack`, { headers: { authorization: `Bearer ${key}` } });
@@ -153,6 +154,28 @@ describe('compiled server build', () => {
     server.kill('SIGTERM');
     await new Promise((r) => server!.once('exit', r));
   }, 90_000);
+
+  it('the TypeScript sources serve the same OpenAPI document as the build, byte for byte', async () => {
+    // Zod's registry lists the named schemas in module evaluation order, which the bundle's shared
+    // chunks change; the document sorts them (src/platform/http/openapi.ts).
+    expect(built, 'the build served its document (the test before)').not.toBeNull();
+    const { port, env, document } = built!;
+    let log = '';
+    server = spawn(process.execPath, ['bin/rampart.js', 'serve'], { cwd: copy, env: { ...env, RAMPART_RUN_FROM_SOURCE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    server.stdout!.on('data', (d) => (log += d));
+    server.stderr!.on('data', (d) => (log += d));
+    await waitForReadyz(`http://127.0.0.1:${port}`, { child: server, log: () => log, timeoutMs: 90_000 });
+    expect(log).toContain(`${FALLBACK}: RAMPART_RUN_FROM_SOURCE=1`);
+    const fromSource = await (await fetch(`http://127.0.0.1:${port}/api/docs/openapi.json`)).text();
+    server.kill('SIGTERM');
+    await new Promise((r) => server!.once('exit', r));
+    const schemaNames = (text: string) => Object.keys((JSON.parse(text) as { components: { schemas: object } }).components.schemas);
+    expect(schemaNames(fromSource)).toEqual(schemaNames(document));
+    expect(schemaNames(document).length).toBeGreaterThan(50);
+    // Compared by digest: a failure names the two digests, not two half-megabyte strings.
+    const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+    expect(digest(fromSource)).toBe(digest(document));
+  }, 120_000);
 
   it('sources whose times changed but not their code (an installed tarball) still run the build', () => {
     // npm packs every file with one fixed modification time: the metadata stamp differs, the content stamp does not.

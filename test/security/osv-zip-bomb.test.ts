@@ -2,7 +2,7 @@ import { deflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { osvFixture } from '../support/fakes/osv-server.js';
-import { startServer } from '../support/fakes/http-server.js';
+import { startFixtureServer, type FixtureServer } from '../support/fixture-server.js';
 import { syncRunner } from '../support/sync.js';
 import { bufferSource, inflate, zipEntries } from '../../src/modules/intel-ingest/connectors/osv/zip.fns.js';
 
@@ -16,7 +16,7 @@ import { bufferSource, inflate, zipEntries } from '../../src/modules/intel-inges
 let t: TestContext;
 let key: Record<string, string>;
 let org: string;
-let server: Awaited<ReturnType<typeof startServer>>;
+let server: FixtureServer;
 let served: Buffer = Buffer.alloc(0);
 let etag = 0;
 const record = osvFixture('GHSA-229r-pqp6-8w6g.json') as { id: string };
@@ -79,11 +79,7 @@ beforeAll(async () => {
   t = await createTestApp({ env: { RAMPART_ALLOW_PRIVATE_NETWORKS: 'true' } });
   key = bearer(t.orgA.apiKey.key);
   org = t.orgA.organization.id;
-  server = await startServer((_req, res) => {
-    res.setHeader('content-type', 'application/zip');
-    res.setHeader('etag', `"${++etag}"`);
-    res.end(served);
-  });
+  server = await startFixtureServer({ '*': () => ({ type: 'application/zip', headers: { etag: `"${++etag}"` }, body: served }) });
 });
 afterAll(async () => {
   await server?.close();

@@ -102,7 +102,12 @@ type OpenApiDocument = { paths?: unknown; components?: { schemas?: Record<string
 
 const SCHEMA_REF = '#/components/schemas/';
 
-/** The document with only the component schemas that its paths reach, directly or through other schemas. */
+/**
+ * The document with only the component schemas that its paths reach, directly or through other
+ * schemas, sorted by name (code-unit order). Sorted because Zod's registry lists them in the order
+ * their modules were evaluated, which differs between the sources (tsx, vitest) and the bundled
+ * build (shared chunks evaluate first): the served document is then the same bytes either way.
+ */
 export function withoutUnusedSchemas<T extends OpenApiDocument>(document: T): T {
   const schemas = document.components?.schemas;
   if (!schemas) return document;
@@ -125,6 +130,10 @@ export function withoutUnusedSchemas<T extends OpenApiDocument>(document: T): T 
     }
   };
   visit(document.paths);
-  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name)));
+  const kept = Object.fromEntries(
+    Object.entries(schemas)
+      .filter(([name]) => reached.has(name))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
   return { ...document, components: { ...document.components, schemas: kept } };
 }
