@@ -106,6 +106,8 @@ function structuredKey(p: AffectedPackage): string | null {
 }
 
 export function matchStructured(advisories: readonly StructuredAdvisory[], software: readonly InventorySoftware[]): SoftwareMatch[] {
+  // Most threats of a page name no package any asset runs: nothing to key (a purl parse per package) nor match.
+  if (software.length === 0) return [];
   const byKey = new Map<string, InventorySoftware[]>();
   const put = (k: string, s: InventorySoftware) => byKey.set(k, [...(byKey.get(k) ?? []), s]);
   const cpeProducts = new Map(advisories.flatMap((a) => a.packages).flatMap((p) => {

@@ -4,6 +4,7 @@ import type { Database, Queryable } from '../../platform/db/database.js';
 import { assessThreats, insertEvents } from './assess.service.js';
 import type { EventBus } from '../../platform/events.js';
 import { readWatermark, writeWatermark } from './settings.repo.js';
+import { raw } from './assess.store.js';
 
 /**
  * Threats from intel: one per CVE an item names (classification mappings with framework `cve`),
@@ -54,7 +55,7 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
           AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(COALESCE(i.vulnerability->'aliases', '[]'::jsonb) || jsonb_build_array(i.vulnerability->'id')) x WHERE x ~* '^CVE-[0-9]{4}-[0-9]{4,}$')
     ) k
     WHERE i.organization_id = ${organizationId} AND i.processed_at IS NOT NULL AND i.processed_at >= ${mark ?? new Date(0)} AND i.processed_at <= ${opts.settledBefore ?? now}
-    ORDER BY i.processed_at LIMIT ${PAGE}`.execute(db);
+    ORDER BY i.processed_at LIMIT ${PAGE}`.execute(raw(db));
   if (rows.length === 0) return { created: [], updated: [] };
 
   const created: string[] = [];
@@ -77,13 +78,13 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
       ON CONFLICT (organization_id, canonical_key) DO UPDATE
         SET aliases = ARRAY(SELECT DISTINCT unnest(hunt_threats.aliases || EXCLUDED.aliases)),
             actor_id = COALESCE(hunt_threats.actor_id, EXCLUDED.actor_id), updated_at = EXCLUDED.updated_at
-      RETURNING id, canonical_key AS key, (xmax = 0) AS inserted`.execute(tx);
+      RETURNING id, canonical_key AS key, (xmax = 0) AS inserted`.execute(raw(tx));
     const threatOf = new Map(ins.rows.map((r) => [r.key, r]));
     const pairs = [...byCve].flatMap(([cve, list]) => list.map((r) => [threatOf.get(cve)!.id, r.itemId] as const));
     const linked = await sql<{ threatId: string; itemId: string }>`
       INSERT INTO hunt_threat_items (organization_id, threat_id, item_id, linked_at)
       SELECT ${organizationId}, t, i, ${now} FROM unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::uuid[]) AS x(t, i)
-      ON CONFLICT DO NOTHING RETURNING threat_id AS "threatId", item_id AS "itemId"`.execute(tx);
+      ON CONFLICT DO NOTHING RETURNING threat_id AS "threatId", item_id AS "itemId"`.execute(raw(tx));
     const linkedBy = new Map<string, string[]>();
     for (const l of linked.rows) linkedBy.set(l.threatId, [...(linkedBy.get(l.threatId) ?? []), l.itemId]);
     // Items linked before and changed since their threat's latest run: revised records.
@@ -95,7 +96,7 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
       JOIN hunt_threat_runs r ON r.id = t.latest_run_id
       WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${pairs.map((p) => p[0])}::uuid[]) AND l.item_id = ANY(${pairs.map((p) => p[1])}::uuid[])
         AND i.updated_at > r.run_at
-      ORDER BY l.threat_id, l.item_id`.execute(tx);
+      ORDER BY l.threat_id, l.item_id`.execute(raw(tx));
     const revisedBy = new Map<string, string[]>();
     for (const l of revised.rows) if (!linked.rows.some((n) => n.threatId === l.threatId && n.itemId === l.itemId)) revisedBy.set(l.threatId, [...(revisedBy.get(l.threatId) ?? []), l.itemId]);
     const events: Array<Record<string, unknown>> = [];

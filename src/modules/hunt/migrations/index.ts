@@ -4,6 +4,7 @@ import * as m0070 from './0070_hunt_epss_alert_settings.js';
 import * as m0111 from './0111_hunt_software_package_name.js';
 import * as m0126 from './0126_hunt_unassessed_idx.js';
 import * as m0131 from './0131_hunt_alert_on_known_exploited.js';
+import * as m0160 from './0160_hunt_rows_org_fk.js';
 
 /**
  * The hunt module's migrations, given to the migrator by its manifest (`migrations`). The
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0111_hunt_software_package_name': m0111,
   '0126_hunt_unassessed_idx': m0126,
   '0131_hunt_alert_on_known_exploited': m0131,
+  '0160_hunt_rows_org_fk': m0160,
 };
