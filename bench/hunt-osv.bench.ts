@@ -59,6 +59,8 @@ const ASSETS = 50; // 1,000 components per SBOM: each import stays under the 1 M
 export { record, writeExport } from './support/osv-export.js';
 
 const PROFILES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'profiles');
+/** BENCH_CPU_PROF: the sync process's profiles, one per thread; the largest is its main thread's. */
+const SYNC_PROFILES = path.join(PROFILES, 'hunt-osv-sync-process');
 
 /** BENCH_CPU_PROF: a V8 profile of this thread over one phase (1 ms sampling), written as `hunt-osv-<phase>.cpuprofile`. */
 async function profiled<T>(phase: string, fn: () => Promise<T>): Promise<T> {
@@ -117,7 +119,11 @@ async function startExportServer(file: string, records: number): Promise<{ port:
  * its own V8 profile (hunt-osv-sync-process.cpuprofile) when it stops.
  */
 async function startSyncProcess(connectionString: string) {
-  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-interval', '1000', '--cpu-prof-dir', PROFILES, '--cpu-prof-name', 'hunt-osv-sync-process.cpuprofile'] : [];
+  // One file per thread under its own folder (Node's default names): with `--cpu-prof-name` every
+  // thread wrote the same file, and tsx's loader-hooks thread, ending last, overwrote the main
+  // thread's profile (the sync's work) with its own (module loading).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-interval', '1000', '--cpu-prof-dir', SYNC_PROFILES] : [];
+  if (prof.length) fs.rmSync(SYNC_PROFILES, { recursive: true, force: true });
   const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(SERVERS, 'osv-sync.ts')], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.homedir(), TMPDIR: os.tmpdir(), DATABASE_URL: connectionString, ...(process.env.BENCH_OSV_HEAP_SNAPSHOT ? { BENCH_OSV_HEAP_SNAPSHOT: process.env.BENCH_OSV_HEAP_SNAPSHOT } : {}) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
