@@ -18,7 +18,7 @@
  * BENCH_OSV_OVERLAP (1: the intel pass follows the running sync, as the scheduler's pass does; 0:
  * after it, each phase's CPU and statements apart), BENCH_CPU_PROF (any value: V8 profiles of
  * this process's main thread, bench/results/profiles/hunt-osv-both.cpuprofile overlapped, else
- * hunt-osv-{sync,hunt}, and the sync process's hunt-osv-sync-process.cpuprofile; read them with
+ * hunt-osv-{sync,hunt}, and the sync process's profiles, one per thread, under hunt-osv-sync-process/ (the largest is the main thread's); read them with
  * bench/profile-summary.ts), BENCH_PG_STATEMENTS (each
  * phase's statements per record; overlapped, both in one report), BENCH_OSV_HEAP_SNAPSHOT (MB[,MB…]:
  * heap snapshots of the sync process when its used heap first passes each).
@@ -116,7 +116,7 @@ async function startExportServer(file: string, records: number): Promise<{ port:
  * The process that runs the sync (bench/servers/osv-sync.ts: the service's sync job on the bench's
  * database, nothing else): its memory during each sync is the figure, so neither the harness (the
  * HTTP app that imports the SBOMs, the intel pass) nor the export counts. BENCH_CPU_PROF: it writes
- * its own V8 profile (hunt-osv-sync-process.cpuprofile) when it stops.
+ * its own V8 profiles (one per thread, under hunt-osv-sync-process/) when it stops.
  */
 async function startSyncProcess(connectionString: string) {
   // One file per thread under its own folder (Node's default names): with `--cpu-prof-name` every
