@@ -18,7 +18,7 @@
  * BENCH_OSV_OVERLAP (1: the intel pass follows the running sync, as the scheduler's pass does; 0:
  * after it, each phase's CPU and statements apart), BENCH_CPU_PROF (any value: V8 profiles of
  * this process's main thread, bench/results/profiles/hunt-osv-both.cpuprofile overlapped, else
- * hunt-osv-{sync,hunt}, and the sync process's hunt-osv-sync-process.cpuprofile; read them with
+ * hunt-osv-{sync,hunt}, and the sync process's profiles, one per thread, under hunt-osv-sync-process/ (the largest is the main thread's); read them with
  * bench/profile-summary.ts), BENCH_PG_STATEMENTS (each
  * phase's statements per record; overlapped, both in one report), BENCH_OSV_HEAP_SNAPSHOT (MB[,MB…]:
  * heap snapshots of the sync process when its used heap first passes each).
@@ -59,6 +59,8 @@ const ASSETS = 50; // 1,000 components per SBOM: each import stays under the 1 M
 export { record, writeExport } from './support/osv-export.js';
 
 const PROFILES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'profiles');
+/** BENCH_CPU_PROF: the sync process's profiles, one per thread; the largest is its main thread's. */
+const SYNC_PROFILES = path.join(PROFILES, 'hunt-osv-sync-process');
 
 /** BENCH_CPU_PROF: a V8 profile of this thread over one phase (1 ms sampling), written as `hunt-osv-<phase>.cpuprofile`. */
 async function profiled<T>(phase: string, fn: () => Promise<T>): Promise<T> {
@@ -114,10 +116,14 @@ async function startExportServer(file: string, records: number): Promise<{ port:
  * The process that runs the sync (bench/servers/osv-sync.ts: the service's sync job on the bench's
  * database, nothing else): its memory during each sync is the figure, so neither the harness (the
  * HTTP app that imports the SBOMs, the intel pass) nor the export counts. BENCH_CPU_PROF: it writes
- * its own V8 profile (hunt-osv-sync-process.cpuprofile) when it stops.
+ * its own V8 profiles (one per thread, under hunt-osv-sync-process/) when it stops.
  */
 async function startSyncProcess(connectionString: string) {
-  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-interval', '1000', '--cpu-prof-dir', PROFILES, '--cpu-prof-name', 'hunt-osv-sync-process.cpuprofile'] : [];
+  // One file per thread under its own folder (Node's default names): with `--cpu-prof-name` every
+  // thread wrote the same file, and tsx's loader-hooks thread, ending last, overwrote the main
+  // thread's profile (the sync's work) with its own (module loading).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-interval', '1000', '--cpu-prof-dir', SYNC_PROFILES] : [];
+  if (prof.length) fs.rmSync(SYNC_PROFILES, { recursive: true, force: true });
   const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(SERVERS, 'osv-sync.ts')], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.homedir(), TMPDIR: os.tmpdir(), DATABASE_URL: connectionString, ...(process.env.BENCH_OSV_HEAP_SNAPSHOT ? { BENCH_OSV_HEAP_SNAPSHOT: process.env.BENCH_OSV_HEAP_SNAPSHOT } : {}) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

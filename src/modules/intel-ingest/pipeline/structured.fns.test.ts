@@ -32,4 +32,14 @@ describe('a structured record\'s enrichment', () => {
       affectedProducts: [{ vendor: 'npm', product: 'undici', versions: ['<6.21.1', '>=7.0.0 <7.31.0', '>=8.0.0 <=8.1.0', '7.0.0-rc.1'], confidence: 1 }],
     });
   });
+  it('puts its summaries on one line, spaces collapsed, whatever whitespace the prose has', () => {
+    const prose = 'Heap  overflow in\tzlib\n\nA crafted\nstream  writes past\u00a0the buffer.  Upgrade.\n\nPackages: npm zlib.';
+    expect(structuredFacts({ title: 't', contentText: prose, tags: [], vulnerability: record() })).toMatchObject({
+      tldr: 'Heap overflow in zlib',
+      summary: 'Heap overflow in zlib. A crafted stream writes past the buffer. Upgrade.',
+      abstract: 'Heap overflow in zlib',
+    });
+    expect(facts(record({ severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }] }))).toMatchObject({ severity: 'critical', cvss: 9.8 });
+    expect(facts(record({ severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }] }))).toMatchObject({ severity: 'critical', cvss: 9.8 }); // the memo's answer
+  });
 });

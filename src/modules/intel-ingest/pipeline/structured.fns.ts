@@ -47,7 +47,7 @@ export interface StructuredFacts {
  */
 export function structuredFacts(input: { title: string; contentText: string; tags: string[]; vulnerability: VulnerabilityRecord }): StructuredFacts {
   const v = input.vulnerability;
-  const scores = v.severity.map((s) => (/^CVSS:3\./.test(s.score) ? cvss3BaseScore(s.score) : s.type === 'CVSS_V2' ? cvss2BaseScore(s.score) : null)).filter((n): n is number => n !== null);
+  const scores = v.severity.map((s) => scoreOf(s.type, s.score)).filter((n): n is number => n !== null);
   const cvss = scores.length ? Math.max(...scores) : null;
   let severity: Severity = cvss !== null ? severityFromCvss(cvss) : (WORDS[v.databaseSeverity?.toLowerCase() ?? ''] ?? 'none');
   const knownExploited = !!v.exploited || input.tags.some((t) => /kev|exploited/i.test(t)) || KNOWN_EXPLOITED.test(`${input.title}\n${input.contentText}`);
@@ -63,10 +63,10 @@ export function structuredFacts(input: { title: string; contentText: string; tag
     cvss,
     knownExploited,
     cves,
-    tldr: truncate(firstSentence.replace(/\s+/g, ' '), TLDR_MAX),
+    tldr: truncate(oneLine(firstSentence), TLDR_MAX),
     // The OSV summary is a title without a full stop: joined to the details as a sentence.
-    summary: truncate(prose.slice(0, 2).map((p) => (/[.!?:]$/.test(p) ? p : `${p}.`)).join(' ').replace(/\s+/g, ' ') || input.title, SUMMARY_MAX),
-    abstract: truncate(lead.replace(/\s+/g, ' '), ABSTRACT_MAX),
+    summary: truncate(oneLine(prose.slice(0, 2).map((p) => (/[.!?:]$/.test(p) ? p : `${p}.`)).join(' ')) || input.title, SUMMARY_MAX),
+    abstract: truncate(oneLine(lead), ABSTRACT_MAX),
     affectedProducts: v.affected.map((a) => ({
       vendor: a.ecosystem,
       product: a.name,
@@ -74,6 +74,37 @@ export function structuredFacts(input: { title: string; contentText: string; tag
       confidence: 1,
     })),
   };
+}
+
+/** Whitespace other than a lone plain space: where `replace(/\s+/g, ' ')` changes anything. */
+const WS_TO_COLLAPSE = /[^\S ]| {2}/;
+
+/**
+ * `s.replace(/\s+/g, ' ')`, skipped when it would change nothing: the connectors' text is
+ * normalised already (single spaces), and the replace matched and rebuilt every space between
+ * two words, ~13 µs of the ~40 µs structuredFacts cost an OSV record (micro-benchmark,
+ * docs/performance-history.md, 2026-11-30, branch osvsync).
+ */
+function oneLine(s: string): string {
+  return WS_TO_COLLAPSE.test(s) ? s.replace(/\s+/g, ' ') : s;
+}
+
+/**
+ * Base scores by vector, bounded: a feed repeats a few hundred vectors over thousands of records
+ * (the bench's 20,000 share one), and parsing one costs ~4 µs. Pure, so a memo cannot go stale.
+ */
+const SCORES = new Map<string, number | null>();
+const SCORES_MAX = 4096;
+
+/** A severity entry's base score: CVSS 3.x by its prefix, 2.0 by its type; else none. */
+function scoreOf(type: string, score: string): number | null {
+  const key = `${type}\u0000${score}`;
+  let out = SCORES.get(key);
+  if (out !== undefined) return out;
+  out = /^CVSS:3\./.test(score) ? cvss3BaseScore(score) : type === 'CVSS_V2' ? cvss2BaseScore(score) : null;
+  if (SCORES.size >= SCORES_MAX) SCORES.clear();
+  SCORES.set(key, out);
+  return out;
 }
 
 function higher(a: Severity, b: Severity): Severity {

@@ -20,6 +20,7 @@ import * as m0154 from './0154_intel_vulnerability_store.js';
 import * as m0155 from './0155_intel_vulnerability_store_json.js';
 import * as m0156 from './0156_items_search_inlined.js';
 import * as m0159 from './0159_vulnerability_store_nvd_csaf_kev.js';
+import * as m0162 from './0162_attack_columns_skip_empty.js';
 
 /**
  * The intel module's migrations, given to the migrator by its manifest (`migrations`). The
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0155_intel_vulnerability_store_json': m0155,
   '0156_items_search_inlined': m0156,
   '0159_vulnerability_store_nvd_csaf_kev': m0159,
+  '0162_attack_columns_skip_empty': m0162,
 };
