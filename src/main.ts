@@ -37,10 +37,13 @@ async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModul
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
+    // The scheduler first: no pass starts while requests finish, and those under way end (its
+    // stop waits for them) long before the workers and the pool they query are closed.
+    const schedulerStopped = scheduler?.stop();
     // Stop accepting requests and let in-flight ones finish, then stop taking jobs.
     await app?.close().catch((err) => logger.error({ err }, 'error closing the HTTP server'));
     await stopListening?.().catch(() => {});
-    await scheduler?.stop();
+    await schedulerStopped;
     await workers?.stop();
     await runtime.close();
     logger.info('stopped');
