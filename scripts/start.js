@@ -12,7 +12,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildIfStale } from './build-if-stale.js';
 import { runServer } from './run-server.js';
+import { stopWhenPackageManagerGoes } from './stop-with-npm.js';
 
+// The server stops when npm goes (killed, or its terminal closed), instead of living on as an orphan.
+stopWhenPackageManagerGoes();
 await buildIfStale();
 // What src/main.ts reads: the command, then its arguments, as `node bin/rampart.js start …` gave them.
 process.argv.splice(1, process.argv.length - 1, path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/rampart.js'), 'start', ...process.argv.slice(2));

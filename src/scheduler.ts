@@ -19,10 +19,19 @@ export function startScheduler(deps: { db: Database; logger: Logger; intervalMs?
   const events = serviceEvents();
   const runGraceMs = Math.round(1.5 * (deps.deadWorkerAfterMs ?? 60_000)) + 30_000;
   let running: Promise<void> | null = null;
+  // Once stopping, a pass that fails (the shutdown closing what it uses) is named in stop()'s one
+  // line rather than logging its own warning: a stop logged a burst of them.
+  let stopping = false;
+  const failedWhileStopping: string[] = [];
 
   const tick = () => {
     running ??= Promise.all(
-      SCHEDULER_PASSES.map((pass) => pass.run({ db, logger, events, runGraceMs }).catch((err: unknown) => logger.warn({ err }, `${pass.name} failed`))),
+      SCHEDULER_PASSES.map((pass) =>
+        pass.run({ db, logger, events, runGraceMs }).catch((err: unknown) => {
+          if (stopping) failedWhileStopping.push(pass.name);
+          else logger.warn({ err }, `${pass.name} failed`);
+        }),
+      ),
     )
       .then(() => undefined)
       .finally(() => (running = null));
@@ -34,8 +43,12 @@ export function startScheduler(deps: { db: Database; logger: Logger; intervalMs?
   tick();
   return {
     async stop() {
+      stopping = true;
       clearInterval(timer);
+      const wasRunning = running !== null;
       await running;
+      if (failedWhileStopping.length) logger.info({ interrupted: failedWhileStopping }, 'scheduler stopped; passes interrupted by the shutdown run again at the next start');
+      else logger.info({ waitedForPasses: wasRunning }, 'scheduler stopped');
     },
   };
 }

@@ -8,35 +8,60 @@ import { nextCronRun } from '../../../platform/cron.js';
  * One scheduler pass over sources: each due (organization, source) pair is taken with FOR UPDATE
  * SKIP LOCKED, so several workers share the work without double-scheduling, and its sync is
  * enqueued in the same transaction that moves `next_sync_at` forward (a crash does both or
- * neither). Returns how many syncs were enqueued.
+ * neither); one synced recently only has `next_sync_at` moved (recentlySyncedUntil). Returns how
+ * many syncs were enqueued.
  */
 export async function scheduleDueSyncs(db: Database): Promise<number> {
   await ensureBuiltinStates(db);
   let total = 0;
   for (;;) {
     const n = await db.transaction().execute(async (tx) => {
-      const due = await sql<{ organizationId: string; sourceId: string; scheduleCron: string }>`
-        SELECT st.organization_id AS "organizationId", st.source_id AS "sourceId", s.schedule_cron AS "scheduleCron"
+      const due = await sql<{ organizationId: string; sourceId: string; scheduleCron: string; nextSyncAt: Date | null; lastFetchedAt: Date | null }>`
+        SELECT st.organization_id AS "organizationId", st.source_id AS "sourceId", s.schedule_cron AS "scheduleCron",
+          st.next_sync_at AS "nextSyncAt", st.last_fetched_at AS "lastFetchedAt"
         FROM intel_source_states st JOIN intel_sources s ON s.id = st.source_id
         WHERE st.subscription_enabled AND s.source_enabled
           AND (st.next_sync_at IS NULL OR st.next_sync_at <= now())
         ORDER BY st.next_sync_at NULLS FIRST
         LIMIT 50
         FOR UPDATE OF st SKIP LOCKED`.execute(tx);
+      let enqueued = 0;
       for (const row of due.rows) {
-        await requestSync(tx, row.organizationId, row.sourceId, 'schedule');
+        const recentUntil = row.nextSyncAt ? recentlySyncedUntil(row.scheduleCron, row.lastFetchedAt) : null;
+        if (!recentUntil) {
+          await requestSync(tx, row.organizationId, row.sourceId, 'schedule');
+          enqueued++;
+        }
         await tx
           .updateTable('intelSourceStates')
-          .set({ nextSyncAt: nextCronRun(row.scheduleCron) })
+          .set({ nextSyncAt: nextCronRun(row.scheduleCron, recentUntil ?? new Date()) })
           .where('organizationId', '=', row.organizationId)
           .where('sourceId', '=', row.sourceId)
           .execute();
       }
-      return due.rows.length;
+      return { taken: due.rows.length, enqueued };
     });
-    total += n;
-    if (n < 50) return total;
+    total += n.enqueued;
+    if (n.taken < 50) return total;
   }
+}
+
+/**
+ * A source whose cron run came due but that synced less than half its interval ago (the gap
+ * between two runs of its cron) is not synced again: the end of that half is returned, and the
+ * source syncs at its first run after it. That is a run soon after the first sync of a new
+ * installation (synced at 10:25, `27 * * * *` falls due at 10:27), or one that fell due while the
+ * service was stopped for a moment: every restart of a service that had run a few minutes synced
+ * the hourly feeds again (offline: a burst of DNS errors at every start). A sync a whole interval
+ * ago, the steady state, is not recent, even when it ended late. null: sync now. A source never
+ * scheduled or rescheduled (`next_sync_at` NULL: a new subscription, an edited cron) is not asked.
+ */
+export function recentlySyncedUntil(cron: string, lastFetchedAt: Date | null, now = new Date()): Date | null {
+  if (!lastFetchedAt) return null;
+  const first = nextCronRun(cron, lastFetchedAt);
+  const interval = nextCronRun(cron, first).getTime() - first.getTime();
+  const until = new Date(lastFetchedAt.getTime() + interval / 2);
+  return until > now ? until : null;
 }
 
 /** Every organization gets a state row for every built-in source, subscribed per its default. */

@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { waitForReadyz } from '../support/readyz.js';
+
+/**
+ * The process's life as users meet it (issue 50, lifecycle): `npm start` killed (its server must
+ * not live on as an orphan holding the port and the embedded PostgreSQL), and a stop signal
+ * while the service is still starting (the start abandoned, PostgreSQL stopped, exit 0). Real
+ * processes: npm, its shell, the server and PostgreSQL, in a copy of the checkout (the
+ * worktree's dist/ is left alone; a fresh build is copied, a stale one is rebuilt there once).
+ * Every wait is on a state; the limit only bounds a hang, which is what the defects look like.
+ */
+const PROCESS_LIMIT = 180_000;
+vi.setConfig({ testTimeout: 2 * PROCESS_LIMIT });
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-lifecycle-'));
+const children = new Set<ChildProcess>();
+
+beforeAll(() => {
+  for (const entry of ['package.json', 'package-lock.json', 'bin', 'scripts', 'src', 'web', 'bench/servers', 'dist']) {
+    if (fs.existsSync(path.join(ROOT, entry))) fs.cpSync(path.join(ROOT, entry), path.join(copy, entry), { recursive: true });
+  }
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
+});
+
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  fs.rmSync(copy, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(p));
+    });
+  });
+}
+
+/** The server of `dataDir` stopped and cleaned up: its lock released and its PostgreSQL stopped by it. */
+async function expectStoppedCleanly(dataDir: string, log: () => string): Promise<void> {
+  await vi.waitFor(
+    () => {
+      expect(fs.existsSync(path.join(dataDir, 'rampart.lock')), 'the lock is released').toBe(false);
+      expect(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid')), 'PostgreSQL is stopped').toBe(false);
+    },
+    { timeout: PROCESS_LIMIT, interval: 100 },
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\n${log().slice(-3000)}`);
+  });
+  await vi.waitFor(() => expect(log()).toContain('"msg":"stopped"'), { timeout: 10_000 });
+}
+
+function spawnLogged(command: string, args: string[], env: Record<string, string>): { child: ChildProcess; log: () => string } {
+  const child = spawn(command, args, { cwd: copy, env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), LOG_LEVEL: 'debug', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let text = '';
+  child.stdout!.on('data', (d) => (text += d));
+  child.stderr!.on('data', (d) => (text += d));
+  return { child, log: () => text };
+}
+
+describe('npm start and its server', () => {
+  // One data dir: the first start initialises it, the second is a warm start.
+  const dataDir = path.join(copy, '.rampart-npm');
+  for (const signal of ['SIGKILL', 'SIGTERM'] as const) {
+    it(`the server stops cleanly when npm gets ${signal} (a process manager, a closed terminal)`, async () => {
+      const port = await freePort();
+      const npm = spawnLogged('npm', ['start'], { RAMPART_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' });
+      await waitForReadyz(`http://127.0.0.1:${port}`, { child: npm.child, log: npm.log, timeoutMs: PROCESS_LIMIT });
+      npm.child.kill(signal);
+      // npm is gone; the server (its grandchild, behind npm's shell) must notice and stop in order.
+      await expectStoppedCleanly(dataDir, npm.log);
+      expect(npm.log()).toMatch(/rampart: (npm \(pid \d+\), which started this process,|the process that started this one \(pid \d+, npm or its shell\)) is gone; stopping/);
+      expect(npm.log()).toContain('"msg":"shutting down: finishing in-flight requests and jobs"');
+      await vi.waitFor(() => expect(fetch(`http://127.0.0.1:${port}/readyz`)).rejects.toThrow(), { timeout: 10_000 });
+    });
+  }
+});
+
+describe('a stop signal while the service starts', () => {
+  it('abandons the start: PostgreSQL stopped, the lock released, one line, exit 0', async () => {
+    // A first start: the cluster is initialised, then started, then migrated; SIGTERM as soon as
+    // PostgreSQL's process is spawned, long before the role is ready.
+    const dataDir = path.join(copy, '.rampart-signal');
+    const port = await freePort();
+    const server = spawnLogged(process.execPath, ['bin/rampart.js', 'start'], { RAMPART_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' });
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+    await vi.waitFor(() => expect(server.log()).toContain('"msg":"start: PostgreSQL spawned"'), { timeout: PROCESS_LIMIT, interval: 5 });
+    server.child.kill('SIGTERM');
+    expect(await exited, server.log().slice(-3000)).toBe(0);
+    expect(server.log()).toMatch(/"signal":"SIGTERM".*"msg":"start abandoned on SIGTERM: stopping the database \(the embedded PostgreSQL\)"/);
+    expect(server.log()).not.toContain('rampart ready');
+    await expectStoppedCleanly(dataDir, server.log);
+  });
+});
