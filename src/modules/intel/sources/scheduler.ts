@@ -27,7 +27,8 @@ export async function scheduleDueSyncs(db: Database): Promise<number> {
         FOR UPDATE OF st SKIP LOCKED`.execute(tx);
       let enqueued = 0;
       for (const row of due.rows) {
-        const recentUntil = row.nextSyncAt ? recentlySyncedUntil(row.scheduleCron, row.lastFetchedAt) : null;
+        const missed = row.nextSyncAt !== null && row.nextSyncAt.getTime() < Date.now() - MISSED_AFTER_MS;
+        const recentUntil = missed ? recentlySyncedUntil(row.scheduleCron, row.lastFetchedAt) : null;
         if (!recentUntil) {
           await requestSync(tx, row.organizationId, row.sourceId, 'schedule');
           enqueued++;
@@ -47,11 +48,20 @@ export async function scheduleDueSyncs(db: Database): Promise<number> {
 }
 
 /**
- * A source whose cron run came due but that synced less than half its interval ago (the gap
+ * A cron run overdue by more than this fell due while no scheduler ran (the service stopped or
+ * starting; passes are 30 s apart): only such a missed run is checked against the last sync. A
+ * run picked up on time always syncs, even soon after a sync that ended late (a long sync, a
+ * manual one), so a feed whose sync takes more than half its interval is not skipped every
+ * other run.
+ */
+const MISSED_AFTER_MS = 5 * 60_000;
+
+/**
+ * A source whose missed cron run (MISSED_AFTER_MS) came due but that synced less than half its interval ago (the gap
  * between two runs of its cron) is not synced again: the end of that half is returned, and the
  * source syncs at its first run after it. That is a run soon after the first sync of a new
- * installation (synced at 10:25, `27 * * * *` falls due at 10:27), or one that fell due while the
- * service was stopped for a moment: every restart of a service that had run a few minutes synced
+ * installation (synced at 10:25, `27 * * * *` falls due at 10:27 while the service is stopped),
+ * or any run that fell due while the service was stopped for a moment: every restart of a service that had run a few minutes synced
  * the hourly feeds again (offline: a burst of DNS errors at every start). A sync a whole interval
  * ago, the steady state, is not recent, even when it ended late. null: sync now. A source never
  * scheduled or rescheduled (`next_sync_at` NULL: a new subscription, an edited cron) is not asked.
