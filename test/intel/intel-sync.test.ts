@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
@@ -182,6 +183,25 @@ describe('RSS sync', () => {
       }
     });
   }
+
+  it('says in its one log line when a transient failure is tried again, and not on the last attempt', async () => {
+    const server = await serve(503, 'down');
+    closers.push(server.close);
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const logged = syncRunner(t.database.db, { secrets: t.secrets, logger });
+    const id = await createSource({ kind: 'rss', name: 'down for now', feedUrl: `${server.url}/feed` });
+    const first = await logged.sync(org(), id, 1);
+    await t.database.db.updateTable('intelSyncJobs').set({ status: 'failed' }).where('id', '=', first.job.id).execute();
+    await logged.sync(org(), id, 3);
+    const failed = lines.filter((l) => String(l.msg).startsWith('source sync failed'));
+    expect(failed).toHaveLength(2);
+    expect(failed[0]).toMatchObject({ retry: true, attempt: 1, maxAttempts: 3, retryInSeconds: 3 });
+    expect(failed[0]!.msg).toMatch(/^source sync failed: .*HTTP 503.*; retrying in ~3 s \(attempt 1 of 3\)$/);
+    expect(failed[1]).toMatchObject({ retry: false, attempt: 3 });
+    expect(failed[1]).not.toHaveProperty('retryInSeconds');
+    expect(failed[1]!.msg).not.toMatch(/retrying/);
+  });
 
   it('fails with a clear error when the body is over the size cap or the server is too slow', async () => {
     const big = await serve(200, rssFeed(Array.from({ length: 200 }, (_, i) => ({ guid: `b-${i}`, title: 'x'.repeat(200), body: 'y'.repeat(2000) }))));

@@ -607,5 +607,11 @@ describe('failure logging', () => {
     const lines = await waitFor('both attempts to be logged', async () => loud().length >= 2 && loud());
     expect(lines.map((l) => l.msg).sort()).toEqual(['job attempt failed, will retry: connect ECONNREFUSED 127.0.0.1:9', 'source sync failed: fetch failed (getaddrinfo ENOTFOUND attack.mitre.org)']);
     for (const line of lines) expect(JSON.stringify(line)).not.toMatch(/\bat .+:\d+:\d+|"stack"/);
+    // The line says when the job runs again: graphile-worker's own schedule of the retry.
+    const silentLine = lines.find((l) => String(l.msg).startsWith('job attempt failed'))!;
+    const { rows } = await sql<{ delay: number }>`
+      SELECT extract(epoch FROM run_at - updated_at)::float8 AS delay FROM graphile_worker.jobs WHERE id = ${second}::bigint`.execute(database.db);
+    expect(silentLine.retryInSeconds).toBe(3);
+    expect(Math.round(rows[0]!.delay)).toBe(silentLine.retryInSeconds);
   });
 });

@@ -8,7 +8,7 @@ import { failSyncOfDeletedSource, findSourceState, findSyncedSource, findSyncJob
 import { osvShardJob, type OsvShardPayload } from './osv-shard.job-def.js';
 import { completeShard, shardSucceeded } from './osv-shards.repo.js';
 import { shardsConnector } from './osv-shards.queue.js';
-import { isTransient, sourceConfig, userMessage } from './sync.jobs.js';
+import { isTransient, logSyncFailure, sourceConfig, userMessage } from './sync.jobs.js';
 import { createEntryWriter, type SyncCounts } from './sync.writes.js';
 
 /**
@@ -77,7 +77,7 @@ export function createOsvShardJob(deps: { db: Database; secrets: SecretBox; http
         const message = redactSecrets(userMessage(err));
         const retry = isTransient(err) && ctx.attempt < ctx.maxAttempts;
         await db.transaction().execute((tx) => recordSyncFailure(tx, job, message, retry, new Date()));
-        log.warn({ errorName: err instanceof Error ? err.name : typeof err, retry, attempt: ctx.attempt }, `source sync failed: ${message}`);
+        logSyncFailure(log, err, message, retry, ctx);
         if (retry) throw err;
       } finally {
         await dispose?.().catch((err) => log.warn({ err }, "could not delete the shard's download"));

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { redactSecrets } from '../../platform/outbound/url-secrets.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import { defineJob, type JobDefinition } from '../../platform/jobs/catalog.js';
+import { describeDelay, retryDelaySeconds } from '../../platform/jobs/retry-delay.js';
 import type { SecretBox } from '../../platform/secrets.js';
 import { ConnectorError, ConnectorParseError, type Connector, type ConnectorLimits, type HttpClient, type SourceConfig } from './connectors/connector.js';
 import {
@@ -69,6 +70,19 @@ export function userMessage(err: unknown): string {
   const e = err as { code?: unknown; message?: unknown };
   if (typeof e.code === 'string' && typeof e.message === 'string') return e.message; // OutboundError: safe by design
   return 'Unexpected error while syncing (see the worker log)';
+}
+
+/**
+ * A failed sync's one line (the runner logs no other for it: failure-logging.ts): the redacted
+ * reason, never the error object (its text and stack can carry the URL's credentials), and when
+ * a transient failure is tried again — an offline machine's built-in feeds fail every attempt, and
+ * the line says whether to wait.
+ */
+export function logSyncFailure(log: Logger, err: unknown, message: string, retry: boolean, ctx: { attempt: number; maxAttempts: number }): void {
+  const fields = { errorName: err instanceof Error ? err.name : typeof err, retry, attempt: ctx.attempt, maxAttempts: ctx.maxAttempts };
+  if (!retry) return log.warn(fields, `source sync failed: ${message}`);
+  const retryInSeconds = retryDelaySeconds(ctx.attempt);
+  log.warn({ ...fields, retryInSeconds }, `source sync failed: ${message}; retrying in ~${describeDelay(retryInSeconds)} (attempt ${ctx.attempt} of ${ctx.maxAttempts})`);
 }
 
 /** A streamed sync logs (and records on its job) its counts every this many entries. */
@@ -151,8 +165,7 @@ export function createSyncSourceJob(deps: { db: Database; secrets: SecretBox; ht
         const retry = isTransient(err) && ctx.attempt < ctx.maxAttempts;
         const now = new Date();
         await db.transaction().execute((tx) => recordSyncFailure(tx, job, message, retry, now));
-        // The message, not the error object: its text and stack can carry the URL's credentials.
-        log.warn({ errorName: err instanceof Error ? err.name : typeof err, retry, attempt: ctx.attempt }, `source sync failed: ${message}`);
+        logSyncFailure(log, err, message, retry, ctx);
         if (retry) throw err;
       } finally {
         await dispose?.().catch((err) => log.warn({ err }, 'could not delete the sync\'s download'));

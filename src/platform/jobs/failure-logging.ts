@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { retryDelaySeconds } from './retry-delay.js';
 
 /**
  * How failed job attempts are logged: one line per failure, without a stack trace each time.
@@ -40,7 +41,7 @@ export function logAttemptFailed(logger: Logger, job: { task_identifier: string;
   if (job.attempts >= job.max_attempts) return; // the last one: logJobFailed says it
   const fields = { job: job.task_identifier, jobId: job.id, attempt: job.attempts, maxAttempts: job.max_attempts };
   if (err !== null && typeof err === 'object' && reported.has(err)) logger.debug(fields, `job attempt failed (reported by the job): ${messageOf(err)}`);
-  else logger.warn({ ...fields, errorName: err instanceof Error ? err.name : typeof err }, `job attempt failed, will retry: ${messageOf(err)}`);
+  else logger.warn({ ...fields, errorName: err instanceof Error ? err.name : typeof err, retryInSeconds: retryDelaySeconds(job.attempts) }, `job attempt failed, will retry: ${messageOf(err)}`);
 }
 
 export function logJobFailed(logger: Logger, job: { task_identifier: string; id: string; attempts: number }, err: unknown): void {
