@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { waitForReadyz } from '../support/readyz.js';
+import { freePort } from '../support/processes.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -130,14 +130,6 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(p));
-    });
-  });
-}
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same kill points. */
 export function seededRandom(seed: number): () => number {
@@ -150,3 +142,5 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+export { freePort };

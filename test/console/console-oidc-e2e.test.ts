@@ -1,12 +1,11 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole } from '../../scripts/build-console.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { startOidcProvider, type TestIdentityProvider } from '../support/oidc-provider.js';
+import { freePort } from '../support/processes.js';
 
 /**
  * Sign-in through the organization's identity provider in a real Chromium (issue 45), against a
@@ -30,13 +29,6 @@ let idp: TestIdentityProvider;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
 
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /** A browser of its own (its own cookies, at Rampart and at the provider): one person. */
 async function person(): Promise<Page> {

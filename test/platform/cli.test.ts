@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { waitForReadyz } from '../support/readyz.js';
+import { freePort } from '../support/processes.js';
 
 // Every test here spawns `rampart` processes (tsx, the embedded PostgreSQL): on a loaded machine
 // one takes tens of seconds, more on a slower Node. Every wait is on a state (a child's exit, the
@@ -52,14 +53,6 @@ function rampart(args: string[], extra: Record<string, string> = {}): Promise<{ 
   });
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(p));
-    });
-  });
-}
 
 /** Until the server answers /readyz, or has exited (then its log says why); the hook's timeout bounds it. */
 async function waitReady(): Promise<void> {

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { freePort, killAll, spawnLogged } from '../support/processes.js';
 import { waitForReadyz } from '../support/readyz.js';
 
 /**
@@ -29,18 +29,10 @@ beforeAll(() => {
 });
 
 afterAll(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  killAll(children);
   fs.rmSync(copy, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(p));
-    });
-  });
-}
 
 /** The server of `dataDir` stopped and cleaned up: its lock released and its PostgreSQL stopped by it. */
 async function expectStoppedCleanly(dataDir: string, log: () => string): Promise<void> {
@@ -56,13 +48,9 @@ async function expectStoppedCleanly(dataDir: string, log: () => string): Promise
   await vi.waitFor(() => expect(log()).toContain('"msg":"stopped"'), { timeout: 10_000 });
 }
 
-function spawnLogged(command: string, args: string[], env: Record<string, string>): { child: ChildProcess; log: () => string } {
-  const child = spawn(command, args, { cwd: copy, env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), LOG_LEVEL: 'debug', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let text = '';
-  child.stdout!.on('data', (d) => (text += d));
-  child.stderr!.on('data', (d) => (text += d));
-  return { child, log: () => text };
+/** A process in the copy of the checkout, with a minimal environment (no DATABASE_URL of the test run's) and debug logs. */
+function spawnInCopy(command: string, args: string[], env: Record<string, string>) {
+  return spawnLogged(command, args, { cwd: copy, env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), LOG_LEVEL: 'debug', ...env } }, children);
 }
 
 describe('npm start and its server', () => {
@@ -71,7 +59,7 @@ describe('npm start and its server', () => {
   for (const signal of ['SIGKILL', 'SIGTERM'] as const) {
     it(`the server stops cleanly when npm gets ${signal} (a process manager, a closed terminal)`, async () => {
       const port = await freePort();
-      const npm = spawnLogged('npm', ['start'], { RAMPART_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' });
+      const npm = spawnInCopy('npm', ['start'], { RAMPART_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' });
       await waitForReadyz(`http://127.0.0.1:${port}`, { child: npm.child, log: npm.log, timeoutMs: PROCESS_LIMIT });
       npm.child.kill(signal);
       // npm is gone; the server (its grandchild, behind npm's shell) must notice and stop in order.
@@ -89,11 +77,10 @@ describe('a stop signal while the service starts', () => {
     // PostgreSQL's process is spawned, long before the role is ready.
     const dataDir = path.join(copy, '.rampart-signal');
     const port = await freePort();
-    const server = spawnLogged(process.execPath, ['bin/rampart.js', 'start'], { RAMPART_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' });
-    const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+    const server = spawnInCopy(process.execPath, ['bin/rampart.js', 'start'], { RAMPART_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' });
     await vi.waitFor(() => expect(server.log()).toContain('"msg":"start: PostgreSQL spawned"'), { timeout: PROCESS_LIMIT, interval: 5 });
     server.child.kill('SIGTERM');
-    expect(await exited, server.log().slice(-3000)).toBe(0);
+    expect(await server.exited, server.log().slice(-3000)).toBe(0);
     expect(server.log()).toMatch(/"signal":"SIGTERM".*"msg":"start abandoned on SIGTERM: stopping the database \(the embedded PostgreSQL\)"/);
     expect(server.log()).not.toContain('rampart ready');
     await expectStoppedCleanly(dataDir, server.log);

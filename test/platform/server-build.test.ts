@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/db.js';
 import { waitForReadyz } from '../support/readyz.js';
+import { freePort } from '../support/processes.js';
 
 /**
  * The compiled build (scripts/build-server.js → dist/server) as `bin/rampart.js` runs it, in a
@@ -27,14 +28,6 @@ function node(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, args, { cwd: copy, env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), ...env }, encoding: 'utf8', timeout: 120_000 });
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(p));
-    });
-  });
-}
 
 beforeAll(async () => {
   for (const entry of ['package.json', 'bin', 'scripts', 'src', 'bench/servers']) fs.cpSync(path.join(ROOT, entry), path.join(copy, entry), { recursive: true });

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { freePort, killAll, spawnLogged } from '../support/processes.js';
 import { waitForReadyz } from '../support/readyz.js';
 
 // Each test spawns `rampart start` (tsx, the embedded PostgreSQL); the first one also initialises
@@ -14,21 +14,13 @@ vi.setConfig({ testTimeout: 2 * PROCESS_LIMIT });
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-start-signals-'));
-const children = new Set<ReturnType<typeof spawn>>();
+const children = new Set<ChildProcess>();
 
 afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  killAll(children);
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(p));
-    });
-  });
-}
 
 /**
  * `rampart start`, stopped with one signal the moment /readyz first answers 200: at that point
@@ -38,19 +30,10 @@ async function freePort(): Promise<number> {
 async function startThenSignalAtReady(signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; log: string }> {
   const port = await freePort();
   const { DATABASE_URL: _external, ...env } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
-    cwd: ROOT,
-    env: { ...env, RAMPART_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let log = '';
-  child.stdout!.on('data', (d) => (log += d));
-  child.stderr!.on('data', (d) => (log += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await waitForReadyz(`http://127.0.0.1:${port}`, { child, log: () => log, timeoutMs: PROCESS_LIMIT, intervalMs: 5 });
+  const { child, log, exited } = spawnLogged(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], { cwd: ROOT, env: { ...env, RAMPART_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' } }, children);
+  await waitForReadyz(`http://127.0.0.1:${port}`, { child, log, timeoutMs: PROCESS_LIMIT, intervalMs: 5 });
   child.kill(signal);
-  return { code: await exited, log };
+  return { code: await exited, log: log() };
 }
 
 describe('rampart start and SIGTERM', () => {
