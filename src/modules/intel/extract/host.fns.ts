@@ -81,10 +81,11 @@ export function assessHost(
   mobileContext = false,
 ): HostAssessment {
   // A plain dotted quad is assessed without the cache: its assessment (one walk of at most 15 digits and dots, the
-  // range table) costs less than the cache's hash, probe and insert, its answer depends on nothing but the text, and
-  // in a long report most distinct hosts are addresses, which filled the cache and emptied it of the domains whose
-  // assessment (public suffix, prose and file-name rules) is worth keeping. The value stays a slice of the text, as
-  // every other extracted value is; only the cache, which outlives texts, needs its own copies.
+  // range table) costs about what the cache's hash and probe cost, its answer depends on nothing but the text, and
+  // addresses (a third of the bench corpus's distinct hosts: 25,556 of 82,968 misses per 50 MB scan) filled the
+  // cache, emptying it of the domains whose assessment (public suffix, prose and file-name rules) is worth keeping.
+  // The value stays a slice of the text, as every other extracted value is; only the cache, which outlives texts,
+  // needs its own copies.
   if (!defanged) {
     const ip = dottedQuadValue(raw);
     if (ip !== NOT_DOTTED_QUAD) return ipv4Assessment(raw, ip);
