@@ -76,16 +76,22 @@ function tailEnd(text: string, he: number): number {
 /** Characters after a plain match that may continue it in a defanged form: '[' '(' '{' ' ' '\'. */
 const mayContinueDefanged = (ch: number): boolean => ch === 91 || ch === 40 || ch === 123 || ch === 32 || ch === 92;
 
+/** Whether the token of the last `hostEnd` that found one is defanged (read right after the call). */
+let hostEndDefanged = false;
+
 /**
- * End of a host-like token at `s` and whether it is defanged: the plain regex first, the defang-aware one only
- * when the plain one fails or stops where a defang form could follow.
+ * End of a host-like token at `s`, or -1; whether it is defanged goes to `hostEndDefanged` (no result object per
+ * host-like token). The plain regex first, the defang-aware one only when the plain one fails or stops where a
+ * defang form could follow.
  */
-function hostEnd(text: string, s: number, plain: RegExp, full: RegExp): { end: number; defanged: boolean } | null {
+function hostEnd(text: string, s: number, plain: RegExp, full: RegExp): number {
   const pe = testAt(plain, text, s);
-  if (pe > 0 && !mayContinueDefanged(text.charCodeAt(pe))) return { end: pe, defanged: false };
+  hostEndDefanged = false;
+  if (pe > 0 && !mayContinueDefanged(text.charCodeAt(pe))) return pe;
   const fe = testAt(full, text, s);
-  if (fe < 0) return pe > 0 ? { end: pe, defanged: false } : null;
-  return { end: fe, defanged: fe !== pe };
+  if (fe < 0) return pe > 0 ? pe : -1;
+  hostEndDefanged = fe !== pe;
+  return fe;
 }
 
 /** Characters that may need trimming at the end of a URL / key: . , ; : ! ? ' " ) ] } */
@@ -365,11 +371,10 @@ const tryVersionIp: Classifier = (c, s) => {
 
 const tryIpv4: Classifier = (c, s) => {
   const { text } = c;
-  const h = hostEnd(text, s, IPV4_PLAIN_RE, IPV4_RE);
-  if (!h) return -1;
-  const ipEnd = h.end;
+  const ipEnd = hostEnd(text, s, IPV4_PLAIN_RE, IPV4_RE);
+  if (ipEnd < 0) return -1;
+  const defanged = hostEndDefanged;
   const raw = text.slice(s, ipEnd);
-  const defanged = h.defanged;
   const a = assessHost(raw, defanged, 'text', c.fileContext);
   if (a.kind === 'ipv4' && !a.drop && !defanged) {
     const ctx = ipv4ContextVerdict(text, s, ipEnd);
@@ -399,15 +404,16 @@ function tryHostAt(c: Collector, s: number, he: number, defanged: boolean): numb
 /** Email if an '@' form follows the local part, else a host. */
 const tryHostOrEmail: Classifier = (c, s) => {
   const { text } = c;
-  const h = hostEnd(text, s, HOST_PLAIN_RE, HOST_RE);
-  if (h) {
-    const next = text.charCodeAt(h.end);
+  const he = hostEnd(text, s, HOST_PLAIN_RE, HOST_RE);
+  if (he >= 0) {
+    const defanged = hostEndDefanged;
+    const next = text.charCodeAt(he);
     // '+' and '%' continue a local part ("first.last+tag@…") but not a host
     if (next === 64 || ((mayContinueDefanged(next) || next === 43 || next === 37) && atFollows(text, s))) {
       const e = tryEmail(c, s);
       if (e > 0) return e;
     }
-    return tryHostAt(c, s, h.end, h.defanged);
+    return tryHostAt(c, s, he, defanged);
   }
   return atFollows(text, s) ? tryEmail(c, s) : -1;
 };

@@ -22,6 +22,20 @@ describe('assessHost cache', () => {
     expect(assessHost('c2.evil-example.ru', false, 'text', false)).toBe(first);
   });
 
+  it('assesses plain dotted quads without entering them: the cache keeps the hosts whose assessment costs', () => {
+    const before = hostCacheStats().size;
+    for (let i = 0; i < 1_000; i++) {
+      const a = assessHost(`45.${i >> 8}.${i & 255}.7`, false, 'text', false);
+      expect(a).toEqual({ kind: 'ipv4', normalized: `45.${i >> 8}.${i & 255}.7` });
+    }
+    expect(assessHost('192.168.1.1', false, 'url', false)).toMatchObject({ kind: 'ipv4', drop: { category: 'reserved' } });
+    expect(assessHost('1.2.3.04', false, 'text', false)).toMatchObject({ kind: 'ipv4', drop: { category: 'invalid' } });
+    expect(hostCacheStats().size).toBe(before);
+    // a defanged address still goes through the cache (it is refanged first)
+    assessHost('45[.]1[.]2[.]3', true, 'text', false);
+    expect(hostCacheStats().size).toBe(before >= hostCacheStats().max ? 1 : before + 1);
+  });
+
   it('does not keep the texts its hosts were cut from alive', { timeout: 60_000 }, () => {
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as () => void;

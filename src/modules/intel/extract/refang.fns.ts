@@ -136,10 +136,14 @@ export function refangWithMap(text: string): RefangMap {
   };
 }
 
+const SCHEME_BRACKETS_RE = /[[\]]/g;
+const DEFANGED_WEB_SCHEME_RE = /^h(?:tt|xx|\*\*|tx|xt)ps?$/;
 /** Refang a URL scheme as written ('hxxps', 'hXXp', 'h[tt]p', 'fxp') into its live lowercase form. */
 export function refangScheme(scheme: string): string {
-  const s = scheme.replace(/[[\]]/g, '').toLowerCase();
-  if (/^h(?:tt|xx|\*\*|tx|xt)ps?$/.test(s)) return s.endsWith('s') ? 'https' : 'http';
+  // most schemes are written live: no replace, lowercase or regex for them (this ran once per URL)
+  if (scheme === 'https' || scheme === 'http') return scheme;
+  const s = scheme.replace(SCHEME_BRACKETS_RE, '').toLowerCase();
+  if (DEFANGED_WEB_SCHEME_RE.test(s)) return s.endsWith('s') ? 'https' : 'http';
   if (s === 'fxp') return 'ftp';
   return s;
 }

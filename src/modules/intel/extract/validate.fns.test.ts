@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkHostnameSyntax, dottedQuadValue, IPV4_LEADING_ZEROS, IPV4_OCTET_OVER_255, NOT_DOTTED_QUAD, parseIpv4, sha256 } from './validate.fns.js';
+import {
+  base58CheckVersion,
+  base58Decode,
+  checkHostnameSyntax,
+  dottedQuadValue,
+  IPV4_LEADING_ZEROS,
+  IPV4_OCTET_OVER_255,
+  NOT_DOTTED_QUAD,
+  parseIpv4,
+  sha256,
+} from './validate.fns.js';
 
 /** A seeded generator, so a failure is reproducible. */
 function prng(seed: number): () => number {
@@ -18,6 +28,38 @@ describe('sha256 (Base58Check)', () => {
       const msg = Uint8Array.from({ length: len }, () => Math.floor(r() * 256));
       expect(Buffer.from(sha256(msg)).toString('hex')).toBe(createHash('sha256').update(msg).digest('hex'));
     }
+  });
+});
+
+describe('base58CheckVersion', () => {
+  /** What it computed before its scratch buffers: base58Decode's bytes, then the double SHA-256 checksum. */
+  function before(s: string): number | null {
+    const raw = base58Decode(s);
+    if (!raw || raw.length < 5) return null;
+    const sum = sha256(sha256(raw.subarray(0, raw.length - 4)));
+    for (let i = 0; i < 4; i++) if (sum[i] !== raw[raw.length - 4 + i]) return null;
+    return raw[0] ?? null;
+  }
+
+  it('answers as base58Decode and the checksum did: real addresses, leading ones, bad characters, random strings', () => {
+    const cases = ['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy', '', '1', '1111', '11111', '111111111', '2', '0OIl', 'z'.repeat(90)];
+    const alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0OIl';
+    const r = prng(58);
+    for (let i = 0; i < 20_000; i++) {
+      let s = r() < 0.3 ? '1'.repeat(Math.floor(r() * 5)) : '';
+      for (let len = Math.floor(r() * 40); len > 0; len--) s += alphabet[Math.floor(r() * (r() < 0.01 ? alphabet.length : 58))];
+      cases.push(s);
+    }
+    let valid = 0;
+    for (const s of cases) {
+      const expected = before(s);
+      if (expected !== null) valid++;
+      expect(base58CheckVersion(s), s).toBe(expected);
+    }
+    // the real addresses' version bytes (P2PKH 0x00, P2SH 0x05)
+    expect(base58CheckVersion('1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa')).toBe(0);
+    expect(base58CheckVersion('3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy')).toBe(5);
+    expect(valid).toBeGreaterThanOrEqual(2);
   });
 });
 

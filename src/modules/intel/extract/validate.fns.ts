@@ -324,14 +324,47 @@ export function sha256(msg: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Base58Check payload version byte, or null when the checksum is wrong. */
+/** Scratch for base58CheckVersion: the decoded number, least significant byte first, and the bytes in order. */
+let b58Scratch = new Uint8Array(64);
+let b58Bytes = new Uint8Array(64);
+
+/**
+ * Base58Check payload version byte, or null when the checksum is wrong. The bytes are those of `base58Decode`,
+ * decoded into scratch buffers: every 25-to-35-character run that starts with '1' or '3' is a candidate (most are
+ * not addresses), and the decoder's growing array, its reversal and copy were most of this check's allocation.
+ */
 export function base58CheckVersion(s: string): number | null {
-  const raw = base58Decode(s);
-  if (!raw || raw.length < 5) return null;
-  const body = raw.subarray(0, raw.length - 4);
-  const sum = sha256(sha256(body));
-  for (let i = 0; i < 4; i++) if (sum[i] !== raw[raw.length - 4 + i]) return null;
-  return raw[0] ?? null;
+  // the decoder's little-endian accumulator starts as one zero byte and gains at most one byte per character,
+  // plus one per leading '1'
+  if (b58Scratch.length < 2 * s.length + 2) {
+    b58Scratch = new Uint8Array(2 * s.length + 2);
+    b58Bytes = new Uint8Array(2 * s.length + 2);
+  }
+  const acc = b58Scratch;
+  acc[0] = 0;
+  let n = 1;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const v = c < 128 ? (B58_MAP[c] as number) : -1;
+    if (v < 0) return null;
+    let carry = v;
+    for (let j = 0; j < n; j++) {
+      carry += (acc[j] as number) * 58;
+      acc[j] = carry & 0xff;
+      carry >>= 8;
+    }
+    while (carry > 0) {
+      acc[n++] = carry & 0xff;
+      carry >>= 8;
+    }
+  }
+  for (let i = 0; i < s.length && s.charCodeAt(i) === 49 /* '1' */; i++) acc[n++] = 0;
+  if (n < 5) return null;
+  const raw = b58Bytes;
+  for (let k = 0; k < n; k++) raw[k] = acc[n - 1 - k] as number;
+  const sum = sha256(sha256(raw.subarray(0, n - 4)));
+  for (let i = 0; i < 4; i++) if (sum[i] !== raw[n - 4 + i]) return null;
+  return raw[0] as number;
 }
 
 const BECH32_CHARS = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
