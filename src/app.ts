@@ -11,6 +11,7 @@ import { installRequestLog, lazyChildLoggerFactory } from './platform/http/reque
 import { createRateLimiter } from './platform/http/rate-limit.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { serializerCompiler } from './platform/http/serializer.js';
+import { deferringValidatorCompiler, resolveResponses } from './platform/http/lazy-schemas.js';
 import { installMetrics } from './platform/http/metrics.js';
 import { registerConsole } from './platform/http/console.js';
 import { registerModules } from './composition.js';
@@ -83,12 +84,16 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
-    const responses = (route.schema as { response?: Record<string, unknown> } | undefined)?.response ?? {};
+    const declared = (route.schema as { response?: Record<string, unknown> } | undefined)?.response ?? {};
     const permissions = (route.config as { permissions?: readonly string[] } | undefined)?.permissions ?? [];
-    for (const method of methods) if (method !== 'HEAD') routes.push({ method, url: route.url, hidden, responses, permissions });
+    // Resolved when read (a route's schemas may be built on first use: platform/http/lazy-schemas.ts).
+    let responses: Record<string, unknown> | undefined;
+    for (const method of methods) {
+      if (method !== 'HEAD') routes.push({ method, url: route.url, hidden, permissions, get responses() { return (responses ??= resolveResponses(declared)); } });
+    }
   });
 
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(deferringValidatorCompiler(validatorCompiler));
   app.setSerializerCompiler(serializerCompiler);
   installRequestLog(app);
 

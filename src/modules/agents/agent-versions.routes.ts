@@ -4,13 +4,17 @@ import { contextOf } from '../../platform/context.js';
 import { LimitOffsetQuery } from '../../platform/http/pagination.js';
 import { ForceQuery } from '../../platform/managed.js';
 import { withErrors } from '../../platform/http/responses.js';
-import { Agent, AgentIdParams } from './agents.schemas.js';
-import { AgentVersion, AgentVersionDiff, AgentVersionList, DiffQuery, VersionParams } from './agent-versions.schemas.js';
+import { agentSchemas, AgentIdParams } from './agents.schemas.js';
+import { deferred } from '../../platform/http/lazy-schemas.js';
+import { agentVersionSchemas, DiffQuery, VersionParams } from './agent-versions.schemas.js';
 import type { AgentVersionsService } from './agent-versions.service.js';
 
 const RECORDED =
   'A version is the whole agent after a change (prompt, model, tools and their policies, approval settings, inputs, output schema, destinations, limits, acceptance criteria and their notification) with its triggers\' settings (never their secrets), ' +
   'appended in the change\'s transaction by every create, replace (API or console), `rampart apply` and restore, and by trigger changes; a change that changes nothing appends none. Versions are never edited or removed (they go with their agent).';
+
+const { Agent } = deferred(agentSchemas);
+const { AgentVersion, AgentVersionDiff, AgentVersionList } = deferred(agentVersionSchemas);
 
 export function registerAgentVersionsRoutes(root: FastifyInstance, service: AgentVersionsService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();

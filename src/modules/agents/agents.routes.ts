@@ -4,13 +4,16 @@ import { contextOf } from '../../platform/context.js';
 import { ForceQuery } from '../../platform/managed.js';
 import { LimitOffsetQuery } from '../../platform/http/pagination.js';
 import { DeleteResult, withErrors } from '../../platform/http/responses.js';
-import { Agent, agentWriteSchema, AgentIdParams, AgentList } from './agents.schemas.js';
+import { deferred, later } from '../../platform/http/lazy-schemas.js';
+import { agentSchemas, agentWriteSchema, AgentIdParams } from './agents.schemas.js';
 import type { AgentsService } from './agents.service.js';
+
+const { Agent, AgentList } = deferred(agentSchemas);
 
 /** `builtinTools`: the names of the service's built-in tools, which an agent's `toolNames` may list. */
 export function registerAgentsRoutes(root: FastifyInstance, service: AgentsService, builtinTools: readonly string[]): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const AgentWrite = agentWriteSchema(builtinTools);
+  const AgentWrite = later(() => agentWriteSchema(builtinTools));
   const tags = ['Agents'];
 
   app.get('/api/agents', {

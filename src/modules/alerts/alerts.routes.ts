@@ -8,7 +8,8 @@ import {
   AlertIdParams, AlertList, AlertListQuery, AlertOnly, AlertWithTimeline, AssignBody, AssignResult, BulkStatusBody, BulkStatusResult, CommentBody,
   CommentResult, CreateAlertBody, CreateAlertResult, ForRunParams, ForRunResult, PatchAlertBody, SeverityBody, StatusBody, StatusResult, TimelinePage,
 } from './alerts.schemas.js';
-import { RoutesBody, RoutesView, SimulateBody, SimulateResult } from './routing.schemas.js';
+import { deferred } from '../../platform/http/lazy-schemas.js';
+import { routingSchemas } from './routing.schemas.js';
 import { CodeDetection, CodeDetectionInput, CodeDetectionList, HitBody, HitResult, ImportBody, ImportResult, QueryParams, QueryResult, SavedTestsResult, TestBody, TestResult } from './code-detections.schemas.js';
 import type { AlertsService } from './alerts.service.js';
 import { alertCommands, answering } from './alerts.fns.js';
@@ -20,6 +21,8 @@ export interface AlertServices {
   routing: RoutingService;
   codeDetections: CodeDetectionsService;
 }
+
+const { RoutesBody, RoutesView, SimulateBody, SimulateResult } = deferred(routingSchemas);
 
 export function registerAlertsRoutes(root: FastifyInstance, s: AlertServices): void {
   const app = root.withTypeProvider<ZodTypeProvider>();

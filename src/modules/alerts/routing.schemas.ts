@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { schemaSet } from '../../platform/http/lazy-schemas.js';
 import { ALERT_SEVERITIES } from './alerts.fns.js';
 
 /** The most routes a replace may hold, unless more are already saved (the API spec's "Alert triage routes" and "Limits"). */
@@ -55,60 +56,70 @@ export const RouteInput = z.object({
   responseAgentId: z.uuid(),
 });
 
-export const RoutesBody = z.object({
-  routes: z.array(RouteInput).describe(`In checking order; at most ${MAX_ROUTES}, or as many as are already saved when more`),
-  defaultResponseAgentId: z.uuid().nullable().optional().describe('null leaves unmatched alerts unassigned; omitted keeps the saved default'),
-  huntResponseAgentId: z.uuid().nullable().optional().describe('Extension: the agent that triages hunt alerts (`huntAlertRouting`); omitted keeps it'),
+/**
+ * The routes' bodies and answers, built at first use (platform/http/lazy-schemas.ts); the
+ * conditions above stay built at import since config documents build theirs from them.
+ */
+export const routingSchemas = schemaSet(() => {
+  const RoutesBody = z.object({
+    routes: z.array(RouteInput).describe(`In checking order; at most ${MAX_ROUTES}, or as many as are already saved when more`),
+    defaultResponseAgentId: z.uuid().nullable().optional().describe('null leaves unmatched alerts unassigned; omitted keeps the saved default'),
+    huntResponseAgentId: z.uuid().nullable().optional().describe('Extension: the agent that triages hunt alerts (`huntAlertRouting`); omitted keeps it'),
+  });
+
+  // Routes saved before sources were checked may name unknown sources: they are shown as saved (they never match).
+  const StoredCondition = z.union([
+    ...RouteCondition.options.filter((o) => o.shape.type.value !== 'source'),
+    z.object({ type: z.literal('source'), sources: z.array(z.string()).describe('As saved: a route saved before sources were checked may name an unknown one, which never matches') }),
+  ]);
+  const RouteOutput = RouteInput.extend({ id: z.string(), enabled: z.boolean(), conditions: z.array(StoredCondition), action: z.literal('triage'), responseAgentName: z.string() });
+
+  const RoutesView = z
+    .object({
+      routes: z.array(RouteOutput),
+      defaultSettings: z.object({
+        organizationId: z.string(),
+        defaultResponseAgentId: z.string().nullable(),
+        defaultResponseAgentName: z.string().nullable(),
+        createdAt: z.string(),
+        updatedAt: z.string(),
+      }),
+      huntAlertRouting: z.object({ responseAgentId: z.string().nullable(), responseAgentName: z.string().nullable() }),
+      responseAgents: z.array(z.object({ id: z.string(), name: z.string() })),
+      logTableOptions: z.array(z.object({ source: z.string(), sourceDisplayName: z.string(), toolId: z.string(), stream: z.string(), streamLabel: z.string() })),
+    })
+    .meta({ id: 'AlertTriageRoutes' });
+
+  const SimulateBody = z.object({
+    severity: z.enum(ALERT_SEVERITIES).default('medium'),
+    codeDetectionId: z.uuid().optional(),
+    logTable: z.object({ source: z.string(), stream: z.string() }).optional(),
+    source: z
+      .enum(SIMULATE_SOURCES, { error: unknownSource(SIMULATE_SOURCES) })
+      .default('user')
+      .describe('A trigger type or a source category (`user`: an alert created through the API). Unknown values are refused (400, naming the valid ones)'),
+    createdBy: z
+      .enum(['trigger', 'detection', 'agent', 'user', 'hunt'])
+      .optional()
+      .describe(
+        'Where the alert comes from (default: `trigger` when `triggerId` is given or `source` is a trigger type, `detection` with a `codeDetectionId`, else `source` when it is a category, else `user`). ' +
+          "Routes apply to alerts of detections, agents and the API, and to a trigger's alerts only when the trigger has `routeAlerts`; hunt alerts go to the hunt response agent",
+      ),
+    triggerId: z.uuid().optional().describe("The trigger the alert would come from: answers what its intake really does (its own agent, or the routes when it has `routeAlerts`)"),
+    routes: z.array(RouteInput).optional().describe('Routes to try instead of the saved ones (test before saving)'),
+    defaultResponseAgentId: z.uuid().nullable().optional(),
+  });
+  const SimulateResult = z.object({
+    outcome: z.enum(['route', 'default', 'unassigned', 'trigger', 'hunt']).describe("`trigger`: assigned to the trigger's own agent (responseAgentId null when no triggerId was given); `hunt`: the hunt response agent"),
+    routeId: z.string().nullable(),
+    routeName: z.string().nullable(),
+    responseAgentId: z.string().nullable(),
+    responseAgentName: z.string().nullable(),
+    reason: z.string(),
+  });
+
+  return { RoutesBody, RoutesView, SimulateBody, SimulateResult };
 });
-
-// Routes saved before sources were checked may name unknown sources: they are shown as saved (they never match).
-const StoredCondition = z.union([
-  ...RouteCondition.options.filter((o) => o.shape.type.value !== 'source'),
-  z.object({ type: z.literal('source'), sources: z.array(z.string()).describe('As saved: a route saved before sources were checked may name an unknown one, which never matches') }),
-]);
-const RouteOutput = RouteInput.extend({ id: z.string(), enabled: z.boolean(), conditions: z.array(StoredCondition), action: z.literal('triage'), responseAgentName: z.string() });
-
-export const RoutesView = z
-  .object({
-    routes: z.array(RouteOutput),
-    defaultSettings: z.object({
-      organizationId: z.string(),
-      defaultResponseAgentId: z.string().nullable(),
-      defaultResponseAgentName: z.string().nullable(),
-      createdAt: z.string(),
-      updatedAt: z.string(),
-    }),
-    huntAlertRouting: z.object({ responseAgentId: z.string().nullable(), responseAgentName: z.string().nullable() }),
-    responseAgents: z.array(z.object({ id: z.string(), name: z.string() })),
-    logTableOptions: z.array(z.object({ source: z.string(), sourceDisplayName: z.string(), toolId: z.string(), stream: z.string(), streamLabel: z.string() })),
-  })
-  .meta({ id: 'AlertTriageRoutes' });
-
-export const SimulateBody = z.object({
-  severity: z.enum(ALERT_SEVERITIES).default('medium'),
-  codeDetectionId: z.uuid().optional(),
-  logTable: z.object({ source: z.string(), stream: z.string() }).optional(),
-  source: z
-    .enum(SIMULATE_SOURCES, { error: unknownSource(SIMULATE_SOURCES) })
-    .default('user')
-    .describe('A trigger type or a source category (`user`: an alert created through the API). Unknown values are refused (400, naming the valid ones)'),
-  createdBy: z
-    .enum(['trigger', 'detection', 'agent', 'user', 'hunt'])
-    .optional()
-    .describe(
-      'Where the alert comes from (default: `trigger` when `triggerId` is given or `source` is a trigger type, `detection` with a `codeDetectionId`, else `source` when it is a category, else `user`). ' +
-        "Routes apply to alerts of detections, agents and the API, and to a trigger's alerts only when the trigger has `routeAlerts`; hunt alerts go to the hunt response agent",
-    ),
-  triggerId: z.uuid().optional().describe("The trigger the alert would come from: answers what its intake really does (its own agent, or the routes when it has `routeAlerts`)"),
-  routes: z.array(RouteInput).optional().describe('Routes to try instead of the saved ones (test before saving)'),
-  defaultResponseAgentId: z.uuid().nullable().optional(),
-});
-export const SimulateResult = z.object({
-  outcome: z.enum(['route', 'default', 'unassigned', 'trigger', 'hunt']).describe("`trigger`: assigned to the trigger's own agent (responseAgentId null when no triggerId was given); `hunt`: the hunt response agent"),
-  routeId: z.string().nullable(),
-  routeName: z.string().nullable(),
-  responseAgentId: z.string().nullable(),
-  responseAgentName: z.string().nullable(),
-  reason: z.string(),
-});
-
+type Built = ReturnType<typeof routingSchemas>;
+export type RoutesBodyT = z.infer<Built['RoutesBody']>;
+export type SimulateBodyT = z.infer<Built['SimulateBody']>;

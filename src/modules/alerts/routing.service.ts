@@ -10,11 +10,11 @@ import { ALERT_SEVERITIES } from './alerts.fns.js';
 import { decideRoute, findRoutingLoops, huntDecision, triggerDecision, type Route, type RoutingDecision } from './routing.fns.js';
 import { MAX_ROUTES } from './routing.schemas.js';
 import type { z } from 'zod';
-import type { RoutesBody, SimulateBody } from './routing.schemas.js';
+import type { RoutesBodyT, SimulateBodyT } from './routing.schemas.js';
 import { agentNames, organizationAgents } from '../agents/index.js';
 
-type RoutesInput = z.infer<typeof RoutesBody>;
-type SimulateInput = z.infer<typeof SimulateBody>;
+type RoutesInput = RoutesBodyT;
+type SimulateInput = SimulateBodyT;
 
 /** Source categories that are not a trigger type (`source` in simulate names either). */
 type Origin = 'detection' | 'agent' | 'user' | 'hunt' | 'trigger';

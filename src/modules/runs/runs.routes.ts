@@ -3,21 +3,11 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { contextOf } from '../../platform/context.js';
 import { withErrors } from '../../platform/http/responses.js';
 import { AgentIdParams } from '../agents/index.js';
-import {
-  EndedRunResultView,
-  InterruptResult,
-  RunDetail,
-  RunIdParams,
-  RunList,
-  RunListQuery,
-  RunParams,
-  RunRequest,
-  RunStarted,
-  RunStatusView,
-  RunSyncRequest,
-  RunSyncResponse,
-} from './runs.schemas.js';
+import { deferred } from '../../platform/http/lazy-schemas.js';
+import { runSchemas } from './runs.schemas.js';
 import type { RunsService } from './runs.service.js';
+
+const { EndedRunResultView, InterruptResult, RunDetail, RunIdParams, RunList, RunListQuery, RunParams, RunRequest, RunStarted, RunStatusView, RunSyncRequest, RunSyncResponse } = deferred(runSchemas);
 
 export function registerRunsRoutes(root: FastifyInstance, service: RunsService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();

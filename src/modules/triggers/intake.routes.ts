@@ -6,7 +6,10 @@ import { AppError, ValidationError } from '../../platform/http/errors.js';
 import { publicResponses } from '../../platform/http/responses.js';
 import { decodeForm } from './intake.fns.js';
 import type { IntakeService } from './intake.service.js';
-import { IntakeParams, IntakeResponse } from './triggers.schemas.js';
+import { deferred } from '../../platform/http/lazy-schemas.js';
+import { IntakeParams, triggerSchemas } from './triggers.schemas.js';
+
+const { IntakeResponse } = deferred(triggerSchemas);
 
 const DESCRIPTION = `External services post here; the body (any JSON value, or a form) becomes the agent's input
 (with the inputs of the trigger's \`inputMapping\` set at its top level, when it has one).

@@ -3,21 +3,11 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ForceQuery } from '../../platform/managed.js';
 import { contextOf } from '../../platform/context.js';
 import { withErrors } from '../../platform/http/responses.js';
-import {
-  AgentIdParams,
-  DeleteResult,
-  FieldsParams,
-  FieldsQuery,
-  FieldsResponse,
-  RotatedSecret,
-  SaveBody,
-  StatusBody,
-  Trigger,
-  TriggerList,
-  TriggerParams,
-  UpdateBody,
-} from './triggers.schemas.js';
+import { deferred } from '../../platform/http/lazy-schemas.js';
+import { AgentIdParams, DeleteResult, FieldsParams, TriggerParams, triggerSchemas } from './triggers.schemas.js';
 import type { TriggersService } from './triggers.service.js';
+
+const { FieldsQuery, FieldsResponse, RotatedSecret, SaveBody, StatusBody, Trigger, TriggerList, UpdateBody } = deferred(triggerSchemas);
 
 export function registerTriggersRoutes(root: FastifyInstance, service: TriggersService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();

@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { managedFields } from '../../platform/managed.js';
+import { schemaSet } from '../../platform/http/lazy-schemas.js';
 import { isJsonPointer, MAPPABLE_FIELDS } from '../alerts/index.js';
 import { WEBHOOK_SOURCES } from './signatures.fns.js';
 import { httpUrl } from '../../platform/http/url-schemas.js';
@@ -61,34 +62,6 @@ export const AgentIdParams = z.object({ agentId: z.uuid({ error: 'must be a UUID
 export const FieldsParams = z.object({ agentId: z.uuid({ error: 'must be a UUID' }), source: WebhookSourceSchema });
 export const TriggerParams = z.object({ agentId: z.uuid({ error: 'must be a UUID' }), triggerId: z.uuid({ error: 'must be a UUID' }) });
 
-export const FieldsQuery = z.strictObject({
-  jiraUrl: httpUrl()
-    .optional()
-    .describe('jira only: your Jira site, e.g. `https://acme.atlassian.net`; the answer\'s `jiraUrl` is then that site\'s webhook admin page'),
-});
-
-export const FieldsResponse = z
-  .object({
-    success: z.boolean(),
-    data: z.object({
-      triggerId: z.uuid().describe('The new trigger\'s id (the last segment of `webhookUrl`): pass it to `POST …/trigger/save`'),
-      secret: z.string().describe('The trigger secret (shown once here; stored encrypted)'),
-      webhookUrl: z.string().describe('Where the sender posts: `<RAMPART_BASE_URL>/api/trigger/{source}/{triggerId}`'),
-      additionalFields: z.object({
-        type: z.string().describe('The source'),
-        jiraUrl: z.string().optional().describe('jira only: the page to create the webhook on (`<site>/plugins/servlet/webhooks`), or "" when no `jiraUrl` was given'),
-      }),
-    }),
-  })
-  .meta({ id: 'WebhookFieldSet' });
-
-export const RotatedSecret = z
-  .object({
-    secret: z.string().describe('The new trigger secret (shown once here; stored encrypted). The previous one stops working at once.'),
-    webhookUrl: z.string().describe('Unchanged: `<RAMPART_BASE_URL>/api/trigger/{source}/{triggerId}`'),
-  })
-  .meta({ id: 'TriggerRotatedSecret' });
-
 const createAlert = z
   .boolean()
   .describe('Each delivery also creates an alert (default: on for webhook, jira, jira-automation, linear, bugcrowd, hackerone, zscaler, darktrace; off for slack and cron)');
@@ -118,49 +91,6 @@ const deliveryIdPointer = jsonPointer
       'Delivery headers and Slack `event_id` win over it.',
   );
 
-export const WebhookSave = z.strictObject({
-  source: WebhookSourceSchema,
-  triggerId: z.uuid({ error: 'must be a UUID' }).describe('The id in the `webhookUrl` that `…/fields` answered'),
-  name: name.optional(),
-  enabled: z.boolean().optional().describe('Default true'),
-  signingSecret: signingSecret.optional(),
-  additionalFields: additionalFields.optional(),
-  createAlert: createAlert.optional(),
-  routeAlerts: routeAlerts.optional(),
-  alertMapping: alertMapping.optional(),
-  inputMapping: inputMapping.optional(),
-  deliveryIdPointer: deliveryIdPointer.optional(),
-});
-export const CronSave = z.strictObject({
-  source: z.literal('cron'),
-  cronSchedule: cronExpression,
-  timezone: cronTimezone.optional(),
-  name: name.optional(),
-  enabled: z.boolean().optional().describe('Default true'),
-  input: input.optional(),
-  createAlert: createAlert.optional().describe('Each firing also creates an alert (default off; dedupe key per trigger and minute), triaged by the run'),
-  routeAlerts: routeAlerts.optional(),
-});
-export const SaveBody = z.discriminatedUnion('source', [WebhookSave, CronSave]).meta({ id: 'TriggerSave' });
-export type SaveBodyT = z.infer<typeof SaveBody>;
-
-export const UpdateBody = z
-  .strictObject({
-    name: name.optional(),
-    signingSecret: signingSecret.optional(),
-    cronSchedule: cronExpression.optional().describe('cron triggers only'),
-    timezone: cronTimezone.optional().describe('cron triggers only; null: UTC'),
-    additionalFields: additionalFields.optional(),
-    input: input.optional().describe('cron triggers only'),
-    createAlert: createAlert.optional(),
-    routeAlerts: routeAlerts.optional(),
-    alertMapping: alertMapping.optional(),
-    inputMapping: inputMapping.optional().describe('webhook triggers only; null clears'),
-    deliveryIdPointer: deliveryIdPointer.optional().describe('webhook triggers only; null clears'),
-  })
-  .meta({ id: 'TriggerUpdate' });
-export type UpdateBodyT = z.infer<typeof UpdateBody>;
-
 /**
  * A whole trigger as config apply writes it (a document's spec, its agent resolved): every
  * field given or defaulted, so applying the same document twice changes nothing.
@@ -183,38 +113,6 @@ export const TriggerPut = z.strictObject({
 });
 export type TriggerPutT = z.infer<typeof TriggerPut>;
 
-export const StatusBody = z.strictObject({ enabled: z.boolean() });
-
-export const Trigger = z
-  .object({
-    id: z.uuid(),
-    agentId: z.uuid(),
-    source: TriggerSourceSchema,
-    name: z.string(),
-    enabled: z.boolean(),
-    webhookUrl: z.string().nullable().describe('null for cron triggers'),
-    hasSecret: z.boolean(),
-    hasSigningSecret: z.boolean(),
-    cronSchedule: z.string().nullable(),
-    timezone: z.string().nullable().describe('cron triggers: the IANA time zone the schedule is read in; null: UTC'),
-    nextRunAt: z.string().nullable().describe('cron triggers: when the next run starts (UTC instant); null when the trigger is disabled; never in the past: a run that is due shows now (the next scheduler tick starts it)'),
-    input: z.unknown().describe('cron triggers: the input of each run; null otherwise'),
-    additionalFields: z.record(z.string(), z.unknown()),
-    createAlert: z.boolean().describe('Whether each delivery also creates an alert (assigned to this agent; the run triages it)'),
-    routeAlerts: z.boolean().describe('Whether its alerts go through the triage routes instead of to this agent'),
-    alertMapping: z.record(z.string(), z.string()).nullable().describe('JSON pointers into the payload for alert fields'),
-    inputMapping: z.record(z.string(), z.string()).nullable().describe('Agent input name → JSON pointer into the payload'),
-    deliveryIdPointer: z.string().nullable().describe('JSON pointer to the payload id used for dedupe when no delivery header came'),
-    ...managedFields,
-    lastRunAttemptedAt: z.string().nullable(),
-    lastRunSucceededAt: z.string().nullable(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .meta({ id: 'AgentTrigger' });
-export type TriggerDto = z.infer<typeof Trigger>;
-
-export const TriggerList = z.object({ triggers: z.array(Trigger) });
 export { DeleteResult } from '../../platform/http/responses.js';
 
 // Intake ------------------------------------------------------------------------------------
@@ -224,15 +122,127 @@ export const IntakeParams = z.object({
   triggerId: z.string().max(64).describe('The trigger id of the webhook URL'),
 });
 
-export const IntakeResponse = z
-  .union([
-    z.object({ executionId: z.string().describe('Id of the queued agent run (with `routeAlerts`: the triage run the routes started)') }),
-    z.object({
-      skipped: z.literal(true),
-      message: z.string(),
-      executionId: z.string().optional().describe('Repeated delivery: the run the first delivery really started (absent when it started none). Duplicate alert signal: the triage run of the open alert it was counted on'),
-    }),
-    z.object({ challenge: z.string().describe('Slack `url_verification` handshake: the challenge, echoed') }),
-  ])
-  .meta({ id: 'TriggerInvocation' });
-export type IntakeResponseT = z.infer<typeof IntakeResponse>;
+/**
+ * The routes' bodies and answers, built at first use (platform/http/lazy-schemas.ts); the fields
+ * above stay built at import since config documents build their `Trigger` kind from `TriggerPut`.
+ */
+export const triggerSchemas = schemaSet(() => {
+  const FieldsQuery = z.strictObject({
+    jiraUrl: httpUrl()
+      .optional()
+      .describe('jira only: your Jira site, e.g. `https://acme.atlassian.net`; the answer\'s `jiraUrl` is then that site\'s webhook admin page'),
+  });
+
+  const FieldsResponse = z
+    .object({
+      success: z.boolean(),
+      data: z.object({
+        triggerId: z.uuid().describe('The new trigger\'s id (the last segment of `webhookUrl`): pass it to `POST …/trigger/save`'),
+        secret: z.string().describe('The trigger secret (shown once here; stored encrypted)'),
+        webhookUrl: z.string().describe('Where the sender posts: `<RAMPART_BASE_URL>/api/trigger/{source}/{triggerId}`'),
+        additionalFields: z.object({
+          type: z.string().describe('The source'),
+          jiraUrl: z.string().optional().describe('jira only: the page to create the webhook on (`<site>/plugins/servlet/webhooks`), or "" when no `jiraUrl` was given'),
+        }),
+      }),
+    })
+    .meta({ id: 'WebhookFieldSet' });
+
+  const RotatedSecret = z
+    .object({
+      secret: z.string().describe('The new trigger secret (shown once here; stored encrypted). The previous one stops working at once.'),
+      webhookUrl: z.string().describe('Unchanged: `<RAMPART_BASE_URL>/api/trigger/{source}/{triggerId}`'),
+    })
+    .meta({ id: 'TriggerRotatedSecret' });
+
+  const WebhookSave = z.strictObject({
+    source: WebhookSourceSchema,
+    triggerId: z.uuid({ error: 'must be a UUID' }).describe('The id in the `webhookUrl` that `…/fields` answered'),
+    name: name.optional(),
+    enabled: z.boolean().optional().describe('Default true'),
+    signingSecret: signingSecret.optional(),
+    additionalFields: additionalFields.optional(),
+    createAlert: createAlert.optional(),
+    routeAlerts: routeAlerts.optional(),
+    alertMapping: alertMapping.optional(),
+    inputMapping: inputMapping.optional(),
+    deliveryIdPointer: deliveryIdPointer.optional(),
+  });
+  const CronSave = z.strictObject({
+    source: z.literal('cron'),
+    cronSchedule: cronExpression,
+    timezone: cronTimezone.optional(),
+    name: name.optional(),
+    enabled: z.boolean().optional().describe('Default true'),
+    input: input.optional(),
+    createAlert: createAlert.optional().describe('Each firing also creates an alert (default off; dedupe key per trigger and minute), triaged by the run'),
+    routeAlerts: routeAlerts.optional(),
+  });
+  const SaveBody = z.discriminatedUnion('source', [WebhookSave, CronSave]).meta({ id: 'TriggerSave' });
+
+  const UpdateBody = z
+    .strictObject({
+      name: name.optional(),
+      signingSecret: signingSecret.optional(),
+      cronSchedule: cronExpression.optional().describe('cron triggers only'),
+      timezone: cronTimezone.optional().describe('cron triggers only; null: UTC'),
+      additionalFields: additionalFields.optional(),
+      input: input.optional().describe('cron triggers only'),
+      createAlert: createAlert.optional(),
+      routeAlerts: routeAlerts.optional(),
+      alertMapping: alertMapping.optional(),
+      inputMapping: inputMapping.optional().describe('webhook triggers only; null clears'),
+      deliveryIdPointer: deliveryIdPointer.optional().describe('webhook triggers only; null clears'),
+    })
+    .meta({ id: 'TriggerUpdate' });
+
+  const StatusBody = z.strictObject({ enabled: z.boolean() });
+
+  const Trigger = z
+    .object({
+      id: z.uuid(),
+      agentId: z.uuid(),
+      source: TriggerSourceSchema,
+      name: z.string(),
+      enabled: z.boolean(),
+      webhookUrl: z.string().nullable().describe('null for cron triggers'),
+      hasSecret: z.boolean(),
+      hasSigningSecret: z.boolean(),
+      cronSchedule: z.string().nullable(),
+      timezone: z.string().nullable().describe('cron triggers: the IANA time zone the schedule is read in; null: UTC'),
+      nextRunAt: z.string().nullable().describe('cron triggers: when the next run starts (UTC instant); null when the trigger is disabled; never in the past: a run that is due shows now (the next scheduler tick starts it)'),
+      input: z.unknown().describe('cron triggers: the input of each run; null otherwise'),
+      additionalFields: z.record(z.string(), z.unknown()),
+      createAlert: z.boolean().describe('Whether each delivery also creates an alert (assigned to this agent; the run triages it)'),
+      routeAlerts: z.boolean().describe('Whether its alerts go through the triage routes instead of to this agent'),
+      alertMapping: z.record(z.string(), z.string()).nullable().describe('JSON pointers into the payload for alert fields'),
+      inputMapping: z.record(z.string(), z.string()).nullable().describe('Agent input name → JSON pointer into the payload'),
+      deliveryIdPointer: z.string().nullable().describe('JSON pointer to the payload id used for dedupe when no delivery header came'),
+      ...managedFields,
+      lastRunAttemptedAt: z.string().nullable(),
+      lastRunSucceededAt: z.string().nullable(),
+      createdAt: z.string(),
+      updatedAt: z.string(),
+    })
+    .meta({ id: 'AgentTrigger' });
+
+  const TriggerList = z.object({ triggers: z.array(Trigger) });
+  const IntakeResponse = z
+    .union([
+      z.object({ executionId: z.string().describe('Id of the queued agent run (with `routeAlerts`: the triage run the routes started)') }),
+      z.object({
+        skipped: z.literal(true),
+        message: z.string(),
+        executionId: z.string().optional().describe('Repeated delivery: the run the first delivery really started (absent when it started none). Duplicate alert signal: the triage run of the open alert it was counted on'),
+      }),
+      z.object({ challenge: z.string().describe('Slack `url_verification` handshake: the challenge, echoed') }),
+    ])
+    .meta({ id: 'TriggerInvocation' });
+
+  return { FieldsQuery, FieldsResponse, RotatedSecret, WebhookSave, CronSave, SaveBody, UpdateBody, StatusBody, Trigger, TriggerList, IntakeResponse };
+});
+type Built = ReturnType<typeof triggerSchemas>;
+export type SaveBodyT = z.infer<Built['SaveBody']>;
+export type UpdateBodyT = z.infer<Built['UpdateBody']>;
+export type TriggerDto = z.infer<Built['Trigger']>;
+export type IntakeResponseT = z.infer<Built['IntakeResponse']>;

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { resolveRouteSchema } from './lazy-schemas.js';
 
 /**
  * The document's tags: the groups of the API spec's "What the service does" that have operations, in its order, then this service's
@@ -72,7 +73,8 @@ export async function registerOpenApi(app: FastifyInstance, options: { baseUrl: 
       },
       security: [{ bearerAuth: [] }],
     },
-    transform: jsonSchemaTransform,
+    // Stand-ins for schemas built on first use (platform/http/lazy-schemas.ts) are built here.
+    transform: (input) => jsonSchemaTransform({ ...input, schema: resolveRouteSchema(input.schema) }),
     // Zod registers an input and an output variant of every named schema; only the ones some
     // operation reaches stay (a generator would emit dead types for the rest).
     transformObject: (input) => withoutUnusedSchemas(jsonSchemaTransformObject(input) as OpenApiDocument) as ReturnType<typeof jsonSchemaTransformObject>,

@@ -1,6 +1,7 @@
 import fastJsonStringify from 'fast-json-stringify';
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
 import { z } from 'zod';
+import { DeferredSchema } from './lazy-schemas.js';
 
 /**
  * Response serialization from the route's Zod response schema, compiled once to a
@@ -13,7 +14,10 @@ import { z } from 'zod';
  * variants into one object with the union of their properties, primitives into a type list).
  * The filter stays: a property no variant declares is still never written.
  */
-export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema }) => {
+export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema: declared }) => {
+  // A schema built on first use (platform/http/lazy-schemas.ts) is built at the first reply too.
+  if (declared instanceof DeferredSchema) return deferredSerializer(declared);
+  const schema = declared;
   if (!(schema instanceof z.ZodType)) return (data) => JSON.stringify(data);
   // Compiled at the route's first reply, not at start-up: Fastify asks for every route's
   // serializer when the app becomes ready, and compiling them all there (Zod → JSON Schema →
@@ -21,6 +25,11 @@ export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema 
   let compiled: ((data: unknown) => string) | null = null;
   return (data) => (data instanceof SerializedJson ? data.json : (compiled ??= compileSerializer(schema))(data));
 };
+
+function deferredSerializer(declared: DeferredSchema): (data: unknown) => string {
+  let serialize: ((data: unknown) => string) | null = null;
+  return (data) => (serialize ??= serializerCompiler({ schema: declared.schema } as Parameters<typeof serializerCompiler>[0]))(data);
+}
 
 /**
  * A response body a route has already serialized with its own response schema's serializer
