@@ -10,6 +10,7 @@
  * see a stand-in; Zod never does (a schema built from another one calls the other file's
  * factory, so parents and children stay real Zod objects and the registry's ids hold).
  */
+import type { $ZodType, input, output } from 'zod/v4/core';
 
 /** A route schema not built yet: what `deferred` hands to Fastify in place of a Zod schema. */
 export class DeferredSchema {
@@ -27,16 +28,24 @@ export function schemaSet<T extends object>(build: () => T): () => T {
 }
 
 /**
- * Stand-ins for a schema set's members, typed as the members themselves (so the Zod type
+ * How a stand-in is typed: a Zod schema as Zod's core sees it (`_zod`, which carries the
+ * input and output types the type provider infers), without the classic API. A stand-in is
+ * not a Zod object at run time, so `.parse`, `.optional()` or `.extend` on one must not
+ * compile: it would fail only when the line first ran.
+ */
+export type StandIn<S> = S extends $ZodType ? $ZodType<output<S>, input<S>> : S;
+
+/**
+ * Stand-ins for a schema set's members, typed as `StandIn`s of the members (so the Zod type
  * provider infers request and reply types as before): `const { A, B } = deferred(set)`.
  * Only for route options; code that parses calls the set itself.
  */
-export function deferred<T extends object>(set: () => T): T {
-  return new Proxy({} as T, { get: (_target, key) => later(() => set()[key as keyof T]) });
+export function deferred<T extends object>(set: () => T): { [K in keyof T]: StandIn<T[K]> } {
+  return new Proxy({} as { [K in keyof T]: StandIn<T[K]> }, { get: (_target, key) => later(() => set()[key as keyof T]) });
 }
 
-/** One stand-in, typed as the schema `build` returns (e.g. a body schema a routes file builds from options). */
-export const later = <T>(build: () => T): T => new DeferredSchema(build) as unknown as T;
+/** One stand-in, typed as a `StandIn` of the schema `build` returns (e.g. a body schema a routes file builds from options). */
+export const later = <T>(build: () => T): StandIn<T> => new DeferredSchema(build) as unknown as StandIn<T>;
 
 /** The schema itself, for a stand-in or anything else. */
 export const resolveSchema = (schema: unknown): unknown => (schema instanceof DeferredSchema ? schema.schema : schema);

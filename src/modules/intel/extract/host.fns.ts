@@ -131,8 +131,11 @@ function assessUncached(
   mobileContext: boolean,
 ): HostAssessment {
   const host = defanged ? refangHost(raw) : raw;
-  const ip = dottedQuadValue(host);
-  if (ip !== NOT_DOTTED_QUAD) return ipv4Assessment(host, ip);
+  // a plain host was already tried as a dotted quad by assessHost, before the cache; only a refanged one is new text
+  if (defanged) {
+    const ip = dottedQuadValue(host);
+    if (ip !== NOT_DOTTED_QUAD) return ipv4Assessment(host, ip);
+  }
   // The labels are read by their dots' positions: splitting every distinct host into an array of labels was half
   // of this function's time, and only the rare paths below need the whole list.
   const lastDot = host.lastIndexOf('.');
