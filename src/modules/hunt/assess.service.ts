@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { uuidv7 } from 'uuidv7';
+import { uuidv7 } from './ids.fns.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { EventBus } from '../../platform/events.js';
 import { readEpssScores } from '../intel/index.js';
