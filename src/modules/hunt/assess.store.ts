@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Queryable } from '../../platform/db/database.js';
 import { classificationSummary, storedPackagesOf, storedRecordKey, type AffectedPackage, type StoredRecordRef, type VulnerabilityRecord } from '../intel/index.js';
 import { packageKeysOf, type AdvisoryProduct, type InventorySoftware, type StructuredAdvisory } from './matching.fns.js';
@@ -84,6 +84,20 @@ export async function loadThreats(db: Queryable, organizationId: string, threatI
 }
 
 export async function loadItems(db: Queryable, organizationId: string, threatIds: string[]): Promise<ItemEvidence[]> {
+  return readItems(db, sql`hunt_threat_items l`, sql`l.organization_id = ${organizationId} AND l.threat_id = ANY(${threatIds}::uuid[])`);
+}
+
+/**
+ * The same evidence for threats not written yet (createAssessedThreats: a pass's new threats are
+ * planned before they and their links are inserted), by (threat, item) pairs.
+ */
+export async function loadItemsOf(db: Queryable, organizationId: string, pairs: ReadonlyArray<readonly [threatId: string, itemId: string]>): Promise<ItemEvidence[]> {
+  if (pairs.length === 0) return [];
+  const links = sql`unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::uuid[]) AS l(threat_id, item_id)`;
+  return readItems(db, links, sql`i.organization_id = ${organizationId}`);
+}
+
+async function readItems(db: Queryable, links: RawBuilder<unknown>, where: RawBuilder<unknown>): Promise<ItemEvidence[]> {
   // An OSV item's copy names its packages without their ranges (the vulnerability store holds
   // them): completeStoredRanges reads the ranges of the records an asset can match. A CSAF, NVD or
   // KEV item's structured part (packages with ranges, CPE configurations, KEV listing) is read from
@@ -97,10 +111,10 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
            i.vulnerability,
            i.status = 'retracted' AS retracted,
            v.vuln_id IS NOT NULL AS stored, v.affected AS "storedAffected", v.configurations AS "storedConfigurations", v.exploited AS "storedExploited"
-    FROM hunt_threat_items l JOIN intel_items i ON i.id = l.item_id
+    FROM ${links} JOIN intel_items i ON i.id = l.item_id
     LEFT JOIN intel_vulnerabilities v ON i.vulnerability->>'format' IN ('csaf', 'nvd', 'cisa_kev')
       AND v.organization_id = i.organization_id AND v.source_id = i.source_id AND v.vuln_id = i.external_id
-    WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${threatIds}::uuid[])
+    WHERE ${where}
     -- A fixed order: the exposure story lists a threat's reports in it, and the same evidence must
     -- read the same (a join's order follows the plan and the heap, which vary between runs).
     ORDER BY l.threat_id, i.id`.execute(raw(db));

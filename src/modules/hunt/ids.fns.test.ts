@@ -8,8 +8,8 @@ describe('uuidv7 (the pass\'s id generator)', () => {
   afterEach(() => vi.useRealTimers());
 
   it('makes valid v7 ids, unique and increasing within a millisecond and across many', () => {
-    const ids = Array.from({ length: 50_000 }, () => uuidv7());
-    for (const id of ids) expect(id).toMatch(V7);
+    const ids = Array.from({ length: 20_000 }, () => uuidv7());
+    expect(ids.filter((id) => !V7.test(id))).toEqual([]);
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual(ids);
   });
