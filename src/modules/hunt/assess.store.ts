@@ -103,8 +103,8 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
  * the planner judged the organization's items from intel_items' statistics, which in a first pass
  * are those of before the sync (the table "empty"): it hashed every item of the organization for
  * each batch (20,000 rows, 10,000 pages and a temp spill per 500 threats: 0.57 s a batch, 1.19 ms
- * per record of statement time, where `loadItems`' join from the links costs ~0.13 ms). One probe per pair does not
- * depend on those statistics.
+ * of statement time per record, where `loadItems`' join from the links costs ~0.13 ms). One probe
+ * per pair does not depend on those statistics.
  */
 export async function loadItemsOf(db: Queryable, organizationId: string, pairs: ReadonlyArray<readonly [threatId: string, itemId: string]>): Promise<ItemEvidence[]> {
   if (pairs.length === 0) return [];
