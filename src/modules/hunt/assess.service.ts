@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
-import { uuidv7 } from 'uuidv7';
+import { uuidv7 } from './ids.fns.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
 import type { EventBus } from '../../platform/events.js';
 import { readEpssScores } from '../intel/index.js';
-import { completeStoredRanges, detectionsOf, indicatorsOf, loadItems, loadThreats, orgInventoryKeys, sightingsOf, softwareByKeys, softwareByPackageKeys, telemetryTypes } from './assess.store.js';
+import { completeStoredRanges, detectionsOf, indicatorsOf, loadItems, loadItemsOf, loadThreats, raw, type ItemEvidence, type ThreatForAssessment, orgInventoryKeys, sightingsOf, softwareByKeys, softwareByPackageKeys, telemetryTypes } from './assess.store.js';
 import { packageKeysOf } from './matching.fns.js';
 import { purlKey } from './identity.fns.js';
 import { advisoriesOf, group, planAssessment, type AssessmentPlan, type PlannedActivity, type RunKind, type RunTrigger } from './assess.fns.js';
@@ -48,24 +48,100 @@ export async function assessThreats(db: Database, organizationId: string, threat
   // planned in Node while another's statements run in PostgreSQL (serially, each waited for the
   // other: a page of new threats spent half its time with Node idle). A failure stops the others
   // from taking a new batch; the batches already committed stay, as before.
-  const runs: string[][] = [];
+  const outcomes = await inFlight(batches, (batch) => db.transaction().execute((tx) => assessBatch(tx, organizationId, batch, { ...opts, now }, orgKeys, telemetry, settings)));
+  const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (rejected) throw rejected.reason;
+  return outcomes.flatMap((o) => (o.status === 'fulfilled' ? o.value : []));
+}
+
+/** Each batch's outcome, in order; after a failure no new batch starts (those are left out). */
+async function inFlight<T, R>(batches: T[], run: (batch: T) => Promise<R>): Promise<Array<PromiseSettledResult<R>>> {
+  const out: Array<PromiseSettledResult<R>> = [];
   let next = 0;
   let failed = false;
   const worker = async () => {
     while (!failed && next < batches.length) {
       const k = next++;
       try {
-        runs[k] = await db.transaction().execute((tx) => assessBatch(tx, organizationId, batches[k]!, { ...opts, now }, orgKeys, telemetry, settings));
+        out[k] = { status: 'fulfilled', value: await run(batches[k]!) };
       } catch (err) {
         failed = true;
-        throw err;
+        out[k] = { status: 'rejected', reason: err };
       }
     }
   };
-  const outcomes = await Promise.allSettled(Array.from({ length: Math.min(BATCHES_IN_FLIGHT, batches.length) }, worker));
-  const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-  if (rejected) throw rejected.reason;
-  return runs.flat();
+  await Promise.all(Array.from({ length: Math.min(BATCHES_IN_FLIGHT, batches.length) }, worker));
+  return out.filter((o) => o !== undefined);
+}
+
+/** A threat a pass is about to create (threats.sync.ts), with the items it links. */
+export interface NewThreat {
+  id: string;
+  key: string;
+  type: string;
+  title: string;
+  aliases: string[];
+  actor: string | null;
+  /** Its `threat_created` entry's label. */
+  label: string;
+  itemIds: string[];
+}
+
+/**
+ * New threats created already assessed: per batch of 500 (one transaction each, two at a time),
+ * the create/new_threat run is planned from the page's items first, then the threats are
+ * inserted with their run's state in one statement (an insert and then an UPDATE with the run
+ * wrote every threat twice, the second not HOT: its columns are indexed), with their links,
+ * runs and activity (`threat_created` first) one statement each. The rows are those
+ * syncThreatsFromIntel and assessThreats write, but ids and times. Returns the threats created;
+ * a batch that failed or met a key created meanwhile is rolled back and left to the caller's
+ * two-step path (which marks a failing assessment for the retry, as before).
+ */
+export async function createAssessedThreats(db: Database, organizationId: string, fresh: NewThreat[], opts: AssessOptions): Promise<string[]> {
+  if (fresh.length === 0) return [];
+  let keys: ReturnType<typeof orgInventoryKeys> | null = null;
+  const orgKeys = () => (keys ??= orgInventoryKeys(db, organizationId));
+  const now = opts.now ?? new Date();
+  const telemetry = await telemetryTypes(db, organizationId, now);
+  const settings = await readAlertSettings(db, organizationId);
+  const batches: NewThreat[][] = [];
+  for (let i = 0; i < fresh.length; i += BATCH) batches.push(fresh.slice(i, i + BATCH));
+  const outcomes = await inFlight(batches, (batch) => db.transaction().execute((tx) => createBatch(tx, organizationId, batch, { ...opts, now }, orgKeys, telemetry, settings)));
+  return outcomes.flatMap((o) => (o.status === 'fulfilled' ? o.value : []));
+}
+
+async function createBatch(
+  tx: Queryable,
+  organizationId: string,
+  batch: NewThreat[],
+  opts: AssessOptions & { now: Date },
+  orgKeys: () => ReturnType<typeof orgInventoryKeys>,
+  telemetry: Set<string>,
+  settings: Awaited<ReturnType<typeof readAlertSettings>>,
+): Promise<string[]> {
+  const { now } = opts;
+  // Made before the runs' ids: a threat's activity lists `threat_created` first (created_at, id).
+  const created = batch.map((t) => ({ id: uuidv7(), organization_id: organizationId, threat_id: t.id, run_id: null, kind: 'threat_created', actor_type: 'system', metadata: { score: 0, hunting: false, canonicalKey: t.key, label: t.label }, created_at: now.toISOString() }));
+  const threats: ThreatForAssessment[] = batch.map((t) => ({ id: t.id, canonicalKey: t.key, title: t.title, latestRunId: null, activeHuntAlertId: null, latestAlertId: null, dismissed: false, prev: null }));
+  const pairs = batch.flatMap((t) => t.itemIds.map((i) => [t.id, i] as const));
+  // No deliverable can name a threat not yet written.
+  const plan = await planBatch(tx, organizationId, threats, await loadItemsOf(tx, organizationId, pairs), opts, orgKeys, telemetry, settings, async () => []);
+  const state = new Map(plan.updates.map((u) => [u.id, u]));
+  const rows = batch.map((t) => ({ ...t, ...state.get(t.id)! }));
+  const ins = await sql<{ id: string }>`
+    INSERT INTO hunt_threats (id, organization_id, canonical_key_type, canonical_key, title, aliases, actor_id, relevancy_score, exposure_score, exposure_state, coverage_state, latest_run_id, created_at, updated_at)
+    SELECT v.id, ${organizationId}, v.type, v.key, v.title, ARRAY(SELECT jsonb_array_elements_text(v.aliases)), v.actor, v.rs, v.es, v.st, v.cs, v.run, ${now}, ${now}
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id uuid, key text, type text, title text, aliases jsonb, actor text, rs int, es int, st text, cs text, run uuid)
+    ON CONFLICT (organization_id, canonical_key) DO NOTHING
+    RETURNING id`.execute(raw(tx));
+  // Another pass created one of these keys meanwhile: the batch goes the two-step way (its links, its reassessment).
+  if (ins.rows.length !== batch.length) throw new Error('a threat of the batch exists already');
+  await sql`
+    INSERT INTO hunt_threat_items (organization_id, threat_id, item_id, linked_at)
+    SELECT ${organizationId}, t, i, ${now} FROM unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::uuid[]) AS x(t, i)
+    ON CONFLICT DO NOTHING`.execute(tx);
+  await writeAssessment(tx, organizationId, opts, plan, { inserted: true, leading: created });
+  return batch.map((t) => t.id);
 }
 
 async function assessBatch(
@@ -80,11 +156,27 @@ async function assessBatch(
   // Lock the threats so two assessments of one threat serialize (each sees the other's run as prev).
   await sql`SELECT id FROM hunt_threats WHERE organization_id = ${organizationId} AND id = ANY(${threatIds}::uuid[]) ORDER BY id FOR UPDATE`.execute(tx);
   const threats = await loadThreats(tx, organizationId, threatIds);
+  const plan = await planBatch(tx, organizationId, threats, await loadItems(tx, organizationId, threatIds), opts, orgKeys, telemetry, settings, () => detectionsOf(tx, organizationId, threatIds));
+  await writeAssessment(tx, organizationId, opts, plan);
+  return plan.runs.map((r) => r.id);
+}
+
+/** The evidence of a batch's threats read (but their items, given), and their runs planned. */
+async function planBatch(
+  tx: Queryable,
+  organizationId: string,
+  threats: ThreatForAssessment[],
+  allItems: ItemEvidence[],
+  opts: AssessOptions & { now: Date },
+  orgKeys: () => ReturnType<typeof orgInventoryKeys>,
+  telemetry: Set<string>,
+  settings: Awaited<ReturnType<typeof readAlertSettings>>,
+  detections: () => Promise<Awaited<ReturnType<typeof detectionsOf>>>,
+): Promise<AssessmentPlan> {
   const gated = settings.minimumEpssProbability !== null || settings.minimumEpssPercentile !== null;
   const epss = gated ? await readEpssScores(tx, organizationId, threats.map((t) => t.canonicalKey)) : new Map<string, EpssScore>();
   // Retracted items (an OSV record withdrawn, a STIX object revoked) are no evidence; a threat
   // whose every item is retracted is retired (withdrawnThreats), not deleted.
-  const allItems = await loadItems(tx, organizationId, threatIds);
   const items = allItems.filter((i) => !i.retracted);
   const itemsByThreat = group(items, (i) => i.threatId);
   const withdrawnThreats = new Set(allItems.map((i) => i.threatId).filter((id) => !itemsByThreat.has(id)));
@@ -105,7 +197,7 @@ async function assessBatch(
   const softwareByKey = group(await softwareByKeys(tx, organizationId, [...advisories.neededKeys]), (s) => s.productKey);
   const softwareByPurl = group(packages, (s) => s.purl!);
   const itemIds = items.map((i) => i.id);
-  const plan = planAssessment({
+  return planAssessment({
     organizationId,
     kind: opts.kind,
     trigger: opts.trigger,
@@ -120,14 +212,12 @@ async function assessBatch(
     softwareByPurl,
     indicators: await indicatorsOf(tx, organizationId, itemIds),
     sightings: await sightingsOf(tx, organizationId, itemIds),
-    detections: await detectionsOf(tx, organizationId, threatIds),
+    detections: await detections(),
     telemetry,
     settings,
     epss,
     newId: uuidv7,
   });
-  await writeAssessment(tx, organizationId, opts, plan);
-  return plan.runs.map((r) => r.id);
 }
 
 /**
@@ -135,7 +225,7 @@ async function assessBatch(
  * (`threat.alert_qualified`, whose subscriber answers which alert it raised, noted on the
  * threat); then the runs, the threats' state and every activity entry in one statement each.
  */
-async function writeAssessment(tx: Queryable, organizationId: string, opts: AssessOptions & { now: Date }, plan: AssessmentPlan): Promise<void> {
+async function writeAssessment(tx: Queryable, organizationId: string, opts: AssessOptions & { now: Date }, plan: AssessmentPlan, fresh?: { inserted: true; leading: Array<Record<string, unknown>> }): Promise<void> {
   const { now } = opts;
   const row = (a: PlannedActivity) => ({ id: uuidv7(), organization_id: organizationId, threat_id: a.threatId, run_id: a.runId, kind: a.kind, actor_type: a.actorType, metadata: a.metadata, created_at: now.toISOString() });
   const eventsOf = group(plan.events, (e) => e.threatId);
@@ -143,7 +233,7 @@ async function writeAssessment(tx: Queryable, organizationId: string, opts: Asse
   const alertOf = new Map(plan.alerts.map((a) => [a.threatId, a]));
   const recessionOf = new Map(plan.recessions.map((r) => [r.threatId, r]));
   // Ids in the order things happened: a threat's activity is listed by (created_at, id).
-  const activity: Array<Record<string, unknown>> = [];
+  const activity: Array<Record<string, unknown>> = [...(fresh?.leading ?? [])];
   for (const run of plan.runs) {
     const threatId = run.threat_id;
     activity.push(...(eventsOf.get(threatId) ?? []).map(row));
@@ -172,7 +262,8 @@ async function writeAssessment(tx: Queryable, organizationId: string, opts: Asse
       FROM jsonb_to_recordset(${JSON.stringify(plan.runs)}::jsonb) AS r(id uuid, organization_id uuid, threat_id uuid, run_at timestamptz, kind text,
         trigger text, relevancy_score int, exposure_score int, relevancy_headline text, relevancy_explanation jsonb, exposure_state text,
         coverage_state text, has_found_ioc boolean, has_blocking_gap boolean, exposure_story jsonb, diff jsonb, matches jsonb)`.execute(tx);
-    await sql`
+    // New threats were inserted with this state (createBatch).
+    if (!fresh) await sql`
       UPDATE hunt_threats t SET relevancy_score = v.rs, exposure_score = v.es, exposure_state = v.st, coverage_state = v.cs,
         latest_run_id = v.run, assessment_failed_at = NULL, updated_at = ${now}
       FROM json_to_recordset(${JSON.stringify(plan.updates)}::json) AS v(id uuid, rs int, es int, st text, cs text, run uuid)

@@ -1,4 +1,4 @@
-import { uuidv7 } from 'uuidv7';
+import { uuidv7 } from './ids.fns.js';
 import type { Queryable } from '../../platform/db/database.js';
 import { LOG_SOURCES, sigmaRules } from '../intel/index.js';
 import type { ItemEvidence } from './assess.store.js';

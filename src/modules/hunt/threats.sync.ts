@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { uuidv7 } from 'uuidv7';
+import { uuidv7 } from './ids.fns.js';
 import type { Database, Queryable } from '../../platform/db/database.js';
-import { assessThreats, insertEvents } from './assess.service.js';
+import { assessThreats, createAssessedThreats, insertEvents } from './assess.service.js';
 import type { EventBus } from '../../platform/events.js';
 import { readWatermark, writeWatermark } from './settings.repo.js';
 import { raw } from './assess.store.js';
@@ -58,19 +58,34 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
     ORDER BY i.processed_at LIMIT ${PAGE}`.execute(raw(db));
   if (rows.length === 0) return { created: [], updated: [] };
 
+  const byCve = new Map<string, typeof rows>();
+  for (const r of rows) {
+    const list = byCve.get(r.cve);
+    if (list) list.push(r);
+    else byCve.set(r.cve, [r]);
+  }
+  const all = [...byCve].map(([cve, list]) => {
+    const first = list[0]!;
+    // The vulnerability's other ids (GHSA, PYSEC, GO…) from structured records: one threat, keyed by the CVE.
+    const aliases = [...new Set(list.flatMap((r) => [...r.vulnIds.filter((v) => v.toUpperCase() !== cve), ...aliasesIn(r.text, cve)]))];
+    const actors = list.flatMap((r) => (Array.isArray(r.actors) ? r.actors : []) as Array<{ name?: string }>).map((a) => a.name).filter((n): n is string => !!n);
+    return { id: uuidv7(), key: cve, type: /^CVE-/.test(cve) ? 'cve' : first.format === 'csaf' ? 'csaf' : 'osv', title: first.title.includes(cve) ? first.title : `${cve}: ${first.title}`, aliases, actor: actors[0] ?? null, label: first.title };
+  });
+  // The page's new threats are created already assessed, in batches (createAssessedThreats); the
+  // threats that exist, and any new one whose batch did not commit, take the two steps below:
+  // linked and noted here, then assessed.
+  const { rows: known } = await sql<{ key: string }>`
+    SELECT canonical_key AS key FROM hunt_threats WHERE organization_id = ${organizationId} AND canonical_key = ANY(${all.map((t) => t.key)}::text[])`.execute(raw(db));
+  const exists = new Set(known.map((k) => k.key));
+  const fresh = all.filter((t) => !exists.has(t.key)).map((t) => ({ ...t, itemIds: [...new Set(byCve.get(t.key)!.map((r) => r.itemId))] }));
+  const assessed = new Set(await createAssessedThreats(db, organizationId, fresh, { kind: 'create', trigger: 'new_threat', now, events: opts.events }));
+  const threats = all.filter((t) => !assessed.has(t.id));
+
   const created: string[] = [];
   const touched = new Set<string>();
   await db.transaction().execute(async (tx) => {
-    const byCve = new Map<string, typeof rows>();
-    for (const r of rows) byCve.set(r.cve, [...(byCve.get(r.cve) ?? []), r]);
+    if (!threats.length) return writeWatermark(tx, organizationId, rows.at(-1)!.processedAt);
     // Set-based: one statement for the threats of the page, one for their links, one for the events.
-    const threats = [...byCve].map(([cve, list]) => {
-      const first = list[0]!;
-      // The vulnerability's other ids (GHSA, PYSEC, GO…) from structured records: one threat, keyed by the CVE.
-      const aliases = [...new Set(list.flatMap((r) => [...r.vulnIds.filter((v) => v.toUpperCase() !== cve), ...aliasesIn(r.text, cve)]))];
-      const actors = list.flatMap((r) => (Array.isArray(r.actors) ? r.actors : []) as Array<{ name?: string }>).map((a) => a.name).filter((n): n is string => !!n);
-      return { id: uuidv7(), key: cve, type: /^CVE-/.test(cve) ? 'cve' : first.format === 'csaf' ? 'csaf' : 'osv', title: first.title.includes(cve) ? first.title : `${cve}: ${first.title}`, aliases, actor: actors[0] ?? null, label: first.title };
-    });
     const ins = await sql<{ id: string; key: string; inserted: boolean }>`
       INSERT INTO hunt_threats (id, organization_id, canonical_key_type, canonical_key, title, aliases, actor_id, created_at, updated_at)
       SELECT v.id, ${organizationId}, v.type, v.key, v.title, ARRAY(SELECT jsonb_array_elements_text(v.aliases)), v.actor, ${now}, ${now}
@@ -80,7 +95,7 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
             actor_id = COALESCE(hunt_threats.actor_id, EXCLUDED.actor_id), updated_at = EXCLUDED.updated_at
       RETURNING id, canonical_key AS key, (xmax = 0) AS inserted`.execute(raw(tx));
     const threatOf = new Map(ins.rows.map((r) => [r.key, r]));
-    const pairs = [...byCve].flatMap(([cve, list]) => list.map((r) => [threatOf.get(cve)!.id, r.itemId] as const));
+    const pairs = threats.flatMap((t) => byCve.get(t.key)!.map((r) => [threatOf.get(t.key)!.id, r.itemId] as const));
     const linked = await sql<{ threatId: string; itemId: string }>`
       INSERT INTO hunt_threat_items (organization_id, threat_id, item_id, linked_at)
       SELECT ${organizationId}, t, i, ${now} FROM unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::uuid[]) AS x(t, i)
@@ -129,7 +144,7 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
     await markAssessmentFailed(db, organizationId, [...created, ...updated], now).catch(() => {}); // the assessment's error is the one to report
     throw err;
   }
-  return { created, updated };
+  return { created: [...all.filter((t) => assessed.has(t.id)).map((t) => t.id), ...created], updated };
 }
 
 /** Of these threats, those without a run of this pass (`now`): their assessment failed. */
