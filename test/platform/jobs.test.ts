@@ -46,7 +46,12 @@ afterAll(() => database?.close());
 
 /** What a handler recorded (`job_test_runs`). */
 type RunRow = { tag: string; event: string; jobId: string; attempt: number; pid: number; aborted: boolean };
-/** A job as graphile-worker holds it; `dueIn` is the seconds from now until run_at. */
+/**
+ * A job as graphile-worker holds it; `dueIn` is the seconds from now until run_at.
+ * "Now" is clock_timestamp(), not now(): now() is the reading transaction's start, which can
+ * precede the start of a failJobs transaction that still commits before this statement's
+ * snapshot, so run_at - now() could exceed the backoff by a fraction of a millisecond under load.
+ */
 type JobRow = { attempts: number; maxAttempts: number; lastError: string | null; lockedBy: string | null; dueIn: number };
 
 async function record(tag: string, event: string, ctx: { jobId: string; attempt: number; signal?: AbortSignal }): Promise<void> {
@@ -63,7 +68,7 @@ async function runs(tag: string): Promise<RunRow[]> {
 
 async function job(id: string): Promise<JobRow | undefined> {
   const { rows } = await sql<JobRow>`
-    SELECT attempts, max_attempts, last_error, locked_by, extract(epoch FROM run_at - now())::float8 AS due_in
+    SELECT attempts, max_attempts, last_error, locked_by, extract(epoch FROM run_at - clock_timestamp())::float8 AS due_in
     FROM graphile_worker.jobs WHERE id = ${id}::bigint`.execute(database.db);
   return rows[0];
 }
