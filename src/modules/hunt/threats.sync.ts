@@ -13,6 +13,9 @@ import { raw } from './assess.store.js';
  * watermark are read, new threats get a create/new_threat run, threats with new items a
  * reassess/new_intel run. The watermark is inclusive (`>=`): items at the mark are read again
  * and their links are no-ops, so items sharing one processed_at across pages are not skipped.
+ * The page is read in a total order (processed_at, then the item's id, then the CVE's place in its
+ * mappings): threats are created in that order, so their ids — the tie-break of every threat list —
+ * do not depend on the plan PostgreSQL picks for items stamped at the same instant.
  * A linked item that changed after its threat's latest run (an OSV record revised: a new `fixed`
  * version, `modified` moved; the intel sync stores it again with a new processed_at) is a reason
  * to reassess too (`intel_revised`): the ranges and scores are the record's latest.
@@ -46,16 +49,16 @@ export async function syncThreatsFromIntel(db: Database, organizationId: string,
            ARRAY(SELECT x FROM jsonb_array_elements_text(COALESCE(i.vulnerability->'aliases', '[]'::jsonb) || jsonb_build_array(i.vulnerability->'id')) x WHERE x IS NOT NULL) AS "vulnIds"
     FROM intel_items i
     CROSS JOIN LATERAL (
-      SELECT upper(m->>'id') AS key
-        FROM jsonb_array_elements(CASE WHEN jsonb_typeof(i.classification->'mappings') = 'array' THEN i.classification->'mappings' ELSE '[]'::jsonb END) m
+      SELECT upper(m->>'id') AS key, n AS ord
+        FROM jsonb_array_elements(CASE WHEN jsonb_typeof(i.classification->'mappings') = 'array' THEN i.classification->'mappings' ELSE '[]'::jsonb END) WITH ORDINALITY AS e(m, n)
         WHERE m->>'framework' = 'cve' AND m->>'id' ~* '^CVE-[0-9]{4}-[0-9]{4,}$'
       UNION ALL
-      SELECT i.vulnerability->>'id'
+      SELECT i.vulnerability->>'id', 0
         WHERE i.vulnerability->>'format' IN ('osv', 'csaf') AND i.vulnerability->>'id' IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(COALESCE(i.vulnerability->'aliases', '[]'::jsonb) || jsonb_build_array(i.vulnerability->'id')) x WHERE x ~* '^CVE-[0-9]{4}-[0-9]{4,}$')
     ) k
     WHERE i.organization_id = ${organizationId} AND i.processed_at IS NOT NULL AND i.processed_at >= ${mark ?? new Date(0)} AND i.processed_at <= ${opts.settledBefore ?? now}
-    ORDER BY i.processed_at LIMIT ${PAGE}`.execute(raw(db));
+    ORDER BY i.processed_at, i.id, k.ord LIMIT ${PAGE}`.execute(raw(db));
   if (rows.length === 0) return { created: [], updated: [] };
 
   const byCve = new Map<string, typeof rows>();
