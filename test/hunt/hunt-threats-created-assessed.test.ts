@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
-import { seedAdvisory, seedAdvisorySource, type Advisory } from '../support/hunt-data.js';
+import { LOG4SHELL_ADVISORY, seedAdvisory, seedAdvisorySource, type Advisory } from '../support/hunt-data.js';
 import { syncThreatsFromIntel } from '../../src/modules/hunt/index.js';
 
 /**
@@ -15,14 +15,7 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const at = new Date(Date.now() - 120_000);
 
 const advisories: Advisory[] = [
-  {
-    title: 'Apache Log4j2 JNDI RCE (Log4Shell) CVE-2021-44228 exploited in the wild',
-    text: 'Apache Log4j2 2.0-beta9 through 2.14.1 JNDI features do not protect against attacker-controlled LDAP endpoints. Log4Shell is exploited in the wild.',
-    cves: ['CVE-2021-44228'],
-    products: [{ vendor: 'Apache', product: 'Log4j', versions: ['>=2.0-beta9 <=2.14.1'] }],
-    indicators: [{ type: 'ipv4', value: '203.0.113.66' }, { type: 'domain', value: 'ldap.evil-example.net' }],
-    tags: ['kev'],
-  },
+  LOG4SHELL_ADVISORY,
   { title: 'Acme Widget Server path traversal', text: 'A path traversal in Acme Widget Server before 4.2 lets remote attackers read files. Tracked as CVE-2026-50001 and CVE-2026-50003.', cves: ['CVE-2026-50001', 'CVE-2026-50003'] },
   { title: 'Foo CMS XSS', text: 'Foo CMS 1.x is affected by CVE-2026-50002.', cves: ['CVE-2026-50002'], products: [{ vendor: 'Foo', product: 'Foo CMS', versions: ['1.x'] }] },
 ].map((a) => ({ ...a, processedAt: at, publishedAt: at }));

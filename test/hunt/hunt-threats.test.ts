@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { userWithPermissions, type TestUser } from '../support/actors.js';
-import { runPendingHuntJobs, seedAdvisory, seedAdvisorySource } from '../support/hunt-data.js';
+import { LOG4SHELL_ADVISORY, runPendingHuntJobs, seedAdvisory, seedAdvisorySource } from '../support/hunt-data.js';
 import { runHuntIntelPass, syncThreatsFromIntel } from '../../src/modules/hunt/index.js';
 
 const fixture = (name: string) => JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../fixtures/hunt', name), 'utf8'));
@@ -32,14 +32,7 @@ beforeAll(async () => {
   ].join('\n');
   await t.app.inject({ method: 'POST', url: '/api/assets/import', headers: key, payload: { format: 'csv', content: csv } });
   const source = await seedAdvisorySource(db, org);
-  await seedAdvisory(db, org, source, {
-    title: 'Apache Log4j2 JNDI RCE (Log4Shell) CVE-2021-44228 exploited in the wild',
-    text: 'Apache Log4j2 2.0-beta9 through 2.14.1 JNDI features do not protect against attacker-controlled LDAP endpoints. Log4Shell is exploited in the wild.',
-    cves: ['CVE-2021-44228'],
-    products: [{ vendor: 'Apache', product: 'Log4j', versions: ['>=2.0-beta9 <=2.14.1'] }],
-    indicators: [{ type: 'ipv4', value: '203.0.113.66' }, { type: 'domain', value: 'ldap.evil-example.net' }],
-    tags: ['kev'],
-  });
+  await seedAdvisory(db, org, source, LOG4SHELL_ADVISORY);
   // A product no dictionary knows, named only in the text, with a version range in words.
   await seedAdvisory(db, org, source, { title: 'Acme Widget Server path traversal', text: 'A path traversal in Acme Widget Server before 4.2 lets remote attackers read files. Tracked as CVE-2026-50001.', cves: ['CVE-2026-50001'] });
   await seedAdvisory(db, org, source, { title: 'Foo CMS XSS', text: 'Foo CMS 1.x is affected by CVE-2026-50002.', cves: ['CVE-2026-50002'], products: [{ vendor: 'Foo', product: 'Foo CMS', versions: ['1.x'] }] });

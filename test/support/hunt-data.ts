@@ -27,6 +27,16 @@ export interface Advisory {
   attack?: boolean;
 }
 
+/** Log4Shell as an advisory feed reports it: a KEV-tagged item naming the CVE, the product's range and two indicators. */
+export const LOG4SHELL_ADVISORY: Advisory = {
+  title: 'Apache Log4j2 JNDI RCE (Log4Shell) CVE-2021-44228 exploited in the wild',
+  text: 'Apache Log4j2 2.0-beta9 through 2.14.1 JNDI features do not protect against attacker-controlled LDAP endpoints. Log4Shell is exploited in the wild.',
+  cves: ['CVE-2021-44228'],
+  products: [{ vendor: 'Apache', product: 'Log4j', versions: ['>=2.0-beta9 <=2.14.1'] }],
+  indicators: [{ type: 'ipv4', value: '203.0.113.66' }, { type: 'domain', value: 'ldap.evil-example.net' }],
+  tags: ['kev'],
+};
+
 /** A processed intel item as the pipeline leaves it (classification mappings carry the CVEs). */
 export async function seedAdvisory(db: Database, organizationId: string, sourceId: string, a: Advisory): Promise<{ itemId: string; indicatorIds: string[] }> {
   const itemId = uuidv7();

@@ -25,6 +25,29 @@ export interface AssessOptions {
 const BATCH = 500;
 const BATCHES_IN_FLIGHT = 2;
 
+/** What every batch of one pass shares: read once per pass, not per batch. */
+interface Pass {
+  organizationId: string;
+  opts: AssessOptions & { now: Date };
+  /** The organization's product keys, read once and only for a batch with prose to match (or
+   * CSAF products named by CPE only): structured records read just the packages they name. */
+  orgKeys: () => ReturnType<typeof orgInventoryKeys>;
+  telemetry: Set<string>;
+  settings: Awaited<ReturnType<typeof readAlertSettings>>;
+}
+
+async function openPass(db: Database, organizationId: string, opts: AssessOptions): Promise<Pass> {
+  let keys: ReturnType<typeof orgInventoryKeys> | null = null;
+  const now = opts.now ?? new Date();
+  return {
+    organizationId,
+    opts: { ...opts, now },
+    orgKeys: () => (keys ??= orgInventoryKeys(db, organizationId)),
+    telemetry: await telemetryTypes(db, organizationId, now),
+    settings: await readAlertSettings(db, organizationId),
+  };
+}
+
 /**
  * An assessment run over threats, in batches of 500 (one transaction each, two at a time): the evidence read in
  * a handful of set-based queries (assess.store.ts), the decisions planned without I/O
@@ -34,13 +57,7 @@ const BATCHES_IN_FLIGHT = 2;
  */
 export async function assessThreats(db: Database, organizationId: string, threatIds: string[], opts: AssessOptions): Promise<string[]> {
   if (threatIds.length === 0) return [];
-  // The organization's product keys, read once and only for a batch with prose to match (or
-  // CSAF products named by CPE only): structured records read just the packages they name.
-  let keys: ReturnType<typeof orgInventoryKeys> | null = null;
-  const orgKeys = () => (keys ??= orgInventoryKeys(db, organizationId));
-  const now = opts.now ?? new Date();
-  const telemetry = await telemetryTypes(db, organizationId, now);
-  const settings = await readAlertSettings(db, organizationId);
+  const pass = await openPass(db, organizationId, opts);
   const ids = [...new Set(threatIds)];
   const batches: string[][] = [];
   for (let i = 0; i < ids.length; i += BATCH) batches.push(ids.slice(i, i + BATCH));
@@ -48,7 +65,7 @@ export async function assessThreats(db: Database, organizationId: string, threat
   // planned in Node while another's statements run in PostgreSQL (serially, each waited for the
   // other: a page of new threats spent half its time with Node idle). A failure stops the others
   // from taking a new batch; the batches already committed stay, as before.
-  const outcomes = await inFlight(batches, (batch) => db.transaction().execute((tx) => assessBatch(tx, organizationId, batch, { ...opts, now }, orgKeys, telemetry, settings)));
+  const outcomes = await inFlight(batches, (batch) => db.transaction().execute((tx) => assessBatch(tx, pass, batch)));
   const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (rejected) throw rejected.reason;
   return outcomes.flatMap((o) => (o.status === 'fulfilled' ? o.value : []));
@@ -99,33 +116,21 @@ export interface NewThreat {
  */
 export async function createAssessedThreats(db: Database, organizationId: string, fresh: NewThreat[], opts: AssessOptions): Promise<string[]> {
   if (fresh.length === 0) return [];
-  let keys: ReturnType<typeof orgInventoryKeys> | null = null;
-  const orgKeys = () => (keys ??= orgInventoryKeys(db, organizationId));
-  const now = opts.now ?? new Date();
-  const telemetry = await telemetryTypes(db, organizationId, now);
-  const settings = await readAlertSettings(db, organizationId);
+  const pass = await openPass(db, organizationId, opts);
   const batches: NewThreat[][] = [];
   for (let i = 0; i < fresh.length; i += BATCH) batches.push(fresh.slice(i, i + BATCH));
-  const outcomes = await inFlight(batches, (batch) => db.transaction().execute((tx) => createBatch(tx, organizationId, batch, { ...opts, now }, orgKeys, telemetry, settings)));
+  const outcomes = await inFlight(batches, (batch) => db.transaction().execute((tx) => createBatch(tx, pass, batch)));
   return outcomes.flatMap((o) => (o.status === 'fulfilled' ? o.value : []));
 }
 
-async function createBatch(
-  tx: Queryable,
-  organizationId: string,
-  batch: NewThreat[],
-  opts: AssessOptions & { now: Date },
-  orgKeys: () => ReturnType<typeof orgInventoryKeys>,
-  telemetry: Set<string>,
-  settings: Awaited<ReturnType<typeof readAlertSettings>>,
-): Promise<string[]> {
-  const { now } = opts;
+async function createBatch(tx: Queryable, pass: Pass, batch: NewThreat[]): Promise<string[]> {
+  const { organizationId, opts: { now } } = pass;
   // Made before the runs' ids: a threat's activity lists `threat_created` first (created_at, id).
   const created = batch.map((t) => ({ id: uuidv7(), organization_id: organizationId, threat_id: t.id, run_id: null, kind: 'threat_created', actor_type: 'system', metadata: { score: 0, hunting: false, canonicalKey: t.key, label: t.label }, created_at: now.toISOString() }));
   const threats: ThreatForAssessment[] = batch.map((t) => ({ id: t.id, canonicalKey: t.key, title: t.title, latestRunId: null, activeHuntAlertId: null, latestAlertId: null, dismissed: false, prev: null }));
   const pairs = batch.flatMap((t) => t.itemIds.map((i) => [t.id, i] as const));
   // No deliverable can name a threat not yet written.
-  const plan = await planBatch(tx, organizationId, threats, await loadItemsOf(tx, organizationId, pairs), opts, orgKeys, telemetry, settings, async () => []);
+  const plan = await planBatch(tx, pass, threats, await loadItemsOf(tx, organizationId, pairs), async () => []);
   const state = new Map(plan.updates.map((u) => [u.id, u]));
   const rows = batch.map((t) => ({ ...t, ...state.get(t.id)! }));
   const ins = await sql<{ id: string }>`
@@ -140,37 +145,26 @@ async function createBatch(
     INSERT INTO hunt_threat_items (organization_id, threat_id, item_id, linked_at)
     SELECT ${organizationId}, t, i, ${now} FROM unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::uuid[]) AS x(t, i)
     ON CONFLICT DO NOTHING`.execute(tx);
-  await writeAssessment(tx, organizationId, opts, plan, { inserted: true, leading: created });
+  await writeAssessment(tx, pass, plan, { inserted: true, leading: created });
   return batch.map((t) => t.id);
 }
 
-async function assessBatch(
-  tx: Queryable,
-  organizationId: string,
-  threatIds: string[],
-  opts: AssessOptions & { now: Date },
-  orgKeys: () => ReturnType<typeof orgInventoryKeys>,
-  telemetry: Set<string>,
-  settings: Awaited<ReturnType<typeof readAlertSettings>>,
-): Promise<string[]> {
+async function assessBatch(tx: Queryable, pass: Pass, threatIds: string[]): Promise<string[]> {
+  const { organizationId } = pass;
   // Lock the threats so two assessments of one threat serialize (each sees the other's run as prev).
   await sql`SELECT id FROM hunt_threats WHERE organization_id = ${organizationId} AND id = ANY(${threatIds}::uuid[]) ORDER BY id FOR UPDATE`.execute(tx);
   const threats = await loadThreats(tx, organizationId, threatIds);
-  const plan = await planBatch(tx, organizationId, threats, await loadItems(tx, organizationId, threatIds), opts, orgKeys, telemetry, settings, () => detectionsOf(tx, organizationId, threatIds));
-  await writeAssessment(tx, organizationId, opts, plan);
+  const plan = await planBatch(tx, pass, threats, await loadItems(tx, organizationId, threatIds), () => detectionsOf(tx, organizationId, threatIds));
+  await writeAssessment(tx, pass, plan);
   return plan.runs.map((r) => r.id);
 }
 
 /** The evidence of a batch's threats read (but their items, given), and their runs planned. */
 async function planBatch(
   tx: Queryable,
-  organizationId: string,
+  { organizationId, opts, orgKeys, telemetry, settings }: Pass,
   threats: ThreatForAssessment[],
   allItems: ItemEvidence[],
-  opts: AssessOptions & { now: Date },
-  orgKeys: () => ReturnType<typeof orgInventoryKeys>,
-  telemetry: Set<string>,
-  settings: Awaited<ReturnType<typeof readAlertSettings>>,
   detections: () => Promise<Awaited<ReturnType<typeof detectionsOf>>>,
 ): Promise<AssessmentPlan> {
   const gated = settings.minimumEpssProbability !== null || settings.minimumEpssPercentile !== null;
@@ -225,7 +219,7 @@ async function planBatch(
  * (`threat.alert_qualified`, whose subscriber answers which alert it raised, noted on the
  * threat); then the runs, the threats' state and every activity entry in one statement each.
  */
-async function writeAssessment(tx: Queryable, organizationId: string, opts: AssessOptions & { now: Date }, plan: AssessmentPlan, fresh?: { inserted: true; leading: Array<Record<string, unknown>> }): Promise<void> {
+async function writeAssessment(tx: Queryable, { organizationId, opts }: Pass, plan: AssessmentPlan, fresh?: { inserted: true; leading: Array<Record<string, unknown>> }): Promise<void> {
   const { now } = opts;
   const row = (a: PlannedActivity) => ({ id: uuidv7(), organization_id: organizationId, threat_id: a.threatId, run_id: a.runId, kind: a.kind, actor_type: a.actorType, metadata: a.metadata, created_at: now.toISOString() });
   const eventsOf = group(plan.events, (e) => e.threatId);
