@@ -6,6 +6,11 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    // expect.poll's own default (1 s) is a deadline on the event it waits for, and a loaded CI
+    // machine (load 15, Node 24) can take longer than that to get there: the poll then fails a
+    // correct run. The bound only turns a hang into a failure; it stays under testTimeout, so the
+    // failure names the poll, not the test's timer.
+    expect: { poll: { timeout: 15_000 } },
     pool: 'forks',
     // Two cores on CI machines; test files each get their own database, so they can overlap.
     maxWorkers: 2,
