@@ -30,7 +30,7 @@ describe('identity cache across processes', () => {
       // Only the NOTIFY can end B's entry before the cache's own 10 s lifetime (counted from the
       // load, after cachedAt): polling until 8 s after caching proves the notification, however
       // long the revocation and its delivery take on a loaded machine (a fixed 2 s from the
-      // revocation left a correct run at load 15 little room).
+      // revocation was a bound on the machine's speed, not on the cache).
       const deadline = cachedAt + 8_000;
       let rejected = false;
       while (!rejected && Date.now() < deadline) {

@@ -184,8 +184,8 @@ describe('expiry', () => {
   // The identity cache never outlives the key's own expiry.
   it('a key used just before its expiry gets 401 right after it', async () => {
     // Expiring 3 s from now, well inside the cache's 10 s lifetime. The clock is held from here
-    // on: on the real one, a machine that took 3 s to create the key and use it once (load 15)
-    // found the key expired at that first use.
+    // on: on the real one, the test counted on creating the key and using it once within those
+    // 3 s, whatever the machine's load.
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now());
     const expiresAt = Date.now() + 3_000;

@@ -109,9 +109,9 @@ describe('a worker killed mid-delivery', () => {
       { attempt: 1, outcome: 'interrupted', responseStatus: null, durationMs: null },
       { attempt: 2, outcome: 'succeeded', responseStatus: 204, durationMs: expect.any(Number) },
     ]);
-    // A child process to start on a loaded machine (tsx, then its first job), and the takeover
-    // after its kill waits for its 5 s dead-worker delay: the waits above are on events, this only
-    // bounds a hang (the default 20 s did not leave a loaded run room for all of it).
+    // A child process to start on a loaded machine (tsx, then its first send), as in jobs.test.ts's
+    // crash test: the waits above are on events, this only bounds a hang (the default 20 s is
+    // what a child's start alone can take at load 15 on Node 24).
   }, 120_000);
 
   it('a delivery whose job failed for good mid-send ends failed, its attempt interrupted (issue 35)', async () => {

@@ -252,8 +252,7 @@ describe('a worker that dies', () => {
     child.kill('SIGKILL');
     await exited;
 
-    // The dead pool's locks are older than 1 s by now, or soon, and its heartbeat row goes stale
-    // after its own 5 s (a delay taken from the row, issue 35): the next sweep then releases them.
+    // The dead pool's locks are older than 1 s by now, or soon: the next sweep releases them.
     await start([crashy], { deadWorkerAfterMs: 1_000 });
     const completed = await waitFor('another worker to complete the dead worker\'s job', async () => (await runs('crash-retryable')).find((r) => r.event === 'completed'));
     expect(completed).toMatchObject({ jobId: retryableId, attempt: 2, pid: process.pid });
@@ -280,19 +279,16 @@ describe('a worker that dies', () => {
       maxAttempts: 3,
       async run(payload, ctx) {
         await record(payload.tag, 'started', ctx);
-        await sleep(4_000);
+        await sleep(1_500);
         await record(payload.tag, 'done', ctx);
       },
     });
     const id = await enqueue(database.db, long, { tag: 'long' });
-    // Dead after 2 s of silence (10 beats); the job runs well past that, and past the second
-    // pool's next sweep (every 1 s), while its pool keeps beating. Not 600 ms: a margin of 3
-    // beats, which a stall of this process or a heartbeat write slowed at load 15 can eat, and
-    // the live pool then reads as dead.
-    await start([long], { concurrency: 1, deadWorkerAfterMs: 2_000 });
+    // Dead after 600 ms of silence; the job runs well past that while its pool keeps beating.
+    await start([long], { concurrency: 1, deadWorkerAfterMs: 600 });
     await waitFor('the long job to start', async () => (await runs('long')).length > 0);
     // A second pool (another process, in production) that would take the job if it were released.
-    await start([long], { concurrency: 1, deadWorkerAfterMs: 2_000 });
+    await start([long], { concurrency: 1, deadWorkerAfterMs: 600 });
     await waitFor('the long job to finish', async () => (await runs('long')).some((r) => r.event === 'done'));
     await waitFor('the queue to drain', async () => (await pendingJobCount()) === 0);
     expect((await runs('long')).map((r) => `${r.event}#${r.attempt}`)).toEqual(['started#1', 'done#1']);
@@ -311,9 +307,8 @@ describe('a worker that dies', () => {
       },
     });
     await enqueue(database.db, long, { tag: 'long-mixed' });
-    // Beats every 1 s (its delay: 6 s, so a stall of this process at load 15 is not death); the
-    // second pool's own delay (0.6 s) is shorter than that beat.
-    await start([long], { concurrency: 1, heartbeatMs: 1_000, deadWorkerAfterMs: 6_000 });
+    // Beats every 1 s (its delay: 3 s); the second pool's own delay (0.6 s) is shorter than that beat.
+    await start([long], { concurrency: 1, heartbeatMs: 1_000, deadWorkerAfterMs: 3_000 });
     await waitFor('the long job to start', async () => (await runs('long-mixed')).length > 0);
     await start([long], { concurrency: 1, heartbeatMs: 200, deadWorkerAfterMs: 600 });
     await waitFor('the long job to finish', async () => (await runs('long-mixed')).some((r) => r.event === 'done'));

@@ -31,9 +31,5 @@ const catalog = new JobCatalog().register(
     timeoutMs: 60_000,
   }),
 );
-// A dead-worker delay of 5 s (25 beats), not 1.5: this process, just started, sends its first
-// delivery while the machine is loaded, and a stall of a second and a half there would have its
-// own sweep take its pool for dead and send again before the test kills it. The takeover after
-// the kill waits that long.
-await startWorkers({ db: database.db, pool: database.pool, catalog, logger, concurrency: 2, heartbeatMs: 200, deadWorkerAfterMs: 5_000, pollIntervalMs: 200 });
+await startWorkers({ db: database.db, pool: database.pool, catalog, logger, concurrency: 2, heartbeatMs: 200, deadWorkerAfterMs: 1_500, pollIntervalMs: 200 });
 process.stdout.write('ready\n');

@@ -41,10 +41,7 @@ await startWorkers({
   logger: pino({ level: process.env.JOBS_TEST_LOG_LEVEL ?? 'silent' }, pino.destination(2)),
   concurrency: Number(process.env.JOBS_TEST_CONCURRENCY ?? 2),
   heartbeatMs: 200,
-  // 5 s (25 beats), not 1.5: this process, just started, runs its first job while the machine is
-  // loaded, and a stall of a second and a half there would have its own sweep take its pool for
-  // dead and run the job again before the test kills it. The takeover after the kill waits that long.
-  deadWorkerAfterMs: 5_000,
+  deadWorkerAfterMs: 1_500,
   pollIntervalMs: 200,
 });
 process.stdout.write('ready\n');
