@@ -126,7 +126,12 @@ async function list(app: FastifyInstance, headers = admin) {
 }
 const names = async (app: FastifyInstance, headers = admin) => ((await list(app, headers)).json() as Array<{ name: string }>).map((d) => d.name);
 
-async function eventually(check: () => Promise<boolean>, ms = 3_000): Promise<void> {
+/**
+ * Polls until another instance has seen a change. The bound only turns a hang into a failure: it
+ * stays far below the cache's 60 s lifetime (so only a notification, or a reconnect's drop, can
+ * make the check pass), but it is not the 3 s a loaded machine could spend reconnecting a LISTEN.
+ */
+async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

@@ -277,9 +277,16 @@ describe('batched enrichment writes', () => {
     const job = createProcessItemsJob({ db }).run({ itemIds: [olderId!] }, ctx()).finally(() => (jobDone = true));
     let waiting = false;
     try {
-      for (let i = 0; i < 100 && !jobDone && !waiting; i++) {
+      // Until the job waits or ends, whichever comes first: the deadline only bounds a hang (a
+      // loaded machine can take more than the 5 s a fixed 100 tries gave the job to get there).
+      // Only this file's database: pg_locks is the whole server's, and another file's waiting
+      // advisory lock (a migration's) would have read as this job waiting.
+      const deadline = Date.now() + 15_000;
+      while (!jobDone && !waiting && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 50));
-        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`.execute(db);
+        const { rows } = await sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM pg_locks
+          WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(db);
         waiting = (rows[0]?.n ?? 0) > 0;
       }
       expect({ waiting, jobDone }).toEqual({ waiting: true, jobDone: false });

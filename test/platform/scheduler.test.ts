@@ -14,8 +14,22 @@ async function jobsFor(sourceId: string) {
   return t.database.db.selectFrom('intelSyncJobs').selectAll().where('sourceId', '=', sourceId).where('organizationId', '=', t.orgA.organization.id).execute();
 }
 
+const QUARTER_HOUR = 15 * 60_000;
+
+/**
+ * The first test schedules a source due every quarter hour, then expects it not due again: a run that
+ * straddled a quarter hour (next_sync_at set to :15:00.000 at :14:59.9, read at :15:00.1)
+ * failed both checks, the real clock having reached the next cron time. Its steps run against
+ * the database's clock, which no fake timer moves: start clear of the next quarter hour instead.
+ */
+async function clearOfQuarterHour(marginMs = 30_000): Promise<void> {
+  const left = QUARTER_HOUR - (Date.now() % QUARTER_HOUR);
+  if (left < marginMs) await new Promise((r) => setTimeout(r, left + 100));
+}
+
 describe('source scheduler', () => {
   it('enqueues due sources once, moves next_sync_at to the next cron time, and skips unsubscribed ones', async () => {
+    await clearOfQuarterHour();
     const created = await t.app.inject({ method: 'POST', url: '/sources', headers: bearer(t.orgA.apiKey.key), payload: { kind: 'rss', name: 'Scheduled', feedUrl: 'https://blog.example/feed', scheduleCron: '*/15 * * * *' } });
     const id = created.json().id;
     const disabled = (await t.app.inject({ method: 'POST', url: '/sources', headers: bearer(t.orgA.apiKey.key), payload: { kind: 'rss', name: 'Disabled', feedUrl: 'https://blog.example/feed2', enabled: false } })).json().id;
@@ -36,7 +50,7 @@ describe('source scheduler', () => {
     await t.database.db.updateTable('intelSourceStates').set({ nextSyncAt: new Date(Date.now() - 1000) }).where('sourceId', '=', id).execute();
     await scheduleDueSyncs(t.database.db);
     expect(await jobsFor(id)).toHaveLength(1);
-  });
+  }, 60_000);
 
   it('subscribes organizations to the default built-in sources and respects unsubscribing', async () => {
     const { sources } = (await t.app.inject({ url: '/sources', headers: bearer(t.orgB.apiKey.key) })).json();

@@ -65,8 +65,12 @@ export async function createAgent(t: TestContext, key: string, body: Record<stri
   return res.json().id as string;
 }
 
-/** Polls the status endpoint until the run reaches one of `statuses`. */
-export async function waitForRun(t: TestContext, key: string, agentId: string, runId: string, statuses = ['done', 'error', 'interrupted'], timeoutMs = 15_000) {
+/**
+ * Polls the status endpoint until the run reaches one of `statuses`. The bound only turns a hang
+ * into a failure naming the run: 45 s, under the 60 s testTimeout (15 s was set under the old
+ * 20 s one; the tests that wait on runs under load already passed 60 s of their own).
+ */
+export async function waitForRun(t: TestContext, key: string, agentId: string, runId: string, statuses = ['done', 'error', 'interrupted'], timeoutMs = 45_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await t.app.inject({ url: `/api/agents/${agentId}/run-async/${runId}/status`, headers: bearer(key) });
