@@ -7,7 +7,10 @@
  * batch of 500 threats, pure scoring, bulk writes.
  *
  * Knobs: BENCH_HUNT_THREATS (5,000; quick 500), BENCH_HUNT_ASSETS (10,000; quick 1,000),
- * BENCH_HUNT_QUERIES (200; quick 50).
+ * BENCH_HUNT_QUERIES (200; quick 50). BENCH_PG_STATEMENTS=1: the reassessment's statements per
+ * threat. BENCH_HUNT_STATS=stale: the reassessment plans on
+ * statistics of before the load, as right after a large sync before autoanalyze (the tables
+ * analyzed empty, their autovacuum off for the run, no ANALYZE after the load).
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -23,11 +26,18 @@ import { runReassess } from '../src/modules/hunt/hunt.jobs.js';
 import { startBenchDatabase } from './support/db.js';
 import { envNumber, type BenchContext, type BenchDefinition, type BenchOutcome } from './support/harness.js';
 import { percentile } from './support/stats.js';
+import { resetStatements, statementReport } from './support/pg-statements.js';
 
 const PRODUCTS = 2_000;
 const SOFTWARE_PER_ASSET = 20;
 
-async function load(db: import('../src/platform/db/database.js').Database, org: string, threats: number, assets: number): Promise<void> {
+const STALE_TABLES = ['intel_items', 'intel_indicators', 'hunt_threats', 'hunt_threat_items', 'hunt_assets', 'hunt_asset_software', 'hunt_sightings'] as const;
+
+async function load(db: import('../src/platform/db/database.js').Database, org: string, threats: number, assets: number, staleStats: boolean): Promise<void> {
+  if (staleStats) {
+    for (const table of STALE_TABLES) await sql`ALTER TABLE ${sql.table(table)} SET (autovacuum_enabled = false)`.execute(db);
+    await sql`ANALYZE`.execute(db);
+  }
   const source = '01900000-0000-7000-8000-00000000b001';
   await sql`INSERT INTO intel_sources (id, organization_id, name, display_name, kind, feed_url, schedule_cron, max_entries, created_at, updated_at)
     VALUES (${source}, ${org}, 'bench', 'Bench advisories', 'rss', 'https://bench.example/feed', '0 * * * *', 100, now(), now())`.execute(db);
@@ -63,25 +73,29 @@ async function load(db: import('../src/platform/db/database.js').Database, org: 
   await sql`INSERT INTO hunt_threat_items (organization_id, threat_id, item_id, linked_at)
     SELECT ${org}, t.id, i.id, now() FROM hunt_threats t JOIN intel_items i ON i.organization_id = t.organization_id AND i.canonical_key IS NULL AND i.title LIKE '%(' || t.canonical_key || ')'
     WHERE t.organization_id = ${org}`.execute(db);
-  await sql`ANALYZE`.execute(db);
+  if (!staleStats) await sql`ANALYZE`.execute(db);
 }
 
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const threats = Math.round(envNumber('BENCH_HUNT_THREATS', ctx.quick ? 500 : 5_000));
   const assets = Math.round(envNumber('BENCH_HUNT_ASSETS', ctx.quick ? 1_000 : 10_000));
   const queries = Math.round(envNumber('BENCH_HUNT_QUERIES', ctx.quick ? 50 : 200));
+  const staleStats = process.env.BENCH_HUNT_STATS === 'stale';
   const database = await startBenchDatabase('hunt');
   let app: FastifyInstance | null = null;
   try {
     const org = await createOrganization(database.db, { name: 'Bench Org', adminEmail: 'bench@hunt.test' });
     const organizationId = org.organization.id;
     const t0 = performance.now();
-    await load(database.db, organizationId, threats, assets);
-    ctx.log(`loaded ${threats} threats, ${assets} assets, ${assets * SOFTWARE_PER_ASSET} software entries in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    await load(database.db, organizationId, threats, assets, staleStats);
+    ctx.log(`loaded ${threats} threats, ${assets} assets, ${assets * SOFTWARE_PER_ASSET} software entries in ${((performance.now() - t0) / 1000).toFixed(1)} s${staleStats ? '; statistics of before the load (BENCH_HUNT_STATS=stale)' : ''}`);
 
+    await resetStatements(database.db);
     const t1 = performance.now();
     const runIds = await runReassess(database.db, { organizationId, trigger: 'schedule' });
     const reassessS = (performance.now() - t1) / 1000;
+    const statements = await statementReport(database.db, threats, 'threat', 15);
+    if (statements) console.log(statements.text);
     if (runIds.length !== threats) throw new Error(`expected ${threats} runs, got ${runIds.length}`);
     const { rows: states } = await sql<{ exposureState: string; n: number }>`SELECT exposure_state AS "exposureState", count(*)::int AS n FROM hunt_threats WHERE organization_id = ${organizationId} GROUP BY 1 ORDER BY 1`.execute(database.db);
     ctx.log(`full reassessment: ${reassessS.toFixed(1)} s; exposure states ${states.map((s) => `${s.exposureState}=${s.n}`).join(', ')}`);
@@ -105,8 +119,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         { name: 'GET /api/threats/{id} p95', value: percentile(ms, 95), unit: 'ms', digits: 1, target: { value: 50, kind: 'max' } },
         { name: 'GET /api/threats/{id} p50', value: percentile(ms, 50), unit: 'ms', digits: 1 },
       ],
-      notes: [`exposure states after the run: ${states.map((s) => `${s.exposureState} ${s.n}`).join(', ')}`, `${ms.length} sequential GETs after 20 warm-up, app.inject round trip`],
-      details: { threats, assets, software: assets * SOFTWARE_PER_ASSET, reassessSeconds: reassessS, p95Ms: percentile(ms, 95) },
+      notes: [...(staleStats ? ['planned on statistics of before the load (BENCH_HUNT_STATS=stale)'] : []), `exposure states after the run: ${states.map((s) => `${s.exposureState} ${s.n}`).join(', ')}`, `${ms.length} sequential GETs after 20 warm-up, app.inject round trip`],
+      details: { threats, assets, staleStats, software: assets * SOFTWARE_PER_ASSET, reassessSeconds: reassessS, p95Ms: percentile(ms, 95) },
     };
   } finally {
     await app?.close().catch(() => {});

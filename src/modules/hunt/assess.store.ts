@@ -83,12 +83,23 @@ export async function loadThreats(db: Queryable, organizationId: string, threatI
   }));
 }
 
+/**
+ * The evidence of existing threats (a reassessment): their links, each link's item. Both reads
+ * are fenced per key (OFFSET 0), so each is an index probe whatever the statistics say: the
+ * links by the primary key's threat_id prefix, the item by its primary key. Joined plainly, a
+ * table whose statistics predate a large sync misleads the plan: `threat_id = ANY(500 ids)`
+ * with no statistics on threat_id reads as "every row" (a sequential scan of all the links),
+ * and the organization's items as a few rows worth hashing (see loadItemsOf).
+ */
 export async function loadItems(db: Queryable, organizationId: string, threatIds: string[]): Promise<ItemEvidence[]> {
   const { rows } = await sql<ItemEvidenceRow>`
-    SELECT ${ITEM_COLUMNS}, l.threat_id AS "threatId"
-    FROM hunt_threat_items l JOIN intel_items i ON i.id = l.item_id
-    ${STORED_PARTS}
-    WHERE l.organization_id = ${organizationId} AND l.threat_id = ANY(${threatIds}::uuid[])
+    SELECT i.*, l.threat_id AS "threatId"
+    FROM (SELECT DISTINCT unnest(${threatIds}::uuid[]) AS id) t
+    CROSS JOIN LATERAL (
+      SELECT l.threat_id, l.item_id FROM hunt_threat_items l
+      WHERE l.threat_id = t.id AND l.organization_id = ${organizationId} OFFSET 0
+    ) l
+    ${itemOfLink(organizationId)}
     -- A fixed order: the exposure story lists a threat's reports in it, and the same evidence must
     -- read the same (a join's order follows the plan and the heap, which vary between runs).
     ORDER BY l.threat_id, i.id`.execute(raw(db));
@@ -99,25 +110,28 @@ export async function loadItems(db: Queryable, organizationId: string, threatIds
  * The same evidence for threats not written yet (createAssessedThreats: a pass's new threats are
  * planned before they and their links are inserted), by (threat, item) pairs.
  *
- * Each pair's item is read by its primary key inside a fenced LATERAL (OFFSET 0). Joined plainly,
- * the planner judged the organization's items from intel_items' statistics, which in a first pass
- * are those of before the sync (the table "empty"): it hashed every item of the organization for
- * each batch (20,000 rows, 10,000 pages and a temp spill per 500 threats: 0.57 s a batch, 1.19 ms
- * of statement time per record, where `loadItems`' join from the links costs ~0.13 ms). One probe
- * per pair does not depend on those statistics.
+ * Each pair's item is read by its primary key inside a fenced LATERAL (itemOfLink). Joined
+ * plainly, the planner judged the organization's items from intel_items' statistics, which in a
+ * first pass are those of before the sync (the table "empty"): it hashed every item of the
+ * organization for each batch (20,000 rows, 10,000 pages and a temp spill per 500 threats: 0.57 s
+ * a batch, 1.19 ms of statement time per record, where a join from the links costs ~0.13 ms).
+ * One probe per pair does not depend on those statistics.
  */
 export async function loadItemsOf(db: Queryable, organizationId: string, pairs: ReadonlyArray<readonly [threatId: string, itemId: string]>): Promise<ItemEvidence[]> {
   if (pairs.length === 0) return [];
   const { rows } = await sql<ItemEvidenceRow>`
     SELECT i.*, l.threat_id AS "threatId"
     FROM unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::uuid[]) AS l(threat_id, item_id)
-    CROSS JOIN LATERAL (
-      SELECT ${ITEM_COLUMNS} FROM intel_items i ${STORED_PARTS}
-      WHERE i.id = l.item_id AND i.organization_id = ${organizationId} OFFSET 0
-    ) i
+    ${itemOfLink(organizationId)}
     ORDER BY l.threat_id, i.id`.execute(raw(db));
   return rows.map(evidenceOfRow);
 }
+
+/** The item of each row `l` (threat_id, item_id), by its primary key, fenced (OFFSET 0) so the probe is planned per row. */
+const itemOfLink = (organizationId: string) => sql`CROSS JOIN LATERAL (
+      SELECT ${ITEM_COLUMNS} FROM intel_items i ${STORED_PARTS}
+      WHERE i.id = l.item_id AND i.organization_id = ${organizationId} OFFSET 0
+    ) i`;
 
 type ItemEvidenceRow = ItemRow & { sourceId: string; storedAffected: AffectedPackage[] | null; storedConfigurations: unknown; storedExploited: VulnerabilityRecord['exploited'] | null; stored: boolean };
 
