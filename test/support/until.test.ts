@@ -31,9 +31,29 @@ describe('until', () => {
 
   it('times out naming what it waited for and the last value it saw', async () => {
     let calls = 0;
-    const waiting = until('two deliveries', () => (++calls > 1_000_000 ? 'never' : null), { timeoutMs: 100, everyMs: 5 });
+    const waiting = until('two deliveries', () => (calls++ === 0 ? false : null), { timeoutMs: 100, everyMs: 5 });
     await expect(waiting).rejects.toThrow('timed out after 100 ms waiting for two deliveries (last value: null)');
     expect(calls).toBeGreaterThan(1);
+  });
+
+  it('shows the last value, not an error from an earlier probe', async () => {
+    let calls = 0;
+    const waiting = until(
+      'a count',
+      () => {
+        if (calls++ === 0) throw new Error('not up yet');
+        return 0;
+      },
+      { timeoutMs: 100, everyMs: 5 },
+    );
+    await expect(waiting).rejects.toThrow('timed out after 100 ms waiting for a count (last value: 0)');
+  });
+
+  it('ends at the bound even when the pause is longer, probing once more there', async () => {
+    let calls = 0;
+    // A pause past the deadline would outlast vitest's 60 s test timeout.
+    await expect(until('a slow event', () => (calls++, false), { timeoutMs: 50, everyMs: 600_000 })).rejects.toThrow('timed out after 50 ms waiting for a slow event');
+    expect(calls).toBeGreaterThanOrEqual(2);
   });
 
   it('times out with the last error when the probe kept throwing', async () => {
@@ -62,7 +82,7 @@ describe('until', () => {
 
   it('adds the caller\'s context, read at the timeout', async () => {
     const calls: string[] = [];
-    const waiting = until('three calls', () => (calls.push('call'), calls.length >= 1_000_000), { timeoutMs: 50, context: () => `calls: ${calls.length > 0 ? 'some' : 'none'}` });
-    await expect(waiting).rejects.toThrow(/waiting for three calls \(last value: false; calls: some\)$/);
+    const waiting = until('a million calls', () => (calls.push('call'), calls.length >= 1_000_000), { timeoutMs: 50, context: () => `calls: ${calls.length > 1 ? 'several' : calls.length}` });
+    await expect(waiting).rejects.toThrow(/waiting for a million calls \(last value: false; calls: several\)$/);
   });
 });
