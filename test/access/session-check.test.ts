@@ -7,6 +7,7 @@ import { migrateToLatest } from '../../src/migrations.js';
 import { bootstrapIfEmpty } from '../../src/modules/organizations/index.js';
 import { createInvalidationBus } from '../../src/platform/cache/invalidation-bus.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
+import { until } from '../support/until.js';
 
 // Issue 46 point 1 outside the chaos suite (which runs the same through Debian's PgBouncer):
 // the start-up session check passes on a direct connection, the start-up locks are never left
@@ -25,14 +26,8 @@ afterAll(() => t.close());
 const advisoryLocks = async () =>
   (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(t.database.db)).rows[0]!.n;
 
-/** Until `check` holds (polling an observable state, no timed assertion). */
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** How this file's waits poll (an observable state, no timed assertion; 20 s bounds a hang). */
+const polling = { timeoutMs: 20_000, everyMs: 20 };
 
 describe('the start-up session check', () => {
   it('passes on a connection that keeps sessions, and gives its connections back clean', async () => {
@@ -96,21 +91,21 @@ describe('the invalidation heartbeat', () => {
       await until('a first heartbeat', async () => {
         const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN rampart_%'`.execute(t.database.db);
         return rows[0]!.n > 0;
-      });
+      }, polling);
       // The listening server backend stops (SIGSTOP): its TCP connection stays up, nothing errors, notifications stop.
       const { rows } = await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN rampart_%'`.execute(t.database.db);
       expect(rows).toHaveLength(1);
       const pid = rows[0]!.pid;
       process.kill(pid, 'SIGSTOP');
       try {
-        await until('the bus to notice', () => bus.health().state === 'deaf');
+        await until('the bus to notice', () => bus.health().state === 'deaf', polling);
         expect(lost).toBe(1);
         expect(bus.trusted()).toBe(false);
         expect(dropped).toContain(null);
       } finally {
         process.kill(pid, 'SIGCONT');
       }
-      await until('the bus to hear again', () => bus.health().state === 'ok');
+      await until('the bus to hear again', () => bus.health().state === 'ok', polling);
       expect(bus.health()).toEqual({ state: 'ok', heartbeatLosses: 1 });
       expect(bus.trusted()).toBe(true);
       expect(back).toBe(1);

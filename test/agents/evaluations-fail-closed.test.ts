@@ -3,6 +3,7 @@ import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { configureModel, createAgent, startRunWorker } from '../support/agents.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fakes/openai-server.js';
+import { until } from '../support/until.js';
 
 /**
  * The sandbox fails closed: a worker whose run job has no evaluation sandbox (scripted tools,
@@ -32,12 +33,15 @@ describe('an evaluation run without its sandbox', () => {
     const dataset = await t.app.inject({ method: 'POST', url: '/api/evaluation-datasets', headers: admin, payload: { name: 'One', cases: [{ alert: { title: 'A' }, expected: { disposition: 'benign' } }] } });
     const started = await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/evaluations`, headers: admin, payload: { datasetId: dataset.json().id } });
     expect(started.statusCode, started.body).toBe(202);
-    let body: Record<string, any> = started.json();
-    const deadline = Date.now() + 15_000;
-    while (body.status === 'running' && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      body = (await t.app.inject({ url: `/api/evaluations/${body.id}`, headers: admin })).json();
-    }
+    const { id } = started.json() as { id: string };
+    const body = await until(
+      'the evaluation to end',
+      async () => {
+        const current: Record<string, any> = (await t.app.inject({ url: `/api/evaluations/${id}`, headers: admin })).json();
+        return current.status !== 'running' && current;
+      },
+      { timeoutMs: 15_000, everyMs: 100 },
+    );
     expect(body.status).toBe('done');
     expect(body.cases[0]).toMatchObject({ status: 'error', verdict: null, toolCalls: [], error: expect.stringContaining('has no sandbox') });
     expect(openai.requests).toHaveLength(0);

@@ -7,6 +7,7 @@ import { startServiceWorker } from '../support/worker.js';
 import { userWithPermissions } from '../support/actors.js';
 import { configureModel, createAgent, waitForRun } from '../support/agents.js';
 import { createDestination } from '../support/delivery.js';
+import { until } from '../support/until.js';
 import { startFakeOpenAI, type FakeOpenAI, type OpenAIRequest, type ScriptedTurn } from '../support/fakes/openai-server.js';
 import { startFakeMcp, type FakeMcp } from '../support/fakes/mcp-server.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/fakes/webhook-receiver.js';
@@ -114,16 +115,22 @@ const TOOLS = ['get_alert', 'set_alert_status', 'create_alert', 'send_to_destina
  */
 const EVAL_LIMIT = 120_000;
 
+/** The evaluation once it has ended; a failure shows its progress. */
 async function waitForEvaluation(id: string, timeoutMs = 90_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await t.app.inject({ url: `/api/evaluations/${id}`, headers: admin });
-    expect(res.statusCode, res.body).toBe(200);
-    const body = res.json();
-    if (body.status !== 'running') return body;
-    if (Date.now() > deadline) throw new Error(`evaluation still running: ${JSON.stringify(body.progress)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  let progress: unknown;
+  const res = await until(
+    'the evaluation to end',
+    async () => {
+      const r = await t.app.inject({ url: `/api/evaluations/${id}`, headers: admin });
+      if (r.statusCode !== 200) return r; // ends the wait: the status is asserted below
+      const body = r.json();
+      progress = body.progress;
+      return body.status !== 'running' && r;
+    },
+    { timeoutMs, everyMs: 100, context: () => `progress: ${JSON.stringify(progress)}` },
+  );
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
 }
 
 const count = async (table: 'alerts' | 'destinationDeliveries') => Number((await t.database.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
@@ -273,13 +280,17 @@ describe('evaluations', () => {
     const started = await t.app.inject({ method: 'POST', url: `/api/agents/${id}/run-async`, headers: admin, payload: { input: 'Check 203.0.113.9' } });
     const runId = started.json().runId as string;
     await waitForRun(t, t.orgA.apiKey.key, id, runId, ['done', 'error', 'interrupted'], 60_000);
+    // One 60 s bound for both waits below (the test's own limit is EVAL_LIMIT).
     const deadline = Date.now() + 60_000;
-    let run: Record<string, any> = {};
-    while (Date.now() < deadline) {
-      run = (await t.app.inject({ url: `/api/agent-runs/${runId}`, headers: admin })).json();
-      if (run.evalScore !== null) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const polling = () => ({ timeoutMs: Math.max(0, deadline - Date.now()), everyMs: 100 });
+    const run = await until(
+      'the run to be judged',
+      async () => {
+        const judged: Record<string, any> = (await t.app.inject({ url: `/api/agent-runs/${runId}`, headers: admin })).json();
+        return judged.evalScore !== null && judged;
+      },
+      polling(),
+    );
     expect(run).toMatchObject({
       evalScore: 25,
       evalExplanation: 'Missed a criterion.',
@@ -292,8 +303,7 @@ describe('evaluations', () => {
     expect(below.json().runs.map((r: any) => r.id)).toEqual([runId]);
     expect((await t.app.inject({ url: `/api/agent-runs?evalScoreBelow=25`, headers: admin })).json().totalCount).toBe(0);
 
-    while (Date.now() < deadline && !receiver.verified.some((v) => v.body.type === 'run.criteria_failed')) await new Promise((r) => setTimeout(r, 100));
-    const failed = receiver.verified.find((v) => v.body.type === 'run.criteria_failed');
+    const failed = await until('the run.criteria_failed webhook', () => receiver.verified.find((v) => v.body.type === 'run.criteria_failed'), polling());
     expect(failed?.body).toMatchObject({ type: 'run.criteria_failed', data: { runId, evalScore: 25, failedCriteria: [{ criterion: 'never closes without evidence', met: false }] } });
   }, EVAL_LIMIT);
 

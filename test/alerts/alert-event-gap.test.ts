@@ -7,6 +7,7 @@ import { recoverAlertCreatedEvents } from '../../src/modules/alerts/alert-event-
 import { createTestApp, type TestContext } from '../support/app.js';
 import { createAgent } from '../support/agents.js';
 import { createDestination, deliveryDeps } from '../support/delivery.js';
+import { until } from '../support/until.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/fakes/webhook-receiver.js';
 import { startTestWorker } from '../support/worker.js';
 
@@ -34,21 +35,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-/**
- * Polls for an event. The bound only turns a hang into a failure naming it: 60 s, as in
- * jobs.test.ts, since the child's start (tsx, the trigger flow's imports) alone took over 30 s
- * with this process pinned to a core that two busy loops shared.
- */
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('a crash between the alert and its alert.created event', () => {
   it('loses no event: the recovery pass queues it once, and it is delivered once', async () => {
     const key = t.orgA.apiKey.key;
@@ -63,10 +49,11 @@ describe('a crash between the alert and its alert.created event', () => {
     });
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    const alertId = await until('the child to reach the window', () => {
-      if (child!.exitCode !== null) throw new Error(`child exited early:\n${output}`);
-      return /in-window (\S+)/.exec(output)?.[1];
-    });
+    // The shared poller's default bound (60 s): the child's start (tsx, the trigger flow's imports)
+    // alone took over 30 s with this process pinned to a core that two busy loops shared. An early
+    // exit ends the wait too (a throwing probe would only count as "not yet").
+    const alertId = await until('the child to reach the window', () => child!.exitCode !== null || /in-window (\S+)/.exec(output)?.[1]);
+    if (alertId === true) throw new Error(`child exited early:\n${output}`);
     const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()));
     child.kill('SIGKILL');
     await exited;

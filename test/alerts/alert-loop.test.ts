@@ -11,6 +11,7 @@ import { startFakeOpenAI, type FakeOpenAI, type OpenAIRequest, type ScriptedTurn
 import { startFakeSlack, type FakeSlack } from '../support/fakes/slack-server.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/fakes/webhook-receiver.js';
 import { createDestination } from '../support/delivery.js';
+import { until } from '../support/until.js';
 import { startFakePagerDuty } from '../support/fakes/pagerduty-server.js';
 
 /**
@@ -112,8 +113,7 @@ describe('end to end: signal → alert → triage verdict → people', () => {
     const alert = await alertOfRun(answer.executionId!);
     expect(alert.status).toBe('escalated');
 
-    const deadline = Date.now() + 15_000;
-    while ((slack.posted.length < 1 || receiver.verified.length < 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await until('the Slack post and the signed webhook', () => slack.posted.length >= 1 && receiver.verified.length >= 1, { timeoutMs: 15_000, everyMs: 50 });
     await new Promise((r) => setTimeout(r, 300)); // nothing more arrives
     const title = `${alert.displayId} escalated by E2E cloud triage: ${GUARDDUTY.detail.title}`;
     expect(slack.posted).toHaveLength(1);
@@ -139,21 +139,21 @@ describe('PagerDuty: one incident per alert', () => {
       const answer = await deliver(await webhookTrigger(agentId, { name: 'GuardDuty paging' }), finding('pd-finding', 9));
       expect(await waitForRun(t, t.orgA.apiKey.key, agentId, answer.executionId!)).toEqual({ status: 'done' });
       const alert = await alertOfRun(answer.executionId!);
-      const waitFor = async (n: number) => {
-        const deadline = Date.now() + 15_000;
-        while (pd.events.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      /** `n` events arrive, and no more (the 300 ms pause lets an extra one show). */
+      const expectEvents = async (n: number) => {
+        await until(`${n} PagerDuty events`, () => pd.events.length >= n, { timeoutMs: 15_000, everyMs: 50 });
         await new Promise((r) => setTimeout(r, 300));
         expect(pd.events).toHaveLength(n);
       };
       // alert.created, alert.status_changed (escalated) and the run's verdict: one incident.
-      await waitFor(3);
+      await expectEvents(3);
       expect(pd.events.map((e) => [e.event_action, e.dedup_key])).toEqual(Array(3).fill(['trigger', alert.id]));
       expect(pd.events.map((e) => e.payload.summary).sort()).toEqual(
         [`New alert ${alert.displayId}: ${GUARDDUTY.detail.title}`, `${alert.displayId} escalated: ${GUARDDUTY.detail.title}`, `${alert.displayId} escalated by PD triage: ${GUARDDUTY.detail.title}`].sort(),
       );
       const closed = await t.app.inject({ method: 'POST', url: `/api/alerts/${alert.id}/status`, headers: admin, payload: { status: 'closed_true_positive', reason: 'Confirmed; instance rebuilt' } });
       expect(closed.statusCode, closed.body).toBe(200);
-      await waitFor(4);
+      await expectEvents(4);
       expect(pd.events.at(-1)).toEqual({ routing_key: 'R0UTINGKEY', event_action: 'resolve', dedup_key: alert.id });
     } finally {
       await pd.close();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/platform/db/database.js';
 import { createOrganization } from '../../src/modules/organizations/organizations.service.js';
 import { createTestDatabase } from '../support/db.js';
+import { until } from '../support/until.js';
 
 /**
  * Issue 46 point 5: two concurrent syncs of one organization writing items that name the same
@@ -56,11 +57,14 @@ describe('ATT&CK rollups under concurrent syncs', () => {
     })();
     second.catch(() => {});
     // The second sync's first statement either waits (for the organization's lock) or is done.
-    for (;;) {
-      const { rows } = await h.pool.query<{ waiting: boolean }>(`SELECT wait_event_type = 'Lock' AS waiting FROM pg_stat_activity WHERE pid = $1`, [pid[0]!.pid]);
-      if (secondFirstDone || rows[0]?.waiting) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await until(
+      'the second sync to wait for the lock, or be done',
+      async () => {
+        const { rows } = await h.pool.query<{ waiting: boolean }>(`SELECT wait_event_type = 'Lock' AS waiting FROM pg_stat_activity WHERE pid = $1`, [pid[0]!.pid]);
+        return secondFirstDone || rows[0]?.waiting;
+      },
+      { everyMs: 10 },
+    );
     const first = (async () => {
       await insertItem(c1, 'T1190');
       await c1.query('COMMIT');

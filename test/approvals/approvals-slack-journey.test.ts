@@ -5,6 +5,7 @@ import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { startServiceWorker } from '../support/worker.js';
 import { userWithPermissions } from '../support/actors.js';
+import { until } from '../support/until.js';
 import { configureModel, createAgent, waitForRun } from '../support/agents.js';
 import { createDestination } from '../support/delivery.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fakes/openai-server.js';
@@ -84,16 +85,8 @@ afterAll(async () => {
 });
 
 const isolateCalls = () => mcp.calls.filter((c) => c.name === 'isolate_host');
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** How this file's waits poll (15 s bounds a hang). */
+const polling = { timeoutMs: 15_000, everyMs: 50 };
 
 /** An agent behind a signed webhook trigger; the delivered alert starts its triage run. */
 async function alertAskingIsolation(final: string) {
@@ -119,7 +112,7 @@ async function alertAskingIsolation(final: string) {
   const [approval] = (await t.app.inject({ url: `/api/approvals?status=pending&runId=${runId}`, headers: admin })).json().approvals;
   expect(approval).toMatchObject({ toolName: 'mcp:edr/isolate_host', args: { hostname: 'web-01', reason: 'C2 beacon to 203.0.113.50' }, status: 'pending', runId, alertId: expect.any(String) });
   // The request reaches Slack as a Block Kit message with Approve and Deny buttons.
-  const message = await until('the Slack approval message', () => slack.posted.find((p) => JSON.stringify(p.blocks).includes(approval.id)));
+  const message = await until('the Slack approval message', () => slack.posted.find((p) => JSON.stringify(p.blocks).includes(approval.id)), polling);
   return { agentId, runId, approval, message };
 }
 
@@ -298,11 +291,11 @@ describe('Teams, webhook and PagerDuty: the request carries its console link', (
       const link = `${BASE_URL}/approvals/${approval.id}`;
       expect(approval.consoleUrl).toBe(link);
 
-      const card = await until('the Teams card', () => teams.cards[0]);
+      const card = await until('the Teams card', () => teams.cards[0], polling);
       expect(JSON.stringify(card)).toContain('Approval needed: EDR responder (everywhere) wants to call mcp:edr/isolate_host');
       expect(card.actions).toEqual(expect.arrayContaining([{ type: 'Action.OpenUrl', title: 'Review the request', url: link }]));
 
-      const event = await until('the PagerDuty event', () => pd.events[0]);
+      const event = await until('the PagerDuty event', () => pd.events[0], polling);
       expect(event).toMatchObject({
         routing_key: 'R0UTINGKEY43',
         event_action: 'trigger',
@@ -312,7 +305,7 @@ describe('Teams, webhook and PagerDuty: the request carries its console link', (
         payload: { summary: 'Approval needed: EDR responder (everywhere) wants to call mcp:edr/isolate_host', severity: 'error', class: 'approval.requested', custom_details: expect.objectContaining({ tool: 'mcp:edr/isolate_host', arguments: '{"hostname":"web-02"}' }) },
       });
 
-      const hook = await until('the signed webhook', () => receiver.verified[0]);
+      const hook = await until('the signed webhook', () => receiver.verified[0], polling);
       expect(hook.body).toMatchObject({
         type: 'approval.requested',
         data: { approvalId: approval.id, runId, agentId, toolName: 'mcp:edr/isolate_host', args: { hostname: 'web-02' }, reason: 'Isolating web-02.', approvalUrl: link, expiresAt: approval.expiresAt },

@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { waitForReadyz } from '../support/readyz.js';
 import { freePort } from '../support/processes.js';
+import { until as poll, type Truthy } from '../support/until.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -115,15 +116,12 @@ export function rampart(args: string[], env: Record<string, string>): Promise<{ 
   );
 }
 
-/** Polls `check` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
-export async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 60_000, everyMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
+/**
+ * The shared poller (test/support/until.ts) with the chaos tests' positional bound and their
+ * slower default pace: 250 ms between probes of a service that is being killed and restarted.
+ */
+export function until<T>(what: string, check: () => Promise<T>, timeoutMs = 60_000, everyMs = 250): Promise<Truthy<T>> {
+  return poll(what, check, { timeoutMs, everyMs });
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -9,6 +9,7 @@ import { buildConsole } from '../../scripts/build-console.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { startServiceWorker } from '../support/worker.js';
 import { hasShared, sharedPath } from '../support/shared-dir.js';
+import { until } from '../support/until.js';
 
 /**
  * The console's detection page (issue 44 item 5, docs/detections.md#the-console-page) in a real
@@ -76,12 +77,8 @@ async function seriousViolations(): Promise<Array<{ id: string; impact: string; 
 
 /** Until the worker has matched every batch (a state, not a time). */
 async function matched(): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    const pending = await t.database.db.selectFrom('detectEventBatches').select('id').limit(1).execute();
-    if (pending.length === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('event batches were not matched');
+  // 30 s (what 600 tries 50 ms apart gave) bounds a hang.
+  await until('every event batch to be matched', async () => (await t.database.db.selectFrom('detectEventBatches').select('id').limit(1).execute()).length === 0, { timeoutMs: 30_000, everyMs: 50 });
 }
 
 describe.skipIf(!HAVE_CHROMIUM || !HAVE_RULE)('the detection page in the console, in Chromium', () => {

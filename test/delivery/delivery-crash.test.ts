@@ -12,6 +12,7 @@ import { createOrganization } from '../../src/modules/organizations/organization
 import { createDeliveryJob, newEvent, queueDeliveries } from '../../src/modules/delivery/index.js';
 import { claimDelivery } from '../../src/modules/delivery/delivery.repo.js';
 import { createTestDatabase } from '../support/db.js';
+import { until } from '../support/until.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/fakes/webhook-receiver.js';
 
 /**
@@ -37,17 +38,6 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** Polls for an event; the bound (60 s, as in jobs.test.ts) only turns a hang into a failure naming it. */
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('a worker killed mid-delivery', () => {
   it('is replaced by another that sends the same event again, with the same webhook-id', async () => {
     const secrets = createSecretBox(key);
@@ -68,16 +58,15 @@ describe('a worker killed mid-delivery', () => {
     });
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    await waitFor('the child worker to start', () => {
-      if (child!.exitCode !== null) throw new Error(`worker child exited early:\n${output}`);
-      return output.includes('ready');
-    });
+    // An early exit ends the wait too (a throwing probe would only count as "not yet").
+    await until('the child worker to start', () => child!.exitCode !== null || output.includes('ready'));
+    if (child.exitCode !== null) throw new Error(`worker child exited early:\n${output}`);
 
     // The receiver holds the first request open: the child is mid-send when it dies.
     rx.hangNext(1);
     const event = newEvent(organization.id, 'agent.message', { title: 'Crash', message: 'must not be lost' });
     const [queued] = await database.db.transaction().execute((tx) => queueDeliveries(tx, event, [destinationId]));
-    await waitFor('the child to send', () => rx.requests.length >= 1);
+    await until('the child to send', () => rx.requests.length >= 1);
     const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()));
     child.kill('SIGKILL');
     await exited;
@@ -95,7 +84,7 @@ describe('a worker killed mid-delivery', () => {
       deadWorkerAfterMs: 1_500,
       pollIntervalMs: 100,
     });
-    await waitFor('the retried delivery to succeed', async () => {
+    await until('the retried delivery to succeed', async () => {
       const r = await database.db.selectFrom('destinationDeliveries').select('status').where('id', '=', queued!.deliveryId).executeTakeFirst();
       return r?.status === 'succeeded';
     });

@@ -15,6 +15,7 @@ import { DestinationList } from '../../src/modules/destinations/destinations.sch
 import { hasUrlSecrets, redactUrlSecrets } from '../../src/platform/outbound/url-secrets.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { userWithPermissions, type TestUser } from '../support/actors.js';
+import { until } from '../support/until.js';
 
 /**
  * The destinations listing is served from an in-process cache (src/platform/cache). These tests
@@ -127,17 +128,11 @@ async function list(app: FastifyInstance, headers = admin) {
 const names = async (app: FastifyInstance, headers = admin) => ((await list(app, headers)).json() as Array<{ name: string }>).map((d) => d.name);
 
 /**
- * Polls until another instance has seen a change. The bound only turns a hang into a failure: it
- * stays far below the cache's 60 s lifetime (so only a notification, or a reconnect's drop, can
- * make the check pass), but it is not the 3 s a loaded machine could spend reconnecting a LISTEN.
+ * How this file polls until another instance has seen a change. The bound only turns a hang into a
+ * failure: it stays far below the cache's 60 s lifetime (so only a notification, or a reconnect's
+ * drop, can make the check pass), but it is not the 3 s a loaded machine could spend reconnecting a LISTEN.
  */
-async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const polling = { timeoutMs: 15_000, everyMs: 10 };
 
 describe('same process: read-after-write', () => {
   it('create, update and delete show in the very next list and get', async () => {
@@ -286,10 +281,10 @@ describe('alert events: the subscription check is served from the same cache', (
     const { id } = created.json() as { id: string };
     await newAlert(t.app, 'subscribed here');
     expect(await deliveriesOf(t.app, id)).toBe(1);
-    await eventually(async () => {
+    await until('an alert raised through the other instance to be delivered', async () => {
       await newAlert(other.app, 'subscribed there');
       return (await deliveriesOf(t.app, id)) >= 2;
-    });
+    }, polling);
 
     const put = await t.app.inject({ method: 'PUT', url: `/api/output-destinations/${id}`, headers: admin, payload: { ...slack('alerts'), eventSubscriptions: [] } });
     expect(put.statusCode, put.body).toBe(200);
@@ -307,15 +302,15 @@ describe('across processes: LISTEN/NOTIFY', () => {
     const created = await a.app.inject({ method: 'POST', url: '/api/output-destinations', headers: admin, payload: slack('from A') });
     expect(created.statusCode).toBe(200);
     const { id } = created.json() as { id: string };
-    await eventually(async () => (await names(b.app)).includes('from A'));
+    await until('B to list the destination A created', async () => (await names(b.app)).includes('from A'), polling);
     expect(await names(b.app)).toEqual([...before, 'from A']);
 
     await b.app.inject({ method: 'PUT', url: `/api/output-destinations/${id}`, headers: admin, payload: slack('renamed by B') });
-    await eventually(async () => (await names(a.app)).includes('renamed by B'));
+    await until('A to list the rename made through B', async () => (await names(a.app)).includes('renamed by B'), polling);
     expect((await a.app.inject({ url: `/api/output-destinations/${id}`, headers: admin })).json()).toMatchObject({ name: 'renamed by B' });
 
     await a.app.inject({ method: 'DELETE', url: `/api/output-destinations/${id}`, headers: admin });
-    await eventually(async () => (await b.app.inject({ url: `/api/output-destinations/${id}`, headers: admin })).statusCode === 404);
+    await until('B to answer 404 for the destination A deleted', async () => (await b.app.inject({ url: `/api/output-destinations/${id}`, headers: admin })).statusCode === 404, polling);
     expect(await names(b.app)).toEqual(before);
   });
 
@@ -328,7 +323,7 @@ describe('across processes: LISTEN/NOTIFY', () => {
     await t.database.db.updateTable('outputDestinations').set({ name: 'changed behind the cache' }).where('organizationId', '=', t.orgB.organization.id).execute();
     const created = await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers: admin, payload: slack('org A change') });
     expect(created.statusCode).toBe(200);
-    await eventually(async () => (await names(b.app)).includes('org A change'));
+    await until("B to list org A's new destination", async () => (await names(b.app)).includes('org A change'), polling);
     expect(await names(b.app, orgB)).not.toContain('changed behind the cache');
   });
 
@@ -341,17 +336,17 @@ describe('across processes: LISTEN/NOTIFY', () => {
       expect(await names(b.app)).not.toContain('missed while disconnected');
       const { rows } = await t.database.pool.query(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'rampart-cache-test-listener'`);
       expect(rows).toHaveLength(1);
-      await eventually(async () => (await names(b.app)).includes('missed while disconnected'));
+      await until('B to drop its lists when its LISTEN connection is lost', async () => (await names(b.app)).includes('missed while disconnected'), polling);
 
       // Reconnected (at once): a change through another instance reaches B again.
-      await eventually(async () => {
+      await until('the LISTEN connection to reconnect', async () => {
         const { rows: l } = await t.database.pool.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = 'rampart-cache-test-listener'`);
         return l.length === 1;
-      });
+      }, polling);
       await names(b.app);
       await new Promise((r) => setTimeout(r, 100)); // the LISTEN statement follows the connect
       await t.app.inject({ method: 'POST', url: '/api/output-destinations', headers: admin, payload: slack('after the reconnect') });
-      await eventually(async () => (await names(b.app)).includes('after the reconnect'));
+      await until('B to list a destination created after the reconnect', async () => (await names(b.app)).includes('after the reconnect'), polling);
     } finally {
       for (const i of instances.splice(0)) await i.close().catch(() => {});
       await listenPool.end();

@@ -6,6 +6,7 @@ import { startServiceWorker } from '../support/worker.js';
 import { configureModel, createAgent, waitForRun } from '../support/agents.js';
 import { userWithPermissions } from '../support/actors.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fakes/openai-server.js';
+import { until } from '../support/until.js';
 
 /**
  * An imported Sigma correlation end to end (issue 44): a multi-document file (an `event_count`
@@ -74,12 +75,8 @@ const failure = (user: string, offsetSeconds: number, logonType = 3) =>
   fluentBitLine({ EventID: 4625, Channel: 'Security', Computer: 'DC01.corp.example', User: user, LogonType: logonType, IpAddress: '198.51.100.23', Status: '0xc000006d' }, BASE + offsetSeconds + 0.125);
 
 async function settled(): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const pending = await t.database.db.selectFrom('detectEventBatches').select('id').limit(1).execute();
-    if (pending.length === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('event batches were not matched');
+  // 15 s (what 300 tries 50 ms apart gave) bounds a hang.
+  await until('every event batch to be matched', async () => (await t.database.db.selectFrom('detectEventBatches').select('id').limit(1).execute()).length === 0, { timeoutMs: 15_000, everyMs: 50 });
 }
 
 async function alertsOf(codeDetectionId: string) {

@@ -8,6 +8,7 @@ import { matchEventsJob } from '../../src/modules/detect/detect.job-def.js';
 import { enqueue } from '../../src/platform/jobs/enqueue.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { startServiceWorker } from '../support/worker.js';
+import { until } from '../support/until.js';
 
 /**
  * Issue 44's drain: a burst of event batches is one pending job per organization, drained by
@@ -57,11 +58,8 @@ async function drainJobs(): Promise<Array<{ key: string | null; lockedAt: Date |
 }
 
 async function settled(): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if ((await waitingBatches()) === 0 && (await drainJobs()).length === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('event batches were not drained');
+  // 30 s (what 600 tries 50 ms apart gave) bounds a hang.
+  await until('every event batch to be drained', async () => (await waitingBatches()) === 0 && (await drainJobs()).length === 0, { timeoutMs: 30_000, everyMs: 50 });
 }
 
 async function startWorker(): Promise<void> {

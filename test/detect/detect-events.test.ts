@@ -6,6 +6,7 @@ import { startServiceWorker } from '../support/worker.js';
 import { configureModel, createAgent, waitForRun } from '../support/agents.js';
 import { userWithPermissions } from '../support/actors.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fakes/openai-server.js';
+import { until } from '../support/until.js';
 
 /**
  * Events in (issue 44, item 2) end to end: NDJSON as a log shipper sends it, through an `events`
@@ -74,12 +75,8 @@ function vectorLine(fields: Record<string, unknown>, at: string): string {
 }
 
 async function settled(): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const pending = await t.database.db.selectFrom('detectEventBatches').select('id').limit(1).execute();
-    if (pending.length === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('event batches were not matched');
+  // 15 s (what 300 tries 50 ms apart gave) bounds a hang.
+  await until('every event batch to be matched', async () => (await t.database.db.selectFrom('detectEventBatches').select('id').limit(1).execute()).length === 0, { timeoutMs: 15_000, everyMs: 50 });
 }
 
 async function alertsOf(codeDetectionId: string) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { startServiceWorker } from '../support/worker.js';
+import { until } from '../support/until.js';
 import { configureModel, createAgent, waitForRun } from '../support/agents.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fakes/openai-server.js';
 
@@ -29,14 +30,6 @@ detection:
     CommandLine|contains|all: ['certutil', '-urlcache']
   condition: selection
 `;
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 beforeAll(async () => {
   t = await createTestApp({ env: { RAMPART_ALLOW_PRIVATE_NETWORKS: 'true' } });
@@ -68,7 +61,7 @@ describe('event matching has worker slots of its own', () => {
     const run = await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/run-async`, headers: bearer(key), payload: { input: 'a long triage' } });
     expect(run.statusCode, run.body).toBe(200);
     const runId = run.json().runId as string;
-    await until('the shared slot to be busy', async () => openai.requests.length === 1);
+    await until('the shared slot to be busy', async () => openai.requests.length === 1, { everyMs: 20 });
 
     const posted = await t.app.inject({
       method: 'POST',
@@ -79,7 +72,7 @@ describe('event matching has worker slots of its own', () => {
     expect(posted.statusCode, posted.body).toBe(202);
     const alertOf = async () =>
       ((await t.app.inject({ url: '/api/alerts?limit=100', headers: bearer(key) })).json().alerts as Array<{ codeDetectionId: string | null; title: string }>).filter((a) => a.codeDetectionId === detectionId);
-    await until('the events to be matched into an alert', async () => (await alertOf()).length === 1);
+    await until('the events to be matched into an alert', async () => (await alertOf()).length === 1, { everyMs: 20 });
     expect((await alertOf())[0]!.title).toBe('Certutil download');
 
     // The run still holds the shared slot: matching did not wait for it.

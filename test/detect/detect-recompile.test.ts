@@ -4,6 +4,7 @@ import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
 import { createCompiledDetections, INLINE_COMPILE_LIMIT } from '../../src/modules/detect/compiled-detections.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { startServiceWorker } from '../support/worker.js';
+import { until } from '../support/until.js';
 
 /**
  * Issue 44 item 3: when detections change, the worker compiles only the changed ones; a batch
@@ -46,12 +47,12 @@ async function post(commandLines: string[]): Promise<void> {
 }
 
 async function settled(): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM detect_event_batches`.execute(t.database.db);
-    if (rows[0]!.n === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('event batches were not matched');
+  // 30 s (what 600 tries 50 ms apart gave) bounds a hang.
+  await until(
+    'every event batch to be matched',
+    async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM detect_event_batches`.execute(t.database.db)).rows[0]!.n === 0,
+    { timeoutMs: 30_000, everyMs: 50 },
+  );
 }
 
 async function signals(detectionId: string): Promise<number> {

@@ -5,6 +5,7 @@ import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { startServiceWorker } from '../support/worker.js';
 import { userWithPermissions } from '../support/actors.js';
 import { hasShared, sharedPath } from '../support/shared-dir.js';
+import { until } from '../support/until.js';
 
 /**
  * What the console's detection page reads beyond the detection itself (issue 44 item 5):
@@ -44,12 +45,8 @@ let worker: WorkerRunner;
 let detectionId: string;
 
 async function settled(): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const pending = await t.database.db.selectFrom('detectEventBatches').select('id').limit(1).execute();
-    if (pending.length === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('event batches were not matched');
+  // 15 s (what 300 tries 50 ms apart gave) bounds a hang.
+  await until('every event batch to be matched', async () => (await t.database.db.selectFrom('detectEventBatches').select('id').limit(1).execute()).length === 0, { timeoutMs: 15_000, everyMs: 50 });
 }
 
 beforeAll(async () => {

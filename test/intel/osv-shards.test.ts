@@ -6,6 +6,7 @@ import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
 import { bearer, createTestApp, type TestContext } from '../support/app.js';
 import { startServiceWorker } from '../support/worker.js';
 import { startOsvRangeServer } from '../support/fakes/osv-range-server.js';
+import { until } from '../support/until.js';
 
 /**
  * Issue 50 item 5: a sharded OSV sync. The export is a zip of real GitHub Advisory Database
@@ -57,12 +58,15 @@ async function createSource(name: string, url: string): Promise<string> {
 async function sync(sourceId: string) {
   const res = await t.app.inject({ method: 'POST', url: `/sources/${sourceId}/sync`, headers: key });
   expect(res.statusCode, res.body).toBe(200);
-  for (let i = 0; i < 1_200; i++) {
-    const source = (await t.app.inject({ method: 'GET', url: `/sources/${sourceId}`, headers: key })).json();
-    if (source.syncJob?.status === 'succeeded' || source.syncJob?.status === 'failed') return source;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the sync did not finish');
+  // 120 s (what 1,200 tries 100 ms apart gave) bounds a hang.
+  return until(
+    'the sync to finish',
+    async () => {
+      const source = (await t.app.inject({ method: 'GET', url: `/sources/${sourceId}`, headers: key })).json();
+      return (source.syncJob?.status === 'succeeded' || source.syncJob?.status === 'failed') && source;
+    },
+    { timeoutMs: 120_000, everyMs: 100 },
+  );
 }
 
 /** What a sync stored, without what differs by source (ids, source, times). */

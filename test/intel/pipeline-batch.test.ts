@@ -13,6 +13,7 @@ import { knownItems, writePrepared } from '../../src/modules/intel/items/ingest.
 import { prepareEntries } from '../../src/modules/intel-ingest/pipeline/prepare.fns.js';
 import { createOrganization } from '../../src/modules/organizations/organizations.service.js';
 import { createTestDatabase } from '../support/db.js';
+import { until } from '../support/until.js';
 
 /**
  * The enrichment job writes a whole batch with set-based statements (process.jobs.ts). These
@@ -277,18 +278,22 @@ describe('batched enrichment writes', () => {
     const job = createProcessItemsJob({ db }).run({ itemIds: [olderId!] }, ctx()).finally(() => (jobDone = true));
     let waiting = false;
     try {
-      // Until the job waits or ends, whichever comes first: the deadline only bounds a hang (a
-      // loaded machine can take more than the 5 s a fixed 100 tries gave the job to get there).
-      // Only this file's database: pg_locks is the whole server's, and another file's waiting
-      // advisory lock (a migration's) would have read as this job waiting.
-      const deadline = Date.now() + 15_000;
-      while (!jobDone && !waiting && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-        const { rows } = await sql<{ n: number }>`
-          SELECT count(*)::int AS n FROM pg_locks
-          WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(db);
-        waiting = (rows[0]?.n ?? 0) > 0;
-      }
+      // Until the job waits or ends, whichever comes first: the bound only turns a hang into a
+      // failure (a loaded machine can take more than the 5 s a fixed 100 tries gave the job to
+      // get there). Only this file's database: pg_locks is the whole server's, and another
+      // file's waiting advisory lock (a migration's) would have read as this job waiting.
+      await until(
+        'the job to wait for writer 1, or to end',
+        async () => {
+          if (jobDone) return true;
+          const { rows } = await sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM pg_locks
+            WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(db);
+          waiting = (rows[0]?.n ?? 0) > 0;
+          return waiting;
+        },
+        { timeoutMs: 15_000, everyMs: 50 },
+      );
       expect({ waiting, jobDone }).toEqual({ waiting: true, jobDone: false });
     } finally {
       release();

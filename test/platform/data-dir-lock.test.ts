@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockToken, releaseLock, tryAcquireLock } from '../../src/platform/db/embedded.js';
+import { until } from '../support/until.js';
 
 /**
  * Issue 41 item 12, as it happens: `kill -9` where nothing reaps the process leaves a zombie
@@ -30,7 +31,7 @@ async function zombie(): Promise<number> {
   const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
   children.push(parent);
   const pid = await new Promise<number>((resolve) => parent.stdout!.once('data', (b: Buffer) => resolve(Number.parseInt(b.toString(), 10))));
-  while (stateOf(pid) !== 'Z') await new Promise((r) => setTimeout(r, 20));
+  await until('the short child to become a zombie', () => stateOf(pid) === 'Z', { everyMs: 20 });
   return pid;
 }
 

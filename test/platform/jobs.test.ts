@@ -11,6 +11,7 @@ import { enqueue } from '../../src/platform/jobs/enqueue.js';
 import { PLATFORM_CRONTAB, maintenanceJobs } from '../../src/platform/jobs/maintenance.jobs.js';
 import { startWorkers, type WorkerRunner, type WorkerRunnerOptions } from '../../src/platform/jobs/runner.js';
 import { createTestDatabase } from '../support/db.js';
+import { until } from '../support/until.js';
 
 /**
  * The job system on a real PostgreSQL: transactional enqueue, retries with backoff and a visible
@@ -78,21 +79,6 @@ async function pendingJobCount(): Promise<number> {
   return rows[0]!.n;
 }
 
-/**
- * Polls `probe` until the event it looks for has happened (a truthy value). The bound only turns
- * a hang into a failure that names what it waited for: it is far above any expected wait, so a
- * loaded machine makes the test slower, not red (issue 46 §8).
- */
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, everyMs = 25): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
 async function start(defs: JobDefinition<any>[], opts: Partial<WorkerRunnerOptions> = {}): Promise<WorkerRunner> {
   const runner = await startWorkers({
     db: database.db,
@@ -132,8 +118,8 @@ describe('enqueue in a transaction', () => {
     const directId = await enqueue(database.db, recordJob, { tag: 'direct' });
 
     await start([recordJob]);
-    await waitFor('the committed jobs to run', async () => (await runs('committed')).length === 1 && (await runs('direct')).length === 1);
-    await waitFor('the queue to drain', async () => (await pendingJobCount()) === 0);
+    await until('the committed jobs to run', async () => (await runs('committed')).length === 1 && (await runs('direct')).length === 1);
+    await until('the queue to drain', async () => (await pendingJobCount()) === 0);
 
     expect((await runs('committed'))[0]).toMatchObject({ jobId: committedId, attempt: 1 });
     expect((await runs('direct'))[0]).toMatchObject({ jobId: directId, attempt: 1 });
@@ -161,7 +147,7 @@ describe('retries', () => {
     const delays: number[] = [];
     for (let attempt = 1; attempt <= 3; attempt++) {
       // A failed attempt: the lock is released and the error is recorded.
-      const row = await waitFor(`attempt ${attempt} to fail`, async () => {
+      const row = await until(`attempt ${attempt} to fail`, async () => {
         const j = await job(id);
         return j && j.attempts === attempt && j.lockedBy === null ? j : null;
       });
@@ -179,7 +165,7 @@ describe('retries', () => {
     expect(delays[1]).toBeLessThanOrEqual(Math.exp(2));
 
     // The terminal failure is visible: in graphile-worker (never retried again) and in job_failures.
-    const failure = await waitFor('the job_failures row', () =>
+    const failure = await until('the job_failures row', () =>
       database.db.selectFrom('jobFailures').selectAll().where('jobId', '=', id).executeTakeFirst(),
     );
     expect(failure).toMatchObject({ taskIdentifier: 'test:alwaysFails', attempts: 3, lastError: 'boom on attempt 3 of 3', payload: { tag: 'failing' } });
@@ -190,7 +176,7 @@ describe('retries', () => {
     // A job queued after it runs: the worker has looked at the queue since, and the exhausted job,
     // ahead of it in the queue's order, was not taken (taking it would have counted an attempt).
     await enqueue(database.db, recordJob, { tag: 'after-exhausted' });
-    await waitFor('the job queued after it to run', async () => (await runs('after-exhausted')).length === 1);
+    await until('the job queued after it to run', async () => (await runs('after-exhausted')).length === 1);
     expect(await job(id)).toMatchObject({ attempts: 3 });
     expect(await runs('failing')).toHaveLength(3);
   });
@@ -227,18 +213,16 @@ describe('a worker that dies', () => {
     const { child, output } = spawnWorkerChild();
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     // The child's start (tsx, imports) is what a loaded machine slows most: wait for it to say so.
-    await waitFor('the child worker to be ready', async () => {
-      if (child.exitCode !== null) throw new Error(`worker child exited early (${child.exitCode}):\n${output()}`);
-      return /^ready$/m.test(output());
+    // An early exit ends each wait too (a throwing probe would only count as "not yet").
+    const exitedEarly = () => new Error(`worker child exited early (${child.exitCode}):\n${output()}`);
+    await until('the child worker to be ready', () => child.exitCode !== null || /^ready$/m.test(output()));
+    if (child.exitCode !== null) throw exitedEarly();
+    const started = await until('the child worker to start both jobs', async () => {
+      if (child.exitCode !== null) return 'exited' as const;
+      const rows = [...(await runs('crash-retryable')), ...(await runs('crash-last-chance'))];
+      return rows.length === 2 ? rows : null;
     });
-    const started = await waitFor(
-      'the child worker to start both jobs',
-      async () => {
-        if (child.exitCode !== null) throw new Error(`worker child exited early (${child.exitCode}):\n${output()}`);
-        const rows = [...(await runs('crash-retryable')), ...(await runs('crash-last-chance'))];
-        return rows.length === 2 ? rows : null;
-      },
-    );
+    if (started === 'exited') throw exitedEarly();
     expect(started.every((r) => r.event === 'started' && r.pid === child.pid && r.attempt === 1)).toBe(true);
 
     // The child's pool is known to be alive: its heartbeat row names what graphile-worker wrote
@@ -254,12 +238,12 @@ describe('a worker that dies', () => {
 
     // The dead pool's locks are older than 1 s by now, or soon: the next sweep releases them.
     await start([crashy], { deadWorkerAfterMs: 1_000 });
-    const completed = await waitFor('another worker to complete the dead worker\'s job', async () => (await runs('crash-retryable')).find((r) => r.event === 'completed'));
+    const completed = await until('another worker to complete the dead worker\'s job', async () => (await runs('crash-retryable')).find((r) => r.event === 'completed'));
     expect(completed).toMatchObject({ jobId: retryableId, attempt: 2, pid: process.pid });
-    await waitFor('the completed job to leave the queue', async () => (await job(retryableId)) === undefined);
+    await until('the completed job to leave the queue', async () => (await job(retryableId)) === undefined);
 
     // No attempt left: not run again, but left failed with a reason and a job_failures row.
-    const failure = await waitFor('the job_failures row of the exhausted job', () =>
+    const failure = await until('the job_failures row of the exhausted job', () =>
       database.db.selectFrom('jobFailures').selectAll().where('jobId', '=', lastChanceId).executeTakeFirst(),
     );
     expect(failure).toMatchObject({ taskIdentifier: 'test:crashy', attempts: 1, payload: { tag: 'crash-last-chance' } });
@@ -286,11 +270,11 @@ describe('a worker that dies', () => {
     const id = await enqueue(database.db, long, { tag: 'long' });
     // Dead after 600 ms of silence; the job runs well past that while its pool keeps beating.
     await start([long], { concurrency: 1, deadWorkerAfterMs: 600 });
-    await waitFor('the long job to start', async () => (await runs('long')).length > 0);
+    await until('the long job to start', async () => (await runs('long')).length > 0);
     // A second pool (another process, in production) that would take the job if it were released.
     await start([long], { concurrency: 1, deadWorkerAfterMs: 600 });
-    await waitFor('the long job to finish', async () => (await runs('long')).some((r) => r.event === 'done'));
-    await waitFor('the queue to drain', async () => (await pendingJobCount()) === 0);
+    await until('the long job to finish', async () => (await runs('long')).some((r) => r.event === 'done'));
+    await until('the queue to drain', async () => (await pendingJobCount()) === 0);
     expect((await runs('long')).map((r) => `${r.event}#${r.attempt}`)).toEqual(['started#1', 'done#1']);
     expect(await job(id)).toBeUndefined();
   });
@@ -309,9 +293,9 @@ describe('a worker that dies', () => {
     await enqueue(database.db, long, { tag: 'long-mixed' });
     // Beats every 1 s (its delay: 3 s); the second pool's own delay (0.6 s) is shorter than that beat.
     await start([long], { concurrency: 1, heartbeatMs: 1_000, deadWorkerAfterMs: 3_000 });
-    await waitFor('the long job to start', async () => (await runs('long-mixed')).length > 0);
+    await until('the long job to start', async () => (await runs('long-mixed')).length > 0);
     await start([long], { concurrency: 1, heartbeatMs: 200, deadWorkerAfterMs: 600 });
-    await waitFor('the long job to finish', async () => (await runs('long-mixed')).some((r) => r.event === 'done'));
+    await until('the long job to finish', async () => (await runs('long-mixed')).some((r) => r.event === 'done'));
     await sleep(300);
     expect((await runs('long-mixed')).map((r) => `${r.event}#${r.attempt}`)).toEqual(['started#1', 'done#1']);
   });
@@ -380,14 +364,14 @@ describe('a pool that loses its database', () => {
     });
     const id = await enqueue(database.db, losesDatabase, { tag: 'db-lost' });
     const runner = await start([losesDatabase], { pool: flaky, poolRestart: { attempts: 100, delayMs: 50 } });
-    await waitFor('the first attempt', async () => (await runs('db-lost')).length > 0);
+    await until('the first attempt', async () => (await runs('db-lost')).length > 0);
     // Nothing runs while the database is gone (the failure could not even be recorded).
     await sleep(300);
     expect(await job(id)).toMatchObject({ attempts: 1, lastError: null });
     expect(await runs('db-lost')).toHaveLength(1);
     refuse(false);
-    await waitFor('the retry on a new pool', async () => (await runs('db-lost')).some((r) => r.event === 'done'));
-    await waitFor('the job to be completed', async () => !(await job(id)));
+    await until('the retry on a new pool', async () => (await runs('db-lost')).some((r) => r.event === 'done'));
+    await until('the job to be completed', async () => !(await job(id)));
     expect((await runs('db-lost')).map((r) => [r.event, r.attempt])).toEqual([
       ['database lost', 1],
       ['done', 2],
@@ -432,12 +416,12 @@ describe('stop() while a dead pool is being replaced', () => {
     });
     await enqueue(database.db, losesDatabase, { tag: 'lost-at-stop' });
     const runner = await start([losesDatabase, recordJob], { pool: flaky.pool, poolRestart: { attempts: 1_000, delayMs: 20 } });
-    await waitFor('the first attempt', async () => (await runs('lost-at-stop')).length > 0);
+    await until('the first attempt', async () => (await runs('lost-at-stop')).length > 0);
     // The restart is trying: its probes of the database are refused.
-    await waitFor('refused restart attempts', async () => flaky.refused() >= 3);
+    await until('refused restart attempts', async () => flaky.refused() >= 3);
     // The database comes back slowly: the next attempt's connection waits, and stop() comes meanwhile.
     const release = flaky.hold();
-    await waitFor('a restart attempt waiting for its connection', async () => flaky.waiting() > 0);
+    await until('a restart attempt waiting for its connection', async () => flaky.waiting() > 0);
     let stopResolved = false;
     const stopping = runner.stop().then(() => {
       stopResolved = true;
@@ -473,7 +457,7 @@ describe('graceful stop', () => {
     const firstId = await enqueue(database.db, slow, { tag: 'slow-1' });
     // Two workers: the second one is idle, and would take the next job at once if not stopped.
     const runner = await start([slow], { concurrency: 2 });
-    await waitFor('the slow job to start', async () => (await runs('slow-1')).length > 0);
+    await until('the slow job to start', async () => (await runs('slow-1')).length > 0);
 
     // Hold the job's row, so that writing its completion must wait: stop() has to wait for that
     // write too, or a process exiting right after stop() would leave a finished job locked.
@@ -488,7 +472,7 @@ describe('graceful stop', () => {
         stopResolved = true;
       });
       secondId = await enqueue(database.db, slow, { tag: 'slow-2' });
-      await waitFor('the slow job to finish its work', async () => (await runs('slow-1')).some((r) => r.event === 'done'));
+      await until('the slow job to finish its work', async () => (await runs('slow-1')).some((r) => r.event === 'done'));
       await sleep(250);
       expect(stopResolved).toBe(false);
     } finally {
@@ -514,7 +498,7 @@ describe('graceful stop', () => {
 describe('the platform runner', () => {
   it('starts with the platform crontab and jobs, and reports its pool alive until stopped', async () => {
     const runner = await start(maintenanceJobs(database.db), { crontab: PLATFORM_CRONTAB, concurrency: 2 });
-    const beats = await waitFor('a heartbeat row', async () => {
+    const beats = await until('a heartbeat row', async () => {
       const rows = await database.db.selectFrom('workerHeartbeats').selectAll().execute();
       return rows.length > 0 ? rows : null;
     });
@@ -522,7 +506,7 @@ describe('the platform runner', () => {
     expect(beats).toHaveLength(1);
     expect(beats[0]!.workerId).toMatch(/^pool-/);
     const first = beats[0]!.seenAt.getTime();
-    await waitFor('the heartbeat to advance', async () => {
+    await until('the heartbeat to advance', async () => {
       const row = await database.db.selectFrom('workerHeartbeats').selectAll().executeTakeFirst();
       return row && row.seenAt.getTime() > first;
     });
@@ -532,7 +516,7 @@ describe('the platform runner', () => {
       .values({ jobId: 'old-1', taskIdentifier: 'x', payload: '{}', attempts: 1, lastError: 'e', failedAt: new Date(Date.now() - 31 * 86_400_000) })
       .execute();
     await enqueue(database.db, maintenanceJobs(database.db)[0]!, {});
-    await waitFor('old failure records to be pruned', async () =>
+    await until('old failure records to be pruned', async () =>
       (await database.db.selectFrom('jobFailures').select('jobId').where('jobId', '=', 'old-1').execute()).length === 0,
     );
     await runner.stop();
@@ -559,7 +543,7 @@ describe('enqueue options and validation', () => {
     ]);
 
     await start([recordJob]);
-    await waitFor('the queue to drain', async () => (await pendingJobCount()) === 0);
+    await until('the queue to drain', async () => (await pendingJobCount()) === 0);
     expect(await runs('key-v1')).toEqual([]);
     expect(await runs('key-v2')).toHaveLength(1);
     expect(await runs('key-other')).toHaveLength(1);
@@ -579,7 +563,7 @@ describe('failure logging', () => {
     const capture = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
     return { logger: capture, loud: () => lines.filter((l) => (l.level as number) >= 40) };
   }
-  const attemptFailed = async (id: string) => waitFor('the first attempt to fail', async () => {
+  const attemptFailed = async (id: string) => until('the first attempt to fail', async () => {
     const j = await job(id);
     return j && j.attempts === 1 && j.lockedBy === null ? j : null;
   });
@@ -609,7 +593,7 @@ describe('failure logging', () => {
     await attemptFailed(first);
     await attemptFailed(second);
     // The job:error listeners run right after the attempt is recorded: wait for their lines.
-    const lines = await waitFor('both attempts to be logged', async () => loud().length >= 2 && loud());
+    const lines = await until('both attempts to be logged', async () => loud().length >= 2 && loud());
     expect(lines.map((l) => l.msg).sort()).toEqual(['job attempt failed, will retry: connect ECONNREFUSED 127.0.0.1:9', 'source sync failed: fetch failed (getaddrinfo ENOTFOUND attack.mitre.org)']);
     for (const line of lines) expect(JSON.stringify(line)).not.toMatch(/\bat .+:\d+:\d+|"stack"/);
     // The line says when the job runs again: graphile-worker's own schedule of the retry.

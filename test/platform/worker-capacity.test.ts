@@ -8,6 +8,7 @@ import { createDestination, deliveryDeps } from '../support/delivery.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fakes/openai-server.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/fakes/webhook-receiver.js';
 import { startTestWorker } from '../support/worker.js';
+import { until } from '../support/until.js';
 
 /**
  * Issue 46 point 2: slots kept for deliveries. Every shared worker slot runs an agent run whose
@@ -26,14 +27,8 @@ const events: string[] = [];
 let release!: () => void;
 const held = new Promise<void>((r) => (release = r));
 
-/** Until `check` holds (an observable event; the bound only turns a hang into a failure). */
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (events: ${events.join(', ')})`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** How this file's waits poll; a failure lists the events seen so far. */
+const polling = { everyMs: 20, context: () => `events: ${events.join(', ')}` };
 
 beforeAll(async () => {
   t = await createTestApp({ env: { RAMPART_ALLOW_PRIVATE_NETWORKS: 'true', RAMPART_RATE_LIMIT_PER_MINUTE: '0' } });
@@ -73,12 +68,12 @@ describe('slots kept for deliveries', () => {
       runIds.push(res.json().runId as string);
     }
     // Every shared slot is busy: four model calls are in flight, none answered.
-    await until('every run slot to be busy', () => openai.requests.length === RUN_SLOTS);
+    await until('every run slot to be busy', () => openai.requests.length === RUN_SLOTS, polling);
 
     await createDestination(t, key, { type: 'webhook', name: 'SOAR', config: { url: rx.url, authType: 'bearer' }, token: TOKEN, eventSubscriptions: ['alert.created'] });
     const alert = await t.app.inject({ method: 'POST', url: '/api/alerts', headers: bearer(key), payload: { title: 'Delivered while busy', severity: 'high' } });
     expect(alert.statusCode, alert.body).toBe(200);
-    await until('the delivery to reach the receiver', () => rx.requests.length > 0);
+    await until('the delivery to reach the receiver', () => rx.requests.length > 0, polling);
     events.push('delivered');
     const delivered = JSON.parse(rx.requests[0]!.body) as { type: string; data: { alert?: { title?: string } } };
     expect(delivered.type).toBe('alert.created');

@@ -8,6 +8,7 @@ import { createDestination, deliveryDeps } from '../support/delivery.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fakes/openai-server.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/fakes/webhook-receiver.js';
 import { startTestWorker } from '../support/worker.js';
+import { until } from '../support/until.js';
 
 /**
  * Issue 46 point 3: fair scheduling across agents, and each agent's own limit. A slow agent's
@@ -33,13 +34,8 @@ const maxInFlight = new Map<string, number>();
 let releaseLimited!: () => void;
 const limitedHeld = new Promise<void>((r) => (releaseLimited = r));
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (calls: ${calls.length}, in flight: ${JSON.stringify([...inFlight])})`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** How this file's waits poll (the 120 s bound only turns a hang into a failure naming the calls seen). */
+const polling = { timeoutMs: 120_000, everyMs: 20, context: () => `calls: ${calls.length}, in flight: ${JSON.stringify([...inFlight])}` };
 
 const count = (marker: string) => calls.filter((c) => c === marker).length;
 
@@ -89,7 +85,7 @@ describe('fair scheduling across agents', () => {
     const slow = await createAgent(t, key, { name: 'Slow', systemPrompt: 'MARKER-SLOW analyst' });
     const fast = await createAgent(t, key, { name: 'Fast', systemPrompt: 'MARKER-FAST analyst' });
     for (let i = 0; i < RUN_SLOTS + QUEUED; i++) await runAsync(slow, `slow ${i}`);
-    await until('every run slot to be busy with the slow agent', () => (inFlight.get('SLOW') ?? 0) === RUN_SLOTS);
+    await until('every run slot to be busy with the slow agent', () => (inFlight.get('SLOW') ?? 0) === RUN_SLOTS, polling);
 
     const startedAt = Date.now();
     const slowStartedBefore = count('SLOW');
@@ -98,14 +94,14 @@ describe('fair scheduling across agents', () => {
     const alert = await t.app.inject({ method: 'POST', url: '/api/alerts', headers: bearer(key), payload: { title: 'Delivered while busy', severity: 'high' } });
     expect(alert.statusCode, alert.body).toBe(200);
 
-    await until('the fast run to start', () => count('FAST') > 0);
+    await until('the fast run to start', () => count('FAST') > 0, polling);
     const slowStartedBeforeFast = calls.indexOf('FAST') - slowStartedBefore;
     // First in, first out would start every slow run still queued first (about 200). Fair: the fast
     // run takes one of the slots freed by the 4 runs in flight when it was queued (at most 4 more
     // slow runs slip in, their jobs fetched as it was queued).
     expect(slowStartedBeforeFast).toBeLessThanOrEqual(2 * RUN_SLOTS);
     expect((await waitForRun(t, key, fast, fastRun, ['done', 'error', 'interrupted'], 60_000)).status).toBe('done');
-    await until('the delivery to reach the receiver', () => rx.requests.length > 0);
+    await until('the delivery to reach the receiver', () => rx.requests.length > 0, polling);
     // Both while the slow agent's backlog still waits.
     const waiting = await t.database.db.selectFrom('agentRuns').select((eb) => eb.fn.countAll<string>().as('n')).where('agentId', '=', slow).where('status', '=', 'waiting').executeTakeFirstOrThrow();
     expect(Number(waiting.n)).toBeGreaterThan(QUEUED / 2);
@@ -115,7 +111,7 @@ describe('fair scheduling across agents', () => {
     // The slow backlog goes with its agent (its runs are deleted with it).
     const del = await t.app.inject({ method: 'DELETE', url: `/api/agents/${slow}`, headers: bearer(key) });
     expect(del.statusCode, del.body).toBe(200);
-    await until('the slow runs in flight to end', () => (inFlight.get('SLOW') ?? 0) === 0);
+    await until('the slow runs in flight to end', () => (inFlight.get('SLOW') ?? 0) === 0, polling);
   }, 240_000);
 
   it("never runs more of an agent's runs at once than its maxConcurrentRuns, while slots are free", async () => {
@@ -124,7 +120,7 @@ describe('fair scheduling across agents', () => {
     expect(got.json().maxConcurrentRuns).toBe(2);
     const runs: string[] = [];
     for (let i = 0; i < 5; i++) runs.push(await runAsync(limited, `limited ${i}`));
-    await until('two limited runs to hold their model calls', () => (inFlight.get('LIMITED') ?? 0) === 2);
+    await until('two limited runs to hold their model calls', () => (inFlight.get('LIMITED') ?? 0) === 2, polling);
     // Two slots are still free: another agent's run takes one, the limited agent's next does not.
     const other = await createAgent(t, key, { name: 'Other', systemPrompt: 'MARKER-OTHER analyst' });
     const otherRun = await runAsync(other, 'other');

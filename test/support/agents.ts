@@ -8,6 +8,7 @@ import { createGuardedClient } from '../../src/platform/outbound/index.js';
 import { createAgentRunJob, type BuildTools } from '../../src/modules/runs/run.jobs.js';
 import { bearer, type TestContext } from './app.js';
 import { startTestWorker } from './worker.js';
+import { until } from './until.js';
 import { serviceEvents } from '../../src/events.js';
 
 /**
@@ -71,12 +72,15 @@ export async function createAgent(t: TestContext, key: string, body: Record<stri
  * 20 s one; the tests that wait on runs under load already passed 60 s of their own).
  */
 export async function waitForRun(t: TestContext, key: string, agentId: string, runId: string, statuses = ['done', 'error', 'interrupted'], timeoutMs = 45_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await t.app.inject({ url: `/api/agents/${agentId}/run-async/${runId}/status`, headers: bearer(key) });
-    const body = res.json() as { status: string; statusMessage?: string };
-    if (statuses.includes(body.status)) return body;
-    if (Date.now() > deadline) throw new Error(`run ${runId} still ${body.status} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let status = 'unknown';
+  return until(
+    `run ${runId} to be ${statuses.join(' or ')}`,
+    async () => {
+      const res = await t.app.inject({ url: `/api/agents/${agentId}/run-async/${runId}/status`, headers: bearer(key) });
+      const body = res.json() as { status: string; statusMessage?: string };
+      status = body.status;
+      return statuses.includes(body.status) && body;
+    },
+    { timeoutMs, everyMs: 50, context: () => `still ${status}` },
+  );
 }
