@@ -8,9 +8,9 @@
  *
  * Knobs: BENCH_HUNT_THREATS (5,000; quick 500), BENCH_HUNT_ASSETS (10,000; quick 1,000),
  * BENCH_HUNT_QUERIES (200; quick 50). BENCH_PG_STATEMENTS=1: the reassessment's statements per
- * threat. BENCH_HUNT_STATS=stale: the reassessment plans on
- * statistics of before the load, as right after a large sync before autoanalyze (the tables
- * analyzed empty, their autovacuum off for the run, no ANALYZE after the load).
+ * threat. BENCH_HUNT_STATS=stale: the reassessment plans on statistics of before the load, as
+ * right after a large import before autoanalyze (the tables analyzed empty, their autovacuum off
+ * for the run, no ANALYZE after the load; the load's own links join is then slower too).
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
