@@ -254,7 +254,9 @@ async function main(argv: string[]): Promise<void> {
       // unhandled rejection.
       startStep(logger, 'configuration loaded');
       const stop = takeStopSignals();
-      const embedded = config.databaseUrl ? null : startConfiguredEmbeddedDatabase(config, logger);
+      // In a process group of its own: a terminal's Ctrl-C reaches this process only, which stops
+      // the database after the in-flight requests and jobs (platform/db/embedded.ts).
+      const embedded = config.databaseUrl ? null : startConfiguredEmbeddedDatabase(config, logger, { ownProcessGroup: true });
       embedded?.catch(() => {});
       startStep(logger, 'PostgreSQL spawned');
       const appModule = command === 'worker' ? null : import('./app.js');

