@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobCatalog } from '../../src/platform/jobs/catalog.js';
 import type { WorkerRunner } from '../../src/platform/jobs/runner.js';
@@ -7,6 +7,7 @@ import { recoverAlertCreatedEvents } from '../../src/modules/alerts/alert-event-
 import { createTestApp, type TestContext } from '../support/app.js';
 import { createAgent } from '../support/agents.js';
 import { createDestination, deliveryDeps } from '../support/delivery.js';
+import { killNow, spawnLogged, untilOutput } from '../support/processes.js';
 import { until } from '../support/until.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/fakes/webhook-receiver.js';
 import { startTestWorker } from '../support/worker.js';
@@ -41,22 +42,15 @@ describe('a crash between the alert and its alert.created event', () => {
     const agentId = await createAgent(t, key, { name: 'Triage' });
     const destinationId = await createDestination(t, key, { type: 'webhook', name: 'SOAR', config: { url: rx.url, authType: 'bearer' }, token: TOKEN, eventSubscriptions: ['alert.created'] });
 
-    let output = '';
-    child = spawn(process.execPath, ['--import', 'tsx', 'test/support/alert-gap-child.ts'], {
+    const gap = spawnLogged(process.execPath, ['--import', 'tsx', 'test/support/alert-gap-child.ts'], {
       cwd: process.cwd(),
       env: { ...process.env, GAP_TEST_DATABASE_URL: (t.database as unknown as { url: string }).url, GAP_TEST_ORG: t.orgA.organization.id, GAP_TEST_AGENT: agentId, GAP_TEST_USER: t.orgA.user.id },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    child = gap.child;
     // The shared poller's default bound (60 s): the child's start (tsx, the trigger flow's imports)
-    // alone took over 30 s with this process pinned to a core that two busy loops shared. An early
-    // exit ends the wait too (a throwing probe would only count as "not yet").
-    const alertId = await until('the child to reach the window', () => child!.exitCode !== null || /in-window (\S+)/.exec(output)?.[1]);
-    if (alertId === true) throw new Error(`child exited early:\n${output}`);
-    const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()));
-    child.kill('SIGKILL');
-    await exited;
+    // alone took over 30 s with this process pinned to a core that two busy loops shared.
+    const alertId = await untilOutput(gap, 'the child to reach the window', (output) => /in-window (\S+)/.exec(output)?.[1]);
+    await killNow(gap);
 
     // The alert and its run were committed; its event was not.
     const alert = await t.database.db.selectFrom('alerts').select(['id', 'triageRunId']).where('id', '=', alertId).executeTakeFirst();

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { uuidv7 } from 'uuidv7';
@@ -12,6 +12,7 @@ import { createOrganization } from '../../src/modules/organizations/organization
 import { createDeliveryJob, newEvent, queueDeliveries } from '../../src/modules/delivery/index.js';
 import { claimDelivery } from '../../src/modules/delivery/delivery.repo.js';
 import { createTestDatabase } from '../support/db.js';
+import { killNow, spawnLogged, untilOutput } from '../support/processes.js';
 import { until } from '../support/until.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/fakes/webhook-receiver.js';
 
@@ -50,26 +51,19 @@ describe('a worker killed mid-delivery', () => {
       .values({ id: destinationId, organizationId: organization.id, name: 'Hook', type: 'webhook', config: JSON.stringify({ url: rx.url, authType: 'bearer' }), tokenCiphertext: secrets.encrypt(TOKEN), signingSecretCiphertext: secrets.encrypt(TOKEN), createdAt: now, updatedAt: now })
       .execute();
 
-    let output = '';
-    child = spawn(process.execPath, ['--import', 'tsx', 'test/support/delivery-worker-child.ts'], {
+    const crashing = spawnLogged(process.execPath, ['--import', 'tsx', 'test/support/delivery-worker-child.ts'], {
       cwd: process.cwd(),
       env: { ...process.env, DELIVERY_TEST_DATABASE_URL: database.url, DELIVERY_TEST_SECRET_KEY: key.toString('hex') },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    // An early exit ends the wait too (a throwing probe would only count as "not yet").
-    await until('the child worker to start', () => child!.exitCode !== null || output.includes('ready'));
-    if (child.exitCode !== null) throw new Error(`worker child exited early:\n${output}`);
+    child = crashing.child;
+    await untilOutput(crashing, 'the child worker to start', (output) => output.includes('ready'));
 
     // The receiver holds the first request open: the child is mid-send when it dies.
     rx.hangNext(1);
     const event = newEvent(organization.id, 'agent.message', { title: 'Crash', message: 'must not be lost' });
     const [queued] = await database.db.transaction().execute((tx) => queueDeliveries(tx, event, [destinationId]));
     await until('the child to send', () => rx.requests.length >= 1);
-    const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()));
-    child.kill('SIGKILL');
-    await exited;
+    await killNow(crashing);
     const row = await database.db.selectFrom('destinationDeliveries').select(['status', 'attemptCount']).where('id', '=', queued!.deliveryId).executeTakeFirstOrThrow();
     expect(row).toEqual({ status: 'sending', attemptCount: 1 });
 

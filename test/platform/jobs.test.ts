@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import pino from 'pino';
@@ -11,6 +11,7 @@ import { enqueue } from '../../src/platform/jobs/enqueue.js';
 import { PLATFORM_CRONTAB, maintenanceJobs } from '../../src/platform/jobs/maintenance.jobs.js';
 import { startWorkers, type WorkerRunner, type WorkerRunnerOptions } from '../../src/platform/jobs/runner.js';
 import { createTestDatabase } from '../support/db.js';
+import { killNow, spawnLogged, untilOutput, type LoggedChild } from '../support/processes.js';
 import { until } from '../support/until.js';
 
 /**
@@ -192,17 +193,13 @@ describe('a worker that dies', () => {
     },
   });
 
-  function spawnWorkerChild(): { child: ChildProcess; output: () => string } {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/worker-child.ts'], {
+  function spawnWorkerChild(): LoggedChild {
+    const worker = spawnLogged(process.execPath, ['--import', 'tsx', 'test/support/worker-child.ts'], {
       cwd: process.cwd(),
       env: { ...process.env, JOBS_TEST_DATABASE_URL: database.url, JOBS_TEST_CONCURRENCY: '2' },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    children.push(child);
-    let output = '';
-    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    return { child, output: () => output };
+    children.push(worker.child);
+    return worker;
   }
 
   it('has its job picked up by another worker (and an exhausted one recorded as failed)', async () => {
@@ -210,20 +207,17 @@ describe('a worker that dies', () => {
     // The same job type with no attempt left: it cannot be retried, so it must end visibly failed.
     const lastChanceId = await enqueue(database.db, { ...crashy, maxAttempts: 1 }, { tag: 'crash-last-chance' });
 
-    const { child, output } = spawnWorkerChild();
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const worker = spawnWorkerChild();
     // The child's start (tsx, imports) is what a loaded machine slows most: wait for it to say so.
-    // An early exit ends each wait too (a throwing probe would only count as "not yet").
-    const exitedEarly = () => new Error(`worker child exited early (${child.exitCode}):\n${output()}`);
-    await until('the child worker to be ready', () => child.exitCode !== null || /^ready$/m.test(output()));
-    if (child.exitCode !== null) throw exitedEarly();
+    await untilOutput(worker, 'the child worker to be ready', (output) => /^ready$/m.test(output));
     const started = await until('the child worker to start both jobs', async () => {
-      if (child.exitCode !== null) return 'exited' as const;
+      // An early exit ends the wait too (a throwing probe would only count as "not yet").
+      if (worker.child.exitCode !== null) return 'exited' as const;
       const rows = [...(await runs('crash-retryable')), ...(await runs('crash-last-chance'))];
       return rows.length === 2 ? rows : null;
     });
-    if (started === 'exited') throw exitedEarly();
-    expect(started.every((r) => r.event === 'started' && r.pid === child.pid && r.attempt === 1)).toBe(true);
+    if (started === 'exited') throw new Error(`worker child exited early (${worker.child.exitCode}):\n${worker.log()}`);
+    expect(started.every((r) => r.event === 'started' && r.pid === worker.child.pid && r.attempt === 1)).toBe(true);
 
     // The child's pool is known to be alive: its heartbeat row names what graphile-worker wrote
     // in locked_by (0.17 locks jobs with the pool's id, not a worker's).
@@ -233,8 +227,7 @@ describe('a worker that dies', () => {
     const beats = await database.db.selectFrom('workerHeartbeats').selectAll().execute();
     expect(beats.map((b) => b.workerId)).toContain(locked.lockedBy);
 
-    child.kill('SIGKILL');
-    await exited;
+    await killNow(worker);
 
     // The dead pool's locks are older than 1 s by now, or soon: the next sweep releases them.
     await start([crashy], { deadWorkerAfterMs: 1_000 });

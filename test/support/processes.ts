@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import net from 'node:net';
+import { until, type Truthy } from './until.js';
 
 /**
  * What every test that runs a real process needs: a free port for it, and the process with its
@@ -40,4 +41,22 @@ export function spawnLogged(command: string, args: string[], options: Omit<Spawn
 /** SIGKILL to every child still running: a test's afterAll, after a failure left one behind. */
 export function killAll(children: Set<ChildProcess>): void {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/**
+ * Waits until `match` finds something in the child's output, and returns it (a line it printed,
+ * an id in it). The child exiting first ends the wait at once, failing with its output: a child
+ * that crashed at start-up must not look like a slow one.
+ */
+export async function untilOutput<T>(c: LoggedChild, what: string, match: (output: string) => T): Promise<Truthy<T>> {
+  const exited = Symbol('exited');
+  const found = await until(what, () => (c.child.exitCode !== null || c.child.signalCode !== null ? exited : match(c.log())));
+  if (found === exited) throw new Error(`the child exited (code ${c.child.exitCode}, signal ${c.child.signalCode}) before ${what}:\n${c.log()}`);
+  return found as Truthy<T>;
+}
+
+/** SIGKILL, resolved once the child is gone: a crash at a chosen moment. */
+export async function killNow(c: LoggedChild): Promise<void> {
+  c.child.kill('SIGKILL');
+  await c.exited;
 }
