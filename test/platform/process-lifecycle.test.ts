@@ -124,7 +124,7 @@ describe('Ctrl-C in a terminal (SIGINT to the whole foreground process group)', 
     expect((await fetch(`${base}/sources/${id}/sync`, { method: 'POST', headers: { authorization: headers.authorization } })).status).toBe(200);
     await asked;
     const group = -server.child.pid!;
-    return { server, group, closeFeed: () => feed.closeAllConnections() };
+    return { server, group, closeFeed: () => feed.close().closeAllConnections() };
   }
 
   it('stops gracefully: the running job is waited for, PostgreSQL stops last, exit 0', async () => {
