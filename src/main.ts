@@ -11,7 +11,7 @@ import type { WorkerRunner } from './platform/jobs/runner.js';
 import type { Runtime } from './runtime.js';
 import { SessionCheckError } from './platform/db/session-check.js';
 import { parseFlags, USAGE, UsageError } from './cli/args.js';
-import { baseUrlWarning, FIRST_ORGANIZATION_HINT } from './cli/setup-hints.js';
+import { baseUrlWarning, FIRST_ORGANIZATION_HINT, ListenError, listenError } from './cli/setup-hints.js';
 
 // Only light modules are imported statically above: `rampart start|serve|worker` spawns the
 // embedded PostgreSQL before loading the rest (the runtime, the modules, the HTTP app), so the
@@ -82,7 +82,9 @@ async function runRole(role: Role, runtime: Runtime, appModule: Promise<AppModul
     if (stop.received) return shutdown(stop.received);
     // One LISTEN connection for every in-process cache (API keys, destinations).
     stopListening = await runtime.invalidation.listen(runtime.database.pool);
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.port, host: config.host }).catch((err: unknown) => {
+      throw listenError(err, config.host, config.port) ?? err;
+    });
     startStep(logger, 'listening');
     // For admin commands run from another shell, without this process's PORT or RAMPART_BASE_URL.
     await recordConsoleAddress(runtime.database.db, config.baseUrl);
@@ -208,7 +210,7 @@ async function openRuntimeWith(config: ReturnType<typeof loadConfig>, logger: Re
  * modules only the commands that throw them load: those are looked up here, once something failed.
  */
 async function isExplained(err: unknown): Promise<boolean> {
-  if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof EmbeddedStartError || err instanceof SessionCheckError) return true;
+  if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof EmbeddedStartError || err instanceof SessionCheckError || err instanceof ListenError) return true;
   if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return true;
   if (!(err instanceof Error)) return false;
   try {

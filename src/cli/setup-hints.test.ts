@@ -1,6 +1,7 @@
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
-import { baseUrlWarning } from './setup-hints.js';
+import { baseUrlWarning, ListenError, listenError } from './setup-hints.js';
 
 describe('the RAMPART_BASE_URL warning', () => {
   it('is given on a shared (external) database without RAMPART_BASE_URL, and only then', () => {
@@ -9,5 +10,42 @@ describe('the RAMPART_BASE_URL warning', () => {
     expect(baseUrlWarning(loadConfig({ DATABASE_URL: external, RAMPART_BASE_URL: 'https://rampart.example.com' }))).toBeNull();
     // The embedded database belongs to one process: its own address is the right one.
     expect(baseUrlWarning(loadConfig({}))).toBeNull();
+  });
+});
+
+/** The error `listen` gives for this host and port (real sockets), or null. */
+async function listenFailure(host: string, port: number): Promise<unknown> {
+  const srv = net.createServer();
+  return new Promise((resolve) => {
+    srv.once('error', resolve);
+    srv.listen(port, host, () => srv.close(() => resolve(null)));
+  });
+}
+
+describe('listen errors', () => {
+  it('names the port another program holds, and a free one to try', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as net.AddressInfo;
+    try {
+      const err = listenError(await listenFailure('127.0.0.1', port), '127.0.0.1', port);
+      expect(err).toBeInstanceOf(ListenError);
+      expect(err?.message).toBe(`Port ${port} on 127.0.0.1 is already in use by another program.\n  What to do: stop that program, or set PORT to a free port (e.g. PORT=${port + 1}).`);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('says a HOST that is not this machine\'s, and what to set instead', async () => {
+    // TEST-NET-1 (RFC 5737): never an address of this machine.
+    const err = listenError(await listenFailure('192.0.2.1', 0), '192.0.2.1', 8080);
+    expect(err?.message).toMatch(/^HOST=192\.0\.2\.1 is not an address of this machine\.\n {2}What to do: set HOST to one of its addresses/);
+  });
+
+  it('explains a privileged port, and leaves every other error alone', () => {
+    // As an unprivileged user's listen on port 80 fails (this suite may run as root, where it does not).
+    expect(listenError(Object.assign(new Error('listen EACCES: permission denied 127.0.0.1:80'), { code: 'EACCES' }), '127.0.0.1', 80)?.message).toMatch(/^Not allowed to listen on port 80 on 127\.0\.0\.1 \(ports below 1024 need privileges\)/);
+    expect(listenError(new Error('boom'), '127.0.0.1', 8080)).toBeNull();
+    expect(listenError(undefined, '127.0.0.1', 8080)).toBeNull();
   });
 });

@@ -20,3 +20,24 @@ export const FIRST_ORGANIZATION_HINT =
   'No organization exists yet. Create the first one and its admin API key (printed once) with:\n' +
   '  rampart admin org create --name "My organization" --admin-email admin@example.com\n' +
   'Otherwise the first process to start creates a default one and writes its key to <RAMPART_DATA_DIR>/bootstrap-api-key on its own host.\n';
+
+/** The HTTP server could not listen where it was told to: says why and what to change (no stack). */
+export class ListenError extends Error {}
+
+/**
+ * `listen`'s system errors as an operator reads them (the first thing a second copy, or another
+ * program on 8080, runs into), or null for any other error.
+ */
+export function listenError(err: unknown, host: string, port: number): ListenError | null {
+  switch ((err as { code?: unknown } | null)?.code) {
+    case 'EADDRINUSE':
+      return new ListenError(`Port ${port} on ${host} is already in use by another program.\n  What to do: stop that program, or set PORT to a free port (e.g. PORT=${port + 1}).`);
+    case 'EACCES':
+      return new ListenError(`Not allowed to listen on port ${port} on ${host} (ports below 1024 need privileges).\n  What to do: set PORT to 1024 or above, and put a reverse proxy in front for 80 or 443.`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return new ListenError(`HOST=${host} is not an address of this machine.\n  What to do: set HOST to one of its addresses: 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).`);
+    default:
+      return null;
+  }
+}

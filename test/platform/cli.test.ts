@@ -162,6 +162,21 @@ describe('rampart start', () => {
     expect(unknown.stderr).toContain('no active user with the email nobody@localhost');
   }, 4 * PROCESS_LIMIT); // four commands
 
+  it('says which port is taken when another program holds it, and stops its own database', async () => {
+    const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-cli-port-'));
+    try {
+      // The running server's port, for a second installation (its own data dir).
+      const res = await rampart(['start'], { RAMPART_DATA_DIR: otherDir });
+      expect(res.status).toBe(1);
+      expect(res.stderr).toContain(`rampart: Port ${port} on 127.0.0.1 is already in use by another program.\n  What to do: stop that program, or set PORT to a free port (e.g. PORT=${port + 1}).`);
+      expect(res.stderr).not.toMatch(/^\s+at /m);
+      // Its embedded PostgreSQL was stopped on the way out (the exit hook), not left running.
+      await vi.waitFor(() => expect(fs.existsSync(path.join(otherDir, 'pg', 'postmaster.pid'))).toBe(false), { timeout: PROCESS_LIMIT, interval: 100 });
+    } finally {
+      fs.rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+
   it('explains usage errors with exit code 2', async () => {
     const res = await rampart(['admin', 'org', 'create', '--name', 'X']);
     expect(res.status).toBe(2);
