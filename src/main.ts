@@ -11,7 +11,7 @@ import type { WorkerRunner } from './platform/jobs/runner.js';
 import type { Runtime } from './runtime.js';
 import { SessionCheckError } from './platform/db/session-check.js';
 import { parseFlags, USAGE, UsageError } from './cli/args.js';
-import { baseUrlWarning, FIRST_ORGANIZATION_HINT, ListenError, listenError } from './cli/setup-hints.js';
+import { baseUrlWarning, DatabaseConnectError, databaseConnectError, FIRST_ORGANIZATION_HINT, ListenError, listenError } from './cli/setup-hints.js';
 
 // Only light modules are imported statically above: `rampart start|serve|worker` spawns the
 // embedded PostgreSQL before loading the rest (the runtime, the modules, the HTTP app), so the
@@ -202,7 +202,9 @@ async function loginLinkCommand(args: string[], runtimeFor: () => Promise<Runtim
 /** openRuntime, its module (the migrations, the seed, the database layer) loaded on first use. */
 async function openRuntimeWith(config: ReturnType<typeof loadConfig>, logger: ReturnType<typeof createLogger>, opts?: { attachIfRunning?: boolean; poolSize?: number; embedded?: Promise<EmbeddedDatabase> | null }): Promise<Runtime> {
   const { openRuntime } = await import('./runtime.js');
-  return openRuntime(config, logger, opts);
+  return openRuntime(config, logger, opts).catch((err: unknown) => {
+    throw (config.databaseUrl ? databaseConnectError(err, config.databaseUrl) : null) ?? err;
+  });
 }
 
 /**
@@ -210,7 +212,7 @@ async function openRuntimeWith(config: ReturnType<typeof loadConfig>, logger: Re
  * modules only the commands that throw them load: those are looked up here, once something failed.
  */
 async function isExplained(err: unknown): Promise<boolean> {
-  if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof EmbeddedStartError || err instanceof SessionCheckError || err instanceof ListenError) return true;
+  if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof EmbeddedStartError || err instanceof SessionCheckError || err instanceof ListenError || err instanceof DatabaseConnectError) return true;
   if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return true;
   if (!(err instanceof Error)) return false;
   try {

@@ -1,7 +1,8 @@
+import dns from 'node:dns/promises';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
-import { baseUrlWarning, ListenError, listenError } from './setup-hints.js';
+import { baseUrlWarning, DatabaseConnectError, databaseConnectError, ListenError, listenError } from './setup-hints.js';
 
 describe('the RAMPART_BASE_URL warning', () => {
   it('is given on a shared (external) database without RAMPART_BASE_URL, and only then', () => {
@@ -47,5 +48,30 @@ describe('listen errors', () => {
     expect(listenError(Object.assign(new Error('listen EACCES: permission denied 127.0.0.1:80'), { code: 'EACCES' }), '127.0.0.1', 80)?.message).toMatch(/^Not allowed to listen on port 80 on 127\.0\.0\.1 \(ports below 1024 need privileges\)/);
     expect(listenError(new Error('boom'), '127.0.0.1', 8080)).toBeNull();
     expect(listenError(undefined, '127.0.0.1', 8080)).toBeNull();
+  });
+});
+
+describe('database connection errors (DATABASE_URL)', () => {
+  it('says a host name that does not resolve, from the resolver\'s own error', async () => {
+    const err = await dns.lookup('no-such-host.invalid').catch((e: unknown) => e);
+    const out = databaseConnectError(err, 'postgres://app:secret@no-such-host.invalid:6432/rampart');
+    expect(out).toBeInstanceOf(DatabaseConnectError);
+    expect(out?.message).toBe('Cannot connect to the database at no-such-host.invalid:6432 (DATABASE_URL): the host name "no-such-host.invalid" does not resolve.\n  What to do: check DATABASE_URL\'s host.');
+  });
+
+  it('finds the code inside an AggregateError or a cause, as "localhost" on both address families gives it', () => {
+    const refused = (address: string) => Object.assign(new Error(`connect ECONNREFUSED ${address}:5432`), { code: 'ECONNREFUSED' });
+    const both = new AggregateError([refused('::1'), refused('127.0.0.1')], '');
+    expect(databaseConnectError(both, 'postgres://app:secret@localhost/rampart')?.message).toMatch(/^Cannot connect to the database at localhost:5432 \(DATABASE_URL\): the connection was refused\./);
+    expect(databaseConnectError(new Error('wrapped', { cause: both }), 'postgres://app@db/rampart')?.message).toMatch(/^Cannot connect to the database at db:5432/);
+  });
+
+  it('leaves every other error alone, and never repeats the password', () => {
+    expect(databaseConnectError(Object.assign(new Error('syntax error'), { code: '42601' }), 'postgres://app:secret@db/rampart')).toBeNull();
+    expect(databaseConnectError(new Error('boom'), 'not a url')).toBeNull();
+    const denied = Object.assign(new Error('password authentication failed for user "app"'), { code: '28P01' });
+    expect(databaseConnectError(denied, 'postgres://app:s3cr%40t@db:5433/rampart')?.message).toBe(
+      'The database at db:5433 (DATABASE_URL) refused user "app": password authentication failed for user "app".\n  What to do: check DATABASE_URL\'s user and password, and the server\'s pg_hba.conf.',
+    );
   });
 });

@@ -41,3 +41,52 @@ export function listenError(err: unknown, host: string, port: number): ListenErr
       return null;
   }
 }
+
+/** The external database (DATABASE_URL) could not be reached or refused us: says which and what to check. */
+export class DatabaseConnectError extends Error {}
+
+/** The first error code found on `err` or its causes (pg and pg-pool keep the system's or PostgreSQL's there). */
+function codeOf(err: unknown, depth = 0): string | undefined {
+  if (typeof err !== 'object' || err === null || depth > 5) return undefined;
+  const { code, cause, errors } = err as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === 'string') return code;
+  if (Array.isArray(errors)) for (const e of errors) if (codeOf(e, depth + 1)) return codeOf(e, depth + 1);
+  return codeOf(cause, depth + 1);
+}
+
+/**
+ * The first contact with DATABASE_URL failing as an operator reads it: where it tried (host,
+ * port, database, user; never the password), what happened, what to check. Null for any other
+ * error, which keeps its stack.
+ */
+export function databaseConnectError(err: unknown, databaseUrl: string): DatabaseConnectError | null {
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    return null;
+  }
+  const host = `${url.hostname || 'localhost'}:${url.port || '5432'}`;
+  const database = decodeURIComponent(url.pathname.slice(1)) || decodeURIComponent(url.username);
+  const user = decodeURIComponent(url.username);
+  const at = `the database at ${host} (DATABASE_URL)`;
+  const said = err instanceof Error ? err.message : String(err);
+  switch (codeOf(err)) {
+    case 'ECONNREFUSED':
+      return new DatabaseConnectError(`Cannot connect to ${at}: the connection was refused.\n  What to do: check that PostgreSQL runs there and listens on that address and port.`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new DatabaseConnectError(`Cannot connect to ${at}: the host name "${url.hostname}" does not resolve.\n  What to do: check DATABASE_URL's host.`);
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return new DatabaseConnectError(`Cannot connect to ${at}: ${said}.\n  What to do: check the network path to it (firewall, security group, VPN).`);
+    case '28P01':
+    case '28000':
+      return new DatabaseConnectError(`${at[0]!.toUpperCase()}${at.slice(1)} refused user "${user}": ${said}.\n  What to do: check DATABASE_URL's user and password, and the server's pg_hba.conf.`);
+    case '3D000':
+      return new DatabaseConnectError(`Database "${database}" does not exist on ${host} (DATABASE_URL).\n  What to do: create it (\`createdb ${database}\`, owned by "${user}"), or correct DATABASE_URL's path.`);
+    default:
+      return null;
+  }
+}

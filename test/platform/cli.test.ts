@@ -177,6 +177,25 @@ describe('rampart start', () => {
     }
   });
 
+  it('explains an external database it cannot use (refused, wrong password, no such database), never printing the password', async () => {
+    // The running server's embedded PostgreSQL stands in for an external one.
+    const { port: pgPort, password } = JSON.parse(fs.readFileSync(path.join(dataDir, 'embedded-pg.json'), 'utf8')) as { port: number; password: string };
+    const closed = await freePort();
+    const cases = [
+      [`postgres://rampart:${password}@127.0.0.1:${closed}/rampart`, `rampart: Cannot connect to the database at 127.0.0.1:${closed} (DATABASE_URL): the connection was refused.\n  What to do: check that PostgreSQL runs there`],
+      [`postgres://rampart:not-the-password@127.0.0.1:${pgPort}/rampart`, `rampart: The database at 127.0.0.1:${pgPort} (DATABASE_URL) refused user "rampart": password authentication failed for user "rampart".\n  What to do: check DATABASE_URL's user and password`],
+      [`postgres://rampart:${password}@127.0.0.1:${pgPort}/no_such_db`, `rampart: Database "no_such_db" does not exist on 127.0.0.1:${pgPort} (DATABASE_URL).\n  What to do: create it (\`createdb no_such_db\`, owned by "rampart")`],
+    ] as const;
+    for (const [url, said] of cases) {
+      const res = await rampart(['migrate'], { DATABASE_URL: url });
+      expect(res.status, res.stderr).toBe(1);
+      expect(res.stderr).toContain(said);
+      expect(res.stderr).not.toMatch(/^\s+at /m);
+      expect(res.stderr).not.toContain('not-the-password');
+      expect(res.stderr).not.toContain(password);
+    }
+  });
+
   it('explains usage errors with exit code 2', async () => {
     const res = await rampart(['admin', 'org', 'create', '--name', 'X']);
     expect(res.status).toBe(2);
