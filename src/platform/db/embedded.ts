@@ -107,10 +107,28 @@ function letOthersTraverse(dir: string): string[] {
 const DB_NAME = 'rampart';
 const USER = 'rampart';
 
+/**
+ * Creates the data dir (0711: with root, postgres runs as its own user and must traverse into
+ * <dataDir>/pg), or says plainly why it cannot be: the first thing a wrong RAMPART_DATA_DIR meets.
+ */
+function makeDataDir(dataDir: string): void {
+  try {
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o711 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? 'it, or a folder above it, is a file'
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? `this user (uid ${process.getuid?.() ?? '?'}) may not create it there`
+          : (err as Error).message;
+    throw new EmbeddedStartError(`The data directory ${path.resolve(dataDir)} (RAMPART_DATA_DIR) cannot be created: ${why}.\n  What to do: point RAMPART_DATA_DIR at a folder this user can write, or create it with that owner.`);
+  }
+}
+
 export async function startEmbeddedDatabase(dataDir: string, opts: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
   const log = opts.log ?? (() => {});
-  // 0711: with root, postgres runs as its own user and must traverse into <dataDir>/pg.
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o711 });
+  makeDataDir(dataDir);
   if (process.getuid?.() === 0) {
     fs.chmodSync(dataDir, 0o711);
     for (const dir of [path.dirname(path.resolve(dataDir)), embeddedBinariesRoot()]) for (const changed of letOthersTraverse(dir)) log(`embedded postgres: ${changed} made traversable (o+x) so PostgreSQL's own user can reach its files`);
