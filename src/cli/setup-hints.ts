@@ -1,8 +1,10 @@
 import type { Config } from '../config.js';
 
 /**
- * What the `rampart` command tells an operator setting up several processes on one database
- * (docs/operations.md, production layout).
+ * What the `rampart` command tells an operator setting it up: the hints for several processes on
+ * one database (docs/operations.md, production layout), and the start's failures an operator
+ * causes and fixes (a taken port, an unusable DATABASE_URL), said as a sentence and what to do
+ * instead of a stack trace.
  */
 
 /**
@@ -50,7 +52,10 @@ function codeOf(err: unknown, depth = 0): string | undefined {
   if (typeof err !== 'object' || err === null || depth > 5) return undefined;
   const { code, cause, errors } = err as { code?: unknown; cause?: unknown; errors?: unknown };
   if (typeof code === 'string') return code;
-  if (Array.isArray(errors)) for (const e of errors) if (codeOf(e, depth + 1)) return codeOf(e, depth + 1);
+  for (const inner of Array.isArray(errors) ? errors : []) {
+    const found = codeOf(inner, depth + 1);
+    if (found) return found;
+  }
   return codeOf(cause, depth + 1);
 }
 
@@ -83,7 +88,7 @@ export function databaseConnectError(err: unknown, databaseUrl: string): Databas
       return new DatabaseConnectError(`Cannot connect to ${at}: ${said}.\n  What to do: check the network path to it (firewall, security group, VPN).`);
     case '28P01':
     case '28000':
-      return new DatabaseConnectError(`${at[0]!.toUpperCase()}${at.slice(1)} refused user "${user}": ${said}.\n  What to do: check DATABASE_URL's user and password, and the server's pg_hba.conf.`);
+      return new DatabaseConnectError(`The database at ${host} (DATABASE_URL) refused user "${user}": ${said}.\n  What to do: check DATABASE_URL's user and password, and the server's pg_hba.conf.`);
     case '3D000':
       return new DatabaseConnectError(`Database "${database}" does not exist on ${host} (DATABASE_URL).\n  What to do: create it (\`createdb ${database}\`, owned by "${user}"), or correct DATABASE_URL's path.`);
     default:
