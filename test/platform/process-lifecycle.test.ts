@@ -51,8 +51,8 @@ async function expectStoppedCleanly(dataDir: string, log: () => string): Promise
 }
 
 /** A process in the copy of the checkout, with a minimal environment (no DATABASE_URL of the test run's) and debug logs. */
-function spawnInCopy(command: string, args: string[], env: Record<string, string>) {
-  return spawnLogged(command, args, { cwd: copy, env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), LOG_LEVEL: 'debug', ...env } }, children);
+function spawnInCopy(command: string, args: string[], env: Record<string, string>, opts: { detached?: boolean } = {}) {
+  return spawnLogged(command, args, { cwd: copy, env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), LOG_LEVEL: 'debug', ...env }, ...opts }, children);
 }
 
 describe('npm start and its server', () => {
@@ -105,15 +105,12 @@ describe('Ctrl-C in a terminal (SIGINT to the whole foreground process group)', 
     await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
     const feedPort = (feed.address() as AddressInfo).port;
     const port = await freePort();
-    const server = spawnLogged(
+    // detached: a process group of its own, as a terminal's foreground job has.
+    const server = spawnInCopy(
       process.execPath,
       ['bin/rampart.js', 'start'],
-      {
-        cwd: copy,
-        detached: true,
-        env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), LOG_LEVEL: 'debug', RAMPART_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', RAMPART_BOOTSTRAP_API_KEY: KEY, RAMPART_ALLOW_PRIVATE_NETWORKS: 'true' },
-      },
-      children,
+      { RAMPART_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', RAMPART_BOOTSTRAP_API_KEY: KEY, RAMPART_ALLOW_PRIVATE_NETWORKS: 'true' },
+      { detached: true },
     );
     const base = `http://127.0.0.1:${port}`;
     await waitForReadyz(base, { child: server.child, log: server.log, timeoutMs: PROCESS_LIMIT });
