@@ -1,7 +1,9 @@
 import dns from 'node:dns/promises';
 import net from 'node:net';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
+import { assertSessionKept } from '../platform/db/session-check.js';
 import { baseUrlWarning, DatabaseConnectError, databaseConnectError, ListenError, listenError } from './setup-hints.js';
 
 describe('the RAMPART_BASE_URL warning', () => {
@@ -64,6 +66,26 @@ describe('database connection errors (DATABASE_URL)', () => {
     const both = new AggregateError([refused('::1'), refused('127.0.0.1')], '');
     expect(databaseConnectError(both, 'postgres://app:secret@localhost/rampart')?.message).toMatch(/^Cannot connect to the database at localhost:5432 \(DATABASE_URL\): the connection was refused\./);
     expect(databaseConnectError(new Error('wrapped', { cause: both }), 'postgres://app@db/rampart')?.message).toMatch(/^Cannot connect to the database at db:5432/);
+  });
+
+  it('says a server that never answers, instead of suggesting a pooler', async () => {
+    // Accepts the connection and says nothing, as a dropped route or a hung server looks to a client.
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((s) => void sockets.push(s));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as net.AddressInfo;
+    const url = `postgres://app:secret@127.0.0.1:${port}/rampart`;
+    const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 5_000 });
+    try {
+      const err = await assertSessionKept(pool, { timeoutMs: 1_000 }).catch((e: unknown) => e);
+      expect(databaseConnectError(err, url)?.message).toBe(
+        `Cannot connect to the database at 127.0.0.1:${port} (DATABASE_URL): no answer within 1 s (nothing accepted the connection, or it was accepted and the server said nothing).\n  What to do: check the network path to it (firewall, security group, VPN).`,
+      );
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+      await pool.end();
+    }
   });
 
   it('leaves every other error alone, and never repeats the password', () => {

@@ -60,6 +60,14 @@ describe.runIf(linux)('the data-directory lock', () => {
     releaseLock(dir);
   });
 
+  it('an exit through process.exit (a failed start, a second Ctrl-C) releases it: stop() never ran', async () => {
+    const code = `import('./src/platform/db/embedded.ts').then((m) => process.exit(m.tryAcquireLock(${JSON.stringify(dir)}) === null ? 1 : 3))`;
+    const exiting = spawn(process.execPath, ['--import', 'tsx', '-e', code], { cwd: path.resolve(import.meta.dirname, '../..'), stdio: 'inherit' });
+    children.push(exiting);
+    expect(await new Promise((resolve) => exiting.once('exit', resolve))).toBe(1);
+    expect(fs.existsSync(lockFile())).toBe(false);
+  });
+
   it('a live Rampart holder keeps it: the lock names its pid and start time', async () => {
     const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     children.push(holder);

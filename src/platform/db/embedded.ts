@@ -406,12 +406,25 @@ export function lockHolderAlive(content: string): boolean {
 
 const ownLockContent = () => `${process.pid} ${lockToken(process.pid) ?? ''}`.trim();
 
+/**
+ * Data dirs whose lock this process holds. An exit through `process.exit` (a start that failed,
+ * a second Ctrl-C) skips `stop()`: the 'exit' hook releases them then, so no stale lock is left
+ * for the next start to inspect.
+ */
+const heldLocks = new Set<string>();
+let releaseAtExit = false;
+
 /** Returns null when the lock is now ours, or the pid of the live process holding it. */
 export function tryAcquireLock(dataDir: string): number | null {
   const lockFile = path.join(dataDir, 'rampart.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(lockFile, ownLockContent(), { flag: 'wx', mode: 0o600 });
+      heldLocks.add(dataDir);
+      if (!releaseAtExit) {
+        releaseAtExit = true;
+        process.on('exit', () => heldLocks.forEach(releaseLock));
+      }
       return null;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -425,6 +438,7 @@ export function tryAcquireLock(dataDir: string): number | null {
 }
 
 export function releaseLock(dataDir: string): void {
+  heldLocks.delete(dataDir);
   const lockFile = path.join(dataDir, 'rampart.lock');
   try {
     if (Number.parseInt(fs.readFileSync(lockFile, 'utf8'), 10) === process.pid) fs.rmSync(lockFile);

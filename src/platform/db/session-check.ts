@@ -27,6 +27,19 @@ export class SessionCheckError extends Error {
   }
 }
 
+/**
+ * The server never answered the check's first connection (a blackholed address, a firewall that
+ * drops, a server that accepts and says nothing). Not a pooler's doing: `ETIMEDOUT` lets the
+ * start say where it tried (cli/setup-hints.ts) instead of suggesting a pooler.
+ */
+export class DatabaseNoAnswerError extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(seconds: number) {
+    super(`no answer within ${seconds} s (nothing accepted the connection, or it was accepted and the server said nothing)`);
+    this.name = 'DatabaseNoAnswerError';
+  }
+}
+
 export interface SessionCheckOptions {
   /** The whole check gives up (and refuses) after this long: a pooler that queues us forever is no better. */
   timeoutMs?: number;
@@ -40,8 +53,12 @@ export async function assertSessionKept(pool: pg.Pool, opts: SessionCheckOptions
   const timeoutMs = opts.timeoutMs ?? 8_000;
   let timer: NodeJS.Timeout | undefined;
   const clients: pg.PoolClient[] = [];
+  const seconds = Math.round(timeoutMs / 1000);
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new SessionCheckError(`the check did not finish within ${Math.round(timeoutMs / 1000)} s; a pooler may be queueing the second connection`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(clients.length ? new SessionCheckError(`the check did not finish within ${seconds} s; a pooler may be queueing the second connection`) : new DatabaseNoAnswerError(seconds)),
+      timeoutMs,
+    );
   });
   let failed = false;
   try {
